@@ -1,0 +1,47 @@
+//! Emission of string enums through typify: the one shape of the schema that
+//! typify renders exactly (closed set of strings, serde renames, `Display`,
+//! `FromStr`). Structs and unions are ours: typify would drop unknown keys,
+//! drop empty objects that were present, turn `50` into `50.0` and try
+//! untagged variants in turn.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{Ctx, ident};
+use crate::ir::Kind;
+use crate::{Error, Result};
+
+pub(super) fn emit(ctx: &Ctx<'_>) -> Result<TokenStream> {
+    let rt = &ctx.rt;
+    let mut schemas = Vec::new();
+    for def in ctx.ir.types.values() {
+        if let Kind::StringEnum(schema) = &def.kind {
+            let schema: schemars::schema::Schema = serde_json::from_value(schema.clone())
+                .map_err(|e| Error::new(format!("{}: {e}", def.name)))?;
+            schemas.push((def.name.clone(), schema));
+        }
+    }
+    if schemas.is_empty() {
+        return Ok(TokenStream::new());
+    }
+    let mut settings = typify::TypeSpaceSettings::default();
+    settings.with_struct_builder(false);
+    let mut space = typify::TypeSpace::new(&settings);
+    space
+        .add_ref_types(
+            schemas
+                .iter()
+                .map(|(name, schema)| (name.as_str(), schema.clone())),
+        )
+        .map_err(|e| Error::new(format!("typify: {e}")))?;
+    let enums = space.to_stream();
+    let walks = schemas.iter().map(|(name, _)| {
+        let name = ident(name);
+        quote! {
+            impl #rt::Walk for #name {
+                fn walk(&self, _: &mut ::std::string::String, _: &mut ::std::vec::Vec<#rt::UnionChoice>) {}
+            }
+        }
+    });
+    Ok(quote! { #enums #(#walks)* })
+}

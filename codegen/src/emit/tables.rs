@@ -1,0 +1,241 @@
+//! Emission of the tables derived from the schema: method names, error codes,
+//! `_meta` keys, the named-type lookup, and the known protocol versions.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use super::{Ctx, EmitOptions, format_file, ident};
+use crate::ir::{FieldKind, Kind, Struct, TypeRef};
+use crate::manifest::{Era, Manifest};
+use crate::naming::shouty;
+use crate::{Error, Result};
+
+pub(super) fn emit(ctx: &Ctx<'_>, version: &str) -> Result<TokenStream> {
+    let methods = methods(ctx)?;
+    let error_codes = error_codes(ctx)?;
+    let meta_keys = meta_keys(ctx)?;
+    let lookup = lookup(ctx, version);
+    Ok(quote! { #methods #error_codes #meta_keys #lookup })
+}
+
+fn structs<'a>(ctx: &'a Ctx<'_>) -> impl Iterator<Item = (&'a str, bool, &'a Struct)> {
+    ctx.ir.types.values().filter_map(|t| match &t.kind {
+        Kind::Struct(s) => Some((t.name.as_str(), t.hoisted, s)),
+        _ => None,
+    })
+}
+
+fn const_of<'a>(s: &'a Struct, key: &str) -> Option<&'a Value> {
+    s.fields.iter().find_map(|f| match &f.kind {
+        FieldKind::Const { value, .. } if f.json_name == key => Some(value),
+        _ => None,
+    })
+}
+
+/// Inserts `name → value`, refusing one name for two values.
+fn insert_unique(
+    table: &mut BTreeMap<String, (Value, Vec<String>)>,
+    name: String,
+    value: &Value,
+    source: &str,
+) -> Result<()> {
+    let entry = table
+        .entry(name.clone())
+        .or_insert_with(|| (value.clone(), Vec::new()));
+    if &entry.0 != value {
+        return Err(Error::new(format!(
+            "constant {name} would stand for both {} and {value}",
+            entry.0
+        )));
+    }
+    entry.1.push(source.to_owned());
+    Ok(())
+}
+
+fn methods(ctx: &Ctx<'_>) -> Result<TokenStream> {
+    let mut table = BTreeMap::new();
+    for (name, _, s) in structs(ctx) {
+        if let Some(value @ Value::String(method)) = const_of(s, "method") {
+            insert_unique(&mut table, shouty(method), value, name)?;
+        }
+    }
+    let items = table.iter().map(|(cname, (value, sources))| {
+        let cname = format_ident!("{cname}");
+        let value = value.as_str().unwrap_or_default();
+        let doc = format!(" `{value}`, the method of {}.", code_list(sources));
+        quote! { #[doc = #doc] pub const #cname: &str = #value; }
+    });
+    Ok(quote! {
+        /// Every method name of this revision.
+        pub mod methods { #(#items)* }
+    })
+}
+
+fn error_codes(ctx: &Ctx<'_>) -> Result<TokenStream> {
+    let mut table = BTreeMap::new();
+    for (name, hoisted, s) in structs(ctx) {
+        if hoisted {
+            continue;
+        }
+        // Either the error object itself, or a response whose `error` is one.
+        let code = const_of(s, "code").or_else(|| {
+            s.fields.iter().find_map(|f| match &f.kind {
+                FieldKind::Value(TypeRef::Named(target)) if f.json_name == "error" => {
+                    match ctx.ir.types.get(target).map(|t| &t.kind) {
+                        Some(Kind::Struct(inner)) => const_of(inner, "code"),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+        });
+        if let Some(code) = code {
+            insert_unique(&mut table, shouty(name), code, name)?;
+        }
+    }
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(_, (value, _))| std::cmp::Reverse(value.as_i64()));
+    let items = entries.iter().map(|(cname, (value, sources))| {
+        let cname = format_ident!("{cname}");
+        let value = value.as_i64().unwrap_or_default();
+        let doc = format!(" `{value}`: {}.", code_list(sources));
+        quote! { #[doc = #doc] pub const #cname: i64 = #value; }
+    });
+    Ok(quote! {
+        /// Every JSON-RPC error code the schema fixes, by error type.
+        pub mod error_codes { #(#items)* }
+    })
+}
+
+fn meta_keys(ctx: &Ctx<'_>) -> Result<TokenStream> {
+    let mut table = BTreeMap::new();
+    for (name, _, s) in structs(ctx) {
+        let is_meta = name.ends_with("MetaObject") || name.ends_with("Meta");
+        for field in &s.fields {
+            if is_meta || field.json_name.contains('/') {
+                let value = Value::String(field.json_name.clone());
+                insert_unique(&mut table, shouty(&field.rust_name), &value, name)?;
+            }
+        }
+    }
+    let items = table.iter().map(|(cname, (value, sources))| {
+        let cname = format_ident!("{cname}");
+        let value = value.as_str().unwrap_or_default();
+        let doc = format!(" `{value}`, a `_meta` key of {}.", code_list(sources));
+        quote! { #[doc = #doc] pub const #cname: &str = #value; }
+    });
+    Ok(quote! {
+        /// Every `_meta` key the schema names.
+        pub mod meta_keys { #(#items)* }
+    })
+}
+
+fn code_list(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
+}
+
+fn lookup(ctx: &Ctx<'_>, version: &str) -> TokenStream {
+    let rt = &ctx.rt;
+    let names: Vec<&str> = ctx.ir.types.keys().map(String::as_str).collect();
+    let arms = names.iter().map(|name| {
+        let ty = ident(name);
+        quote! { #name => f.call::<#ty>(#name), }
+    });
+    quote! {
+        /// The protocol version of this module.
+        pub const VERSION: &str = #version;
+
+        /// Every type name of this module: the schema's `$defs` and the types
+        /// hoisted from inline schemas.
+        pub const TYPE_NAMES: &[&str] = &[#(#names),*];
+
+        /// Calls `f` with the type named `type_name`, or returns `None` when
+        /// there is no such type.
+        pub fn with_named_type<F: #rt::NamedTypeFn>(type_name: &str, f: F) -> ::core::option::Option<F::Output> {
+            ::core::option::Option::Some(match type_name {
+                #(#arms)*
+                _ => return ::core::option::Option::None,
+            })
+        }
+
+        /// Deserializes `value` into the type named `type_name` (a `$defs` name)
+        /// and serializes it back.
+        pub fn roundtrip_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::serde_json::Value, ::mcp_types::NamedError> {
+            with_named_type(type_name, #rt::Roundtrip(value)).unwrap_or_else(|| {
+                ::core::result::Result::Err(::mcp_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
+            })
+        }
+
+        /// Deserializes `value` into the type named `type_name` and lists the
+        /// variant chosen by every union inside it.
+        pub fn union_choices_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::std::vec::Vec<#rt::UnionChoice>, ::mcp_types::NamedError> {
+            with_named_type(type_name, #rt::UnionChoices(value)).unwrap_or_else(|| {
+                ::core::result::Result::Err(::mcp_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
+            })
+        }
+    }
+}
+
+pub(super) fn versions(manifest: &Manifest, options: &EmitOptions) -> Result<String> {
+    let entries = manifest.revisions.iter().map(|r| {
+        let version = &r.version;
+        let era = match r.era {
+            Era::Modern => quote!(Era::Modern),
+            Era::Legacy => quote!(Era::Legacy),
+        };
+        quote! { KnownVersion { version: #version, era: #era }, }
+    });
+    let of_era = |era: Era| -> Vec<&str> {
+        manifest
+            .revisions
+            .iter()
+            .filter(|r| r.era == era)
+            .map(|r| r.version.as_str())
+            .collect()
+    };
+    let modern = of_era(Era::Modern);
+    let legacy = of_era(Era::Legacy);
+    let file = quote! {
+        //! Every protocol version known to this crate, with its era, newest first
+        //! (from `schema/manifest.toml`).
+
+        /// The generation of the protocol a version belongs to.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Era {
+            /// 2026-07-28 and later: no handshake; version and client
+            /// capabilities travel in every request's `_meta`.
+            Modern,
+            /// 2025-11-25 and older: negotiated once by `initialize`.
+            Legacy,
+        }
+
+        /// A protocol version and its era.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct KnownVersion {
+            /// The version string, e.g. `2026-07-28`.
+            pub version: &'static str,
+            /// Its era.
+            pub era: Era,
+        }
+
+        /// Every known version, newest first.
+        pub const KNOWN_VERSIONS: &[KnownVersion] = &[#(#entries)*];
+
+        /// The modern versions, newest first.
+        pub const MODERN_VERSIONS: &[&str] = &[#(#modern),*];
+
+        /// The legacy versions, newest first.
+        pub const LEGACY_VERSIONS: &[&str] = &[#(#legacy),*];
+
+        /// The era of `version`, or `None` for a version this crate does not know.
+        /// Versions are compared exactly, as opaque strings.
+        pub fn era_of(version: &str) -> ::core::option::Option<Era> {
+            KNOWN_VERSIONS.iter().find(|k| k.version == version).map(|k| k.era)
+        }
+    };
+    format_file(file, &options.command)
+}

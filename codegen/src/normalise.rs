@@ -1,0 +1,531 @@
+//! The normalisation pass: every schema fix-up applied before the IR is built,
+//! each named in [`FIXUPS`] with its reason.
+//!
+//! Input is the upstream schema document; output is a map of `$defs` in which
+//! every property, item and map-value schema is either a `$ref`, a primitive,
+//! a `const`, an array or map of those, or `{}`. Everything richer (inline
+//! objects, unions, enums) has been hoisted into a named definition.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use crate::manifest::Era;
+use crate::naming::upper_camel;
+use crate::{Error, Result};
+
+/// A named schema fix-up and why it exists.
+#[derive(Debug, Clone, Copy)]
+pub struct Fixup {
+    /// Short identifier, used in comments and docs.
+    pub name: &'static str,
+    /// Why the upstream schema needs it.
+    pub reason: &'static str,
+}
+
+/// The fix-ups, in the order they run.
+pub const FIXUPS: &[Fixup] = &[
+    Fixup {
+        name: "json-builtins",
+        reason: "JSONValue, JSONObject and JSONArray are the TypeScript approximation of \
+                 arbitrary JSON (JSONValue even omits null and numbers); they map to \
+                 serde_json::Value, serde_json::Map and Vec<serde_json::Value>.",
+    },
+    Fixup {
+        name: "merge-all-of",
+        reason: "allOf is only used to refine a base object (an error with a fixed code, \
+                 a result that is also a Task); merging the members gives one struct \
+                 whose const fields are checked.",
+    },
+    Fixup {
+        name: "split-type-lists",
+        reason: "`type: [\"string\", \"integer\"]` is a union of primitives; as anyOf it is \
+                 dispatched on the JSON kind like every other union. A `\"null\"` in the \
+                 list makes the type nullable (`Option`) instead.",
+    },
+    Fixup {
+        name: "flatten-any-of",
+        reason: "A nested anyOf (ElicitResult content values) is one union; flattening \
+                 gives one enum with a variant per JSON kind.",
+    },
+    Fixup {
+        name: "result-type-consts",
+        reason: "Modern results say in prose that resultType is \"complete\", or \
+                 \"input_required\" for InputRequiredResult, and that an absent resultType \
+                 means complete. Making those consts lets unions dispatch on resultType and \
+                 guarantees servers always write it. The generic Result keeps a free string \
+                 so extension result types stay representable.",
+    },
+    Fixup {
+        name: "hoist-inline-types",
+        reason: "Inline objects, unions and enums become named types: \
+                 Parent + Property (+ Item / Value for array items and map values). \
+                 Structurally identical inline schemas share one type (one CacheScope); \
+                 a shared enum is named after its property alone, another shared type \
+                 after its shortest candidate name.",
+    },
+];
+
+/// The normalised `$defs`, ready for the IR.
+#[derive(Debug, Clone)]
+pub struct Normalised {
+    /// Definition name to normalised schema, upstream and hoisted alike.
+    pub defs: BTreeMap<String, Value>,
+    /// Names of the definitions created by `hoist-inline-types`.
+    pub hoisted: BTreeSet<String>,
+}
+
+/// Runs every fix-up of [`FIXUPS`] on a schema document.
+pub fn normalise(schema: &Value, era: Era) -> Result<Normalised> {
+    let defs = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .ok_or_else(|| Error::new("schema has no `$defs` object"))?;
+    let mut defs: BTreeMap<String, Value> =
+        defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+
+    json_builtins(&mut defs);
+    merge_all_of(&mut defs)?;
+    for schema in defs.values_mut() {
+        for_each_schema_mut(schema, &mut split_type_list);
+        for_each_schema_mut(schema, &mut flatten_any_of);
+    }
+    if era == Era::Modern {
+        result_type_consts(&mut defs);
+    }
+    let hoisted = hoist_inline_types(&mut defs)?;
+    Ok(Normalised { defs, hoisted })
+}
+
+/// Marker key for schemas that map to a serde_json type.
+pub const BUILTIN_KEY: &str = "x-rust-builtin";
+/// Marker key for a schema that also allows `null` (see `split-type-lists`).
+pub const NULLABLE_KEY: &str = "x-nullable";
+/// Marker key for a const that may be absent on input (see `result-type-consts`).
+pub const ABSENT_ALLOWED_KEY: &str = "x-absent-allowed";
+
+fn json_builtins(defs: &mut BTreeMap<String, Value>) {
+    for (name, builtin) in [
+        ("JSONValue", "value"),
+        ("JSONObject", "object"),
+        ("JSONArray", "array"),
+    ] {
+        if let Some(def) = defs.get_mut(name) {
+            let mut replacement = Map::new();
+            if let Some(doc) = def.get("description") {
+                replacement.insert("description".into(), doc.clone());
+            }
+            replacement.insert(BUILTIN_KEY.into(), json!(builtin));
+            *def = Value::Object(replacement);
+        }
+    }
+}
+
+fn merge_all_of(defs: &mut BTreeMap<String, Value>) -> Result<()> {
+    let originals = defs.clone();
+    let mut failure = None;
+    for (name, schema) in defs.iter_mut() {
+        for_each_schema_mut(schema, &mut |s| {
+            if failure.is_some() {
+                return;
+            }
+            if let Err(e) = merge_one(s, &originals) {
+                failure = Some(Error::new(format!("{name}: {e}")));
+            }
+        });
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+fn merge_one(schema: &mut Value, defs: &BTreeMap<String, Value>) -> Result<()> {
+    let Some(obj) = schema.as_object_mut() else {
+        return Ok(());
+    };
+    let Some(Value::Array(members)) = obj.remove("allOf") else {
+        return Ok(());
+    };
+    let mut properties = Map::new();
+    let mut required: Vec<Value> = Vec::new();
+    let mut additional: Option<Value> = None;
+    for member in members {
+        let mut member = resolve_ref(&member, defs)?;
+        // A member may itself be an allOf (nested refinement).
+        merge_one(&mut member, defs)?;
+        if member.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(Error::new("allOf member is not an object schema"));
+        }
+        if let Some(props) = member.get("properties").and_then(Value::as_object) {
+            for (key, prop) in props {
+                properties.insert(key.clone(), prop.clone());
+            }
+        }
+        for key in member
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if !required.contains(key) {
+                required.push(key.clone());
+            }
+        }
+        match member.get("additionalProperties") {
+            Some(Value::Bool(false)) => additional = Some(Value::Bool(false)),
+            Some(other) if additional.is_none() => additional = Some(other.clone()),
+            _ => {}
+        }
+    }
+    obj.insert("type".into(), json!("object"));
+    obj.insert("properties".into(), Value::Object(properties));
+    obj.insert("required".into(), Value::Array(required));
+    if let Some(additional) = additional {
+        obj.insert("additionalProperties".into(), additional);
+    }
+    Ok(())
+}
+
+fn resolve_ref(schema: &Value, defs: &BTreeMap<String, Value>) -> Result<Value> {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => {
+            let name = ref_name(reference)?;
+            defs.get(name)
+                .cloned()
+                .ok_or_else(|| Error::new(format!("unresolved $ref {reference}")))
+        }
+        None => Ok(schema.clone()),
+    }
+}
+
+/// The definition name of a local `$ref`.
+pub fn ref_name(reference: &str) -> Result<&str> {
+    reference
+        .strip_prefix("#/$defs/")
+        .ok_or_else(|| Error::new(format!("unsupported $ref {reference}")))
+}
+
+fn split_type_list(schema: &mut Value) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Array(mut types)) = obj.get("type").cloned() else {
+        return;
+    };
+    let null = json!("null");
+    if types.contains(&null) {
+        types.retain(|t| t != &null);
+        obj.insert(NULLABLE_KEY.into(), json!(true));
+    }
+    if let [single] = types.as_slice() {
+        obj.insert("type".into(), single.clone());
+        return;
+    }
+    obj.remove("type");
+    let members = types.into_iter().map(|t| json!({ "type": t })).collect();
+    obj.insert("anyOf".into(), Value::Array(members));
+}
+
+fn flatten_any_of(schema: &mut Value) {
+    let Some(Value::Array(members)) = schema.get("anyOf").cloned() else {
+        return;
+    };
+    let mut flat: Vec<Value> = Vec::new();
+    for member in members {
+        let nested = member
+            .as_object()
+            .filter(|m| m.keys().all(|k| k == "anyOf" || k == "description"))
+            .and_then(|m| m.get("anyOf"))
+            .and_then(Value::as_array)
+            .cloned();
+        for m in nested.unwrap_or_else(|| vec![member]) {
+            if !flat.contains(&m) {
+                flat.push(m);
+            }
+        }
+    }
+    if let Some(obj) = schema.as_object_mut() {
+        obj.insert("anyOf".into(), Value::Array(flat));
+    }
+}
+
+fn result_type_consts(defs: &mut BTreeMap<String, Value>) {
+    for (name, def) in defs.iter_mut() {
+        if name == "Result" {
+            continue;
+        }
+        let Some(prop) = def.pointer_mut("/properties/resultType") else {
+            continue;
+        };
+        let mut replacement = Map::new();
+        if let Some(doc) = prop.get("description") {
+            replacement.insert("description".into(), doc.clone());
+        }
+        replacement.insert("type".into(), json!("string"));
+        if name == "InputRequiredResult" {
+            replacement.insert("const".into(), json!("input_required"));
+        } else {
+            replacement.insert("const".into(), json!("complete"));
+            replacement.insert(ABSENT_ALLOWED_KEY.into(), json!(true));
+        }
+        *prop = Value::Object(replacement);
+    }
+}
+
+/// Where an inline schema was found: the parent type, its property and the
+/// suffix for array items / map values below that property.
+#[derive(Debug, Clone)]
+struct Occurrence {
+    parent: String,
+    property: String,
+    suffix: String,
+}
+
+impl Occurrence {
+    fn candidate_name(&self) -> String {
+        format!(
+            "{}{}{}",
+            self.parent,
+            upper_camel(&self.property),
+            self.suffix
+        )
+    }
+}
+
+struct Group {
+    schema: Value,
+    is_enum: bool,
+    occurrences: Vec<Occurrence>,
+}
+
+fn hoist_inline_types(defs: &mut BTreeMap<String, Value>) -> Result<BTreeSet<String>> {
+    let mut hoisted = BTreeSet::new();
+    // Each round hoists one level; nested inline schemas surface in the new
+    // definitions and are hoisted by the next round.
+    loop {
+        let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+        for (name, def) in defs.iter() {
+            collect_inline(name, def, &mut groups);
+        }
+        if groups.is_empty() {
+            return Ok(hoisted);
+        }
+        let existing: BTreeMap<String, String> = defs
+            .iter()
+            .map(|(name, def)| (canonical(def), name.clone()))
+            .collect();
+        let names = name_groups(&groups, defs, &existing)?;
+        for (name, def) in defs.iter_mut() {
+            replace_inline(name, def, &names)?;
+        }
+        for (key, group) in groups {
+            let name = &names[&key];
+            if !defs.contains_key(name) {
+                defs.insert(name.clone(), group.schema);
+                hoisted.insert(name.clone());
+            }
+        }
+    }
+}
+
+fn needs_hoisting(schema: &Value) -> bool {
+    let Some(obj) = schema.as_object() else {
+        return false;
+    };
+    obj.contains_key("anyOf")
+        || obj.contains_key("enum")
+        || obj
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+}
+
+/// Calls `f` on every inline position of a top-level definition: property
+/// schemas and, below them, array items and map values.
+fn for_each_position(parent: &str, def: &Value, f: &mut impl FnMut(&Value, Occurrence)) {
+    fn below(schema: &Value, occurrence: Occurrence, f: &mut impl FnMut(&Value, Occurrence)) {
+        if needs_hoisting(schema) {
+            f(schema, occurrence);
+            return;
+        }
+        if let Some(items) = schema.get("items") {
+            let mut o = occurrence.clone();
+            o.suffix.push_str("Item");
+            below(items, o, f);
+        }
+        if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+            let mut o = occurrence;
+            o.suffix.push_str("Value");
+            below(values, o, f);
+        }
+    }
+    if let Some(props) = def.get("properties").and_then(Value::as_object) {
+        for (key, prop) in props {
+            let occurrence = Occurrence {
+                parent: parent.to_owned(),
+                property: key.clone(),
+                suffix: String::new(),
+            };
+            below(prop, occurrence, f);
+        }
+    }
+    for (key, suffix) in [("items", "Item"), ("additionalProperties", "Value")] {
+        if let Some(schema) = def.get(key).filter(|v| v.is_object()) {
+            let occurrence = Occurrence {
+                parent: parent.to_owned(),
+                property: String::new(),
+                suffix: suffix.to_owned(),
+            };
+            below(schema, occurrence, f);
+        }
+    }
+    if let Some(members) = def.get("anyOf").and_then(Value::as_array) {
+        for member in members {
+            let occurrence = Occurrence {
+                parent: parent.to_owned(),
+                property: String::new(),
+                suffix: "Member".to_owned(),
+            };
+            below(member, occurrence, f);
+        }
+    }
+}
+
+fn collect_inline(parent: &str, def: &Value, groups: &mut BTreeMap<String, Group>) {
+    for_each_position(parent, def, &mut |schema, occurrence| {
+        let group = groups.entry(canonical(schema)).or_insert_with(|| Group {
+            schema: schema.clone(),
+            is_enum: schema.get("enum").is_some(),
+            occurrences: Vec::new(),
+        });
+        group.occurrences.push(occurrence);
+    });
+}
+
+fn name_groups(
+    groups: &BTreeMap<String, Group>,
+    defs: &BTreeMap<String, Value>,
+    existing: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>> {
+    let mut names = BTreeMap::new();
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    for (key, group) in groups {
+        if let Some(name) = existing.get(key) {
+            names.insert(key.clone(), name.clone());
+            continue;
+        }
+        let mut candidates: Vec<String> = group
+            .occurrences
+            .iter()
+            .map(Occurrence::candidate_name)
+            .collect();
+        candidates.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        candidates.dedup();
+        let first = &group.occurrences[0];
+        let shared_property = group
+            .occurrences
+            .iter()
+            .all(|o| o.property == first.property && o.suffix == first.suffix);
+        let name = if group.is_enum && candidates.len() > 1 && shared_property {
+            format!("{}{}", upper_camel(&first.property), first.suffix)
+        } else {
+            candidates[0].clone()
+        };
+        if defs.contains_key(&name) {
+            return Err(Error::new(format!(
+                "hoisted type name {name} (from {}.{}) collides with a schema definition; \
+                 add a naming rule to normalise::name_groups",
+                first.parent, first.property
+            )));
+        }
+        if let Some(other) = taken.insert(name.clone(), key.clone())
+            && &other != key
+        {
+            return Err(Error::new(format!(
+                "two different inline schemas would both be named {name}"
+            )));
+        }
+        names.insert(key.clone(), name);
+    }
+    Ok(names)
+}
+
+fn replace_inline(parent: &str, def: &mut Value, names: &BTreeMap<String, String>) -> Result<()> {
+    fn below(schema: &mut Value, names: &BTreeMap<String, String>) -> Result<()> {
+        if needs_hoisting(schema) {
+            let name = names
+                .get(&canonical(schema))
+                .ok_or_else(|| Error::new("inline schema without a hoisted name"))?;
+            let mut reference = Map::new();
+            if let Some(doc) = schema.get("description") {
+                reference.insert("description".into(), doc.clone());
+            }
+            reference.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+            *schema = Value::Object(reference);
+            return Ok(());
+        }
+        if let Some(items) = schema.get_mut("items") {
+            below(items, names)?;
+        }
+        if let Some(values) = schema
+            .get_mut("additionalProperties")
+            .filter(|v| v.is_object())
+        {
+            below(values, names)?;
+        }
+        Ok(())
+    }
+    let result: Result<()> = (|| {
+        if let Some(props) = def.get_mut("properties").and_then(Value::as_object_mut) {
+            for prop in props.values_mut() {
+                below(prop, names)?;
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(schema) = def.get_mut(key).filter(|v| v.is_object()) {
+                below(schema, names)?;
+            }
+        }
+        if let Some(members) = def.get_mut("anyOf").and_then(Value::as_array_mut) {
+            for member in members {
+                below(member, names)?;
+            }
+        }
+        Ok(())
+    })();
+    result.map_err(|e| Error::new(format!("{parent}: {e}")))
+}
+
+/// A schema's structure without its documentation, as a map key: two inline
+/// schemas with the same key are the same type.
+fn canonical(schema: &Value) -> String {
+    let mut copy = schema.clone();
+    for_each_schema_mut(&mut copy, &mut |s| {
+        if let Some(obj) = s.as_object_mut() {
+            obj.remove("description");
+        }
+    });
+    copy.to_string()
+}
+
+/// Calls `f` on `schema` and on every subschema below it, children first.
+fn for_each_schema_mut(schema: &mut Value, f: &mut impl FnMut(&mut Value)) {
+    if let Some(obj) = schema.as_object_mut() {
+        if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+            for prop in props.values_mut() {
+                for_each_schema_mut(prop, f);
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(sub) = obj.get_mut(key).filter(|v| v.is_object()) {
+                for_each_schema_mut(sub, f);
+            }
+        }
+        for key in ["anyOf", "allOf", "oneOf"] {
+            if let Some(members) = obj.get_mut(key).and_then(Value::as_array_mut) {
+                for member in members {
+                    for_each_schema_mut(member, f);
+                }
+            }
+        }
+    }
+    f(schema);
+}

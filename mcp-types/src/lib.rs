@@ -1,0 +1,48 @@
+//! Model Context Protocol types, generated from the official JSON schemas.
+//!
+//! One module per protocol revision, all compiled together, so a dual-era
+//! program can use both: [`v2026_07_28`] (modern: per-request `_meta`,
+//! `server/discover`) and [`v2025_11_25`] (legacy: the `initialize`
+//! handshake). [`versions`] lists every known protocol version with its era.
+//!
+//! Every generated type keeps the exact JSON it was read from: unions are
+//! dispatched on their discriminator (never tried in turn), `const` fields
+//! are checked on input and always written, optional fields that were present
+//! stay present, numbers keep their JSON form, and keys the schema does not
+//! name are kept in `extra` and written back.
+//!
+//! ```
+//! use mcp_types::v2026_07_28::{ClientRequest, methods};
+//!
+//! let request: ClientRequest = serde_json::from_str(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{
+//!         "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+//!         "io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+//! )?;
+//! assert_eq!(request.method(), methods::SERVER_DISCOVER);
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+//!
+//! Tools that validate a message by its schema type name use
+//! [`v2026_07_28::roundtrip_named`]: it deserializes a `serde_json::Value`
+//! into the type with that `$defs` name and serializes it back.
+
+#![deny(missing_docs)]
+
+extern crate self as mcp_types;
+
+mod error;
+pub mod inspect;
+mod runtime;
+
+pub use error::NamedError;
+
+/// Support for generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::inspect::{UnionChoice, Walk, walk_member};
+    pub use crate::runtime::*;
+}
+
+mod generated;
+pub use generated::*;
