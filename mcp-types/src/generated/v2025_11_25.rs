@@ -16,7 +16,7 @@ declares ClientCapabilities.sampling.context. These values may be removed in fut
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -37,7 +37,9 @@ impl ::std::fmt::Display for CreateMessageRequestParamsIncludeContext {
 }
 impl ::std::str::FromStr for CreateMessageRequestParamsIncludeContext {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "allServers" => Ok(Self::AllServers),
             "none" => Ok(Self::None),
@@ -48,11 +50,14 @@ impl ::std::str::FromStr for CreateMessageRequestParamsIncludeContext {
 }
 impl ::std::convert::TryFrom<&str> for CreateMessageRequestParamsIncludeContext {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::std::convert::TryFrom<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     type Error = self::error::ConversionError;
     fn try_from(
         value: ::std::string::String,
@@ -74,7 +79,7 @@ impl ::std::convert::TryFrom<::std::string::String> for CreateMessageRequestPara
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -95,7 +100,9 @@ impl ::std::fmt::Display for ElicitResultAction {
 }
 impl ::std::str::FromStr for ElicitResultAction {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "accept" => Ok(Self::Accept),
             "cancel" => Ok(Self::Cancel),
@@ -106,7 +113,9 @@ impl ::std::str::FromStr for ElicitResultAction {
 }
 impl ::std::convert::TryFrom<&str> for ElicitResultAction {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -133,7 +142,7 @@ If not provided, the client should assume the icon can be used with any theme.*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum IconTheme {
     #[serde(rename = "dark")]
@@ -151,7 +160,9 @@ impl ::std::fmt::Display for IconTheme {
 }
 impl ::std::str::FromStr for IconTheme {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "dark" => Ok(Self::Dark),
             "light" => Ok(Self::Light),
@@ -161,7 +172,9 @@ impl ::std::str::FromStr for IconTheme {
 }
 impl ::std::convert::TryFrom<&str> for IconTheme {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -187,7 +200,7 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -223,7 +236,9 @@ impl ::std::fmt::Display for LoggingLevel {
 }
 impl ::std::str::FromStr for LoggingLevel {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "alert" => Ok(Self::Alert),
             "critical" => Ok(Self::Critical),
@@ -239,7 +254,9 @@ impl ::std::str::FromStr for LoggingLevel {
 }
 impl ::std::convert::TryFrom<&str> for LoggingLevel {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -262,7 +279,7 @@ impl ::std::convert::TryFrom<::std::string::String> for LoggingLevel {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -280,7 +297,9 @@ impl ::std::fmt::Display for NumberSchemaType {
 }
 impl ::std::str::FromStr for NumberSchemaType {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "integer" => Ok(Self::Integer),
             "number" => Ok(Self::Number),
@@ -290,7 +309,9 @@ impl ::std::str::FromStr for NumberSchemaType {
 }
 impl ::std::convert::TryFrom<&str> for NumberSchemaType {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -313,7 +334,7 @@ impl ::std::convert::TryFrom<::std::string::String> for NumberSchemaType {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -331,7 +352,9 @@ impl ::std::fmt::Display for Role {
 }
 impl ::std::str::FromStr for Role {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "assistant" => Ok(Self::Assistant),
             "user" => Ok(Self::User),
@@ -341,7 +364,9 @@ impl ::std::str::FromStr for Role {
 }
 impl ::std::convert::TryFrom<&str> for Role {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -364,7 +389,7 @@ impl ::std::convert::TryFrom<::std::string::String> for Role {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -388,7 +413,9 @@ impl ::std::fmt::Display for StringSchemaFormat {
 }
 impl ::std::str::FromStr for StringSchemaFormat {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "date" => Ok(Self::Date),
             "date-time" => Ok(Self::DateTime),
@@ -400,7 +427,9 @@ impl ::std::str::FromStr for StringSchemaFormat {
 }
 impl ::std::convert::TryFrom<&str> for StringSchemaFormat {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -423,7 +452,7 @@ impl ::std::convert::TryFrom<::std::string::String> for StringSchemaFormat {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum TaskStatus {
     #[serde(rename = "cancelled")]
@@ -450,7 +479,9 @@ impl ::std::fmt::Display for TaskStatus {
 }
 impl ::std::str::FromStr for TaskStatus {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "cancelled" => Ok(Self::Cancelled),
             "completed" => Ok(Self::Completed),
@@ -463,7 +494,9 @@ impl ::std::str::FromStr for TaskStatus {
 }
 impl ::std::convert::TryFrom<&str> for TaskStatus {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -489,7 +522,7 @@ impl ::std::convert::TryFrom<::std::string::String> for TaskStatus {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ToolChoiceMode {
     #[serde(rename = "auto")]
@@ -510,7 +543,9 @@ impl ::std::fmt::Display for ToolChoiceMode {
 }
 impl ::std::str::FromStr for ToolChoiceMode {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "auto" => Ok(Self::Auto),
             "none" => Ok(Self::None),
@@ -521,7 +556,9 @@ impl ::std::str::FromStr for ToolChoiceMode {
 }
 impl ::std::convert::TryFrom<&str> for ToolChoiceMode {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -552,7 +589,7 @@ Default: "forbidden"*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ToolExecutionTaskSupport {
     #[serde(rename = "forbidden")]
@@ -573,7 +610,9 @@ impl ::std::fmt::Display for ToolExecutionTaskSupport {
 }
 impl ::std::str::FromStr for ToolExecutionTaskSupport {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "forbidden" => Ok(Self::Forbidden),
             "optional" => Ok(Self::Optional),
@@ -584,7 +623,9 @@ impl ::std::str::FromStr for ToolExecutionTaskSupport {
 }
 impl ::std::convert::TryFrom<&str> for ToolExecutionTaskSupport {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -602,12 +643,18 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+        fn fmt(
+            &self,
+            f: &mut ::std::fmt::Formatter<'_>,
+        ) -> Result<(), ::std::fmt::Error> {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
     impl ::std::fmt::Debug for ConversionError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+        fn fmt(
+            &self,
+            f: &mut ::std::fmt::Formatter<'_>,
+        ) -> Result<(), ::std::fmt::Error> {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
@@ -627,80 +674,70 @@ impl ::mcp_types::__private::Walk for CreateMessageRequestParamsIncludeContext {
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for ElicitResultAction {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for IconTheme {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for LoggingLevel {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for NumberSchemaType {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for Role {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for StringSchemaFormat {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for TaskStatus {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for ToolChoiceMode {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for ToolExecutionTaskSupport {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -770,40 +807,54 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Annotations;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Annotations object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut field_audience: ::core::option::Option<::std::vec::Vec<Role>> =
-                    ::core::option::Option::None;
-                let mut field_last_modified: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
+                let mut field_audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
+                let mut field_last_modified: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "audience" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_audience,
-                            "audience",
-                        )?,
-                        "lastModified" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_last_modified,
-                            "lastModified",
-                        )?,
-                        "priority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_priority,
-                            "priority",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "audience" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_audience,
+                                "audience",
+                            )?
+                        }
+                        "lastModified" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_last_modified,
+                                "lastModified",
+                            )?
+                        }
+                        "priority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_priority,
+                                "priority",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Annotations {
@@ -830,7 +881,9 @@ impl ::mcp_types::__private::Walk for Annotations {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AudioContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded audio data.
@@ -888,7 +941,10 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = AudioContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a AudioContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -898,41 +954,58 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("audio"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("audio"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -940,7 +1013,10 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                     meta: field_meta,
                     annotations: field_annotations,
                     data: ::mcp_types::__private::required(field_data, "data")?,
-                    mime_type: ::mcp_types::__private::required(field_mime_type, "mimeType")?,
+                    mime_type: ::mcp_types::__private::required(
+                        field_mime_type,
+                        "mimeType",
+                    )?,
                     extra,
                 })
             }
@@ -1011,29 +1087,44 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = BaseMetadata;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a BaseMetadata object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(BaseMetadata {
@@ -1059,7 +1150,9 @@ impl ::mcp_types::__private::Walk for BaseMetadata {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlobResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A base64-encoded string representing the binary data of the item.
     pub blob: ::std::string::String,
     /// The MIME type of this resource, if known.
@@ -1114,7 +1207,10 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = BlobResourceContents;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a BlobResourceContents object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1124,32 +1220,49 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_blob: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "blob" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_blob, "blob")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_blob,
+                                "blob",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(BlobResourceContents {
@@ -1233,7 +1346,10 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = BooleanSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a BooleanSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1241,36 +1357,52 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                 mut map: A,
             ) -> ::core::result::Result<BooleanSchema, A::Error> {
                 let mut field_default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("boolean"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("boolean"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -1329,7 +1461,10 @@ impl ::serde::Serialize for CallToolRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("tools/call"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("tools/call"),
+        )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -1347,7 +1482,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1357,32 +1495,49 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CallToolRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tools/call"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tools/call"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -1414,8 +1569,9 @@ pub struct CallToolRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<RequestParamsMeta>,
     /// Arguments to use for the tool call.
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The name of the tool.
     pub name: ::std::string::String,
     /// If specified, the caller is requesting task-augmented execution for this request.
@@ -1475,42 +1631,62 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
                 let mut field_arguments: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "task" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_task, "task")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task,
+                                "task",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CallToolRequestParams {
@@ -1539,7 +1715,9 @@ impl ::mcp_types::__private::Walk for CallToolRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallToolResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A list of content objects that represent the unstructured result of the tool call.
     pub content: ::std::vec::Vec<ContentBlock>,
     /// Whether the tool call ended in an error.
@@ -1556,8 +1734,9 @@ pub struct CallToolResult {
     /// should be reported as an MCP error response.
     pub is_error: ::core::option::Option<bool>,
     /// An optional JSON object that represents the structured result of the tool call.
-    pub structured_content:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -1608,7 +1787,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1618,36 +1800,53 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<::std::vec::Vec<ContentBlock>> =
-                    ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<
+                    ::std::vec::Vec<ContentBlock>,
+                > = ::core::option::Option::None;
                 let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut field_structured_content: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        "isError" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_is_error,
-                            "isError",
-                        )?,
-                        "structuredContent" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_structured_content,
-                            "structuredContent",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
+                        "isError" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        "structuredContent" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CallToolResult {
@@ -1728,7 +1927,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CancelTaskRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CancelTaskRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1738,32 +1940,49 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<RelatedTaskMetadata> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<RelatedTaskMetadata> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tasks/cancel"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tasks/cancel"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -1792,7 +2011,9 @@ impl ::mcp_types::__private::Walk for CancelTaskRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CancelTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// ISO 8601 timestamp when the task was created.
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
@@ -1884,7 +2105,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CancelTaskResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CancelTaskResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1894,67 +2118,95 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_created_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> =
-                    ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> =
-                    ::core::option::Option::None;
+                let mut field_created_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_last_updated_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut field_status_message: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "createdAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_created_at,
-                            "createdAt",
-                        )?,
-                        "lastUpdatedAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_last_updated_at,
-                            "lastUpdatedAt",
-                        )?,
-                        "pollInterval" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_poll_interval,
-                            "pollInterval",
-                        )?,
-                        "status" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status,
-                            "status",
-                        )?,
-                        "statusMessage" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status_message,
-                            "statusMessage",
-                        )?,
-                        "taskId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_task_id,
-                            "taskId",
-                        )?,
+                        "createdAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        "lastUpdatedAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        "pollInterval" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        "status" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status,
+                                "status",
+                            )?
+                        }
+                        "statusMessage" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        "taskId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task_id,
+                                "taskId",
+                            )?
+                        }
                         "ttl" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ttl, "ttl")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CancelTaskResult {
                     meta: field_meta,
-                    created_at: ::mcp_types::__private::required(field_created_at, "createdAt")?,
+                    created_at: ::mcp_types::__private::required(
+                        field_created_at,
+                        "createdAt",
+                    )?,
                     last_updated_at: ::mcp_types::__private::required(
                         field_last_updated_at,
                         "lastUpdatedAt",
@@ -2040,7 +2292,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CancelledNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CancelledNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2049,31 +2304,46 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
             ) -> ::core::result::Result<CancelledNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CancelledNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    CancelledNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/cancelled"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/cancelled",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -2101,7 +2371,9 @@ impl ::mcp_types::__private::Walk for CancelledNotification {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct CancelledNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
     pub reason: ::core::option::Option<::std::string::String>,
     /// The ID of the request to cancel.
@@ -2158,7 +2430,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CancelledNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CancelledNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2168,29 +2443,41 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_reason: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_request_id: ::core::option::Option<RequestId> =
-                    ::core::option::Option::None;
+                let mut field_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "reason" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_reason,
-                            "reason",
-                        )?,
-                        "requestId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_id,
-                            "requestId",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "reason" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_reason,
+                                "reason",
+                            )?
+                        }
+                        "requestId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_id,
+                                "requestId",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CancelledNotificationParams {
@@ -2288,54 +2575,77 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilities;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilities object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut field_elicitation: ::core::option::Option<ClientCapabilitiesElicitation> =
-                    ::core::option::Option::None;
+                let mut field_elicitation: ::core::option::Option<
+                    ClientCapabilitiesElicitation,
+                > = ::core::option::Option::None;
                 let mut field_experimental: ::core::option::Option<
                     ::std::collections::BTreeMap<
                         ::std::string::String,
                         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                     >,
                 > = ::core::option::Option::None;
-                let mut field_roots: ::core::option::Option<ClientCapabilitiesRoots> =
-                    ::core::option::Option::None;
-                let mut field_sampling: ::core::option::Option<ClientCapabilitiesSampling> =
-                    ::core::option::Option::None;
-                let mut field_tasks: ::core::option::Option<ClientCapabilitiesTasks> =
-                    ::core::option::Option::None;
+                let mut field_roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut field_sampling: ::core::option::Option<
+                    ClientCapabilitiesSampling,
+                > = ::core::option::Option::None;
+                let mut field_tasks: ::core::option::Option<ClientCapabilitiesTasks> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "elicitation" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_elicitation,
-                            "elicitation",
-                        )?,
-                        "experimental" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_experimental,
-                            "experimental",
-                        )?,
+                        "elicitation" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_elicitation,
+                                "elicitation",
+                            )?
+                        }
+                        "experimental" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
                         "roots" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_roots, "roots")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_roots,
+                                "roots",
+                            )?
                         }
-                        "sampling" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_sampling,
-                            "sampling",
-                        )?,
+                        "sampling" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_sampling,
+                                "sampling",
+                            )?
+                        }
                         "tasks" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tasks, "tasks")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tasks,
+                                "tasks",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilities {
@@ -2364,9 +2674,13 @@ impl ::mcp_types::__private::Walk for ClientCapabilities {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ClientCapabilitiesElicitation {
     /// The `form` type of the schema.
-    pub form: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub form: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `url` type of the schema.
-    pub url: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub url: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -2411,7 +2725,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesElicitation;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesElicitation object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2425,17 +2742,31 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "form" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_form, "form")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_form,
+                                "form",
+                            )?
                         }
                         "url" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_url, "url")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_url,
+                                "url",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesElicitation {
@@ -2502,26 +2833,36 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesRoots;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesRoots object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "listChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_list_changed,
-                            "listChanged",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesRoots {
@@ -2547,11 +2888,13 @@ impl ::mcp_types::__private::Walk for ClientCapabilitiesRoots {
 pub struct ClientCapabilitiesSampling {
     /// Whether the client supports context inclusion via includeContext parameter.
     /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    pub context:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub context: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Whether the client supports tool use via tools and toolChoice parameters.
-    pub tools:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub tools: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -2596,7 +2939,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesSampling;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesSampling object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2610,19 +2956,31 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "context" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_context,
-                            "context",
-                        )?,
-                        "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                        "context" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_context,
+                                "context",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "tools" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSampling {
@@ -2648,10 +3006,13 @@ impl ::mcp_types::__private::Walk for ClientCapabilitiesSampling {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ClientCapabilitiesTasks {
     /// Whether this client supports tasks/cancel.
-    pub cancel:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub cancel: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Whether this client supports tasks/list.
-    pub list: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub list: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Specifies which request types can be augmented with tasks.
     pub requests: ::core::option::Option<ClientCapabilitiesTasksRequests>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -2702,7 +3063,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesTasks;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesTasks object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2715,27 +3079,42 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
                 let mut field_list: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_requests: ::core::option::Option<ClientCapabilitiesTasksRequests> =
-                    ::core::option::Option::None;
+                let mut field_requests: ::core::option::Option<
+                    ClientCapabilitiesTasksRequests,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "cancel" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cancel,
-                            "cancel",
-                        )?,
-                        "list" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_list, "list")?
+                        "cancel" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cancel,
+                                "cancel",
+                            )?
                         }
-                        "requests" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_requests,
-                            "requests",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "list" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list,
+                                "list",
+                            )?
+                        }
+                        "requests" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_requests,
+                                "requests",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasks {
@@ -2809,7 +3188,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesTasksRequests;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesTasksRequests object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2823,21 +3205,31 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
                     ClientCapabilitiesTasksRequestsSampling,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "elicitation" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_elicitation,
-                            "elicitation",
-                        )?,
-                        "sampling" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_sampling,
-                            "sampling",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "elicitation" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_elicitation,
+                                "elicitation",
+                            )?
+                        }
+                        "sampling" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_sampling,
+                                "sampling",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksRequests {
@@ -2863,8 +3255,9 @@ impl ::mcp_types::__private::Walk for ClientCapabilitiesTasksRequests {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ClientCapabilitiesTasksRequestsElicitation {
     /// Whether the client supports task-augmented elicitation/create requests.
-    pub create:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub create: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -2905,28 +3298,41 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitati
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesTasksRequestsElicitation;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesTasksRequestsElicitation object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasksRequestsElicitation, A::Error>
-            {
+            ) -> ::core::result::Result<
+                ClientCapabilitiesTasksRequestsElicitation,
+                A::Error,
+            > {
                 let mut field_create: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "create" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_create,
-                            "create",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "create" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_create,
+                                "create",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitation {
@@ -2951,8 +3357,9 @@ impl ::mcp_types::__private::Walk for ClientCapabilitiesTasksRequestsElicitation
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ClientCapabilitiesTasksRequestsSampling {
     /// Whether the client supports task-augmented sampling/createMessage requests.
-    pub create_message:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub create_message: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -2993,28 +3400,41 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling 
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesTasksRequestsSampling;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesTasksRequestsSampling object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasksRequestsSampling, A::Error>
-            {
+            ) -> ::core::result::Result<
+                ClientCapabilitiesTasksRequestsSampling,
+                A::Error,
+            > {
                 let mut field_create_message: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createMessage" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_create_message,
-                            "createMessage",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "createMessage" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_create_message,
+                                "createMessage",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSampling {
@@ -3103,12 +3523,18 @@ impl ::serde::Serialize for ClientNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::InitializedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::TaskStatusNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::TaskStatusNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::RootsListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -3133,9 +3559,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/cancelled",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/cancelled",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3154,9 +3582,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/initialized",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/initialized",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3175,9 +3605,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/progress",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("notifications/progress"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3196,9 +3626,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/tasks/status",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/tasks/status",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3217,9 +3649,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/roots/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/roots/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3229,40 +3663,54 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientNotification::CancelledNotification",
-            )
-            .map(Self::CancelledNotification),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientNotification::InitializedNotification",
-            )
-            .map(Self::InitializedNotification),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientNotification::ProgressNotification",
-            )
-            .map(Self::ProgressNotification),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientNotification::TaskStatusNotification",
-            )
-            .map(Self::TaskStatusNotification),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientNotification::RootsListChangedNotification",
-            )
-            .map(Self::RootsListChangedNotification),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientNotification::CancelledNotification",
+                    )
+                    .map(Self::CancelledNotification)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientNotification::InitializedNotification",
+                    )
+                    .map(Self::InitializedNotification)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientNotification::ProgressNotification",
+                    )
+                    .map(Self::ProgressNotification)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientNotification::TaskStatusNotification",
+                    )
+                    .map(Self::TaskStatusNotification)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientNotification::RootsListChangedNotification",
+                    )
+                    .map(Self::RootsListChangedNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ClientNotification {
@@ -3491,25 +3939,55 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InitializeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::UnsubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SetLevelRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::UnsubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SetLevelRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3569,7 +4047,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("resources/list")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resources/list"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3588,9 +4068,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "resources/templates/list",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "resources/templates/list",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3609,7 +4091,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("resources/read")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resources/read"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3628,9 +4112,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "resources/subscribe",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resources/subscribe"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3649,9 +4133,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "resources/unsubscribe",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resources/unsubscribe"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3670,7 +4154,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("prompts/list")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("prompts/list"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3689,7 +4175,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("prompts/get")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("prompts/get"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3765,7 +4253,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("tasks/result")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tasks/result"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3784,7 +4274,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("tasks/cancel")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tasks/cancel"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3822,7 +4314,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("logging/setLevel")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("logging/setLevel"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3841,9 +4335,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "completion/complete",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("completion/complete"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3853,64 +4347,135 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ClientRequest::InitializeRequest")
-                .map(Self::InitializeRequest),
-            1usize => ::mcp_types::__private::from_value(value, "ClientRequest::PingRequest")
-                .map(Self::PingRequest),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::InitializeRequest",
+                    )
+                    .map(Self::InitializeRequest)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(value, "ClientRequest::PingRequest")
+                    .map(Self::PingRequest)
+            }
             2usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::ListResourcesRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListResourcesRequest",
+                    )
                     .map(Self::ListResourcesRequest)
             }
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientRequest::ListResourceTemplatesRequest",
-            )
-            .map(Self::ListResourceTemplatesRequest),
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListResourceTemplatesRequest",
+                    )
+                    .map(Self::ListResourceTemplatesRequest)
+            }
             4usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::ReadResourceRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ReadResourceRequest",
+                    )
                     .map(Self::ReadResourceRequest)
             }
-            5usize => ::mcp_types::__private::from_value(value, "ClientRequest::SubscribeRequest")
-                .map(Self::SubscribeRequest),
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::SubscribeRequest",
+                    )
+                    .map(Self::SubscribeRequest)
+            }
             6usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::UnsubscribeRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::UnsubscribeRequest",
+                    )
                     .map(Self::UnsubscribeRequest)
             }
             7usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::ListPromptsRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListPromptsRequest",
+                    )
                     .map(Self::ListPromptsRequest)
             }
-            8usize => ::mcp_types::__private::from_value(value, "ClientRequest::GetPromptRequest")
-                .map(Self::GetPromptRequest),
-            9usize => ::mcp_types::__private::from_value(value, "ClientRequest::ListToolsRequest")
-                .map(Self::ListToolsRequest),
-            10usize => ::mcp_types::__private::from_value(value, "ClientRequest::CallToolRequest")
-                .map(Self::CallToolRequest),
-            11usize => ::mcp_types::__private::from_value(value, "ClientRequest::GetTaskRequest")
-                .map(Self::GetTaskRequest),
+            8usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::GetPromptRequest",
+                    )
+                    .map(Self::GetPromptRequest)
+            }
+            9usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListToolsRequest",
+                    )
+                    .map(Self::ListToolsRequest)
+            }
+            10usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::CallToolRequest",
+                    )
+                    .map(Self::CallToolRequest)
+            }
+            11usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::GetTaskRequest",
+                    )
+                    .map(Self::GetTaskRequest)
+            }
             12usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::GetTaskPayloadRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::GetTaskPayloadRequest",
+                    )
                     .map(Self::GetTaskPayloadRequest)
             }
             13usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::CancelTaskRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::CancelTaskRequest",
+                    )
                     .map(Self::CancelTaskRequest)
             }
-            14usize => ::mcp_types::__private::from_value(value, "ClientRequest::ListTasksRequest")
-                .map(Self::ListTasksRequest),
-            15usize => ::mcp_types::__private::from_value(value, "ClientRequest::SetLevelRequest")
-                .map(Self::SetLevelRequest),
-            16usize => ::mcp_types::__private::from_value(value, "ClientRequest::CompleteRequest")
-                .map(Self::CompleteRequest),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            14usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListTasksRequest",
+                    )
+                    .map(Self::ListTasksRequest)
+            }
+            15usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::SetLevelRequest",
+                    )
+                    .map(Self::SetLevelRequest)
+            }
+            16usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::CompleteRequest",
+                    )
+                    .map(Self::CompleteRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ClientRequest {
@@ -4142,12 +4707,24 @@ impl ::serde::Serialize for ClientResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -4170,18 +4747,26 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                 ::mcp_types::__private::VariantShape {
                     name: "GetTaskResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "status",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("cancelled"),
-                                ::mcp_types::__private::Const::Str("completed"),
-                                ::mcp_types::__private::Const::Str("failed"),
-                                ::mcp_types::__private::Const::Str("input_required"),
-                                ::mcp_types::__private::Const::Str("working"),
-                            ],
-                            required: false,
-                        }],
-                        required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "status",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("cancelled"),
+                                    ::mcp_types::__private::Const::Str("completed"),
+                                    ::mcp_types::__private::Const::Str("failed"),
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                    ::mcp_types::__private::Const::Str("working"),
+                                ],
+                                required: false,
+                            },
+                        ],
+                        required: &[
+                            "createdAt",
+                            "lastUpdatedAt",
+                            "status",
+                            "taskId",
+                            "ttl",
+                        ],
                         known: &[
                             "_meta",
                             "createdAt",
@@ -4205,18 +4790,26 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                 ::mcp_types::__private::VariantShape {
                     name: "CancelTaskResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "status",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("cancelled"),
-                                ::mcp_types::__private::Const::Str("completed"),
-                                ::mcp_types::__private::Const::Str("failed"),
-                                ::mcp_types::__private::Const::Str("input_required"),
-                                ::mcp_types::__private::Const::Str("working"),
-                            ],
-                            required: false,
-                        }],
-                        required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "status",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("cancelled"),
+                                    ::mcp_types::__private::Const::Str("completed"),
+                                    ::mcp_types::__private::Const::Str("failed"),
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                    ::mcp_types::__private::Const::Str("working"),
+                                ],
+                                required: false,
+                            },
+                        ],
+                        required: &[
+                            "createdAt",
+                            "lastUpdatedAt",
+                            "status",
+                            "taskId",
+                            "ttl",
+                        ],
                         known: &[
                             "_meta",
                             "createdAt",
@@ -4240,14 +4833,16 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                 ::mcp_types::__private::VariantShape {
                     name: "CreateMessageResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "role",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("assistant"),
-                                ::mcp_types::__private::Const::Str("user"),
-                            ],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "role",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("assistant"),
+                                    ::mcp_types::__private::Const::Str("user"),
+                                ],
+                                required: false,
+                            },
+                        ],
                         required: &["content", "model", "role"],
                         known: &["_meta", "content", "model", "role", "stopReason"],
                     },
@@ -4263,51 +4858,83 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "action",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("accept"),
-                                ::mcp_types::__private::Const::Str("cancel"),
-                                ::mcp_types::__private::Const::Str("decline"),
-                            ],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "action",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("accept"),
+                                    ::mcp_types::__private::Const::Str("cancel"),
+                                    ::mcp_types::__private::Const::Str("decline"),
+                                ],
+                                required: false,
+                            },
+                        ],
                         required: &["action"],
                         known: &["_meta", "action", "content"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "ClientResult::Result").map(Self::Result)
+                ::mcp_types::__private::from_value(value, "ClientResult::Result")
+                    .map(Self::Result)
             }
-            1usize => ::mcp_types::__private::from_value(value, "ClientResult::GetTaskResult")
-                .map(Self::GetTaskResult),
+            1usize => {
+                ::mcp_types::__private::from_value(value, "ClientResult::GetTaskResult")
+                    .map(Self::GetTaskResult)
+            }
             2usize => {
-                ::mcp_types::__private::from_value(value, "ClientResult::GetTaskPayloadResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientResult::GetTaskPayloadResult",
+                    )
                     .map(Self::GetTaskPayloadResult)
             }
-            3usize => ::mcp_types::__private::from_value(value, "ClientResult::CancelTaskResult")
-                .map(Self::CancelTaskResult),
-            4usize => ::mcp_types::__private::from_value(value, "ClientResult::ListTasksResult")
-                .map(Self::ListTasksResult),
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientResult::CancelTaskResult",
+                    )
+                    .map(Self::CancelTaskResult)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientResult::ListTasksResult",
+                    )
+                    .map(Self::ListTasksResult)
+            }
             5usize => {
-                ::mcp_types::__private::from_value(value, "ClientResult::CreateMessageResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientResult::CreateMessageResult",
+                    )
                     .map(Self::CreateMessageResult)
             }
-            6usize => ::mcp_types::__private::from_value(value, "ClientResult::ListRootsResult")
-                .map(Self::ListRootsResult),
-            7usize => ::mcp_types::__private::from_value(value, "ClientResult::ElicitResult")
-                .map(Self::ElicitResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientResult::ListRootsResult",
+                    )
+                    .map(Self::ListRootsResult)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(value, "ClientResult::ElicitResult")
+                    .map(Self::ElicitResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ClientResult {
@@ -4440,7 +5067,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -4450,32 +5080,49 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CompleteRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("completion/complete"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("completion/complete"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -4519,7 +5166,10 @@ impl CompleteRequestParams {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(argument: CompleteRequestParamsArgument, ref_: CompleteRequestParamsRef) -> Self {
+    pub fn new(
+        argument: CompleteRequestParamsArgument,
+        ref_: CompleteRequestParamsRef,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             argument,
@@ -4560,48 +5210,72 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_argument: ::core::option::Option<CompleteRequestParamsArgument> =
-                    ::core::option::Option::None;
-                let mut field_context: ::core::option::Option<CompleteRequestParamsContext> =
-                    ::core::option::Option::None;
-                let mut field_ref_: ::core::option::Option<CompleteRequestParamsRef> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_argument: ::core::option::Option<
+                    CompleteRequestParamsArgument,
+                > = ::core::option::Option::None;
+                let mut field_context: ::core::option::Option<
+                    CompleteRequestParamsContext,
+                > = ::core::option::Option::None;
+                let mut field_ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "argument" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_argument,
-                            "argument",
-                        )?,
-                        "context" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_context,
-                            "context",
-                        )?,
+                        "argument" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_argument,
+                                "argument",
+                            )?
+                        }
+                        "context" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_context,
+                                "context",
+                            )?
+                        }
                         "ref" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ref_, "ref")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ref_,
+                                "ref",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParams {
                     meta: field_meta,
-                    argument: ::mcp_types::__private::required(field_argument, "argument")?,
+                    argument: ::mcp_types::__private::required(
+                        field_argument,
+                        "argument",
+                    )?,
                     context: field_context,
                     ref_: ::mcp_types::__private::required(field_ref_, "ref")?,
                     extra,
@@ -4669,29 +5343,44 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequestParamsArgument;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequestParamsArgument object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_value: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "value" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_value, "value")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_value,
+                                "value",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParamsArgument {
@@ -4760,7 +5449,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequestParamsContext;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequestParamsContext object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -4768,19 +5460,30 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                 mut map: A,
             ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
                 let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ::std::string::String,
+                    >,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParamsContext {
@@ -4842,7 +5545,9 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceTemplateReference(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -4859,11 +5564,13 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                 ::mcp_types::__private::VariantShape {
                     name: "PromptReference",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("ref/prompt")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("ref/prompt")],
+                                required: true,
+                            },
+                        ],
                         required: &["name", "type"],
                         known: &["name", "title", "type"],
                     },
@@ -4871,36 +5578,48 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                 ::mcp_types::__private::VariantShape {
                     name: "ResourceTemplateReference",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("ref/resource")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("ref/resource"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["type", "uri"],
                         known: &["type", "uri"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "CompleteRequestParamsRef::PromptReference",
-            )
-            .map(Self::PromptReference),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "CompleteRequestParamsRef::ResourceTemplateReference",
-            )
-            .map(Self::ResourceTemplateReference),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "CompleteRequestParamsRef::PromptReference",
+                    )
+                    .map(Self::PromptReference)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "CompleteRequestParamsRef::ResourceTemplateReference",
+                    )
+                    .map(Self::ResourceTemplateReference)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for CompleteRequestParamsRef {
@@ -4933,7 +5652,9 @@ impl ::mcp_types::__private::Walk for CompleteRequestParamsRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompleteResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `completion` type of the schema.
     pub completion: CompleteResultCompletion,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -4978,7 +5699,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -4988,27 +5712,43 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_completion: ::core::option::Option<CompleteResultCompletion> =
-                    ::core::option::Option::None;
+                let mut field_completion: ::core::option::Option<
+                    CompleteResultCompletion,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "completion" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_completion,
-                            "completion",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "completion" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_completion,
+                                "completion",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteResult {
                     meta: field_meta,
-                    completion: ::mcp_types::__private::required(field_completion, "completion")?,
+                    completion: ::mcp_types::__private::required(
+                        field_completion,
+                        "completion",
+                    )?,
                     extra,
                 })
             }
@@ -5080,7 +5820,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteResultCompletion;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteResultCompletion object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -5093,24 +5836,38 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "hasMore" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_has_more,
-                            "hasMore",
-                        )?,
-                        "total" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_total, "total")?
+                        "hasMore" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_has_more,
+                                "hasMore",
+                            )?
                         }
-                        "values" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_values,
-                            "values",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "total" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_total,
+                                "total",
+                            )?
+                        }
+                        "values" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_values,
+                                "values",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteResultCompletion {
@@ -5205,7 +5962,9 @@ impl ::serde::Serialize for ContentBlock {
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5219,11 +5978,13 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "TextContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("text")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("text")],
+                                required: true,
+                            },
+                        ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
                     },
@@ -5231,11 +5992,13 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ImageContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("image")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("image")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -5243,11 +6006,13 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "AudioContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("audio")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("audio")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -5255,11 +6020,15 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ResourceLink",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("resource_link")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resource_link"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["name", "type", "uri"],
                         known: &[
                             "_meta",
@@ -5278,36 +6047,55 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "EmbeddedResource",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("resource")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("resource")],
+                                required: true,
+                            },
+                        ],
                         required: &["resource", "type"],
                         known: &["_meta", "annotations", "resource", "type"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ContentBlock::TextContent")
-                .map(Self::TextContent),
-            1usize => ::mcp_types::__private::from_value(value, "ContentBlock::ImageContent")
-                .map(Self::ImageContent),
-            2usize => ::mcp_types::__private::from_value(value, "ContentBlock::AudioContent")
-                .map(Self::AudioContent),
-            3usize => ::mcp_types::__private::from_value(value, "ContentBlock::ResourceLink")
-                .map(Self::ResourceLink),
-            4usize => ::mcp_types::__private::from_value(value, "ContentBlock::EmbeddedResource")
-                .map(Self::EmbeddedResource),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::ResourceLink")
+                    .map(Self::ResourceLink)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ContentBlock::EmbeddedResource",
+                    )
+                    .map(Self::EmbeddedResource)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ContentBlock {
@@ -5416,7 +6204,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateMessageRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateMessageRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -5426,32 +6217,51 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CreateMessageRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    CreateMessageRequestParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("sampling/createMessage"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("sampling/createMessage"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -5487,7 +6297,9 @@ pub struct CreateMessageRequestParams {
     ///
     /// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
     /// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -5495,8 +6307,9 @@ pub struct CreateMessageRequestParams {
     /// The `messages` type of the schema.
     pub messages: ::std::vec::Vec<SamplingMessage>,
     /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    pub metadata:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub metadata: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The server's preferences for which model to select. The client MAY ignore these preferences.
     pub model_preferences: ::core::option::Option<ModelPreferences>,
     /// The `stopSequences` type of the schema.
@@ -5612,107 +6425,151 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateMessageRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateMessageRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
                 let mut field_include_context: ::core::option::Option<
                     CreateMessageRequestParamsIncludeContext,
                 > = ::core::option::Option::None;
-                let mut field_max_tokens: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<::std::vec::Vec<SamplingMessage>> =
-                    ::core::option::Option::None;
+                let mut field_max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_messages: ::core::option::Option<
+                    ::std::vec::Vec<SamplingMessage>,
+                > = ::core::option::Option::None;
                 let mut field_metadata: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_model_preferences: ::core::option::Option<ModelPreferences> =
-                    ::core::option::Option::None;
+                let mut field_model_preferences: ::core::option::Option<
+                    ModelPreferences,
+                > = ::core::option::Option::None;
                 let mut field_stop_sequences: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_system_prompt: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> =
-                    ::core::option::Option::None;
-                let mut field_temperature: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_tool_choice: ::core::option::Option<ToolChoice> =
-                    ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> =
-                    ::core::option::Option::None;
+                let mut field_system_prompt: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut field_temperature: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut field_tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "includeContext" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_include_context,
-                            "includeContext",
-                        )?,
-                        "maxTokens" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_tokens,
-                            "maxTokens",
-                        )?,
-                        "messages" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_messages,
-                            "messages",
-                        )?,
-                        "metadata" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_metadata,
-                            "metadata",
-                        )?,
-                        "modelPreferences" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_model_preferences,
-                            "modelPreferences",
-                        )?,
-                        "stopSequences" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_stop_sequences,
-                            "stopSequences",
-                        )?,
-                        "systemPrompt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_system_prompt,
-                            "systemPrompt",
-                        )?,
+                        "includeContext" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_include_context,
+                                "includeContext",
+                            )?
+                        }
+                        "maxTokens" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_tokens,
+                                "maxTokens",
+                            )?
+                        }
+                        "messages" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        "metadata" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_metadata,
+                                "metadata",
+                            )?
+                        }
+                        "modelPreferences" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_model_preferences,
+                                "modelPreferences",
+                            )?
+                        }
+                        "stopSequences" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_stop_sequences,
+                                "stopSequences",
+                            )?
+                        }
+                        "systemPrompt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_system_prompt,
+                                "systemPrompt",
+                            )?
+                        }
                         "task" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_task, "task")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task,
+                                "task",
+                            )?
                         }
-                        "temperature" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_temperature,
-                            "temperature",
-                        )?,
-                        "toolChoice" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_tool_choice,
-                            "toolChoice",
-                        )?,
+                        "temperature" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_temperature,
+                                "temperature",
+                            )?
+                        }
+                        "toolChoice" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tool_choice,
+                                "toolChoice",
+                            )?
+                        }
                         "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParams {
                     meta: field_meta,
                     include_context: field_include_context,
-                    max_tokens: ::mcp_types::__private::required(field_max_tokens, "maxTokens")?,
-                    messages: ::mcp_types::__private::required(field_messages, "messages")?,
+                    max_tokens: ::mcp_types::__private::required(
+                        field_max_tokens,
+                        "maxTokens",
+                    )?,
+                    messages: ::mcp_types::__private::required(
+                        field_messages,
+                        "messages",
+                    )?,
                     metadata: field_metadata,
                     model_preferences: field_model_preferences,
                     stop_sequences: field_stop_sequences,
@@ -5745,7 +6602,9 @@ impl ::mcp_types::__private::Walk for CreateMessageRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CreateMessageResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `content` type of the schema.
     pub content: SamplingMessageContent,
     /// The name of the model that generated the message.
@@ -5769,7 +6628,11 @@ impl CreateMessageResult {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(content: SamplingMessageContent, model: ::std::string::String, role: Role) -> Self {
+    pub fn new(
+        content: SamplingMessageContent,
+        model: ::std::string::String,
+        role: Role,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
@@ -5812,7 +6675,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateMessageResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateMessageResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -5822,38 +6688,59 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> =
-                    ::core::option::Option::None;
-                let mut field_model: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
+                let mut field_model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut field_stop_reason: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_stop_reason: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
                         "model" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_model, "model")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_model,
+                                "model",
+                            )?
                         }
                         "role" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_role, "role")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_role,
+                                "role",
+                            )?
                         }
-                        "stopReason" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_stop_reason,
-                            "stopReason",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "stopReason" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_stop_reason,
+                                "stopReason",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CreateMessageResult {
@@ -5883,7 +6770,9 @@ impl ::mcp_types::__private::Walk for CreateMessageResult {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CreateTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `task` type of the schema.
     pub task: Task,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -5928,7 +6817,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateTaskResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateTaskResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -5940,17 +6832,31 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
                 > = ::core::option::Option::None;
                 let mut field_task: ::core::option::Option<Task> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "task" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_task, "task")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task,
+                                "task",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CreateTaskResult {
@@ -6030,7 +6936,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -6040,32 +6949,49 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ElicitRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("elicitation/create"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("elicitation/create"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -6167,51 +7093,71 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequestFormParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequestFormParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_mode = false;
                 let mut field_requested_schema: ::core::option::Option<
                     ElicitRequestFormParamsRequestedSchema,
                 > = ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> =
-                    ::core::option::Option::None;
+                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        "mode" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_mode,
-                            "mode",
-                            ::mcp_types::__private::Const::Str("form"),
-                        )?,
-                        "requestedSchema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_requested_schema,
-                            "requestedSchema",
-                        )?,
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        "mode" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_mode,
+                                "mode",
+                                ::mcp_types::__private::Const::Str("form"),
+                            )?
+                        }
+                        "requestedSchema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_requested_schema,
+                                "requestedSchema",
+                            )?
+                        }
                         "task" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_task, "task")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task,
+                                "task",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ElicitRequestFormParams {
@@ -6238,7 +7184,12 @@ impl ::mcp_types::__private::Walk for ElicitRequestFormParams {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.meta, path, "_meta", out);
-        ::mcp_types::__private::walk_member(&self.requested_schema, path, "requestedSchema", out);
+        ::mcp_types::__private::walk_member(
+            &self.requested_schema,
+            path,
+            "requestedSchema",
+            out,
+        );
     }
 }
 /// A restricted subset of JSON Schema.
@@ -6248,7 +7199,10 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     /// The `$schema` type of the schema.
     pub schema: ::core::option::Option<::std::string::String>,
     /// The `properties` type of the schema.
-    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     /// The `required` type of the schema.
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -6261,7 +7215,10 @@ impl ElicitRequestFormParamsRequestedSchema {
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+        properties: ::std::collections::BTreeMap<
+            ::std::string::String,
+            PrimitiveSchemaDefinition,
+        >,
     ) -> Self {
         Self {
             schema: ::core::option::Option::None,
@@ -6302,56 +7259,80 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequestFormParamsRequestedSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequestFormParamsRequestedSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParamsRequestedSchema, A::Error>
-            {
-                let mut field_schema: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_properties: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        PrimitiveSchemaDefinition,
+                    >,
                 > = ::core::option::Option::None;
                 let mut field_required: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_schema,
-                            "$schema",
-                        )?,
-                        "properties" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_properties,
-                            "properties",
-                        )?,
-                        "required" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_required,
-                            "required",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("object"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "$schema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_schema,
+                                "$schema",
+                            )?
+                        }
+                        "properties" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        "required" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("object"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
                 ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
                     schema: field_schema,
-                    properties: ::mcp_types::__private::required(field_properties, "properties")?,
+                    properties: ::mcp_types::__private::required(
+                        field_properties,
+                        "properties",
+                    )?,
                     required: field_required,
                     extra,
                 })
@@ -6411,7 +7392,9 @@ impl ::serde::Serialize for ElicitRequestParams {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::ElicitRequestURLParams(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ElicitRequestURLParams(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitRequestFormParams(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -6428,48 +7411,67 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitRequestURLParams",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "mode",
-                            values: &[::mcp_types::__private::Const::Str("url")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "mode",
+                                values: &[::mcp_types::__private::Const::Str("url")],
+                                required: true,
+                            },
+                        ],
                         required: &["elicitationId", "message", "mode", "url"],
-                        known: &["_meta", "elicitationId", "message", "mode", "task", "url"],
+                        known: &[
+                            "_meta",
+                            "elicitationId",
+                            "message",
+                            "mode",
+                            "task",
+                            "url",
+                        ],
                     },
                 },
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitRequestFormParams",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "mode",
-                            values: &[::mcp_types::__private::Const::Str("form")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "mode",
+                                values: &[::mcp_types::__private::Const::Str("form")],
+                                required: false,
+                            },
+                        ],
                         required: &["message", "requestedSchema"],
                         known: &["_meta", "message", "mode", "requestedSchema", "task"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "ElicitRequestParams::ElicitRequestURLParams",
-            )
-            .map(Self::ElicitRequestURLParams),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "ElicitRequestParams::ElicitRequestFormParams",
-            )
-            .map(Self::ElicitRequestFormParams),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitRequestParams::ElicitRequestURLParams",
+                    )
+                    .map(Self::ElicitRequestURLParams)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitRequestParams::ElicitRequestFormParams",
+                    )
+                    .map(Self::ElicitRequestFormParams)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ElicitRequestParams {
@@ -6574,55 +7576,79 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequestURLParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequestURLParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_elicitation_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_elicitation_id: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_mode = false;
-                let mut field_task: ::core::option::Option<TaskMetadata> =
-                    ::core::option::Option::None;
-                let mut field_url: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut field_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "elicitationId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_elicitation_id,
-                            "elicitationId",
-                        )?,
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        "mode" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_mode,
-                            "mode",
-                            ::mcp_types::__private::Const::Str("url"),
-                        )?,
+                        "elicitationId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_elicitation_id,
+                                "elicitationId",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        "mode" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_mode,
+                                "mode",
+                                ::mcp_types::__private::Const::Str("url"),
+                            )?
+                        }
                         "task" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_task, "task")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task,
+                                "task",
+                            )?
                         }
                         "url" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_url, "url")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_url,
+                                "url",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_mode, false, "mode")?;
@@ -6656,7 +7682,9 @@ impl ::mcp_types::__private::Walk for ElicitRequestURLParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ElicitResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The user action in response to the elicitation.
     /// - "accept": User submitted the form/confirmed the action
     /// - "decline": User explicitly decline the action
@@ -6714,7 +7742,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -6724,30 +7755,46 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_action: ::core::option::Option<ElicitResultAction> =
-                    ::core::option::Option::None;
+                let mut field_action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
                 let mut field_content: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ElicitResultContentValue,
+                    >,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "action" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_action,
-                            "action",
-                        )?,
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "action" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_action,
+                                "action",
+                            )?
+                        }
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ElicitResult {
@@ -6795,7 +7842,8 @@ impl ElicitResultContentValue {
         }
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>> for ElicitResultContentValue {
+impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
+for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
         Self::Array(value)
     }
@@ -6853,27 +7901,47 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ElicitResultContentValue::Array")
-                .map(Self::Array),
-            1usize => ::mcp_types::__private::from_value(value, "ElicitResultContentValue::String")
-                .map(Self::String),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::Array",
+                    )
+                    .map(Self::Array)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::String",
+                    )
+                    .map(Self::String)
+            }
             2usize => {
-                ::mcp_types::__private::from_value(value, "ElicitResultContentValue::Integer")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::Integer",
+                    )
                     .map(Self::Integer)
             }
             3usize => {
-                ::mcp_types::__private::from_value(value, "ElicitResultContentValue::Boolean")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::Boolean",
+                    )
                     .map(Self::Boolean)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ElicitResultContentValue {
@@ -6970,7 +8038,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitationCompleteNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitationCompleteNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -6983,30 +8054,42 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
                     ElicitationCompleteNotificationParams,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str(
-                                "notifications/elicitation/complete",
-                            ),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/elicitation/complete",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -7072,27 +8155,41 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitationCompleteNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitationCompleteNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<ElicitationCompleteNotificationParams, A::Error>
-            {
-                let mut field_elicitation_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                ElicitationCompleteNotificationParams,
+                A::Error,
+            > {
+                let mut field_elicitation_id: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "elicitationId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_elicitation_id,
-                            "elicitationId",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "elicitationId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_elicitation_id,
+                                "elicitationId",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ElicitationCompleteNotificationParams {
@@ -7123,7 +8220,9 @@ impl ::mcp_types::__private::Walk for ElicitationCompleteNotificationParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmbeddedResource {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// The `resource` type of the schema.
@@ -7177,7 +8276,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = EmbeddedResource;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a EmbeddedResource object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -7187,43 +8289,62 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_resource: ::core::option::Option<EmbeddedResourceResource> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_resource: ::core::option::Option<
+                    EmbeddedResourceResource,
+                > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "resource" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resource,
-                            "resource",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("resource"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "resource" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resource,
+                                "resource",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("resource"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
                 ::core::result::Result::Ok(EmbeddedResource {
                     meta: field_meta,
                     annotations: field_annotations,
-                    resource: ::mcp_types::__private::required(field_resource, "resource")?,
+                    resource: ::mcp_types::__private::required(
+                        field_resource,
+                        "resource",
+                    )?,
                     extra,
                 })
             }
@@ -7275,8 +8396,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7305,25 +8430,33 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "EmbeddedResourceResource::TextResourceContents",
-            )
-            .map(Self::TextResourceContents),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "EmbeddedResourceResource::BlobResourceContents",
-            )
-            .map(Self::BlobResourceContents),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EmbeddedResourceResource::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EmbeddedResourceResource::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for EmbeddedResourceResource {
@@ -7434,7 +8567,9 @@ impl ::serde::Serialize for EnumSchema {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7448,11 +8583,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
                     },
@@ -7460,11 +8597,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
                     },
@@ -7472,11 +8611,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -7492,11 +8633,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -7512,11 +8655,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "LegacyTitledEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &[
                             "default",
@@ -7530,38 +8675,54 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "EnumSchema::UntitledSingleSelectEnumSchema",
-            )
-            .map(Self::UntitledSingleSelectEnumSchema),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "EnumSchema::TitledSingleSelectEnumSchema",
-            )
-            .map(Self::TitledSingleSelectEnumSchema),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "EnumSchema::UntitledMultiSelectEnumSchema",
-            )
-            .map(Self::UntitledMultiSelectEnumSchema),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
             3usize => {
-                ::mcp_types::__private::from_value(value, "EnumSchema::TitledMultiSelectEnumSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::TitledMultiSelectEnumSchema",
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
             }
             4usize => {
-                ::mcp_types::__private::from_value(value, "EnumSchema::LegacyTitledEnumSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::LegacyTitledEnumSchema",
+                    )
                     .map(Self::LegacyTitledEnumSchema)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for EnumSchema {
@@ -7667,7 +8828,10 @@ impl<'de> ::serde::Deserialize<'de> for Error {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Error;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Error object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -7675,27 +8839,41 @@ impl<'de> ::serde::Deserialize<'de> for Error {
                 mut map: A,
             ) -> ::core::result::Result<Error, A::Error> {
                 let mut field_code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "code" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_code, "code")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
                         }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Error {
@@ -7753,7 +8931,10 @@ impl ::serde::Serialize for GetPromptRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("prompts/get"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("prompts/get"),
+        )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -7771,7 +8952,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -7781,32 +8965,49 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<GetPromptRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("prompts/get"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("prompts/get"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -7889,37 +9090,57 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
                 let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ::std::string::String,
+                    >,
                 > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptRequestParams {
@@ -7947,7 +9168,9 @@ impl ::mcp_types::__private::Walk for GetPromptRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GetPromptResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional description for the prompt.
     pub description: ::core::option::Option<::std::string::String>,
     /// The `messages` type of the schema.
@@ -7998,7 +9221,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8008,35 +9234,54 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<::std::vec::Vec<PromptMessage>> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_messages: ::core::option::Option<
+                    ::std::vec::Vec<PromptMessage>,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "messages" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_messages,
-                            "messages",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "messages" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptResult {
                     meta: field_meta,
                     description: field_description,
-                    messages: ::mcp_types::__private::required(field_messages, "messages")?,
+                    messages: ::mcp_types::__private::required(
+                        field_messages,
+                        "messages",
+                    )?,
                     extra,
                 })
             }
@@ -8110,7 +9355,10 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetTaskPayloadRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetTaskPayloadRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8120,32 +9368,49 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<RelatedTaskMetadata> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<RelatedTaskMetadata> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tasks/result"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tasks/result"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -8176,7 +9441,9 @@ impl ::mcp_types::__private::Walk for GetTaskPayloadRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct GetTaskPayloadResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -8217,7 +9484,10 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetTaskPayloadResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetTaskPayloadResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8228,14 +9498,24 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskPayloadResult {
@@ -8309,7 +9589,10 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetTaskRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetTaskRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8319,32 +9602,49 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<RelatedTaskMetadata> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<RelatedTaskMetadata> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tasks/get"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tasks/get"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -8373,7 +9673,9 @@ impl ::mcp_types::__private::Walk for GetTaskRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GetTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// ISO 8601 timestamp when the task was created.
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
@@ -8465,7 +9767,10 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetTaskResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetTaskResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8475,67 +9780,95 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_created_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> =
-                    ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> =
-                    ::core::option::Option::None;
+                let mut field_created_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_last_updated_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut field_status_message: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "createdAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_created_at,
-                            "createdAt",
-                        )?,
-                        "lastUpdatedAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_last_updated_at,
-                            "lastUpdatedAt",
-                        )?,
-                        "pollInterval" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_poll_interval,
-                            "pollInterval",
-                        )?,
-                        "status" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status,
-                            "status",
-                        )?,
-                        "statusMessage" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status_message,
-                            "statusMessage",
-                        )?,
-                        "taskId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_task_id,
-                            "taskId",
-                        )?,
+                        "createdAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        "lastUpdatedAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        "pollInterval" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        "status" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status,
+                                "status",
+                            )?
+                        }
+                        "statusMessage" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        "taskId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task_id,
+                                "taskId",
+                            )?
+                        }
                         "ttl" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ttl, "ttl")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(GetTaskResult {
                     meta: field_meta,
-                    created_at: ::mcp_types::__private::required(field_created_at, "createdAt")?,
+                    created_at: ::mcp_types::__private::required(
+                        field_created_at,
+                        "createdAt",
+                    )?,
                     last_updated_at: ::mcp_types::__private::required(
                         field_last_updated_at,
                         "lastUpdatedAt",
@@ -8637,42 +9970,62 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Icon;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Icon object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Icon, A::Error> {
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_sizes: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_src: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_theme: ::core::option::Option<IconTheme> =
-                    ::core::option::Option::None;
+                let mut field_src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "sizes" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_sizes, "sizes")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_sizes,
+                                "sizes",
+                            )?
                         }
                         "src" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_src, "src")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_src,
+                                "src",
+                            )?
                         }
                         "theme" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_theme, "theme")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_theme,
+                                "theme",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Icon {
@@ -8733,7 +10086,12 @@ impl ::serde::Serialize for Icons {
         if let ::core::option::Option::Some(value) = &self.icons {
             map.serialize_entry("icons", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "Icons", &["icons"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "Icons",
+            &["icons"],
+        )?;
         map.end()
     }
 }
@@ -8744,30 +10102,39 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Icons;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Icons object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Icons, A::Error> {
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
-                ::core::result::Result::Ok(Icons {
-                    icons: field_icons,
-                    extra,
-                })
+                ::core::result::Result::Ok(Icons { icons: field_icons, extra })
             }
         }
         deserializer.deserialize_map(FieldsVisitor)
@@ -8786,7 +10153,9 @@ impl ::mcp_types::__private::Walk for Icons {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded image data.
@@ -8844,7 +10213,10 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ImageContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ImageContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8854,41 +10226,58 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("image"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("image"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -8896,7 +10285,10 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                     meta: field_meta,
                     annotations: field_annotations,
                     data: ::mcp_types::__private::required(field_data, "data")?,
-                    mime_type: ::mcp_types::__private::required(field_mime_type, "mimeType")?,
+                    mime_type: ::mcp_types::__private::required(
+                        field_mime_type,
+                        "mimeType",
+                    )?,
                     extra,
                 })
             }
@@ -8989,14 +10381,7 @@ impl ::serde::Serialize for Implementation {
             &mut map,
             &self.extra,
             "Implementation",
-            &[
-                "description",
-                "icons",
-                "name",
-                "title",
-                "version",
-                "websiteUrl",
-            ],
+            &["description", "icons", "name", "title", "version", "websiteUrl"],
         )?;
         map.end()
     }
@@ -9008,55 +10393,80 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Implementation;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Implementation object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_version: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_website_url: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_website_url: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "version" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_version,
-                            "version",
-                        )?,
-                        "websiteUrl" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_website_url,
-                            "websiteUrl",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "version" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_version,
+                                "version",
+                            )?
+                        }
+                        "websiteUrl" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_website_url,
+                                "websiteUrl",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Implementation {
@@ -9117,7 +10527,10 @@ impl ::serde::Serialize for InitializeRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("initialize"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("initialize"),
+        )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -9135,7 +10548,10 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InitializeRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InitializeRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9145,32 +10561,49 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<InitializeRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<InitializeRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("initialize"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("initialize"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9257,45 +10690,62 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InitializeRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InitializeRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<InitializeRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_capabilities: ::core::option::Option<ClientCapabilities> =
-                    ::core::option::Option::None;
-                let mut field_client_info: ::core::option::Option<Implementation> =
-                    ::core::option::Option::None;
-                let mut field_protocol_version: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_capabilities: ::core::option::Option<ClientCapabilities> = ::core::option::Option::None;
+                let mut field_client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut field_protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "capabilities" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_capabilities,
-                            "capabilities",
-                        )?,
-                        "clientInfo" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_client_info,
-                            "clientInfo",
-                        )?,
-                        "protocolVersion" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_protocol_version,
-                            "protocolVersion",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "capabilities" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_capabilities,
+                                "capabilities",
+                            )?
+                        }
+                        "clientInfo" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_client_info,
+                                "clientInfo",
+                            )?
+                        }
+                        "protocolVersion" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_protocol_version,
+                                "protocolVersion",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(InitializeRequestParams {
@@ -9304,7 +10754,10 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
                         field_capabilities,
                         "capabilities",
                     )?,
-                    client_info: ::mcp_types::__private::required(field_client_info, "clientInfo")?,
+                    client_info: ::mcp_types::__private::required(
+                        field_client_info,
+                        "clientInfo",
+                    )?,
                     protocol_version: ::mcp_types::__private::required(
                         field_protocol_version,
                         "protocolVersion",
@@ -9330,7 +10783,9 @@ impl ::mcp_types::__private::Walk for InitializeRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InitializeResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `capabilities` type of the schema.
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
@@ -9383,13 +10838,7 @@ impl ::serde::Serialize for InitializeResult {
             &mut map,
             &self.extra,
             "InitializeResult",
-            &[
-                "_meta",
-                "capabilities",
-                "instructions",
-                "protocolVersion",
-                "serverInfo",
-            ],
+            &["_meta", "capabilities", "instructions", "protocolVersion", "serverInfo"],
         )?;
         map.end()
     }
@@ -9401,7 +10850,10 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InitializeResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InitializeResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9411,43 +10863,61 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_capabilities: ::core::option::Option<ServerCapabilities> =
-                    ::core::option::Option::None;
-                let mut field_instructions: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_protocol_version: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_server_info: ::core::option::Option<Implementation> =
-                    ::core::option::Option::None;
+                let mut field_capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
+                let mut field_instructions: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "capabilities" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_capabilities,
-                            "capabilities",
-                        )?,
-                        "instructions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_instructions,
-                            "instructions",
-                        )?,
-                        "protocolVersion" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_protocol_version,
-                            "protocolVersion",
-                        )?,
-                        "serverInfo" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_server_info,
-                            "serverInfo",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "capabilities" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_capabilities,
+                                "capabilities",
+                            )?
+                        }
+                        "instructions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_instructions,
+                                "instructions",
+                            )?
+                        }
+                        "protocolVersion" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_protocol_version,
+                                "protocolVersion",
+                            )?
+                        }
+                        "serverInfo" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_server_info,
+                                "serverInfo",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(InitializeResult {
@@ -9461,7 +10931,10 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
                         field_protocol_version,
                         "protocolVersion",
                     )?,
-                    server_info: ::mcp_types::__private::required(field_server_info, "serverInfo")?,
+                    server_info: ::mcp_types::__private::required(
+                        field_server_info,
+                        "serverInfo",
+                    )?,
                     extra,
                 })
             }
@@ -9532,7 +11005,10 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InitializedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InitializedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9541,31 +11017,44 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
             ) -> ::core::result::Result<InitializedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/initialized"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/initialized",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9640,7 +11129,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCErrorResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCErrorResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9651,21 +11143,39 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "error" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_error, "error")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_error,
+                                "error",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9748,10 +11258,18 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -9765,11 +11283,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCRequest",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
                     },
@@ -9777,11 +11297,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCNotification",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
                     },
@@ -9789,11 +11311,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCResultResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
                     },
@@ -9801,40 +11325,60 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCErrorResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCRequest")
-                .map(Self::JSONRPCRequest),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCRequest",
+                    )
+                    .map(Self::JSONRPCRequest)
+            }
             1usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCNotification")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCNotification",
+                    )
                     .map(Self::JSONRPCNotification)
             }
             2usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCResultResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCResultResponse",
+                    )
                     .map(Self::JSONRPCResultResponse)
             }
             3usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCErrorResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCErrorResponse",
+                    )
                     .map(Self::JSONRPCErrorResponse)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for JSONRPCMessage {
@@ -9885,8 +11429,9 @@ pub struct JSONRPCNotification {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -9932,7 +11477,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9940,33 +11488,44 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
                 mut map: A,
             ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
                 let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9997,8 +11556,9 @@ pub struct JSONRPCRequest {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -10046,7 +11606,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10055,34 +11618,51 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
             ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10148,8 +11728,12 @@ impl ::serde::Serialize for JSONRPCResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -10163,11 +11747,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCResultResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
                     },
@@ -10175,34 +11761,46 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCErrorResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCResponse::JSONRPCResultResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCResponse::JSONRPCResultResponse",
+                    )
                     .map(Self::JSONRPCResultResponse)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCResponse::JSONRPCErrorResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCResponse::JSONRPCErrorResponse",
+                    )
                     .map(Self::JSONRPCErrorResponse)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for JSONRPCResponse {
@@ -10281,7 +11879,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10292,23 +11893,39 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
                 let mut field_jsonrpc = false;
                 let mut field_result: ::core::option::Option<Result> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10392,14 +12009,7 @@ impl ::serde::Serialize for LegacyTitledEnumSchema {
             &mut map,
             &self.extra,
             "LegacyTitledEnumSchema",
-            &[
-                "default",
-                "description",
-                "enum",
-                "enumNames",
-                "title",
-                "type",
-            ],
+            &["default", "description", "enum", "enumNames", "title", "type"],
         )?;
         map.end()
     }
@@ -10411,59 +12021,83 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = LegacyTitledEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a LegacyTitledEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_enum_: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut field_enum_names: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "enum" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_enum_, "enum")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_,
+                                "enum",
+                            )?
                         }
-                        "enumNames" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_enum_names,
-                            "enumNames",
-                        )?,
+                        "enumNames" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_names,
+                                "enumNames",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -10547,7 +12181,10 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListPromptsRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListPromptsRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10557,32 +12194,49 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("prompts/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("prompts/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10612,7 +12266,9 @@ impl ::mcp_types::__private::Walk for ListPromptsRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListPromptsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     pub next_cursor: ::core::option::Option<::std::string::String>,
@@ -10664,7 +12320,10 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListPromptsResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListPromptsResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10674,29 +12333,43 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<::std::vec::Vec<Prompt>> =
-                    ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "prompts" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_prompts,
-                            "prompts",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "prompts" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_prompts,
+                                "prompts",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListPromptsResult {
@@ -10777,7 +12450,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourceTemplatesRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourceTemplatesRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10787,32 +12463,51 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/templates/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "resources/templates/list",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10842,7 +12537,9 @@ impl ::mcp_types::__private::Walk for ListResourceTemplatesRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListResourceTemplatesResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     pub next_cursor: ::core::option::Option<::std::string::String>,
@@ -10894,7 +12591,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourceTemplatesResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourceTemplatesResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10904,30 +12604,45 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_resource_templates: ::core::option::Option<
                     ::std::vec::Vec<ResourceTemplate>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "resourceTemplates" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resource_templates,
-                            "resourceTemplates",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "resourceTemplates" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resource_templates,
+                                "resourceTemplates",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListResourceTemplatesResult {
@@ -11011,7 +12726,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourcesRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourcesRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11021,32 +12739,49 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("resources/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11076,7 +12811,9 @@ impl ::mcp_types::__private::Walk for ListResourcesRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListResourcesResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     pub next_cursor: ::core::option::Option<::std::string::String>,
@@ -11128,7 +12865,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourcesResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourcesResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11138,35 +12878,54 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<::std::vec::Vec<Resource>> =
-                    ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_resources: ::core::option::Option<
+                    ::std::vec::Vec<Resource>,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "resources" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resources,
-                            "resources",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "resources" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListResourcesResult {
                     meta: field_meta,
                     next_cursor: field_next_cursor,
-                    resources: ::mcp_types::__private::required(field_resources, "resources")?,
+                    resources: ::mcp_types::__private::required(
+                        field_resources,
+                        "resources",
+                    )?,
                     extra,
                 })
             }
@@ -11224,7 +12983,10 @@ impl ::serde::Serialize for ListRootsRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("roots/list"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("roots/list"),
+        )?;
         if let ::core::option::Option::Some(value) = &self.params {
             map.serialize_entry("params", value)?;
         }
@@ -11244,7 +13006,10 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListRootsRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListRootsRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11254,32 +13019,49 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<RequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("roots/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("roots/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11311,7 +13093,9 @@ impl ::mcp_types::__private::Walk for ListRootsRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListRootsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `roots` type of the schema.
     pub roots: ::std::vec::Vec<Root>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -11356,7 +13140,10 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListRootsResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListRootsResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11366,20 +13153,33 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_roots: ::core::option::Option<::std::vec::Vec<Root>> =
-                    ::core::option::Option::None;
+                let mut field_roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "roots" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_roots, "roots")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_roots,
+                                "roots",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListRootsResult {
@@ -11436,7 +13236,10 @@ impl ::serde::Serialize for ListTasksRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("tasks/list"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("tasks/list"),
+        )?;
         if let ::core::option::Option::Some(value) = &self.params {
             map.serialize_entry("params", value)?;
         }
@@ -11456,7 +13259,10 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListTasksRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListTasksRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11466,32 +13272,49 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tasks/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tasks/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11521,7 +13344,9 @@ impl ::mcp_types::__private::Walk for ListTasksRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListTasksResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     pub next_cursor: ::core::option::Option<::std::string::String>,
@@ -11573,7 +13398,10 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListTasksResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListTasksResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11583,27 +13411,43 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_tasks: ::core::option::Option<::std::vec::Vec<Task>> =
-                    ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_tasks: ::core::option::Option<::std::vec::Vec<Task>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
                         "tasks" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tasks, "tasks")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tasks,
+                                "tasks",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListTasksResult {
@@ -11661,7 +13505,10 @@ impl ::serde::Serialize for ListToolsRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("tools/list"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("tools/list"),
+        )?;
         if let ::core::option::Option::Some(value) = &self.params {
             map.serialize_entry("params", value)?;
         }
@@ -11681,7 +13528,10 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListToolsRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListToolsRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11691,32 +13541,49 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tools/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tools/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11746,7 +13613,9 @@ impl ::mcp_types::__private::Walk for ListToolsRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListToolsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     pub next_cursor: ::core::option::Option<::std::string::String>,
@@ -11798,7 +13667,10 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListToolsResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListToolsResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11808,27 +13680,43 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> =
-                    ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
                         "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListToolsResult {
@@ -11903,7 +13791,10 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = LoggingMessageNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a LoggingMessageNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11912,31 +13803,44 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
             ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<LoggingMessageNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    LoggingMessageNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/message"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("notifications/message"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11963,7 +13867,9 @@ impl ::mcp_types::__private::Walk for LoggingMessageNotification {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoggingMessageNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
     pub data: ::serde_json::Value,
     /// The severity of this log message.
@@ -12018,7 +13924,10 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = LoggingMessageNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a LoggingMessageNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -12028,32 +13937,49 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<LoggingLevel> =
-                    ::core::option::Option::None;
-                let mut field_logger: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut field_logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
                         "level" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_level, "level")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_level,
+                                "level",
+                            )?
                         }
-                        "logger" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_logger,
-                            "logger",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "logger" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_logger,
+                                "logger",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(LoggingMessageNotificationParams {
@@ -12117,7 +14043,12 @@ impl ::serde::Serialize for ModelHint {
         if let ::core::option::Option::Some(value) = &self.name {
             map.serialize_entry("name", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "ModelHint", &["name"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ModelHint",
+            &["name"],
+        )?;
         map.end()
     }
 }
@@ -12128,24 +14059,36 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ModelHint;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ModelHint object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ModelHint {
@@ -12239,12 +14182,7 @@ impl ::serde::Serialize for ModelPreferences {
             &mut map,
             &self.extra,
             "ModelPreferences",
-            &[
-                "costPriority",
-                "hints",
-                "intelligencePriority",
-                "speedPriority",
-            ],
+            &["costPriority", "hints", "intelligencePriority", "speedPriority"],
         )?;
         map.end()
     }
@@ -12256,45 +14194,68 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ModelPreferences;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ModelPreferences object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut field_cost_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_hints: ::core::option::Option<::std::vec::Vec<ModelHint>> =
-                    ::core::option::Option::None;
-                let mut field_intelligence_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_speed_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
+                let mut field_cost_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut field_hints: ::core::option::Option<
+                    ::std::vec::Vec<ModelHint>,
+                > = ::core::option::Option::None;
+                let mut field_intelligence_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut field_speed_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "costPriority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cost_priority,
-                            "costPriority",
-                        )?,
-                        "hints" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_hints, "hints")?
+                        "costPriority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cost_priority,
+                                "costPriority",
+                            )?
                         }
-                        "intelligencePriority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_intelligence_priority,
-                            "intelligencePriority",
-                        )?,
-                        "speedPriority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_speed_priority,
-                            "speedPriority",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "hints" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_hints,
+                                "hints",
+                            )?
+                        }
+                        "intelligencePriority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_intelligence_priority,
+                                "intelligencePriority",
+                            )?
+                        }
+                        "speedPriority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_speed_priority,
+                                "speedPriority",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ModelPreferences {
@@ -12378,11 +14339,13 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -12398,11 +14361,13 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -12417,25 +14382,33 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
-            )
-            .map(Self::UntitledMultiSelectEnumSchema),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
-            )
-            .map(Self::TitledMultiSelectEnumSchema),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for MultiSelectEnumSchema {
@@ -12470,8 +14443,9 @@ pub struct Notification {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -12514,34 +14488,46 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Notification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Notification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Notification, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Notification {
@@ -12567,7 +14553,9 @@ impl ::mcp_types::__private::Walk for Notification {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct NotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -12608,7 +14596,10 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = NotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a NotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -12619,14 +14610,24 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(NotificationParams {
@@ -12708,14 +14709,7 @@ impl ::serde::Serialize for NumberSchema {
             &mut map,
             &self.extra,
             "NumberSchema",
-            &[
-                "default",
-                "description",
-                "maximum",
-                "minimum",
-                "title",
-                "type",
-            ],
+            &["default", "description", "maximum", "minimum", "title", "type"],
         )?;
         map.end()
     }
@@ -12727,57 +14721,78 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = NumberSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a NumberSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_maximum: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_minimum: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_type_: ::core::option::Option<NumberSchemaType> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "maximum" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_maximum,
-                            "maximum",
-                        )?,
-                        "minimum" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_minimum,
-                            "minimum",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "maximum" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_maximum,
+                                "maximum",
+                            )?
+                        }
+                        "minimum" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_minimum,
+                                "minimum",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
                         "type" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_type_, "type")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(NumberSchema {
@@ -12859,7 +14874,10 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PaginatedRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PaginatedRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -12868,33 +14886,49 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
             ) -> ::core::result::Result<PaginatedRequest, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -12972,31 +15006,44 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PaginatedRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PaginatedRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cursor,
-                            "cursor",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cursor,
+                                "cursor",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedRequestParams {
@@ -13023,7 +15070,9 @@ impl ::mcp_types::__private::Walk for PaginatedRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct PaginatedResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     pub next_cursor: ::core::option::Option<::std::string::String>,
@@ -13071,7 +15120,10 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PaginatedResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PaginatedResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13081,22 +15133,35 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedResult {
@@ -13173,7 +15238,10 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PingRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PingRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13183,32 +15251,49 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<RequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("ping"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("ping"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -13286,7 +15371,8 @@ impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
         Self::BooleanSchema(value)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
+impl ::core::convert::From<UntitledSingleSelectEnumSchema>
+for PrimitiveSchemaDefinition {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
     }
@@ -13319,7 +15405,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
         match self {
             Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BooleanSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::UntitledSingleSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -13332,7 +15420,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -13378,14 +15468,16 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "NumberSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("integer"),
-                                ::mcp_types::__private::Const::Str("number"),
-                            ],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("integer"),
+                                    ::mcp_types::__private::Const::Str("number"),
+                                ],
+                                required: false,
+                            },
+                        ],
                         required: &["type"],
                         known: &[
                             "default",
@@ -13400,11 +15492,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "BooleanSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("boolean")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("boolean")],
+                                required: true,
+                            },
+                        ],
                         required: &["type"],
                         known: &["default", "description", "title", "type"],
                     },
@@ -13412,11 +15506,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
                     },
@@ -13424,11 +15520,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
                     },
@@ -13436,11 +15534,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -13456,11 +15556,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -13476,11 +15578,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "LegacyTitledEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &[
                             "default",
@@ -13494,53 +15598,75 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "PrimitiveSchemaDefinition::StringSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::StringSchema",
+                    )
                     .map(Self::StringSchema)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "PrimitiveSchemaDefinition::NumberSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::NumberSchema",
+                    )
                     .map(Self::NumberSchema)
             }
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::BooleanSchema",
-            )
-            .map(Self::BooleanSchema),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
-            )
-            .map(Self::UntitledSingleSelectEnumSchema),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
-            )
-            .map(Self::TitledSingleSelectEnumSchema),
-            5usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
-            )
-            .map(Self::UntitledMultiSelectEnumSchema),
-            6usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
-            )
-            .map(Self::TitledMultiSelectEnumSchema),
-            7usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
-            )
-            .map(Self::LegacyTitledEnumSchema),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::BooleanSchema",
+                    )
+                    .map(Self::BooleanSchema)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
+                    )
+                    .map(Self::LegacyTitledEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for PrimitiveSchemaDefinition {
@@ -13669,7 +15795,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ProgressNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ProgressNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13678,31 +15807,44 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
             ) -> ::core::result::Result<ProgressNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ProgressNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    ProgressNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/progress"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("notifications/progress"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -13730,7 +15872,9 @@ impl ::mcp_types::__private::Walk for ProgressNotification {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgressNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional message describing the current progress.
     pub message: ::core::option::Option<::std::string::String>,
     /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
@@ -13791,7 +15935,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ProgressNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ProgressNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13801,47 +15948,66 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_progress: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_progress_token: ::core::option::Option<ProgressToken> =
-                    ::core::option::Option::None;
-                let mut field_total: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut field_total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        "progress" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_progress,
-                            "progress",
-                        )?,
-                        "progressToken" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_progress_token,
-                            "progressToken",
-                        )?,
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        "progress" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_progress,
+                                "progress",
+                            )?
+                        }
+                        "progressToken" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
                         "total" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_total, "total")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_total,
+                                "total",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ProgressNotificationParams {
                     meta: field_meta,
                     message: field_message,
-                    progress: ::mcp_types::__private::required(field_progress, "progress")?,
+                    progress: ::mcp_types::__private::required(
+                        field_progress,
+                        "progress",
+                    )?,
                     progress_token: ::mcp_types::__private::required(
                         field_progress_token,
                         "progressToken",
@@ -13861,7 +16027,12 @@ impl ::mcp_types::__private::Walk for ProgressNotificationParams {
         out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ) {
         let _ = (&path, &out);
-        ::mcp_types::__private::walk_member(&self.progress_token, path, "progressToken", out);
+        ::mcp_types::__private::walk_member(
+            &self.progress_token,
+            path,
+            "progressToken",
+            out,
+        );
     }
 }
 /// A progress token, used to associate progress notifications with the original request.
@@ -13910,7 +16081,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
         struct KindVisitor;
         impl<'de> ::serde::de::Visitor<'de> for KindVisitor {
             type Value = ProgressToken;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a string or an integer (ProgressToken)")
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -13939,9 +16113,11 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
                     ::core::result::Result::Ok(v) => {
                         ::core::result::Result::Ok(ProgressToken::Integer(v))
                     }
-                    ::core::result::Result::Err(_) => ::core::result::Result::Err(
-                        E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
-                    ),
+                    ::core::result::Result::Err(_) => {
+                        ::core::result::Result::Err(
+                            E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
+                        )
+                    }
                 }
             }
         }
@@ -13978,7 +16154,9 @@ impl ::mcp_types::__private::Walk for ProgressToken {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prompt {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A list of arguments to use for templating the prompt.
     pub arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>>,
     /// An optional description of what this prompt provides
@@ -14048,14 +16226,7 @@ impl ::serde::Serialize for Prompt {
             &mut map,
             &self.extra,
             "Prompt",
-            &[
-                "_meta",
-                "arguments",
-                "description",
-                "icons",
-                "name",
-                "title",
-            ],
+            &["_meta", "arguments", "description", "icons", "name", "title"],
         )?;
         map.end()
     }
@@ -14067,7 +16238,10 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Prompt;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Prompt object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -14077,44 +16251,69 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_arguments: ::core::option::Option<
+                    ::std::vec::Vec<PromptArgument>,
+                > = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Prompt {
@@ -14206,42 +16405,62 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptArgument;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptArgument object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "required" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_required,
-                            "required",
-                        )?,
+                        "required" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PromptArgument {
@@ -14319,7 +16538,10 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -14328,33 +16550,44 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
             ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str(
-                                "notifications/prompts/list_changed",
-                            ),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/prompts/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -14427,30 +16660,44 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptMessage;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptMessage object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut field_content: ::core::option::Option<ContentBlock> =
-                    ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
                 let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        "role" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_role, "role")?
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "role" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_role,
+                                "role",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PromptMessage {
@@ -14530,36 +16777,53 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptReference;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptReference object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("ref/prompt"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("ref/prompt"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -14638,7 +16902,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -14648,32 +16915,51 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ReadResourceRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    ReadResourceRequestParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/read"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("resources/read"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -14748,29 +17034,44 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceRequestParams {
@@ -14797,7 +17098,9 @@ impl ::mcp_types::__private::Walk for ReadResourceRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadResourceResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `contents` type of the schema.
     pub contents: ::std::vec::Vec<EmbeddedResourceResource>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -14842,7 +17145,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -14856,24 +17162,39 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                     ::std::vec::Vec<EmbeddedResourceResource>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "contents" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_contents,
-                            "contents",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "contents" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_contents,
+                                "contents",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceResult {
                     meta: field_meta,
-                    contents: ::mcp_types::__private::required(field_contents, "contents")?,
+                    contents: ::mcp_types::__private::required(
+                        field_contents,
+                        "contents",
+                    )?,
                     extra,
                 })
             }
@@ -14935,26 +17256,36 @@ impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = RelatedTaskMetadata;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a RelatedTaskMetadata object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<RelatedTaskMetadata, A::Error> {
-                let mut field_task_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_task_id,
-                            "taskId",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "taskId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task_id,
+                                "taskId",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(RelatedTaskMetadata {
@@ -14981,8 +17312,9 @@ pub struct Request {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -15025,34 +17357,46 @@ impl<'de> ::serde::Deserialize<'de> for Request {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Request;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Request object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Request, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Request {
@@ -15120,7 +17464,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
         struct KindVisitor;
         impl<'de> ::serde::de::Visitor<'de> for KindVisitor {
             type Value = RequestId;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a string or an integer (RequestId)")
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -15149,9 +17496,11 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
                     ::core::result::Result::Ok(v) => {
                         ::core::result::Result::Ok(RequestId::Integer(v))
                     }
-                    ::core::result::Result::Err(_) => ::core::result::Result::Err(
-                        E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
-                    ),
+                    ::core::result::Result::Err(_) => {
+                        ::core::result::Result::Err(
+                            E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
+                        )
+                    }
                 }
             }
         }
@@ -15229,24 +17578,36 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = RequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a RequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(RequestParams {
@@ -15313,26 +17674,36 @@ impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = RequestParamsMeta;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a RequestParamsMeta object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<RequestParamsMeta, A::Error> {
-                let mut field_progress_token: ::core::option::Option<ProgressToken> =
-                    ::core::option::Option::None;
+                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "progressToken" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_progress_token,
-                            "progressToken",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "progressToken" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(RequestParamsMeta {
@@ -15351,14 +17722,21 @@ impl ::mcp_types::__private::Walk for RequestParamsMeta {
         out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ) {
         let _ = (&path, &out);
-        ::mcp_types::__private::walk_member(&self.progress_token, path, "progressToken", out);
+        ::mcp_types::__private::walk_member(
+            &self.progress_token,
+            path,
+            "progressToken",
+            out,
+        );
     }
 }
 /// A known resource that the server is capable of reading.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resource {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
@@ -15470,7 +17848,10 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Resource;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Resource object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -15480,60 +17861,91 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "size" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_size, "size")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Resource {
@@ -15566,7 +17978,9 @@ impl ::mcp_types::__private::Walk for Resource {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The MIME type of this resource, if known.
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
@@ -15617,7 +18031,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceContents;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceContents object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -15627,27 +18044,41 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceContents {
@@ -15676,7 +18107,9 @@ impl ::mcp_types::__private::Walk for ResourceContents {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceLink {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
@@ -15763,7 +18196,10 @@ impl ::serde::Serialize for ResourceLink {
         if let ::core::option::Option::Some(value) = &self.title {
             map.serialize_entry("title", value)?;
         }
-        map.serialize_entry("type", &::mcp_types::__private::Const::Str("resource_link"))?;
+        map.serialize_entry(
+            "type",
+            &::mcp_types::__private::Const::Str("resource_link"),
+        )?;
         map.serialize_entry("uri", &self.uri)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -15792,7 +18228,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceLink;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceLink object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -15802,67 +18241,100 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "size" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_size, "size")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("resource_link"),
-                        )?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("resource_link"),
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -15946,7 +18418,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -15955,33 +18430,44 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
             ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str(
-                                "notifications/resources/list_changed",
-                            ),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/resources/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -16053,29 +18539,44 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceRequestParams {
@@ -16102,7 +18603,9 @@ impl ::mcp_types::__private::Walk for ResourceRequestParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceTemplate {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this template is for.
@@ -16139,7 +18642,10 @@ impl ResourceTemplate {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, uri_template: ::std::string::String) -> Self {
+    pub fn new(
+        name: ::std::string::String,
+        uri_template: ::std::string::String,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
@@ -16205,7 +18711,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceTemplate;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceTemplate object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16215,58 +18724,85 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri_template: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri_template: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "uriTemplate" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_uri_template,
-                            "uriTemplate",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "uriTemplate" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri_template,
+                                "uriTemplate",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceTemplate {
@@ -16325,7 +18861,10 @@ impl ::serde::Serialize for ResourceTemplateReference {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("type", &::mcp_types::__private::Const::Str("ref/resource"))?;
+        map.serialize_entry(
+            "type",
+            &::mcp_types::__private::Const::Str("ref/resource"),
+        )?;
         map.serialize_entry("uri", &self.uri)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -16343,7 +18882,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceTemplateReference;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceTemplateReference object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16351,23 +18893,34 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
                 mut map: A,
             ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
                 let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("ref/resource"),
-                        )?,
-                        "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("ref/resource"),
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "uri" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -16441,7 +18994,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceUpdatedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceUpdatedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16450,31 +19006,46 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
             ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ResourceUpdatedNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    ResourceUpdatedNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/resources/updated"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/resources/updated",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -16501,7 +19072,9 @@ impl ::mcp_types::__private::Walk for ResourceUpdatedNotification {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceUpdatedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -16546,7 +19119,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceUpdatedNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceUpdatedNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16556,20 +19132,33 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
@@ -16595,7 +19184,9 @@ impl ::mcp_types::__private::Walk for ResourceUpdatedNotificationParams {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Result {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -16620,7 +19211,12 @@ impl ::serde::Serialize for Result {
         if let ::core::option::Option::Some(value) = &self.meta {
             map.serialize_entry("_meta", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "Result", &["_meta"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "Result",
+            &["_meta"],
+        )?;
         map.end()
     }
 }
@@ -16631,7 +19227,10 @@ impl<'de> ::serde::Deserialize<'de> for Result {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Result;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Result object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16642,20 +19241,27 @@ impl<'de> ::serde::Deserialize<'de> for Result {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
-                ::core::result::Result::Ok(Result {
-                    meta: field_meta,
-                    extra,
-                })
+                ::core::result::Result::Ok(Result { meta: field_meta, extra })
             }
         }
         deserializer.deserialize_map(FieldsVisitor)
@@ -16674,7 +19280,9 @@ impl ::mcp_types::__private::Walk for Result {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Root {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
@@ -16729,7 +19337,10 @@ impl<'de> ::serde::Deserialize<'de> for Root {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Root;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Root object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16739,25 +19350,41 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Root {
@@ -16836,7 +19463,10 @@ impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = RootsListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a RootsListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16845,31 +19475,44 @@ impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
             ) -> ::core::result::Result<RootsListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/roots/list_changed"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/roots/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -16896,7 +19539,9 @@ impl ::mcp_types::__private::Walk for RootsListChangedNotification {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SamplingMessage {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `content` type of the schema.
     pub content: SamplingMessageContent,
     /// The `role` type of the schema.
@@ -16945,7 +19590,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SamplingMessage;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SamplingMessage object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16955,26 +19603,41 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> =
-                    ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
                 let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
                         "role" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_role, "role")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_role,
+                                "role",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SamplingMessage {
@@ -17054,8 +19717,7 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for SamplingMessageContent
-{
+for SamplingMessageContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -17069,8 +19731,12 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -17085,11 +19751,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "TextContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("text")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("text")],
+                                required: true,
+                            },
+                        ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
                     },
@@ -17097,11 +19765,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "ImageContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("image")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("image")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17109,11 +19779,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "AudioContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("audio")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("audio")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17121,11 +19793,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolUseContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_use")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("tool_use")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
                     },
@@ -17133,11 +19807,15 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolResultContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_result")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tool_result"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["content", "toolUseId", "type"],
                         known: &[
                             "_meta",
@@ -17155,38 +19833,61 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::TextContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::TextContent",
+                    )
                     .map(Self::TextContent)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::ImageContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::ImageContent",
+                    )
                     .map(Self::ImageContent)
             }
             2usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::AudioContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::AudioContent",
+                    )
                     .map(Self::AudioContent)
             }
             3usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::ToolUseContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::ToolUseContent",
+                    )
                     .map(Self::ToolUseContent)
             }
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContent::ToolResultContent",
-            )
-            .map(Self::ToolResultContent),
-            5usize => ::mcp_types::__private::from_value(value, "SamplingMessageContent::Array")
-                .map(Self::Array),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::ToolResultContent",
+                    )
+                    .map(Self::ToolResultContent)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::Array",
+                    )
+                    .map(Self::Array)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for SamplingMessageContent {
@@ -17318,8 +20019,12 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -17333,11 +20038,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "TextContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("text")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("text")],
+                                required: true,
+                            },
+                        ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
                     },
@@ -17345,11 +20052,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ImageContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("image")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("image")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17357,11 +20066,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "AudioContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("audio")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("audio")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17369,11 +20080,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolUseContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_use")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("tool_use")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
                     },
@@ -17381,11 +20094,15 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolResultContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_result")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tool_result"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["content", "toolUseId", "type"],
                         known: &[
                             "_meta",
@@ -17399,40 +20116,54 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::TextContent",
-            )
-            .map(Self::TextContent),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::ImageContent",
-            )
-            .map(Self::ImageContent),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::AudioContent",
-            )
-            .map(Self::AudioContent),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::ToolUseContent",
-            )
-            .map(Self::ToolUseContent),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::ToolResultContent",
-            )
-            .map(Self::ToolResultContent),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::TextContent",
+                    )
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::ImageContent",
+                    )
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::AudioContent",
+                    )
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::ToolUseContent",
+                    )
+                    .map(Self::ToolUseContent)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::ToolResultContent",
+                    )
+                    .map(Self::ToolResultContent)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for SamplingMessageContentBlock {
@@ -17489,8 +20220,9 @@ impl ::mcp_types::__private::Walk for SamplingMessageContentBlock {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
-    pub completions:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub completions: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Experimental, non-standard capabilities that the server supports.
     pub experimental: ::core::option::Option<
         ::std::collections::BTreeMap<
@@ -17499,8 +20231,9 @@ pub struct ServerCapabilities {
         >,
     >,
     /// Present if the server supports sending log messages to the client.
-    pub logging:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub logging: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Present if the server offers any prompt templates.
     pub prompts: ::core::option::Option<ClientCapabilitiesRoots>,
     /// Present if the server offers any resources to read.
@@ -17581,7 +20314,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilities;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilities object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -17600,51 +20336,73 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 let mut field_logging: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<ClientCapabilitiesRoots> =
-                    ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<ServerCapabilitiesResources> =
-                    ::core::option::Option::None;
-                let mut field_tasks: ::core::option::Option<ServerCapabilitiesTasks> =
-                    ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<ClientCapabilitiesRoots> =
-                    ::core::option::Option::None;
+                let mut field_prompts: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut field_resources: ::core::option::Option<
+                    ServerCapabilitiesResources,
+                > = ::core::option::Option::None;
+                let mut field_tasks: ::core::option::Option<ServerCapabilitiesTasks> = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "completions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_completions,
-                            "completions",
-                        )?,
-                        "experimental" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_experimental,
-                            "experimental",
-                        )?,
-                        "logging" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_logging,
-                            "logging",
-                        )?,
-                        "prompts" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_prompts,
-                            "prompts",
-                        )?,
-                        "resources" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resources,
-                            "resources",
-                        )?,
+                        "completions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_completions,
+                                "completions",
+                            )?
+                        }
+                        "experimental" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        "logging" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_logging,
+                                "logging",
+                            )?
+                        }
+                        "prompts" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_prompts,
+                                "prompts",
+                            )?
+                        }
+                        "resources" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
                         "tasks" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tasks, "tasks")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tasks,
+                                "tasks",
+                            )?
                         }
                         "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilities {
@@ -17722,33 +20480,44 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilitiesResources;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilitiesResources object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_subscribe: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "listChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_list_changed,
-                            "listChanged",
-                        )?,
-                        "subscribe" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_subscribe,
-                            "subscribe",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        "subscribe" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_subscribe,
+                                "subscribe",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesResources {
@@ -17774,10 +20543,13 @@ impl ::mcp_types::__private::Walk for ServerCapabilitiesResources {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ServerCapabilitiesTasks {
     /// Whether this server supports tasks/cancel.
-    pub cancel:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub cancel: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Whether this server supports tasks/list.
-    pub list: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub list: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Specifies which request types can be augmented with tasks.
     pub requests: ::core::option::Option<ServerCapabilitiesTasksRequests>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -17828,7 +20600,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilitiesTasks;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilitiesTasks object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -17841,27 +20616,42 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
                 let mut field_list: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_requests: ::core::option::Option<ServerCapabilitiesTasksRequests> =
-                    ::core::option::Option::None;
+                let mut field_requests: ::core::option::Option<
+                    ServerCapabilitiesTasksRequests,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "cancel" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cancel,
-                            "cancel",
-                        )?,
-                        "list" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_list, "list")?
+                        "cancel" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cancel,
+                                "cancel",
+                            )?
                         }
-                        "requests" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_requests,
-                            "requests",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "list" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list,
+                                "list",
+                            )?
+                        }
+                        "requests" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_requests,
+                                "requests",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTasks {
@@ -17929,24 +20719,38 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilitiesTasksRequests;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilitiesTasksRequests object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
-                let mut field_tools: ::core::option::Option<ServerCapabilitiesTasksRequestsTools> =
-                    ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<
+                    ServerCapabilitiesTasksRequestsTools,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTasksRequests {
@@ -17971,7 +20775,9 @@ impl ::mcp_types::__private::Walk for ServerCapabilitiesTasksRequests {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ServerCapabilitiesTasksRequestsTools {
     /// Whether the server supports task-augmented tools/call requests.
-    pub call: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub call: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -18012,26 +20818,38 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilitiesTasksRequestsTools;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilitiesTasksRequestsTools object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error>
-            {
+            ) -> ::core::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
                 let mut field_call: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "call" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_call, "call")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_call,
+                                "call",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsTools {
@@ -18156,8 +20974,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -18170,7 +20992,9 @@ impl ::serde::Serialize for ServerNotification {
             Self::ToolListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::TaskStatusNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TaskStatusNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::LoggingMessageNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -18198,9 +21022,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/cancelled",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/cancelled",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18219,9 +21045,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/progress",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("notifications/progress"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18240,9 +21066,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/resources/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/resources/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18261,9 +21089,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/resources/updated",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/resources/updated",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18282,9 +21112,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/prompts/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/prompts/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18303,9 +21135,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/tools/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/tools/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18324,9 +21158,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/tasks/status",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/tasks/status",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18345,9 +21181,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/message",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("notifications/message"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18366,9 +21202,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/elicitation/complete",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/elicitation/complete",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18378,60 +21216,82 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::CancelledNotification",
-            )
-            .map(Self::CancelledNotification),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ProgressNotification",
-            )
-            .map(Self::ProgressNotification),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ResourceListChangedNotification",
-            )
-            .map(Self::ResourceListChangedNotification),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ResourceUpdatedNotification",
-            )
-            .map(Self::ResourceUpdatedNotification),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::PromptListChangedNotification",
-            )
-            .map(Self::PromptListChangedNotification),
-            5usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ToolListChangedNotification",
-            )
-            .map(Self::ToolListChangedNotification),
-            6usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::TaskStatusNotification",
-            )
-            .map(Self::TaskStatusNotification),
-            7usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::LoggingMessageNotification",
-            )
-            .map(Self::LoggingMessageNotification),
-            8usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ElicitationCompleteNotification",
-            )
-            .map(Self::ElicitationCompleteNotification),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::CancelledNotification",
+                    )
+                    .map(Self::CancelledNotification)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ProgressNotification",
+                    )
+                    .map(Self::ProgressNotification)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ResourceListChangedNotification",
+                    )
+                    .map(Self::ResourceListChangedNotification)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ResourceUpdatedNotification",
+                    )
+                    .map(Self::ResourceUpdatedNotification)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::PromptListChangedNotification",
+                    )
+                    .map(Self::PromptListChangedNotification)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ToolListChangedNotification",
+                    )
+                    .map(Self::ToolListChangedNotification)
+            }
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::TaskStatusNotification",
+                    )
+                    .map(Self::TaskStatusNotification)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::LoggingMessageNotification",
+                    )
+                    .map(Self::LoggingMessageNotification)
+            }
+            8usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ElicitationCompleteNotification",
+                    )
+                    .map(Self::ElicitationCompleteNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ServerNotification {
@@ -18612,13 +21472,27 @@ impl ::serde::Serialize for ServerRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ElicitRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ElicitRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -18678,7 +21552,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("tasks/result")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tasks/result"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18697,7 +21573,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("tasks/cancel")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tasks/cancel"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18735,9 +21613,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "sampling/createMessage",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("sampling/createMessage"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18775,7 +21653,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("elicitation/create")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("elicitation/create"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18785,35 +21665,69 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ServerRequest::PingRequest")
-                .map(Self::PingRequest),
-            1usize => ::mcp_types::__private::from_value(value, "ServerRequest::GetTaskRequest")
-                .map(Self::GetTaskRequest),
+            0usize => {
+                ::mcp_types::__private::from_value(value, "ServerRequest::PingRequest")
+                    .map(Self::PingRequest)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerRequest::GetTaskRequest",
+                    )
+                    .map(Self::GetTaskRequest)
+            }
             2usize => {
-                ::mcp_types::__private::from_value(value, "ServerRequest::GetTaskPayloadRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerRequest::GetTaskPayloadRequest",
+                    )
                     .map(Self::GetTaskPayloadRequest)
             }
-            3usize => ::mcp_types::__private::from_value(value, "ServerRequest::CancelTaskRequest")
-                .map(Self::CancelTaskRequest),
-            4usize => ::mcp_types::__private::from_value(value, "ServerRequest::ListTasksRequest")
-                .map(Self::ListTasksRequest),
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerRequest::CancelTaskRequest",
+                    )
+                    .map(Self::CancelTaskRequest)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerRequest::ListTasksRequest",
+                    )
+                    .map(Self::ListTasksRequest)
+            }
             5usize => {
-                ::mcp_types::__private::from_value(value, "ServerRequest::CreateMessageRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerRequest::CreateMessageRequest",
+                    )
                     .map(Self::CreateMessageRequest)
             }
-            6usize => ::mcp_types::__private::from_value(value, "ServerRequest::ListRootsRequest")
-                .map(Self::ListRootsRequest),
-            7usize => ::mcp_types::__private::from_value(value, "ServerRequest::ElicitRequest")
-                .map(Self::ElicitRequest),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerRequest::ListRootsRequest",
+                    )
+                    .map(Self::ListRootsRequest)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(value, "ServerRequest::ElicitRequest")
+                    .map(Self::ElicitRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ServerRequest {
@@ -19021,21 +21935,45 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -19127,18 +22065,26 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 ::mcp_types::__private::VariantShape {
                     name: "GetTaskResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "status",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("cancelled"),
-                                ::mcp_types::__private::Const::Str("completed"),
-                                ::mcp_types::__private::Const::Str("failed"),
-                                ::mcp_types::__private::Const::Str("input_required"),
-                                ::mcp_types::__private::Const::Str("working"),
-                            ],
-                            required: false,
-                        }],
-                        required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "status",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("cancelled"),
+                                    ::mcp_types::__private::Const::Str("completed"),
+                                    ::mcp_types::__private::Const::Str("failed"),
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                    ::mcp_types::__private::Const::Str("working"),
+                                ],
+                                required: false,
+                            },
+                        ],
+                        required: &[
+                            "createdAt",
+                            "lastUpdatedAt",
+                            "status",
+                            "taskId",
+                            "ttl",
+                        ],
                         known: &[
                             "_meta",
                             "createdAt",
@@ -19162,18 +22108,26 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 ::mcp_types::__private::VariantShape {
                     name: "CancelTaskResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "status",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("cancelled"),
-                                ::mcp_types::__private::Const::Str("completed"),
-                                ::mcp_types::__private::Const::Str("failed"),
-                                ::mcp_types::__private::Const::Str("input_required"),
-                                ::mcp_types::__private::Const::Str("working"),
-                            ],
-                            required: false,
-                        }],
-                        required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "status",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("cancelled"),
+                                    ::mcp_types::__private::Const::Str("completed"),
+                                    ::mcp_types::__private::Const::Str("failed"),
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                    ::mcp_types::__private::Const::Str("working"),
+                                ],
+                                required: false,
+                            },
+                        ],
+                        required: &[
+                            "createdAt",
+                            "lastUpdatedAt",
+                            "status",
+                            "taskId",
+                            "ttl",
+                        ],
                         known: &[
                             "_meta",
                             "createdAt",
@@ -19204,51 +22158,105 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::Result").map(Self::Result)
+                ::mcp_types::__private::from_value(value, "ServerResult::Result")
+                    .map(Self::Result)
             }
-            1usize => ::mcp_types::__private::from_value(value, "ServerResult::InitializeResult")
-                .map(Self::InitializeResult),
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::InitializeResult",
+                    )
+                    .map(Self::InitializeResult)
+            }
             2usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::ListResourcesResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListResourcesResult",
+                    )
                     .map(Self::ListResourcesResult)
             }
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerResult::ListResourceTemplatesResult",
-            )
-            .map(Self::ListResourceTemplatesResult),
-            4usize => ::mcp_types::__private::from_value(value, "ServerResult::ReadResourceResult")
-                .map(Self::ReadResourceResult),
-            5usize => ::mcp_types::__private::from_value(value, "ServerResult::ListPromptsResult")
-                .map(Self::ListPromptsResult),
-            6usize => ::mcp_types::__private::from_value(value, "ServerResult::GetPromptResult")
-                .map(Self::GetPromptResult),
-            7usize => ::mcp_types::__private::from_value(value, "ServerResult::ListToolsResult")
-                .map(Self::ListToolsResult),
-            8usize => ::mcp_types::__private::from_value(value, "ServerResult::CallToolResult")
-                .map(Self::CallToolResult),
-            9usize => ::mcp_types::__private::from_value(value, "ServerResult::GetTaskResult")
-                .map(Self::GetTaskResult),
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListResourceTemplatesResult",
+                    )
+                    .map(Self::ListResourceTemplatesResult)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ReadResourceResult",
+                    )
+                    .map(Self::ReadResourceResult)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListPromptsResult",
+                    )
+                    .map(Self::ListPromptsResult)
+            }
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::GetPromptResult",
+                    )
+                    .map(Self::GetPromptResult)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListToolsResult",
+                    )
+                    .map(Self::ListToolsResult)
+            }
+            8usize => {
+                ::mcp_types::__private::from_value(value, "ServerResult::CallToolResult")
+                    .map(Self::CallToolResult)
+            }
+            9usize => {
+                ::mcp_types::__private::from_value(value, "ServerResult::GetTaskResult")
+                    .map(Self::GetTaskResult)
+            }
             10usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::GetTaskPayloadResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::GetTaskPayloadResult",
+                    )
                     .map(Self::GetTaskPayloadResult)
             }
-            11usize => ::mcp_types::__private::from_value(value, "ServerResult::CancelTaskResult")
-                .map(Self::CancelTaskResult),
-            12usize => ::mcp_types::__private::from_value(value, "ServerResult::ListTasksResult")
-                .map(Self::ListTasksResult),
-            13usize => ::mcp_types::__private::from_value(value, "ServerResult::CompleteResult")
-                .map(Self::CompleteResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            11usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::CancelTaskResult",
+                    )
+                    .map(Self::CancelTaskResult)
+            }
+            12usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListTasksResult",
+                    )
+                    .map(Self::ListTasksResult)
+            }
+            13usize => {
+                ::mcp_types::__private::from_value(value, "ServerResult::CompleteResult")
+                    .map(Self::CompleteResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ServerResult {
@@ -19429,7 +22437,10 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SetLevelRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SetLevelRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -19439,32 +22450,49 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<SetLevelRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<SetLevelRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("logging/setLevel"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("logging/setLevel"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -19539,29 +22567,44 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SetLevelRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SetLevelRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SetLevelRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<LoggingLevel> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "level" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_level, "level")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_level,
+                                "level",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SetLevelRequestParams {
@@ -19644,11 +22687,13 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
                     },
@@ -19656,36 +22701,46 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
-            )
-            .map(Self::UntitledSingleSelectEnumSchema),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
-            )
-            .map(Self::TitledSingleSelectEnumSchema),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for SingleSelectEnumSchema {
@@ -19800,66 +22855,87 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = StringSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a StringSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_format: ::core::option::Option<StringSchemaFormat> =
-                    ::core::option::Option::None;
-                let mut field_max_length: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_min_length: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
+                let mut field_max_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_min_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "format" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_format,
-                            "format",
-                        )?,
-                        "maxLength" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_length,
-                            "maxLength",
-                        )?,
-                        "minLength" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_min_length,
-                            "minLength",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "format" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_format,
+                                "format",
+                            )?
+                        }
+                        "maxLength" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_length,
+                                "maxLength",
+                            )?
+                        }
+                        "minLength" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_min_length,
+                                "minLength",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -19942,7 +23018,10 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscribeRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscribeRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -19952,32 +23031,49 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<SubscribeRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<SubscribeRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/subscribe"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("resources/subscribe"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -20052,29 +23148,44 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscribeRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscribeRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SubscribeRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SubscribeRequestParams {
@@ -20186,70 +23297,97 @@ impl<'de> ::serde::Deserialize<'de> for Task {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Task;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Task object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Task, A::Error> {
-                let mut field_created_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> =
-                    ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> =
-                    ::core::option::Option::None;
+                let mut field_created_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_last_updated_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut field_status_message: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "createdAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_created_at,
-                            "createdAt",
-                        )?,
-                        "lastUpdatedAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_last_updated_at,
-                            "lastUpdatedAt",
-                        )?,
-                        "pollInterval" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_poll_interval,
-                            "pollInterval",
-                        )?,
-                        "status" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status,
-                            "status",
-                        )?,
-                        "statusMessage" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status_message,
-                            "statusMessage",
-                        )?,
-                        "taskId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_task_id,
-                            "taskId",
-                        )?,
-                        "ttl" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ttl, "ttl")?
+                        "createdAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "lastUpdatedAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        "pollInterval" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        "status" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status,
+                                "status",
+                            )?
+                        }
+                        "statusMessage" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        "taskId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task_id,
+                                "taskId",
+                            )?
+                        }
+                        "ttl" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Task {
-                    created_at: ::mcp_types::__private::required(field_created_at, "createdAt")?,
+                    created_at: ::mcp_types::__private::required(
+                        field_created_at,
+                        "createdAt",
+                    )?,
                     last_updated_at: ::mcp_types::__private::required(
                         field_last_updated_at,
                         "lastUpdatedAt",
@@ -20331,29 +23469,44 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TaskAugmentedRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TaskAugmentedRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<TaskAugmentedRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "task" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_task, "task")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task,
+                                "task",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TaskAugmentedRequestParams {
@@ -20406,7 +23559,12 @@ impl ::serde::Serialize for TaskMetadata {
         if let ::core::option::Option::Some(value) = &self.ttl {
             map.serialize_entry("ttl", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "TaskMetadata", &["ttl"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "TaskMetadata",
+            &["ttl"],
+        )?;
         map.end()
     }
 }
@@ -20417,7 +23575,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TaskMetadata;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TaskMetadata object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20426,14 +23587,24 @@ impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
             ) -> ::core::result::Result<TaskMetadata, A::Error> {
                 let mut field_ttl: ::core::option::Option<i64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "ttl" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ttl, "ttl")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TaskMetadata {
@@ -20506,7 +23677,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TaskStatusNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TaskStatusNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20515,31 +23689,46 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
             ) -> ::core::result::Result<TaskStatusNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<TaskStatusNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    TaskStatusNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/tasks/status"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/tasks/status",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -20566,7 +23755,9 @@ impl ::mcp_types::__private::Walk for TaskStatusNotification {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskStatusNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// ISO 8601 timestamp when the task was created.
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
@@ -20658,7 +23849,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TaskStatusNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TaskStatusNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20668,67 +23862,95 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_created_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> =
-                    ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> =
-                    ::core::option::Option::None;
+                let mut field_created_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_last_updated_at: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut field_status_message: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "createdAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_created_at,
-                            "createdAt",
-                        )?,
-                        "lastUpdatedAt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_last_updated_at,
-                            "lastUpdatedAt",
-                        )?,
-                        "pollInterval" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_poll_interval,
-                            "pollInterval",
-                        )?,
-                        "status" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status,
-                            "status",
-                        )?,
-                        "statusMessage" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_status_message,
-                            "statusMessage",
-                        )?,
-                        "taskId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_task_id,
-                            "taskId",
-                        )?,
+                        "createdAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        "lastUpdatedAt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        "pollInterval" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        "status" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status,
+                                "status",
+                            )?
+                        }
+                        "statusMessage" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        "taskId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task_id,
+                                "taskId",
+                            )?
+                        }
                         "ttl" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ttl, "ttl")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TaskStatusNotificationParams {
                     meta: field_meta,
-                    created_at: ::mcp_types::__private::required(field_created_at, "createdAt")?,
+                    created_at: ::mcp_types::__private::required(
+                        field_created_at,
+                        "createdAt",
+                    )?,
                     last_updated_at: ::mcp_types::__private::required(
                         field_last_updated_at,
                         "lastUpdatedAt",
@@ -20758,7 +23980,9 @@ impl ::mcp_types::__private::Walk for TaskStatusNotificationParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     pub annotations: ::core::option::Option<Annotations>,
     /// The text content of the message.
@@ -20812,7 +24036,10 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TextContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TextContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20822,34 +24049,50 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
                         "text" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_text, "text")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_text,
+                                "text",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("text"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("text"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -20877,7 +24120,9 @@ impl ::mcp_types::__private::Walk for TextContent {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The MIME type of this resource, if known.
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The text of the item. This must only be set if the item can actually be represented as text (not binary data).
@@ -20932,7 +24177,10 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TextResourceContents;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TextResourceContents object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20942,32 +24190,49 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "text" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_text, "text")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_text,
+                                "text",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TextResourceContents {
@@ -21055,15 +24320,7 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchema {
             &mut map,
             &self.extra,
             "TitledMultiSelectEnumSchema",
-            &[
-                "default",
-                "description",
-                "items",
-                "maxItems",
-                "minItems",
-                "title",
-                "type",
-            ],
+            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
         )?;
         map.end()
     }
@@ -21075,7 +24332,10 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledMultiSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledMultiSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -21085,53 +24345,78 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 let mut field_default: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<TitledMultiSelectEnumSchemaItems> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_items: ::core::option::Option<
+                    TitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
                 let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
                 let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "items" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_items, "items")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_items,
+                                "items",
+                            )?
                         }
-                        "maxItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_items,
-                            "maxItems",
-                        )?,
-                        "minItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_min_items,
-                            "minItems",
-                        )?,
+                        "maxItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        "minItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("array"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("array"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -21201,7 +24486,10 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledMultiSelectEnumSchemaItems;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledMultiSelectEnumSchemaItems object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -21212,16 +24500,24 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                     ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "anyOf" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_any_of,
-                            "anyOf",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "anyOf" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_any_of,
+                                "anyOf",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
@@ -21306,53 +24602,73 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledSingleSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledSingleSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_one_of: ::core::option::Option<
                     ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
                 > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "oneOf" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_one_of,
-                            "oneOf",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "oneOf" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_one_of,
+                                "oneOf",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -21424,32 +24740,47 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledSingleSelectEnumSchemaOneOfItem;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledSingleSelectEnumSchemaOneOfItem object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error>
-            {
-                let mut field_const_: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                TitledSingleSelectEnumSchemaOneOfItem,
+                A::Error,
+            > {
+                let mut field_const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "const" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_const_,
-                            "const",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "const" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_const_,
+                                "const",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
@@ -21475,7 +24806,9 @@ impl ::mcp_types::__private::Walk for TitledSingleSelectEnumSchemaOneOfItem {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tool {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: title, annotations.title, then name.
@@ -21591,7 +24924,10 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Tool;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Tool object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -21601,65 +24937,91 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<ToolAnnotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_execution: ::core::option::Option<ToolExecution> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_input_schema: ::core::option::Option<ToolInputSchema> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_output_schema: ::core::option::Option<ToolInputSchema> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_execution: ::core::option::Option<ToolExecution> = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_output_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "execution" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_execution,
-                            "execution",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "execution" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_execution,
+                                "execution",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "inputSchema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_schema,
-                            "inputSchema",
-                        )?,
+                        "inputSchema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_schema,
+                                "inputSchema",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "outputSchema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_output_schema,
-                            "outputSchema",
-                        )?,
+                        "outputSchema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_output_schema,
+                                "outputSchema",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Tool {
@@ -21790,52 +25152,68 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolAnnotations;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolAnnotations object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut field_destructive_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_idempotent_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_open_world_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_read_only_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "destructiveHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_destructive_hint,
-                            "destructiveHint",
-                        )?,
-                        "idempotentHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_idempotent_hint,
-                            "idempotentHint",
-                        )?,
-                        "openWorldHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_open_world_hint,
-                            "openWorldHint",
-                        )?,
-                        "readOnlyHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_read_only_hint,
-                            "readOnlyHint",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "destructiveHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_destructive_hint,
+                                "destructiveHint",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "idempotentHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_idempotent_hint,
+                                "idempotentHint",
+                            )?
+                        }
+                        "openWorldHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_open_world_hint,
+                                "openWorldHint",
+                            )?
+                        }
+                        "readOnlyHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_read_only_hint,
+                                "readOnlyHint",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ToolAnnotations {
@@ -21892,7 +25270,12 @@ impl ::serde::Serialize for ToolChoice {
         if let ::core::option::Option::Some(value) = &self.mode {
             map.serialize_entry("mode", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "ToolChoice", &["mode"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ToolChoice",
+            &["mode"],
+        )?;
         map.end()
     }
 }
@@ -21903,24 +25286,36 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolChoice;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolChoice object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolChoice, A::Error> {
-                let mut field_mode: ::core::option::Option<ToolChoiceMode> =
-                    ::core::option::Option::None;
+                let mut field_mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "mode" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_mode, "mode")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mode,
+                                "mode",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ToolChoice {
@@ -21994,26 +25389,38 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecution {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolExecution;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolExecution object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolExecution, A::Error> {
-                let mut field_task_support: ::core::option::Option<ToolExecutionTaskSupport> =
-                    ::core::option::Option::None;
+                let mut field_task_support: ::core::option::Option<
+                    ToolExecutionTaskSupport,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "taskSupport" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_task_support,
-                            "taskSupport",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "taskSupport" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_task_support,
+                                "taskSupport",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ToolExecution {
@@ -22099,15 +25506,17 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolInputSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolInputSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_properties: ::core::option::Option<
                     ::std::collections::BTreeMap<
                         ::std::string::String,
@@ -22119,32 +25528,46 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
                 > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_schema,
-                            "$schema",
-                        )?,
-                        "properties" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_properties,
-                            "properties",
-                        )?,
-                        "required" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_required,
-                            "required",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("object"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "$schema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_schema,
+                                "$schema",
+                            )?
+                        }
+                        "properties" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        "required" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("object"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -22222,7 +25645,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22231,31 +25657,44 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
             ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/tools/list_changed"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/tools/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -22285,7 +25724,9 @@ pub struct ToolResultContent {
     /// including tool results in subsequent sampling requests to enable caching optimizations.
     ///
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The unstructured result content of the tool use.
     ///
     /// This has the same format as CallToolResult.content and can include text, images,
@@ -22299,8 +25740,9 @@ pub struct ToolResultContent {
     /// An optional structured result object.
     ///
     /// If the tool defined an outputSchema, this SHOULD conform to that schema.
-    pub structured_content:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The ID of the tool use this result corresponds to.
     ///
     /// This MUST match the ID from a previous ToolUseContent.
@@ -22314,7 +25756,10 @@ impl ToolResultContent {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(content: ::std::vec::Vec<ContentBlock>, tool_use_id: ::std::string::String) -> Self {
+    pub fn new(
+        content: ::std::vec::Vec<ContentBlock>,
+        tool_use_id: ::std::string::String,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
@@ -22348,14 +25793,7 @@ impl ::serde::Serialize for ToolResultContent {
             &mut map,
             &self.extra,
             "ToolResultContent",
-            &[
-                "_meta",
-                "content",
-                "isError",
-                "structuredContent",
-                "toolUseId",
-                "type",
-            ],
+            &["_meta", "content", "isError", "structuredContent", "toolUseId", "type"],
         )?;
         map.end()
     }
@@ -22367,7 +25805,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolResultContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolResultContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22377,50 +25818,72 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<::std::vec::Vec<ContentBlock>> =
-                    ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<
+                    ::std::vec::Vec<ContentBlock>,
+                > = ::core::option::Option::None;
                 let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut field_structured_content: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_tool_use_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_tool_use_id: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        "isError" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_is_error,
-                            "isError",
-                        )?,
-                        "structuredContent" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_structured_content,
-                            "structuredContent",
-                        )?,
-                        "toolUseId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_tool_use_id,
-                            "toolUseId",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("tool_result"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
+                        "isError" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        "structuredContent" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        "toolUseId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tool_use_id,
+                                "toolUseId",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("tool_result"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -22429,7 +25892,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                     content: ::mcp_types::__private::required(field_content, "content")?,
                     is_error: field_is_error,
                     structured_content: field_structured_content,
-                    tool_use_id: ::mcp_types::__private::required(field_tool_use_id, "toolUseId")?,
+                    tool_use_id: ::mcp_types::__private::required(
+                        field_tool_use_id,
+                        "toolUseId",
+                    )?,
                     extra,
                 })
             }
@@ -22454,7 +25920,9 @@ pub struct ToolUseContent {
     /// including tool uses in subsequent sampling requests to enable caching optimizations.
     ///
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A unique identifier for this tool use.
     ///
     /// This ID is used to match tool results to their corresponding tool uses.
@@ -22516,7 +25984,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolUseContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolUseContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22526,36 +25997,60 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                 let mut field_meta: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_input: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
                         "input" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_input, "input")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input,
+                                "input",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("tool_use"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("tool_use"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -22632,33 +26127,55 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = URLElicitationRequiredError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a URLElicitationRequiredError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<URLElicitationRequiredError, A::Error> {
-                let mut field_error: ::core::option::Option<URLElicitationRequiredErrorError> =
-                    ::core::option::Option::None;
+                let mut field_error: ::core::option::Option<
+                    URLElicitationRequiredErrorError,
+                > = ::core::option::Option::None;
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "error" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_error, "error")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_error,
+                                "error",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -22699,7 +26216,10 @@ impl URLElicitationRequiredErrorError {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(data: URLElicitationRequiredErrorErrorData, message: ::std::string::String) -> Self {
+    pub fn new(
+        data: URLElicitationRequiredErrorErrorData,
+        message: ::std::string::String,
+    ) -> Self {
         Self {
             data,
             message,
@@ -22733,7 +26253,10 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = URLElicitationRequiredErrorError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a URLElicitationRequiredErrorError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22741,30 +26264,44 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorError {
                 mut map: A,
             ) -> ::core::result::Result<URLElicitationRequiredErrorError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<URLElicitationRequiredErrorErrorData> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<
+                    URLElicitationRequiredErrorErrorData,
+                > = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32042i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32042i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -22831,28 +26368,38 @@ impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorErrorData {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = URLElicitationRequiredErrorErrorData;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a URLElicitationRequiredErrorErrorData object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredErrorErrorData, A::Error>
-            {
+            ) -> ::core::result::Result<URLElicitationRequiredErrorErrorData, A::Error> {
                 let mut field_elicitations: ::core::option::Option<
                     ::std::vec::Vec<ElicitRequestURLParams>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "elicitations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_elicitations,
-                            "elicitations",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "elicitations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_elicitations,
+                                "elicitations",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(URLElicitationRequiredErrorErrorData {
@@ -22874,7 +26421,12 @@ impl ::mcp_types::__private::Walk for URLElicitationRequiredErrorErrorData {
         out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ) {
         let _ = (&path, &out);
-        ::mcp_types::__private::walk_member(&self.elicitations, path, "elicitations", out);
+        ::mcp_types::__private::walk_member(
+            &self.elicitations,
+            path,
+            "elicitations",
+            out,
+        );
     }
 }
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
@@ -22933,7 +26485,10 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UnsubscribeRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UnsubscribeRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22943,32 +26498,49 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<UnsubscribeRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<UnsubscribeRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/unsubscribe"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("resources/unsubscribe"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -23043,29 +26615,44 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UnsubscribeRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UnsubscribeRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<UnsubscribeRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(UnsubscribeRequestParams {
@@ -23152,15 +26739,7 @@ impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
             &mut map,
             &self.extra,
             "UntitledMultiSelectEnumSchema",
-            &[
-                "default",
-                "description",
-                "items",
-                "maxItems",
-                "minItems",
-                "title",
-                "type",
-            ],
+            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
         )?;
         map.end()
     }
@@ -23172,7 +26751,10 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UntitledMultiSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UntitledMultiSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -23182,53 +26764,78 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 let mut field_default: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<UntitledMultiSelectEnumSchemaItems> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_items: ::core::option::Option<
+                    UntitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
                 let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
                 let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "items" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_items, "items")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_items,
+                                "items",
+                            )?
                         }
-                        "maxItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_items,
-                            "maxItems",
-                        )?,
-                        "minItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_min_items,
-                            "minItems",
-                        )?,
+                        "maxItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        "minItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("array"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("array"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -23301,7 +26908,10 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UntitledMultiSelectEnumSchemaItems;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UntitledMultiSelectEnumSchemaItems object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -23313,20 +26923,32 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
                 > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "enum" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_enum_, "enum")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_,
+                                "enum",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -23412,51 +27034,73 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UntitledSingleSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UntitledSingleSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_enum_: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "enum" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_enum_, "enum")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_,
+                                "enum",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -23747,290 +27391,382 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
     type_name: &str,
     f: F,
 ) -> ::core::option::Option<F::Output> {
-    ::core::option::Option::Some(match type_name {
-        "Annotations" => f.call::<Annotations>("Annotations"),
-        "AudioContent" => f.call::<AudioContent>("AudioContent"),
-        "BaseMetadata" => f.call::<BaseMetadata>("BaseMetadata"),
-        "BlobResourceContents" => f.call::<BlobResourceContents>("BlobResourceContents"),
-        "BooleanSchema" => f.call::<BooleanSchema>("BooleanSchema"),
-        "CallToolRequest" => f.call::<CallToolRequest>("CallToolRequest"),
-        "CallToolRequestParams" => f.call::<CallToolRequestParams>("CallToolRequestParams"),
-        "CallToolResult" => f.call::<CallToolResult>("CallToolResult"),
-        "CancelTaskRequest" => f.call::<CancelTaskRequest>("CancelTaskRequest"),
-        "CancelTaskResult" => f.call::<CancelTaskResult>("CancelTaskResult"),
-        "CancelledNotification" => f.call::<CancelledNotification>("CancelledNotification"),
-        "CancelledNotificationParams" => {
-            f.call::<CancelledNotificationParams>("CancelledNotificationParams")
-        }
-        "ClientCapabilities" => f.call::<ClientCapabilities>("ClientCapabilities"),
-        "ClientCapabilitiesElicitation" => {
-            f.call::<ClientCapabilitiesElicitation>("ClientCapabilitiesElicitation")
-        }
-        "ClientCapabilitiesRoots" => f.call::<ClientCapabilitiesRoots>("ClientCapabilitiesRoots"),
-        "ClientCapabilitiesSampling" => {
-            f.call::<ClientCapabilitiesSampling>("ClientCapabilitiesSampling")
-        }
-        "ClientCapabilitiesTasks" => f.call::<ClientCapabilitiesTasks>("ClientCapabilitiesTasks"),
-        "ClientCapabilitiesTasksRequests" => {
-            f.call::<ClientCapabilitiesTasksRequests>("ClientCapabilitiesTasksRequests")
-        }
-        "ClientCapabilitiesTasksRequestsElicitation" => f
-            .call::<ClientCapabilitiesTasksRequestsElicitation>(
-                "ClientCapabilitiesTasksRequestsElicitation",
-            ),
-        "ClientCapabilitiesTasksRequestsSampling" => f
-            .call::<ClientCapabilitiesTasksRequestsSampling>(
-                "ClientCapabilitiesTasksRequestsSampling",
-            ),
-        "ClientNotification" => f.call::<ClientNotification>("ClientNotification"),
-        "ClientRequest" => f.call::<ClientRequest>("ClientRequest"),
-        "ClientResult" => f.call::<ClientResult>("ClientResult"),
-        "CompleteRequest" => f.call::<CompleteRequest>("CompleteRequest"),
-        "CompleteRequestParams" => f.call::<CompleteRequestParams>("CompleteRequestParams"),
-        "CompleteRequestParamsArgument" => {
-            f.call::<CompleteRequestParamsArgument>("CompleteRequestParamsArgument")
-        }
-        "CompleteRequestParamsContext" => {
-            f.call::<CompleteRequestParamsContext>("CompleteRequestParamsContext")
-        }
-        "CompleteRequestParamsRef" => {
-            f.call::<CompleteRequestParamsRef>("CompleteRequestParamsRef")
-        }
-        "CompleteResult" => f.call::<CompleteResult>("CompleteResult"),
-        "CompleteResultCompletion" => {
-            f.call::<CompleteResultCompletion>("CompleteResultCompletion")
-        }
-        "ContentBlock" => f.call::<ContentBlock>("ContentBlock"),
-        "CreateMessageRequest" => f.call::<CreateMessageRequest>("CreateMessageRequest"),
-        "CreateMessageRequestParams" => {
-            f.call::<CreateMessageRequestParams>("CreateMessageRequestParams")
-        }
-        "CreateMessageRequestParamsIncludeContext" => f
-            .call::<CreateMessageRequestParamsIncludeContext>(
-                "CreateMessageRequestParamsIncludeContext",
-            ),
-        "CreateMessageResult" => f.call::<CreateMessageResult>("CreateMessageResult"),
-        "CreateTaskResult" => f.call::<CreateTaskResult>("CreateTaskResult"),
-        "Cursor" => f.call::<Cursor>("Cursor"),
-        "ElicitRequest" => f.call::<ElicitRequest>("ElicitRequest"),
-        "ElicitRequestFormParams" => f.call::<ElicitRequestFormParams>("ElicitRequestFormParams"),
-        "ElicitRequestFormParamsRequestedSchema" => f
-            .call::<ElicitRequestFormParamsRequestedSchema>(
-                "ElicitRequestFormParamsRequestedSchema",
-            ),
-        "ElicitRequestParams" => f.call::<ElicitRequestParams>("ElicitRequestParams"),
-        "ElicitRequestURLParams" => f.call::<ElicitRequestURLParams>("ElicitRequestURLParams"),
-        "ElicitResult" => f.call::<ElicitResult>("ElicitResult"),
-        "ElicitResultAction" => f.call::<ElicitResultAction>("ElicitResultAction"),
-        "ElicitResultContentValue" => {
-            f.call::<ElicitResultContentValue>("ElicitResultContentValue")
-        }
-        "ElicitationCompleteNotification" => {
-            f.call::<ElicitationCompleteNotification>("ElicitationCompleteNotification")
-        }
-        "ElicitationCompleteNotificationParams" => {
-            f.call::<ElicitationCompleteNotificationParams>("ElicitationCompleteNotificationParams")
-        }
-        "EmbeddedResource" => f.call::<EmbeddedResource>("EmbeddedResource"),
-        "EmbeddedResourceResource" => {
-            f.call::<EmbeddedResourceResource>("EmbeddedResourceResource")
-        }
-        "EmptyResult" => f.call::<EmptyResult>("EmptyResult"),
-        "EnumSchema" => f.call::<EnumSchema>("EnumSchema"),
-        "Error" => f.call::<Error>("Error"),
-        "GetPromptRequest" => f.call::<GetPromptRequest>("GetPromptRequest"),
-        "GetPromptRequestParams" => f.call::<GetPromptRequestParams>("GetPromptRequestParams"),
-        "GetPromptResult" => f.call::<GetPromptResult>("GetPromptResult"),
-        "GetTaskPayloadRequest" => f.call::<GetTaskPayloadRequest>("GetTaskPayloadRequest"),
-        "GetTaskPayloadResult" => f.call::<GetTaskPayloadResult>("GetTaskPayloadResult"),
-        "GetTaskRequest" => f.call::<GetTaskRequest>("GetTaskRequest"),
-        "GetTaskResult" => f.call::<GetTaskResult>("GetTaskResult"),
-        "Icon" => f.call::<Icon>("Icon"),
-        "IconTheme" => f.call::<IconTheme>("IconTheme"),
-        "Icons" => f.call::<Icons>("Icons"),
-        "ImageContent" => f.call::<ImageContent>("ImageContent"),
-        "Implementation" => f.call::<Implementation>("Implementation"),
-        "InitializeRequest" => f.call::<InitializeRequest>("InitializeRequest"),
-        "InitializeRequestParams" => f.call::<InitializeRequestParams>("InitializeRequestParams"),
-        "InitializeResult" => f.call::<InitializeResult>("InitializeResult"),
-        "InitializedNotification" => f.call::<InitializedNotification>("InitializedNotification"),
-        "JSONRPCErrorResponse" => f.call::<JSONRPCErrorResponse>("JSONRPCErrorResponse"),
-        "JSONRPCMessage" => f.call::<JSONRPCMessage>("JSONRPCMessage"),
-        "JSONRPCNotification" => f.call::<JSONRPCNotification>("JSONRPCNotification"),
-        "JSONRPCRequest" => f.call::<JSONRPCRequest>("JSONRPCRequest"),
-        "JSONRPCResponse" => f.call::<JSONRPCResponse>("JSONRPCResponse"),
-        "JSONRPCResultResponse" => f.call::<JSONRPCResultResponse>("JSONRPCResultResponse"),
-        "LegacyTitledEnumSchema" => f.call::<LegacyTitledEnumSchema>("LegacyTitledEnumSchema"),
-        "ListPromptsRequest" => f.call::<ListPromptsRequest>("ListPromptsRequest"),
-        "ListPromptsResult" => f.call::<ListPromptsResult>("ListPromptsResult"),
-        "ListResourceTemplatesRequest" => {
-            f.call::<ListResourceTemplatesRequest>("ListResourceTemplatesRequest")
-        }
-        "ListResourceTemplatesResult" => {
-            f.call::<ListResourceTemplatesResult>("ListResourceTemplatesResult")
-        }
-        "ListResourcesRequest" => f.call::<ListResourcesRequest>("ListResourcesRequest"),
-        "ListResourcesResult" => f.call::<ListResourcesResult>("ListResourcesResult"),
-        "ListRootsRequest" => f.call::<ListRootsRequest>("ListRootsRequest"),
-        "ListRootsResult" => f.call::<ListRootsResult>("ListRootsResult"),
-        "ListTasksRequest" => f.call::<ListTasksRequest>("ListTasksRequest"),
-        "ListTasksResult" => f.call::<ListTasksResult>("ListTasksResult"),
-        "ListToolsRequest" => f.call::<ListToolsRequest>("ListToolsRequest"),
-        "ListToolsResult" => f.call::<ListToolsResult>("ListToolsResult"),
-        "LoggingLevel" => f.call::<LoggingLevel>("LoggingLevel"),
-        "LoggingMessageNotification" => {
-            f.call::<LoggingMessageNotification>("LoggingMessageNotification")
-        }
-        "LoggingMessageNotificationParams" => {
-            f.call::<LoggingMessageNotificationParams>("LoggingMessageNotificationParams")
-        }
-        "ModelHint" => f.call::<ModelHint>("ModelHint"),
-        "ModelPreferences" => f.call::<ModelPreferences>("ModelPreferences"),
-        "MultiSelectEnumSchema" => f.call::<MultiSelectEnumSchema>("MultiSelectEnumSchema"),
-        "Notification" => f.call::<Notification>("Notification"),
-        "NotificationParams" => f.call::<NotificationParams>("NotificationParams"),
-        "NumberSchema" => f.call::<NumberSchema>("NumberSchema"),
-        "NumberSchemaType" => f.call::<NumberSchemaType>("NumberSchemaType"),
-        "PaginatedRequest" => f.call::<PaginatedRequest>("PaginatedRequest"),
-        "PaginatedRequestParams" => f.call::<PaginatedRequestParams>("PaginatedRequestParams"),
-        "PaginatedResult" => f.call::<PaginatedResult>("PaginatedResult"),
-        "PingRequest" => f.call::<PingRequest>("PingRequest"),
-        "PrimitiveSchemaDefinition" => {
-            f.call::<PrimitiveSchemaDefinition>("PrimitiveSchemaDefinition")
-        }
-        "ProgressNotification" => f.call::<ProgressNotification>("ProgressNotification"),
-        "ProgressNotificationParams" => {
-            f.call::<ProgressNotificationParams>("ProgressNotificationParams")
-        }
-        "ProgressToken" => f.call::<ProgressToken>("ProgressToken"),
-        "Prompt" => f.call::<Prompt>("Prompt"),
-        "PromptArgument" => f.call::<PromptArgument>("PromptArgument"),
-        "PromptListChangedNotification" => {
-            f.call::<PromptListChangedNotification>("PromptListChangedNotification")
-        }
-        "PromptMessage" => f.call::<PromptMessage>("PromptMessage"),
-        "PromptReference" => f.call::<PromptReference>("PromptReference"),
-        "ReadResourceRequest" => f.call::<ReadResourceRequest>("ReadResourceRequest"),
-        "ReadResourceRequestParams" => {
-            f.call::<ReadResourceRequestParams>("ReadResourceRequestParams")
-        }
-        "ReadResourceResult" => f.call::<ReadResourceResult>("ReadResourceResult"),
-        "RelatedTaskMetadata" => f.call::<RelatedTaskMetadata>("RelatedTaskMetadata"),
-        "Request" => f.call::<Request>("Request"),
-        "RequestId" => f.call::<RequestId>("RequestId"),
-        "RequestParams" => f.call::<RequestParams>("RequestParams"),
-        "RequestParamsMeta" => f.call::<RequestParamsMeta>("RequestParamsMeta"),
-        "Resource" => f.call::<Resource>("Resource"),
-        "ResourceContents" => f.call::<ResourceContents>("ResourceContents"),
-        "ResourceLink" => f.call::<ResourceLink>("ResourceLink"),
-        "ResourceListChangedNotification" => {
-            f.call::<ResourceListChangedNotification>("ResourceListChangedNotification")
-        }
-        "ResourceRequestParams" => f.call::<ResourceRequestParams>("ResourceRequestParams"),
-        "ResourceTemplate" => f.call::<ResourceTemplate>("ResourceTemplate"),
-        "ResourceTemplateReference" => {
-            f.call::<ResourceTemplateReference>("ResourceTemplateReference")
-        }
-        "ResourceUpdatedNotification" => {
-            f.call::<ResourceUpdatedNotification>("ResourceUpdatedNotification")
-        }
-        "ResourceUpdatedNotificationParams" => {
-            f.call::<ResourceUpdatedNotificationParams>("ResourceUpdatedNotificationParams")
-        }
-        "Result" => f.call::<Result>("Result"),
-        "Role" => f.call::<Role>("Role"),
-        "Root" => f.call::<Root>("Root"),
-        "RootsListChangedNotification" => {
-            f.call::<RootsListChangedNotification>("RootsListChangedNotification")
-        }
-        "SamplingMessage" => f.call::<SamplingMessage>("SamplingMessage"),
-        "SamplingMessageContent" => f.call::<SamplingMessageContent>("SamplingMessageContent"),
-        "SamplingMessageContentBlock" => {
-            f.call::<SamplingMessageContentBlock>("SamplingMessageContentBlock")
-        }
-        "ServerCapabilities" => f.call::<ServerCapabilities>("ServerCapabilities"),
-        "ServerCapabilitiesResources" => {
-            f.call::<ServerCapabilitiesResources>("ServerCapabilitiesResources")
-        }
-        "ServerCapabilitiesTasks" => f.call::<ServerCapabilitiesTasks>("ServerCapabilitiesTasks"),
-        "ServerCapabilitiesTasksRequests" => {
-            f.call::<ServerCapabilitiesTasksRequests>("ServerCapabilitiesTasksRequests")
-        }
-        "ServerCapabilitiesTasksRequestsTools" => {
-            f.call::<ServerCapabilitiesTasksRequestsTools>("ServerCapabilitiesTasksRequestsTools")
-        }
-        "ServerNotification" => f.call::<ServerNotification>("ServerNotification"),
-        "ServerRequest" => f.call::<ServerRequest>("ServerRequest"),
-        "ServerResult" => f.call::<ServerResult>("ServerResult"),
-        "SetLevelRequest" => f.call::<SetLevelRequest>("SetLevelRequest"),
-        "SetLevelRequestParams" => f.call::<SetLevelRequestParams>("SetLevelRequestParams"),
-        "SingleSelectEnumSchema" => f.call::<SingleSelectEnumSchema>("SingleSelectEnumSchema"),
-        "StringSchema" => f.call::<StringSchema>("StringSchema"),
-        "StringSchemaFormat" => f.call::<StringSchemaFormat>("StringSchemaFormat"),
-        "SubscribeRequest" => f.call::<SubscribeRequest>("SubscribeRequest"),
-        "SubscribeRequestParams" => f.call::<SubscribeRequestParams>("SubscribeRequestParams"),
-        "Task" => f.call::<Task>("Task"),
-        "TaskAugmentedRequestParams" => {
-            f.call::<TaskAugmentedRequestParams>("TaskAugmentedRequestParams")
-        }
-        "TaskMetadata" => f.call::<TaskMetadata>("TaskMetadata"),
-        "TaskStatus" => f.call::<TaskStatus>("TaskStatus"),
-        "TaskStatusNotification" => f.call::<TaskStatusNotification>("TaskStatusNotification"),
-        "TaskStatusNotificationParams" => {
-            f.call::<TaskStatusNotificationParams>("TaskStatusNotificationParams")
-        }
-        "TextContent" => f.call::<TextContent>("TextContent"),
-        "TextResourceContents" => f.call::<TextResourceContents>("TextResourceContents"),
-        "TitledMultiSelectEnumSchema" => {
-            f.call::<TitledMultiSelectEnumSchema>("TitledMultiSelectEnumSchema")
-        }
-        "TitledMultiSelectEnumSchemaItems" => {
-            f.call::<TitledMultiSelectEnumSchemaItems>("TitledMultiSelectEnumSchemaItems")
-        }
-        "TitledSingleSelectEnumSchema" => {
-            f.call::<TitledSingleSelectEnumSchema>("TitledSingleSelectEnumSchema")
-        }
-        "TitledSingleSelectEnumSchemaOneOfItem" => {
-            f.call::<TitledSingleSelectEnumSchemaOneOfItem>("TitledSingleSelectEnumSchemaOneOfItem")
-        }
-        "Tool" => f.call::<Tool>("Tool"),
-        "ToolAnnotations" => f.call::<ToolAnnotations>("ToolAnnotations"),
-        "ToolChoice" => f.call::<ToolChoice>("ToolChoice"),
-        "ToolChoiceMode" => f.call::<ToolChoiceMode>("ToolChoiceMode"),
-        "ToolExecution" => f.call::<ToolExecution>("ToolExecution"),
-        "ToolExecutionTaskSupport" => {
-            f.call::<ToolExecutionTaskSupport>("ToolExecutionTaskSupport")
-        }
-        "ToolInputSchema" => f.call::<ToolInputSchema>("ToolInputSchema"),
-        "ToolListChangedNotification" => {
-            f.call::<ToolListChangedNotification>("ToolListChangedNotification")
-        }
-        "ToolResultContent" => f.call::<ToolResultContent>("ToolResultContent"),
-        "ToolUseContent" => f.call::<ToolUseContent>("ToolUseContent"),
-        "URLElicitationRequiredError" => {
-            f.call::<URLElicitationRequiredError>("URLElicitationRequiredError")
-        }
-        "URLElicitationRequiredErrorError" => {
-            f.call::<URLElicitationRequiredErrorError>("URLElicitationRequiredErrorError")
-        }
-        "URLElicitationRequiredErrorErrorData" => {
-            f.call::<URLElicitationRequiredErrorErrorData>("URLElicitationRequiredErrorErrorData")
-        }
-        "UnsubscribeRequest" => f.call::<UnsubscribeRequest>("UnsubscribeRequest"),
-        "UnsubscribeRequestParams" => {
-            f.call::<UnsubscribeRequestParams>("UnsubscribeRequestParams")
-        }
-        "UntitledMultiSelectEnumSchema" => {
-            f.call::<UntitledMultiSelectEnumSchema>("UntitledMultiSelectEnumSchema")
-        }
-        "UntitledMultiSelectEnumSchemaItems" => {
-            f.call::<UntitledMultiSelectEnumSchemaItems>("UntitledMultiSelectEnumSchemaItems")
-        }
-        "UntitledSingleSelectEnumSchema" => {
-            f.call::<UntitledSingleSelectEnumSchema>("UntitledSingleSelectEnumSchema")
-        }
-        _ => return ::core::option::Option::None,
-    })
+    ::core::option::Option::Some(
+        match type_name {
+            "Annotations" => f.call::<Annotations>("Annotations"),
+            "AudioContent" => f.call::<AudioContent>("AudioContent"),
+            "BaseMetadata" => f.call::<BaseMetadata>("BaseMetadata"),
+            "BlobResourceContents" => {
+                f.call::<BlobResourceContents>("BlobResourceContents")
+            }
+            "BooleanSchema" => f.call::<BooleanSchema>("BooleanSchema"),
+            "CallToolRequest" => f.call::<CallToolRequest>("CallToolRequest"),
+            "CallToolRequestParams" => {
+                f.call::<CallToolRequestParams>("CallToolRequestParams")
+            }
+            "CallToolResult" => f.call::<CallToolResult>("CallToolResult"),
+            "CancelTaskRequest" => f.call::<CancelTaskRequest>("CancelTaskRequest"),
+            "CancelTaskResult" => f.call::<CancelTaskResult>("CancelTaskResult"),
+            "CancelledNotification" => {
+                f.call::<CancelledNotification>("CancelledNotification")
+            }
+            "CancelledNotificationParams" => {
+                f.call::<CancelledNotificationParams>("CancelledNotificationParams")
+            }
+            "ClientCapabilities" => f.call::<ClientCapabilities>("ClientCapabilities"),
+            "ClientCapabilitiesElicitation" => {
+                f.call::<ClientCapabilitiesElicitation>("ClientCapabilitiesElicitation")
+            }
+            "ClientCapabilitiesRoots" => {
+                f.call::<ClientCapabilitiesRoots>("ClientCapabilitiesRoots")
+            }
+            "ClientCapabilitiesSampling" => {
+                f.call::<ClientCapabilitiesSampling>("ClientCapabilitiesSampling")
+            }
+            "ClientCapabilitiesTasks" => {
+                f.call::<ClientCapabilitiesTasks>("ClientCapabilitiesTasks")
+            }
+            "ClientCapabilitiesTasksRequests" => {
+                f.call::<
+                        ClientCapabilitiesTasksRequests,
+                    >("ClientCapabilitiesTasksRequests")
+            }
+            "ClientCapabilitiesTasksRequestsElicitation" => {
+                f.call::<
+                        ClientCapabilitiesTasksRequestsElicitation,
+                    >("ClientCapabilitiesTasksRequestsElicitation")
+            }
+            "ClientCapabilitiesTasksRequestsSampling" => {
+                f.call::<
+                        ClientCapabilitiesTasksRequestsSampling,
+                    >("ClientCapabilitiesTasksRequestsSampling")
+            }
+            "ClientNotification" => f.call::<ClientNotification>("ClientNotification"),
+            "ClientRequest" => f.call::<ClientRequest>("ClientRequest"),
+            "ClientResult" => f.call::<ClientResult>("ClientResult"),
+            "CompleteRequest" => f.call::<CompleteRequest>("CompleteRequest"),
+            "CompleteRequestParams" => {
+                f.call::<CompleteRequestParams>("CompleteRequestParams")
+            }
+            "CompleteRequestParamsArgument" => {
+                f.call::<CompleteRequestParamsArgument>("CompleteRequestParamsArgument")
+            }
+            "CompleteRequestParamsContext" => {
+                f.call::<CompleteRequestParamsContext>("CompleteRequestParamsContext")
+            }
+            "CompleteRequestParamsRef" => {
+                f.call::<CompleteRequestParamsRef>("CompleteRequestParamsRef")
+            }
+            "CompleteResult" => f.call::<CompleteResult>("CompleteResult"),
+            "CompleteResultCompletion" => {
+                f.call::<CompleteResultCompletion>("CompleteResultCompletion")
+            }
+            "ContentBlock" => f.call::<ContentBlock>("ContentBlock"),
+            "CreateMessageRequest" => {
+                f.call::<CreateMessageRequest>("CreateMessageRequest")
+            }
+            "CreateMessageRequestParams" => {
+                f.call::<CreateMessageRequestParams>("CreateMessageRequestParams")
+            }
+            "CreateMessageRequestParamsIncludeContext" => {
+                f.call::<
+                        CreateMessageRequestParamsIncludeContext,
+                    >("CreateMessageRequestParamsIncludeContext")
+            }
+            "CreateMessageResult" => f.call::<CreateMessageResult>("CreateMessageResult"),
+            "CreateTaskResult" => f.call::<CreateTaskResult>("CreateTaskResult"),
+            "Cursor" => f.call::<Cursor>("Cursor"),
+            "ElicitRequest" => f.call::<ElicitRequest>("ElicitRequest"),
+            "ElicitRequestFormParams" => {
+                f.call::<ElicitRequestFormParams>("ElicitRequestFormParams")
+            }
+            "ElicitRequestFormParamsRequestedSchema" => {
+                f.call::<
+                        ElicitRequestFormParamsRequestedSchema,
+                    >("ElicitRequestFormParamsRequestedSchema")
+            }
+            "ElicitRequestParams" => f.call::<ElicitRequestParams>("ElicitRequestParams"),
+            "ElicitRequestURLParams" => {
+                f.call::<ElicitRequestURLParams>("ElicitRequestURLParams")
+            }
+            "ElicitResult" => f.call::<ElicitResult>("ElicitResult"),
+            "ElicitResultAction" => f.call::<ElicitResultAction>("ElicitResultAction"),
+            "ElicitResultContentValue" => {
+                f.call::<ElicitResultContentValue>("ElicitResultContentValue")
+            }
+            "ElicitationCompleteNotification" => {
+                f.call::<
+                        ElicitationCompleteNotification,
+                    >("ElicitationCompleteNotification")
+            }
+            "ElicitationCompleteNotificationParams" => {
+                f.call::<
+                        ElicitationCompleteNotificationParams,
+                    >("ElicitationCompleteNotificationParams")
+            }
+            "EmbeddedResource" => f.call::<EmbeddedResource>("EmbeddedResource"),
+            "EmbeddedResourceResource" => {
+                f.call::<EmbeddedResourceResource>("EmbeddedResourceResource")
+            }
+            "EmptyResult" => f.call::<EmptyResult>("EmptyResult"),
+            "EnumSchema" => f.call::<EnumSchema>("EnumSchema"),
+            "Error" => f.call::<Error>("Error"),
+            "GetPromptRequest" => f.call::<GetPromptRequest>("GetPromptRequest"),
+            "GetPromptRequestParams" => {
+                f.call::<GetPromptRequestParams>("GetPromptRequestParams")
+            }
+            "GetPromptResult" => f.call::<GetPromptResult>("GetPromptResult"),
+            "GetTaskPayloadRequest" => {
+                f.call::<GetTaskPayloadRequest>("GetTaskPayloadRequest")
+            }
+            "GetTaskPayloadResult" => {
+                f.call::<GetTaskPayloadResult>("GetTaskPayloadResult")
+            }
+            "GetTaskRequest" => f.call::<GetTaskRequest>("GetTaskRequest"),
+            "GetTaskResult" => f.call::<GetTaskResult>("GetTaskResult"),
+            "Icon" => f.call::<Icon>("Icon"),
+            "IconTheme" => f.call::<IconTheme>("IconTheme"),
+            "Icons" => f.call::<Icons>("Icons"),
+            "ImageContent" => f.call::<ImageContent>("ImageContent"),
+            "Implementation" => f.call::<Implementation>("Implementation"),
+            "InitializeRequest" => f.call::<InitializeRequest>("InitializeRequest"),
+            "InitializeRequestParams" => {
+                f.call::<InitializeRequestParams>("InitializeRequestParams")
+            }
+            "InitializeResult" => f.call::<InitializeResult>("InitializeResult"),
+            "InitializedNotification" => {
+                f.call::<InitializedNotification>("InitializedNotification")
+            }
+            "JSONRPCErrorResponse" => {
+                f.call::<JSONRPCErrorResponse>("JSONRPCErrorResponse")
+            }
+            "JSONRPCMessage" => f.call::<JSONRPCMessage>("JSONRPCMessage"),
+            "JSONRPCNotification" => f.call::<JSONRPCNotification>("JSONRPCNotification"),
+            "JSONRPCRequest" => f.call::<JSONRPCRequest>("JSONRPCRequest"),
+            "JSONRPCResponse" => f.call::<JSONRPCResponse>("JSONRPCResponse"),
+            "JSONRPCResultResponse" => {
+                f.call::<JSONRPCResultResponse>("JSONRPCResultResponse")
+            }
+            "LegacyTitledEnumSchema" => {
+                f.call::<LegacyTitledEnumSchema>("LegacyTitledEnumSchema")
+            }
+            "ListPromptsRequest" => f.call::<ListPromptsRequest>("ListPromptsRequest"),
+            "ListPromptsResult" => f.call::<ListPromptsResult>("ListPromptsResult"),
+            "ListResourceTemplatesRequest" => {
+                f.call::<ListResourceTemplatesRequest>("ListResourceTemplatesRequest")
+            }
+            "ListResourceTemplatesResult" => {
+                f.call::<ListResourceTemplatesResult>("ListResourceTemplatesResult")
+            }
+            "ListResourcesRequest" => {
+                f.call::<ListResourcesRequest>("ListResourcesRequest")
+            }
+            "ListResourcesResult" => f.call::<ListResourcesResult>("ListResourcesResult"),
+            "ListRootsRequest" => f.call::<ListRootsRequest>("ListRootsRequest"),
+            "ListRootsResult" => f.call::<ListRootsResult>("ListRootsResult"),
+            "ListTasksRequest" => f.call::<ListTasksRequest>("ListTasksRequest"),
+            "ListTasksResult" => f.call::<ListTasksResult>("ListTasksResult"),
+            "ListToolsRequest" => f.call::<ListToolsRequest>("ListToolsRequest"),
+            "ListToolsResult" => f.call::<ListToolsResult>("ListToolsResult"),
+            "LoggingLevel" => f.call::<LoggingLevel>("LoggingLevel"),
+            "LoggingMessageNotification" => {
+                f.call::<LoggingMessageNotification>("LoggingMessageNotification")
+            }
+            "LoggingMessageNotificationParams" => {
+                f.call::<
+                        LoggingMessageNotificationParams,
+                    >("LoggingMessageNotificationParams")
+            }
+            "ModelHint" => f.call::<ModelHint>("ModelHint"),
+            "ModelPreferences" => f.call::<ModelPreferences>("ModelPreferences"),
+            "MultiSelectEnumSchema" => {
+                f.call::<MultiSelectEnumSchema>("MultiSelectEnumSchema")
+            }
+            "Notification" => f.call::<Notification>("Notification"),
+            "NotificationParams" => f.call::<NotificationParams>("NotificationParams"),
+            "NumberSchema" => f.call::<NumberSchema>("NumberSchema"),
+            "NumberSchemaType" => f.call::<NumberSchemaType>("NumberSchemaType"),
+            "PaginatedRequest" => f.call::<PaginatedRequest>("PaginatedRequest"),
+            "PaginatedRequestParams" => {
+                f.call::<PaginatedRequestParams>("PaginatedRequestParams")
+            }
+            "PaginatedResult" => f.call::<PaginatedResult>("PaginatedResult"),
+            "PingRequest" => f.call::<PingRequest>("PingRequest"),
+            "PrimitiveSchemaDefinition" => {
+                f.call::<PrimitiveSchemaDefinition>("PrimitiveSchemaDefinition")
+            }
+            "ProgressNotification" => {
+                f.call::<ProgressNotification>("ProgressNotification")
+            }
+            "ProgressNotificationParams" => {
+                f.call::<ProgressNotificationParams>("ProgressNotificationParams")
+            }
+            "ProgressToken" => f.call::<ProgressToken>("ProgressToken"),
+            "Prompt" => f.call::<Prompt>("Prompt"),
+            "PromptArgument" => f.call::<PromptArgument>("PromptArgument"),
+            "PromptListChangedNotification" => {
+                f.call::<PromptListChangedNotification>("PromptListChangedNotification")
+            }
+            "PromptMessage" => f.call::<PromptMessage>("PromptMessage"),
+            "PromptReference" => f.call::<PromptReference>("PromptReference"),
+            "ReadResourceRequest" => f.call::<ReadResourceRequest>("ReadResourceRequest"),
+            "ReadResourceRequestParams" => {
+                f.call::<ReadResourceRequestParams>("ReadResourceRequestParams")
+            }
+            "ReadResourceResult" => f.call::<ReadResourceResult>("ReadResourceResult"),
+            "RelatedTaskMetadata" => f.call::<RelatedTaskMetadata>("RelatedTaskMetadata"),
+            "Request" => f.call::<Request>("Request"),
+            "RequestId" => f.call::<RequestId>("RequestId"),
+            "RequestParams" => f.call::<RequestParams>("RequestParams"),
+            "RequestParamsMeta" => f.call::<RequestParamsMeta>("RequestParamsMeta"),
+            "Resource" => f.call::<Resource>("Resource"),
+            "ResourceContents" => f.call::<ResourceContents>("ResourceContents"),
+            "ResourceLink" => f.call::<ResourceLink>("ResourceLink"),
+            "ResourceListChangedNotification" => {
+                f.call::<
+                        ResourceListChangedNotification,
+                    >("ResourceListChangedNotification")
+            }
+            "ResourceRequestParams" => {
+                f.call::<ResourceRequestParams>("ResourceRequestParams")
+            }
+            "ResourceTemplate" => f.call::<ResourceTemplate>("ResourceTemplate"),
+            "ResourceTemplateReference" => {
+                f.call::<ResourceTemplateReference>("ResourceTemplateReference")
+            }
+            "ResourceUpdatedNotification" => {
+                f.call::<ResourceUpdatedNotification>("ResourceUpdatedNotification")
+            }
+            "ResourceUpdatedNotificationParams" => {
+                f.call::<
+                        ResourceUpdatedNotificationParams,
+                    >("ResourceUpdatedNotificationParams")
+            }
+            "Result" => f.call::<Result>("Result"),
+            "Role" => f.call::<Role>("Role"),
+            "Root" => f.call::<Root>("Root"),
+            "RootsListChangedNotification" => {
+                f.call::<RootsListChangedNotification>("RootsListChangedNotification")
+            }
+            "SamplingMessage" => f.call::<SamplingMessage>("SamplingMessage"),
+            "SamplingMessageContent" => {
+                f.call::<SamplingMessageContent>("SamplingMessageContent")
+            }
+            "SamplingMessageContentBlock" => {
+                f.call::<SamplingMessageContentBlock>("SamplingMessageContentBlock")
+            }
+            "ServerCapabilities" => f.call::<ServerCapabilities>("ServerCapabilities"),
+            "ServerCapabilitiesResources" => {
+                f.call::<ServerCapabilitiesResources>("ServerCapabilitiesResources")
+            }
+            "ServerCapabilitiesTasks" => {
+                f.call::<ServerCapabilitiesTasks>("ServerCapabilitiesTasks")
+            }
+            "ServerCapabilitiesTasksRequests" => {
+                f.call::<
+                        ServerCapabilitiesTasksRequests,
+                    >("ServerCapabilitiesTasksRequests")
+            }
+            "ServerCapabilitiesTasksRequestsTools" => {
+                f.call::<
+                        ServerCapabilitiesTasksRequestsTools,
+                    >("ServerCapabilitiesTasksRequestsTools")
+            }
+            "ServerNotification" => f.call::<ServerNotification>("ServerNotification"),
+            "ServerRequest" => f.call::<ServerRequest>("ServerRequest"),
+            "ServerResult" => f.call::<ServerResult>("ServerResult"),
+            "SetLevelRequest" => f.call::<SetLevelRequest>("SetLevelRequest"),
+            "SetLevelRequestParams" => {
+                f.call::<SetLevelRequestParams>("SetLevelRequestParams")
+            }
+            "SingleSelectEnumSchema" => {
+                f.call::<SingleSelectEnumSchema>("SingleSelectEnumSchema")
+            }
+            "StringSchema" => f.call::<StringSchema>("StringSchema"),
+            "StringSchemaFormat" => f.call::<StringSchemaFormat>("StringSchemaFormat"),
+            "SubscribeRequest" => f.call::<SubscribeRequest>("SubscribeRequest"),
+            "SubscribeRequestParams" => {
+                f.call::<SubscribeRequestParams>("SubscribeRequestParams")
+            }
+            "Task" => f.call::<Task>("Task"),
+            "TaskAugmentedRequestParams" => {
+                f.call::<TaskAugmentedRequestParams>("TaskAugmentedRequestParams")
+            }
+            "TaskMetadata" => f.call::<TaskMetadata>("TaskMetadata"),
+            "TaskStatus" => f.call::<TaskStatus>("TaskStatus"),
+            "TaskStatusNotification" => {
+                f.call::<TaskStatusNotification>("TaskStatusNotification")
+            }
+            "TaskStatusNotificationParams" => {
+                f.call::<TaskStatusNotificationParams>("TaskStatusNotificationParams")
+            }
+            "TextContent" => f.call::<TextContent>("TextContent"),
+            "TextResourceContents" => {
+                f.call::<TextResourceContents>("TextResourceContents")
+            }
+            "TitledMultiSelectEnumSchema" => {
+                f.call::<TitledMultiSelectEnumSchema>("TitledMultiSelectEnumSchema")
+            }
+            "TitledMultiSelectEnumSchemaItems" => {
+                f.call::<
+                        TitledMultiSelectEnumSchemaItems,
+                    >("TitledMultiSelectEnumSchemaItems")
+            }
+            "TitledSingleSelectEnumSchema" => {
+                f.call::<TitledSingleSelectEnumSchema>("TitledSingleSelectEnumSchema")
+            }
+            "TitledSingleSelectEnumSchemaOneOfItem" => {
+                f.call::<
+                        TitledSingleSelectEnumSchemaOneOfItem,
+                    >("TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            "Tool" => f.call::<Tool>("Tool"),
+            "ToolAnnotations" => f.call::<ToolAnnotations>("ToolAnnotations"),
+            "ToolChoice" => f.call::<ToolChoice>("ToolChoice"),
+            "ToolChoiceMode" => f.call::<ToolChoiceMode>("ToolChoiceMode"),
+            "ToolExecution" => f.call::<ToolExecution>("ToolExecution"),
+            "ToolExecutionTaskSupport" => {
+                f.call::<ToolExecutionTaskSupport>("ToolExecutionTaskSupport")
+            }
+            "ToolInputSchema" => f.call::<ToolInputSchema>("ToolInputSchema"),
+            "ToolListChangedNotification" => {
+                f.call::<ToolListChangedNotification>("ToolListChangedNotification")
+            }
+            "ToolResultContent" => f.call::<ToolResultContent>("ToolResultContent"),
+            "ToolUseContent" => f.call::<ToolUseContent>("ToolUseContent"),
+            "URLElicitationRequiredError" => {
+                f.call::<URLElicitationRequiredError>("URLElicitationRequiredError")
+            }
+            "URLElicitationRequiredErrorError" => {
+                f.call::<
+                        URLElicitationRequiredErrorError,
+                    >("URLElicitationRequiredErrorError")
+            }
+            "URLElicitationRequiredErrorErrorData" => {
+                f.call::<
+                        URLElicitationRequiredErrorErrorData,
+                    >("URLElicitationRequiredErrorErrorData")
+            }
+            "UnsubscribeRequest" => f.call::<UnsubscribeRequest>("UnsubscribeRequest"),
+            "UnsubscribeRequestParams" => {
+                f.call::<UnsubscribeRequestParams>("UnsubscribeRequestParams")
+            }
+            "UntitledMultiSelectEnumSchema" => {
+                f.call::<UntitledMultiSelectEnumSchema>("UntitledMultiSelectEnumSchema")
+            }
+            "UntitledMultiSelectEnumSchemaItems" => {
+                f.call::<
+                        UntitledMultiSelectEnumSchemaItems,
+                    >("UntitledMultiSelectEnumSchemaItems")
+            }
+            "UntitledSingleSelectEnumSchema" => {
+                f.call::<
+                        UntitledSingleSelectEnumSchema,
+                    >("UntitledSingleSelectEnumSchema")
+            }
+            _ => return ::core::option::Option::None,
+        },
+    )
 }
 /// Deserializes `value` into the type named `type_name` (a `$defs` name)
 /// and serializes it back.
@@ -24038,12 +27774,13 @@ pub fn roundtrip_named(
     type_name: &str,
     value: ::serde_json::Value,
 ) -> ::core::result::Result<::serde_json::Value, ::mcp_types::NamedError> {
-    with_named_type(type_name, ::mcp_types::__private::Roundtrip(value)).unwrap_or_else(|| {
-        ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
-            revision: VERSION,
-            type_name: type_name.into(),
+    with_named_type(type_name, ::mcp_types::__private::Roundtrip(value))
+        .unwrap_or_else(|| {
+            ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
+                revision: VERSION,
+                type_name: type_name.into(),
+            })
         })
-    })
 }
 /// Deserializes `value` into the type named `type_name` and lists the
 /// variant chosen by every union inside it.
@@ -24054,10 +27791,11 @@ pub fn union_choices_named(
     ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ::mcp_types::NamedError,
 > {
-    with_named_type(type_name, ::mcp_types::__private::UnionChoices(value)).unwrap_or_else(|| {
-        ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
-            revision: VERSION,
-            type_name: type_name.into(),
+    with_named_type(type_name, ::mcp_types::__private::UnionChoices(value))
+        .unwrap_or_else(|| {
+            ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
+                revision: VERSION,
+                type_name: type_name.into(),
+            })
         })
-    })
 }

@@ -21,7 +21,7 @@
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum CacheScope {
     #[serde(rename = "private")]
@@ -39,7 +39,9 @@ impl ::std::fmt::Display for CacheScope {
 }
 impl ::std::str::FromStr for CacheScope {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "private" => Ok(Self::Private),
             "public" => Ok(Self::Public),
@@ -49,7 +51,9 @@ impl ::std::str::FromStr for CacheScope {
 }
 impl ::std::convert::TryFrom<&str> for CacheScope {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -77,7 +81,7 @@ omit this field or use `"none"`, and SHOULD only use the deprecated values if th
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -98,7 +102,9 @@ impl ::std::fmt::Display for CreateMessageRequestParamsIncludeContext {
 }
 impl ::std::str::FromStr for CreateMessageRequestParamsIncludeContext {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "allServers" => Ok(Self::AllServers),
             "none" => Ok(Self::None),
@@ -109,11 +115,14 @@ impl ::std::str::FromStr for CreateMessageRequestParamsIncludeContext {
 }
 impl ::std::convert::TryFrom<&str> for CreateMessageRequestParamsIncludeContext {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::std::convert::TryFrom<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     type Error = self::error::ConversionError;
     fn try_from(
         value: ::std::string::String,
@@ -135,7 +144,7 @@ impl ::std::convert::TryFrom<::std::string::String> for CreateMessageRequestPara
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -156,7 +165,9 @@ impl ::std::fmt::Display for ElicitResultAction {
 }
 impl ::std::str::FromStr for ElicitResultAction {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "accept" => Ok(Self::Accept),
             "cancel" => Ok(Self::Cancel),
@@ -167,7 +178,9 @@ impl ::std::str::FromStr for ElicitResultAction {
 }
 impl ::std::convert::TryFrom<&str> for ElicitResultAction {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -194,7 +207,7 @@ If not provided, the client should assume the icon can be used with any theme.*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum IconTheme {
     #[serde(rename = "dark")]
@@ -212,7 +225,9 @@ impl ::std::fmt::Display for IconTheme {
 }
 impl ::std::str::FromStr for IconTheme {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "dark" => Ok(Self::Dark),
             "light" => Ok(Self::Light),
@@ -222,7 +237,9 @@ impl ::std::str::FromStr for IconTheme {
 }
 impl ::std::convert::TryFrom<&str> for IconTheme {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -248,7 +265,7 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -284,7 +301,9 @@ impl ::std::fmt::Display for LoggingLevel {
 }
 impl ::std::str::FromStr for LoggingLevel {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "alert" => Ok(Self::Alert),
             "critical" => Ok(Self::Critical),
@@ -300,7 +319,9 @@ impl ::std::str::FromStr for LoggingLevel {
 }
 impl ::std::convert::TryFrom<&str> for LoggingLevel {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -323,7 +344,7 @@ impl ::std::convert::TryFrom<::std::string::String> for LoggingLevel {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -341,7 +362,9 @@ impl ::std::fmt::Display for NumberSchemaType {
 }
 impl ::std::str::FromStr for NumberSchemaType {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "integer" => Ok(Self::Integer),
             "number" => Ok(Self::Number),
@@ -351,7 +374,9 @@ impl ::std::str::FromStr for NumberSchemaType {
 }
 impl ::std::convert::TryFrom<&str> for NumberSchemaType {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -374,7 +399,7 @@ impl ::std::convert::TryFrom<::std::string::String> for NumberSchemaType {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -392,7 +417,9 @@ impl ::std::fmt::Display for Role {
 }
 impl ::std::str::FromStr for Role {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "assistant" => Ok(Self::Assistant),
             "user" => Ok(Self::User),
@@ -402,7 +429,9 @@ impl ::std::str::FromStr for Role {
 }
 impl ::std::convert::TryFrom<&str> for Role {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -425,7 +454,7 @@ impl ::std::convert::TryFrom<::std::string::String> for Role {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -449,7 +478,9 @@ impl ::std::fmt::Display for StringSchemaFormat {
 }
 impl ::std::str::FromStr for StringSchemaFormat {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "date" => Ok(Self::Date),
             "date-time" => Ok(Self::DateTime),
@@ -461,7 +492,9 @@ impl ::std::str::FromStr for StringSchemaFormat {
 }
 impl ::std::convert::TryFrom<&str> for StringSchemaFormat {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -487,7 +520,7 @@ impl ::std::convert::TryFrom<::std::string::String> for StringSchemaFormat {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ToolChoiceMode {
     #[serde(rename = "auto")]
@@ -508,7 +541,9 @@ impl ::std::fmt::Display for ToolChoiceMode {
 }
 impl ::std::str::FromStr for ToolChoiceMode {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "auto" => Ok(Self::Auto),
             "none" => Ok(Self::None),
@@ -519,7 +554,9 @@ impl ::std::str::FromStr for ToolChoiceMode {
 }
 impl ::std::convert::TryFrom<&str> for ToolChoiceMode {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -537,12 +574,18 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+        fn fmt(
+            &self,
+            f: &mut ::std::fmt::Formatter<'_>,
+        ) -> Result<(), ::std::fmt::Error> {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
     impl ::std::fmt::Debug for ConversionError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+        fn fmt(
+            &self,
+            f: &mut ::std::fmt::Formatter<'_>,
+        ) -> Result<(), ::std::fmt::Error> {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
@@ -562,72 +605,63 @@ impl ::mcp_types::__private::Walk for CacheScope {
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for CreateMessageRequestParamsIncludeContext {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for ElicitResultAction {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for IconTheme {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for LoggingLevel {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for NumberSchemaType {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for Role {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for StringSchemaFormat {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 impl ::mcp_types::__private::Walk for ToolChoiceMode {
     fn walk(
         &self,
         _: &mut ::std::string::String,
         _: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
-    ) {
-    }
+    ) {}
 }
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -697,40 +731,54 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Annotations;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Annotations object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut field_audience: ::core::option::Option<::std::vec::Vec<Role>> =
-                    ::core::option::Option::None;
-                let mut field_last_modified: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
+                let mut field_audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
+                let mut field_last_modified: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "audience" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_audience,
-                            "audience",
-                        )?,
-                        "lastModified" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_last_modified,
-                            "lastModified",
-                        )?,
-                        "priority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_priority,
-                            "priority",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "audience" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_audience,
+                                "audience",
+                            )?
+                        }
+                        "lastModified" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_last_modified,
+                                "lastModified",
+                            )?
+                        }
+                        "priority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_priority,
+                                "priority",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Annotations {
@@ -815,50 +863,69 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = AudioContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a AudioContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<AudioContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("audio"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("audio"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -866,7 +933,10 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                     meta: field_meta,
                     annotations: field_annotations,
                     data: ::mcp_types::__private::required(field_data, "data")?,
-                    mime_type: ::mcp_types::__private::required(field_mime_type, "mimeType")?,
+                    mime_type: ::mcp_types::__private::required(
+                        field_mime_type,
+                        "mimeType",
+                    )?,
                     extra,
                 })
             }
@@ -937,29 +1007,44 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = BaseMetadata;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a BaseMetadata object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(BaseMetadata {
@@ -1040,41 +1125,60 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = BlobResourceContents;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a BlobResourceContents object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<BlobResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_blob: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "blob" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_blob, "blob")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_blob,
+                                "blob",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(BlobResourceContents {
@@ -1158,7 +1262,10 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = BooleanSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a BooleanSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1166,36 +1273,52 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                 mut map: A,
             ) -> ::core::result::Result<BooleanSchema, A::Error> {
                 let mut field_default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("boolean"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("boolean"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -1294,49 +1417,69 @@ impl<'de> ::serde::Deserialize<'de> for CacheableResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CacheableResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CacheableResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CacheableResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CacheableResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
                     ttl_ms: ::mcp_types::__private::required(field_ttl_ms, "ttlMs")?,
                     extra,
                 })
@@ -1389,7 +1532,10 @@ impl ::serde::Serialize for CallToolRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("tools/call"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("tools/call"),
+        )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -1407,7 +1553,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1417,32 +1566,49 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CallToolRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tools/call"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tools/call"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -1474,8 +1640,9 @@ pub struct CallToolRequestParams {
     /// The `_meta` type of the schema.
     pub meta: RequestMetaObject,
     /// Arguments to use for the tool call.
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The `inputResponses` type of the schema.
     pub input_responses: ::core::option::Option<InputResponses>,
     /// The name of the tool.
@@ -1522,13 +1689,7 @@ impl ::serde::Serialize for CallToolRequestParams {
             &mut map,
             &self.extra,
             "CallToolRequestParams",
-            &[
-                "_meta",
-                "arguments",
-                "inputResponses",
-                "name",
-                "requestState",
-            ],
+            &["_meta", "arguments", "inputResponses", "name", "requestState"],
         )?;
         map.end()
     }
@@ -1540,51 +1701,72 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
                 let mut field_arguments: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_request_state: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
-                        "inputResponses" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_responses,
-                            "inputResponses",
-                        )?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        "inputResponses" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "requestState" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_state,
-                            "requestState",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "requestState" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CallToolRequestParams {
@@ -1608,7 +1790,12 @@ impl ::mcp_types::__private::Walk for CallToolRequestParams {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.meta, path, "_meta", out);
-        ::mcp_types::__private::walk_member(&self.input_responses, path, "inputResponses", out);
+        ::mcp_types::__private::walk_member(
+            &self.input_responses,
+            path,
+            "inputResponses",
+            out,
+        );
     }
 }
 /// The result returned by the server for a {@link CallToolRequesttools/call} request.
@@ -1680,13 +1867,7 @@ impl ::serde::Serialize for CallToolResult {
             &mut map,
             &self.extra,
             "CallToolResult",
-            &[
-                "_meta",
-                "content",
-                "isError",
-                "resultType",
-                "structuredContent",
-            ],
+            &["_meta", "content", "isError", "resultType", "structuredContent"],
         )?;
         map.end()
     }
@@ -1698,51 +1879,73 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CallToolResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<::std::vec::Vec<ContentBlock>> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<
+                    ::std::vec::Vec<ContentBlock>,
+                > = ::core::option::Option::None;
                 let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut field_result_type = false;
-                let mut field_structured_content: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
+                let mut field_structured_content: ::core::option::Option<
+                    ::serde_json::Value,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        "isError" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_is_error,
-                            "isError",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "structuredContent" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_structured_content,
-                            "structuredContent",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
+                        "isError" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "structuredContent" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CallToolResult {
@@ -1817,7 +2020,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CallToolResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CallToolResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -1826,26 +2032,43 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
             ) -> ::core::result::Result<CallToolResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<CallToolResultResponseResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<
+                    CallToolResultResponseResult,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -1911,8 +2134,12 @@ impl ::serde::Serialize for CallToolResultResponseResult {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1926,11 +2153,15 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
                 ::mcp_types::__private::VariantShape {
                     name: "InputRequiredResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("input_required")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
                     },
@@ -1938,11 +2169,13 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
                 ::mcp_types::__private::VariantShape {
                     name: "CallToolResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("complete")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[::mcp_types::__private::Const::Str("complete")],
+                                required: false,
+                            },
+                        ],
                         required: &["content", "resultType"],
                         known: &[
                             "_meta",
@@ -1955,25 +2188,33 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "CallToolResultResponseResult::InputRequiredResult",
-            )
-            .map(Self::InputRequiredResult),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "CallToolResultResponseResult::CallToolResult",
-            )
-            .map(Self::CallToolResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "CallToolResultResponseResult::InputRequiredResult",
+                    )
+                    .map(Self::InputRequiredResult)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "CallToolResultResponseResult::CallToolResult",
+                    )
+                    .map(Self::CallToolResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for CallToolResultResponseResult {
@@ -2060,7 +2301,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CancelledNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CancelledNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2069,31 +2313,46 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
             ) -> ::core::result::Result<CancelledNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CancelledNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    CancelledNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/cancelled"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/cancelled",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -2174,44 +2433,61 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CancelledNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CancelledNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_reason: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_request_id: ::core::option::Option<RequestId> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut field_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "reason" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_reason,
-                            "reason",
-                        )?,
-                        "requestId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_id,
-                            "requestId",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "reason" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_reason,
+                                "reason",
+                            )?
+                        }
+                        "requestId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_id,
+                                "requestId",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CancelledNotificationParams {
                     meta: field_meta,
                     reason: field_reason,
-                    request_id: ::mcp_types::__private::required(field_request_id, "requestId")?,
+                    request_id: ::mcp_types::__private::required(
+                        field_request_id,
+                        "requestId",
+                    )?,
                     extra,
                 })
             }
@@ -2236,19 +2512,22 @@ pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
     pub elicitation: ::core::option::Option<ClientCapabilitiesElicitation>,
     /// Experimental, non-standard capabilities that the client supports.
-    pub experimental:
-        ::core::option::Option<::std::collections::BTreeMap<::std::string::String, JSONObject>>,
+    pub experimental: ::core::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+    >,
     /// Optional MCP extensions that the client supports. Keys are extension identifiers
     /// (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
     /// per-extension settings objects. An empty object indicates support with no settings.
     ///
     /// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     /// mandatory prefix.
-    pub extensions:
-        ::core::option::Option<::std::collections::BTreeMap<::std::string::String, JSONObject>>,
+    pub extensions: ::core::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+    >,
     /// Present if the client supports listing roots.
-    pub roots:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub roots: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Present if the client supports sampling from an LLM.
     pub sampling: ::core::option::Option<ClientCapabilitiesSampling>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -2295,13 +2574,7 @@ impl ::serde::Serialize for ClientCapabilities {
             &mut map,
             &self.extra,
             "ClientCapabilities",
-            &[
-                "elicitation",
-                "experimental",
-                "extensions",
-                "roots",
-                "sampling",
-            ],
+            &["elicitation", "experimental", "extensions", "roots", "sampling"],
         )?;
         map.end()
     }
@@ -2313,15 +2586,19 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilities;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilities object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut field_elicitation: ::core::option::Option<ClientCapabilitiesElicitation> =
-                    ::core::option::Option::None;
+                let mut field_elicitation: ::core::option::Option<
+                    ClientCapabilitiesElicitation,
+                > = ::core::option::Option::None;
                 let mut field_experimental: ::core::option::Option<
                     ::std::collections::BTreeMap<::std::string::String, JSONObject>,
                 > = ::core::option::Option::None;
@@ -2331,37 +2608,56 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
                 let mut field_roots: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_sampling: ::core::option::Option<ClientCapabilitiesSampling> =
-                    ::core::option::Option::None;
+                let mut field_sampling: ::core::option::Option<
+                    ClientCapabilitiesSampling,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "elicitation" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_elicitation,
-                            "elicitation",
-                        )?,
-                        "experimental" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_experimental,
-                            "experimental",
-                        )?,
-                        "extensions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_extensions,
-                            "extensions",
-                        )?,
-                        "roots" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_roots, "roots")?
+                        "elicitation" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_elicitation,
+                                "elicitation",
+                            )?
                         }
-                        "sampling" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_sampling,
-                            "sampling",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "experimental" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        "extensions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_extensions,
+                                "extensions",
+                            )?
+                        }
+                        "roots" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_roots,
+                                "roots",
+                            )?
+                        }
+                        "sampling" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_sampling,
+                                "sampling",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilities {
@@ -2437,29 +2733,44 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesElicitation;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesElicitation object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
-                let mut field_form: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
-                let mut field_url: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
+                let mut field_form: ::core::option::Option<JSONObject> = ::core::option::Option::None;
+                let mut field_url: ::core::option::Option<JSONObject> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "form" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_form, "form")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_form,
+                                "form",
+                            )?
                         }
                         "url" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_url, "url")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_url,
+                                "url",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesElicitation {
@@ -2533,31 +2844,44 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientCapabilitiesSampling;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientCapabilitiesSampling object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
-                let mut field_context: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
+                let mut field_context: ::core::option::Option<JSONObject> = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<JSONObject> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "context" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_context,
-                            "context",
-                        )?,
-                        "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                        "context" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_context,
+                                "context",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "tools" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSampling {
@@ -2637,7 +2961,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ClientNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ClientNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -2646,31 +2973,46 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
             ) -> ::core::result::Result<ClientNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CancelledNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    CancelledNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/cancelled"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/cancelled",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -2807,20 +3149,36 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::DiscoverRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::DiscoverRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::SubscriptionsListenRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2842,7 +3200,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("server/discover")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("server/discover"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -2861,7 +3221,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("resources/list")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resources/list"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -2880,9 +3242,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "resources/templates/list",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "resources/templates/list",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -2901,7 +3265,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("resources/read")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resources/read"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -2920,9 +3286,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "subscriptions/listen",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("subscriptions/listen"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -2941,7 +3307,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("prompts/list")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("prompts/list"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -2960,7 +3328,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str("prompts/get")],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("prompts/get"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3017,9 +3387,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "completion/complete",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("completion/complete"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -3029,47 +3399,89 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ClientRequest::DiscoverRequest")
-                .map(Self::DiscoverRequest),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::DiscoverRequest",
+                    )
+                    .map(Self::DiscoverRequest)
+            }
             1usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::ListResourcesRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListResourcesRequest",
+                    )
                     .map(Self::ListResourcesRequest)
             }
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientRequest::ListResourceTemplatesRequest",
-            )
-            .map(Self::ListResourceTemplatesRequest),
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListResourceTemplatesRequest",
+                    )
+                    .map(Self::ListResourceTemplatesRequest)
+            }
             3usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::ReadResourceRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ReadResourceRequest",
+                    )
                     .map(Self::ReadResourceRequest)
             }
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "ClientRequest::SubscriptionsListenRequest",
-            )
-            .map(Self::SubscriptionsListenRequest),
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::SubscriptionsListenRequest",
+                    )
+                    .map(Self::SubscriptionsListenRequest)
+            }
             5usize => {
-                ::mcp_types::__private::from_value(value, "ClientRequest::ListPromptsRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListPromptsRequest",
+                    )
                     .map(Self::ListPromptsRequest)
             }
-            6usize => ::mcp_types::__private::from_value(value, "ClientRequest::GetPromptRequest")
-                .map(Self::GetPromptRequest),
-            7usize => ::mcp_types::__private::from_value(value, "ClientRequest::ListToolsRequest")
-                .map(Self::ListToolsRequest),
-            8usize => ::mcp_types::__private::from_value(value, "ClientRequest::CallToolRequest")
-                .map(Self::CallToolRequest),
-            9usize => ::mcp_types::__private::from_value(value, "ClientRequest::CompleteRequest")
-                .map(Self::CompleteRequest),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::GetPromptRequest",
+                    )
+                    .map(Self::GetPromptRequest)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::ListToolsRequest",
+                    )
+                    .map(Self::ListToolsRequest)
+            }
+            8usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::CallToolRequest",
+                    )
+                    .map(Self::CallToolRequest)
+            }
+            9usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ClientRequest::CompleteRequest",
+                    )
+                    .map(Self::CompleteRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ClientRequest {
@@ -3220,7 +3632,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -3230,32 +3645,49 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CompleteRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("completion/complete"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("completion/complete"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -3342,48 +3774,72 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_argument: ::core::option::Option<CompleteRequestParamsArgument> =
-                    ::core::option::Option::None;
-                let mut field_context: ::core::option::Option<CompleteRequestParamsContext> =
-                    ::core::option::Option::None;
-                let mut field_ref_: ::core::option::Option<CompleteRequestParamsRef> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut field_argument: ::core::option::Option<
+                    CompleteRequestParamsArgument,
+                > = ::core::option::Option::None;
+                let mut field_context: ::core::option::Option<
+                    CompleteRequestParamsContext,
+                > = ::core::option::Option::None;
+                let mut field_ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "argument" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_argument,
-                            "argument",
-                        )?,
-                        "context" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_context,
-                            "context",
-                        )?,
+                        "argument" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_argument,
+                                "argument",
+                            )?
+                        }
+                        "context" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_context,
+                                "context",
+                            )?
+                        }
                         "ref" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_ref_, "ref")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ref_,
+                                "ref",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParams {
                     meta: ::mcp_types::__private::required(field_meta, "_meta")?,
-                    argument: ::mcp_types::__private::required(field_argument, "argument")?,
+                    argument: ::mcp_types::__private::required(
+                        field_argument,
+                        "argument",
+                    )?,
                     context: field_context,
                     ref_: ::mcp_types::__private::required(field_ref_, "ref")?,
                     extra,
@@ -3451,29 +3907,44 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequestParamsArgument;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequestParamsArgument object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_value: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "value" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_value, "value")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_value,
+                                "value",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParamsArgument {
@@ -3542,7 +4013,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteRequestParamsContext;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteRequestParamsContext object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -3550,19 +4024,30 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                 mut map: A,
             ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
                 let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ::std::string::String,
+                    >,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteRequestParamsContext {
@@ -3624,7 +4109,9 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceTemplateReference(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -3641,11 +4128,13 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                 ::mcp_types::__private::VariantShape {
                     name: "PromptReference",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("ref/prompt")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("ref/prompt")],
+                                required: true,
+                            },
+                        ],
                         required: &["name", "type"],
                         known: &["name", "title", "type"],
                     },
@@ -3653,36 +4142,48 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                 ::mcp_types::__private::VariantShape {
                     name: "ResourceTemplateReference",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("ref/resource")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("ref/resource"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["type", "uri"],
                         known: &["type", "uri"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "CompleteRequestParamsRef::PromptReference",
-            )
-            .map(Self::PromptReference),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "CompleteRequestParamsRef::ResourceTemplateReference",
-            )
-            .map(Self::ResourceTemplateReference),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "CompleteRequestParamsRef::PromptReference",
+                    )
+                    .map(Self::PromptReference)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "CompleteRequestParamsRef::ResourceTemplateReference",
+                    )
+                    .map(Self::ResourceTemplateReference)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for CompleteRequestParamsRef {
@@ -3766,43 +4267,63 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CompleteResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_completion: ::core::option::Option<CompleteResultCompletion> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_completion: ::core::option::Option<
+                    CompleteResultCompletion,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "completion" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_completion,
-                            "completion",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "completion" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_completion,
+                                "completion",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteResult {
                     meta: field_meta,
-                    completion: ::mcp_types::__private::required(field_completion, "completion")?,
+                    completion: ::mcp_types::__private::required(
+                        field_completion,
+                        "completion",
+                    )?,
                     extra,
                 })
             }
@@ -3874,7 +4395,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteResultCompletion;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteResultCompletion object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -3887,24 +4411,38 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "hasMore" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_has_more,
-                            "hasMore",
-                        )?,
-                        "total" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_total, "total")?
+                        "hasMore" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_has_more,
+                                "hasMore",
+                            )?
                         }
-                        "values" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_values,
-                            "values",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "total" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_total,
+                                "total",
+                            )?
+                        }
+                        "values" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_values,
+                                "values",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CompleteResultCompletion {
@@ -3977,7 +4515,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CompleteResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CompleteResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -3986,26 +4527,41 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
             ) -> ::core::result::Result<CompleteResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<CompleteResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<CompleteResult> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -4101,7 +4657,9 @@ impl ::serde::Serialize for ContentBlock {
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4115,11 +4673,13 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "TextContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("text")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("text")],
+                                required: true,
+                            },
+                        ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
                     },
@@ -4127,11 +4687,13 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ImageContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("image")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("image")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -4139,11 +4701,13 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "AudioContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("audio")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("audio")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -4151,11 +4715,15 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ResourceLink",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("resource_link")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("resource_link"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["name", "type", "uri"],
                         known: &[
                             "_meta",
@@ -4174,36 +4742,55 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "EmbeddedResource",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("resource")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("resource")],
+                                required: true,
+                            },
+                        ],
                         required: &["resource", "type"],
                         known: &["_meta", "annotations", "resource", "type"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ContentBlock::TextContent")
-                .map(Self::TextContent),
-            1usize => ::mcp_types::__private::from_value(value, "ContentBlock::ImageContent")
-                .map(Self::ImageContent),
-            2usize => ::mcp_types::__private::from_value(value, "ContentBlock::AudioContent")
-                .map(Self::AudioContent),
-            3usize => ::mcp_types::__private::from_value(value, "ContentBlock::ResourceLink")
-                .map(Self::ResourceLink),
-            4usize => ::mcp_types::__private::from_value(value, "ContentBlock::EmbeddedResource")
-                .map(Self::EmbeddedResource),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(value, "ContentBlock::ResourceLink")
+                    .map(Self::ResourceLink)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ContentBlock::EmbeddedResource",
+                    )
+                    .map(Self::EmbeddedResource)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ContentBlock {
@@ -4305,7 +4892,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateMessageRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateMessageRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -4313,25 +4903,36 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
                 mut map: A,
             ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<CreateMessageRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    CreateMessageRequestParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("sampling/createMessage"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("sampling/createMessage"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_method, false, "method")?;
@@ -4363,7 +4964,9 @@ pub struct CreateMessageRequestParams {
     /// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
     /// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
     /// {@link ClientCapabilities.sampling.context}.
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -4470,7 +5073,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateMessageRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateMessageRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -4480,85 +5086,119 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 let mut field_include_context: ::core::option::Option<
                     CreateMessageRequestParamsIncludeContext,
                 > = ::core::option::Option::None;
-                let mut field_max_tokens: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<::std::vec::Vec<SamplingMessage>> =
-                    ::core::option::Option::None;
-                let mut field_metadata: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
-                let mut field_model_preferences: ::core::option::Option<ModelPreferences> =
-                    ::core::option::Option::None;
+                let mut field_max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_messages: ::core::option::Option<
+                    ::std::vec::Vec<SamplingMessage>,
+                > = ::core::option::Option::None;
+                let mut field_metadata: ::core::option::Option<JSONObject> = ::core::option::Option::None;
+                let mut field_model_preferences: ::core::option::Option<
+                    ModelPreferences,
+                > = ::core::option::Option::None;
                 let mut field_stop_sequences: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_system_prompt: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_temperature: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_tool_choice: ::core::option::Option<ToolChoice> =
-                    ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> =
-                    ::core::option::Option::None;
+                let mut field_system_prompt: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_temperature: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut field_tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "includeContext" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_include_context,
-                            "includeContext",
-                        )?,
-                        "maxTokens" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_tokens,
-                            "maxTokens",
-                        )?,
-                        "messages" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_messages,
-                            "messages",
-                        )?,
-                        "metadata" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_metadata,
-                            "metadata",
-                        )?,
-                        "modelPreferences" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_model_preferences,
-                            "modelPreferences",
-                        )?,
-                        "stopSequences" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_stop_sequences,
-                            "stopSequences",
-                        )?,
-                        "systemPrompt" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_system_prompt,
-                            "systemPrompt",
-                        )?,
-                        "temperature" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_temperature,
-                            "temperature",
-                        )?,
-                        "toolChoice" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_tool_choice,
-                            "toolChoice",
-                        )?,
-                        "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                        "includeContext" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_include_context,
+                                "includeContext",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "maxTokens" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_tokens,
+                                "maxTokens",
+                            )?
+                        }
+                        "messages" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        "metadata" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_metadata,
+                                "metadata",
+                            )?
+                        }
+                        "modelPreferences" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_model_preferences,
+                                "modelPreferences",
+                            )?
+                        }
+                        "stopSequences" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_stop_sequences,
+                                "stopSequences",
+                            )?
+                        }
+                        "systemPrompt" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_system_prompt,
+                                "systemPrompt",
+                            )?
+                        }
+                        "temperature" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_temperature,
+                                "temperature",
+                            )?
+                        }
+                        "toolChoice" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tool_choice,
+                                "toolChoice",
+                            )?
+                        }
+                        "tools" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParams {
                     include_context: field_include_context,
-                    max_tokens: ::mcp_types::__private::required(field_max_tokens, "maxTokens")?,
-                    messages: ::mcp_types::__private::required(field_messages, "messages")?,
+                    max_tokens: ::mcp_types::__private::required(
+                        field_max_tokens,
+                        "maxTokens",
+                    )?,
+                    messages: ::mcp_types::__private::required(
+                        field_messages,
+                        "messages",
+                    )?,
                     metadata: field_metadata,
                     model_preferences: field_model_preferences,
                     stop_sequences: field_stop_sequences,
@@ -4613,7 +5253,11 @@ impl CreateMessageResult {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(content: SamplingMessageContent, model: ::std::string::String, role: Role) -> Self {
+    pub fn new(
+        content: SamplingMessageContent,
+        model: ::std::string::String,
+        role: Role,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
@@ -4656,47 +5300,70 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = CreateMessageResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a CreateMessageResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<CreateMessageResult, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> =
-                    ::core::option::Option::None;
-                let mut field_model: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
+                let mut field_model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut field_stop_reason: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_stop_reason: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
                         "model" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_model, "model")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_model,
+                                "model",
+                            )?
                         }
                         "role" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_role, "role")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_role,
+                                "role",
+                            )?
                         }
-                        "stopReason" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_stop_reason,
-                            "stopReason",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "stopReason" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_stop_reason,
+                                "stopReason",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(CreateMessageResult {
@@ -4783,7 +5450,10 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = DiscoverRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a DiscoverRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -4793,32 +5463,49 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<RequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("server/discover"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("server/discover"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -4952,71 +5639,97 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = DiscoverResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a DiscoverResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<DiscoverResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
-                let mut field_capabilities: ::core::option::Option<ServerCapabilities> =
-                    ::core::option::Option::None;
-                let mut field_instructions: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut field_capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
+                let mut field_instructions: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_supported_versions: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "capabilities" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_capabilities,
-                            "capabilities",
-                        )?,
-                        "instructions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_instructions,
-                            "instructions",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "supportedVersions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_supported_versions,
-                            "supportedVersions",
-                        )?,
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "capabilities" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_capabilities,
+                                "capabilities",
+                            )?
+                        }
+                        "instructions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_instructions,
+                                "instructions",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "supportedVersions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_supported_versions,
+                                "supportedVersions",
+                            )?
+                        }
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(DiscoverResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
                     capabilities: ::mcp_types::__private::required(
                         field_capabilities,
                         "capabilities",
@@ -5093,7 +5806,10 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = DiscoverResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a DiscoverResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -5102,26 +5818,41 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
             ) -> ::core::result::Result<DiscoverResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<DiscoverResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<DiscoverResult> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -5194,7 +5925,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -5202,25 +5936,34 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
                 mut map: A,
             ) -> ::core::result::Result<ElicitRequest, A::Error> {
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ElicitRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("elicitation/create"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("elicitation/create"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_method, false, "method")?;
@@ -5302,41 +6045,55 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequestFormParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequestFormParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_mode = false;
                 let mut field_requested_schema: ::core::option::Option<
                     ElicitRequestFormParamsRequestedSchema,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        "mode" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_mode,
-                            "mode",
-                            ::mcp_types::__private::Const::Str("form"),
-                        )?,
-                        "requestedSchema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_requested_schema,
-                            "requestedSchema",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        "mode" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_mode,
+                                "mode",
+                                ::mcp_types::__private::Const::Str("form"),
+                            )?
+                        }
+                        "requestedSchema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_requested_schema,
+                                "requestedSchema",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ElicitRequestFormParams {
@@ -5360,7 +6117,12 @@ impl ::mcp_types::__private::Walk for ElicitRequestFormParams {
         out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ) {
         let _ = (&path, &out);
-        ::mcp_types::__private::walk_member(&self.requested_schema, path, "requestedSchema", out);
+        ::mcp_types::__private::walk_member(
+            &self.requested_schema,
+            path,
+            "requestedSchema",
+            out,
+        );
     }
 }
 /// A restricted subset of JSON Schema.
@@ -5370,7 +6132,10 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     /// The `$schema` type of the schema.
     pub schema: ::core::option::Option<::std::string::String>,
     /// The `properties` type of the schema.
-    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     /// The `required` type of the schema.
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -5383,7 +6148,10 @@ impl ElicitRequestFormParamsRequestedSchema {
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+        properties: ::std::collections::BTreeMap<
+            ::std::string::String,
+            PrimitiveSchemaDefinition,
+        >,
     ) -> Self {
         Self {
             schema: ::core::option::Option::None,
@@ -5424,56 +6192,80 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequestFormParamsRequestedSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequestFormParamsRequestedSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParamsRequestedSchema, A::Error>
-            {
-                let mut field_schema: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_properties: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        PrimitiveSchemaDefinition,
+                    >,
                 > = ::core::option::Option::None;
                 let mut field_required: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_schema,
-                            "$schema",
-                        )?,
-                        "properties" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_properties,
-                            "properties",
-                        )?,
-                        "required" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_required,
-                            "required",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("object"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "$schema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_schema,
+                                "$schema",
+                            )?
+                        }
+                        "properties" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        "required" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("object"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
                 ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
                     schema: field_schema,
-                    properties: ::mcp_types::__private::required(field_properties, "properties")?,
+                    properties: ::mcp_types::__private::required(
+                        field_properties,
+                        "properties",
+                    )?,
                     required: field_required,
                     extra,
                 })
@@ -5536,7 +6328,9 @@ impl ::serde::Serialize for ElicitRequestParams {
             Self::ElicitRequestFormParams(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ElicitRequestURLParams(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ElicitRequestURLParams(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5550,11 +6344,13 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitRequestFormParams",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "mode",
-                            values: &[::mcp_types::__private::Const::Str("form")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "mode",
+                                values: &[::mcp_types::__private::Const::Str("form")],
+                                required: false,
+                            },
+                        ],
                         required: &["message", "requestedSchema"],
                         known: &["message", "mode", "requestedSchema"],
                     },
@@ -5562,36 +6358,46 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitRequestURLParams",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "mode",
-                            values: &[::mcp_types::__private::Const::Str("url")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "mode",
+                                values: &[::mcp_types::__private::Const::Str("url")],
+                                required: true,
+                            },
+                        ],
                         required: &["message", "mode", "url"],
                         known: &["message", "mode", "url"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "ElicitRequestParams::ElicitRequestFormParams",
-            )
-            .map(Self::ElicitRequestFormParams),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "ElicitRequestParams::ElicitRequestURLParams",
-            )
-            .map(Self::ElicitRequestURLParams),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitRequestParams::ElicitRequestFormParams",
+                    )
+                    .map(Self::ElicitRequestFormParams)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitRequestParams::ElicitRequestURLParams",
+                    )
+                    .map(Self::ElicitRequestURLParams)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ElicitRequestParams {
@@ -5670,38 +6476,53 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitRequestURLParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitRequestURLParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_mode = false;
-                let mut field_url: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        "mode" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_mode,
-                            "mode",
-                            ::mcp_types::__private::Const::Str("url"),
-                        )?,
-                        "url" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_url, "url")?
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "mode" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_mode,
+                                "mode",
+                                ::mcp_types::__private::Const::Str("url"),
+                            )?
+                        }
+                        "url" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_url,
+                                "url",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_mode, false, "mode")?;
@@ -5780,34 +6601,49 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ElicitResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ElicitResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ElicitResult, A::Error> {
-                let mut field_action: ::core::option::Option<ElicitResultAction> =
-                    ::core::option::Option::None;
+                let mut field_action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
                 let mut field_content: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ElicitResultContentValue,
+                    >,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "action" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_action,
-                            "action",
-                        )?,
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "action" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_action,
+                                "action",
+                            )?
+                        }
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ElicitResult {
@@ -5854,7 +6690,8 @@ impl ElicitResultContentValue {
         }
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>> for ElicitResultContentValue {
+impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
+for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
         Self::Array(value)
     }
@@ -5912,27 +6749,47 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "ElicitResultContentValue::Array")
-                .map(Self::Array),
-            1usize => ::mcp_types::__private::from_value(value, "ElicitResultContentValue::String")
-                .map(Self::String),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::Array",
+                    )
+                    .map(Self::Array)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::String",
+                    )
+                    .map(Self::String)
+            }
             2usize => {
-                ::mcp_types::__private::from_value(value, "ElicitResultContentValue::Integer")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::Integer",
+                    )
                     .map(Self::Integer)
             }
             3usize => {
-                ::mcp_types::__private::from_value(value, "ElicitResultContentValue::Boolean")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ElicitResultContentValue::Boolean",
+                    )
                     .map(Self::Boolean)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ElicitResultContentValue {
@@ -6038,52 +6895,73 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = EmbeddedResource;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a EmbeddedResource object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<EmbeddedResource, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_resource: ::core::option::Option<EmbeddedResourceResource> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_resource: ::core::option::Option<
+                    EmbeddedResourceResource,
+                > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "resource" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resource,
-                            "resource",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("resource"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "resource" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resource,
+                                "resource",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("resource"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
                 ::core::result::Result::Ok(EmbeddedResource {
                     meta: field_meta,
                     annotations: field_annotations,
-                    resource: ::mcp_types::__private::required(field_resource, "resource")?,
+                    resource: ::mcp_types::__private::required(
+                        field_resource,
+                        "resource",
+                    )?,
                     extra,
                 })
             }
@@ -6135,8 +7013,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -6165,25 +7047,33 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "EmbeddedResourceResource::TextResourceContents",
-            )
-            .map(Self::TextResourceContents),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "EmbeddedResourceResource::BlobResourceContents",
-            )
-            .map(Self::BlobResourceContents),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EmbeddedResourceResource::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EmbeddedResourceResource::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for EmbeddedResourceResource {
@@ -6294,7 +7184,9 @@ impl ::serde::Serialize for EnumSchema {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -6308,11 +7200,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
                     },
@@ -6320,11 +7214,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
                     },
@@ -6332,11 +7228,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -6352,11 +7250,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -6372,11 +7272,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "LegacyTitledEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &[
                             "default",
@@ -6390,38 +7292,54 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "EnumSchema::UntitledSingleSelectEnumSchema",
-            )
-            .map(Self::UntitledSingleSelectEnumSchema),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "EnumSchema::TitledSingleSelectEnumSchema",
-            )
-            .map(Self::TitledSingleSelectEnumSchema),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "EnumSchema::UntitledMultiSelectEnumSchema",
-            )
-            .map(Self::UntitledMultiSelectEnumSchema),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
             3usize => {
-                ::mcp_types::__private::from_value(value, "EnumSchema::TitledMultiSelectEnumSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::TitledMultiSelectEnumSchema",
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
             }
             4usize => {
-                ::mcp_types::__private::from_value(value, "EnumSchema::LegacyTitledEnumSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "EnumSchema::LegacyTitledEnumSchema",
+                    )
                     .map(Self::LegacyTitledEnumSchema)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for EnumSchema {
@@ -6527,7 +7445,10 @@ impl<'de> ::serde::Deserialize<'de> for Error {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Error;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Error object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -6535,27 +7456,41 @@ impl<'de> ::serde::Deserialize<'de> for Error {
                 mut map: A,
             ) -> ::core::result::Result<Error, A::Error> {
                 let mut field_code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "code" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_code, "code")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
                         }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Error {
@@ -6613,7 +7548,10 @@ impl ::serde::Serialize for GetPromptRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("prompts/get"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("prompts/get"),
+        )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -6631,7 +7569,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -6641,32 +7582,49 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<GetPromptRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("prompts/get"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("prompts/get"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -6747,13 +7705,7 @@ impl ::serde::Serialize for GetPromptRequestParams {
             &mut map,
             &self.extra,
             "GetPromptRequestParams",
-            &[
-                "_meta",
-                "arguments",
-                "inputResponses",
-                "name",
-                "requestState",
-            ],
+            &["_meta", "arguments", "inputResponses", "name", "requestState"],
         )?;
         map.end()
     }
@@ -6765,51 +7717,75 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
                 let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ::std::string::String,
+                    >,
                 > = ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_request_state: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
-                        "inputResponses" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_responses,
-                            "inputResponses",
-                        )?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        "inputResponses" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "requestState" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_state,
-                            "requestState",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "requestState" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptRequestParams {
@@ -6833,7 +7809,12 @@ impl ::mcp_types::__private::Walk for GetPromptRequestParams {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.meta, path, "_meta", out);
-        ::mcp_types::__private::walk_member(&self.input_responses, path, "inputResponses", out);
+        ::mcp_types::__private::walk_member(
+            &self.input_responses,
+            path,
+            "inputResponses",
+            out,
+        );
     }
 }
 /// The result returned by the server for a {@link GetPromptRequestprompts/get} request.
@@ -6897,51 +7878,74 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<GetPromptResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<::std::vec::Vec<PromptMessage>> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_messages: ::core::option::Option<
+                    ::std::vec::Vec<PromptMessage>,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "messages" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_messages,
-                            "messages",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "messages" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(GetPromptResult {
                     meta: field_meta,
                     description: field_description,
-                    messages: ::mcp_types::__private::required(field_messages, "messages")?,
+                    messages: ::mcp_types::__private::required(
+                        field_messages,
+                        "messages",
+                    )?,
                     extra,
                 })
             }
@@ -7009,7 +8013,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = GetPromptResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a GetPromptResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -7018,26 +8025,43 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
             ) -> ::core::result::Result<GetPromptResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<GetPromptResultResponseResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<
+                    GetPromptResultResponseResult,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -7103,8 +8127,12 @@ impl ::serde::Serialize for GetPromptResultResponseResult {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7118,11 +8146,15 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
                 ::mcp_types::__private::VariantShape {
                     name: "InputRequiredResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("input_required")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
                     },
@@ -7130,36 +8162,46 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
                 ::mcp_types::__private::VariantShape {
                     name: "GetPromptResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("complete")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[::mcp_types::__private::Const::Str("complete")],
+                                required: false,
+                            },
+                        ],
                         required: &["messages", "resultType"],
                         known: &["_meta", "description", "messages", "resultType"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "GetPromptResultResponseResult::InputRequiredResult",
-            )
-            .map(Self::InputRequiredResult),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "GetPromptResultResponseResult::GetPromptResult",
-            )
-            .map(Self::GetPromptResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "GetPromptResultResponseResult::InputRequiredResult",
+                    )
+                    .map(Self::InputRequiredResult)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "GetPromptResultResponseResult::GetPromptResult",
+                    )
+                    .map(Self::GetPromptResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for GetPromptResultResponseResult {
@@ -7243,33 +8285,53 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = HeaderMismatchError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a HeaderMismatchError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<HeaderMismatchError, A::Error> {
-                let mut field_error: ::core::option::Option<HeaderMismatchErrorError> =
-                    ::core::option::Option::None;
+                let mut field_error: ::core::option::Option<HeaderMismatchErrorError> = ::core::option::Option::None;
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "error" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_error, "error")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_error,
+                                "error",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -7345,7 +8407,10 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = HeaderMismatchErrorError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a HeaderMismatchErrorError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -7353,30 +8418,42 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
                 mut map: A,
             ) -> ::core::result::Result<HeaderMismatchErrorError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32020i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32020i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -7475,42 +8552,62 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Icon;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Icon object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Icon, A::Error> {
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_sizes: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_src: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_theme: ::core::option::Option<IconTheme> =
-                    ::core::option::Option::None;
+                let mut field_src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "sizes" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_sizes, "sizes")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_sizes,
+                                "sizes",
+                            )?
                         }
                         "src" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_src, "src")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_src,
+                                "src",
+                            )?
                         }
                         "theme" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_theme, "theme")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_theme,
+                                "theme",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Icon {
@@ -7571,7 +8668,12 @@ impl ::serde::Serialize for Icons {
         if let ::core::option::Option::Some(value) = &self.icons {
             map.serialize_entry("icons", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "Icons", &["icons"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "Icons",
+            &["icons"],
+        )?;
         map.end()
     }
 }
@@ -7582,30 +8684,39 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Icons;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Icons object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Icons, A::Error> {
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
-                ::core::result::Result::Ok(Icons {
-                    icons: field_icons,
-                    extra,
-                })
+                ::core::result::Result::Ok(Icons { icons: field_icons, extra })
             }
         }
         deserializer.deserialize_map(FieldsVisitor)
@@ -7682,50 +8793,69 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ImageContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ImageContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ImageContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("image"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("image"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -7733,7 +8863,10 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                     meta: field_meta,
                     annotations: field_annotations,
                     data: ::mcp_types::__private::required(field_data, "data")?,
-                    mime_type: ::mcp_types::__private::required(field_mime_type, "mimeType")?,
+                    mime_type: ::mcp_types::__private::required(
+                        field_mime_type,
+                        "mimeType",
+                    )?,
                     extra,
                 })
             }
@@ -7826,14 +8959,7 @@ impl ::serde::Serialize for Implementation {
             &mut map,
             &self.extra,
             "Implementation",
-            &[
-                "description",
-                "icons",
-                "name",
-                "title",
-                "version",
-                "websiteUrl",
-            ],
+            &["description", "icons", "name", "title", "version", "websiteUrl"],
         )?;
         map.end()
     }
@@ -7845,55 +8971,80 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Implementation;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Implementation object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_version: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_website_url: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_website_url: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "version" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_version,
-                            "version",
-                        )?,
-                        "websiteUrl" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_website_url,
-                            "websiteUrl",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "version" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_version,
+                                "version",
+                            )?
+                        }
+                        "websiteUrl" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_website_url,
+                                "websiteUrl",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Implementation {
@@ -7969,9 +9120,15 @@ impl ::serde::Serialize for InputRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ElicitRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ElicitRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7985,11 +9142,15 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
                 ::mcp_types::__private::VariantShape {
                     name: "CreateMessageRequest",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "method",
-                            values: &[::mcp_types::__private::Const::Str("sampling/createMessage")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "method",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("sampling/createMessage"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["method", "params"],
                         known: &["method", "params"],
                     },
@@ -7997,11 +9158,13 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
                 ::mcp_types::__private::VariantShape {
                     name: "ListRootsRequest",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "method",
-                            values: &[::mcp_types::__private::Const::Str("roots/list")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "method",
+                                values: &[::mcp_types::__private::Const::Str("roots/list")],
+                                required: true,
+                            },
+                        ],
                         required: &["method"],
                         known: &["method", "params"],
                     },
@@ -8009,34 +9172,52 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitRequest",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "method",
-                            values: &[::mcp_types::__private::Const::Str("elicitation/create")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "method",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("elicitation/create"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["method", "params"],
                         known: &["method", "params"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "InputRequest::CreateMessageRequest")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "InputRequest::CreateMessageRequest",
+                    )
                     .map(Self::CreateMessageRequest)
             }
-            1usize => ::mcp_types::__private::from_value(value, "InputRequest::ListRootsRequest")
-                .map(Self::ListRootsRequest),
-            2usize => ::mcp_types::__private::from_value(value, "InputRequest::ElicitRequest")
-                .map(Self::ElicitRequest),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "InputRequest::ListRootsRequest",
+                    )
+                    .map(Self::ListRootsRequest)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(value, "InputRequest::ElicitRequest")
+                    .map(Self::ElicitRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for InputRequest {
@@ -8075,7 +9256,10 @@ impl ::mcp_types::__private::Walk for InputRequest {
 }
 /// A map of server-initiated requests that the client must fulfill.
 /// Keys are server-assigned identifiers; values are the request objects.
-pub type InputRequests = ::std::collections::BTreeMap<::std::string::String, InputRequest>;
+pub type InputRequests = ::std::collections::BTreeMap<
+    ::std::string::String,
+    InputRequest,
+>;
 /// An InputRequiredResult sent by the server to indicate that additional input is needed
 /// before the request can be completed.
 ///
@@ -8142,48 +9326,70 @@ impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InputRequiredResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InputRequiredResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<InputRequiredResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_input_requests: ::core::option::Option<InputRequests> =
-                    ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_input_requests: ::core::option::Option<InputRequests> = ::core::option::Option::None;
+                let mut field_request_state: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "inputRequests" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_requests,
-                            "inputRequests",
-                        )?,
-                        "requestState" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_state,
-                            "requestState",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("input_required"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "inputRequests" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_requests,
+                                "inputRequests",
+                            )?
+                        }
+                        "requestState" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("input_required"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
-                ::mcp_types::__private::required_const(field_result_type, false, "resultType")?;
+                ::mcp_types::__private::required_const(
+                    field_result_type,
+                    false,
+                    "resultType",
+                )?;
                 ::core::result::Result::Ok(InputRequiredResult {
                     meta: field_meta,
                     input_requests: field_input_requests,
@@ -8202,7 +9408,12 @@ impl ::mcp_types::__private::Walk for InputRequiredResult {
         out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ) {
         let _ = (&path, &out);
-        ::mcp_types::__private::walk_member(&self.input_requests, path, "inputRequests", out);
+        ::mcp_types::__private::walk_member(
+            &self.input_requests,
+            path,
+            "inputRequests",
+            out,
+        );
     }
 }
 /// The `InputResponse` type of the schema.
@@ -8247,8 +9458,12 @@ impl ::serde::Serialize for InputResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -8263,14 +9478,16 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
                 ::mcp_types::__private::VariantShape {
                     name: "CreateMessageResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "role",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("assistant"),
-                                ::mcp_types::__private::Const::Str("user"),
-                            ],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "role",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("assistant"),
+                                    ::mcp_types::__private::Const::Str("user"),
+                                ],
+                                required: false,
+                            },
+                        ],
                         required: &["content", "model", "role"],
                         known: &["_meta", "content", "model", "role", "stopReason"],
                     },
@@ -8286,38 +9503,54 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
                 ::mcp_types::__private::VariantShape {
                     name: "ElicitResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "action",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("accept"),
-                                ::mcp_types::__private::Const::Str("cancel"),
-                                ::mcp_types::__private::Const::Str("decline"),
-                            ],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "action",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("accept"),
+                                    ::mcp_types::__private::Const::Str("cancel"),
+                                    ::mcp_types::__private::Const::Str("decline"),
+                                ],
+                                required: false,
+                            },
+                        ],
                         required: &["action"],
                         known: &["action", "content"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "InputResponse::CreateMessageResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "InputResponse::CreateMessageResult",
+                    )
                     .map(Self::CreateMessageResult)
             }
-            1usize => ::mcp_types::__private::from_value(value, "InputResponse::ListRootsResult")
-                .map(Self::ListRootsResult),
-            2usize => ::mcp_types::__private::from_value(value, "InputResponse::ElicitResult")
-                .map(Self::ElicitResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "InputResponse::ListRootsResult",
+                    )
+                    .map(Self::ListRootsResult)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(value, "InputResponse::ElicitResult")
+                    .map(Self::ElicitResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for InputResponse {
@@ -8409,38 +9642,54 @@ impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InputResponseRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InputResponseRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<InputResponseRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> =
-                    ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut field_request_state: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "inputResponses" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_responses,
-                            "inputResponses",
-                        )?,
-                        "requestState" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_state,
-                            "requestState",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "inputResponses" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
+                        "requestState" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(InputResponseRequestParams {
@@ -8462,13 +9711,21 @@ impl ::mcp_types::__private::Walk for InputResponseRequestParams {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.meta, path, "_meta", out);
-        ::mcp_types::__private::walk_member(&self.input_responses, path, "inputResponses", out);
+        ::mcp_types::__private::walk_member(
+            &self.input_responses,
+            path,
+            "inputResponses",
+            out,
+        );
     }
 }
 /// A map of client responses to server-initiated requests.
 /// Keys correspond to the keys in the {@link InputRequests} map;
 /// values are the client's result for each request.
-pub type InputResponses = ::std::collections::BTreeMap<::std::string::String, InputResponse>;
+pub type InputResponses = ::std::collections::BTreeMap<
+    ::std::string::String,
+    InputResponse,
+>;
 /// A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InternalError {
@@ -8521,7 +9778,10 @@ impl<'de> ::serde::Deserialize<'de> for InternalError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InternalError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InternalError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8529,30 +9789,42 @@ impl<'de> ::serde::Deserialize<'de> for InternalError {
                 mut map: A,
             ) -> ::core::result::Result<InternalError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32603i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32603i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -8636,7 +9908,10 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InvalidParamsError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InvalidParamsError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8644,30 +9919,42 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
                 mut map: A,
             ) -> ::core::result::Result<InvalidParamsError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32602i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32602i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -8742,7 +10029,10 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = InvalidRequestError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a InvalidRequestError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8750,30 +10040,42 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
                 mut map: A,
             ) -> ::core::result::Result<InvalidRequestError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32600i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32600i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -8852,7 +10154,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCErrorResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCErrorResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -8863,21 +10168,39 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "error" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_error, "error")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_error,
+                                "error",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -8960,10 +10283,18 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -8977,11 +10308,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCRequest",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
                     },
@@ -8989,11 +10322,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCNotification",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
                     },
@@ -9001,11 +10336,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCResultResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
                     },
@@ -9013,40 +10350,60 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCErrorResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCRequest")
-                .map(Self::JSONRPCRequest),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCRequest",
+                    )
+                    .map(Self::JSONRPCRequest)
+            }
             1usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCNotification")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCNotification",
+                    )
                     .map(Self::JSONRPCNotification)
             }
             2usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCResultResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCResultResponse",
+                    )
                     .map(Self::JSONRPCResultResponse)
             }
             3usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCMessage::JSONRPCErrorResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCMessage::JSONRPCErrorResponse",
+                    )
                     .map(Self::JSONRPCErrorResponse)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for JSONRPCMessage {
@@ -9097,8 +10454,9 @@ pub struct JSONRPCNotification {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -9144,7 +10502,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9152,33 +10513,44 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
                 mut map: A,
             ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
                 let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9209,8 +10581,9 @@ pub struct JSONRPCRequest {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -9258,7 +10631,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9267,34 +10643,51 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
             ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9360,8 +10753,12 @@ impl ::serde::Serialize for JSONRPCResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -9375,11 +10772,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCResultResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
                     },
@@ -9387,34 +10786,46 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                 ::mcp_types::__private::VariantShape {
                     name: "JSONRPCErrorResponse",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "jsonrpc",
-                            values: &[::mcp_types::__private::Const::Str("2.0")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "jsonrpc",
+                                values: &[::mcp_types::__private::Const::Str("2.0")],
+                                required: true,
+                            },
+                        ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCResponse::JSONRPCResultResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCResponse::JSONRPCResultResponse",
+                    )
                     .map(Self::JSONRPCResultResponse)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "JSONRPCResponse::JSONRPCErrorResponse")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "JSONRPCResponse::JSONRPCErrorResponse",
+                    )
                     .map(Self::JSONRPCErrorResponse)
             }
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for JSONRPCResponse {
@@ -9493,7 +10904,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = JSONRPCResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a JSONRPCResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9504,23 +10918,39 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
                 let mut field_jsonrpc = false;
                 let mut field_result: ::core::option::Option<Result> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9606,14 +11036,7 @@ impl ::serde::Serialize for LegacyTitledEnumSchema {
             &mut map,
             &self.extra,
             "LegacyTitledEnumSchema",
-            &[
-                "default",
-                "description",
-                "enum",
-                "enumNames",
-                "title",
-                "type",
-            ],
+            &["default", "description", "enum", "enumNames", "title", "type"],
         )?;
         map.end()
     }
@@ -9625,59 +11048,83 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = LegacyTitledEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a LegacyTitledEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_enum_: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut field_enum_names: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "enum" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_enum_, "enum")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_,
+                                "enum",
+                            )?
                         }
-                        "enumNames" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_enum_names,
-                            "enumNames",
-                        )?,
+                        "enumNames" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_names,
+                                "enumNames",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -9759,7 +11206,10 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListPromptsRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListPromptsRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -9769,32 +11219,49 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("prompts/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("prompts/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -9859,7 +11326,11 @@ impl ListPromptsResult {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(cache_scope: CacheScope, prompts: ::std::vec::Vec<Prompt>, ttl_ms: u64) -> Self {
+    pub fn new(
+        cache_scope: CacheScope,
+        prompts: ::std::vec::Vec<Prompt>,
+        ttl_ms: u64,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             cache_scope,
@@ -9894,14 +11365,7 @@ impl ::serde::Serialize for ListPromptsResult {
             &mut map,
             &self.extra,
             "ListPromptsResult",
-            &[
-                "_meta",
-                "cacheScope",
-                "nextCursor",
-                "prompts",
-                "resultType",
-                "ttlMs",
-            ],
+            &["_meta", "cacheScope", "nextCursor", "prompts", "resultType", "ttlMs"],
         )?;
         map.end()
     }
@@ -9913,63 +11377,87 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListPromptsResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListPromptsResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ListPromptsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<::std::vec::Vec<Prompt>> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "prompts" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_prompts,
-                            "prompts",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "prompts" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_prompts,
+                                "prompts",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListPromptsResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
                     next_cursor: field_next_cursor,
                     prompts: ::mcp_types::__private::required(field_prompts, "prompts")?,
                     ttl_ms: ::mcp_types::__private::required(field_ttl_ms, "ttlMs")?,
@@ -10039,7 +11527,10 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListPromptsResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListPromptsResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10048,26 +11539,41 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
             ) -> ::core::result::Result<ListPromptsResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListPromptsResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<ListPromptsResult> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10147,7 +11653,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourceTemplatesRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourceTemplatesRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10157,32 +11666,51 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/templates/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "resources/templates/list",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10305,64 +11833,89 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourceTemplatesResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourceTemplatesResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_resource_templates: ::core::option::Option<
                     ::std::vec::Vec<ResourceTemplate>,
                 > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "resourceTemplates" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resource_templates,
-                            "resourceTemplates",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "resourceTemplates" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resource_templates,
+                                "resourceTemplates",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListResourceTemplatesResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
                     next_cursor: field_next_cursor,
                     resource_templates: ::mcp_types::__private::required(
                         field_resource_templates,
@@ -10435,7 +11988,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourceTemplatesResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourceTemplatesResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10444,26 +12000,43 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
             ) -> ::core::result::Result<ListResourceTemplatesResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListResourceTemplatesResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<
+                    ListResourceTemplatesResult,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10543,7 +12116,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourcesRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourcesRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10553,32 +12129,49 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("resources/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10643,7 +12236,11 @@ impl ListResourcesResult {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(cache_scope: CacheScope, resources: ::std::vec::Vec<Resource>, ttl_ms: u64) -> Self {
+    pub fn new(
+        cache_scope: CacheScope,
+        resources: ::std::vec::Vec<Resource>,
+        ttl_ms: u64,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             cache_scope,
@@ -10678,14 +12275,7 @@ impl ::serde::Serialize for ListResourcesResult {
             &mut map,
             &self.extra,
             "ListResourcesResult",
-            &[
-                "_meta",
-                "cacheScope",
-                "nextCursor",
-                "resources",
-                "resultType",
-                "ttlMs",
-            ],
+            &["_meta", "cacheScope", "nextCursor", "resources", "resultType", "ttlMs"],
         )?;
         map.end()
     }
@@ -10697,65 +12287,94 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourcesResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourcesResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ListResourcesResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<::std::vec::Vec<Resource>> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_resources: ::core::option::Option<
+                    ::std::vec::Vec<Resource>,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "resources" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resources,
-                            "resources",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "resources" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListResourcesResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
                     next_cursor: field_next_cursor,
-                    resources: ::mcp_types::__private::required(field_resources, "resources")?,
+                    resources: ::mcp_types::__private::required(
+                        field_resources,
+                        "resources",
+                    )?,
                     ttl_ms: ::mcp_types::__private::required(field_ttl_ms, "ttlMs")?,
                     extra,
                 })
@@ -10823,7 +12442,10 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListResourcesResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListResourcesResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10832,26 +12454,41 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
             ) -> ::core::result::Result<ListResourcesResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListResourcesResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<ListResourcesResult> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -10909,7 +12546,10 @@ impl ::serde::Serialize for ListRootsRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("roots/list"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("roots/list"),
+        )?;
         if let ::core::option::Option::Some(value) = &self.params {
             map.serialize_entry("params", value)?;
         }
@@ -10929,7 +12569,10 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListRootsRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListRootsRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -10937,25 +12580,34 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
                 mut map: A,
             ) -> ::core::result::Result<ListRootsRequest, A::Error> {
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ListRootsRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<ListRootsRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("roots/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("roots/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_method, false, "method")?;
@@ -11022,24 +12674,36 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListRootsRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListRootsRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ListRootsRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListRootsRequestParams {
@@ -11105,24 +12769,36 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListRootsResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListRootsResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ListRootsResult, A::Error> {
-                let mut field_roots: ::core::option::Option<::std::vec::Vec<Root>> =
-                    ::core::option::Option::None;
+                let mut field_roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "roots" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_roots, "roots")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_roots,
+                                "roots",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListRootsResult {
@@ -11178,7 +12854,10 @@ impl ::serde::Serialize for ListToolsRequest {
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
-        map.serialize_entry("method", &::mcp_types::__private::Const::Str("tools/list"))?;
+        map.serialize_entry(
+            "method",
+            &::mcp_types::__private::Const::Str("tools/list"),
+        )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -11196,7 +12875,10 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListToolsRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListToolsRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11206,32 +12888,49 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("tools/list"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("tools/list"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11296,7 +12995,11 @@ impl ListToolsResult {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(cache_scope: CacheScope, tools: ::std::vec::Vec<Tool>, ttl_ms: u64) -> Self {
+    pub fn new(
+        cache_scope: CacheScope,
+        tools: ::std::vec::Vec<Tool>,
+        ttl_ms: u64,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             cache_scope,
@@ -11331,14 +13034,7 @@ impl ::serde::Serialize for ListToolsResult {
             &mut map,
             &self.extra,
             "ListToolsResult",
-            &[
-                "_meta",
-                "cacheScope",
-                "nextCursor",
-                "resultType",
-                "tools",
-                "ttlMs",
-            ],
+            &["_meta", "cacheScope", "nextCursor", "resultType", "tools", "ttlMs"],
         )?;
         map.end()
     }
@@ -11350,61 +13046,87 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListToolsResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListToolsResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ListToolsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> =
-                    ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
                         "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
                         }
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ListToolsResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
                     next_cursor: field_next_cursor,
                     tools: ::mcp_types::__private::required(field_tools, "tools")?,
                     ttl_ms: ::mcp_types::__private::required(field_ttl_ms, "ttlMs")?,
@@ -11474,7 +13196,10 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ListToolsResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ListToolsResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11483,26 +13208,41 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
             ) -> ::core::result::Result<ListToolsResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListToolsResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<ListToolsResult> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11578,7 +13318,10 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = LoggingMessageNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a LoggingMessageNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11587,31 +13330,44 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
             ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<LoggingMessageNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    LoggingMessageNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/message"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("notifications/message"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -11694,41 +13450,60 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = LoggingMessageNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a LoggingMessageNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<LoggingLevel> =
-                    ::core::option::Option::None;
-                let mut field_logger: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut field_logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
                         }
                         "level" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_level, "level")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_level,
+                                "level",
+                            )?
                         }
-                        "logger" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_logger,
-                            "logger",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "logger" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_logger,
+                                "logger",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(LoggingMessageNotificationParams {
@@ -11825,7 +13600,10 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = MethodNotFoundError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a MethodNotFoundError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -11833,30 +13611,42 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
                 mut map: A,
             ) -> ::core::result::Result<MethodNotFoundError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32601i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32601i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -11933,35 +13723,55 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = MissingRequiredClientCapabilityError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a MissingRequiredClientCapabilityError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<MissingRequiredClientCapabilityError, A::Error>
-            {
+            ) -> ::core::result::Result<MissingRequiredClientCapabilityError, A::Error> {
                 let mut field_error: ::core::option::Option<
                     MissingRequiredClientCapabilityErrorError,
                 > = ::core::option::Option::None;
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "error" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_error, "error")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_error,
+                                "error",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -12038,40 +13848,58 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = MissingRequiredClientCapabilityErrorError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a MissingRequiredClientCapabilityErrorError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<MissingRequiredClientCapabilityErrorError, A::Error>
-            {
+            ) -> ::core::result::Result<
+                MissingRequiredClientCapabilityErrorError,
+                A::Error,
+            > {
                 let mut field_code = false;
                 let mut field_data: ::core::option::Option<
                     MissingRequiredClientCapabilityErrorErrorData,
                 > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32021i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32021i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -12137,27 +13965,41 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = MissingRequiredClientCapabilityErrorErrorData;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a MissingRequiredClientCapabilityErrorErrorData object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<MissingRequiredClientCapabilityErrorErrorData, A::Error>
-            {
-                let mut field_required_capabilities: ::core::option::Option<ClientCapabilities> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                MissingRequiredClientCapabilityErrorErrorData,
+                A::Error,
+            > {
+                let mut field_required_capabilities: ::core::option::Option<
+                    ClientCapabilities,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "requiredCapabilities" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_required_capabilities,
-                            "requiredCapabilities",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "requiredCapabilities" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required_capabilities,
+                                "requiredCapabilities",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorErrorData {
@@ -12221,7 +14063,12 @@ impl ::serde::Serialize for ModelHint {
         if let ::core::option::Option::Some(value) = &self.name {
             map.serialize_entry("name", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "ModelHint", &["name"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ModelHint",
+            &["name"],
+        )?;
         map.end()
     }
 }
@@ -12232,24 +14079,36 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ModelHint;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ModelHint object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ModelHint {
@@ -12343,12 +14202,7 @@ impl ::serde::Serialize for ModelPreferences {
             &mut map,
             &self.extra,
             "ModelPreferences",
-            &[
-                "costPriority",
-                "hints",
-                "intelligencePriority",
-                "speedPriority",
-            ],
+            &["costPriority", "hints", "intelligencePriority", "speedPriority"],
         )?;
         map.end()
     }
@@ -12360,45 +14214,68 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ModelPreferences;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ModelPreferences object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut field_cost_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_hints: ::core::option::Option<::std::vec::Vec<ModelHint>> =
-                    ::core::option::Option::None;
-                let mut field_intelligence_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_speed_priority: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
+                let mut field_cost_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut field_hints: ::core::option::Option<
+                    ::std::vec::Vec<ModelHint>,
+                > = ::core::option::Option::None;
+                let mut field_intelligence_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut field_speed_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "costPriority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cost_priority,
-                            "costPriority",
-                        )?,
-                        "hints" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_hints, "hints")?
+                        "costPriority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cost_priority,
+                                "costPriority",
+                            )?
                         }
-                        "intelligencePriority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_intelligence_priority,
-                            "intelligencePriority",
-                        )?,
-                        "speedPriority" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_speed_priority,
-                            "speedPriority",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "hints" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_hints,
+                                "hints",
+                            )?
+                        }
+                        "intelligencePriority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_intelligence_priority,
+                                "intelligencePriority",
+                            )?
+                        }
+                        "speedPriority" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_speed_priority,
+                                "speedPriority",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ModelPreferences {
@@ -12482,11 +14359,13 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -12502,11 +14381,13 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -12521,25 +14402,33 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
-            )
-            .map(Self::UntitledMultiSelectEnumSchema),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
-            )
-            .map(Self::TitledMultiSelectEnumSchema),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for MultiSelectEnumSchema {
@@ -12574,8 +14463,9 @@ pub struct Notification {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -12618,34 +14508,46 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Notification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Notification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Notification, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Notification {
@@ -12721,18 +14623,20 @@ impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = NotificationMetaObject;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a NotificationMetaObject object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<NotificationMetaObject, A::Error> {
-                let mut field_subscription_id: ::core::option::Option<RequestId> =
-                    ::core::option::Option::None;
+                let mut field_subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "io.modelcontextprotocol/subscriptionId" => {
@@ -12742,7 +14646,13 @@ impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
                                 "io.modelcontextprotocol/subscriptionId",
                             )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(NotificationMetaObject {
@@ -12814,24 +14724,36 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = NotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a NotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<NotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(NotificationParams {
@@ -12914,14 +14836,7 @@ impl ::serde::Serialize for NumberSchema {
             &mut map,
             &self.extra,
             "NumberSchema",
-            &[
-                "default",
-                "description",
-                "maximum",
-                "minimum",
-                "title",
-                "type",
-            ],
+            &["default", "description", "maximum", "minimum", "title", "type"],
         )?;
         map.end()
     }
@@ -12933,57 +14848,78 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = NumberSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a NumberSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_maximum: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_minimum: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_type_: ::core::option::Option<NumberSchemaType> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "maximum" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_maximum,
-                            "maximum",
-                        )?,
-                        "minimum" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_minimum,
-                            "minimum",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "maximum" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_maximum,
+                                "maximum",
+                            )?
+                        }
+                        "minimum" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_minimum,
+                                "minimum",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
                         "type" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_type_, "type")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(NumberSchema {
@@ -13067,7 +15003,10 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PaginatedRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PaginatedRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13076,33 +15015,49 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
             ) -> ::core::result::Result<PaginatedRequest, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -13178,31 +15133,44 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PaginatedRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PaginatedRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut field_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cursor,
-                            "cursor",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cursor,
+                                "cursor",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedRequestParams {
@@ -13283,38 +15251,55 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PaginatedResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PaginatedResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PaginatedResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_next_cursor: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "nextCursor" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_next_cursor,
-                            "nextCursor",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "nextCursor" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PaginatedResult {
@@ -13388,7 +15373,10 @@ impl<'de> ::serde::Deserialize<'de> for ParseError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ParseError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ParseError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13396,30 +15384,42 @@ impl<'de> ::serde::Deserialize<'de> for ParseError {
                 mut map: A,
             ) -> ::core::result::Result<ParseError, A::Error> {
                 let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32700i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32700i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -13494,7 +15494,8 @@ impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
         Self::BooleanSchema(value)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
+impl ::core::convert::From<UntitledSingleSelectEnumSchema>
+for PrimitiveSchemaDefinition {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
     }
@@ -13527,7 +15528,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
         match self {
             Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BooleanSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::UntitledSingleSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -13540,7 +15543,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -13586,14 +15591,16 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "NumberSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[
-                                ::mcp_types::__private::Const::Str("integer"),
-                                ::mcp_types::__private::Const::Str("number"),
-                            ],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("integer"),
+                                    ::mcp_types::__private::Const::Str("number"),
+                                ],
+                                required: false,
+                            },
+                        ],
                         required: &["type"],
                         known: &[
                             "default",
@@ -13608,11 +15615,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "BooleanSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("boolean")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("boolean")],
+                                required: true,
+                            },
+                        ],
                         required: &["type"],
                         known: &["default", "description", "title", "type"],
                     },
@@ -13620,11 +15629,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
                     },
@@ -13632,11 +15643,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
                     },
@@ -13644,11 +15657,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -13664,11 +15679,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledMultiSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("array")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("array")],
+                                required: true,
+                            },
+                        ],
                         required: &["items", "type"],
                         known: &[
                             "default",
@@ -13684,11 +15701,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 ::mcp_types::__private::VariantShape {
                     name: "LegacyTitledEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &[
                             "default",
@@ -13702,53 +15721,75 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "PrimitiveSchemaDefinition::StringSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::StringSchema",
+                    )
                     .map(Self::StringSchema)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "PrimitiveSchemaDefinition::NumberSchema")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::NumberSchema",
+                    )
                     .map(Self::NumberSchema)
             }
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::BooleanSchema",
-            )
-            .map(Self::BooleanSchema),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
-            )
-            .map(Self::UntitledSingleSelectEnumSchema),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
-            )
-            .map(Self::TitledSingleSelectEnumSchema),
-            5usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
-            )
-            .map(Self::UntitledMultiSelectEnumSchema),
-            6usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
-            )
-            .map(Self::TitledMultiSelectEnumSchema),
-            7usize => ::mcp_types::__private::from_value(
-                value,
-                "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
-            )
-            .map(Self::LegacyTitledEnumSchema),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::BooleanSchema",
+                    )
+                    .map(Self::BooleanSchema)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
+                    )
+                    .map(Self::LegacyTitledEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for PrimitiveSchemaDefinition {
@@ -13877,7 +15918,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ProgressNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ProgressNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -13886,31 +15930,44 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
             ) -> ::core::result::Result<ProgressNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ProgressNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    ProgressNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/progress"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("notifications/progress"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -13999,56 +16056,77 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ProgressNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ProgressNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_progress: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
-                let mut field_progress_token: ::core::option::Option<ProgressToken> =
-                    ::core::option::Option::None;
-                let mut field_total: ::core::option::Option<::serde_json::Number> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut field_total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        "progress" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_progress,
-                            "progress",
-                        )?,
-                        "progressToken" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_progress_token,
-                            "progressToken",
-                        )?,
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        "progress" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_progress,
+                                "progress",
+                            )?
+                        }
+                        "progressToken" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
                         "total" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_total, "total")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_total,
+                                "total",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ProgressNotificationParams {
                     meta: field_meta,
                     message: field_message,
-                    progress: ::mcp_types::__private::required(field_progress, "progress")?,
+                    progress: ::mcp_types::__private::required(
+                        field_progress,
+                        "progress",
+                    )?,
                     progress_token: ::mcp_types::__private::required(
                         field_progress_token,
                         "progressToken",
@@ -14069,7 +16147,12 @@ impl ::mcp_types::__private::Walk for ProgressNotificationParams {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.meta, path, "_meta", out);
-        ::mcp_types::__private::walk_member(&self.progress_token, path, "progressToken", out);
+        ::mcp_types::__private::walk_member(
+            &self.progress_token,
+            path,
+            "progressToken",
+            out,
+        );
     }
 }
 /// A progress token, used to associate progress notifications with the original request.
@@ -14118,7 +16201,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
         struct KindVisitor;
         impl<'de> ::serde::de::Visitor<'de> for KindVisitor {
             type Value = ProgressToken;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a string or an integer (ProgressToken)")
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -14147,9 +16233,11 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
                     ::core::result::Result::Ok(v) => {
                         ::core::result::Result::Ok(ProgressToken::Integer(v))
                     }
-                    ::core::result::Result::Err(_) => ::core::result::Result::Err(
-                        E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
-                    ),
+                    ::core::result::Result::Err(_) => {
+                        ::core::result::Result::Err(
+                            E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
+                        )
+                    }
                 }
             }
         }
@@ -14256,14 +16344,7 @@ impl ::serde::Serialize for Prompt {
             &mut map,
             &self.extra,
             "Prompt",
-            &[
-                "_meta",
-                "arguments",
-                "description",
-                "icons",
-                "name",
-                "title",
-            ],
+            &["_meta", "arguments", "description", "icons", "name", "title"],
         )?;
         map.end()
     }
@@ -14275,53 +16356,80 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Prompt;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Prompt object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Prompt, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_arguments: ::core::option::Option<
+                    ::std::vec::Vec<PromptArgument>,
+                > = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "arguments" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_arguments,
-                            "arguments",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "arguments" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Prompt {
@@ -14413,42 +16521,62 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptArgument;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptArgument object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "required" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_required,
-                            "required",
-                        )?,
+                        "required" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PromptArgument {
@@ -14526,7 +16654,10 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -14535,33 +16666,44 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
             ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str(
-                                "notifications/prompts/list_changed",
-                            ),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/prompts/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -14635,30 +16777,44 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptMessage;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptMessage object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut field_content: ::core::option::Option<ContentBlock> =
-                    ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
                 let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        "role" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_role, "role")?
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "role" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_role,
+                                "role",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(PromptMessage {
@@ -14738,36 +16894,53 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = PromptReference;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a PromptReference object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("ref/prompt"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("ref/prompt"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -14846,7 +17019,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -14856,32 +17032,51 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ReadResourceRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    ReadResourceRequestParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("resources/read"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("resources/read"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -14966,43 +17161,62 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> =
-                    ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut field_request_state: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "inputResponses" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_responses,
-                            "inputResponses",
-                        )?,
-                        "requestState" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_request_state,
-                            "requestState",
-                        )?,
+                        "inputResponses" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
+                        "requestState" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceRequestParams {
@@ -15025,7 +17239,12 @@ impl ::mcp_types::__private::Walk for ReadResourceRequestParams {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.meta, path, "_meta", out);
-        ::mcp_types::__private::walk_member(&self.input_responses, path, "inputResponses", out);
+        ::mcp_types::__private::walk_member(
+            &self.input_responses,
+            path,
+            "inputResponses",
+            out,
+        );
     }
 }
 /// The result returned by the server for a {@link ReadResourceRequestresources/read} request.
@@ -15111,58 +17330,83 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ReadResourceResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
                 let mut field_contents: ::core::option::Option<
                     ::std::vec::Vec<EmbeddedResourceResource>,
                 > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "cacheScope" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_cache_scope,
-                            "cacheScope",
-                        )?,
-                        "contents" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_contents,
-                            "contents",
-                        )?,
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        "ttlMs" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_ttl_ms,
-                            "ttlMs",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "cacheScope" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        "contents" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_contents,
+                                "contents",
+                            )?
+                        }
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        "ttlMs" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ReadResourceResult {
                     meta: field_meta,
-                    cache_scope: ::mcp_types::__private::required(field_cache_scope, "cacheScope")?,
-                    contents: ::mcp_types::__private::required(field_contents, "contents")?,
+                    cache_scope: ::mcp_types::__private::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    contents: ::mcp_types::__private::required(
+                        field_contents,
+                        "contents",
+                    )?,
                     ttl_ms: ::mcp_types::__private::required(field_ttl_ms, "ttlMs")?,
                     extra,
                 })
@@ -15231,7 +17475,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ReadResourceResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ReadResourceResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -15240,26 +17487,43 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
             ) -> ::core::result::Result<ReadResourceResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ReadResourceResultResponseResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<
+                    ReadResourceResultResponseResult,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -15325,8 +17589,12 @@ impl ::serde::Serialize for ReadResourceResultResponseResult {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -15340,11 +17608,15 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
                 ::mcp_types::__private::VariantShape {
                     name: "InputRequiredResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("input_required")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
                     },
@@ -15368,30 +17640,44 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
                             },
                         ],
                         required: &["cacheScope", "contents", "resultType", "ttlMs"],
-                        known: &["_meta", "cacheScope", "contents", "resultType", "ttlMs"],
+                        known: &[
+                            "_meta",
+                            "cacheScope",
+                            "contents",
+                            "resultType",
+                            "ttlMs",
+                        ],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "ReadResourceResultResponseResult::InputRequiredResult",
-            )
-            .map(Self::InputRequiredResult),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "ReadResourceResultResponseResult::ReadResourceResult",
-            )
-            .map(Self::ReadResourceResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ReadResourceResultResponseResult::InputRequiredResult",
+                    )
+                    .map(Self::InputRequiredResult)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ReadResourceResultResponseResult::ReadResourceResult",
+                    )
+                    .map(Self::ReadResourceResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ReadResourceResultResponseResult {
@@ -15426,8 +17712,9 @@ pub struct Request {
     /// The `method` type of the schema.
     pub method: ::std::string::String,
     /// The `params` type of the schema.
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -15470,34 +17757,46 @@ impl<'de> ::serde::Deserialize<'de> for Request {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Request;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Request object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Request, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_params: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "method" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "method" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Request {
@@ -15565,7 +17864,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
         struct KindVisitor;
         impl<'de> ::serde::de::Visitor<'de> for KindVisitor {
             type Value = RequestId;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a string or an integer (RequestId)")
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -15594,9 +17896,11 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
                     ::core::result::Result::Ok(v) => {
                         ::core::result::Result::Ok(RequestId::Integer(v))
                     }
-                    ::core::result::Result::Err(_) => ::core::result::Result::Err(
-                        E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
-                    ),
+                    ::core::result::Result::Err(_) => {
+                        ::core::result::Result::Err(
+                            E::invalid_value(::serde::de::Unexpected::Unsigned(v), &self),
+                        )
+                    }
                 }
             }
         }
@@ -15732,26 +18036,28 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = RequestMetaObject;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a RequestMetaObject object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<RequestMetaObject, A::Error> {
-                let mut field_client_capabilities: ::core::option::Option<ClientCapabilities> =
-                    ::core::option::Option::None;
-                let mut field_client_info: ::core::option::Option<Implementation> =
-                    ::core::option::Option::None;
-                let mut field_log_level: ::core::option::Option<LoggingLevel> =
-                    ::core::option::Option::None;
-                let mut field_protocol_version: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_progress_token: ::core::option::Option<ProgressToken> =
-                    ::core::option::Option::None;
+                let mut field_client_capabilities: ::core::option::Option<
+                    ClientCapabilities,
+                > = ::core::option::Option::None;
+                let mut field_client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut field_log_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut field_protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "io.modelcontextprotocol/clientCapabilities" => {
@@ -15761,16 +18067,20 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
                                 "io.modelcontextprotocol/clientCapabilities",
                             )?
                         }
-                        "io.modelcontextprotocol/clientInfo" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_client_info,
-                            "io.modelcontextprotocol/clientInfo",
-                        )?,
-                        "io.modelcontextprotocol/logLevel" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_log_level,
-                            "io.modelcontextprotocol/logLevel",
-                        )?,
+                        "io.modelcontextprotocol/clientInfo" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_client_info,
+                                "io.modelcontextprotocol/clientInfo",
+                            )?
+                        }
+                        "io.modelcontextprotocol/logLevel" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_log_level,
+                                "io.modelcontextprotocol/logLevel",
+                            )?
+                        }
                         "io.modelcontextprotocol/protocolVersion" => {
                             ::mcp_types::__private::next_field(
                                 &mut map,
@@ -15778,12 +18088,20 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
                                 "io.modelcontextprotocol/protocolVersion",
                             )?
                         }
-                        "progressToken" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_progress_token,
-                            "progressToken",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "progressToken" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(RequestMetaObject {
@@ -15812,7 +18130,12 @@ impl ::mcp_types::__private::Walk for RequestMetaObject {
         out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ) {
         let _ = (&path, &out);
-        ::mcp_types::__private::walk_member(&self.progress_token, path, "progressToken", out);
+        ::mcp_types::__private::walk_member(
+            &self.progress_token,
+            path,
+            "progressToken",
+            out,
+        );
     }
 }
 /// Common params for any request.
@@ -15858,24 +18181,36 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = RequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a RequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(RequestParams {
@@ -16013,69 +18348,102 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Resource;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Resource object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Resource, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "size" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_size, "size")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Resource {
@@ -16159,36 +18527,52 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceContents;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceContents object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceContents {
@@ -16304,7 +18688,10 @@ impl ::serde::Serialize for ResourceLink {
         if let ::core::option::Option::Some(value) = &self.title {
             map.serialize_entry("title", value)?;
         }
-        map.serialize_entry("type", &::mcp_types::__private::Const::Str("resource_link"))?;
+        map.serialize_entry(
+            "type",
+            &::mcp_types::__private::Const::Str("resource_link"),
+        )?;
         map.serialize_entry("uri", &self.uri)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -16333,76 +18720,111 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceLink;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceLink object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResourceLink, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "size" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_size, "size")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("resource_link"),
-                        )?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("resource_link"),
+                            )?
+                        }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -16486,7 +18908,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16495,33 +18920,44 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
             ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str(
-                                "notifications/resources/list_changed",
-                            ),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/resources/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -16592,29 +19028,44 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceRequestParams {
@@ -16678,7 +19129,10 @@ impl ResourceTemplate {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, uri_template: ::std::string::String) -> Self {
+    pub fn new(
+        name: ::std::string::String,
+        uri_template: ::std::string::String,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
@@ -16744,67 +19198,96 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceTemplate;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceTemplate object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResourceTemplate, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri_template: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri_template: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "uriTemplate" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_uri_template,
-                            "uriTemplate",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "uriTemplate" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri_template,
+                                "uriTemplate",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceTemplate {
@@ -16863,7 +19346,10 @@ impl ::serde::Serialize for ResourceTemplateReference {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("type", &::mcp_types::__private::Const::Str("ref/resource"))?;
+        map.serialize_entry(
+            "type",
+            &::mcp_types::__private::Const::Str("ref/resource"),
+        )?;
         map.serialize_entry("uri", &self.uri)?;
         ::mcp_types::__private::serialize_extra(
             &mut map,
@@ -16881,7 +19367,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceTemplateReference;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceTemplateReference object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16889,23 +19378,34 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
                 mut map: A,
             ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
                 let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("ref/resource"),
-                        )?,
-                        "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("ref/resource"),
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "uri" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -16979,7 +19479,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceUpdatedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceUpdatedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -16988,31 +19491,46 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
             ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<ResourceUpdatedNotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    ResourceUpdatedNotificationParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/resources/updated"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/resources/updated",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -17085,29 +19603,44 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResourceUpdatedNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResourceUpdatedNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
@@ -17185,36 +19718,54 @@ impl<'de> ::serde::Deserialize<'de> for Result {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Result;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Result object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Result, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_result_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut field_result_type: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "resultType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "resultType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Result {
                     meta: field_meta,
-                    result_type: ::mcp_types::__private::required(field_result_type, "resultType")?,
+                    result_type: ::mcp_types::__private::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
                     extra,
                 })
             }
@@ -17286,26 +19837,36 @@ impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ResultMetaObject;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ResultMetaObject object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ResultMetaObject, A::Error> {
-                let mut field_server_info: ::core::option::Option<Implementation> =
-                    ::core::option::Option::None;
+                let mut field_server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "io.modelcontextprotocol/serverInfo" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_server_info,
-                            "io.modelcontextprotocol/serverInfo",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "io.modelcontextprotocol/serverInfo" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_server_info,
+                                "io.modelcontextprotocol/serverInfo",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ResultMetaObject {
@@ -17391,34 +19952,52 @@ impl<'de> ::serde::Deserialize<'de> for Root {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Root;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Root object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Root, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Root {
@@ -17494,35 +20073,52 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SamplingMessage;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SamplingMessage object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SamplingMessage, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
                 let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
                         "role" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_role, "role")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_role,
+                                "role",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SamplingMessage {
@@ -17602,8 +20198,7 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for SamplingMessageContent
-{
+for SamplingMessageContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -17617,8 +20212,12 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -17633,11 +20232,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "TextContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("text")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("text")],
+                                required: true,
+                            },
+                        ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
                     },
@@ -17645,11 +20246,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "ImageContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("image")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("image")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17657,11 +20260,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "AudioContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("audio")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("audio")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17669,11 +20274,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolUseContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_use")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("tool_use")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
                     },
@@ -17681,11 +20288,15 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolResultContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_result")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tool_result"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["content", "toolUseId", "type"],
                         known: &[
                             "_meta",
@@ -17703,38 +20314,61 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::TextContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::TextContent",
+                    )
                     .map(Self::TextContent)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::ImageContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::ImageContent",
+                    )
                     .map(Self::ImageContent)
             }
             2usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::AudioContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::AudioContent",
+                    )
                     .map(Self::AudioContent)
             }
             3usize => {
-                ::mcp_types::__private::from_value(value, "SamplingMessageContent::ToolUseContent")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::ToolUseContent",
+                    )
                     .map(Self::ToolUseContent)
             }
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContent::ToolResultContent",
-            )
-            .map(Self::ToolResultContent),
-            5usize => ::mcp_types::__private::from_value(value, "SamplingMessageContent::Array")
-                .map(Self::Array),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::ToolResultContent",
+                    )
+                    .map(Self::ToolResultContent)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContent::Array",
+                    )
+                    .map(Self::Array)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for SamplingMessageContent {
@@ -17866,8 +20500,12 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -17881,11 +20519,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "TextContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("text")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("text")],
+                                required: true,
+                            },
+                        ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
                     },
@@ -17893,11 +20533,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ImageContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("image")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("image")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17905,11 +20547,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "AudioContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("audio")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("audio")],
+                                required: true,
+                            },
+                        ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
                     },
@@ -17917,11 +20561,13 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolUseContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_use")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("tool_use")],
+                                required: true,
+                            },
+                        ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
                     },
@@ -17929,11 +20575,15 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 ::mcp_types::__private::VariantShape {
                     name: "ToolResultContent",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("tool_result")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("tool_result"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["content", "toolUseId", "type"],
                         known: &[
                             "_meta",
@@ -17947,40 +20597,54 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::TextContent",
-            )
-            .map(Self::TextContent),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::ImageContent",
-            )
-            .map(Self::ImageContent),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::AudioContent",
-            )
-            .map(Self::AudioContent),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::ToolUseContent",
-            )
-            .map(Self::ToolUseContent),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "SamplingMessageContentBlock::ToolResultContent",
-            )
-            .map(Self::ToolResultContent),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::TextContent",
+                    )
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::ImageContent",
+                    )
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::AudioContent",
+                    )
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::ToolUseContent",
+                    )
+                    .map(Self::ToolUseContent)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SamplingMessageContentBlock::ToolResultContent",
+                    )
+                    .map(Self::ToolResultContent)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for SamplingMessageContentBlock {
@@ -18039,16 +20703,18 @@ pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
     pub completions: ::core::option::Option<JSONObject>,
     /// Experimental, non-standard capabilities that the server supports.
-    pub experimental:
-        ::core::option::Option<::std::collections::BTreeMap<::std::string::String, JSONObject>>,
+    pub experimental: ::core::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+    >,
     /// Optional MCP extensions that the server supports. Keys are extension identifiers
     /// (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
     /// objects. An empty object indicates support with no settings.
     ///
     /// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     /// mandatory prefix.
-    pub extensions:
-        ::core::option::Option<::std::collections::BTreeMap<::std::string::String, JSONObject>>,
+    pub extensions: ::core::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+    >,
     /// Present if the server supports sending log messages to the client.
     pub logging: ::core::option::Option<JSONObject>,
     /// Present if the server offers any prompt templates.
@@ -18129,68 +20795,90 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilities;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilities object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ServerCapabilities, A::Error> {
-                let mut field_completions: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
+                let mut field_completions: ::core::option::Option<JSONObject> = ::core::option::Option::None;
                 let mut field_experimental: ::core::option::Option<
                     ::std::collections::BTreeMap<::std::string::String, JSONObject>,
                 > = ::core::option::Option::None;
                 let mut field_extensions: ::core::option::Option<
                     ::std::collections::BTreeMap<::std::string::String, JSONObject>,
                 > = ::core::option::Option::None;
-                let mut field_logging: ::core::option::Option<JSONObject> =
-                    ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<ServerCapabilitiesTools> =
-                    ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<ServerCapabilitiesResources> =
-                    ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<ServerCapabilitiesTools> =
-                    ::core::option::Option::None;
+                let mut field_logging: ::core::option::Option<JSONObject> = ::core::option::Option::None;
+                let mut field_prompts: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
+                let mut field_resources: ::core::option::Option<
+                    ServerCapabilitiesResources,
+                > = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "completions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_completions,
-                            "completions",
-                        )?,
-                        "experimental" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_experimental,
-                            "experimental",
-                        )?,
-                        "extensions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_extensions,
-                            "extensions",
-                        )?,
-                        "logging" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_logging,
-                            "logging",
-                        )?,
-                        "prompts" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_prompts,
-                            "prompts",
-                        )?,
-                        "resources" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resources,
-                            "resources",
-                        )?,
-                        "tools" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_tools, "tools")?
+                        "completions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_completions,
+                                "completions",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "experimental" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        "extensions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_extensions,
+                                "extensions",
+                            )?
+                        }
+                        "logging" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_logging,
+                                "logging",
+                            )?
+                        }
+                        "prompts" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_prompts,
+                                "prompts",
+                            )?
+                        }
+                        "resources" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        "tools" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools,
+                                "tools",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilities {
@@ -18268,33 +20956,44 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilitiesResources;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilitiesResources object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_subscribe: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "listChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_list_changed,
-                            "listChanged",
-                        )?,
-                        "subscribe" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_subscribe,
-                            "subscribe",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        "subscribe" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_subscribe,
+                                "subscribe",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesResources {
@@ -18361,26 +21060,36 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ServerCapabilitiesTools;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ServerCapabilitiesTools object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "listChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_list_changed,
-                            "listChanged",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTools {
@@ -18467,7 +21176,8 @@ impl ::core::convert::From<ResourceListChangedNotification> for ServerNotificati
         Self::ResourceListChangedNotification(value)
     }
 }
-impl ::core::convert::From<SubscriptionsAcknowledgedNotification> for ServerNotification {
+impl ::core::convert::From<SubscriptionsAcknowledgedNotification>
+for ServerNotification {
     fn from(value: SubscriptionsAcknowledgedNotification) -> Self {
         Self::SubscriptionsAcknowledgedNotification(value)
     }
@@ -18498,8 +21208,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -18539,9 +21253,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/cancelled",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/cancelled",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18560,9 +21276,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/progress",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("notifications/progress"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18581,9 +21297,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/resources/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/resources/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18602,9 +21320,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/subscriptions/acknowledged",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/subscriptions/acknowledged",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18623,9 +21343,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/resources/updated",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/resources/updated",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18644,9 +21366,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/prompts/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/prompts/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18665,9 +21389,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/tools/list_changed",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str(
+                                        "notifications/tools/list_changed",
+                                    ),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18686,9 +21412,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                             },
                             ::mcp_types::__private::TagShape {
                                 key: "method",
-                                values: &[::mcp_types::__private::Const::Str(
-                                    "notifications/message",
-                                )],
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("notifications/message"),
+                                ],
                                 required: true,
                             },
                         ],
@@ -18698,55 +21424,75 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::CancelledNotification",
-            )
-            .map(Self::CancelledNotification),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ProgressNotification",
-            )
-            .map(Self::ProgressNotification),
-            2usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ResourceListChangedNotification",
-            )
-            .map(Self::ResourceListChangedNotification),
-            3usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::SubscriptionsAcknowledgedNotification",
-            )
-            .map(Self::SubscriptionsAcknowledgedNotification),
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ResourceUpdatedNotification",
-            )
-            .map(Self::ResourceUpdatedNotification),
-            5usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::PromptListChangedNotification",
-            )
-            .map(Self::PromptListChangedNotification),
-            6usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::ToolListChangedNotification",
-            )
-            .map(Self::ToolListChangedNotification),
-            7usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerNotification::LoggingMessageNotification",
-            )
-            .map(Self::LoggingMessageNotification),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::CancelledNotification",
+                    )
+                    .map(Self::CancelledNotification)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ProgressNotification",
+                    )
+                    .map(Self::ProgressNotification)
+            }
+            2usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ResourceListChangedNotification",
+                    )
+                    .map(Self::ResourceListChangedNotification)
+            }
+            3usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::SubscriptionsAcknowledgedNotification",
+                    )
+                    .map(Self::SubscriptionsAcknowledgedNotification)
+            }
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ResourceUpdatedNotification",
+                    )
+                    .map(Self::ResourceUpdatedNotification)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::PromptListChangedNotification",
+                    )
+                    .map(Self::PromptListChangedNotification)
+            }
+            6usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::ToolListChangedNotification",
+                    )
+                    .map(Self::ToolListChangedNotification)
+            }
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerNotification::LoggingMessageNotification",
+                    )
+                    .map(Self::LoggingMessageNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ServerNotification {
@@ -18938,21 +21684,39 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::DiscoverResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::DiscoverResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::SubscriptionsListenResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -18974,11 +21738,15 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 ::mcp_types::__private::VariantShape {
                     name: "InputRequiredResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("input_required")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[
+                                    ::mcp_types::__private::Const::Str("input_required"),
+                                ],
+                                required: true,
+                            },
+                        ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
                     },
@@ -19066,7 +21834,12 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                                 required: false,
                             },
                         ],
-                        required: &["cacheScope", "resourceTemplates", "resultType", "ttlMs"],
+                        required: &[
+                            "cacheScope",
+                            "resourceTemplates",
+                            "resultType",
+                            "ttlMs",
+                        ],
                         known: &[
                             "_meta",
                             "cacheScope",
@@ -19096,17 +21869,25 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             },
                         ],
                         required: &["cacheScope", "contents", "resultType", "ttlMs"],
-                        known: &["_meta", "cacheScope", "contents", "resultType", "ttlMs"],
+                        known: &[
+                            "_meta",
+                            "cacheScope",
+                            "contents",
+                            "resultType",
+                            "ttlMs",
+                        ],
                     },
                 },
                 ::mcp_types::__private::VariantShape {
                     name: "SubscriptionsListenResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("complete")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[::mcp_types::__private::Const::Str("complete")],
+                                required: false,
+                            },
+                        ],
                         required: &["_meta", "resultType"],
                         known: &["_meta", "resultType"],
                     },
@@ -19143,11 +21924,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 ::mcp_types::__private::VariantShape {
                     name: "GetPromptResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("complete")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[::mcp_types::__private::Const::Str("complete")],
+                                required: false,
+                            },
+                        ],
                         required: &["messages", "resultType"],
                         known: &["_meta", "description", "messages", "resultType"],
                     },
@@ -19184,11 +21967,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 ::mcp_types::__private::VariantShape {
                     name: "CallToolResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("complete")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[::mcp_types::__private::Const::Str("complete")],
+                                required: false,
+                            },
+                        ],
                         required: &["content", "resultType"],
                         known: &[
                             "_meta",
@@ -19202,60 +21987,104 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                 ::mcp_types::__private::VariantShape {
                     name: "CompleteResult",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "resultType",
-                            values: &[::mcp_types::__private::Const::Str("complete")],
-                            required: false,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "resultType",
+                                values: &[::mcp_types::__private::Const::Str("complete")],
+                                required: false,
+                            },
+                        ],
                         required: &["completion", "resultType"],
                         known: &["_meta", "completion", "resultType"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
             0usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::Result").map(Self::Result)
+                ::mcp_types::__private::from_value(value, "ServerResult::Result")
+                    .map(Self::Result)
             }
             1usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::InputRequiredResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::InputRequiredResult",
+                    )
                     .map(Self::InputRequiredResult)
             }
-            2usize => ::mcp_types::__private::from_value(value, "ServerResult::DiscoverResult")
-                .map(Self::DiscoverResult),
+            2usize => {
+                ::mcp_types::__private::from_value(value, "ServerResult::DiscoverResult")
+                    .map(Self::DiscoverResult)
+            }
             3usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::ListResourcesResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListResourcesResult",
+                    )
                     .map(Self::ListResourcesResult)
             }
-            4usize => ::mcp_types::__private::from_value(
-                value,
-                "ServerResult::ListResourceTemplatesResult",
-            )
-            .map(Self::ListResourceTemplatesResult),
-            5usize => ::mcp_types::__private::from_value(value, "ServerResult::ReadResourceResult")
-                .map(Self::ReadResourceResult),
+            4usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListResourceTemplatesResult",
+                    )
+                    .map(Self::ListResourceTemplatesResult)
+            }
+            5usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ReadResourceResult",
+                    )
+                    .map(Self::ReadResourceResult)
+            }
             6usize => {
-                ::mcp_types::__private::from_value(value, "ServerResult::SubscriptionsListenResult")
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::SubscriptionsListenResult",
+                    )
                     .map(Self::SubscriptionsListenResult)
             }
-            7usize => ::mcp_types::__private::from_value(value, "ServerResult::ListPromptsResult")
-                .map(Self::ListPromptsResult),
-            8usize => ::mcp_types::__private::from_value(value, "ServerResult::GetPromptResult")
-                .map(Self::GetPromptResult),
-            9usize => ::mcp_types::__private::from_value(value, "ServerResult::ListToolsResult")
-                .map(Self::ListToolsResult),
-            10usize => ::mcp_types::__private::from_value(value, "ServerResult::CallToolResult")
-                .map(Self::CallToolResult),
-            11usize => ::mcp_types::__private::from_value(value, "ServerResult::CompleteResult")
-                .map(Self::CompleteResult),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            7usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListPromptsResult",
+                    )
+                    .map(Self::ListPromptsResult)
+            }
+            8usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::GetPromptResult",
+                    )
+                    .map(Self::GetPromptResult)
+            }
+            9usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ServerResult::ListToolsResult",
+                    )
+                    .map(Self::ListToolsResult)
+            }
+            10usize => {
+                ::mcp_types::__private::from_value(value, "ServerResult::CallToolResult")
+                    .map(Self::CallToolResult)
+            }
+            11usize => {
+                ::mcp_types::__private::from_value(value, "ServerResult::CompleteResult")
+                    .map(Self::CompleteResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for ServerResult {
@@ -19424,11 +22253,13 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "UntitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
                     },
@@ -19436,36 +22267,46 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                 ::mcp_types::__private::VariantShape {
                     name: "TitledSingleSelectEnumSchema",
                     kind: ::mcp_types::__private::ShapeKind::Object {
-                        tags: &[::mcp_types::__private::TagShape {
-                            key: "type",
-                            values: &[::mcp_types::__private::Const::Str("string")],
-                            required: true,
-                        }],
+                        tags: &[
+                            ::mcp_types::__private::TagShape {
+                                key: "type",
+                                values: &[::mcp_types::__private::Const::Str("string")],
+                                required: true,
+                            },
+                        ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
                     },
                 },
             ],
         };
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let index = ::mcp_types::__private::select(&value, &SHAPE)
             .map_err(<D::Error as ::serde::de::Error>::custom)?;
         match index {
-            0usize => ::mcp_types::__private::from_value(
-                value,
-                "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
-            )
-            .map(Self::UntitledSingleSelectEnumSchema),
-            1usize => ::mcp_types::__private::from_value(
-                value,
-                "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
-            )
-            .map(Self::TitledSingleSelectEnumSchema),
-            _ => ::core::result::Result::Err(::std::string::String::from(
-                "variant index out of range",
-            )),
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
         }
-        .map_err(<D::Error as ::serde::de::Error>::custom)
+            .map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::mcp_types::__private::Walk for SingleSelectEnumSchema {
@@ -19580,66 +22421,87 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = StringSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a StringSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_format: ::core::option::Option<StringSchemaFormat> =
-                    ::core::option::Option::None;
-                let mut field_max_length: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_min_length: ::core::option::Option<i64> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
+                let mut field_max_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_min_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "format" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_format,
-                            "format",
-                        )?,
-                        "maxLength" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_length,
-                            "maxLength",
-                        )?,
-                        "minLength" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_min_length,
-                            "minLength",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "format" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_format,
+                                "format",
+                            )?
+                        }
+                        "maxLength" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_length,
+                                "maxLength",
+                            )?
+                        }
+                        "minLength" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_min_length,
+                                "minLength",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -19677,7 +22539,9 @@ pub struct SubscriptionFilter {
     pub prompts_list_changed: ::core::option::Option<bool>,
     /// Subscribe to {@link ResourceUpdatedNotificationnotifications/resources/updated} for these resource URIs.
     /// Replaces the former `resources/subscribe` RPC.
-    pub resource_subscriptions: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub resource_subscriptions: ::core::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     /// If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
     pub resources_list_changed: ::core::option::Option<bool>,
     /// If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}.
@@ -19739,48 +22603,62 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionFilter;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionFilter object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SubscriptionFilter, A::Error> {
-                let mut field_prompts_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
+                let mut field_prompts_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut field_resource_subscriptions: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_resources_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_tools_list_changed: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
+                let mut field_resources_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_tools_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "promptsListChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_prompts_list_changed,
-                            "promptsListChanged",
-                        )?,
-                        "resourceSubscriptions" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resource_subscriptions,
-                            "resourceSubscriptions",
-                        )?,
-                        "resourcesListChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_resources_list_changed,
-                            "resourcesListChanged",
-                        )?,
-                        "toolsListChanged" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_tools_list_changed,
-                            "toolsListChanged",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "promptsListChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_prompts_list_changed,
+                                "promptsListChanged",
+                            )?
+                        }
+                        "resourceSubscriptions" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resource_subscriptions,
+                                "resourceSubscriptions",
+                            )?
+                        }
+                        "resourcesListChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_resources_list_changed,
+                                "resourcesListChanged",
+                            )?
+                        }
+                        "toolsListChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tools_list_changed,
+                                "toolsListChanged",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionFilter {
@@ -19846,7 +22724,9 @@ impl ::serde::Serialize for SubscriptionsAcknowledgedNotification {
         map.serialize_entry("jsonrpc", &::mcp_types::__private::Const::Str("2.0"))?;
         map.serialize_entry(
             "method",
-            &::mcp_types::__private::Const::Str("notifications/subscriptions/acknowledged"),
+            &::mcp_types::__private::Const::Str(
+                "notifications/subscriptions/acknowledged",
+            ),
         )?;
         map.serialize_entry("params", &self.params)?;
         ::mcp_types::__private::serialize_extra(
@@ -19865,44 +22745,61 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsAcknowledgedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsAcknowledgedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<SubscriptionsAcknowledgedNotification, A::Error>
-            {
+            ) -> ::core::result::Result<
+                SubscriptionsAcknowledgedNotification,
+                A::Error,
+            > {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
                 let mut field_params: ::core::option::Option<
                     SubscriptionsAcknowledgedNotificationParams,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str(
-                                "notifications/subscriptions/acknowledged",
-                            ),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/subscriptions/acknowledged",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -19978,32 +22875,49 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationPar
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsAcknowledgedNotificationParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsAcknowledgedNotificationParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<SubscriptionsAcknowledgedNotificationParams, A::Error>
-            {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_notifications: ::core::option::Option<SubscriptionFilter> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                SubscriptionsAcknowledgedNotificationParams,
+                A::Error,
+            > {
+                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut field_notifications: ::core::option::Option<
+                    SubscriptionFilter,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "notifications" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_notifications,
-                            "notifications",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "notifications" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_notifications,
+                                "notifications",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsAcknowledgedNotificationParams {
@@ -20087,7 +23001,10 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsListenRequest;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsListenRequest object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20097,32 +23014,51 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<SubscriptionsListenRequestParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<
+                    SubscriptionsListenRequestParams,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("subscriptions/listen"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str("subscriptions/listen"),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -20197,31 +23133,46 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsListenRequestParams;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsListenRequestParams object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SubscriptionsListenRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> =
-                    ::core::option::Option::None;
-                let mut field_notifications: ::core::option::Option<SubscriptionFilter> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut field_notifications: ::core::option::Option<
+                    SubscriptionFilter,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "notifications" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_notifications,
-                            "notifications",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "notifications" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_notifications,
+                                "notifications",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenRequestParams {
@@ -20300,31 +23251,47 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsListenResult;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsListenResult object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SubscriptionsListenResult, A::Error> {
-                let mut field_meta: ::core::option::Option<SubscriptionsListenResultMetaObject> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<
+                    SubscriptionsListenResultMetaObject,
+                > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "resultType" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_result_type,
-                            "resultType",
-                            ::mcp_types::__private::Const::Str("complete"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "resultType" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                                ::mcp_types::__private::Const::Str("complete"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenResult {
@@ -20416,27 +23383,30 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsListenResultMetaObject;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsListenResultMetaObject object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
-                let mut field_server_info: ::core::option::Option<Implementation> =
-                    ::core::option::Option::None;
-                let mut field_subscription_id: ::core::option::Option<RequestId> =
-                    ::core::option::Option::None;
+                let mut field_server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut field_subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "io.modelcontextprotocol/serverInfo" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_server_info,
-                            "io.modelcontextprotocol/serverInfo",
-                        )?,
+                        "io.modelcontextprotocol/serverInfo" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_server_info,
+                                "io.modelcontextprotocol/serverInfo",
+                            )?
+                        }
                         "io.modelcontextprotocol/subscriptionId" => {
                             ::mcp_types::__private::next_field(
                                 &mut map,
@@ -20444,7 +23414,13 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
                                 "io.modelcontextprotocol/subscriptionId",
                             )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(SubscriptionsListenResultMetaObject {
@@ -20526,7 +23502,10 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = SubscriptionsListenResultResponse;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a SubscriptionsListenResultResponse object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20535,26 +23514,43 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
             ) -> ::core::result::Result<SubscriptionsListenResultResponse, A::Error> {
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<SubscriptionsListenResult> =
-                    ::core::option::Option::None;
+                let mut field_result: ::core::option::Option<
+                    SubscriptionsListenResult,
+                > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "result" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_result,
-                            "result",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "result" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_result,
+                                "result",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -20637,43 +23633,61 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TextContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TextContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<TextContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> =
-                    ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
                         "text" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_text, "text")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_text,
+                                "text",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("text"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("text"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -20756,41 +23770,60 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TextResourceContents;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TextResourceContents object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<TextResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "mimeType" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_mime_type,
-                            "mimeType",
-                        )?,
+                        "mimeType" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
                         "text" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_text, "text")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_text,
+                                "text",
+                            )?
                         }
                         "uri" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_uri, "uri")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_uri,
+                                "uri",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TextResourceContents {
@@ -20878,15 +23911,7 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchema {
             &mut map,
             &self.extra,
             "TitledMultiSelectEnumSchema",
-            &[
-                "default",
-                "description",
-                "items",
-                "maxItems",
-                "minItems",
-                "title",
-                "type",
-            ],
+            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
         )?;
         map.end()
     }
@@ -20898,7 +23923,10 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledMultiSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledMultiSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -20908,53 +23936,78 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 let mut field_default: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<TitledMultiSelectEnumSchemaItems> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_items: ::core::option::Option<
+                    TitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
                 let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
                 let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "items" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_items, "items")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_items,
+                                "items",
+                            )?
                         }
-                        "maxItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_items,
-                            "maxItems",
-                        )?,
-                        "minItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_min_items,
-                            "minItems",
-                        )?,
+                        "maxItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        "minItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("array"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("array"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -21024,7 +24077,10 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledMultiSelectEnumSchemaItems;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledMultiSelectEnumSchemaItems object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -21035,16 +24091,24 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                     ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "anyOf" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_any_of,
-                            "anyOf",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "anyOf" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_any_of,
+                                "anyOf",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
@@ -21129,53 +24193,73 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledSingleSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledSingleSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_one_of: ::core::option::Option<
                     ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
                 > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
-                        "oneOf" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_one_of,
-                            "oneOf",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        "oneOf" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_one_of,
+                                "oneOf",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -21247,32 +24331,47 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = TitledSingleSelectEnumSchemaOneOfItem;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a TitledSingleSelectEnumSchemaOneOfItem object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error>
-            {
-                let mut field_const_: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                TitledSingleSelectEnumSchemaOneOfItem,
+                A::Error,
+            > {
+                let mut field_const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "const" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_const_,
-                            "const",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "const" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_const_,
+                                "const",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
@@ -21419,67 +24518,94 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = Tool;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a Tool object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<Tool, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<ToolAnnotations> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> =
-                    ::core::option::Option::None;
-                let mut field_input_schema: ::core::option::Option<ToolInputSchema> =
-                    ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_output_schema: ::core::option::Option<ToolOutputSchema> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut field_input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "annotations" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_annotations,
-                            "annotations",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "annotations" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "icons" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_icons, "icons")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_icons,
+                                "icons",
+                            )?
                         }
-                        "inputSchema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_input_schema,
-                            "inputSchema",
-                        )?,
+                        "inputSchema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input_schema,
+                                "inputSchema",
+                            )?
+                        }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "outputSchema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_output_schema,
-                            "outputSchema",
-                        )?,
+                        "outputSchema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_output_schema,
+                                "outputSchema",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(Tool {
@@ -21609,52 +24735,68 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolAnnotations;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolAnnotations object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut field_destructive_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_idempotent_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_open_world_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_read_only_hint: ::core::option::Option<bool> =
-                    ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "destructiveHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_destructive_hint,
-                            "destructiveHint",
-                        )?,
-                        "idempotentHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_idempotent_hint,
-                            "idempotentHint",
-                        )?,
-                        "openWorldHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_open_world_hint,
-                            "openWorldHint",
-                        )?,
-                        "readOnlyHint" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_read_only_hint,
-                            "readOnlyHint",
-                        )?,
-                        "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                        "destructiveHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_destructive_hint,
+                                "destructiveHint",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "idempotentHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_idempotent_hint,
+                                "idempotentHint",
+                            )?
+                        }
+                        "openWorldHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_open_world_hint,
+                                "openWorldHint",
+                            )?
+                        }
+                        "readOnlyHint" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_read_only_hint,
+                                "readOnlyHint",
+                            )?
+                        }
+                        "title" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ToolAnnotations {
@@ -21711,7 +24853,12 @@ impl ::serde::Serialize for ToolChoice {
         if let ::core::option::Option::Some(value) = &self.mode {
             map.serialize_entry("mode", value)?;
         }
-        ::mcp_types::__private::serialize_extra(&mut map, &self.extra, "ToolChoice", &["mode"])?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ToolChoice",
+            &["mode"],
+        )?;
         map.end()
     }
 }
@@ -21722,24 +24869,36 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolChoice;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolChoice object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolChoice, A::Error> {
-                let mut field_mode: ::core::option::Option<ToolChoiceMode> =
-                    ::core::option::Option::None;
+                let mut field_mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "mode" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_mode, "mode")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_mode,
+                                "mode",
+                            )?
                         }
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ToolChoice {
@@ -21821,33 +24980,45 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolInputSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolInputSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_schema,
-                            "$schema",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("object"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "$schema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_schema,
+                                "$schema",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("object"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -21923,7 +25094,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolListChangedNotification;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolListChangedNotification object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -21932,31 +25106,44 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
             ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
                 let mut field_jsonrpc = false;
                 let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> =
-                    ::core::option::Option::None;
+                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        "method" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_method,
-                            "method",
-                            ::mcp_types::__private::Const::Str("notifications/tools/list_changed"),
-                        )?,
-                        "params" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_params,
-                            "params",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        "method" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_method,
+                                "method",
+                                ::mcp_types::__private::Const::Str(
+                                    "notifications/tools/list_changed",
+                                ),
+                            )?
+                        }
+                        "params" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_params,
+                                "params",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -22028,26 +25215,36 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolOutputSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolOutputSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "$schema" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_schema,
-                            "$schema",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "$schema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_schema,
+                                "$schema",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(ToolOutputSchema {
@@ -22102,7 +25299,10 @@ impl ToolResultContent {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(content: ::std::vec::Vec<ContentBlock>, tool_use_id: ::std::string::String) -> Self {
+    pub fn new(
+        content: ::std::vec::Vec<ContentBlock>,
+        tool_use_id: ::std::string::String,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
@@ -22136,14 +25336,7 @@ impl ::serde::Serialize for ToolResultContent {
             &mut map,
             &self.extra,
             "ToolResultContent",
-            &[
-                "_meta",
-                "content",
-                "isError",
-                "structuredContent",
-                "toolUseId",
-                "type",
-            ],
+            &["_meta", "content", "isError", "structuredContent", "toolUseId", "type"],
         )?;
         map.end()
     }
@@ -22155,58 +25348,83 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolResultContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolResultContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolResultContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<::std::vec::Vec<ContentBlock>> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_content: ::core::option::Option<
+                    ::std::vec::Vec<ContentBlock>,
+                > = ::core::option::Option::None;
                 let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_structured_content: ::core::option::Option<::serde_json::Value> =
-                    ::core::option::Option::None;
-                let mut field_tool_use_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_structured_content: ::core::option::Option<
+                    ::serde_json::Value,
+                > = ::core::option::Option::None;
+                let mut field_tool_use_id: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "content" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_content,
-                            "content",
-                        )?,
-                        "isError" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_is_error,
-                            "isError",
-                        )?,
-                        "structuredContent" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_structured_content,
-                            "structuredContent",
-                        )?,
-                        "toolUseId" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_tool_use_id,
-                            "toolUseId",
-                        )?,
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("tool_result"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "content" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_content,
+                                "content",
+                            )?
+                        }
+                        "isError" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        "structuredContent" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        "toolUseId" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_tool_use_id,
+                                "toolUseId",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("tool_result"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -22215,7 +25433,10 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                     content: ::mcp_types::__private::required(field_content, "content")?,
                     is_error: field_is_error,
                     structured_content: field_structured_content,
-                    tool_use_id: ::mcp_types::__private::required(field_tool_use_id, "toolUseId")?,
+                    tool_use_id: ::mcp_types::__private::required(
+                        field_tool_use_id,
+                        "toolUseId",
+                    )?,
                     extra,
                 })
             }
@@ -22300,45 +25521,71 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = ToolUseContent;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a ToolUseContent object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<ToolUseContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> =
-                    ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut field_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_input: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "_meta" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_meta, "_meta")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_meta,
+                                "_meta",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
                         "input" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_input, "input")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_input,
+                                "input",
+                            )?
                         }
                         "name" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_name, "name")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_name,
+                                "name",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("tool_use"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("tool_use"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -22418,33 +25665,55 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UnsupportedProtocolVersionError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UnsupportedProtocolVersionError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<UnsupportedProtocolVersionError, A::Error> {
-                let mut field_error: ::core::option::Option<UnsupportedProtocolVersionErrorError> =
-                    ::core::option::Option::None;
+                let mut field_error: ::core::option::Option<
+                    UnsupportedProtocolVersionErrorError,
+                > = ::core::option::Option::None;
                 let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
                 let mut field_jsonrpc = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "error" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_error, "error")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_error,
+                                "error",
+                            )?
                         }
-                        "id" => ::mcp_types::__private::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_jsonrpc,
-                            "jsonrpc",
-                            ::mcp_types::__private::Const::Str("2.0"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "id" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_id,
+                                "id",
+                            )?
+                        }
+                        "jsonrpc" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_jsonrpc,
+                                "jsonrpc",
+                                ::mcp_types::__private::Const::Str("2.0"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_jsonrpc, false, "jsonrpc")?;
@@ -22521,40 +25790,55 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UnsupportedProtocolVersionErrorError;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UnsupportedProtocolVersionErrorError object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<UnsupportedProtocolVersionErrorError, A::Error>
-            {
+            ) -> ::core::result::Result<UnsupportedProtocolVersionErrorError, A::Error> {
                 let mut field_code = false;
                 let mut field_data: ::core::option::Option<
                     UnsupportedProtocolVersionErrorErrorData,
                 > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "code" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_code,
-                            "code",
-                            ::mcp_types::__private::Const::Int(-32022i64),
-                        )?,
-                        "data" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_data, "data")?
+                        "code" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                                ::mcp_types::__private::Const::Int(-32022i64),
+                            )?
                         }
-                        "message" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_message,
-                            "message",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "data" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_data,
+                                "data",
+                            )?
+                        }
+                        "message" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_message,
+                                "message",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_code, false, "code")?;
@@ -22628,40 +25912,60 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UnsupportedProtocolVersionErrorErrorData;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UnsupportedProtocolVersionErrorErrorData object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> ::core::result::Result<UnsupportedProtocolVersionErrorErrorData, A::Error>
-            {
-                let mut field_requested: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+            ) -> ::core::result::Result<
+                UnsupportedProtocolVersionErrorErrorData,
+                A::Error,
+            > {
+                let mut field_requested: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_supported: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "requested" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_requested,
-                            "requested",
-                        )?,
-                        "supported" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_supported,
-                            "supported",
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "requested" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_requested,
+                                "requested",
+                            )?
+                        }
+                        "supported" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_supported,
+                                "supported",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::core::result::Result::Ok(UnsupportedProtocolVersionErrorErrorData {
-                    requested: ::mcp_types::__private::required(field_requested, "requested")?,
-                    supported: ::mcp_types::__private::required(field_supported, "supported")?,
+                    requested: ::mcp_types::__private::required(
+                        field_requested,
+                        "requested",
+                    )?,
+                    supported: ::mcp_types::__private::required(
+                        field_supported,
+                        "supported",
+                    )?,
                     extra,
                 })
             }
@@ -22742,15 +26046,7 @@ impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
             &mut map,
             &self.extra,
             "UntitledMultiSelectEnumSchema",
-            &[
-                "default",
-                "description",
-                "items",
-                "maxItems",
-                "minItems",
-                "title",
-                "type",
-            ],
+            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
         )?;
         map.end()
     }
@@ -22762,7 +26058,10 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UntitledMultiSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UntitledMultiSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22772,53 +26071,78 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 let mut field_default: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<UntitledMultiSelectEnumSchemaItems> =
-                    ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut field_items: ::core::option::Option<
+                    UntitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
                 let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
                 let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "items" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_items, "items")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_items,
+                                "items",
+                            )?
                         }
-                        "maxItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_max_items,
-                            "maxItems",
-                        )?,
-                        "minItems" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_min_items,
-                            "minItems",
-                        )?,
+                        "maxItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        "minItems" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("array"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("array"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -22891,7 +26215,10 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UntitledMultiSelectEnumSchemaItems;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UntitledMultiSelectEnumSchemaItems object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
@@ -22903,20 +26230,32 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
                 > = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
                         "enum" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_enum_, "enum")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_,
+                                "enum",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -23002,51 +26341,73 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
         struct FieldsVisitor;
         impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
             type Value = UntitledSingleSelectEnumSchema;
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 f.write_str("a UntitledSingleSelectEnumSchema object")
             }
             fn visit_map<A: ::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_description: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
                 let mut field_enum_: ::core::option::Option<
                     ::std::vec::Vec<::std::string::String>,
                 > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> =
-                    ::core::option::Option::None;
+                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut field_type_ = false;
                 let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) =
-                    map.next_key::<::mcp_types::__private::Key<'de>>()?
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
                 {
                     match key.as_str() {
-                        "default" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_default,
-                            "default",
-                        )?,
-                        "description" => ::mcp_types::__private::next_field(
-                            &mut map,
-                            &mut field_description,
-                            "description",
-                        )?,
+                        "default" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_default,
+                                "default",
+                            )?
+                        }
+                        "description" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
                         "enum" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_enum_, "enum")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_enum_,
+                                "enum",
+                            )?
                         }
                         "title" => {
-                            ::mcp_types::__private::next_field(&mut map, &mut field_title, "title")?
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_title,
+                                "title",
+                            )?
                         }
-                        "type" => ::mcp_types::__private::next_const(
-                            &mut map,
-                            &mut field_type_,
-                            "type",
-                            ::mcp_types::__private::Const::Str("string"),
-                        )?,
-                        _ => ::mcp_types::__private::next_extra(&mut map, &mut extra, key)?,
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("string"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
                     }
                 }
                 ::mcp_types::__private::required_const(field_type_, false, "type")?;
@@ -23090,8 +26451,7 @@ pub mod methods {
     /// `notifications/resources/updated`, the method of `ResourceUpdatedNotification`.
     pub const NOTIFICATIONS_RESOURCES_UPDATED: &str = "notifications/resources/updated";
     /// `notifications/subscriptions/acknowledged`, the method of `SubscriptionsAcknowledgedNotification`.
-    pub const NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
-        "notifications/subscriptions/acknowledged";
+    pub const NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
     /// `notifications/tools/list_changed`, the method of `ToolListChangedNotification`.
     pub const NOTIFICATIONS_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
     /// `prompts/get`, the method of `GetPromptRequest`.
@@ -23353,317 +26713,409 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
     type_name: &str,
     f: F,
 ) -> ::core::option::Option<F::Output> {
-    ::core::option::Option::Some(match type_name {
-        "Annotations" => f.call::<Annotations>("Annotations"),
-        "AudioContent" => f.call::<AudioContent>("AudioContent"),
-        "BaseMetadata" => f.call::<BaseMetadata>("BaseMetadata"),
-        "BlobResourceContents" => f.call::<BlobResourceContents>("BlobResourceContents"),
-        "BooleanSchema" => f.call::<BooleanSchema>("BooleanSchema"),
-        "CacheScope" => f.call::<CacheScope>("CacheScope"),
-        "CacheableResult" => f.call::<CacheableResult>("CacheableResult"),
-        "CallToolRequest" => f.call::<CallToolRequest>("CallToolRequest"),
-        "CallToolRequestParams" => f.call::<CallToolRequestParams>("CallToolRequestParams"),
-        "CallToolResult" => f.call::<CallToolResult>("CallToolResult"),
-        "CallToolResultResponse" => f.call::<CallToolResultResponse>("CallToolResultResponse"),
-        "CallToolResultResponseResult" => {
-            f.call::<CallToolResultResponseResult>("CallToolResultResponseResult")
-        }
-        "CancelledNotification" => f.call::<CancelledNotification>("CancelledNotification"),
-        "CancelledNotificationParams" => {
-            f.call::<CancelledNotificationParams>("CancelledNotificationParams")
-        }
-        "ClientCapabilities" => f.call::<ClientCapabilities>("ClientCapabilities"),
-        "ClientCapabilitiesElicitation" => {
-            f.call::<ClientCapabilitiesElicitation>("ClientCapabilitiesElicitation")
-        }
-        "ClientCapabilitiesSampling" => {
-            f.call::<ClientCapabilitiesSampling>("ClientCapabilitiesSampling")
-        }
-        "ClientNotification" => f.call::<ClientNotification>("ClientNotification"),
-        "ClientRequest" => f.call::<ClientRequest>("ClientRequest"),
-        "ClientResult" => f.call::<ClientResult>("ClientResult"),
-        "CompleteRequest" => f.call::<CompleteRequest>("CompleteRequest"),
-        "CompleteRequestParams" => f.call::<CompleteRequestParams>("CompleteRequestParams"),
-        "CompleteRequestParamsArgument" => {
-            f.call::<CompleteRequestParamsArgument>("CompleteRequestParamsArgument")
-        }
-        "CompleteRequestParamsContext" => {
-            f.call::<CompleteRequestParamsContext>("CompleteRequestParamsContext")
-        }
-        "CompleteRequestParamsRef" => {
-            f.call::<CompleteRequestParamsRef>("CompleteRequestParamsRef")
-        }
-        "CompleteResult" => f.call::<CompleteResult>("CompleteResult"),
-        "CompleteResultCompletion" => {
-            f.call::<CompleteResultCompletion>("CompleteResultCompletion")
-        }
-        "CompleteResultResponse" => f.call::<CompleteResultResponse>("CompleteResultResponse"),
-        "ContentBlock" => f.call::<ContentBlock>("ContentBlock"),
-        "CreateMessageRequest" => f.call::<CreateMessageRequest>("CreateMessageRequest"),
-        "CreateMessageRequestParams" => {
-            f.call::<CreateMessageRequestParams>("CreateMessageRequestParams")
-        }
-        "CreateMessageRequestParamsIncludeContext" => f
-            .call::<CreateMessageRequestParamsIncludeContext>(
-                "CreateMessageRequestParamsIncludeContext",
-            ),
-        "CreateMessageResult" => f.call::<CreateMessageResult>("CreateMessageResult"),
-        "Cursor" => f.call::<Cursor>("Cursor"),
-        "DiscoverRequest" => f.call::<DiscoverRequest>("DiscoverRequest"),
-        "DiscoverResult" => f.call::<DiscoverResult>("DiscoverResult"),
-        "DiscoverResultResponse" => f.call::<DiscoverResultResponse>("DiscoverResultResponse"),
-        "ElicitRequest" => f.call::<ElicitRequest>("ElicitRequest"),
-        "ElicitRequestFormParams" => f.call::<ElicitRequestFormParams>("ElicitRequestFormParams"),
-        "ElicitRequestFormParamsRequestedSchema" => f
-            .call::<ElicitRequestFormParamsRequestedSchema>(
-                "ElicitRequestFormParamsRequestedSchema",
-            ),
-        "ElicitRequestParams" => f.call::<ElicitRequestParams>("ElicitRequestParams"),
-        "ElicitRequestURLParams" => f.call::<ElicitRequestURLParams>("ElicitRequestURLParams"),
-        "ElicitResult" => f.call::<ElicitResult>("ElicitResult"),
-        "ElicitResultAction" => f.call::<ElicitResultAction>("ElicitResultAction"),
-        "ElicitResultContentValue" => {
-            f.call::<ElicitResultContentValue>("ElicitResultContentValue")
-        }
-        "EmbeddedResource" => f.call::<EmbeddedResource>("EmbeddedResource"),
-        "EmbeddedResourceResource" => {
-            f.call::<EmbeddedResourceResource>("EmbeddedResourceResource")
-        }
-        "EmptyResult" => f.call::<EmptyResult>("EmptyResult"),
-        "EnumSchema" => f.call::<EnumSchema>("EnumSchema"),
-        "Error" => f.call::<Error>("Error"),
-        "GetPromptRequest" => f.call::<GetPromptRequest>("GetPromptRequest"),
-        "GetPromptRequestParams" => f.call::<GetPromptRequestParams>("GetPromptRequestParams"),
-        "GetPromptResult" => f.call::<GetPromptResult>("GetPromptResult"),
-        "GetPromptResultResponse" => f.call::<GetPromptResultResponse>("GetPromptResultResponse"),
-        "GetPromptResultResponseResult" => {
-            f.call::<GetPromptResultResponseResult>("GetPromptResultResponseResult")
-        }
-        "HeaderMismatchError" => f.call::<HeaderMismatchError>("HeaderMismatchError"),
-        "HeaderMismatchErrorError" => {
-            f.call::<HeaderMismatchErrorError>("HeaderMismatchErrorError")
-        }
-        "Icon" => f.call::<Icon>("Icon"),
-        "IconTheme" => f.call::<IconTheme>("IconTheme"),
-        "Icons" => f.call::<Icons>("Icons"),
-        "ImageContent" => f.call::<ImageContent>("ImageContent"),
-        "Implementation" => f.call::<Implementation>("Implementation"),
-        "InputRequest" => f.call::<InputRequest>("InputRequest"),
-        "InputRequests" => f.call::<InputRequests>("InputRequests"),
-        "InputRequiredResult" => f.call::<InputRequiredResult>("InputRequiredResult"),
-        "InputResponse" => f.call::<InputResponse>("InputResponse"),
-        "InputResponseRequestParams" => {
-            f.call::<InputResponseRequestParams>("InputResponseRequestParams")
-        }
-        "InputResponses" => f.call::<InputResponses>("InputResponses"),
-        "InternalError" => f.call::<InternalError>("InternalError"),
-        "InvalidParamsError" => f.call::<InvalidParamsError>("InvalidParamsError"),
-        "InvalidRequestError" => f.call::<InvalidRequestError>("InvalidRequestError"),
-        "JSONArray" => f.call::<JSONArray>("JSONArray"),
-        "JSONObject" => f.call::<JSONObject>("JSONObject"),
-        "JSONRPCErrorResponse" => f.call::<JSONRPCErrorResponse>("JSONRPCErrorResponse"),
-        "JSONRPCMessage" => f.call::<JSONRPCMessage>("JSONRPCMessage"),
-        "JSONRPCNotification" => f.call::<JSONRPCNotification>("JSONRPCNotification"),
-        "JSONRPCRequest" => f.call::<JSONRPCRequest>("JSONRPCRequest"),
-        "JSONRPCResponse" => f.call::<JSONRPCResponse>("JSONRPCResponse"),
-        "JSONRPCResultResponse" => f.call::<JSONRPCResultResponse>("JSONRPCResultResponse"),
-        "JSONValue" => f.call::<JSONValue>("JSONValue"),
-        "LegacyTitledEnumSchema" => f.call::<LegacyTitledEnumSchema>("LegacyTitledEnumSchema"),
-        "ListPromptsRequest" => f.call::<ListPromptsRequest>("ListPromptsRequest"),
-        "ListPromptsResult" => f.call::<ListPromptsResult>("ListPromptsResult"),
-        "ListPromptsResultResponse" => {
-            f.call::<ListPromptsResultResponse>("ListPromptsResultResponse")
-        }
-        "ListResourceTemplatesRequest" => {
-            f.call::<ListResourceTemplatesRequest>("ListResourceTemplatesRequest")
-        }
-        "ListResourceTemplatesResult" => {
-            f.call::<ListResourceTemplatesResult>("ListResourceTemplatesResult")
-        }
-        "ListResourceTemplatesResultResponse" => {
-            f.call::<ListResourceTemplatesResultResponse>("ListResourceTemplatesResultResponse")
-        }
-        "ListResourcesRequest" => f.call::<ListResourcesRequest>("ListResourcesRequest"),
-        "ListResourcesResult" => f.call::<ListResourcesResult>("ListResourcesResult"),
-        "ListResourcesResultResponse" => {
-            f.call::<ListResourcesResultResponse>("ListResourcesResultResponse")
-        }
-        "ListRootsRequest" => f.call::<ListRootsRequest>("ListRootsRequest"),
-        "ListRootsRequestParams" => f.call::<ListRootsRequestParams>("ListRootsRequestParams"),
-        "ListRootsResult" => f.call::<ListRootsResult>("ListRootsResult"),
-        "ListToolsRequest" => f.call::<ListToolsRequest>("ListToolsRequest"),
-        "ListToolsResult" => f.call::<ListToolsResult>("ListToolsResult"),
-        "ListToolsResultResponse" => f.call::<ListToolsResultResponse>("ListToolsResultResponse"),
-        "LoggingLevel" => f.call::<LoggingLevel>("LoggingLevel"),
-        "LoggingMessageNotification" => {
-            f.call::<LoggingMessageNotification>("LoggingMessageNotification")
-        }
-        "LoggingMessageNotificationParams" => {
-            f.call::<LoggingMessageNotificationParams>("LoggingMessageNotificationParams")
-        }
-        "MetaObject" => f.call::<MetaObject>("MetaObject"),
-        "MethodNotFoundError" => f.call::<MethodNotFoundError>("MethodNotFoundError"),
-        "MissingRequiredClientCapabilityError" => {
-            f.call::<MissingRequiredClientCapabilityError>("MissingRequiredClientCapabilityError")
-        }
-        "MissingRequiredClientCapabilityErrorError" => f
-            .call::<MissingRequiredClientCapabilityErrorError>(
-                "MissingRequiredClientCapabilityErrorError",
-            ),
-        "MissingRequiredClientCapabilityErrorErrorData" => {
-            f.call::<MissingRequiredClientCapabilityErrorErrorData>(
-                "MissingRequiredClientCapabilityErrorErrorData",
-            )
-        }
-        "ModelHint" => f.call::<ModelHint>("ModelHint"),
-        "ModelPreferences" => f.call::<ModelPreferences>("ModelPreferences"),
-        "MultiSelectEnumSchema" => f.call::<MultiSelectEnumSchema>("MultiSelectEnumSchema"),
-        "Notification" => f.call::<Notification>("Notification"),
-        "NotificationMetaObject" => f.call::<NotificationMetaObject>("NotificationMetaObject"),
-        "NotificationParams" => f.call::<NotificationParams>("NotificationParams"),
-        "NumberSchema" => f.call::<NumberSchema>("NumberSchema"),
-        "NumberSchemaType" => f.call::<NumberSchemaType>("NumberSchemaType"),
-        "PaginatedRequest" => f.call::<PaginatedRequest>("PaginatedRequest"),
-        "PaginatedRequestParams" => f.call::<PaginatedRequestParams>("PaginatedRequestParams"),
-        "PaginatedResult" => f.call::<PaginatedResult>("PaginatedResult"),
-        "ParseError" => f.call::<ParseError>("ParseError"),
-        "PrimitiveSchemaDefinition" => {
-            f.call::<PrimitiveSchemaDefinition>("PrimitiveSchemaDefinition")
-        }
-        "ProgressNotification" => f.call::<ProgressNotification>("ProgressNotification"),
-        "ProgressNotificationParams" => {
-            f.call::<ProgressNotificationParams>("ProgressNotificationParams")
-        }
-        "ProgressToken" => f.call::<ProgressToken>("ProgressToken"),
-        "Prompt" => f.call::<Prompt>("Prompt"),
-        "PromptArgument" => f.call::<PromptArgument>("PromptArgument"),
-        "PromptListChangedNotification" => {
-            f.call::<PromptListChangedNotification>("PromptListChangedNotification")
-        }
-        "PromptMessage" => f.call::<PromptMessage>("PromptMessage"),
-        "PromptReference" => f.call::<PromptReference>("PromptReference"),
-        "ReadResourceRequest" => f.call::<ReadResourceRequest>("ReadResourceRequest"),
-        "ReadResourceRequestParams" => {
-            f.call::<ReadResourceRequestParams>("ReadResourceRequestParams")
-        }
-        "ReadResourceResult" => f.call::<ReadResourceResult>("ReadResourceResult"),
-        "ReadResourceResultResponse" => {
-            f.call::<ReadResourceResultResponse>("ReadResourceResultResponse")
-        }
-        "ReadResourceResultResponseResult" => {
-            f.call::<ReadResourceResultResponseResult>("ReadResourceResultResponseResult")
-        }
-        "Request" => f.call::<Request>("Request"),
-        "RequestId" => f.call::<RequestId>("RequestId"),
-        "RequestMetaObject" => f.call::<RequestMetaObject>("RequestMetaObject"),
-        "RequestParams" => f.call::<RequestParams>("RequestParams"),
-        "Resource" => f.call::<Resource>("Resource"),
-        "ResourceContents" => f.call::<ResourceContents>("ResourceContents"),
-        "ResourceLink" => f.call::<ResourceLink>("ResourceLink"),
-        "ResourceListChangedNotification" => {
-            f.call::<ResourceListChangedNotification>("ResourceListChangedNotification")
-        }
-        "ResourceRequestParams" => f.call::<ResourceRequestParams>("ResourceRequestParams"),
-        "ResourceTemplate" => f.call::<ResourceTemplate>("ResourceTemplate"),
-        "ResourceTemplateReference" => {
-            f.call::<ResourceTemplateReference>("ResourceTemplateReference")
-        }
-        "ResourceUpdatedNotification" => {
-            f.call::<ResourceUpdatedNotification>("ResourceUpdatedNotification")
-        }
-        "ResourceUpdatedNotificationParams" => {
-            f.call::<ResourceUpdatedNotificationParams>("ResourceUpdatedNotificationParams")
-        }
-        "Result" => f.call::<Result>("Result"),
-        "ResultMetaObject" => f.call::<ResultMetaObject>("ResultMetaObject"),
-        "ResultType" => f.call::<ResultType>("ResultType"),
-        "Role" => f.call::<Role>("Role"),
-        "Root" => f.call::<Root>("Root"),
-        "SamplingMessage" => f.call::<SamplingMessage>("SamplingMessage"),
-        "SamplingMessageContent" => f.call::<SamplingMessageContent>("SamplingMessageContent"),
-        "SamplingMessageContentBlock" => {
-            f.call::<SamplingMessageContentBlock>("SamplingMessageContentBlock")
-        }
-        "ServerCapabilities" => f.call::<ServerCapabilities>("ServerCapabilities"),
-        "ServerCapabilitiesResources" => {
-            f.call::<ServerCapabilitiesResources>("ServerCapabilitiesResources")
-        }
-        "ServerCapabilitiesTools" => f.call::<ServerCapabilitiesTools>("ServerCapabilitiesTools"),
-        "ServerNotification" => f.call::<ServerNotification>("ServerNotification"),
-        "ServerResult" => f.call::<ServerResult>("ServerResult"),
-        "SingleSelectEnumSchema" => f.call::<SingleSelectEnumSchema>("SingleSelectEnumSchema"),
-        "StringSchema" => f.call::<StringSchema>("StringSchema"),
-        "StringSchemaFormat" => f.call::<StringSchemaFormat>("StringSchemaFormat"),
-        "SubscriptionFilter" => f.call::<SubscriptionFilter>("SubscriptionFilter"),
-        "SubscriptionsAcknowledgedNotification" => {
-            f.call::<SubscriptionsAcknowledgedNotification>("SubscriptionsAcknowledgedNotification")
-        }
-        "SubscriptionsAcknowledgedNotificationParams" => {
-            f.call::<SubscriptionsAcknowledgedNotificationParams>(
-                "SubscriptionsAcknowledgedNotificationParams",
-            )
-        }
-        "SubscriptionsListenRequest" => {
-            f.call::<SubscriptionsListenRequest>("SubscriptionsListenRequest")
-        }
-        "SubscriptionsListenRequestParams" => {
-            f.call::<SubscriptionsListenRequestParams>("SubscriptionsListenRequestParams")
-        }
-        "SubscriptionsListenResult" => {
-            f.call::<SubscriptionsListenResult>("SubscriptionsListenResult")
-        }
-        "SubscriptionsListenResultMetaObject" => {
-            f.call::<SubscriptionsListenResultMetaObject>("SubscriptionsListenResultMetaObject")
-        }
-        "SubscriptionsListenResultResponse" => {
-            f.call::<SubscriptionsListenResultResponse>("SubscriptionsListenResultResponse")
-        }
-        "TextContent" => f.call::<TextContent>("TextContent"),
-        "TextResourceContents" => f.call::<TextResourceContents>("TextResourceContents"),
-        "TitledMultiSelectEnumSchema" => {
-            f.call::<TitledMultiSelectEnumSchema>("TitledMultiSelectEnumSchema")
-        }
-        "TitledMultiSelectEnumSchemaItems" => {
-            f.call::<TitledMultiSelectEnumSchemaItems>("TitledMultiSelectEnumSchemaItems")
-        }
-        "TitledSingleSelectEnumSchema" => {
-            f.call::<TitledSingleSelectEnumSchema>("TitledSingleSelectEnumSchema")
-        }
-        "TitledSingleSelectEnumSchemaOneOfItem" => {
-            f.call::<TitledSingleSelectEnumSchemaOneOfItem>("TitledSingleSelectEnumSchemaOneOfItem")
-        }
-        "Tool" => f.call::<Tool>("Tool"),
-        "ToolAnnotations" => f.call::<ToolAnnotations>("ToolAnnotations"),
-        "ToolChoice" => f.call::<ToolChoice>("ToolChoice"),
-        "ToolChoiceMode" => f.call::<ToolChoiceMode>("ToolChoiceMode"),
-        "ToolInputSchema" => f.call::<ToolInputSchema>("ToolInputSchema"),
-        "ToolListChangedNotification" => {
-            f.call::<ToolListChangedNotification>("ToolListChangedNotification")
-        }
-        "ToolOutputSchema" => f.call::<ToolOutputSchema>("ToolOutputSchema"),
-        "ToolResultContent" => f.call::<ToolResultContent>("ToolResultContent"),
-        "ToolUseContent" => f.call::<ToolUseContent>("ToolUseContent"),
-        "UnsupportedProtocolVersionError" => {
-            f.call::<UnsupportedProtocolVersionError>("UnsupportedProtocolVersionError")
-        }
-        "UnsupportedProtocolVersionErrorError" => {
-            f.call::<UnsupportedProtocolVersionErrorError>("UnsupportedProtocolVersionErrorError")
-        }
-        "UnsupportedProtocolVersionErrorErrorData" => f
-            .call::<UnsupportedProtocolVersionErrorErrorData>(
-                "UnsupportedProtocolVersionErrorErrorData",
-            ),
-        "UntitledMultiSelectEnumSchema" => {
-            f.call::<UntitledMultiSelectEnumSchema>("UntitledMultiSelectEnumSchema")
-        }
-        "UntitledMultiSelectEnumSchemaItems" => {
-            f.call::<UntitledMultiSelectEnumSchemaItems>("UntitledMultiSelectEnumSchemaItems")
-        }
-        "UntitledSingleSelectEnumSchema" => {
-            f.call::<UntitledSingleSelectEnumSchema>("UntitledSingleSelectEnumSchema")
-        }
-        _ => return ::core::option::Option::None,
-    })
+    ::core::option::Option::Some(
+        match type_name {
+            "Annotations" => f.call::<Annotations>("Annotations"),
+            "AudioContent" => f.call::<AudioContent>("AudioContent"),
+            "BaseMetadata" => f.call::<BaseMetadata>("BaseMetadata"),
+            "BlobResourceContents" => {
+                f.call::<BlobResourceContents>("BlobResourceContents")
+            }
+            "BooleanSchema" => f.call::<BooleanSchema>("BooleanSchema"),
+            "CacheScope" => f.call::<CacheScope>("CacheScope"),
+            "CacheableResult" => f.call::<CacheableResult>("CacheableResult"),
+            "CallToolRequest" => f.call::<CallToolRequest>("CallToolRequest"),
+            "CallToolRequestParams" => {
+                f.call::<CallToolRequestParams>("CallToolRequestParams")
+            }
+            "CallToolResult" => f.call::<CallToolResult>("CallToolResult"),
+            "CallToolResultResponse" => {
+                f.call::<CallToolResultResponse>("CallToolResultResponse")
+            }
+            "CallToolResultResponseResult" => {
+                f.call::<CallToolResultResponseResult>("CallToolResultResponseResult")
+            }
+            "CancelledNotification" => {
+                f.call::<CancelledNotification>("CancelledNotification")
+            }
+            "CancelledNotificationParams" => {
+                f.call::<CancelledNotificationParams>("CancelledNotificationParams")
+            }
+            "ClientCapabilities" => f.call::<ClientCapabilities>("ClientCapabilities"),
+            "ClientCapabilitiesElicitation" => {
+                f.call::<ClientCapabilitiesElicitation>("ClientCapabilitiesElicitation")
+            }
+            "ClientCapabilitiesSampling" => {
+                f.call::<ClientCapabilitiesSampling>("ClientCapabilitiesSampling")
+            }
+            "ClientNotification" => f.call::<ClientNotification>("ClientNotification"),
+            "ClientRequest" => f.call::<ClientRequest>("ClientRequest"),
+            "ClientResult" => f.call::<ClientResult>("ClientResult"),
+            "CompleteRequest" => f.call::<CompleteRequest>("CompleteRequest"),
+            "CompleteRequestParams" => {
+                f.call::<CompleteRequestParams>("CompleteRequestParams")
+            }
+            "CompleteRequestParamsArgument" => {
+                f.call::<CompleteRequestParamsArgument>("CompleteRequestParamsArgument")
+            }
+            "CompleteRequestParamsContext" => {
+                f.call::<CompleteRequestParamsContext>("CompleteRequestParamsContext")
+            }
+            "CompleteRequestParamsRef" => {
+                f.call::<CompleteRequestParamsRef>("CompleteRequestParamsRef")
+            }
+            "CompleteResult" => f.call::<CompleteResult>("CompleteResult"),
+            "CompleteResultCompletion" => {
+                f.call::<CompleteResultCompletion>("CompleteResultCompletion")
+            }
+            "CompleteResultResponse" => {
+                f.call::<CompleteResultResponse>("CompleteResultResponse")
+            }
+            "ContentBlock" => f.call::<ContentBlock>("ContentBlock"),
+            "CreateMessageRequest" => {
+                f.call::<CreateMessageRequest>("CreateMessageRequest")
+            }
+            "CreateMessageRequestParams" => {
+                f.call::<CreateMessageRequestParams>("CreateMessageRequestParams")
+            }
+            "CreateMessageRequestParamsIncludeContext" => {
+                f.call::<
+                        CreateMessageRequestParamsIncludeContext,
+                    >("CreateMessageRequestParamsIncludeContext")
+            }
+            "CreateMessageResult" => f.call::<CreateMessageResult>("CreateMessageResult"),
+            "Cursor" => f.call::<Cursor>("Cursor"),
+            "DiscoverRequest" => f.call::<DiscoverRequest>("DiscoverRequest"),
+            "DiscoverResult" => f.call::<DiscoverResult>("DiscoverResult"),
+            "DiscoverResultResponse" => {
+                f.call::<DiscoverResultResponse>("DiscoverResultResponse")
+            }
+            "ElicitRequest" => f.call::<ElicitRequest>("ElicitRequest"),
+            "ElicitRequestFormParams" => {
+                f.call::<ElicitRequestFormParams>("ElicitRequestFormParams")
+            }
+            "ElicitRequestFormParamsRequestedSchema" => {
+                f.call::<
+                        ElicitRequestFormParamsRequestedSchema,
+                    >("ElicitRequestFormParamsRequestedSchema")
+            }
+            "ElicitRequestParams" => f.call::<ElicitRequestParams>("ElicitRequestParams"),
+            "ElicitRequestURLParams" => {
+                f.call::<ElicitRequestURLParams>("ElicitRequestURLParams")
+            }
+            "ElicitResult" => f.call::<ElicitResult>("ElicitResult"),
+            "ElicitResultAction" => f.call::<ElicitResultAction>("ElicitResultAction"),
+            "ElicitResultContentValue" => {
+                f.call::<ElicitResultContentValue>("ElicitResultContentValue")
+            }
+            "EmbeddedResource" => f.call::<EmbeddedResource>("EmbeddedResource"),
+            "EmbeddedResourceResource" => {
+                f.call::<EmbeddedResourceResource>("EmbeddedResourceResource")
+            }
+            "EmptyResult" => f.call::<EmptyResult>("EmptyResult"),
+            "EnumSchema" => f.call::<EnumSchema>("EnumSchema"),
+            "Error" => f.call::<Error>("Error"),
+            "GetPromptRequest" => f.call::<GetPromptRequest>("GetPromptRequest"),
+            "GetPromptRequestParams" => {
+                f.call::<GetPromptRequestParams>("GetPromptRequestParams")
+            }
+            "GetPromptResult" => f.call::<GetPromptResult>("GetPromptResult"),
+            "GetPromptResultResponse" => {
+                f.call::<GetPromptResultResponse>("GetPromptResultResponse")
+            }
+            "GetPromptResultResponseResult" => {
+                f.call::<GetPromptResultResponseResult>("GetPromptResultResponseResult")
+            }
+            "HeaderMismatchError" => f.call::<HeaderMismatchError>("HeaderMismatchError"),
+            "HeaderMismatchErrorError" => {
+                f.call::<HeaderMismatchErrorError>("HeaderMismatchErrorError")
+            }
+            "Icon" => f.call::<Icon>("Icon"),
+            "IconTheme" => f.call::<IconTheme>("IconTheme"),
+            "Icons" => f.call::<Icons>("Icons"),
+            "ImageContent" => f.call::<ImageContent>("ImageContent"),
+            "Implementation" => f.call::<Implementation>("Implementation"),
+            "InputRequest" => f.call::<InputRequest>("InputRequest"),
+            "InputRequests" => f.call::<InputRequests>("InputRequests"),
+            "InputRequiredResult" => f.call::<InputRequiredResult>("InputRequiredResult"),
+            "InputResponse" => f.call::<InputResponse>("InputResponse"),
+            "InputResponseRequestParams" => {
+                f.call::<InputResponseRequestParams>("InputResponseRequestParams")
+            }
+            "InputResponses" => f.call::<InputResponses>("InputResponses"),
+            "InternalError" => f.call::<InternalError>("InternalError"),
+            "InvalidParamsError" => f.call::<InvalidParamsError>("InvalidParamsError"),
+            "InvalidRequestError" => f.call::<InvalidRequestError>("InvalidRequestError"),
+            "JSONArray" => f.call::<JSONArray>("JSONArray"),
+            "JSONObject" => f.call::<JSONObject>("JSONObject"),
+            "JSONRPCErrorResponse" => {
+                f.call::<JSONRPCErrorResponse>("JSONRPCErrorResponse")
+            }
+            "JSONRPCMessage" => f.call::<JSONRPCMessage>("JSONRPCMessage"),
+            "JSONRPCNotification" => f.call::<JSONRPCNotification>("JSONRPCNotification"),
+            "JSONRPCRequest" => f.call::<JSONRPCRequest>("JSONRPCRequest"),
+            "JSONRPCResponse" => f.call::<JSONRPCResponse>("JSONRPCResponse"),
+            "JSONRPCResultResponse" => {
+                f.call::<JSONRPCResultResponse>("JSONRPCResultResponse")
+            }
+            "JSONValue" => f.call::<JSONValue>("JSONValue"),
+            "LegacyTitledEnumSchema" => {
+                f.call::<LegacyTitledEnumSchema>("LegacyTitledEnumSchema")
+            }
+            "ListPromptsRequest" => f.call::<ListPromptsRequest>("ListPromptsRequest"),
+            "ListPromptsResult" => f.call::<ListPromptsResult>("ListPromptsResult"),
+            "ListPromptsResultResponse" => {
+                f.call::<ListPromptsResultResponse>("ListPromptsResultResponse")
+            }
+            "ListResourceTemplatesRequest" => {
+                f.call::<ListResourceTemplatesRequest>("ListResourceTemplatesRequest")
+            }
+            "ListResourceTemplatesResult" => {
+                f.call::<ListResourceTemplatesResult>("ListResourceTemplatesResult")
+            }
+            "ListResourceTemplatesResultResponse" => {
+                f.call::<
+                        ListResourceTemplatesResultResponse,
+                    >("ListResourceTemplatesResultResponse")
+            }
+            "ListResourcesRequest" => {
+                f.call::<ListResourcesRequest>("ListResourcesRequest")
+            }
+            "ListResourcesResult" => f.call::<ListResourcesResult>("ListResourcesResult"),
+            "ListResourcesResultResponse" => {
+                f.call::<ListResourcesResultResponse>("ListResourcesResultResponse")
+            }
+            "ListRootsRequest" => f.call::<ListRootsRequest>("ListRootsRequest"),
+            "ListRootsRequestParams" => {
+                f.call::<ListRootsRequestParams>("ListRootsRequestParams")
+            }
+            "ListRootsResult" => f.call::<ListRootsResult>("ListRootsResult"),
+            "ListToolsRequest" => f.call::<ListToolsRequest>("ListToolsRequest"),
+            "ListToolsResult" => f.call::<ListToolsResult>("ListToolsResult"),
+            "ListToolsResultResponse" => {
+                f.call::<ListToolsResultResponse>("ListToolsResultResponse")
+            }
+            "LoggingLevel" => f.call::<LoggingLevel>("LoggingLevel"),
+            "LoggingMessageNotification" => {
+                f.call::<LoggingMessageNotification>("LoggingMessageNotification")
+            }
+            "LoggingMessageNotificationParams" => {
+                f.call::<
+                        LoggingMessageNotificationParams,
+                    >("LoggingMessageNotificationParams")
+            }
+            "MetaObject" => f.call::<MetaObject>("MetaObject"),
+            "MethodNotFoundError" => f.call::<MethodNotFoundError>("MethodNotFoundError"),
+            "MissingRequiredClientCapabilityError" => {
+                f.call::<
+                        MissingRequiredClientCapabilityError,
+                    >("MissingRequiredClientCapabilityError")
+            }
+            "MissingRequiredClientCapabilityErrorError" => {
+                f.call::<
+                        MissingRequiredClientCapabilityErrorError,
+                    >("MissingRequiredClientCapabilityErrorError")
+            }
+            "MissingRequiredClientCapabilityErrorErrorData" => {
+                f.call::<
+                        MissingRequiredClientCapabilityErrorErrorData,
+                    >("MissingRequiredClientCapabilityErrorErrorData")
+            }
+            "ModelHint" => f.call::<ModelHint>("ModelHint"),
+            "ModelPreferences" => f.call::<ModelPreferences>("ModelPreferences"),
+            "MultiSelectEnumSchema" => {
+                f.call::<MultiSelectEnumSchema>("MultiSelectEnumSchema")
+            }
+            "Notification" => f.call::<Notification>("Notification"),
+            "NotificationMetaObject" => {
+                f.call::<NotificationMetaObject>("NotificationMetaObject")
+            }
+            "NotificationParams" => f.call::<NotificationParams>("NotificationParams"),
+            "NumberSchema" => f.call::<NumberSchema>("NumberSchema"),
+            "NumberSchemaType" => f.call::<NumberSchemaType>("NumberSchemaType"),
+            "PaginatedRequest" => f.call::<PaginatedRequest>("PaginatedRequest"),
+            "PaginatedRequestParams" => {
+                f.call::<PaginatedRequestParams>("PaginatedRequestParams")
+            }
+            "PaginatedResult" => f.call::<PaginatedResult>("PaginatedResult"),
+            "ParseError" => f.call::<ParseError>("ParseError"),
+            "PrimitiveSchemaDefinition" => {
+                f.call::<PrimitiveSchemaDefinition>("PrimitiveSchemaDefinition")
+            }
+            "ProgressNotification" => {
+                f.call::<ProgressNotification>("ProgressNotification")
+            }
+            "ProgressNotificationParams" => {
+                f.call::<ProgressNotificationParams>("ProgressNotificationParams")
+            }
+            "ProgressToken" => f.call::<ProgressToken>("ProgressToken"),
+            "Prompt" => f.call::<Prompt>("Prompt"),
+            "PromptArgument" => f.call::<PromptArgument>("PromptArgument"),
+            "PromptListChangedNotification" => {
+                f.call::<PromptListChangedNotification>("PromptListChangedNotification")
+            }
+            "PromptMessage" => f.call::<PromptMessage>("PromptMessage"),
+            "PromptReference" => f.call::<PromptReference>("PromptReference"),
+            "ReadResourceRequest" => f.call::<ReadResourceRequest>("ReadResourceRequest"),
+            "ReadResourceRequestParams" => {
+                f.call::<ReadResourceRequestParams>("ReadResourceRequestParams")
+            }
+            "ReadResourceResult" => f.call::<ReadResourceResult>("ReadResourceResult"),
+            "ReadResourceResultResponse" => {
+                f.call::<ReadResourceResultResponse>("ReadResourceResultResponse")
+            }
+            "ReadResourceResultResponseResult" => {
+                f.call::<
+                        ReadResourceResultResponseResult,
+                    >("ReadResourceResultResponseResult")
+            }
+            "Request" => f.call::<Request>("Request"),
+            "RequestId" => f.call::<RequestId>("RequestId"),
+            "RequestMetaObject" => f.call::<RequestMetaObject>("RequestMetaObject"),
+            "RequestParams" => f.call::<RequestParams>("RequestParams"),
+            "Resource" => f.call::<Resource>("Resource"),
+            "ResourceContents" => f.call::<ResourceContents>("ResourceContents"),
+            "ResourceLink" => f.call::<ResourceLink>("ResourceLink"),
+            "ResourceListChangedNotification" => {
+                f.call::<
+                        ResourceListChangedNotification,
+                    >("ResourceListChangedNotification")
+            }
+            "ResourceRequestParams" => {
+                f.call::<ResourceRequestParams>("ResourceRequestParams")
+            }
+            "ResourceTemplate" => f.call::<ResourceTemplate>("ResourceTemplate"),
+            "ResourceTemplateReference" => {
+                f.call::<ResourceTemplateReference>("ResourceTemplateReference")
+            }
+            "ResourceUpdatedNotification" => {
+                f.call::<ResourceUpdatedNotification>("ResourceUpdatedNotification")
+            }
+            "ResourceUpdatedNotificationParams" => {
+                f.call::<
+                        ResourceUpdatedNotificationParams,
+                    >("ResourceUpdatedNotificationParams")
+            }
+            "Result" => f.call::<Result>("Result"),
+            "ResultMetaObject" => f.call::<ResultMetaObject>("ResultMetaObject"),
+            "ResultType" => f.call::<ResultType>("ResultType"),
+            "Role" => f.call::<Role>("Role"),
+            "Root" => f.call::<Root>("Root"),
+            "SamplingMessage" => f.call::<SamplingMessage>("SamplingMessage"),
+            "SamplingMessageContent" => {
+                f.call::<SamplingMessageContent>("SamplingMessageContent")
+            }
+            "SamplingMessageContentBlock" => {
+                f.call::<SamplingMessageContentBlock>("SamplingMessageContentBlock")
+            }
+            "ServerCapabilities" => f.call::<ServerCapabilities>("ServerCapabilities"),
+            "ServerCapabilitiesResources" => {
+                f.call::<ServerCapabilitiesResources>("ServerCapabilitiesResources")
+            }
+            "ServerCapabilitiesTools" => {
+                f.call::<ServerCapabilitiesTools>("ServerCapabilitiesTools")
+            }
+            "ServerNotification" => f.call::<ServerNotification>("ServerNotification"),
+            "ServerResult" => f.call::<ServerResult>("ServerResult"),
+            "SingleSelectEnumSchema" => {
+                f.call::<SingleSelectEnumSchema>("SingleSelectEnumSchema")
+            }
+            "StringSchema" => f.call::<StringSchema>("StringSchema"),
+            "StringSchemaFormat" => f.call::<StringSchemaFormat>("StringSchemaFormat"),
+            "SubscriptionFilter" => f.call::<SubscriptionFilter>("SubscriptionFilter"),
+            "SubscriptionsAcknowledgedNotification" => {
+                f.call::<
+                        SubscriptionsAcknowledgedNotification,
+                    >("SubscriptionsAcknowledgedNotification")
+            }
+            "SubscriptionsAcknowledgedNotificationParams" => {
+                f.call::<
+                        SubscriptionsAcknowledgedNotificationParams,
+                    >("SubscriptionsAcknowledgedNotificationParams")
+            }
+            "SubscriptionsListenRequest" => {
+                f.call::<SubscriptionsListenRequest>("SubscriptionsListenRequest")
+            }
+            "SubscriptionsListenRequestParams" => {
+                f.call::<
+                        SubscriptionsListenRequestParams,
+                    >("SubscriptionsListenRequestParams")
+            }
+            "SubscriptionsListenResult" => {
+                f.call::<SubscriptionsListenResult>("SubscriptionsListenResult")
+            }
+            "SubscriptionsListenResultMetaObject" => {
+                f.call::<
+                        SubscriptionsListenResultMetaObject,
+                    >("SubscriptionsListenResultMetaObject")
+            }
+            "SubscriptionsListenResultResponse" => {
+                f.call::<
+                        SubscriptionsListenResultResponse,
+                    >("SubscriptionsListenResultResponse")
+            }
+            "TextContent" => f.call::<TextContent>("TextContent"),
+            "TextResourceContents" => {
+                f.call::<TextResourceContents>("TextResourceContents")
+            }
+            "TitledMultiSelectEnumSchema" => {
+                f.call::<TitledMultiSelectEnumSchema>("TitledMultiSelectEnumSchema")
+            }
+            "TitledMultiSelectEnumSchemaItems" => {
+                f.call::<
+                        TitledMultiSelectEnumSchemaItems,
+                    >("TitledMultiSelectEnumSchemaItems")
+            }
+            "TitledSingleSelectEnumSchema" => {
+                f.call::<TitledSingleSelectEnumSchema>("TitledSingleSelectEnumSchema")
+            }
+            "TitledSingleSelectEnumSchemaOneOfItem" => {
+                f.call::<
+                        TitledSingleSelectEnumSchemaOneOfItem,
+                    >("TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            "Tool" => f.call::<Tool>("Tool"),
+            "ToolAnnotations" => f.call::<ToolAnnotations>("ToolAnnotations"),
+            "ToolChoice" => f.call::<ToolChoice>("ToolChoice"),
+            "ToolChoiceMode" => f.call::<ToolChoiceMode>("ToolChoiceMode"),
+            "ToolInputSchema" => f.call::<ToolInputSchema>("ToolInputSchema"),
+            "ToolListChangedNotification" => {
+                f.call::<ToolListChangedNotification>("ToolListChangedNotification")
+            }
+            "ToolOutputSchema" => f.call::<ToolOutputSchema>("ToolOutputSchema"),
+            "ToolResultContent" => f.call::<ToolResultContent>("ToolResultContent"),
+            "ToolUseContent" => f.call::<ToolUseContent>("ToolUseContent"),
+            "UnsupportedProtocolVersionError" => {
+                f.call::<
+                        UnsupportedProtocolVersionError,
+                    >("UnsupportedProtocolVersionError")
+            }
+            "UnsupportedProtocolVersionErrorError" => {
+                f.call::<
+                        UnsupportedProtocolVersionErrorError,
+                    >("UnsupportedProtocolVersionErrorError")
+            }
+            "UnsupportedProtocolVersionErrorErrorData" => {
+                f.call::<
+                        UnsupportedProtocolVersionErrorErrorData,
+                    >("UnsupportedProtocolVersionErrorErrorData")
+            }
+            "UntitledMultiSelectEnumSchema" => {
+                f.call::<UntitledMultiSelectEnumSchema>("UntitledMultiSelectEnumSchema")
+            }
+            "UntitledMultiSelectEnumSchemaItems" => {
+                f.call::<
+                        UntitledMultiSelectEnumSchemaItems,
+                    >("UntitledMultiSelectEnumSchemaItems")
+            }
+            "UntitledSingleSelectEnumSchema" => {
+                f.call::<
+                        UntitledSingleSelectEnumSchema,
+                    >("UntitledSingleSelectEnumSchema")
+            }
+            _ => return ::core::option::Option::None,
+        },
+    )
 }
 /// Deserializes `value` into the type named `type_name` (a `$defs` name)
 /// and serializes it back.
@@ -23671,12 +27123,13 @@ pub fn roundtrip_named(
     type_name: &str,
     value: ::serde_json::Value,
 ) -> ::core::result::Result<::serde_json::Value, ::mcp_types::NamedError> {
-    with_named_type(type_name, ::mcp_types::__private::Roundtrip(value)).unwrap_or_else(|| {
-        ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
-            revision: VERSION,
-            type_name: type_name.into(),
+    with_named_type(type_name, ::mcp_types::__private::Roundtrip(value))
+        .unwrap_or_else(|| {
+            ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
+                revision: VERSION,
+                type_name: type_name.into(),
+            })
         })
-    })
 }
 /// Deserializes `value` into the type named `type_name` and lists the
 /// variant chosen by every union inside it.
@@ -23687,10 +27140,11 @@ pub fn union_choices_named(
     ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
     ::mcp_types::NamedError,
 > {
-    with_named_type(type_name, ::mcp_types::__private::UnionChoices(value)).unwrap_or_else(|| {
-        ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
-            revision: VERSION,
-            type_name: type_name.into(),
+    with_named_type(type_name, ::mcp_types::__private::UnionChoices(value))
+        .unwrap_or_else(|| {
+            ::core::result::Result::Err(::mcp_types::NamedError::UnknownType {
+                revision: VERSION,
+                type_name: type_name.into(),
+            })
         })
-    })
 }

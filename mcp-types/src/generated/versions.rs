@@ -45,12 +45,14 @@ pub const KNOWN_VERSIONS: &[KnownVersion] = &[
 /// The modern versions, newest first.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 /// The legacy versions, newest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub const LEGACY_VERSIONS: &[&str] = &[
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
 /// The era of `version`, or `None` for a version this crate does not know.
 /// Versions are compared exactly, as opaque strings.
 pub fn era_of(version: &str) -> ::core::option::Option<Era> {
-    KNOWN_VERSIONS
-        .iter()
-        .find(|k| k.version == version)
-        .map(|k| k.era)
+    KNOWN_VERSIONS.iter().find(|k| k.version == version).map(|k| k.era)
 }
