@@ -60,9 +60,10 @@ pub const FIXUPS: &[Fixup] = &[
         name: "hoist-inline-types",
         reason: "Inline objects, unions and enums become named types: \
                  Parent + Property (+ Item / Value for array items and map values). \
-                 Structurally identical inline schemas share one type (one CacheScope); \
-                 a shared enum is named after its property alone, another shared type \
-                 after its shortest candidate name.",
+                 Enums with the same values share one type, named after their property \
+                 when it is the same everywhere (one CacheScope); objects and unions \
+                 share a type only when identical under the same property name, named \
+                 after the shortest candidate.",
     },
 ];
 
@@ -338,64 +339,80 @@ fn needs_hoisting(schema: &Value) -> bool {
             .is_some_and(|p| !p.is_empty())
 }
 
-/// Calls `f` on every inline position of a top-level definition: property
-/// schemas and, below them, array items and map values.
-fn for_each_position(parent: &str, def: &Value, f: &mut impl FnMut(&Value, Occurrence)) {
-    fn below(schema: &Value, occurrence: Occurrence, f: &mut impl FnMut(&Value, Occurrence)) {
+/// Which inline schemas become one type: enums of the same values; objects
+/// and unions of the same structure under the same property name (so that
+/// `prompts` and `tools` capabilities, alike today, stay two types).
+fn group_key(schema: &Value, occurrence: &Occurrence) -> String {
+    if schema.get("enum").is_some() {
+        canonical(schema)
+    } else {
+        format!(
+            "{}{}#{}",
+            occurrence.property,
+            occurrence.suffix,
+            canonical(schema)
+        )
+    }
+}
+
+/// Calls `f` on every inline position of a top-level definition that needs
+/// hoisting: property schemas and, below them, array items and map values.
+fn for_each_position(parent: &str, def: &mut Value, f: &mut impl FnMut(&mut Value, Occurrence)) {
+    fn below(
+        schema: &mut Value,
+        occurrence: Occurrence,
+        f: &mut impl FnMut(&mut Value, Occurrence),
+    ) {
         if needs_hoisting(schema) {
             f(schema, occurrence);
             return;
         }
-        if let Some(items) = schema.get("items") {
+        if let Some(items) = schema.get_mut("items") {
             let mut o = occurrence.clone();
             o.suffix.push_str("Item");
             below(items, o, f);
         }
-        if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+        if let Some(values) = schema
+            .get_mut("additionalProperties")
+            .filter(|v| v.is_object())
+        {
             let mut o = occurrence;
             o.suffix.push_str("Value");
             below(values, o, f);
         }
     }
-    if let Some(props) = def.get("properties").and_then(Value::as_object) {
-        for (key, prop) in props {
-            let occurrence = Occurrence {
-                parent: parent.to_owned(),
-                property: key.clone(),
-                suffix: String::new(),
-            };
-            below(prop, occurrence, f);
+    let at = |property: &str, suffix: &str| Occurrence {
+        parent: parent.to_owned(),
+        property: property.to_owned(),
+        suffix: suffix.to_owned(),
+    };
+    if let Some(props) = def.get_mut("properties").and_then(Value::as_object_mut) {
+        for (key, prop) in props.iter_mut() {
+            below(prop, at(key, ""), f);
         }
     }
     for (key, suffix) in [("items", "Item"), ("additionalProperties", "Value")] {
-        if let Some(schema) = def.get(key).filter(|v| v.is_object()) {
-            let occurrence = Occurrence {
-                parent: parent.to_owned(),
-                property: String::new(),
-                suffix: suffix.to_owned(),
-            };
-            below(schema, occurrence, f);
+        if let Some(schema) = def.get_mut(key).filter(|v| v.is_object()) {
+            below(schema, at("", suffix), f);
         }
     }
-    if let Some(members) = def.get("anyOf").and_then(Value::as_array) {
+    if let Some(members) = def.get_mut("anyOf").and_then(Value::as_array_mut) {
         for member in members {
-            let occurrence = Occurrence {
-                parent: parent.to_owned(),
-                property: String::new(),
-                suffix: "Member".to_owned(),
-            };
-            below(member, occurrence, f);
+            below(member, at("", "Member"), f);
         }
     }
 }
 
 fn collect_inline(parent: &str, def: &Value, groups: &mut BTreeMap<String, Group>) {
-    for_each_position(parent, def, &mut |schema, occurrence| {
-        let group = groups.entry(canonical(schema)).or_insert_with(|| Group {
-            schema: schema.clone(),
-            is_enum: schema.get("enum").is_some(),
-            occurrences: Vec::new(),
-        });
+    let mut copy = def.clone();
+    for_each_position(parent, &mut copy, &mut |schema, occurrence| {
+        let group = groups
+            .entry(group_key(schema, &occurrence))
+            .or_insert_with(|| Group {
+                schema: schema.clone(),
+                is_enum: schema.get("enum").is_some(),
+                occurrences: Vec::new(),
+            });
         group.occurrences.push(occurrence);
     });
 }
@@ -408,7 +425,7 @@ fn name_groups(
     let mut names = BTreeMap::new();
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
     for (key, group) in groups {
-        if let Some(name) = existing.get(key) {
+        if let Some(name) = existing.get(&canonical(&group.schema)) {
             names.insert(key.clone(), name.clone());
             continue;
         }
@@ -449,49 +466,25 @@ fn name_groups(
 }
 
 fn replace_inline(parent: &str, def: &mut Value, names: &BTreeMap<String, String>) -> Result<()> {
-    fn below(schema: &mut Value, names: &BTreeMap<String, String>) -> Result<()> {
-        if needs_hoisting(schema) {
-            let name = names
-                .get(&canonical(schema))
-                .ok_or_else(|| Error::new("inline schema without a hoisted name"))?;
-            let mut reference = Map::new();
-            if let Some(doc) = schema.get("description") {
-                reference.insert("description".into(), doc.clone());
-            }
-            reference.insert("$ref".into(), json!(format!("#/$defs/{name}")));
-            *schema = Value::Object(reference);
-            return Ok(());
+    let mut missing = None;
+    for_each_position(parent, def, &mut |schema, occurrence| {
+        let Some(name) = names.get(&group_key(schema, &occurrence)) else {
+            missing = Some(occurrence.candidate_name());
+            return;
+        };
+        let mut reference = Map::new();
+        if let Some(doc) = schema.get("description") {
+            reference.insert("description".into(), doc.clone());
         }
-        if let Some(items) = schema.get_mut("items") {
-            below(items, names)?;
-        }
-        if let Some(values) = schema
-            .get_mut("additionalProperties")
-            .filter(|v| v.is_object())
-        {
-            below(values, names)?;
-        }
-        Ok(())
+        reference.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+        *schema = Value::Object(reference);
+    });
+    match missing {
+        Some(name) => Err(Error::new(format!(
+            "{parent}: inline schema {name} was not named"
+        ))),
+        None => Ok(()),
     }
-    let result: Result<()> = (|| {
-        if let Some(props) = def.get_mut("properties").and_then(Value::as_object_mut) {
-            for prop in props.values_mut() {
-                below(prop, names)?;
-            }
-        }
-        for key in ["items", "additionalProperties"] {
-            if let Some(schema) = def.get_mut(key).filter(|v| v.is_object()) {
-                below(schema, names)?;
-            }
-        }
-        if let Some(members) = def.get_mut("anyOf").and_then(Value::as_array_mut) {
-            for member in members {
-                below(member, names)?;
-            }
-        }
-        Ok(())
-    })();
-    result.map_err(|e| Error::new(format!("{parent}: {e}")))
 }
 
 /// A schema's structure without its documentation, as a map key: two inline

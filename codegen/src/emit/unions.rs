@@ -129,6 +129,7 @@ fn tag_accessor(u: &Union) -> TokenStream {
     };
     for tag in tags {
         let mut arms = Vec::new();
+        let mut values = Vec::new();
         for v in &u.variants {
             let Shape::Object { tags, .. } = &v.shape else {
                 break;
@@ -142,8 +143,12 @@ fn tag_accessor(u: &Union) -> TokenStream {
             };
             let vname = ident(&v.name);
             arms.push(quote! { Self::#vname(_) => #value, });
+            values.push(value);
         }
-        if arms.len() == u.variants.len() {
+        // A key with one value everywhere (`jsonrpc`) discriminates nothing.
+        values.sort_unstable();
+        values.dedup();
+        if arms.len() == u.variants.len() && (values.len() > 1 || arms.len() == 1) {
             let accessor = ident(&field_name(&tag.key));
             let doc = format!(" The `{}` of this value.", tag.key);
             return quote! {

@@ -3481,14 +3481,14 @@ impl ClientNotification {
             Self::RootsListChangedNotification(_) => "RootsListChangedNotification",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
+    /// The `method` of this value.
+    pub fn method(&self) -> &'static str {
         match self {
-            Self::CancelledNotification(_) => "2.0",
-            Self::InitializedNotification(_) => "2.0",
-            Self::ProgressNotification(_) => "2.0",
-            Self::TaskStatusNotification(_) => "2.0",
-            Self::RootsListChangedNotification(_) => "2.0",
+            Self::CancelledNotification(_) => "notifications/cancelled",
+            Self::InitializedNotification(_) => "notifications/initialized",
+            Self::ProgressNotification(_) => "notifications/progress",
+            Self::TaskStatusNotification(_) => "notifications/tasks/status",
+            Self::RootsListChangedNotification(_) => "notifications/roots/list_changed",
         }
     }
 }
@@ -3825,26 +3825,26 @@ impl ClientRequest {
             Self::CompleteRequest(_) => "CompleteRequest",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
+    /// The `method` of this value.
+    pub fn method(&self) -> &'static str {
         match self {
-            Self::InitializeRequest(_) => "2.0",
-            Self::PingRequest(_) => "2.0",
-            Self::ListResourcesRequest(_) => "2.0",
-            Self::ListResourceTemplatesRequest(_) => "2.0",
-            Self::ReadResourceRequest(_) => "2.0",
-            Self::SubscribeRequest(_) => "2.0",
-            Self::UnsubscribeRequest(_) => "2.0",
-            Self::ListPromptsRequest(_) => "2.0",
-            Self::GetPromptRequest(_) => "2.0",
-            Self::ListToolsRequest(_) => "2.0",
-            Self::CallToolRequest(_) => "2.0",
-            Self::GetTaskRequest(_) => "2.0",
-            Self::GetTaskPayloadRequest(_) => "2.0",
-            Self::CancelTaskRequest(_) => "2.0",
-            Self::ListTasksRequest(_) => "2.0",
-            Self::SetLevelRequest(_) => "2.0",
-            Self::CompleteRequest(_) => "2.0",
+            Self::InitializeRequest(_) => "initialize",
+            Self::PingRequest(_) => "ping",
+            Self::ListResourcesRequest(_) => "resources/list",
+            Self::ListResourceTemplatesRequest(_) => "resources/templates/list",
+            Self::ReadResourceRequest(_) => "resources/read",
+            Self::SubscribeRequest(_) => "resources/subscribe",
+            Self::UnsubscribeRequest(_) => "resources/unsubscribe",
+            Self::ListPromptsRequest(_) => "prompts/list",
+            Self::GetPromptRequest(_) => "prompts/get",
+            Self::ListToolsRequest(_) => "tools/list",
+            Self::CallToolRequest(_) => "tools/call",
+            Self::GetTaskRequest(_) => "tasks/get",
+            Self::GetTaskPayloadRequest(_) => "tasks/result",
+            Self::CancelTaskRequest(_) => "tasks/cancel",
+            Self::ListTasksRequest(_) => "tasks/list",
+            Self::SetLevelRequest(_) => "logging/setLevel",
+            Self::CompleteRequest(_) => "completion/complete",
         }
     }
 }
@@ -11222,15 +11222,6 @@ impl JSONRPCMessage {
             Self::JSONRPCErrorResponse(_) => "JSONRPCErrorResponse",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
-        match self {
-            Self::JSONRPCRequest(_) => "2.0",
-            Self::JSONRPCNotification(_) => "2.0",
-            Self::JSONRPCResultResponse(_) => "2.0",
-            Self::JSONRPCErrorResponse(_) => "2.0",
-        }
-    }
 }
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
     fn from(value: JSONRPCRequest) -> Self {
@@ -11702,13 +11693,6 @@ impl JSONRPCResponse {
         match self {
             Self::JSONRPCResultResponse(_) => "JSONRPCResultResponse",
             Self::JSONRPCErrorResponse(_) => "JSONRPCErrorResponse",
-        }
-    }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
-        match self {
-            Self::JSONRPCResultResponse(_) => "2.0",
-            Self::JSONRPCErrorResponse(_) => "2.0",
         }
     }
 }
@@ -14294,13 +14278,6 @@ impl MultiSelectEnumSchema {
         match self {
             Self::UntitledMultiSelectEnumSchema(_) => "UntitledMultiSelectEnumSchema",
             Self::TitledMultiSelectEnumSchema(_) => "TitledMultiSelectEnumSchema",
-        }
-    }
-    /// The `type` of this value.
-    pub fn type_(&self) -> &'static str {
-        match self {
-            Self::UntitledMultiSelectEnumSchema(_) => "array",
-            Self::TitledMultiSelectEnumSchema(_) => "array",
         }
     }
 }
@@ -17102,7 +17079,7 @@ pub struct ReadResourceResult {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The `contents` type of the schema.
-    pub contents: ::std::vec::Vec<EmbeddedResourceResource>,
+    pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -17110,7 +17087,7 @@ impl ReadResourceResult {
     /// A value with the required properties given, every optional one
     /// absent and no extra keys.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(contents: ::std::vec::Vec<EmbeddedResourceResource>) -> Self {
+    pub fn new(contents: ::std::vec::Vec<ReadResourceResultContentsItem>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             contents,
@@ -17159,7 +17136,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
                 let mut field_contents: ::core::option::Option<
-                    ::std::vec::Vec<EmbeddedResourceResource>,
+                    ::std::vec::Vec<ReadResourceResultContentsItem>,
                 > = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
                 while let ::core::option::Option::Some(key) = map
@@ -17210,6 +17187,129 @@ impl ::mcp_types::__private::Walk for ReadResourceResult {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.contents, path, "contents", out);
+    }
+}
+/// The `ReadResourceResultContentsItem` type of the schema.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadResourceResultContentsItem {
+    /// A `TextResourceContents`.
+    TextResourceContents(TextResourceContents),
+    /// A `BlobResourceContents`.
+    BlobResourceContents(BlobResourceContents),
+}
+impl ReadResourceResultContentsItem {
+    /// The name of the variant this value holds.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::TextResourceContents(_) => "TextResourceContents",
+            Self::BlobResourceContents(_) => "BlobResourceContents",
+        }
+    }
+}
+impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
+    fn from(value: TextResourceContents) -> Self {
+        Self::TextResourceContents(value)
+    }
+}
+impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsItem {
+    fn from(value: BlobResourceContents) -> Self {
+        Self::BlobResourceContents(value)
+    }
+}
+impl ::serde::Serialize for ReadResourceResultContentsItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+        }
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        static SHAPE: ::mcp_types::__private::UnionShape = ::mcp_types::__private::UnionShape {
+            name: "ReadResourceResultContentsItem",
+            variants: &[
+                ::mcp_types::__private::VariantShape {
+                    name: "TextResourceContents",
+                    kind: ::mcp_types::__private::ShapeKind::Object {
+                        tags: &[],
+                        required: &["text", "uri"],
+                        known: &["_meta", "mimeType", "text", "uri"],
+                    },
+                },
+                ::mcp_types::__private::VariantShape {
+                    name: "BlobResourceContents",
+                    kind: ::mcp_types::__private::ShapeKind::Object {
+                        tags: &[],
+                        required: &["blob", "uri"],
+                        known: &["_meta", "blob", "mimeType", "uri"],
+                    },
+                },
+            ],
+        };
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        let index = ::mcp_types::__private::select(&value, &SHAPE)
+            .map_err(<D::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ReadResourceResultContentsItem::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ReadResourceResultContentsItem::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::mcp_types::__private::Walk for ReadResourceResultContentsItem {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
+    ) {
+        match self {
+            Self::TextResourceContents(value) => {
+                out.push(::mcp_types::__private::UnionChoice {
+                    path: path.clone(),
+                    union: "ReadResourceResultContentsItem",
+                    variant: "TextResourceContents",
+                });
+                let _ = value;
+            }
+            Self::BlobResourceContents(value) => {
+                out.push(::mcp_types::__private::UnionChoice {
+                    path: path.clone(),
+                    union: "ReadResourceResultContentsItem",
+                    variant: "BlobResourceContents",
+                });
+                let _ = value;
+            }
+        }
     }
 }
 /// Metadata for associating messages with a task.
@@ -20235,13 +20335,13 @@ pub struct ServerCapabilities {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Present if the server offers any prompt templates.
-    pub prompts: ::core::option::Option<ClientCapabilitiesRoots>,
+    pub prompts: ::core::option::Option<ServerCapabilitiesPrompts>,
     /// Present if the server offers any resources to read.
     pub resources: ::core::option::Option<ServerCapabilitiesResources>,
     /// Present if the server supports task-augmented requests.
     pub tasks: ::core::option::Option<ServerCapabilitiesTasks>,
     /// Present if the server offers any tools to call.
-    pub tools: ::core::option::Option<ClientCapabilitiesRoots>,
+    pub tools: ::core::option::Option<ServerCapabilitiesTools>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -20336,12 +20436,14 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 let mut field_logging: ::core::option::Option<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 > = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut field_prompts: ::core::option::Option<
+                    ServerCapabilitiesPrompts,
+                > = ::core::option::Option::None;
                 let mut field_resources: ::core::option::Option<
                     ServerCapabilitiesResources,
                 > = ::core::option::Option::None;
                 let mut field_tasks: ::core::option::Option<ServerCapabilitiesTasks> = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut field_tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<::mcp_types::__private::Key<'de>>()?
@@ -20421,6 +20523,101 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
     }
 }
 impl ::mcp_types::__private::Walk for ServerCapabilities {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
+/// Present if the server offers any prompt templates.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    pub list_changed: ::core::option::Option<bool>,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ServerCapabilitiesPrompts {
+    /// A value with the required properties given, every optional one
+    /// absent and no extra keys.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            list_changed: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(::core::option::Option::None)?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            map.serialize_entry("listChanged", value)?;
+        }
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ServerCapabilitiesPrompts",
+            &["listChanged"],
+        )?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct FieldsVisitor;
+        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a ServerCapabilitiesPrompts object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = ::core::default::Default::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
+                    list_changed: field_list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor)
+    }
+}
+impl ::mcp_types::__private::Walk for ServerCapabilitiesPrompts {
     fn walk(
         &self,
         path: &mut ::std::string::String,
@@ -20870,6 +21067,101 @@ impl ::mcp_types::__private::Walk for ServerCapabilitiesTasksRequestsTools {
         let _ = (&path, &out);
     }
 }
+/// Present if the server offers any tools to call.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    pub list_changed: ::core::option::Option<bool>,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ServerCapabilitiesTools {
+    /// A value with the required properties given, every optional one
+    /// absent and no extra keys.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            list_changed: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(::core::option::Option::None)?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            map.serialize_entry("listChanged", value)?;
+        }
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ServerCapabilitiesTools",
+            &["listChanged"],
+        )?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct FieldsVisitor;
+        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
+            type Value = ServerCapabilitiesTools;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a ServerCapabilitiesTools object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = ::core::default::Default::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTools {
+                    list_changed: field_list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor)
+    }
+}
+impl ::mcp_types::__private::Walk for ServerCapabilitiesTools {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
 /// The `ServerNotification` type of the schema.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20908,18 +21200,24 @@ impl ServerNotification {
             Self::ElicitationCompleteNotification(_) => "ElicitationCompleteNotification",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
+    /// The `method` of this value.
+    pub fn method(&self) -> &'static str {
         match self {
-            Self::CancelledNotification(_) => "2.0",
-            Self::ProgressNotification(_) => "2.0",
-            Self::ResourceListChangedNotification(_) => "2.0",
-            Self::ResourceUpdatedNotification(_) => "2.0",
-            Self::PromptListChangedNotification(_) => "2.0",
-            Self::ToolListChangedNotification(_) => "2.0",
-            Self::TaskStatusNotification(_) => "2.0",
-            Self::LoggingMessageNotification(_) => "2.0",
-            Self::ElicitationCompleteNotification(_) => "2.0",
+            Self::CancelledNotification(_) => "notifications/cancelled",
+            Self::ProgressNotification(_) => "notifications/progress",
+            Self::ResourceListChangedNotification(_) => {
+                "notifications/resources/list_changed"
+            }
+            Self::ResourceUpdatedNotification(_) => "notifications/resources/updated",
+            Self::PromptListChangedNotification(_) => {
+                "notifications/prompts/list_changed"
+            }
+            Self::ToolListChangedNotification(_) => "notifications/tools/list_changed",
+            Self::TaskStatusNotification(_) => "notifications/tasks/status",
+            Self::LoggingMessageNotification(_) => "notifications/message",
+            Self::ElicitationCompleteNotification(_) => {
+                "notifications/elicitation/complete"
+            }
         }
     }
 }
@@ -21411,17 +21709,17 @@ impl ServerRequest {
             Self::ElicitRequest(_) => "ElicitRequest",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
+    /// The `method` of this value.
+    pub fn method(&self) -> &'static str {
         match self {
-            Self::PingRequest(_) => "2.0",
-            Self::GetTaskRequest(_) => "2.0",
-            Self::GetTaskPayloadRequest(_) => "2.0",
-            Self::CancelTaskRequest(_) => "2.0",
-            Self::ListTasksRequest(_) => "2.0",
-            Self::CreateMessageRequest(_) => "2.0",
-            Self::ListRootsRequest(_) => "2.0",
-            Self::ElicitRequest(_) => "2.0",
+            Self::PingRequest(_) => "ping",
+            Self::GetTaskRequest(_) => "tasks/get",
+            Self::GetTaskPayloadRequest(_) => "tasks/result",
+            Self::CancelTaskRequest(_) => "tasks/cancel",
+            Self::ListTasksRequest(_) => "tasks/list",
+            Self::CreateMessageRequest(_) => "sampling/createMessage",
+            Self::ListRootsRequest(_) => "roots/list",
+            Self::ElicitRequest(_) => "elicitation/create",
         }
     }
 }
@@ -22642,13 +22940,6 @@ impl SingleSelectEnumSchema {
         match self {
             Self::UntitledSingleSelectEnumSchema(_) => "UntitledSingleSelectEnumSchema",
             Self::TitledSingleSelectEnumSchema(_) => "TitledSingleSelectEnumSchema",
-        }
-    }
-    /// The `type` of this value.
-    pub fn type_(&self) -> &'static str {
-        match self {
-            Self::UntitledSingleSelectEnumSchema(_) => "string",
-            Self::TitledSingleSelectEnumSchema(_) => "string",
         }
     }
 }
@@ -24838,7 +25129,7 @@ pub struct Tool {
     ///
     /// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
     /// Currently restricted to type: "object" at the root level.
-    pub output_schema: ::core::option::Option<ToolInputSchema>,
+    pub output_schema: ::core::option::Option<ToolOutputSchema>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
     ///
@@ -24945,7 +25236,7 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                 let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
                 let mut field_input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
                 let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_output_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut field_output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
                 let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
                 let mut extra = ::core::default::Default::default();
                 while let ::core::option::Option::Some(key) = map
@@ -25709,6 +26000,160 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
     }
 }
 impl ::mcp_types::__private::Walk for ToolListChangedNotification {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
+/// An optional JSON Schema object defining the structure of the tool's output returned in
+/// the structuredContent field of a CallToolResult.
+///
+/// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
+/// Currently restricted to type: "object" at the root level.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ToolOutputSchema {
+    /// The `$schema` type of the schema.
+    pub schema: ::core::option::Option<::std::string::String>,
+    /// The `properties` type of the schema.
+    pub properties: ::core::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    /// The `required` type of the schema.
+    pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ToolOutputSchema {
+    /// The constant value of `type`.
+    pub const TYPE: &'static str = "object";
+    /// A value with the required properties given, every optional one
+    /// absent and no extra keys.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            schema: ::core::option::Option::None,
+            properties: ::core::option::Option::None,
+            required: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
+impl ::serde::Serialize for ToolOutputSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(::core::option::Option::None)?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            map.serialize_entry("$schema", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.properties {
+            map.serialize_entry("properties", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.required {
+            map.serialize_entry("required", value)?;
+        }
+        map.serialize_entry("type", &::mcp_types::__private::Const::Str("object"))?;
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ToolOutputSchema",
+            &["$schema", "properties", "required", "type"],
+        )?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct FieldsVisitor;
+        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
+            type Value = ToolOutputSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a ToolOutputSchema object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
+                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut field_properties: ::core::option::Option<
+                    ::std::collections::BTreeMap<
+                        ::std::string::String,
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::core::option::Option::None;
+                let mut field_required: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut field_type_ = false;
+                let mut extra = ::core::default::Default::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_schema,
+                                "$schema",
+                            )?
+                        }
+                        "properties" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        "required" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        "type" => {
+                            ::mcp_types::__private::next_const(
+                                &mut map,
+                                &mut field_type_,
+                                "type",
+                                ::mcp_types::__private::Const::Str("object"),
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
+                    }
+                }
+                ::mcp_types::__private::required_const(field_type_, false, "type")?;
+                ::core::result::Result::Ok(ToolOutputSchema {
+                    schema: field_schema,
+                    properties: field_properties,
+                    required: field_required,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor)
+    }
+}
+impl ::mcp_types::__private::Walk for ToolOutputSchema {
     fn walk(
         &self,
         path: &mut ::std::string::String,
@@ -27318,6 +27763,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "ReadResourceRequest",
     "ReadResourceRequestParams",
     "ReadResourceResult",
+    "ReadResourceResultContentsItem",
     "RelatedTaskMetadata",
     "Request",
     "RequestId",
@@ -27340,10 +27786,12 @@ pub const TYPE_NAMES: &[&str] = &[
     "SamplingMessageContent",
     "SamplingMessageContentBlock",
     "ServerCapabilities",
+    "ServerCapabilitiesPrompts",
     "ServerCapabilitiesResources",
     "ServerCapabilitiesTasks",
     "ServerCapabilitiesTasksRequests",
     "ServerCapabilitiesTasksRequestsTools",
+    "ServerCapabilitiesTools",
     "ServerNotification",
     "ServerRequest",
     "ServerResult",
@@ -27374,6 +27822,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "ToolExecutionTaskSupport",
     "ToolInputSchema",
     "ToolListChangedNotification",
+    "ToolOutputSchema",
     "ToolResultContent",
     "ToolUseContent",
     "URLElicitationRequiredError",
@@ -27614,6 +28063,11 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
                 f.call::<ReadResourceRequestParams>("ReadResourceRequestParams")
             }
             "ReadResourceResult" => f.call::<ReadResourceResult>("ReadResourceResult"),
+            "ReadResourceResultContentsItem" => {
+                f.call::<
+                        ReadResourceResultContentsItem,
+                    >("ReadResourceResultContentsItem")
+            }
             "RelatedTaskMetadata" => f.call::<RelatedTaskMetadata>("RelatedTaskMetadata"),
             "Request" => f.call::<Request>("Request"),
             "RequestId" => f.call::<RequestId>("RequestId"),
@@ -27656,6 +28110,9 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
                 f.call::<SamplingMessageContentBlock>("SamplingMessageContentBlock")
             }
             "ServerCapabilities" => f.call::<ServerCapabilities>("ServerCapabilities"),
+            "ServerCapabilitiesPrompts" => {
+                f.call::<ServerCapabilitiesPrompts>("ServerCapabilitiesPrompts")
+            }
             "ServerCapabilitiesResources" => {
                 f.call::<ServerCapabilitiesResources>("ServerCapabilitiesResources")
             }
@@ -27671,6 +28128,9 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
                 f.call::<
                         ServerCapabilitiesTasksRequestsTools,
                     >("ServerCapabilitiesTasksRequestsTools")
+            }
+            "ServerCapabilitiesTools" => {
+                f.call::<ServerCapabilitiesTools>("ServerCapabilitiesTools")
             }
             "ServerNotification" => f.call::<ServerNotification>("ServerNotification"),
             "ServerRequest" => f.call::<ServerRequest>("ServerRequest"),
@@ -27732,6 +28192,7 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
             "ToolListChangedNotification" => {
                 f.call::<ToolListChangedNotification>("ToolListChangedNotification")
             }
+            "ToolOutputSchema" => f.call::<ToolOutputSchema>("ToolOutputSchema"),
             "ToolResultContent" => f.call::<ToolResultContent>("ToolResultContent"),
             "ToolUseContent" => f.call::<ToolUseContent>("ToolUseContent"),
             "URLElicitationRequiredError" => {

@@ -3077,19 +3077,19 @@ impl ClientRequest {
             Self::CompleteRequest(_) => "CompleteRequest",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
+    /// The `method` of this value.
+    pub fn method(&self) -> &'static str {
         match self {
-            Self::DiscoverRequest(_) => "2.0",
-            Self::ListResourcesRequest(_) => "2.0",
-            Self::ListResourceTemplatesRequest(_) => "2.0",
-            Self::ReadResourceRequest(_) => "2.0",
-            Self::SubscriptionsListenRequest(_) => "2.0",
-            Self::ListPromptsRequest(_) => "2.0",
-            Self::GetPromptRequest(_) => "2.0",
-            Self::ListToolsRequest(_) => "2.0",
-            Self::CallToolRequest(_) => "2.0",
-            Self::CompleteRequest(_) => "2.0",
+            Self::DiscoverRequest(_) => "server/discover",
+            Self::ListResourcesRequest(_) => "resources/list",
+            Self::ListResourceTemplatesRequest(_) => "resources/templates/list",
+            Self::ReadResourceRequest(_) => "resources/read",
+            Self::SubscriptionsListenRequest(_) => "subscriptions/listen",
+            Self::ListPromptsRequest(_) => "prompts/list",
+            Self::GetPromptRequest(_) => "prompts/get",
+            Self::ListToolsRequest(_) => "tools/list",
+            Self::CallToolRequest(_) => "tools/call",
+            Self::CompleteRequest(_) => "completion/complete",
         }
     }
 }
@@ -10247,15 +10247,6 @@ impl JSONRPCMessage {
             Self::JSONRPCErrorResponse(_) => "JSONRPCErrorResponse",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
-        match self {
-            Self::JSONRPCRequest(_) => "2.0",
-            Self::JSONRPCNotification(_) => "2.0",
-            Self::JSONRPCResultResponse(_) => "2.0",
-            Self::JSONRPCErrorResponse(_) => "2.0",
-        }
-    }
 }
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
     fn from(value: JSONRPCRequest) -> Self {
@@ -10727,13 +10718,6 @@ impl JSONRPCResponse {
         match self {
             Self::JSONRPCResultResponse(_) => "JSONRPCResultResponse",
             Self::JSONRPCErrorResponse(_) => "JSONRPCErrorResponse",
-        }
-    }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
-        match self {
-            Self::JSONRPCResultResponse(_) => "2.0",
-            Self::JSONRPCErrorResponse(_) => "2.0",
         }
     }
 }
@@ -14316,13 +14300,6 @@ impl MultiSelectEnumSchema {
             Self::TitledMultiSelectEnumSchema(_) => "TitledMultiSelectEnumSchema",
         }
     }
-    /// The `type` of this value.
-    pub fn type_(&self) -> &'static str {
-        match self {
-            Self::UntitledMultiSelectEnumSchema(_) => "array",
-            Self::TitledMultiSelectEnumSchema(_) => "array",
-        }
-    }
 }
 impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
     fn from(value: UntitledMultiSelectEnumSchema) -> Self {
@@ -17264,7 +17241,7 @@ pub struct ReadResourceResult {
     ///   different cache).
     pub cache_scope: CacheScope,
     /// The `contents` type of the schema.
-    pub contents: ::std::vec::Vec<EmbeddedResourceResource>,
+    pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
     /// analogous to HTTP Cache-Control max-age.
@@ -17285,7 +17262,7 @@ impl ReadResourceResult {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         cache_scope: CacheScope,
-        contents: ::std::vec::Vec<EmbeddedResourceResource>,
+        contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
         ttl_ms: u64,
     ) -> Self {
         Self {
@@ -17343,7 +17320,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                 let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
                 let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
                 let mut field_contents: ::core::option::Option<
-                    ::std::vec::Vec<EmbeddedResourceResource>,
+                    ::std::vec::Vec<ReadResourceResultContentsItem>,
                 > = ::core::option::Option::None;
                 let mut field_result_type = false;
                 let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
@@ -17423,6 +17400,129 @@ impl ::mcp_types::__private::Walk for ReadResourceResult {
     ) {
         let _ = (&path, &out);
         ::mcp_types::__private::walk_member(&self.contents, path, "contents", out);
+    }
+}
+/// The `ReadResourceResultContentsItem` type of the schema.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadResourceResultContentsItem {
+    /// A `TextResourceContents`.
+    TextResourceContents(TextResourceContents),
+    /// A `BlobResourceContents`.
+    BlobResourceContents(BlobResourceContents),
+}
+impl ReadResourceResultContentsItem {
+    /// The name of the variant this value holds.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::TextResourceContents(_) => "TextResourceContents",
+            Self::BlobResourceContents(_) => "BlobResourceContents",
+        }
+    }
+}
+impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
+    fn from(value: TextResourceContents) -> Self {
+        Self::TextResourceContents(value)
+    }
+}
+impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsItem {
+    fn from(value: BlobResourceContents) -> Self {
+        Self::BlobResourceContents(value)
+    }
+}
+impl ::serde::Serialize for ReadResourceResultContentsItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+        }
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        static SHAPE: ::mcp_types::__private::UnionShape = ::mcp_types::__private::UnionShape {
+            name: "ReadResourceResultContentsItem",
+            variants: &[
+                ::mcp_types::__private::VariantShape {
+                    name: "TextResourceContents",
+                    kind: ::mcp_types::__private::ShapeKind::Object {
+                        tags: &[],
+                        required: &["text", "uri"],
+                        known: &["_meta", "mimeType", "text", "uri"],
+                    },
+                },
+                ::mcp_types::__private::VariantShape {
+                    name: "BlobResourceContents",
+                    kind: ::mcp_types::__private::ShapeKind::Object {
+                        tags: &[],
+                        required: &["blob", "uri"],
+                        known: &["_meta", "blob", "mimeType", "uri"],
+                    },
+                },
+            ],
+        };
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        let index = ::mcp_types::__private::select(&value, &SHAPE)
+            .map_err(<D::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ReadResourceResultContentsItem::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                ::mcp_types::__private::from_value(
+                        value,
+                        "ReadResourceResultContentsItem::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::mcp_types::__private::Walk for ReadResourceResultContentsItem {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
+    ) {
+        match self {
+            Self::TextResourceContents(value) => {
+                out.push(::mcp_types::__private::UnionChoice {
+                    path: path.clone(),
+                    union: "ReadResourceResultContentsItem",
+                    variant: "TextResourceContents",
+                });
+                let _ = value;
+            }
+            Self::BlobResourceContents(value) => {
+                out.push(::mcp_types::__private::UnionChoice {
+                    path: path.clone(),
+                    union: "ReadResourceResultContentsItem",
+                    variant: "BlobResourceContents",
+                });
+                let _ = value;
+            }
+        }
     }
 }
 /// A successful response from the server for a {@link ReadResourceRequestresources/read} request.
@@ -20718,7 +20818,7 @@ pub struct ServerCapabilities {
     /// Present if the server supports sending log messages to the client.
     pub logging: ::core::option::Option<JSONObject>,
     /// Present if the server offers any prompt templates.
-    pub prompts: ::core::option::Option<ServerCapabilitiesTools>,
+    pub prompts: ::core::option::Option<ServerCapabilitiesPrompts>,
     /// Present if the server offers any resources to read.
     pub resources: ::core::option::Option<ServerCapabilitiesResources>,
     /// Present if the server offers any tools to call.
@@ -20813,7 +20913,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                     ::std::collections::BTreeMap<::std::string::String, JSONObject>,
                 > = ::core::option::Option::None;
                 let mut field_logging: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
+                let mut field_prompts: ::core::option::Option<
+                    ServerCapabilitiesPrompts,
+                > = ::core::option::Option::None;
                 let mut field_resources: ::core::option::Option<
                     ServerCapabilitiesResources,
                 > = ::core::option::Option::None;
@@ -20897,6 +20999,101 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
     }
 }
 impl ::mcp_types::__private::Walk for ServerCapabilities {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<::mcp_types::__private::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
+/// Present if the server offers any prompt templates.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    pub list_changed: ::core::option::Option<bool>,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ServerCapabilitiesPrompts {
+    /// A value with the required properties given, every optional one
+    /// absent and no extra keys.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            list_changed: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(::core::option::Option::None)?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            map.serialize_entry("listChanged", value)?;
+        }
+        ::mcp_types::__private::serialize_extra(
+            &mut map,
+            &self.extra,
+            "ServerCapabilitiesPrompts",
+            &["listChanged"],
+        )?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct FieldsVisitor;
+        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("a ServerCapabilitiesPrompts object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = ::core::default::Default::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<::mcp_types::__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => {
+                            ::mcp_types::__private::next_field(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        _ => {
+                            ::mcp_types::__private::next_extra(
+                                &mut map,
+                                &mut extra,
+                                key,
+                            )?
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
+                    list_changed: field_list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor)
+    }
+}
+impl ::mcp_types::__private::Walk for ServerCapabilitiesPrompts {
     fn walk(
         &self,
         path: &mut ::std::string::String,
@@ -21015,10 +21212,10 @@ impl ::mcp_types::__private::Walk for ServerCapabilitiesResources {
         let _ = (&path, &out);
     }
 }
-/// Present if the server offers any prompt templates.
+/// Present if the server offers any tools to call.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the prompt list.
+    /// Whether this server supports notifications for changes to the tool list.
     pub list_changed: ::core::option::Option<bool>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -21147,17 +21344,23 @@ impl ServerNotification {
             Self::LoggingMessageNotification(_) => "LoggingMessageNotification",
         }
     }
-    /// The `jsonrpc` of this value.
-    pub fn jsonrpc(&self) -> &'static str {
+    /// The `method` of this value.
+    pub fn method(&self) -> &'static str {
         match self {
-            Self::CancelledNotification(_) => "2.0",
-            Self::ProgressNotification(_) => "2.0",
-            Self::ResourceListChangedNotification(_) => "2.0",
-            Self::SubscriptionsAcknowledgedNotification(_) => "2.0",
-            Self::ResourceUpdatedNotification(_) => "2.0",
-            Self::PromptListChangedNotification(_) => "2.0",
-            Self::ToolListChangedNotification(_) => "2.0",
-            Self::LoggingMessageNotification(_) => "2.0",
+            Self::CancelledNotification(_) => "notifications/cancelled",
+            Self::ProgressNotification(_) => "notifications/progress",
+            Self::ResourceListChangedNotification(_) => {
+                "notifications/resources/list_changed"
+            }
+            Self::SubscriptionsAcknowledgedNotification(_) => {
+                "notifications/subscriptions/acknowledged"
+            }
+            Self::ResourceUpdatedNotification(_) => "notifications/resources/updated",
+            Self::PromptListChangedNotification(_) => {
+                "notifications/prompts/list_changed"
+            }
+            Self::ToolListChangedNotification(_) => "notifications/tools/list_changed",
+            Self::LoggingMessageNotification(_) => "notifications/message",
         }
     }
 }
@@ -22208,13 +22411,6 @@ impl SingleSelectEnumSchema {
         match self {
             Self::UntitledSingleSelectEnumSchema(_) => "UntitledSingleSelectEnumSchema",
             Self::TitledSingleSelectEnumSchema(_) => "TitledSingleSelectEnumSchema",
-        }
-    }
-    /// The `type` of this value.
-    pub fn type_(&self) -> &'static str {
-        match self {
-            Self::UntitledSingleSelectEnumSchema(_) => "string",
-            Self::TitledSingleSelectEnumSchema(_) => "string",
         }
     }
 }
@@ -26646,6 +26842,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "ReadResourceRequest",
     "ReadResourceRequestParams",
     "ReadResourceResult",
+    "ReadResourceResultContentsItem",
     "ReadResourceResultResponse",
     "ReadResourceResultResponseResult",
     "Request",
@@ -26670,6 +26867,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "SamplingMessageContent",
     "SamplingMessageContentBlock",
     "ServerCapabilities",
+    "ServerCapabilitiesPrompts",
     "ServerCapabilitiesResources",
     "ServerCapabilitiesTools",
     "ServerNotification",
@@ -26961,6 +27159,11 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
                 f.call::<ReadResourceRequestParams>("ReadResourceRequestParams")
             }
             "ReadResourceResult" => f.call::<ReadResourceResult>("ReadResourceResult"),
+            "ReadResourceResultContentsItem" => {
+                f.call::<
+                        ReadResourceResultContentsItem,
+                    >("ReadResourceResultContentsItem")
+            }
             "ReadResourceResultResponse" => {
                 f.call::<ReadResourceResultResponse>("ReadResourceResultResponse")
             }
@@ -27009,6 +27212,9 @@ pub fn with_named_type<F: ::mcp_types::__private::NamedTypeFn>(
                 f.call::<SamplingMessageContentBlock>("SamplingMessageContentBlock")
             }
             "ServerCapabilities" => f.call::<ServerCapabilities>("ServerCapabilities"),
+            "ServerCapabilitiesPrompts" => {
+                f.call::<ServerCapabilitiesPrompts>("ServerCapabilitiesPrompts")
+            }
             "ServerCapabilitiesResources" => {
                 f.call::<ServerCapabilitiesResources>("ServerCapabilitiesResources")
             }
