@@ -36,6 +36,7 @@ pub mod inspect;
 mod runtime;
 
 pub use error::NamedError;
+pub use runtime::NamedTypeFn;
 
 /// Support for generated code; not a public API.
 #[doc(hidden)]

@@ -383,16 +383,37 @@ fn no_object_variant(map: &serde_json::Map<String, Value>, shape: &UnionShape) -
             expected_kinds(shape)
         );
     }
-    // A key that discriminates every object variant names the error.
-    let primary = objects.first().and_then(|first| match &first.kind {
-        ShapeKind::Object { tags, .. } => tags.iter().map(|t| t.key).find(|key| {
-            objects.iter().all(|v| match &v.kind {
-                ShapeKind::Object { tags, .. } => tags.iter().any(|t| t.key == *key),
-                _ => false,
-            })
-        }),
+    // The key that discriminates every object variant, with the most distinct
+    // values (`method` rather than `jsonrpc`), names the error.
+    let values_of = |key: &str| -> Vec<String> {
+        let mut values: Vec<String> = Vec::new();
+        for v in &objects {
+            if let ShapeKind::Object { tags, .. } = &v.kind {
+                for tag in tags.iter().filter(|t| t.key == key) {
+                    for value in tag.values.iter().map(|c| c.to_string()) {
+                        if !values.contains(&value) {
+                            values.push(value);
+                        }
+                    }
+                }
+            }
+        }
+        values
+    };
+    let in_every_variant = |key: &&'static str| {
+        objects.iter().all(|v| match &v.kind {
+            ShapeKind::Object { tags, .. } => tags.iter().any(|t| t.key == *key),
+            _ => false,
+        })
+    };
+    let primary = match &objects[0].kind {
+        ShapeKind::Object { tags, .. } => tags
+            .iter()
+            .map(|t| t.key)
+            .filter(in_every_variant)
+            .max_by_key(|key| values_of(key).len()),
         _ => None,
-    });
+    };
     let Some(key) = primary else {
         let names: Vec<&str> = objects.iter().map(|v| v.name).collect();
         return format!(
@@ -401,14 +422,7 @@ fn no_object_variant(map: &serde_json::Map<String, Value>, shape: &UnionShape) -
             names.join(", ")
         );
     };
-    let mut expected: Vec<String> = Vec::new();
-    for v in &objects {
-        if let ShapeKind::Object { tags, .. } = &v.kind {
-            for tag in tags.iter().filter(|t| t.key == key) {
-                expected.extend(tag.values.iter().map(|c| c.to_string()));
-            }
-        }
-    }
+    let expected = values_of(key);
     match map.get(key) {
         Some(found) if expected.contains(&found.to_string()) => format!(
             "{}: no variant with `{key}` {found} accepts the keys {:?}",

@@ -47,11 +47,15 @@ pub fn generate_revision(
 ) -> Result<String> {
     let normalised = normalise(schema, era)?;
     let ir = Ir::build(&normalised)?;
-    let rt: TokenStream = options
+    let runtime: TokenStream = options
         .runtime
         .parse()
         .map_err(|e| Error::new(format!("runtime path {:?}: {e}", options.runtime)))?;
-    let ctx = Ctx { ir: &ir, rt };
+    // One alias keeps the many runtime calls short.
+    let ctx = Ctx {
+        ir: &ir,
+        rt: quote!(__rt),
+    };
 
     let mut items = TokenStream::new();
     items.extend(enums::emit(&ctx)?);
@@ -61,7 +65,7 @@ pub fn generate_revision(
             Kind::Union(u) => unions::emit(&ctx, def, u),
             Kind::Alias(target) => {
                 let name = ident(&def.name);
-                let doc = doc_attr(def.doc.as_deref(), &def.name);
+                let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
                 let target = ctx.ty(target);
                 quote! { #doc pub type #name = #target; }
             }
@@ -79,6 +83,7 @@ pub fn generate_revision(
     );
     let file = quote! {
         #![doc = #module_doc]
+        use #runtime as __rt;
         #items
     };
     format_file(file, &options.command)
@@ -173,13 +178,18 @@ pub(crate) fn ident(name: &str) -> Ident {
 
 /// A `#[doc]` attribute from a schema description (or a plain fallback),
 /// with bare code fences marked as text so rustdoc does not compile them.
-pub(crate) fn doc_attr(doc: Option<&str>, fallback_name: &str) -> TokenStream {
+pub(crate) fn doc_attr(doc: Option<&str>, fallback: impl FnOnce() -> String) -> TokenStream {
     let text = match doc {
         Some(doc) => sanitize_doc(doc),
-        None => format!("The `{fallback_name}` type of the schema."),
+        None => fallback(),
     };
     let lines = text.lines().map(|line| format!(" {line}"));
     quote! { #( #[doc = #lines] )* }
+}
+
+/// The doc of a type the schema does not describe.
+pub(crate) fn type_fallback_doc(name: &str) -> String {
+    format!("The `{name}` type of the schema.")
 }
 
 fn sanitize_doc(doc: &str) -> String {

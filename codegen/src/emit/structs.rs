@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{Ctx, const_tokens, doc_attr, ident};
+use super::{Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
 use crate::ir::{Extra, Field, FieldKind, Struct, TypeDef, TypeRef};
 use crate::naming::shouty;
 
@@ -13,13 +13,15 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, s: &Struct) -> TokenStream {
     let rt = &ctx.rt;
     let name = ident(&def.name);
     let type_name = &def.name;
-    let doc = doc_attr(def.doc.as_deref(), &def.name);
+    let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
 
     // Stored fields: values, and optional consts as presence flags.
     let mut decls = Vec::new();
     for field in &s.fields {
         let rust = ident(&field.rust_name);
-        let fdoc = doc_attr(field.doc.as_deref(), &field.json_name);
+        let fdoc = doc_attr(field.doc.as_deref(), || {
+            format!("The `{}` property.", field.json_name)
+        });
         match &field.kind {
             FieldKind::Value(ty) => {
                 let ty = ctx.ty(ty);

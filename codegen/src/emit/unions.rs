@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Ctx, const_tokens, doc_attr, ident};
+use super::{Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
 use crate::ir::{Shape, TypeDef, TypeRef, Union, Variant};
 use crate::naming::field_name;
 
@@ -13,7 +13,7 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
     let rt = &ctx.rt;
     let name = ident(&def.name);
     let type_name = &def.name;
-    let doc = doc_attr(def.doc.as_deref(), &def.name);
+    let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
 
     let variants = u.variants.iter().map(|v| {
         let vname = ident(&v.name);
