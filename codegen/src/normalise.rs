@@ -494,6 +494,10 @@ fn canonical(schema: &Value) -> String {
     for_each_schema_mut(&mut copy, &mut |s| {
         if let Some(obj) = s.as_object_mut() {
             obj.remove("description");
+            // The same values in another order are the same enum.
+            if let Some(Value::Array(values)) = obj.get_mut("enum") {
+                values.sort_by_key(Value::to_string);
+            }
         }
     });
     copy.to_string()
