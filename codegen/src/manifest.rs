@@ -106,12 +106,12 @@ impl Manifest {
                     rev.version, manifest.upstream.commit
                 )));
             }
-            if manifest.revisions[..i]
-                .iter()
-                .any(|r| r.version == rev.version)
-            {
+            // Dates compare as strings; `KNOWN_VERSIONS` promises newest first,
+            // which also rules out a revision listed twice.
+            if i > 0 && manifest.revisions[i - 1].version <= rev.version {
                 return Err(Error::new(format!(
-                    "schema/manifest.toml: revision {} is listed twice",
+                    "schema/manifest.toml: revision {} must come after {} (newest first, each once)",
+                    manifest.revisions[i - 1].version,
                     rev.version
                 )));
             }
@@ -138,4 +138,41 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(version: &str) -> String {
+        format!(
+            "[[revision]]\nversion = \"{version}\"\nera = \"legacy\"\ngenerate = false\n\
+             url = \"https://example.com/abc/{version}.json\"\nsha256 = \"{}\"\n",
+            "0".repeat(64)
+        )
+    }
+
+    fn manifest(versions: &[&str]) -> Result<Manifest> {
+        let mut text = String::from("[upstream]\nrepository = \"o/r\"\ncommit = \"abc\"\n");
+        for v in versions {
+            text.push_str(&entry(v));
+        }
+        Manifest::parse(&text)
+    }
+
+    #[test]
+    fn revisions_must_be_newest_first_and_unique() {
+        assert!(manifest(&["2025-11-25", "2025-06-18"]).is_ok());
+        let error = manifest(&["2025-06-18", "2025-11-25"]).unwrap_err();
+        assert!(error.0.contains("newest first"), "{error}");
+        assert!(manifest(&["2025-06-18", "2025-06-18"]).is_err());
+    }
+
+    #[test]
+    fn the_project_manifest_parses() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schema/manifest.toml");
+        let manifest = Manifest::read(std::path::Path::new(path)).unwrap();
+        assert!(manifest.generated().any(|r| r.era == Era::Modern));
+        assert!(manifest.generated().any(|r| r.era == Era::Legacy));
+    }
 }
