@@ -20,7 +20,7 @@ pub fn upper_camel(property: &str) -> String {
 /// `protocol_version`, `type` → `type_`.
 pub fn field_name(property: &str) -> String {
     let snake = meaningful(property).to_snake_case();
-    if is_keyword(&snake) || snake.is_empty() {
+    if is_reserved(&snake) || snake.is_empty() {
         format!("{snake}_")
     } else {
         snake
@@ -32,7 +32,8 @@ pub fn shouty(name: &str) -> String {
     name.replace(['/', '.', '-'], "_").to_shouty_snake_case()
 }
 
-fn is_keyword(word: &str) -> bool {
+/// Rust keywords, plus `extra`, the generated field for unnamed keys.
+fn is_reserved(word: &str) -> bool {
     matches!(
         word,
         "as" | "async"
