@@ -47,3 +47,6 @@ pub mod __private {
 
 mod generated;
 pub use generated::*;
+
+/// Every known protocol version with its era (the `mcp-versions` crate).
+pub use mcp_versions as versions;

@@ -11,5 +11,3 @@ pub mod v2026_07_28;
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub mod v2025_11_25;
-#[rustfmt::skip]
-pub mod versions;
