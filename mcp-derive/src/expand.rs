@@ -1,0 +1,250 @@
+//! Token output: the `McpServer` impl for a valid declaration, or the
+//! errors plus a fallback impl (so the user sees no cascade of "trait not
+//! implemented" errors after a mistake in `#[mcp(...)]`).
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::DeriveInput;
+
+use crate::internals::attr::{Attrs, Capability, Entry, Settings};
+use crate::internals::check::{Checked, check};
+use crate::internals::ctxt::Ctxt;
+
+/// The whole derive: parse → validate → expand.
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let mut cx = Ctxt::new();
+    let attrs = Attrs::from_ast(&mut cx, &input.attrs);
+    let checked = check(&mut cx, &attrs);
+    let krate = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::mcp_server));
+    if cx.has_errors() {
+        let errors = cx.into_compile_errors();
+        let fallback = fallback(input, &krate);
+        return quote! { #errors #fallback };
+    }
+    expand(input, &attrs, &checked, &krate)
+}
+
+fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
+            fn declaration() -> &'static #krate::__private::ServerDeclaration {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn string(lit: &syn::LitStr) -> TokenStream {
+    quote!(::std::string::String::from(#lit))
+}
+
+fn some_string(lit: Option<&syn::LitStr>) -> Option<TokenStream> {
+    lit.map(|lit| {
+        let s = string(lit);
+        quote!(::core::option::Option::Some(#s))
+    })
+}
+
+fn settings(p: &TokenStream, entry: &Entry) -> TokenStream {
+    let id = &entry.id;
+    let value = match &entry.settings {
+        Settings::Json(map) => {
+            let json = serde_json::Value::Object(map.clone()).to_string();
+            quote!(#p::settings(#json))
+        }
+        Settings::Path(path) => quote!(#p::settings_from(#path)),
+    };
+    quote!(map.insert(::std::string::String::from(#id), #value);)
+}
+
+/// `Type::new()`, with the given field assignments (to `c`) if any.
+fn capability_value<const N: usize>(
+    ty: TokenStream,
+    sets: [Option<TokenStream>; N],
+) -> TokenStream {
+    let sets: Vec<TokenStream> = sets.into_iter().flatten().collect();
+    if sets.is_empty() {
+        quote!(#ty::new())
+    } else {
+        quote!({
+            let mut c = #ty::new();
+            #(#sets)*
+            c
+        })
+    }
+}
+
+fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Path) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+
+    let name = attrs
+        .name
+        .as_ref()
+        .map_or_else(|| quote!(::core::env!("CARGO_PKG_NAME")), |n| quote!(#n));
+    let version = attrs
+        .version
+        .as_ref()
+        .map_or_else(|| quote!(::core::env!("CARGO_PKG_VERSION")), |v| quote!(#v));
+    let mut info = Vec::new();
+    if let Some(t) = some_string(attrs.title.as_ref()) {
+        info.push(quote!(server_info.title = #t;));
+    }
+    if let Some(d) = some_string(attrs.description.as_ref()) {
+        info.push(quote!(server_info.description = #d;));
+    }
+    if let Some(w) = some_string(attrs.website.as_ref()) {
+        info.push(quote!(server_info.website_url = #w;));
+    }
+    if !attrs.icons.is_empty() {
+        let icons = attrs.icons.iter().filter_map(|icon| {
+            let src = string(icon.src.as_ref()?);
+            let mime = some_string(icon.mime_type.as_ref()).map(|m| quote!(icon.mime_type = #m;));
+            let sizes = (!icon.sizes.is_empty()).then(|| {
+                let sizes = &icon.sizes;
+                quote!(icon.sizes = ::core::option::Option::Some(::std::vec![#(::std::string::String::from(#sizes)),*]);)
+            });
+            let theme = icon.theme.as_ref().map(|t| {
+                let variant = if t.value() == "dark" { quote!(Dark) } else { quote!(Light) };
+                quote!(icon.theme = ::core::option::Option::Some(#p::IconTheme::#variant);)
+            });
+            Some(quote!({
+                let mut icon = #p::Icon::new(#src);
+                #mime #sizes #theme
+                icon
+            }))
+        });
+        info.push(
+            quote!(server_info.icons = ::core::option::Option::Some(::std::vec![#(#icons),*]);),
+        );
+    }
+
+    let mut caps = Vec::new();
+    let flag = |on: bool, field: TokenStream| {
+        on.then(|| quote!(c.#field = ::core::option::Option::Some(true);))
+    };
+    if let Some(c) = &attrs.tools {
+        let value = capability_value(
+            quote!(#p::ServerCapabilitiesTools),
+            [flag(c.list_changed, quote!(list_changed))],
+        );
+        caps.push(quote!(capabilities.tools = ::core::option::Option::Some(#value);));
+    }
+    if let Some(c) = &attrs.resources {
+        let value = capability_value(
+            quote!(#p::ServerCapabilitiesResources),
+            [
+                flag(c.list_changed, quote!(list_changed)),
+                flag(c.subscribe, quote!(subscribe)),
+            ],
+        );
+        caps.push(quote!(capabilities.resources = ::core::option::Option::Some(#value);));
+    }
+    if let Some(c) = &attrs.prompts {
+        let value = capability_value(
+            quote!(#p::ServerCapabilitiesPrompts),
+            [flag(c.list_changed, quote!(list_changed))],
+        );
+        caps.push(quote!(capabilities.prompts = ::core::option::Option::Some(#value);));
+    }
+    if attrs.completions.is_some() {
+        caps.push(
+            quote!(capabilities.completions = ::core::option::Option::Some(#p::JSONObject::new());),
+        );
+    }
+    if attrs.logging.is_some() {
+        caps.push(
+            quote!(capabilities.logging = ::core::option::Option::Some(#p::JSONObject::new());),
+        );
+    }
+    for (field, entries) in [
+        (quote!(experimental), &attrs.experimental),
+        (quote!(extensions), &attrs.extensions),
+    ] {
+        if !entries.is_empty() {
+            let inserts = entries.iter().map(|e| settings(&p, e));
+            caps.push(quote!(capabilities.#field = ::core::option::Option::Some({
+                let mut map = ::std::collections::BTreeMap::new();
+                #(#inserts)*
+                map
+            });));
+        }
+    }
+
+    let instructions = if let Some(text) = &attrs.instructions {
+        Some(quote!(.with_instructions(#text)))
+    } else {
+        attrs.instructions_file.as_ref().map(|file| {
+            quote_spanned!(file.span()=> .with_instructions(::core::include_str!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/", #file))))
+        })
+    };
+    let ttl = checked
+        .ttl_ms
+        .map_or_else(|| quote!(#p::DEFAULT_DISCOVER_TTL_MS), |t| quote!(#t));
+    let scope = match checked.scope_public {
+        None => quote!(#p::DEFAULT_DISCOVER_CACHE_SCOPE),
+        Some(true) => quote!(#p::CacheScope::Public),
+        Some(false) => quote!(#p::CacheScope::Private),
+    };
+    let modern = &checked.modern;
+    let legacy = &checked.legacy;
+
+    let routes = [
+        (&attrs.tools, quote!(dispatch_tools)),
+        (&attrs.resources, quote!(dispatch_resources)),
+        (&attrs.prompts, quote!(dispatch_prompts)),
+        (&attrs.completions, quote!(dispatch_completions)),
+    ]
+    .into_iter()
+    .filter_map(|(cap, dispatch): (&Option<Capability>, TokenStream)| {
+        let cap = cap.as_ref()?;
+        let key = cap.ident.to_string();
+        let call = quote_spanned!(cap.ident.span()=> #p::#dispatch(self, request, ctx));
+        Some(quote!(#key => #call.await,))
+    })
+    .collect::<Vec<_>>();
+
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
+            fn declaration() -> &'static #p::ServerDeclaration {
+                static DECLARATION: #p::OnceLock<#p::ServerDeclaration> = #p::OnceLock::new();
+                DECLARATION.get_or_init(|| {
+                    let mut server_info = #p::Implementation::new(
+                        ::std::string::String::from(#name),
+                        ::std::string::String::from(#version),
+                    );
+                    #(#info)*
+                    let mut capabilities = #p::ServerCapabilities::new();
+                    #(#caps)*
+                    #p::ServerDeclaration::new(server_info, &[#(#modern),*], &[#(#legacy),*])
+                        .with_capabilities(capabilities)
+                        #instructions
+                        .with_discover_cache(#ttl, #scope)
+                })
+            }
+
+            fn dispatch_capability(
+                &self,
+                request: #p::ClientRequest,
+                ctx: &#p::RequestContext,
+            ) -> impl #p::Future<Output = #p::HandlerResult<#p::serde_json::Value>> + ::core::marker::Send {
+                async move {
+                    match #p::capability_of(&request) {
+                        #(#routes)*
+                        _ => ::core::result::Result::Err(#p::method_not_found(
+                            ::std::format!("the server has no handler for `{}`", request.method()),
+                        )),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Validation of the parsed attributes: versions against the one list in
+//! `mcp-types`, extension identifiers, caching hints, cross-key rules.
+
+use mcp_versions::{Era, KNOWN_VERSIONS, MODERN_VERSIONS, era_of};
+use syn::{Expr, Lit, LitStr};
+
+use super::attr::Attrs;
+use super::ctxt::Ctxt;
+use super::meta_key::extension_id_error;
+
+/// The largest `ttl_ms`: 2^53 - 1, the largest integer every JSON client
+/// (JavaScript included) reads exactly.
+pub const MAX_TTL_MS: u64 = (1 << 53) - 1;
+
+/// The validated values the expansion needs besides the attributes.
+pub struct Checked {
+    /// Modern versions served, newest first.
+    pub modern: Vec<&'static str>,
+    /// Legacy versions served, newest first.
+    pub legacy: Vec<&'static str>,
+    /// `discover(ttl_ms)`, if given.
+    pub ttl_ms: Option<u64>,
+    /// `discover(scope)`: `Some(true)` for public.
+    pub scope_public: Option<bool>,
+}
+
+fn known_list() -> String {
+    KNOWN_VERSIONS
+        .iter()
+        .map(|k| {
+            let era = match k.era {
+                Era::Modern => "modern",
+                Era::Legacy => "legacy",
+            };
+            format!("{} ({era})", k.version)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks one version list; returns the known versions of the right era,
+/// newest first.
+fn check_versions(cx: &mut Ctxt, list: &[LitStr], want: Era) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for lit in list {
+        let value = lit.value();
+        let Some(known) = KNOWN_VERSIONS.iter().find(|k| k.version == value) else {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "unknown MCP protocol version `{value}`; known versions: {}",
+                    known_list()
+                ),
+            );
+            continue;
+        };
+        match (era_of(&value), want) {
+            (Some(Era::Legacy), Era::Modern) => {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "`{value}` is a legacy protocol version and cannot be listed in `modern`; \
+                         move it to `versions(legacy = [...])`"
+                    ),
+                );
+                continue;
+            }
+            (Some(Era::Modern), Era::Legacy) => {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "`{value}` is a modern protocol version and cannot be listed in `legacy` \
+                         (a legacy `initialize` must never agree to it); move it to `versions(modern = [...])`"
+                    ),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        if out.contains(&known.version) {
+            cx.error_spanned_by(lit, format!("duplicate protocol version `{value}`"));
+            continue;
+        }
+        out.push(known.version);
+    }
+    out.sort_by_key(|v| KNOWN_VERSIONS.iter().position(|k| k.version == *v));
+    out
+}
+
+/// Runs every check, recording errors in `cx`.
+pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
+    let modern = match &attrs.modern {
+        Some((span, list)) => {
+            let checked = check_versions(cx, list, Era::Modern);
+            if attrs.modern_written_empty {
+                cx.syn_error(syn::Error::new(
+                    *span,
+                    "`versions(modern = [])` is empty; a server must serve at least one modern version",
+                ));
+            }
+            checked
+        }
+        None => MODERN_VERSIONS.to_vec(),
+    };
+    let legacy = match &attrs.legacy {
+        Some((_, list)) => check_versions(cx, list, Era::Legacy),
+        None => Vec::new(),
+    };
+
+    let ttl_ms = attrs
+        .ttl_ms
+        .as_ref()
+        .and_then(|expr| match check_ttl(expr) {
+            Ok(ttl) => Some(ttl),
+            Err(message) => {
+                cx.error_spanned_by(expr, message);
+                None
+            }
+        });
+
+    let scope_public = attrs
+        .scope
+        .as_ref()
+        .and_then(|scope| match scope.value().as_str() {
+            "public" => Some(true),
+            "private" => Some(false),
+            other => {
+                cx.error_spanned_by(
+                    scope,
+                    format!("unknown cache scope `{other}`; expected `public` or `private`"),
+                );
+                None
+            }
+        });
+
+    for entry in &attrs.extensions {
+        if let Some(message) = extension_id_error(&entry.id.value()) {
+            cx.error_spanned_by(&entry.id, message);
+        }
+    }
+    for entry in &attrs.experimental {
+        if entry.id.value().is_empty() {
+            cx.error_spanned_by(
+                &entry.id,
+                "an experimental capability name must not be empty",
+            );
+        }
+    }
+
+    if let (Some(_), Some(file)) = (&attrs.instructions, &attrs.instructions_file) {
+        cx.error_spanned_by(
+            file,
+            "`instructions` and `instructions_file` are mutually exclusive",
+        );
+    }
+
+    for icon in &attrs.icons {
+        if icon.src.is_none() {
+            cx.syn_error(syn::Error::new(
+                icon.span,
+                "`icon(...)` needs `src = \"...\"`",
+            ));
+        }
+        if let Some(theme) = &icon.theme
+            && !matches!(theme.value().as_str(), "light" | "dark")
+        {
+            cx.error_spanned_by(
+                theme,
+                format!(
+                    "unknown icon theme `{}`; expected `light` or `dark`",
+                    theme.value()
+                ),
+            );
+        }
+    }
+    Checked {
+        modern,
+        legacy,
+        ttl_ms,
+        scope_public,
+    }
+}
+
+/// `ttl_ms`: an integer literal in `0..=MAX_TTL_MS`.
+fn check_ttl(expr: &Expr) -> Result<u64, String> {
+    let overflow = || {
+        format!(
+            "`ttl_ms` overflows: it must be at most {MAX_TTL_MS} \
+             (2^53 - 1, the largest integer every JSON client reads exactly)"
+        )
+    };
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(int), ..
+        }) => match int.base10_parse::<u64>() {
+            Ok(v) if v <= MAX_TTL_MS => Ok(v),
+            _ => Err(overflow()),
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            Err("`ttl_ms` must not be negative: ttlMs is an integer >= 0 (milliseconds)".to_owned())
+        }
+        _ => Err("`ttl_ms` must be an integer literal (milliseconds)".to_owned()),
+    }
+}

@@ -1,0 +1,52 @@
+//! Expansion snapshots: each `tests/expand/<name>.rs` (one derive input) is
+//! expanded by [`crate::expand::derive`], formatted with prettyplease and
+//! compared with `tests/expand/<name>.expanded.rs`. Run with
+//! `MCP_DERIVE_BLESS=1` to rewrite the snapshots after an intended change.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::fs;
+use std::path::Path;
+
+fn expand_source(source: &str) -> String {
+    let input: syn::DeriveInput = syn::parse_str(source).unwrap();
+    let tokens = crate::expand::derive(&input);
+    let file: syn::File = syn::parse2(tokens).unwrap();
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn expansion_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    let bless = std::env::var_os("MCP_DERIVE_BLESS").is_some();
+    let mut inputs: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "rs")
+                && !p.to_string_lossy().ends_with(".expanded.rs")
+        })
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty());
+    let mut mismatched = Vec::new();
+    for input in inputs {
+        let expected_path = input.with_extension("expanded.rs");
+        let actual = expand_source(&fs::read_to_string(&input).unwrap());
+        if bless {
+            fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            eprintln!("--- {} differs; actual:\n{actual}", expected_path.display());
+            mismatched.push(expected_path);
+        }
+    }
+    assert!(
+        mismatched.is_empty(),
+        "snapshots differ (rerun with MCP_DERIVE_BLESS=1 if intended): {mismatched:?}"
+    );
+}

@@ -1,0 +1,133 @@
+#[automatically_derived]
+impl<T: Clone> my_runtime::__private::McpServer for Weather<T>
+where
+    T: Send,
+{
+    fn declaration() -> &'static my_runtime::__private::ServerDeclaration {
+        static DECLARATION: my_runtime::__private::OnceLock<
+            my_runtime::__private::ServerDeclaration,
+        > = my_runtime::__private::OnceLock::new();
+        DECLARATION
+            .get_or_init(|| {
+                let mut server_info = my_runtime::__private::Implementation::new(
+                    ::std::string::String::from("weather"),
+                    ::std::string::String::from("1.0.0"),
+                );
+                server_info.title = ::core::option::Option::Some(
+                    ::std::string::String::from("Weather"),
+                );
+                server_info.description = ::core::option::Option::Some(
+                    ::std::string::String::from("Forecasts"),
+                );
+                server_info.website_url = ::core::option::Option::Some(
+                    ::std::string::String::from("https://example.com"),
+                );
+                server_info.icons = ::core::option::Option::Some(
+                    ::std::vec![
+                        { let mut icon =
+                        my_runtime::__private::Icon::new(::std::string::String::from("https://example.com/i.svg"));
+                        icon.mime_type =
+                        ::core::option::Option::Some(::std::string::String::from("image/svg+xml"));
+                        icon.sizes =
+                        ::core::option::Option::Some(::std::vec![::std::string::String::from("any")]);
+                        icon.theme =
+                        ::core::option::Option::Some(my_runtime::__private::IconTheme::Light);
+                        icon }
+                    ],
+                );
+                let mut capabilities = my_runtime::__private::ServerCapabilities::new();
+                capabilities.tools = ::core::option::Option::Some({
+                    let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
+                    c.list_changed = ::core::option::Option::Some(true);
+                    c
+                });
+                capabilities.resources = ::core::option::Option::Some({
+                    let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
+                    c.list_changed = ::core::option::Option::Some(true);
+                    c.subscribe = ::core::option::Option::Some(true);
+                    c
+                });
+                capabilities.prompts = ::core::option::Option::Some(
+                    my_runtime::__private::ServerCapabilitiesPrompts::new(),
+                );
+                capabilities.completions = ::core::option::Option::Some(
+                    my_runtime::__private::JSONObject::new(),
+                );
+                capabilities.logging = ::core::option::Option::Some(
+                    my_runtime::__private::JSONObject::new(),
+                );
+                capabilities.experimental = ::core::option::Option::Some({
+                    let mut map = ::std::collections::BTreeMap::new();
+                    map.insert(
+                        ::std::string::String::from("fancy"),
+                        my_runtime::__private::settings(
+                            "{\"level\":-2,\"ratio\":0.5,\"tags\":[\"a\",null,true]}",
+                        ),
+                    );
+                    map
+                });
+                capabilities.extensions = ::core::option::Option::Some({
+                    let mut map = ::std::collections::BTreeMap::new();
+                    map.insert(
+                        ::std::string::String::from("io.modelcontextprotocol/tasks"),
+                        my_runtime::__private::settings("{\"list\":{}}"),
+                    );
+                    map.insert(
+                        ::std::string::String::from("com.example/ui"),
+                        my_runtime::__private::settings("{}"),
+                    );
+                    map.insert(
+                        ::std::string::String::from("com.example/computed"),
+                        my_runtime::__private::settings_from(settings::computed),
+                    );
+                    map
+                });
+                my_runtime::__private::ServerDeclaration::new(
+                        server_info,
+                        &["2026-07-28"],
+                        &["2025-11-25", "2025-06-18"],
+                    )
+                    .with_capabilities(capabilities)
+                    .with_instructions("Ask for the forecast.")
+                    .with_discover_cache(
+                        0u64,
+                        my_runtime::__private::CacheScope::Private,
+                    )
+            })
+    }
+    fn dispatch_capability(
+        &self,
+        request: my_runtime::__private::ClientRequest,
+        ctx: &my_runtime::__private::RequestContext,
+    ) -> impl my_runtime::__private::Future<
+        Output = my_runtime::__private::HandlerResult<
+            my_runtime::__private::serde_json::Value,
+        >,
+    > + ::core::marker::Send {
+        async move {
+            match my_runtime::__private::capability_of(&request) {
+                "tools" => {
+                    my_runtime::__private::dispatch_tools(self, request, ctx).await
+                }
+                "resources" => {
+                    my_runtime::__private::dispatch_resources(self, request, ctx).await
+                }
+                "prompts" => {
+                    my_runtime::__private::dispatch_prompts(self, request, ctx).await
+                }
+                "completions" => {
+                    my_runtime::__private::dispatch_completions(self, request, ctx).await
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        my_runtime::__private::method_not_found(
+                            ::std::format!(
+                                "the server has no handler for `{}`", request.method()
+                            ),
+                        ),
+                    )
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+#[automatically_derived]
+impl ::mcp_server::__private::McpServer for Minimal {
+    fn declaration() -> &'static ::mcp_server::__private::ServerDeclaration {
+        static DECLARATION: ::mcp_server::__private::OnceLock<
+            ::mcp_server::__private::ServerDeclaration,
+        > = ::mcp_server::__private::OnceLock::new();
+        DECLARATION
+            .get_or_init(|| {
+                let mut server_info = ::mcp_server::__private::Implementation::new(
+                    ::std::string::String::from(::core::env!("CARGO_PKG_NAME")),
+                    ::std::string::String::from(::core::env!("CARGO_PKG_VERSION")),
+                );
+                let mut capabilities = ::mcp_server::__private::ServerCapabilities::new();
+                ::mcp_server::__private::ServerDeclaration::new(
+                        server_info,
+                        &["2026-07-28"],
+                        &[],
+                    )
+                    .with_capabilities(capabilities)
+                    .with_discover_cache(
+                        ::mcp_server::__private::DEFAULT_DISCOVER_TTL_MS,
+                        ::mcp_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
+                    )
+            })
+    }
+    fn dispatch_capability(
+        &self,
+        request: ::mcp_server::__private::ClientRequest,
+        ctx: &::mcp_server::__private::RequestContext,
+    ) -> impl ::mcp_server::__private::Future<
+        Output = ::mcp_server::__private::HandlerResult<
+            ::mcp_server::__private::serde_json::Value,
+        >,
+    > + ::core::marker::Send {
+        async move {
+            match ::mcp_server::__private::capability_of(&request) {
+                _ => {
+                    ::core::result::Result::Err(
+                        ::mcp_server::__private::method_not_found(
+                            ::std::format!(
+                                "the server has no handler for `{}`", request.method()
+                            ),
+                        ),
+                    )
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+#[derive(McpServer)]
+struct Minimal;

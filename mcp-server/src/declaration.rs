@@ -1,0 +1,243 @@
+//! The server declaration the derive builds once per type: identity,
+//! versions, capabilities, discover caching hints, and the results derived
+//! from them (`server/discover`, the legacy `InitializeResult`).
+
+use std::sync::OnceLock;
+
+use mcp_types::v2025_11_25 as legacy;
+use mcp_types::v2026_07_28::{
+    CacheScope, DiscoverResult, Implementation, ResultMetaObject, ServerCapabilities,
+};
+use serde_json::Value;
+
+/// The default `ttlMs` of the `server/discover` result: 60 000 ms.
+///
+/// The discover result is built from compile-time declarations, so it can
+/// only change when the server binary is replaced. One minute lets a client
+/// skip re-probing for every connection while bounding how long a client
+/// keeps a stale capability list after a redeploy. `0` ("immediately
+/// stale") would be safe but gives up caching entirely; hours would hide a
+/// rolling upgrade. Override with `#[mcp(discover(ttl_ms = ...))]`.
+pub const DEFAULT_DISCOVER_TTL_MS: u64 = 60_000;
+
+/// The default `cacheScope` of the `server/discover` result: `public`.
+///
+/// The result is the same for every caller (it comes from the declaration,
+/// not from the authorisation context), so shared caches may reuse it.
+/// Override with `#[mcp(discover(scope = "private"))]`.
+pub const DEFAULT_DISCOVER_CACHE_SCOPE: CacheScope = CacheScope::Public;
+
+/// Everything `#[derive(McpServer)]` declares about a server, built once.
+///
+/// It answers the three version questions separately (see
+/// [`advertised_versions`](Self::advertised_versions),
+/// [`accepted_versions`](Self::accepted_versions),
+/// [`initialize_versions`](Self::initialize_versions)), so narrowing one can
+/// never silently change another.
+#[derive(Debug)]
+pub struct ServerDeclaration {
+    server_info: Implementation,
+    instructions: Option<String>,
+    modern_versions: &'static [&'static str],
+    legacy_versions: &'static [&'static str],
+    capabilities: ServerCapabilities,
+    discover_ttl_ms: u64,
+    discover_cache_scope: CacheScope,
+    discover_json: OnceLock<Value>,
+}
+
+impl ServerDeclaration {
+    /// A declaration with no capabilities, no instructions and the default
+    /// discover caching hints. `modern_versions` and `legacy_versions` are
+    /// newest first; the derive guarantees that they are known versions of
+    /// the right era and that `modern_versions` is not empty.
+    pub fn new(
+        server_info: Implementation,
+        modern_versions: &'static [&'static str],
+        legacy_versions: &'static [&'static str],
+    ) -> Self {
+        Self {
+            server_info,
+            instructions: None,
+            modern_versions,
+            legacy_versions,
+            capabilities: ServerCapabilities::new(),
+            discover_ttl_ms: DEFAULT_DISCOVER_TTL_MS,
+            discover_cache_scope: DEFAULT_DISCOVER_CACHE_SCOPE,
+            discover_json: OnceLock::new(),
+        }
+    }
+
+    /// Sets the server capabilities (modern shape).
+    pub fn with_capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the instructions shown to clients.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets the caching hints of the `server/discover` result.
+    pub fn with_discover_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.discover_ttl_ms = ttl_ms;
+        self.discover_cache_scope = scope;
+        self
+    }
+
+    /// The server's identity (`io.modelcontextprotocol/serverInfo`).
+    pub fn server_info(&self) -> &Implementation {
+        &self.server_info
+    }
+
+    /// The instructions, if declared.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// The declared capabilities (modern shape).
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.capabilities
+    }
+
+    /// The `ttlMs` of the discover result.
+    pub fn discover_ttl_ms(&self) -> u64 {
+        self.discover_ttl_ms
+    }
+
+    /// The `cacheScope` of the discover result.
+    pub fn discover_cache_scope(&self) -> CacheScope {
+        self.discover_cache_scope
+    }
+
+    /// **List 1: the versions `server/discover` advertises** in
+    /// `supportedVersions`, and the `data.supported` of every `-32022`
+    /// error: the declared modern versions, newest first.
+    ///
+    /// Legacy versions are not advertised: a client picks a version from
+    /// this list for its next request's `_meta`, and a legacy version in a
+    /// modern envelope is rejected (digest edge case 3).
+    pub fn advertised_versions(&self) -> &'static [&'static str] {
+        self.modern_versions
+    }
+
+    /// **List 2: the versions accepted per request** in
+    /// `_meta["io.modelcontextprotocol/protocolVersion"]`, compared exactly.
+    /// Equal to [`advertised_versions`](Self::advertised_versions) by
+    /// construction, so a `-32022` never lists a version that would itself
+    /// be rejected.
+    pub fn accepted_versions(&self) -> &'static [&'static str] {
+        self.modern_versions
+    }
+
+    /// **List 3: the versions a legacy `initialize` may agree to**: the
+    /// declared legacy versions, newest first. Empty for a modern-only
+    /// server. Never contains a modern version (the derive rejects that).
+    pub fn initialize_versions(&self) -> &'static [&'static str] {
+        self.legacy_versions
+    }
+
+    /// Whether this server also serves legacy (2025-11-25 era) clients.
+    pub fn is_dual_era(&self) -> bool {
+        !self.legacy_versions.is_empty()
+    }
+
+    /// Whether a modern request may use `version` (exact comparison).
+    pub fn accepts(&self, version: &str) -> bool {
+        self.accepted_versions().contains(&version)
+    }
+
+    /// The version a legacy `initialize` requesting `requested` agrees to:
+    /// `requested` itself if it is a declared legacy version, otherwise the
+    /// newest declared legacy version (also for a requested modern or
+    /// unknown version). `None` for a modern-only server.
+    pub fn negotiate_initialize(&self, requested: &str) -> Option<&'static str> {
+        self.legacy_versions
+            .iter()
+            .copied()
+            .find(|v| *v == requested)
+            .or_else(|| self.legacy_versions.first().copied())
+    }
+
+    /// The `server/discover` result, built from the declaration.
+    pub fn discover_result(&self) -> DiscoverResult {
+        let mut meta = ResultMetaObject::new();
+        meta.server_info = Some(self.server_info.clone());
+        let mut result = DiscoverResult::new(
+            self.discover_cache_scope,
+            self.capabilities.clone(),
+            self.advertised_versions()
+                .iter()
+                .map(|v| (*v).to_owned())
+                .collect(),
+            self.discover_ttl_ms,
+        );
+        result.meta = Some(meta);
+        result.instructions = self.instructions.clone();
+        result
+    }
+
+    /// The `server/discover` result as JSON, built on first use and cached.
+    pub fn discover_json(&self) -> &Value {
+        self.discover_json
+            .get_or_init(|| serde_json::to_value(self.discover_result()).unwrap_or(Value::Null))
+    }
+
+    /// The capabilities mapped to the 2025-11-25 shape: `experimental`,
+    /// `logging`, `completions`, `prompts`, `resources`, `tools` carry over;
+    /// `extensions` has no 2025-11-25 member and is left out.
+    pub fn legacy_capabilities(&self) -> legacy::ServerCapabilities {
+        let modern = &self.capabilities;
+        let mut caps = legacy::ServerCapabilities::new();
+        caps.experimental = modern.experimental.clone();
+        caps.logging = modern.logging.clone();
+        caps.completions = modern.completions.clone();
+        caps.prompts = modern.prompts.as_ref().map(|p| {
+            let mut out = legacy::ServerCapabilitiesPrompts::new();
+            out.list_changed = p.list_changed;
+            out
+        });
+        caps.resources = modern.resources.as_ref().map(|r| {
+            let mut out = legacy::ServerCapabilitiesResources::new();
+            out.list_changed = r.list_changed;
+            out.subscribe = r.subscribe;
+            out
+        });
+        caps.tools = modern.tools.as_ref().map(|t| {
+            let mut out = legacy::ServerCapabilitiesTools::new();
+            out.list_changed = t.list_changed;
+            out
+        });
+        caps
+    }
+
+    /// The server identity in the 2025-11-25 shape (same JSON fields).
+    pub fn legacy_server_info(&self) -> legacy::Implementation {
+        serde_json::to_value(&self.server_info)
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_else(|| {
+                legacy::Implementation::new(
+                    self.server_info.name.clone(),
+                    self.server_info.version.clone(),
+                )
+            })
+    }
+
+    /// The 2025-11-25 `InitializeResult` for a legacy `initialize` that
+    /// requested `requested`, agreeing to
+    /// [`negotiate_initialize`](Self::negotiate_initialize)`(requested)`.
+    /// `None` for a modern-only server.
+    pub fn initialize_result(&self, requested: &str) -> Option<legacy::InitializeResult> {
+        let version = self.negotiate_initialize(requested)?;
+        let mut result = legacy::InitializeResult::new(
+            self.legacy_capabilities(),
+            version.to_owned(),
+            self.legacy_server_info(),
+        );
+        result.instructions = self.instructions.clone();
+        Some(result)
+    }
+}

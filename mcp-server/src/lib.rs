@@ -1,0 +1,190 @@
+//! MCP server runtime: `#[derive(McpServer)]`, the handler traits, and the
+//! transport-agnostic entry point that answers one JSON-RPC message.
+//!
+//! The author declares *what* the server is; the derive generates the parts
+//! that must be exactly right (`server/discover`, the `_meta` checks, the
+//! version gate, legacy `initialize`) and rejects mistakes at compile time.
+//!
+//! # A server in 15 lines
+//!
+//! ```
+//! use mcp_server::mcp_types::v2026_07_28::*;
+//! use mcp_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors};
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "weather", version = "1.0.0", tools(list_changed), versions(legacy = ["2025-11-25"]))]
+//! struct Weather;
+//!
+//! impl ToolsHandler for Weather {
+//!     async fn list_tools(&self, _: PaginatedRequestParams, _: &RequestContext) -> HandlerResult<ListToolsResult> {
+//!         let tool = Tool::new(ToolInputSchema::new(), "forecast".into());
+//!         Ok(ListToolsResult::new(CacheScope::Public, vec![tool], 60_000))
+//!     }
+//!     async fn call_tool(&self, p: CallToolRequestParams, _: &RequestContext) -> HandlerResult<CallToolResultResponseResult> {
+//!         Err(errors::invalid_params(format!("Unknown tool {}", p.name)))
+//!     }
+//! }
+//! # let d = Weather::declaration();
+//! # assert_eq!(d.advertised_versions(), ["2026-07-28"]);
+//! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
+//! ```
+//!
+//! A transport then feeds each message to
+//! [`McpServer::handle_message`] (or [`handle_message`]) with a
+//! [`MessageContext`] and writes the [`Outcome`]'s body with its HTTP status.
+//!
+//! # `#[mcp(...)]` reference
+//!
+//! Keys may be split over several `#[mcp(...)]` attributes; each key may
+//! appear once (except `icon`, `experimental` and `extension`, which add
+//! entries). All keys are optional.
+//!
+//! ## Identity (`Implementation`, sent as `_meta["io.modelcontextprotocol/serverInfo"]`)
+//!
+//! | Key | Example | Default |
+//! |---|---|---|
+//! | `name` | `name = "weather"` | the author's crate name (`CARGO_PKG_NAME`) |
+//! | `version` | `version = "1.2.0"` | the author's crate version (`CARGO_PKG_VERSION`) |
+//! | `title` | `title = "Weather Server"` | absent |
+//! | `description` | `description = "Forecasts by city"` | absent |
+//! | `website` | `website = "https://example.com"` (`websiteUrl`) | absent |
+//! | `icon` (repeatable) | `icon(src = "https://example.com/i.png", mime_type = "image/png", sizes = ["48x48"], theme = "dark")` | none; `src` required, `theme` is `light` or `dark` |
+//! | `instructions` | `instructions = "Ask for a city first."` | absent |
+//! | `instructions_file` | `instructions_file = "INSTRUCTIONS.md"` (relative to the crate's `Cargo.toml`; embedded with `include_str!`) | absent; exclusive with `instructions` |
+//!
+//! ## Versions
+//!
+//! ```text
+//! versions(modern = ["2026-07-28"], legacy = ["2025-11-25", "2025-06-18"])
+//! ```
+//!
+//! * `modern`: the 2026-era versions served. Default: every modern version
+//!   `mcp-types` knows ([`mcp_types::versions::MODERN_VERSIONS`]). Must not
+//!   be empty.
+//! * `legacy`: the versions a legacy `initialize` may agree to (dual-era).
+//!   Default: none, i.e. a modern-only server.
+//!
+//! Every entry must be a version [`mcp_types::versions::KNOWN_VERSIONS`]
+//! lists, of the right era. Lists are stored newest first whatever the
+//! order written. From them come three public lists on
+//! [`ServerDeclaration`]:
+//!
+//! 1. [`advertised_versions`](ServerDeclaration::advertised_versions): what
+//!    `server/discover` puts in `supportedVersions` and every `-32022` puts
+//!    in `data.supported` (the modern list);
+//! 2. [`accepted_versions`](ServerDeclaration::accepted_versions): what a
+//!    request's `_meta` protocol version may be (the modern list, compared
+//!    exactly);
+//! 3. [`initialize_versions`](ServerDeclaration::initialize_versions): what
+//!    a legacy `initialize` may agree to (the legacy list; never a modern
+//!    version). A requested version outside it gets the newest one
+//!    ([`negotiate_initialize`](ServerDeclaration::negotiate_initialize)).
+//!
+//! ## Capabilities
+//!
+//! | Key | Example | Handler trait the type must implement |
+//! |---|---|---|
+//! | `tools` | `tools` or `tools(list_changed)` | [`ToolsHandler`] |
+//! | `resources` | `resources`, `resources(subscribe, list_changed)` | [`ResourcesHandler`] |
+//! | `prompts` | `prompts` or `prompts(list_changed)` | [`PromptsHandler`] |
+//! | `completions` | `completions` | [`CompletionsHandler`] |
+//! | `logging` | `logging` | none |
+//! | `experimental` | `experimental("com.example.fancy" = { "level": 2 })` | none |
+//! | `extension` | `extension("io.modelcontextprotocol/tasks" = { "list": {} }, "com.example/ui")` or `extension("com.example/x" = my::settings_fn)` | none |
+//!
+//! Declaring a capability without implementing its handler trait is a
+//! compile error naming the trait. The methods of an undeclared capability
+//! answer `-32601` (HTTP 404).
+//!
+//! `experimental` and `extension` take comma-separated entries `"id"`,
+//! `"id" = { JSON object }` or `"id" = path::to::function` where the
+//! function is `fn() -> mcp_types::v2026_07_28::JSONObject`. A bare `"id"`
+//! means `{}` (supported, no settings). Extension identifiers must follow
+//! the `_meta` key syntax and have a prefix (`io.modelcontextprotocol/tasks`,
+//! `com.example/ui`). The JSON literal accepts objects, arrays, strings,
+//! numbers, `true`, `false` and `null`.
+//!
+//! ## Discover caching hints
+//!
+//! ```text
+//! discover(ttl_ms = 300000, scope = "private")
+//! ```
+//!
+//! * `ttl_ms`: an integer literal from 0 to 2^53 - 1. Default
+//!   [`DEFAULT_DISCOVER_TTL_MS`] (60 000: the result only changes when the
+//!   binary does, so a minute of caching saves re-probes while bounding
+//!   staleness after a redeploy).
+//! * `scope`: `"public"` or `"private"`. Default
+//!   [`DEFAULT_DISCOVER_CACHE_SCOPE`] (`public`: the result comes from the
+//!   declaration and holds nothing user-specific).
+//!
+//! ## Runtime path
+//!
+//! * `crate = "path"`: where generated code finds this crate (default
+//!   `::mcp_server`), for crates that re-export it:
+//!   `#[mcp(crate = "my_framework::mcp_server")]`. Generated code only uses
+//!   `<path>::__private`.
+//!
+//! ## Compile-time diagnostics
+//!
+//! All are reported at once, each at the offending token, and a fallback
+//! impl keeps the type an `McpServer` so no second wave of errors follows:
+//! unknown protocol version (listing the known ones), a legacy version in
+//! `modern` or a modern one in `legacy`, an empty `modern` list, duplicate
+//! versions, extension identifiers that break the `_meta` key syntax or lack
+//! a prefix, negative, overflowing or non-integer `ttl_ms`, unknown
+//! `scope`, duplicate keys and entries, unknown keys (with "did you mean"),
+//! `instructions` with `instructions_file`, an icon without `src` or with
+//! an unknown theme, and a declared capability without its handler trait.
+//!
+//! ```compile_fail
+//! use mcp_server::McpServer;
+//! #[derive(McpServer)]
+//! #[mcp(versions(modern = ["2025-11-25"]))] // a legacy version in `modern`
+//! struct S;
+//! ```
+//!
+//! # Generic servers
+//!
+//! Generic types are supported; bounds the handler impls need must be on
+//! the type itself (`struct S<T: Bound>`), since the derive repeats the
+//! type's bounds only.
+//!
+//! # The entry point
+//!
+//! [`handle_message`] / [`handle_value`] answer one message. The check order
+//! (digest §6 item 14) is documented on [`handle_message`]: parse
+//! `-32700`, envelope `-32600`, notifications unanswered, era selection,
+//! HTTP header present `-32020`, `_meta` `-32602`, header equals body
+//! `-32020`, version `-32022`, method and capability `-32601`, params
+//! `-32602`. The HTTP transport passes the `MCP-Protocol-Version` header in
+//! [`MessageContext::http`]; stdio uses [`MessageContext::stdio`].
+
+#![deny(missing_docs)]
+
+mod context;
+mod declaration;
+mod envelope;
+pub mod errors;
+mod handlers;
+mod outcome;
+mod server;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use context::{HttpHeaders, LegacySession, MessageContext, RequestContext, Transport};
+pub use declaration::{DEFAULT_DISCOVER_CACHE_SCOPE, DEFAULT_DISCOVER_TTL_MS, ServerDeclaration};
+pub use envelope::{INITIALIZE, REMOVED_METHODS, handle_message, handle_value, http_status_of};
+pub use errors::{ErrorObject, HandlerResult};
+pub use handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHandler};
+pub use outcome::Outcome;
+pub use server::McpServer;
+
+/// Derives [`McpServer`](trait@McpServer); see the crate docs for every
+/// attribute.
+pub use mcp_derive::McpServer;
+
+/// The protocol types this runtime speaks (re-exported `mcp-types`).
+pub use mcp_types;

@@ -1,0 +1,189 @@
+//! A generic server declaring every capability with a handler for each:
+//! the expansion compiles warning-free (clippy `-D warnings` covers it) and
+//! routes prompts and completions.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use mcp_server::mcp_types::v2026_07_28::{
+    CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
+    CompleteRequestParams, CompleteResult, CompleteResultCompletion, GetPromptRequestParams,
+    GetPromptResult, GetPromptResultResponseResult, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, ReadResourceRequestParams,
+    ReadResourceResultResponseResult,
+};
+use mcp_server::{
+    CompletionsHandler, HandlerResult, McpServer, MessageContext, PromptsHandler, RequestContext,
+    ResourcesHandler, ToolsHandler, errors,
+};
+use serde_json::{Value, json};
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+            return value;
+        }
+    }
+}
+
+#[derive(McpServer)]
+#[mcp(
+    name = "kitchen",
+    version = "3.0.0",
+    tools,
+    resources,
+    prompts,
+    completions,
+    logging
+)]
+struct Kitchen<T: Send + Sync + AsRef<str>> {
+    label: T,
+}
+
+impl<T: Send + Sync + AsRef<str>> ToolsHandler for Kitchen<T> {
+    async fn list_tools(
+        &self,
+        _: PaginatedRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        Ok(ListToolsResult::new(CacheScope::Public, Vec::new(), 0))
+    }
+    async fn call_tool(
+        &self,
+        _: CallToolRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<CallToolResultResponseResult> {
+        Ok(CallToolResultResponseResult::CallToolResult(
+            CallToolResult::new(Vec::new()),
+        ))
+    }
+}
+
+impl<T: Send + Sync + AsRef<str>> ResourcesHandler for Kitchen<T> {
+    async fn list_resources(
+        &self,
+        _: PaginatedRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<ListResourcesResult> {
+        Ok(ListResourcesResult::new(
+            CacheScope::Private,
+            Vec::new(),
+            10,
+        ))
+    }
+    async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<ReadResourceResultResponseResult> {
+        Err(errors::invalid_params(format!(
+            "Resource not found: {}",
+            params.uri
+        )))
+    }
+}
+
+impl<T: Send + Sync + AsRef<str>> PromptsHandler for Kitchen<T> {
+    async fn list_prompts(
+        &self,
+        _: PaginatedRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<ListPromptsResult> {
+        let prompt = Prompt::new(self.label.as_ref().to_owned());
+        Ok(ListPromptsResult::new(
+            CacheScope::Public,
+            vec![prompt],
+            100,
+        ))
+    }
+    async fn get_prompt(
+        &self,
+        _: GetPromptRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<GetPromptResultResponseResult> {
+        Ok(GetPromptResultResponseResult::GetPromptResult(
+            GetPromptResult::new(Vec::new()),
+        ))
+    }
+}
+
+impl<T: Send + Sync + AsRef<str>> CompletionsHandler for Kitchen<T> {
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<CompleteResult> {
+        let value = format!("{}!", params.argument.value);
+        Ok(CompleteResult::new(CompleteResultCompletion::new(vec![
+            value,
+        ])))
+    }
+}
+
+fn request(method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{}});
+    json!({"jsonrpc":"2.0","id":1,"method":method,"params":params})
+}
+
+fn result(method: &str, params: Value) -> Value {
+    let server = Kitchen {
+        label: "greet".to_owned(),
+    };
+    let outcome = block_on(server.handle_value(request(method, params), &MessageContext::stdio()));
+    assert_eq!(outcome.http_status, 200, "{:?}", outcome.body);
+    let mut result = outcome.body.unwrap()["result"].take();
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name":"kitchen","version":"3.0.0"})
+    );
+    result.as_object_mut().unwrap().remove("_meta");
+    result
+}
+
+#[test]
+fn discover_lists_every_capability() {
+    let caps = &Kitchen::<String>::declaration().discover_json()["capabilities"];
+    assert_eq!(
+        caps,
+        &json!({"tools":{},"resources":{},"prompts":{},"completions":{},"logging":{}})
+    );
+}
+
+#[test]
+fn prompts_and_completions_are_routed() {
+    assert_eq!(
+        result("prompts/list", json!({})),
+        json!({"resultType":"complete","prompts":[{"name":"greet"}],"ttlMs":100,"cacheScope":"public"})
+    );
+    assert_eq!(
+        result("prompts/get", json!({"name":"greet"})),
+        json!({"resultType":"complete","messages":[]})
+    );
+    assert_eq!(
+        result(
+            "completion/complete",
+            json!({"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"a","value":"x"}})
+        ),
+        json!({"resultType":"complete","completion":{"values":["x!"]}})
+    );
+    assert_eq!(
+        result("resources/list", json!({})),
+        json!({"resultType":"complete","resources":[],"ttlMs":10,"cacheScope":"private"})
+    );
+}
+
+#[test]
+fn legacy_capabilities_map_to_the_2025_shape() {
+    let legacy =
+        serde_json::to_value(Kitchen::<String>::declaration().legacy_capabilities()).unwrap();
+    assert_eq!(
+        legacy,
+        json!({"tools":{},"resources":{},"prompts":{},"completions":{},"logging":{}})
+    );
+}

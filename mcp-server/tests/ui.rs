@@ -1,0 +1,8 @@
+//! Compile-time diagnostics of `#[derive(McpServer)]`: one UI test per
+//! diagnostic, with its `.stderr` checked in (`TRYBUILD=overwrite` to bless).
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}

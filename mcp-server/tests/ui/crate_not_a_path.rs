@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(crate = "not a path")]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(extension("com.example/x"), extension("com.example/x" = {}))]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(name = "a", version = "1", name = "b")]
+struct Server;
+
+fn main() {}

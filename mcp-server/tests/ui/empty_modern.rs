@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(versions(modern = []))]
+struct Server;
+
+fn main() {}

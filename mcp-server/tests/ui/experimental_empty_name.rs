@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(experimental(""))]
+struct Server;
+
+fn main() {}

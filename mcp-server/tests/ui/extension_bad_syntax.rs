@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(extension("io..modelcontextprotocol/tasks"))]
+struct Server;
+
+fn main() {}

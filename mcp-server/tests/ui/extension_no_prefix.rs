@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(extension("tasks" = { "list": {} }))]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(icon(mime_type = "image/png"))]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(instructions = "a", instructions_file = "b.md")]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(versions(legacy = ["2026-07-28"]))]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(extension("com.example/x" = 5))]
+struct Server;
+
+fn main() {}

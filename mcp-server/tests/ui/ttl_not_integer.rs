@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(discover(ttl_ms = "60000"))]
+struct Server;
+
+fn main() {}

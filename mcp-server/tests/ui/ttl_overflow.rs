@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(discover(ttl_ms = 9007199254740992))]
+struct Server;
+
+fn main() {}

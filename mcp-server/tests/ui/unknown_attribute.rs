@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(name = "a", titel = "A")]
+struct Server;
+
+fn main() {}

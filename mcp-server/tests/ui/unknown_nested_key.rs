@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(resources(subscrib, list_changed))]
+struct Server;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(discover(scope = "shared"))]
+struct Server;
+
+fn main() {}
