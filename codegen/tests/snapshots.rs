@@ -16,7 +16,8 @@ fn generate(schema_file: &Path) -> String {
     let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
     let options = EmitOptions {
         command: "cargo test -p codegen --test snapshots".into(),
-        ..EmitOptions::default()
+        runtime: "::mcp_types::__private".into(),
+        named_feature: None,
     };
     let module = generate_revision(&schema, Era::Modern, "test", &options).unwrap();
     format!("{module}\nfn main() {{}}\n")

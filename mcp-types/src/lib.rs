@@ -24,24 +24,34 @@
 //! ```
 //!
 //! Tools that validate a message by its schema type name use
-//! [`v2026_07_28::roundtrip_named`]: it deserializes a `serde_json::Value`
-//! into the type with that `$defs` name and serializes it back.
+//! `v2026_07_28::roundtrip_named` (feature `named`, on by default): it
+//! deserializes a `serde_json::Value` into the type with that `$defs` name
+//! and serializes it back. Crates that only use the types should turn the
+//! feature off (`default-features = false`): it instantiates every type's
+//! serde impls and is most of this crate's compile time.
 
 #![deny(missing_docs)]
 
 extern crate self as mcp_types;
 
+#[cfg(feature = "named")]
 mod error;
 pub mod inspect;
+#[cfg(feature = "named")]
+mod named;
 mod runtime;
 
+#[cfg(feature = "named")]
 pub use error::NamedError;
-pub use runtime::NamedTypeFn;
+#[cfg(feature = "named")]
+pub use named::NamedTypeFn;
 
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::inspect::{UnionChoice, Walk, walk_member};
+    #[cfg(feature = "named")]
+    pub use crate::named::*;
     pub use crate::runtime::*;
 }
 

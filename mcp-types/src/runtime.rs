@@ -1,6 +1,6 @@
 //! Support code called by the generated types: field and const handling for
-//! structs, discriminator-based variant selection for unions, and the named
-//! type lookup. Reached by generated code as `::mcp_types::__private`.
+//! structs and discriminator-based variant selection for unions. Reached by
+//! generated code as `::mcp_types::__private`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -9,9 +9,6 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde::ser::{self, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
-
-use crate::NamedError;
-use crate::inspect::Walk;
 
 /// A fixed value of a `const` property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -474,59 +471,4 @@ fn expected_kinds(shape: &UnionShape) -> String {
 /// variant in the error.
 pub fn from_value<T: DeserializeOwned>(value: Value, variant: &str) -> Result<T, String> {
     T::deserialize(value).map_err(|e| format!("{variant}: {e}"))
-}
-
-/// A callback over a generated type chosen by its `$defs` name; see the
-/// generated `with_named_type` of each revision module.
-pub trait NamedTypeFn {
-    /// What the callback returns.
-    type Output;
-    /// Called with the type named by the caller.
-    fn call<T>(self, type_name: &'static str) -> Self::Output
-    where
-        T: Serialize + DeserializeOwned + Walk;
-}
-
-/// Deserializes `value` as `T` and serializes it back.
-pub struct Roundtrip(pub Value);
-
-impl NamedTypeFn for Roundtrip {
-    type Output = Result<Value, NamedError>;
-    fn call<T>(self, type_name: &'static str) -> Self::Output
-    where
-        T: Serialize + DeserializeOwned + Walk,
-    {
-        let typed: T = deserialize_named(type_name, self.0)?;
-        serde_json::to_value(&typed).map_err(|e| NamedError::Serialize {
-            type_name,
-            message: e.to_string(),
-        })
-    }
-}
-
-/// Deserializes `value` as `T` and lists the union variants it chose.
-pub struct UnionChoices(pub Value);
-
-impl NamedTypeFn for UnionChoices {
-    type Output = Result<Vec<crate::inspect::UnionChoice>, NamedError>;
-    fn call<T>(self, type_name: &'static str) -> Self::Output
-    where
-        T: Serialize + DeserializeOwned + Walk,
-    {
-        let typed: T = deserialize_named(type_name, self.0)?;
-        let mut choices = Vec::new();
-        typed.walk(&mut String::new(), &mut choices);
-        Ok(choices)
-    }
-}
-
-fn deserialize_named<T: DeserializeOwned>(
-    type_name: &'static str,
-    value: Value,
-) -> Result<T, NamedError> {
-    serde_path_to_error::deserialize(value).map_err(|e| NamedError::Deserialize {
-        type_name,
-        path: e.path().to_string(),
-        message: e.into_inner().to_string(),
-    })
 }

@@ -21,6 +21,8 @@ pub struct EmitOptions {
     pub runtime: String,
     /// The command named in the `@generated` header.
     pub command: String,
+    /// The cargo feature that gates the named-type lookup, if any.
+    pub named_feature: Option<String>,
 }
 
 impl Default for EmitOptions {
@@ -28,6 +30,7 @@ impl Default for EmitOptions {
         EmitOptions {
             runtime: "::mcp_types::__private".into(),
             command: "cargo xtask regen".into(),
+            named_feature: Some("named".into()),
         }
     }
 }
@@ -72,7 +75,11 @@ pub fn generate_revision(
             Kind::StringEnum(_) => TokenStream::new(),
         });
     }
-    items.extend(tables::emit(&ctx, version)?);
+    items.extend(tables::emit(
+        &ctx,
+        version,
+        options.named_feature.as_deref(),
+    )?);
 
     let module_doc = format!(
         " MCP {version} ({} era), generated from the official schema.",

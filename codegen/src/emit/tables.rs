@@ -13,11 +13,15 @@ use crate::manifest::{Era, Manifest};
 use crate::naming::shouty;
 use crate::{Error, Result};
 
-pub(super) fn emit(ctx: &Ctx<'_>, version: &str) -> Result<TokenStream> {
+pub(super) fn emit(
+    ctx: &Ctx<'_>,
+    version: &str,
+    named_feature: Option<&str>,
+) -> Result<TokenStream> {
     let methods = methods(ctx)?;
     let error_codes = error_codes(ctx)?;
     let meta_keys = meta_keys(ctx)?;
-    let lookup = lookup(ctx, version);
+    let lookup = lookup(ctx, version, named_feature);
     Ok(quote! { #methods #error_codes #meta_keys #lookup })
 }
 
@@ -138,8 +142,12 @@ fn code_list(names: &[String]) -> String {
     names.join(", ")
 }
 
-fn lookup(ctx: &Ctx<'_>, version: &str) -> TokenStream {
+fn lookup(ctx: &Ctx<'_>, version: &str, named_feature: Option<&str>) -> TokenStream {
     let rt = &ctx.rt;
+    let gate = match named_feature {
+        Some(feature) => quote!(#[cfg(feature = #feature)]),
+        None => quote!(),
+    };
     let names: Vec<&str> = ctx.ir.types.keys().map(String::as_str).collect();
     let arms = names.iter().map(|name| {
         let ty = ident(name);
@@ -155,6 +163,7 @@ fn lookup(ctx: &Ctx<'_>, version: &str) -> TokenStream {
 
         /// Calls `f` with the type named `type_name`, or returns `None` when
         /// there is no such type.
+        #gate
         pub fn with_named_type<F: #rt::NamedTypeFn>(type_name: &str, f: F) -> ::core::option::Option<F::Output> {
             ::core::option::Option::Some(match type_name {
                 #(#arms)*
@@ -164,6 +173,7 @@ fn lookup(ctx: &Ctx<'_>, version: &str) -> TokenStream {
 
         /// Deserializes `value` into the type named `type_name` (a `$defs` name)
         /// and serializes it back.
+        #gate
         pub fn roundtrip_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::serde_json::Value, ::mcp_types::NamedError> {
             with_named_type(type_name, #rt::Roundtrip(value)).unwrap_or_else(|| {
                 ::core::result::Result::Err(::mcp_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
@@ -172,6 +182,7 @@ fn lookup(ctx: &Ctx<'_>, version: &str) -> TokenStream {
 
         /// Deserializes `value` into the type named `type_name` and lists the
         /// variant chosen by every union inside it.
+        #gate
         pub fn union_choices_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::std::vec::Vec<#rt::UnionChoice>, ::mcp_types::NamedError> {
             with_named_type(type_name, #rt::UnionChoices(value)).unwrap_or_else(|| {
                 ::core::result::Result::Err(::mcp_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })

@@ -24695,6 +24695,7 @@ pub const TYPE_NAMES: &[&str] = &[
 ];
 /// Calls `f` with the type named `type_name`, or returns `None` when
 /// there is no such type.
+#[cfg(feature = "named")]
 pub fn with_named_type<F: __rt::NamedTypeFn>(
     type_name: &str,
     f: F,
@@ -25090,6 +25091,7 @@ pub fn with_named_type<F: __rt::NamedTypeFn>(
 }
 /// Deserializes `value` into the type named `type_name` (a `$defs` name)
 /// and serializes it back.
+#[cfg(feature = "named")]
 pub fn roundtrip_named(
     type_name: &str,
     value: ::serde_json::Value,
@@ -25104,6 +25106,7 @@ pub fn roundtrip_named(
 }
 /// Deserializes `value` into the type named `type_name` and lists the
 /// variant chosen by every union inside it.
+#[cfg(feature = "named")]
 pub fn union_choices_named(
     type_name: &str,
     value: ::serde_json::Value,
