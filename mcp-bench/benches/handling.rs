@@ -1,0 +1,54 @@
+//! In-process handling of one message, bytes in → response bytes out,
+//! against a bare `serde_json` parse + serialize of the same request bytes
+//! (the floor any JSON-RPC server pays). Run: `cargo bench -p mcp-bench`.
+
+use divan::{Bencher, black_box};
+use mcp_bench::{BenchServer, DISCOVER, TOOLS_CALL, block_on};
+use mcp_server::{McpServer, MessageContext};
+
+fn main() {
+    divan::main();
+}
+
+/// Parse the request into a `serde_json::Value` and serialize it back.
+fn bare_serde_json(bytes: &[u8]) -> Vec<u8> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
+    serde_json::to_vec(&value).unwrap_or_default()
+}
+
+/// Handle the request and serialize the response, as a transport does.
+fn handle(bytes: &[u8]) -> Vec<u8> {
+    let ctx = MessageContext::stdio();
+    let outcome = block_on(BenchServer.handle_message(bytes, &ctx));
+    serde_json::to_vec(&outcome.body).unwrap_or_default()
+}
+
+#[divan::bench_group]
+mod discover {
+    use super::*;
+
+    #[divan::bench]
+    fn serde_json_baseline(bencher: Bencher) {
+        bencher.bench(|| bare_serde_json(black_box(DISCOVER)));
+    }
+
+    #[divan::bench]
+    fn mcp_server(bencher: Bencher) {
+        bencher.bench(|| handle(black_box(DISCOVER)));
+    }
+}
+
+#[divan::bench_group]
+mod tools_call {
+    use super::*;
+
+    #[divan::bench]
+    fn serde_json_baseline(bencher: Bencher) {
+        bencher.bench(|| bare_serde_json(black_box(TOOLS_CALL)));
+    }
+
+    #[divan::bench]
+    fn mcp_server(bencher: Bencher) {
+        bencher.bench(|| handle(black_box(TOOLS_CALL)));
+    }
+}

@@ -1,0 +1,67 @@
+//! Fixtures for the benchmarks in `benches/`: a small derived server and the
+//! messages it is asked, so that every benchmark measures the same bytes.
+
+#![deny(missing_docs)]
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use mcp_server::mcp_types::v2026_07_28::{
+    CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult, ContentBlock,
+    ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
+};
+use mcp_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors};
+
+/// A modern server with one tool, `echo`, that returns its `text` argument.
+#[derive(McpServer)]
+#[mcp(
+    name = "bench",
+    version = "1.0.0",
+    tools,
+    instructions = "Benchmark fixture."
+)]
+pub struct BenchServer;
+
+impl ToolsHandler for BenchServer {
+    async fn list_tools(
+        &self,
+        _: PaginatedRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        let tool = Tool::new(ToolInputSchema::new(), "echo".into());
+        Ok(ListToolsResult::new(CacheScope::Public, vec![tool], 60_000))
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<CallToolResultResponseResult> {
+        let text = params
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("text"))
+            .and_then(|t| t.as_str())
+            .ok_or_else(|| errors::invalid_params("echo needs a string `text`"))?;
+        let content = ContentBlock::TextContent(TextContent::new(text.to_owned()));
+        Ok(CallToolResult::new(vec![content]).into())
+    }
+}
+
+/// A `server/discover` request as a client sends it.
+pub const DISCOVER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}}"#;
+
+/// A `tools/call` request as a client sends it.
+pub const TOOLS_CALL: &[u8] = br#"{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"echo","arguments":{"text":"The quick brown fox jumps over the lazy dog"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}}"#;
+
+/// Polls a future that never waits (the fixture's handlers do no I/O).
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+            return value;
+        }
+    }
+}
