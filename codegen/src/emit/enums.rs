@@ -7,7 +7,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Ctx, ident};
+use serde_json::Value;
+
+use super::{Ctx, ident, sanitize_doc};
 use crate::ir::Kind;
 use crate::{Error, Result};
 
@@ -16,7 +18,12 @@ pub(super) fn emit(ctx: &Ctx<'_>) -> Result<TokenStream> {
     let mut schemas = Vec::new();
     for def in ctx.ir.types.values() {
         if let Kind::StringEnum(schema) = &def.kind {
-            let schema: schemars::schema::Schema = serde_json::from_value(schema.clone())
+            // typify writes the description as the doc; it gets our clean-up.
+            let mut schema = schema.clone();
+            if let Some(Value::String(doc)) = schema.get_mut("description") {
+                *doc = sanitize_doc(doc).trim_end().to_owned();
+            }
+            let schema: schemars::schema::Schema = serde_json::from_value(schema)
                 .map_err(|e| Error::new(format!("{}: {e}", def.name)))?;
             schemas.push((def.name.clone(), schema));
         }

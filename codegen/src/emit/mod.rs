@@ -199,7 +199,7 @@ pub(crate) fn type_fallback_doc(name: &str) -> String {
     format!("The `{name}` type of the schema.")
 }
 
-fn sanitize_doc(doc: &str) -> String {
+pub(crate) fn sanitize_doc(doc: &str) -> String {
     let mut out = String::new();
     let mut in_fence = false;
     for line in doc.lines() {
@@ -212,15 +212,35 @@ fn sanitize_doc(doc: &str) -> String {
             }
             in_fence = !in_fence;
         }
-        // An indented line outside a fence would become a doctest.
-        if !in_fence && line.starts_with("    ") {
-            out.push_str(line.trim_start());
-        } else {
+        if in_fence {
             out.push_str(line);
+        } else {
+            // An indented line outside a fence would become a doctest.
+            let line = if line.starts_with("    ") {
+                line.trim_start()
+            } else {
+                line
+            };
+            out.push_str(&link_bare_urls(line));
         }
         out.push('\n');
     }
     out
+}
+
+/// Wraps bare `http(s)://` words in `<…>` so rustdoc renders them as links.
+fn link_bare_urls(line: &str) -> String {
+    let words: Vec<String> = line
+        .split(' ')
+        .map(|word| {
+            if word.starts_with("http://") || word.starts_with("https://") {
+                format!("<{word}>")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// A string literal token for a JSON constant, or an `i64` literal.

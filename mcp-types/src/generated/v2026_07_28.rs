@@ -255,7 +255,7 @@ impl ::std::convert::TryFrom<::std::string::String> for IconTheme {
 /**The severity of a log message.
 
 These map to syslog message severities, as specified in RFC-5424:
-https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1*/
+<https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1>*/
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
