@@ -1,0 +1,156 @@
+//! The client's error type.
+
+use std::fmt;
+use std::time::Duration;
+
+use mcp_types::v2026_07_28 as modern;
+
+/// Everything that can go wrong while talking to a server.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The server command could not be started.
+    Spawn {
+        /// The command line as given.
+        command: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// Reading from or writing to the server failed.
+    Io(std::io::Error),
+    /// The server went away (stdout closed, process exited, connection reset).
+    Closed {
+        /// What was observed.
+        detail: String,
+    },
+    /// No answer within the configured timeout.
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// The URL is not a plain `http://` URL this client can use.
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The HTTP exchange failed below the MCP layer.
+    Http {
+        /// The request's method.
+        method: String,
+        /// The HTTP status, when a response arrived.
+        status: Option<u16>,
+        /// A short description (the start of the body, or the transport error).
+        detail: String,
+    },
+    /// The server answered with a JSON-RPC error.
+    Rpc {
+        /// The request's method.
+        method: String,
+        /// The error as received.
+        error: modern::Error,
+    },
+    /// The server sent something that is not a usable JSON-RPC message.
+    InvalidMessage {
+        /// What was wrong.
+        detail: String,
+    },
+    /// A result did not have the shape the protocol requires.
+    InvalidResult {
+        /// The request's method.
+        method: String,
+        /// The deserializer's message, naming the field.
+        detail: String,
+    },
+    /// The client and the server share no protocol version.
+    NoMutualVersion {
+        /// The versions this client offered, newest first.
+        client: Vec<String>,
+        /// The versions the server said it supports.
+        server: Vec<String>,
+    },
+    /// `--era modern` was forced but the server answered like a legacy server.
+    NotModern {
+        /// What the server answered to `server/discover`.
+        detail: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Spawn { command, source } => {
+                write!(f, "could not start server `{command}`: {source}")
+            }
+            Error::Io(e) => write!(f, "I/O error talking to the server: {e}"),
+            Error::Closed { detail } => write!(f, "the server closed the connection: {detail}"),
+            Error::Timeout { method, after } => {
+                write!(f, "no answer to `{method}` within {} ms", after.as_millis())
+            }
+            Error::InvalidUrl { url, reason } => write!(f, "invalid URL `{url}`: {reason}"),
+            Error::Http {
+                method,
+                status: Some(s),
+                detail,
+            } => {
+                write!(f, "HTTP {s} in answer to `{method}`: {detail}")
+            }
+            Error::Http {
+                method,
+                status: None,
+                detail,
+            } => {
+                write!(f, "HTTP request `{method}` failed: {detail}")
+            }
+            Error::Rpc { method, error } => {
+                write!(
+                    f,
+                    "`{method}` failed with JSON-RPC error {}: {}",
+                    error.code, error.message
+                )?;
+                if let Some(data) = &error.data {
+                    write!(f, " (data: {data})")?;
+                }
+                Ok(())
+            }
+            Error::InvalidMessage { detail } => {
+                write!(f, "invalid message from the server: {detail}")
+            }
+            Error::InvalidResult { method, detail } => {
+                write!(f, "invalid `{method}` result: {detail}")
+            }
+            Error::NoMutualVersion { client, server } => write!(
+                f,
+                "no protocol version in common: client supports [{}], server supports [{}]",
+                client.join(", "),
+                server.join(", ")
+            ),
+            Error::NotModern { detail } => write!(
+                f,
+                "the server does not speak the modern protocol (era forced to modern): {detail}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Spawn { source, .. } => Some(source),
+            Error::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

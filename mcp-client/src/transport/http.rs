@@ -1,0 +1,315 @@
+//! Streamable HTTP (plain `http://` only; TLS is not implemented yet): each
+//! message is one POST to the endpoint. A request is answered with
+//! `application/json` or with a `text/event-stream` whose events carry
+//! notifications and, finally, the response; a notification with 202.
+//!
+//! The transport returns the HTTP status along with the JSON-RPC response
+//! it found (if any), because era detection reads both. It also keeps the
+//! legacy `Mcp-Session-Id` once the client sets it.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use hyper::{Method, Request, Uri};
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::headers::MCP_SESSION_ID;
+use crate::sse::SseParser;
+
+/// The most of a non-SSE body this client reads.
+const MAX_BODY: usize = 16 * 1024 * 1024;
+/// How much of a body goes into diagnostics.
+const SNIPPET: usize = 300;
+
+/// What came back for one POST.
+#[derive(Debug, Clone)]
+pub struct HttpReply {
+    /// The HTTP status.
+    pub status: u16,
+    /// The JSON-RPC response to the request, if the body held one.
+    pub message: Option<Value>,
+    /// The start of the raw body (empty for SSE and empty bodies).
+    pub body: String,
+    /// The `Mcp-Session-Id` response header, if any.
+    pub session_id: Option<String>,
+}
+
+/// A connection to one Streamable HTTP endpoint.
+#[derive(Debug)]
+pub struct HttpTransport {
+    client: HyperClient<HttpConnector, Full<Bytes>>,
+    uri: Uri,
+    origin: String,
+    authorization: Option<HeaderValue>,
+    session_id: Mutex<Option<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl HttpTransport {
+    /// A transport for `url` (`http://host[:port]/path`). `authorization`
+    /// is sent as the `Authorization` header on every request.
+    pub fn new(url: &str, authorization: Option<&str>) -> Result<Self> {
+        let bad = |reason: &str| Error::InvalidUrl {
+            url: url.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let uri: Uri = url
+            .parse()
+            .map_err(|e: hyper::http::uri::InvalidUri| bad(&e.to_string()))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => {
+                return Err(bad("https is not supported yet (this client has no TLS)"));
+            }
+            _ => return Err(bad("expected an http:// URL")),
+        }
+        let host = uri.host().ok_or_else(|| bad("no host"))?;
+        let origin = format!(
+            "http://{}:{}",
+            host.to_ascii_lowercase(),
+            uri.port_u16().unwrap_or(80)
+        );
+        let authorization = authorization
+            .map(HeaderValue::from_str)
+            .transpose()
+            .map_err(|_| bad("the authorization value is not a valid header value"))?;
+        let client = HyperClient::builder(TokioExecutor::new()).build_http();
+        Ok(Self {
+            client,
+            uri,
+            origin,
+            authorization,
+            session_id: Mutex::new(None),
+        })
+    }
+
+    /// The endpoint's origin, `http://host:port`: the key of the era cache.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Sets (or clears) the legacy session id sent with every request.
+    pub fn set_session_id(&self, id: Option<String>) {
+        *lock(&self.session_id) = id;
+    }
+
+    /// The legacy session id in use.
+    pub fn session_id(&self) -> Option<String> {
+        lock(&self.session_id).clone()
+    }
+
+    /// Ends a legacy session with `DELETE` (best effort: a 405 or a failure
+    /// is ignored, the session is forgotten either way).
+    pub async fn end_session(&self, protocol_version: &str, timeout: Duration) {
+        let Some(id) = lock(&self.session_id).take() else {
+            return;
+        };
+        let mut req = Request::builder()
+            .method(Method::DELETE)
+            .uri(self.uri.clone())
+            .header(MCP_SESSION_ID, id)
+            .header(crate::headers::MCP_PROTOCOL_VERSION, protocol_version);
+        if let Some(auth) = &self.authorization {
+            req = req.header(AUTHORIZATION, auth.clone());
+        }
+        if let Ok(req) = req.body(Full::new(Bytes::new())) {
+            let _ = tokio::time::timeout(timeout, self.client.request(req)).await;
+        }
+    }
+
+    /// POSTs `message` with the extra `headers` and waits up to `timeout`
+    /// for the status and, for a request, its response.
+    pub async fn post(
+        &self,
+        message: &Value,
+        headers: &[(&str, String)],
+        timeout: Duration,
+    ) -> Result<HttpReply> {
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        match tokio::time::timeout(timeout, self.post_inner(message, headers, &method)).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::Timeout {
+                method,
+                after: timeout,
+            }),
+        }
+    }
+
+    async fn post_inner(
+        &self,
+        message: &Value,
+        headers: &[(&str, String)],
+        method: &str,
+    ) -> Result<HttpReply> {
+        let fail = |status: Option<u16>, detail: String| Error::Http {
+            method: method.to_owned(),
+            status,
+            detail,
+        };
+        let body = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+            detail: e.to_string(),
+        })?;
+        let mut req = Request::builder()
+            .method(Method::POST)
+            .uri(self.uri.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        for (name, value) in headers {
+            req = req.header(*name, value.as_str());
+        }
+        if let Some(auth) = &self.authorization {
+            req = req.header(AUTHORIZATION, auth.clone());
+        }
+        if let Some(id) = self.session_id() {
+            req = req.header(MCP_SESSION_ID, id);
+        }
+        let req = req
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| fail(None, e.to_string()))?;
+        let resp = self
+            .client
+            .request(req)
+            .await
+            .map_err(|e| fail(None, error_chain(&e)))?;
+        let status = resp.status().as_u16();
+        let header = |name| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let session_id = header(MCP_SESSION_ID);
+        let content_type = header(CONTENT_TYPE.as_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let id = message.get("id").cloned();
+        let mut body = resp.into_body();
+
+        if content_type.starts_with("text/event-stream") {
+            let mut parser = SseParser::new();
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|e| fail(Some(status), error_chain(&e)))?;
+                let Some(chunk) = frame.data_ref() else {
+                    continue;
+                };
+                for event in parser.feed(chunk) {
+                    let Ok(msg) = serde_json::from_str::<Value>(&event.data) else {
+                        continue;
+                    };
+                    if is_response_to(&msg, id.as_ref()) {
+                        return Ok(HttpReply {
+                            status,
+                            message: Some(msg),
+                            body: String::new(),
+                            session_id,
+                        });
+                    }
+                }
+            }
+            return Ok(HttpReply {
+                status,
+                message: None,
+                body: String::new(),
+                session_id,
+            });
+        }
+
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| fail(Some(status), error_chain(&e)))?;
+            if let Some(chunk) = frame.data_ref() {
+                bytes.extend_from_slice(chunk);
+                if bytes.len() > MAX_BODY {
+                    return Err(fail(
+                        Some(status),
+                        format!("body larger than {MAX_BODY} bytes"),
+                    ));
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let message = serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .filter(|m| is_response_to(m, id.as_ref()));
+        Ok(HttpReply {
+            status,
+            message,
+            body: text.chars().take(SNIPPET).collect(),
+            session_id,
+        })
+    }
+}
+
+/// Whether `msg` is a JSON-RPC response to the request with `id`. Errors
+/// with a `null` or absent id count (the server could not read the id).
+fn is_response_to(msg: &Value, id: Option<&Value>) -> bool {
+    let is_response = msg.get("result").is_some() || msg.get("error").is_some();
+    let same_id = match msg.get("id") {
+        None | Some(Value::Null) => msg.get("error").is_some(),
+        Some(got) => Some(got) == id,
+    };
+    is_response && same_id
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(inner) = source {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn urls() {
+        assert!(
+            HttpTransport::new("https://example.com/mcp", None)
+                .is_err_and(|e| e.to_string().contains("TLS"))
+        );
+        assert!(HttpTransport::new("ftp://x/", None).is_err());
+        assert!(HttpTransport::new("not a url", None).is_err());
+    }
+
+    #[tokio::test]
+    async fn origin_includes_the_default_port() {
+        let t = HttpTransport::new("http://LocalHost/mcp", None);
+        assert!(t.is_ok_and(|t| t.origin() == "http://localhost:80"));
+    }
+
+    #[test]
+    fn response_matching() {
+        let id = json!(3);
+        assert!(is_response_to(&json!({"id":3,"result":{}}), Some(&id)));
+        assert!(!is_response_to(&json!({"id":"3","result":{}}), Some(&id)));
+        assert!(!is_response_to(&json!({"id":4,"result":{}}), Some(&id)));
+        assert!(is_response_to(
+            &json!({"id":null,"error":{"code":1,"message":""}}),
+            Some(&id)
+        ));
+        assert!(!is_response_to(
+            &json!({"method":"notifications/progress"}),
+            Some(&id)
+        ));
+    }
+}

@@ -1,0 +1,238 @@
+//! stdio: the server is a child process; each message is one line of JSON
+//! on its stdin/stdout; its stderr passes through to ours.
+//!
+//! A reader task routes responses to the waiting request by `id` (compared
+//! exactly: `1` and `"1"` differ), drops notifications and late answers,
+//! and answers server-to-client requests itself (`ping` with `{}`, anything
+//! else with `-32601`), so a legacy server never waits on us.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::error::{Error, Result};
+
+type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+
+/// A connection to a stdio server.
+pub struct StdioTransport {
+    writer: Writer,
+    pending: Pending,
+    closed: Arc<Mutex<Option<String>>>,
+    reader: JoinHandle<()>,
+    child: Option<Child>,
+    pid: Option<u32>,
+    label: String,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl std::fmt::Debug for StdioTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioTransport")
+            .field("label", &self.label)
+            .field("pid", &self.pid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StdioTransport {
+    /// Starts `program args…` and connects to its stdin/stdout.
+    pub fn spawn(program: &str, args: &[String]) -> Result<Self> {
+        let label = std::iter::once(program)
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|source| Error::Spawn {
+                command: label.clone(),
+                source,
+            })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(Error::Closed {
+                detail: format!("`{label}` has no stdin/stdout pipe"),
+            });
+        };
+        let pid = child.id();
+        let mut t = Self::from_streams(stdout, stdin, label);
+        t.child = Some(child);
+        t.pid = pid;
+        Ok(t)
+    }
+
+    /// Connects to a server through any pair of streams (tests use an
+    /// in-memory pipe). `label` names the server in errors.
+    pub fn from_streams(
+        reader: impl AsyncRead + Send + Unpin + 'static,
+        writer: impl AsyncWrite + Send + Unpin + 'static,
+        label: impl Into<String>,
+    ) -> Self {
+        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
+        let pending: Pending = Arc::default();
+        let closed = Arc::new(Mutex::new(None));
+        let reader = tokio::spawn(read_loop(
+            reader,
+            writer.clone(),
+            pending.clone(),
+            closed.clone(),
+        ));
+        Self {
+            writer,
+            pending,
+            closed,
+            reader,
+            child: None,
+            pid: None,
+            label: label.into(),
+        }
+    }
+
+    /// The server's process id, when this transport spawned it.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The command line (or label) of the server.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Sends a request and waits up to `timeout` for the response message.
+    pub async fn request(&self, message: &Value, timeout: Duration) -> Result<Value> {
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let key = message.get("id").map(Value::to_string).unwrap_or_default();
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(key.clone(), tx);
+        if let Err(e) = self.send(message).await {
+            lock(&self.pending).remove(&key);
+            return Err(e);
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(response)) => Ok(response),
+            Ok(Err(_)) => Err(self.closed_error()),
+            Err(_) => {
+                lock(&self.pending).remove(&key);
+                Err(Error::Timeout {
+                    method,
+                    after: timeout,
+                })
+            }
+        }
+    }
+
+    /// Sends a notification (or any message) without waiting.
+    pub async fn send(&self, message: &Value) -> Result<()> {
+        if lock(&self.closed).is_some() {
+            return Err(self.closed_error());
+        }
+        let mut line = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+            detail: e.to_string(),
+        })?;
+        line.push(b'\n');
+        let mut w = self.writer.lock().await;
+        let written = async {
+            w.write_all(&line).await?;
+            w.flush().await
+        }
+        .await;
+        written.map_err(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => self.closed_error(),
+            _ => Error::Io(e),
+        })
+    }
+
+    fn closed_error(&self) -> Error {
+        let why = lock(&self.closed)
+            .clone()
+            .unwrap_or_else(|| "the connection is closed".to_owned());
+        Error::Closed {
+            detail: format!("`{}`: {why}", self.label),
+        }
+    }
+
+    /// Closes stdin, gives the server `grace` to exit, then kills it.
+    pub async fn close(mut self, grace: Duration) {
+        {
+            let mut w = self.writer.lock().await;
+            let _ = w.shutdown().await;
+            // Dropping the pipe is what closes it: the server sees EOF.
+            *w = Box::new(tokio::io::sink());
+        }
+        if let Some(mut child) = self.child.take()
+            && tokio::time::timeout(grace, child.wait()).await.is_err()
+        {
+            let _ = child.kill().await;
+        }
+        self.reader.abort();
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+async fn read_loop(
+    reader: impl AsyncRead + Unpin,
+    writer: Writer,
+    pending: Pending,
+    closed: Arc<Mutex<Option<String>>>,
+) {
+    let mut lines = BufReader::new(reader).lines();
+    let why = loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break "the server closed its stdout".to_owned(),
+            Err(e) => break format!("reading the server's stdout failed: {e}"),
+        };
+        let Ok(message) = serde_json::from_str::<Value>(line.trim()) else {
+            continue; // Not JSON: stdout noise from a misbehaving server.
+        };
+        let id = message.get("id").filter(|id| !id.is_null());
+        match (message.get("method"), id) {
+            (Some(method), Some(id)) => {
+                // A server-to-client request: answer so the server never waits.
+                let reply = if method == "ping" {
+                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+                };
+                let mut bytes = reply.to_string().into_bytes();
+                bytes.push(b'\n');
+                let mut w = writer.lock().await;
+                let _ = w.write_all(&bytes).await;
+                let _ = w.flush().await;
+            }
+            (Some(_), None) => {} // A notification.
+            (None, Some(id)) => {
+                if let Some(tx) = lock(&pending).remove(&id.to_string()) {
+                    let _ = tx.send(message);
+                }
+            }
+            (None, None) => {} // An error without an id: nobody to give it to.
+        }
+    };
+    *lock(&closed) = Some(why);
+    lock(&pending).clear();
+}

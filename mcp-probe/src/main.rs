@@ -1,0 +1,291 @@
+//! `mcp-probe`: connect to an MCP server, tell its era apart, and print
+//! what it said about itself. Also the conformance client
+//! (`mcp-probe conformance URL`).
+//!
+//! Exit codes:
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | success |
+//! | 1 | the server answered a requested operation with an error (JSON-RPC error, or a tool result with `isError`) |
+//! | 2 | usage error (bad arguments) |
+//! | 3 | could not reach the server (spawn failed, connection refused, closed, HTTP failure) |
+//! | 4 | protocol failure (no mutual version, not modern under `--era modern`, malformed answers) |
+//! | 5 | timeout |
+
+mod conformance;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use mcp_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
+use serde_json::{Map, Value, json};
+
+/// Probe an MCP server (2026-07-28 and 2025-11-25 eras): print its era, the
+/// negotiated version, supportedVersions, serverInfo, capabilities and
+/// instructions.
+///
+/// Exit codes: 0 ok, 1 the server returned an error for a requested
+/// operation, 2 usage error, 3 cannot reach the server, 4 protocol failure
+/// (no mutual version, wrong era, malformed answer), 5 timeout.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-probe", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Streamable HTTP endpoint (http:// only).
+    #[arg(long, conflicts_with = "server")]
+    url: Option<String>,
+
+    /// Which era to speak.
+    #[arg(long, value_enum, default_value_t = EraArg::Auto)]
+    era: EraArg,
+
+    /// Print one JSON object instead of readable text.
+    #[arg(long)]
+    json: bool,
+
+    /// How long the server/discover probe waits before falling back to legacy (ms).
+    #[arg(long, default_value_t = 3000)]
+    probe_timeout_ms: u64,
+
+    /// How long any other request waits (ms).
+    #[arg(long, default_value_t = 30000)]
+    timeout_ms: u64,
+
+    /// HTTP Authorization header value.
+    #[arg(long)]
+    authorization: Option<String>,
+
+    /// Also list the tools.
+    #[arg(long)]
+    list_tools: bool,
+
+    /// Call this tool after connecting.
+    #[arg(long)]
+    call: Option<String>,
+
+    /// Arguments for --call, as a JSON object.
+    #[arg(long, requires = "call", default_value = "{}")]
+    args: String,
+
+    /// The server command and its arguments (after `--`).
+    #[arg(last = true, num_args = 1.., value_name = "CMD")]
+    server: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run as the conformance suite's client: `npx conformance client
+    /// --command "mcp-probe conformance"` appends the URL and sets
+    /// MCP_CONFORMANCE_SCENARIO.
+    Conformance {
+        /// The scenario server's URL (appended by the suite).
+        url: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EraArg {
+    Auto,
+    Modern,
+    Legacy,
+}
+
+/// A failure with its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let code = match &e {
+            Error::Rpc { .. } => 1,
+            Error::Spawn { .. } | Error::Io(_) | Error::Closed { .. } | Error::Http { .. } => 3,
+            Error::InvalidUrl { .. } => 2,
+            Error::Timeout { .. } => 5,
+            _ => 4,
+        };
+        Failure {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Some(Command::Conformance { url }) => conformance::run(url).await,
+        None => probe(&cli).await,
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("mcp-probe: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+async fn probe(cli: &Cli) -> Result<u8, Failure> {
+    let opts = ClientOptions {
+        era: match cli.era {
+            EraArg::Auto => EraMode::Auto,
+            EraArg::Modern => EraMode::Modern,
+            EraArg::Legacy => EraMode::Legacy,
+        },
+        probe_timeout: Duration::from_millis(cli.probe_timeout_ms),
+        request_timeout: Duration::from_millis(cli.timeout_ms),
+        authorization: cli.authorization.clone(),
+        client_info: mcp_client::mcp_types::v2026_07_28::Implementation::new(
+            "mcp-probe".into(),
+            env!("CARGO_PKG_VERSION").into(),
+        ),
+        ..ClientOptions::default()
+    };
+    let call_args: Map<String, Value> = match serde_json::from_str(&cli.args) {
+        Ok(Value::Object(m)) => m,
+        _ => return Err(usage("--args must be a JSON object")),
+    };
+    let mut client = match (&cli.url, cli.server.split_first()) {
+        (Some(url), None) => Client::connect_http(url, opts).await?,
+        (None, Some((program, args))) => Client::connect_stdio(program, args, opts).await?,
+        _ => return Err(usage("give either --url URL or -- CMD ARGS...")),
+    };
+
+    let mut report = summary(&client);
+    let mut code = 0;
+    if cli.list_tools {
+        let tools = client.list_tools(None).await?;
+        let names: Vec<Value> = to_json(&tools)["tools"]
+            .as_array()
+            .map(|t| t.iter().map(|t| t["name"].clone()).collect())
+            .unwrap_or_default();
+        report.insert("tools".into(), Value::Array(names));
+    }
+    if let Some(name) = &cli.call {
+        let result = to_json(&client.call_tool(name, call_args).await?);
+        if result["isError"] == json!(true) {
+            code = 1;
+        }
+        report.insert("callResult".into(), result);
+    }
+    client.close().await;
+
+    if cli.json {
+        println!("{}", Value::Object(report));
+    } else {
+        print_readable(&report);
+    }
+    Ok(code)
+}
+
+fn to_json<M: serde::Serialize, L: serde::Serialize>(v: &ByEra<M, L>) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// What the probe prints, as JSON (camelCase keys).
+fn summary(client: &Client) -> Map<String, Value> {
+    let mut m = Map::new();
+    let era = match client.era() {
+        Era::Modern => "modern",
+        Era::Legacy => "legacy",
+    };
+    m.insert("era".into(), json!(era));
+    m.insert("protocolVersion".into(), json!(client.protocol_version()));
+    m.insert(
+        "supportedVersions".into(),
+        json!(client.supported_versions()),
+    );
+    m.insert(
+        "serverInfo".into(),
+        client
+            .server_info()
+            .map(|i| to_json(&i))
+            .unwrap_or(Value::Null),
+    );
+    m.insert("capabilities".into(), to_json(&client.capabilities()));
+    m.insert("instructions".into(), json!(client.instructions()));
+    if let Some(d) = client.discover_result() {
+        m.insert("ttlMs".into(), json!(d.ttl_ms));
+        m.insert(
+            "cacheScope".into(),
+            serde_json::to_value(d.cache_scope).unwrap_or(Value::Null),
+        );
+    }
+    if let Some(id) = client.session_id() {
+        m.insert("sessionId".into(), json!(id));
+    }
+    m
+}
+
+fn print_readable(r: &Map<String, Value>) {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "(none)".into(),
+        other => other.to_string(),
+    };
+    println!("era:                {}", text(&r["era"]));
+    println!("protocol version:   {}", text(&r["protocolVersion"]));
+    let supported = match &r["supportedVersions"] {
+        Value::Array(a) => a.iter().map(text).collect::<Vec<_>>().join(", "),
+        _ => "(not reported: legacy server)".into(),
+    };
+    println!("supported versions: {supported}");
+    let info = &r["serverInfo"];
+    match info {
+        Value::Object(_) => {
+            let title = info
+                .get("title")
+                .map(|t| format!(" ({})", text(t)))
+                .unwrap_or_default();
+            println!(
+                "server:             {} {}{title}",
+                text(&info["name"]),
+                text(&info["version"])
+            );
+        }
+        _ => println!("server:             (not reported)"),
+    }
+    println!("capabilities:       {}", text(&r["capabilities"]));
+    if let Some(ttl) = r.get("ttlMs") {
+        println!(
+            "discover caching:   ttlMs {}, cacheScope {}",
+            text(ttl),
+            text(&r["cacheScope"])
+        );
+    }
+    if let Some(id) = r.get("sessionId") {
+        println!("session id:         {}", text(id));
+    }
+    match r["instructions"].as_str() {
+        Some(i) => {
+            println!("instructions:");
+            for line in i.lines() {
+                println!("  {line}");
+            }
+        }
+        None => println!("instructions:       (none)"),
+    }
+    if let Some(Value::Array(tools)) = r.get("tools") {
+        println!(
+            "tools:              {}",
+            tools.iter().map(text).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if let Some(result) = r.get("callResult") {
+        println!("call result:        {result}");
+    }
+}

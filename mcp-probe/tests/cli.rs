@@ -1,0 +1,99 @@
+//! The `mcp-probe` binary end to end: output formats and exit codes, with a
+//! legacy server written in `sh` that never answers `server/discover`.
+
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
+use std::process::{Command, Output};
+
+const SILENT_LEGACY: &str = r#"while IFS= read -r line; do
+  case "$line" in
+    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh-server","version":"7"},"instructions":"hello"}}' ;;
+  esac
+done"#;
+
+fn probe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn readable_and_json_output_for_a_silent_legacy_server() {
+    let out = probe(&["--probe-timeout-ms", "200", "--", "sh", "-c", SILENT_LEGACY]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("era:                legacy"), "{text}");
+    assert!(text.contains("protocol version:   2025-11-25"), "{text}");
+    assert!(text.contains("server:             sh-server 7"), "{text}");
+    assert!(text.contains("  hello"), "{text}");
+
+    let out = probe(&[
+        "--json",
+        "--probe-timeout-ms",
+        "200",
+        "--",
+        "sh",
+        "-c",
+        SILENT_LEGACY,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["era"], "legacy");
+    assert_eq!(json["protocolVersion"], "2025-11-25");
+    assert_eq!(json["supportedVersions"], serde_json::Value::Null);
+    assert_eq!(json["serverInfo"]["name"], "sh-server");
+    assert_eq!(json["capabilities"], serde_json::json!({"tools": {}}));
+    assert_eq!(json["instructions"], "hello");
+}
+
+#[test]
+fn exit_codes() {
+    // 2: usage.
+    assert_eq!(probe(&[]).status.code(), Some(2));
+    assert_eq!(
+        probe(&["--url", "http://x/", "--", "cmd"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        probe(&["--url", "https://example.com/mcp"]).status.code(),
+        Some(2)
+    );
+    // 3: cannot reach the server.
+    assert_eq!(probe(&["--", "/nonexistent/server"]).status.code(), Some(3));
+    // 4: forced modern against a legacy server.
+    let out = probe(&[
+        "--era",
+        "modern",
+        "--probe-timeout-ms",
+        "200",
+        "--",
+        "sh",
+        "-c",
+        SILENT_LEGACY,
+    ]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not speak the modern protocol"));
+    // 5: timeout (the server answers nothing, not even initialize).
+    let out = probe(&[
+        "--era",
+        "legacy",
+        "--timeout-ms",
+        "200",
+        "--",
+        "sh",
+        "-c",
+        "cat >/dev/null",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
