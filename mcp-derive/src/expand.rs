@@ -193,6 +193,18 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         Some(true) => quote!(#p::CacheScope::Public),
         Some(false) => quote!(#p::CacheScope::Private),
     };
+    // Emitted only when `cache(...)` is written, so other expansions stay as they were.
+    let cache = (attrs.cache_ttl_ms.is_some() || attrs.cache_scope.is_some()).then(|| {
+        let ttl = checked
+            .cache_ttl_ms
+            .map_or_else(|| quote!(#p::DEFAULT_CACHE_TTL_MS), |t| quote!(#t));
+        let scope = match checked.cache_scope_public {
+            None => quote!(#p::DEFAULT_CACHE_SCOPE),
+            Some(true) => quote!(#p::CacheScope::Public),
+            Some(false) => quote!(#p::CacheScope::Private),
+        };
+        quote!(.with_cache_defaults(#ttl, #scope))
+    });
     let modern = &checked.modern;
     let legacy = &checked.legacy;
 
@@ -228,6 +240,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                         .with_capabilities(capabilities)
                         #instructions
                         .with_discover_cache(#ttl, #scope)
+                        #cache
                 })
             }
 

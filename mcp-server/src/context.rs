@@ -1,8 +1,19 @@
 //! The per-message context a transport hands to the entry point, and the
 //! per-request context handlers receive.
 
-use mcp_types::v2026_07_28::{ClientCapabilities, Implementation, RequestId, RequestMetaObject};
-use serde_json::Value;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mcp_types::v2026_07_28::{
+    ClientCapabilities, Implementation, LoggingLevel, ProgressToken, RequestId, RequestMetaObject,
+    methods,
+};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::errors::{self, HandlerResult};
+use crate::events::ServerEvents;
+use crate::peer::{ClientPeer, Sink};
 
 /// Which transport a message arrived on, with what the envelope checks need
 /// from it.
@@ -28,11 +39,25 @@ pub struct HttpHeaders {
     /// version (else `-32020`, even when the body version is unsupported),
     /// version supported (else `-32022`).
     pub protocol_version: Option<String>,
+    /// The `Mcp-Method` header, if present. Modern requests must carry it,
+    /// equal to the body's `method` (else `-32020`, step 10). `None` in
+    /// [`MessageContext::http`] skips the check, for callers that only
+    /// know the version header.
+    pub method: Option<Option<String>>,
+    /// The `Mcp-Name` header (raw, trimmed), if present. `tools/call` and
+    /// `prompts/get` must carry `params.name`, `resources/read` must carry
+    /// `params.uri` (after decoding the `=?base64?…?=` sentinel).
+    pub name: Option<String>,
+    /// The `Mcp-Param-{Name}` headers: the name suffix in lower case and
+    /// the value (raw, trimmed). A `tools/call` argument whose input
+    /// schema property carries `"x-mcp-header": "{Name}"` must be mirrored
+    /// in that header when the body has a value for it (else `-32020`).
+    pub params: Vec<(String, String)>,
 }
 
 /// The per-message context: everything the entry point needs besides the
 /// message itself.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct MessageContext {
     /// The transport the message arrived on.
     pub transport: Transport,
@@ -40,26 +65,63 @@ pub struct MessageContext {
     /// transport has one (stdio: the process after a legacy `initialize`;
     /// HTTP: the session named by `Mcp-Session-Id`).
     pub legacy_session: Option<LegacySession>,
+    /// Where the request's own notifications (progress, logging) go, and
+    /// server→client requests of a legacy session. `None` drops them.
+    pub(crate) sink: Option<Sink>,
+    /// The client side of a legacy session: matches client responses to
+    /// server→client requests.
+    pub(crate) peer: Option<ClientPeer>,
+    /// Server-wide events (list changes, resource updates) that
+    /// `subscriptions/listen` streams follow.
+    pub(crate) events: Option<ServerEvents>,
+    /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]`.
+    pub(crate) server_info_in_results: bool,
+}
+
+impl fmt::Debug for MessageContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MessageContext")
+            .field("transport", &self.transport)
+            .field("legacy_session", &self.legacy_session)
+            .field("sink", &self.sink.is_some())
+            .field("server_info_in_results", &self.server_info_in_results)
+            .finish_non_exhaustive()
+    }
 }
 
 impl MessageContext {
-    /// A stdio message outside any legacy session.
-    pub fn stdio() -> Self {
+    fn new(transport: Transport) -> Self {
         Self {
-            transport: Transport::Stdio,
+            transport,
             legacy_session: None,
+            sink: None,
+            peer: None,
+            events: None,
+            server_info_in_results: true,
         }
     }
 
+    /// A stdio message outside any legacy session.
+    pub fn stdio() -> Self {
+        Self::new(Transport::Stdio)
+    }
+
     /// An HTTP message with the given `MCP-Protocol-Version` header value
-    /// (already trimmed), outside any legacy session.
+    /// (already trimmed), outside any legacy session. The `Mcp-Method` and
+    /// `Mcp-Name` checks are skipped; use [`MessageContext::http_headers`]
+    /// to have them.
     pub fn http(protocol_version_header: Option<&str>) -> Self {
-        Self {
-            transport: Transport::Http(HttpHeaders {
-                protocol_version: protocol_version_header.map(str::to_owned),
-            }),
-            legacy_session: None,
-        }
+        Self::new(Transport::Http(HttpHeaders {
+            protocol_version: protocol_version_header.map(str::to_owned),
+            method: None,
+            name: None,
+            params: Vec::new(),
+        }))
+    }
+
+    /// An HTTP message with all the MCP headers the transport read.
+    pub fn http_headers(headers: HttpHeaders) -> Self {
+        Self::new(Transport::Http(headers))
     }
 
     /// The same context inside the given legacy session.
@@ -67,12 +129,48 @@ impl MessageContext {
         self.legacy_session = Some(session);
         self
     }
+
+    /// Sends the request's own messages (notifications before the response;
+    /// in a legacy session also server→client requests) to `sink`, which
+    /// the transport writes to the request's stream (stdout, or the POST's
+    /// SSE response).
+    pub fn with_sink(mut self, sink: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.sink = Some(Arc::new(sink));
+        self
+    }
+
+    /// The client side of the connection or legacy session: server→client
+    /// requests wait on it for the client's response, which the transport
+    /// hands to [`ClientPeer::deliver`].
+    pub fn with_peer(mut self, peer: ClientPeer) -> Self {
+        self.peer = Some(peer);
+        self
+    }
+
+    /// The server-wide event hub that `subscriptions/listen` streams and
+    /// legacy sessions follow, and that handlers reach through
+    /// [`RequestContext::events`].
+    pub fn with_events(mut self, events: ServerEvents) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    /// Whether every result carries
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` (default: yes, as the
+    /// spec says servers SHOULD). Legacy results never do.
+    pub fn with_server_info_in_results(mut self, on: bool) -> Self {
+        self.server_info_in_results = on;
+        self
+    }
 }
 
 /// The state of a legacy (2025-11-25 era) session, negotiated by
 /// `initialize`. The transport stores it (per process on stdio, per
 /// `Mcp-Session-Id` on HTTP) and passes it back in [`MessageContext`].
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Clones share the mutable part (the `logging/setLevel` level and the
+/// `resources/subscribe` set).
+#[derive(Clone)]
 pub struct LegacySession {
     /// The version `initialize` agreed to; always a legacy version.
     pub protocol_version: String,
@@ -80,21 +178,159 @@ pub struct LegacySession {
     pub client_capabilities: Value,
     /// The client's `clientInfo` from `initialize`, as sent.
     pub client_info: Value,
+    state: Arc<Mutex<LegacyState>>,
 }
 
-/// What a handler learns about the modern request it serves.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Default)]
+struct LegacyState {
+    log_level: Option<LoggingLevel>,
+    subscriptions: Vec<String>,
+}
+
+impl LegacySession {
+    /// A session that agreed to `protocol_version` with a client that sent
+    /// these `capabilities` and `clientInfo`.
+    pub fn new(protocol_version: String, client_capabilities: Value, client_info: Value) -> Self {
+        Self {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            state: Arc::default(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, LegacyState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The level set by `logging/setLevel`, if any.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.state().log_level
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        self.state().log_level = Some(level);
+    }
+
+    /// The URIs the client subscribed to with `resources/subscribe`.
+    pub fn subscriptions(&self) -> Vec<String> {
+        self.state().subscriptions.clone()
+    }
+
+    /// Whether the client subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        self.state().subscriptions.iter().any(|u| u == uri)
+    }
+
+    pub(crate) fn subscribe(&self, uri: String) {
+        let mut state = self.state();
+        if !state.subscriptions.contains(&uri) {
+            state.subscriptions.push(uri);
+        }
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.state().subscriptions.retain(|u| u != uri);
+    }
+}
+
+impl PartialEq for LegacySession {
+    fn eq(&self, other: &Self) -> bool {
+        self.protocol_version == other.protocol_version
+            && self.client_capabilities == other.client_capabilities
+            && self.client_info == other.client_info
+    }
+}
+
+impl fmt::Debug for LegacySession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LegacySession")
+            .field("protocol_version", &self.protocol_version)
+            .field("client_capabilities", &self.client_capabilities)
+            .field("client_info", &self.client_info)
+            .field("state", &*self.state())
+            .finish()
+    }
+}
+
+/// What a handler learns about the request it serves, and how it talks
+/// back while it runs: notifications tied to the request (progress,
+/// logging), capability checks, server-wide events.
+#[derive(Clone)]
 pub struct RequestContext {
     /// The request id, exactly as sent.
     pub id: RequestId,
-    /// The request's validated `params._meta`.
+    /// The request's validated `params._meta`. In a legacy session the
+    /// runtime builds it from the session: `protocolVersion` is the
+    /// negotiated legacy version and `clientCapabilities` the ones sent to
+    /// `initialize`.
     pub meta: RequestMetaObject,
+    pub(crate) legacy: Option<LegacySession>,
+    pub(crate) sink: Option<Sink>,
+    pub(crate) events: Option<ServerEvents>,
+    pub(crate) peer: Option<ClientPeer>,
+    pub(crate) declaration: Option<&'static crate::declaration::ServerDeclaration>,
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.id)
+            .field("meta", &self.meta)
+            .field("legacy", &self.legacy.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl RequestContext {
-    /// The protocol version of this request (one of the accepted versions).
+    /// A context for calling handlers directly (tests, benchmarks): no
+    /// notification sink, no events, modern era.
+    pub fn new(id: RequestId, meta: RequestMetaObject) -> Self {
+        Self {
+            id,
+            meta,
+            legacy: None,
+            sink: None,
+            events: None,
+            peer: None,
+            declaration: None,
+        }
+    }
+
+    /// The declared default `ttlMs` for list and read results
+    /// (`#[mcp(cache(ttl_ms = ...))]`, else
+    /// [`DEFAULT_CACHE_TTL_MS`](crate::DEFAULT_CACHE_TTL_MS)), for the typed
+    /// constructors: `ListToolsResult::new(ctx.cache_scope(), tools, ctx.cache_ttl_ms())`.
+    /// A handler overrides it per result by passing another value.
+    pub fn cache_ttl_ms(&self) -> u64 {
+        self.declaration
+            .map_or(crate::declaration::DEFAULT_CACHE_TTL_MS, |d| {
+                d.cache_ttl_ms()
+            })
+    }
+
+    /// The declared default `cacheScope` for list and read results
+    /// (`#[mcp(cache(scope = ...))]`, else
+    /// [`DEFAULT_CACHE_SCOPE`](crate::DEFAULT_CACHE_SCOPE)).
+    pub fn cache_scope(&self) -> mcp_types::v2026_07_28::CacheScope {
+        self.declaration
+            .map_or(crate::declaration::DEFAULT_CACHE_SCOPE, |d| d.cache_scope())
+    }
+
+    /// The protocol version of this request (one of the accepted versions,
+    /// or the negotiated legacy version in a legacy session).
     pub fn protocol_version(&self) -> &str {
         &self.meta.protocol_version
+    }
+
+    /// Whether this request belongs to a legacy (2025-11-25 era) session.
+    pub fn is_legacy(&self) -> bool {
+        self.legacy.is_some()
+    }
+
+    /// The legacy session this request belongs to, if any.
+    pub fn legacy_session(&self) -> Option<&LegacySession> {
+        self.legacy.as_ref()
     }
 
     /// The client capabilities declared by this request. A server MUST NOT
@@ -103,9 +339,173 @@ impl RequestContext {
         &self.meta.client_capabilities
     }
 
+    /// Whether this request declared the client capability `name`
+    /// (`"sampling"`, `"elicitation"`, `"roots"`, …).
+    pub fn has_client_capability(&self, name: &str) -> bool {
+        match serde_json::to_value(&self.meta.client_capabilities) {
+            Ok(Value::Object(caps)) => matches!(caps.get(name), Some(v) if !v.is_null()),
+            _ => false,
+        }
+    }
+
+    /// `Ok` if this request declared the client capability `name`, else the
+    /// `-32021` error to return (`data.requiredCapabilities` is
+    /// `{"<name>": {}}`; HTTP 400):
+    ///
+    /// ```ignore
+    /// ctx.require_client_capability("sampling")?;
+    /// ```
+    pub fn require_client_capability(&self, name: &str) -> HandlerResult<()> {
+        if self.has_client_capability(name) {
+            Ok(())
+        } else {
+            let mut required = Map::new();
+            required.insert(name.to_owned(), json!({}));
+            Err(errors::missing_client_capability(Value::Object(required)))
+        }
+    }
+
+    /// `Ok` if this request declared the extension `id` in
+    /// `clientCapabilities.extensions`, else `-32021` with
+    /// `requiredCapabilities: {"extensions": {"<id>": {}}}`.
+    pub fn require_client_extension(&self, id: &str) -> HandlerResult<()> {
+        let declared = self
+            .meta
+            .client_capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(id));
+        if declared {
+            Ok(())
+        } else {
+            Err(errors::missing_client_capability(
+                json!({ "extensions": { id: {} } }),
+            ))
+        }
+    }
+
     /// The self-reported client identity, if sent; never a basis for
     /// behaviour or security decisions.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.meta.client_info.as_ref()
+    }
+
+    /// The request's `progressToken`, if the client asked for progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.meta.progress_token.as_ref()
+    }
+
+    /// The lowest level of log messages this request wants: the
+    /// request's `io.modelcontextprotocol/logLevel` (modern), or the
+    /// session's `logging/setLevel` level (legacy; `debug`, i.e. all,
+    /// until the client sets one). `None`: no log messages at all.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        match &self.legacy {
+            Some(session) => Some(session.log_level().unwrap_or(LoggingLevel::Debug)),
+            None => self.meta.log_level,
+        }
+    }
+
+    /// Sends a notification on this request's stream (before its
+    /// response). Dropped when the transport has nowhere to put it.
+    pub fn notify(&self, method: &str, params: impl Serialize) {
+        if let Some(sink) = &self.sink {
+            let params = serde_json::to_value(params).unwrap_or(Value::Null);
+            sink(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+        }
+    }
+
+    /// Sends a `notifications/message` at `level` with `data`, if the
+    /// request asked for logs at that level or above (see
+    /// [`log_level`](Self::log_level)); otherwise does nothing, as the spec
+    /// requires.
+    pub fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        let Some(threshold) = self.log_level() else {
+            return;
+        };
+        if severity(level) < severity(threshold) {
+            return;
+        }
+        let data = serde_json::to_value(data).unwrap_or(Value::Null);
+        self.notify(
+            methods::NOTIFICATIONS_MESSAGE,
+            json!({ "level": level, "data": data }),
+        );
+    }
+
+    /// Sends a `notifications/progress` for this request, if it carried a
+    /// `progressToken`; otherwise does nothing.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = self.progress_token() else {
+            return;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".into(), json!(token));
+        params.insert("progress".into(), number(progress));
+        if let Some(total) = total {
+            params.insert("total".into(), number(total));
+        }
+        if let Some(message) = message {
+            params.insert("message".into(), json!(message));
+        }
+        self.notify(methods::NOTIFICATIONS_PROGRESS, Value::Object(params));
+    }
+
+    /// The server-wide event hub (list changes, resource updates), if the
+    /// transport has one. Publishing there reaches every
+    /// `subscriptions/listen` stream and legacy session that asked for it.
+    pub fn events(&self) -> Option<&ServerEvents> {
+        self.events.as_ref()
+    }
+
+    /// Legacy sessions only: sends a server→client request (for example
+    /// `elicitation/create`) on this request's stream and waits for the
+    /// client's answer. Prefer returning an `input_required` result, which
+    /// works in both eras (the runtime fulfils it in legacy sessions); this
+    /// is for input a modern `InputRequest` cannot express. Fails with
+    /// `-32603` in the modern era (servers must not send requests there) or
+    /// when the transport cannot carry requests.
+    pub async fn legacy_request(&self, method: &str, params: Value) -> HandlerResult<Value> {
+        match (&self.legacy, &self.sink, &self.peer) {
+            (Some(_), Some(sink), Some(peer)) => peer.request(sink, method, params).await,
+            (None, _, _) => Err(errors::internal_error(
+                "Server-to-client requests exist only in legacy sessions",
+            )),
+            _ => Err(errors::internal_error(
+                "This transport cannot send requests to the client",
+            )),
+        }
+    }
+
+    pub(crate) fn sink(&self) -> Option<&Sink> {
+        self.sink.as_ref()
+    }
+}
+
+/// An integer-valued float is written as an integer (`50`, not `50.0`).
+fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "checked integral and in range"
+        )]
+        let int = value as i64;
+        json!(int)
+    } else {
+        json!(value)
+    }
+}
+
+/// Syslog severity, `debug` lowest.
+pub(crate) fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
     }
 }

@@ -27,6 +27,19 @@ pub const DEFAULT_DISCOVER_TTL_MS: u64 = 60_000;
 /// Override with `#[mcp(discover(scope = "private"))]`.
 pub const DEFAULT_DISCOVER_CACHE_SCOPE: CacheScope = CacheScope::Public;
 
+/// The default `ttlMs` of list and read results whose handler leaves it
+/// out (raw JSON results), and what [`RequestContext::cache_ttl_ms`]
+/// returns when `#[mcp(cache(...))]` is not written: 0, "immediately
+/// stale". Lists and reads are the handler's data, which the runtime knows
+/// nothing about, so the safe default is no caching.
+///
+/// [`RequestContext::cache_ttl_ms`]: crate::RequestContext::cache_ttl_ms
+pub const DEFAULT_CACHE_TTL_MS: u64 = 0;
+
+/// The default `cacheScope` of list and read results: `private`, because
+/// handler data may depend on the caller's authorisation.
+pub const DEFAULT_CACHE_SCOPE: CacheScope = CacheScope::Private;
+
 /// Everything `#[derive(McpServer)]` declares about a server, built once.
 ///
 /// It answers the three version questions separately (see
@@ -43,7 +56,10 @@ pub struct ServerDeclaration {
     capabilities: ServerCapabilities,
     discover_ttl_ms: u64,
     discover_cache_scope: CacheScope,
+    cache_ttl_ms: u64,
+    cache_scope: CacheScope,
     discover_json: OnceLock<Value>,
+    pub(crate) param_headers: crate::param_headers::ParamHeaderCache,
 }
 
 impl ServerDeclaration {
@@ -64,7 +80,10 @@ impl ServerDeclaration {
             capabilities: ServerCapabilities::new(),
             discover_ttl_ms: DEFAULT_DISCOVER_TTL_MS,
             discover_cache_scope: DEFAULT_DISCOVER_CACHE_SCOPE,
+            cache_ttl_ms: DEFAULT_CACHE_TTL_MS,
+            cache_scope: DEFAULT_CACHE_SCOPE,
             discover_json: OnceLock::new(),
+            param_headers: crate::param_headers::ParamHeaderCache::default(),
         }
     }
 
@@ -85,6 +104,26 @@ impl ServerDeclaration {
         self.discover_ttl_ms = ttl_ms;
         self.discover_cache_scope = scope;
         self
+    }
+
+    /// Sets the default caching hints of the five other cacheable methods
+    /// (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`, `resources/read`):
+    /// `#[mcp(cache(ttl_ms = ..., scope = "..."))]`.
+    pub fn with_cache_defaults(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.cache_ttl_ms = ttl_ms;
+        self.cache_scope = scope;
+        self
+    }
+
+    /// The default `ttlMs` of list and read results.
+    pub fn cache_ttl_ms(&self) -> u64 {
+        self.cache_ttl_ms
+    }
+
+    /// The default `cacheScope` of list and read results.
+    pub fn cache_scope(&self) -> CacheScope {
+        self.cache_scope
     }
 
     /// The server's identity (`io.modelcontextprotocol/serverInfo`).

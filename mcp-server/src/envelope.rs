@@ -4,7 +4,6 @@
 //!
 //! See [`handle_message`] for the order of the checks.
 
-use mcp_types::v2025_11_25 as legacy;
 use mcp_types::v2026_07_28::{
     ClientRequest, JSONRPCErrorResponse, RequestId, RequestMetaObject, error_codes, meta_keys,
     methods,
@@ -12,7 +11,7 @@ use mcp_types::v2026_07_28::{
 use mcp_types::versions::{Era, era_of};
 use serde_json::{Map, Value, json};
 
-use crate::context::{LegacySession, MessageContext, RequestContext, Transport};
+use crate::context::{HttpHeaders, MessageContext, RequestContext, Transport};
 use crate::declaration::ServerDeclaration;
 use crate::errors::{self, ErrorObject};
 use crate::outcome::Outcome;
@@ -86,17 +85,19 @@ pub async fn handle_value<S: McpServer>(
         Err(outcome) => return *outcome,
     };
     match select_era(declaration, &envelope, ctx) {
-        EraChoice::Legacy => legacy_request(declaration, &envelope, ctx),
+        EraChoice::Legacy => {
+            crate::legacy::legacy_request(server, declaration, &envelope, &message, ctx).await
+        }
         EraChoice::ModernOnlyInitialize(error) => error_outcome(Some(&envelope.id), error),
         EraChoice::Modern => modern_request(server, declaration, envelope, &message, ctx).await,
     }
 }
 
 /// A request whose envelope is valid.
-struct Envelope<'a> {
-    id: RequestId,
-    method: &'a str,
-    params: Option<&'a Value>,
+pub(crate) struct Envelope<'a> {
+    pub(crate) id: RequestId,
+    pub(crate) method: &'a str,
+    pub(crate) params: Option<&'a Value>,
 }
 
 /// Steps 2 and 3: the JSON-RPC envelope; `Ok(None)` for a notification.
@@ -224,9 +225,13 @@ async fn modern_request<S: McpServer>(
     ctx: &MessageContext,
 ) -> Outcome {
     let id = &envelope.id;
-    let header = match &ctx.transport {
+    let headers = match &ctx.transport {
         Transport::Stdio => None,
-        Transport::Http(headers) => match headers.protocol_version.as_deref() {
+        Transport::Http(headers) => Some(headers),
+    };
+    let header = match headers {
+        None => None,
+        Some(headers) => match headers.protocol_version.as_deref() {
             Some(version) => Some(version),
             None => {
                 return error_outcome(
@@ -259,7 +264,20 @@ async fn modern_request<S: McpServer>(
             ),
         );
     }
+    if let Some(headers) = headers
+        && let Err(error) = check_routing_headers(headers, &envelope)
+    {
+        return error_outcome(Some(id), error);
+    }
     if let Err(error) = check_method(declaration, envelope.method) {
+        return error_outcome(Some(id), error);
+    }
+    if let Some(headers) = headers
+        && headers.method.is_some()
+        && envelope.method == methods::TOOLS_CALL
+        && let Err(error) =
+            crate::param_headers::check(server, headers, envelope.params, &meta).await
+    {
         return error_outcome(Some(id), error);
     }
     let request: ClientRequest = match serde_json::from_value(message.clone()) {
@@ -271,19 +289,127 @@ async fn modern_request<S: McpServer>(
             );
         }
     };
-    let result = if let ClientRequest::DiscoverRequest(_) = request {
-        Ok(declaration.discover_json().clone())
-    } else {
-        let ctx = RequestContext {
-            id: id.clone(),
-            meta,
-        };
-        server.dispatch_capability(request, &ctx).await
+    let request_ctx = RequestContext {
+        id: id.clone(),
+        meta,
+        legacy: None,
+        sink: ctx.sink.clone(),
+        events: ctx.events.clone(),
+        peer: None,
+        declaration: Some(S::declaration()),
+    };
+    let result = match request {
+        ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_json().clone()),
+        ClientRequest::SubscriptionsListenRequest(listen) => {
+            crate::listen::listen(declaration, listen.params, &request_ctx).await
+        }
+        request => server.dispatch_capability(request, &request_ctx).await,
     };
     match result {
-        Ok(result) => result_outcome(id, with_server_info(declaration, result)),
+        Ok(result) => {
+            let result = finish_modern_result(declaration, envelope.method, result);
+            let result = if ctx.server_info_in_results {
+                with_server_info(declaration, result)
+            } else {
+                result
+            };
+            result_outcome(id, result)
+        }
         Err(error) => error_outcome(Some(id), error),
     }
+}
+
+/// The six methods whose complete results carry caching hints.
+pub const CACHEABLE_METHODS: &[&str] = &[
+    methods::SERVER_DISCOVER,
+    methods::TOOLS_LIST,
+    methods::PROMPTS_LIST,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::RESOURCES_READ,
+];
+
+/// Every modern result carries `resultType` (`"complete"` unless the
+/// handler said otherwise); complete results of the six cacheable methods
+/// carry `ttlMs` and `cacheScope`, taken from the declaration
+/// (`#[mcp(cache(...))]`, or `discover(...)` for discover) when the handler
+/// left them out. Typed results already have them;
+/// this covers results built as raw JSON.
+fn finish_modern_result(declaration: &ServerDeclaration, method: &str, mut result: Value) -> Value {
+    if let Value::Object(object) = &mut result {
+        let complete = match object.get("resultType") {
+            None => {
+                object.insert("resultType".into(), json!("complete"));
+                true
+            }
+            Some(kind) => kind == "complete",
+        };
+        if complete && CACHEABLE_METHODS.contains(&method) {
+            let (ttl, scope) = if method == methods::SERVER_DISCOVER {
+                (
+                    declaration.discover_ttl_ms(),
+                    declaration.discover_cache_scope(),
+                )
+            } else {
+                (declaration.cache_ttl_ms(), declaration.cache_scope())
+            };
+            if !object.contains_key("ttlMs") {
+                object.insert("ttlMs".into(), json!(ttl));
+            }
+            if !object.contains_key("cacheScope") {
+                object.insert("cacheScope".into(), json!(scope));
+            }
+        }
+    }
+    result
+}
+
+/// Step 10 (HTTP): `Mcp-Method` equals the body's method; `Mcp-Name`
+/// equals `params.name` (`tools/call`, `prompts/get`) or `params.uri`
+/// (`resources/read`), after decoding the `=?base64?…?=` sentinel.
+/// Skipped when the transport did not report the method header at all
+/// ([`MessageContext::http`]).
+fn check_routing_headers(
+    headers: &HttpHeaders,
+    envelope: &Envelope<'_>,
+) -> Result<(), ErrorObject> {
+    let Some(method_header) = &headers.method else {
+        return Ok(());
+    };
+    match method_header.as_deref() {
+        None => return Err(errors::header_mismatch("Missing Mcp-Method header")),
+        Some(value) if value != envelope.method => {
+            return Err(errors::header_mismatch(format!(
+                "Mcp-Method header {value:?} does not match the method {:?}",
+                envelope.method
+            )));
+        }
+        Some(_) => {}
+    }
+    let name_key = match envelope.method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
+        methods::RESOURCES_READ => "uri",
+        _ => return Ok(()),
+    };
+    let body_name = envelope
+        .params
+        .and_then(|p| p.get(name_key))
+        .and_then(Value::as_str);
+    let Some(body_name) = body_name else {
+        // The params check reports the missing field.
+        return Ok(());
+    };
+    let Some(raw) = headers.name.as_deref() else {
+        return Err(errors::header_mismatch("Missing Mcp-Name header"));
+    };
+    let decoded = crate::headers::decode_header_value(raw)
+        .map_err(|reason| errors::header_mismatch(format!("Invalid Mcp-Name header: {reason}")))?;
+    if decoded != body_name {
+        return Err(errors::header_mismatch(format!(
+            "Mcp-Name header does not match params.{name_key}"
+        )));
+    }
+    Ok(())
 }
 
 /// Step 6: the required `_meta` fields, then the whole `RequestMetaObject`.
@@ -339,7 +465,10 @@ fn read_request_meta(params: Option<&Value>) -> Result<RequestMetaObject, ErrorO
 
 /// Step 9: the method is a modern client request and its server capability
 /// is declared.
-fn check_method(declaration: &ServerDeclaration, method: &str) -> Result<(), ErrorObject> {
+pub(crate) fn check_method(
+    declaration: &ServerDeclaration,
+    method: &str,
+) -> Result<(), ErrorObject> {
     let caps = declaration.capabilities();
     let (capability, declared) = match method {
         methods::SERVER_DISCOVER => return Ok(()),
@@ -349,11 +478,7 @@ fn check_method(declaration: &ServerDeclaration, method: &str) -> Result<(), Err
         }
         methods::PROMPTS_LIST | methods::PROMPTS_GET => ("prompts", caps.prompts.is_some()),
         methods::COMPLETION_COMPLETE => ("completions", caps.completions.is_some()),
-        methods::SUBSCRIPTIONS_LISTEN => {
-            return Err(errors::method_not_found(
-                "subscriptions/listen is not served by this runtime yet",
-            ));
-        }
+        methods::SUBSCRIPTIONS_LISTEN => return Ok(()),
         removed if REMOVED_METHODS.contains(&removed) => {
             return Err(errors::method_not_found(format!(
                 "{removed} was removed in MCP 2026-07-28"
@@ -374,69 +499,9 @@ fn check_method(declaration: &ServerDeclaration, method: &str) -> Result<(), Err
     }
 }
 
-/// A legacy (2025-11-25 era) request on a dual-era server.
-fn legacy_request(
-    declaration: &ServerDeclaration,
-    envelope: &Envelope<'_>,
-    ctx: &MessageContext,
-) -> Outcome {
-    let id = &envelope.id;
-    match envelope.method {
-        INITIALIZE => {
-            let params: legacy::InitializeRequestParams =
-                match envelope.params.cloned().map(serde_json::from_value) {
-                    Some(Ok(params)) => params,
-                    Some(Err(e)) => {
-                        return error_outcome(
-                            Some(id),
-                            errors::invalid_params(format!("Invalid initialize params: {e}")),
-                        );
-                    }
-                    None => {
-                        return error_outcome(
-                            Some(id),
-                            errors::invalid_params("Missing initialize params"),
-                        );
-                    }
-                };
-            let Some(result) = declaration.initialize_result(&params.protocol_version) else {
-                return error_outcome(
-                    Some(id),
-                    errors::internal_error("This server serves no legacy version"),
-                );
-            };
-            let session = LegacySession {
-                protocol_version: result.protocol_version.clone(),
-                client_capabilities: serde_json::to_value(&params.capabilities)
-                    .unwrap_or(Value::Null),
-                client_info: serde_json::to_value(&params.client_info).unwrap_or(Value::Null),
-            };
-            match serde_json::to_value(result) {
-                Ok(result) => {
-                    let mut outcome = result_outcome(id, result);
-                    outcome.new_legacy_session = Some(session);
-                    outcome
-                }
-                Err(e) => error_outcome(Some(id), errors::internal_error(e.to_string())),
-            }
-        }
-        _ if ctx.legacy_session.is_none() => error_outcome(
-            Some(id),
-            errors::invalid_request("No legacy session: send initialize first"),
-        ),
-        "ping" => result_outcome(id, Value::Object(Map::new())),
-        other => error_outcome(
-            Some(id),
-            errors::method_not_found(format!(
-                "{other} is not served in legacy sessions by this runtime yet"
-            )),
-        ),
-    }
-}
-
 /// Adds `_meta["io.modelcontextprotocol/serverInfo"]` to a modern result
 /// that does not carry it yet.
-fn with_server_info(declaration: &ServerDeclaration, mut result: Value) -> Value {
+pub(crate) fn with_server_info(declaration: &ServerDeclaration, mut result: Value) -> Value {
     if let Value::Object(object) = &mut result {
         let meta = object
             .entry("_meta")
@@ -451,7 +516,7 @@ fn with_server_info(declaration: &ServerDeclaration, mut result: Value) -> Value
     result
 }
 
-fn notification_outcome() -> Outcome {
+pub(crate) fn notification_outcome() -> Outcome {
     Outcome {
         body: None,
         http_status: 202,
@@ -459,7 +524,7 @@ fn notification_outcome() -> Outcome {
     }
 }
 
-fn result_outcome(id: &RequestId, result: Value) -> Outcome {
+pub(crate) fn result_outcome(id: &RequestId, result: Value) -> Outcome {
     let id = serde_json::to_value(id).unwrap_or(Value::Null);
     Outcome {
         body: Some(json!({ "jsonrpc": "2.0", "id": id, "result": result })),
@@ -482,7 +547,7 @@ pub fn http_status_of(error: &ErrorObject) -> u16 {
     }
 }
 
-fn error_outcome(id: Option<&RequestId>, error: ErrorObject) -> Outcome {
+pub(crate) fn error_outcome(id: Option<&RequestId>, error: ErrorObject) -> Outcome {
     let http_status = http_status_of(&error);
     let mut response = JSONRPCErrorResponse::new(error);
     response.id = id.cloned();

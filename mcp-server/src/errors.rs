@@ -66,3 +66,29 @@ pub fn unsupported_protocol_version(supported: &[&str], requested: &str) -> Erro
         Some(json!({ "supported": supported, "requested": requested })),
     )
 }
+
+/// `-32021` Missing required client capability: the request needs
+/// `required` (a `ClientCapabilities`-shaped object such as
+/// `{"sampling": {}}`), which it did not declare. HTTP 400.
+pub fn missing_client_capability(required: Value) -> ErrorObject {
+    error(
+        error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY_ERROR,
+        "Missing required client capability",
+        Some(json!({ "requiredCapabilities": required })),
+    )
+}
+
+/// A resource that does not exist: `-32602` with `data.uri` (2026-07-28).
+/// In a legacy session the runtime turns it into the 2025-11-25 code
+/// `-32002`.
+pub fn resource_not_found(uri: impl Into<String>) -> ErrorObject {
+    let uri = uri.into();
+    error(
+        error_codes::INVALID_PARAMS_ERROR,
+        format!("Resource not found: {uri}"),
+        Some(json!({ "uri": uri })),
+    )
+}
+
+/// The legacy (2025-11-25) resource-not-found code.
+pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;

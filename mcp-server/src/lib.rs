@@ -118,6 +118,22 @@
 //!   [`DEFAULT_DISCOVER_CACHE_SCOPE`] (`public`: the result comes from the
 //!   declaration and holds nothing user-specific).
 //!
+//! ## Default caching hints of lists and reads
+//!
+//! ```text
+//! cache(ttl_ms = 300000, scope = "public")
+//! ```
+//!
+//! The defaults for `tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list` and `resources/read`: handlers read them with
+//! [`RequestContext::cache_ttl_ms`] / [`RequestContext::cache_scope`] for the
+//! typed constructors, and the runtime fills them into results built as raw
+//! JSON that lack them. A handler overrides them per result by passing other
+//! values. Same value rules as `discover(...)`. Default
+//! [`DEFAULT_CACHE_TTL_MS`] (0) and [`DEFAULT_CACHE_SCOPE`] (`private`): the
+//! runtime knows nothing about the handler's data, so no caching and no
+//! sharing unless declared.
+//!
 //! ## Runtime path
 //!
 //! * `crate = "path"`: where generated code finds this crate (default
@@ -159,6 +175,26 @@
 //! `-32020`, version `-32022`, method and capability `-32601`, params
 //! `-32602`. The HTTP transport passes the `MCP-Protocol-Version` header in
 //! [`MessageContext::http`]; stdio uses [`MessageContext::stdio`].
+//!
+//! # Transports
+//!
+//! * [`stdio`] (feature `stdio`): `mcp_server::stdio::run(server)`; one
+//!   message per line, concurrent requests, cancellation, EOF exit, a line
+//!   limit with a documented recovery rule.
+//! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::new(addr))`;
+//!   one `/mcp` endpoint, JSON or SSE, header rules, DNS-rebinding
+//!   protection, body limit, legacy sessions, the stale-session rule.
+//!
+//! Both wire a per-request notification sink into [`RequestContext`]:
+//! [`RequestContext::log`] (only when the request asked for logs),
+//! [`RequestContext::progress`] (only with a `progressToken`),
+//! [`RequestContext::require_client_capability`] (`-32021`), and
+//! [`RequestContext::events`] for server-wide list/resource changes that
+//! `subscriptions/listen` streams and legacy sessions receive.
+//!
+//! Legacy (2025-11-25) sessions are served by the same handlers; see the
+//! legacy bridge rules on [`legacy_result`] and [`MAX_INPUT_ROUNDS`]: an
+//! `input_required` result is fulfilled with real server→client requests.
 
 #![deny(missing_docs)]
 
@@ -166,20 +202,41 @@ mod context;
 mod declaration;
 mod envelope;
 pub mod errors;
+mod events;
 mod handlers;
+pub mod headers;
+#[cfg(feature = "http")]
+pub mod http;
+mod legacy;
+mod listen;
 mod outcome;
+mod param_headers;
+mod peer;
+#[cfg(feature = "schemars")]
+pub mod schema;
 mod server;
+#[cfg(feature = "stdio")]
+pub mod stdio;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
 pub use context::{HttpHeaders, LegacySession, MessageContext, RequestContext, Transport};
-pub use declaration::{DEFAULT_DISCOVER_CACHE_SCOPE, DEFAULT_DISCOVER_TTL_MS, ServerDeclaration};
-pub use envelope::{INITIALIZE, REMOVED_METHODS, handle_message, handle_value, http_status_of};
+pub use declaration::{
+    DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
+    DEFAULT_DISCOVER_TTL_MS, ServerDeclaration,
+};
+pub use envelope::{
+    CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_value, http_status_of,
+};
 pub use errors::{ErrorObject, HandlerResult};
+pub use events::{ServerEvent, ServerEvents};
 pub use handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHandler};
+pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
+pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;
+pub use peer::{ClientPeer, Sink, is_response};
 pub use server::McpServer;
 
 /// Derives [`McpServer`](trait@McpServer); see the crate docs for every

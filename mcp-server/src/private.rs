@@ -141,4 +141,7 @@ pub fn capability_of(request: &ClientRequest) -> &'static str {
     }
 }
 
-pub use crate::declaration::{DEFAULT_DISCOVER_CACHE_SCOPE, DEFAULT_DISCOVER_TTL_MS};
+pub use crate::declaration::{
+    DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
+    DEFAULT_DISCOVER_TTL_MS,
+};

@@ -532,11 +532,11 @@ fn removed_methods_with_modern_meta_are_not_found() {
 
 #[test]
 fn modern_meta_wins_over_a_legacy_session() {
-    let ctx = MessageContext::stdio().with_legacy_session(LegacySession {
-        protocol_version: "2025-11-25".to_owned(),
-        client_capabilities: json!({}),
-        client_info: json!({"name":"c","version":"1"}),
-    });
+    let ctx = MessageContext::stdio().with_legacy_session(LegacySession::new(
+        "2025-11-25".to_owned(),
+        json!({}),
+        json!({"name":"c","version":"1"}),
+    ));
     let outcome =
         block_on(Dual.handle_value(with_version(json!(1), "ping", json!("2026-07-28")), &ctx));
     expect(
@@ -786,11 +786,11 @@ fn legacy_initialize_echoes_a_declared_legacy_version() {
     let outcome = ask_json(&Dual, initialize(json!(0), "2025-06-18"));
     assert_eq!(
         outcome.new_legacy_session,
-        Some(LegacySession {
-            protocol_version: "2025-06-18".to_owned(),
-            client_capabilities: json!({"roots":{"listChanged":true}}),
-            client_info: json!({"name":"legacy-client","version":"0.9"}),
-        })
+        Some(LegacySession::new(
+            "2025-06-18".to_owned(),
+            json!({"roots":{"listChanged":true}}),
+            json!({"name":"legacy-client","version":"0.9"})
+        ))
     );
     expect(outcome, 200, initialize_result(json!(0), "2025-06-18"));
 }
@@ -844,11 +844,11 @@ fn modern_only_initialize_names_its_versions() {
 
 #[test]
 fn legacy_session_ping_and_requests_without_session() {
-    let session = LegacySession {
-        protocol_version: "2025-11-25".to_owned(),
-        client_capabilities: json!({}),
-        client_info: json!({"name":"c","version":"1"}),
-    };
+    let session = LegacySession::new(
+        "2025-11-25".to_owned(),
+        json!({}),
+        json!({"name":"c","version":"1"}),
+    );
     let ctx = MessageContext::stdio().with_legacy_session(session);
     let ping = json!({"jsonrpc":"2.0","id":8,"method":"ping"});
     expect(

@@ -31,6 +31,7 @@ pub const KEYS: &[&str] = &[
     "experimental",
     "extension",
     "discover",
+    "cache",
     "crate",
 ];
 const VERSIONS_KEYS: &[&str] = &["modern", "legacy"];
@@ -123,6 +124,10 @@ pub struct Attrs {
     pub ttl_ms: Option<Expr>,
     /// `discover(scope = ...)`.
     pub scope: Option<LitStr>,
+    /// `cache(ttl_ms = ...)`: the default `ttlMs` of list and read results.
+    pub cache_ttl_ms: Option<Expr>,
+    /// `cache(scope = ...)`.
+    pub cache_scope: Option<LitStr>,
     /// `crate = "..."`.
     pub krate: Option<syn::Path>,
     seen: BTreeMap<String, Span>,
@@ -356,34 +361,45 @@ impl Attrs {
                     content.parse::<Token![,]>()?;
                 }
             }
-            "discover" => {
+            "discover" | "cache" => {
                 let first = self.first(cx, &key, meta);
+                let discover = key == "discover";
+                let label = if discover {
+                    "`discover(...)`"
+                } else {
+                    "`cache(...)`"
+                };
                 let mut seen = BTreeMap::new();
                 meta.parse_nested_meta(|inner| {
                     let k = path_name(&inner.path);
                     if !DISCOVER_KEYS.contains(&k.as_str()) {
                         cx.error_spanned_by(
                             &inner.path,
-                            unknown_key_message(&k, "`discover(...)`", DISCOVER_KEYS),
+                            unknown_key_message(&k, label, DISCOVER_KEYS),
                         );
                         return skip_value(&inner);
                     }
                     if seen.insert(k.clone(), ()).is_some() {
-                        cx.error_spanned_by(
-                            &inner.path,
-                            format!("duplicate `discover(...)` key `{k}`"),
-                        );
+                        cx.error_spanned_by(&inner.path, format!("duplicate {label} key `{k}`"));
                         return skip_value(&inner);
                     }
                     if k == "ttl_ms" {
                         let expr: Expr = inner.value()?.parse()?;
                         if first {
-                            self.ttl_ms = Some(expr);
+                            if discover {
+                                self.ttl_ms = Some(expr);
+                            } else {
+                                self.cache_ttl_ms = Some(expr);
+                            }
                         }
                     } else {
                         let scope: LitStr = inner.value()?.parse()?;
                         if first {
-                            self.scope = Some(scope);
+                            if discover {
+                                self.scope = Some(scope);
+                            } else {
+                                self.cache_scope = Some(scope);
+                            }
                         }
                     }
                     Ok(())

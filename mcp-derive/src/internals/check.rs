@@ -22,6 +22,10 @@ pub struct Checked {
     pub ttl_ms: Option<u64>,
     /// `discover(scope)`: `Some(true)` for public.
     pub scope_public: Option<bool>,
+    /// `cache(ttl_ms)`, if given.
+    pub cache_ttl_ms: Option<u64>,
+    /// `cache(scope)`: `Some(true)` for public.
+    pub cache_scope_public: Option<bool>,
 }
 
 fn known_list() -> String {
@@ -107,31 +111,19 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
         None => Vec::new(),
     };
 
-    let ttl_ms = attrs
-        .ttl_ms
-        .as_ref()
-        .and_then(|expr| match check_ttl(expr) {
-            Ok(ttl) => Some(ttl),
-            Err(message) => {
-                cx.error_spanned_by(expr, message);
-                None
-            }
-        });
-
+    let ttl_ms = attrs.ttl_ms.as_ref().and_then(|expr| checked_ttl(cx, expr));
     let scope_public = attrs
         .scope
         .as_ref()
-        .and_then(|scope| match scope.value().as_str() {
-            "public" => Some(true),
-            "private" => Some(false),
-            other => {
-                cx.error_spanned_by(
-                    scope,
-                    format!("unknown cache scope `{other}`; expected `public` or `private`"),
-                );
-                None
-            }
-        });
+        .and_then(|scope| checked_scope(cx, scope));
+    let cache_ttl_ms = attrs
+        .cache_ttl_ms
+        .as_ref()
+        .and_then(|expr| checked_ttl(cx, expr));
+    let cache_scope_public = attrs
+        .cache_scope
+        .as_ref()
+        .and_then(|scope| checked_scope(cx, scope));
 
     for entry in &attrs.extensions {
         if let Some(message) = extension_id_error(&entry.id.value()) {
@@ -178,6 +170,32 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
         legacy,
         ttl_ms,
         scope_public,
+        cache_ttl_ms,
+        cache_scope_public,
+    }
+}
+
+fn checked_ttl(cx: &mut Ctxt, expr: &Expr) -> Option<u64> {
+    match check_ttl(expr) {
+        Ok(ttl) => Some(ttl),
+        Err(message) => {
+            cx.error_spanned_by(expr, message);
+            None
+        }
+    }
+}
+
+fn checked_scope(cx: &mut Ctxt, scope: &LitStr) -> Option<bool> {
+    match scope.value().as_str() {
+        "public" => Some(true),
+        "private" => Some(false),
+        other => {
+            cx.error_spanned_by(
+                scope,
+                format!("unknown cache scope `{other}`; expected `public` or `private`"),
+            );
+            None
+        }
     }
 }
 

@@ -1,0 +1,73 @@
+//! The `mcp-everything` binary: `stdio`, `http --listen ADDR`, `demo`.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use mcp_everything::Everything;
+use mcp_server::http::HttpConfig;
+
+const USAGE: &str = "usage: mcp-everything stdio
+       mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]...
+       mcp-everything demo
+Logs go to stderr; set MCP_LOG=debug|info|warn|error (default warn).";
+
+fn init_logging() {
+    let level = match std::env::var("MCP_LOG").as_deref() {
+        Ok("trace") => tracing::Level::TRACE,
+        Ok("debug") => tracing::Level::DEBUG,
+        Ok("info") => tracing::Level::INFO,
+        Ok("error") => tracing::Level::ERROR,
+        _ => tracing::Level::WARN,
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .with_ansi(false)
+        .init();
+}
+
+fn main() -> ExitCode {
+    init_logging();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("stdio") => mcp_server::stdio::run(Everything::new()),
+        Some("http") => {
+            let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
+            let mut hosts = Vec::new();
+            let mut rest = args[1..].iter();
+            while let Some(arg) = rest.next() {
+                match (arg.as_str(), rest.next()) {
+                    ("--listen", Some(addr)) => match addr.parse() {
+                        Ok(addr) => listen = addr,
+                        Err(e) => {
+                            eprintln!("bad --listen address {addr:?}: {e}\n{USAGE}");
+                            return ExitCode::from(2);
+                        }
+                    },
+                    ("--allow-host", Some(host)) => hosts.push(host.clone()),
+                    _ => {
+                        eprintln!("{USAGE}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            let mut config = HttpConfig::new(listen);
+            for host in hosts {
+                config = config.allow_host(host);
+            }
+            mcp_server::http::run(Everything::new(), config)
+        }
+        Some("demo") => mcp_everything::demo::run(),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-everything: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,579 @@
+//! Transport tests against the fixture: the HTTP server in-process on
+//! `127.0.0.1:0` spoken to over raw HTTP/1.1, and the stdio transport over
+//! an in-memory duplex. Timeouts are hang guards only.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_everything::Everything;
+use mcp_server::http::HttpConfig;
+use mcp_server::stdio::StdioConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+
+const GUARD: Duration = Duration::from_secs(20);
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+fn request(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = meta();
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+// ---------------------------------------------------------------- HTTP ----
+
+async fn start_http(max_body: Option<usize>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = HttpConfig::new(addr);
+    if let Some(max) = max_body {
+        config.max_body_bytes = max;
+    }
+    tokio::spawn(mcp_server::http::serve_listener(
+        Arc::new(Everything::new()),
+        listener,
+        config,
+    ));
+    format!("127.0.0.1:{}", addr.port())
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap()
+    }
+
+    /// The `data:` payloads of an SSE body.
+    fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect()
+    }
+}
+
+fn dechunk(mut raw: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let Some((size, rest)) = raw.split_once("\r\n") else {
+            return out;
+        };
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&rest[..size]);
+        raw = &rest[size + 2..];
+    }
+}
+
+async fn http(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let mut head = format!(
+            "{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {addr}\r\n"));
+        }
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(body.as_bytes()).await.unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.unwrap();
+        raw
+    };
+    let raw = tokio::time::timeout(GUARD, exchange).await.unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// A modern POST with correct headers.
+async fn post(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Reply {
+    let method = message["method"].as_str().unwrap().to_owned();
+    let name = message["params"]["name"]
+        .as_str()
+        .or(message["params"]["uri"].as_str())
+        .map(str::to_owned);
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method.as_str()),
+    ];
+    if let Some(name) = &name {
+        headers.push(("Mcp-Name", name.as_str()));
+    }
+    for (n, v) in extra {
+        headers.retain(|(h, _)| !h.eq_ignore_ascii_case(n));
+        headers.push((n, v));
+    }
+    http(addr, "POST", &headers, &message.to_string()).await
+}
+
+#[tokio::test]
+async fn http_json_answers_and_statuses() {
+    let addr = start_http(None).await;
+    let ok = post(&addr, &request(1, "server/discover", json!({})), &[]).await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.header("content-type"), Some("application/json"));
+    assert_eq!(ok.json()["result"]["resultType"], "complete");
+    assert!(ok.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+
+    let removed = post(&addr, &request(2, "ping", json!({})), &[]).await;
+    assert_eq!(removed.status, 404);
+    assert_eq!(removed.json()["error"]["code"], -32601);
+    assert_eq!(removed.json()["id"], 2);
+
+    let mismatch = post(
+        &addr,
+        &request(3, "tools/list", json!({})),
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    )
+    .await;
+    assert_eq!(
+        (mismatch.status, mismatch.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+
+    let wrong_method = post(
+        &addr,
+        &request(4, "tools/list", json!({})),
+        &[("mcp-method", " prompts/list ")],
+    )
+    .await;
+    assert_eq!(wrong_method.status, 400);
+    assert_eq!(wrong_method.json()["error"]["code"], -32020);
+
+    // Trimmed whitespace and case-insensitive names are accepted.
+    let trimmed = post(
+        &addr,
+        &request(5, "tools/call", json!({"name": "test_simple_text"})),
+        &[("MCP-NAME", "  test_simple_text  ")],
+    )
+    .await;
+    assert_eq!(trimmed.status, 200, "{}", trimmed.body);
+
+    // The base64 sentinel is decoded (dGVzdF9zaW1wbGVfdGV4dA== = test_simple_text).
+    let b64 = post(
+        &addr,
+        &request(6, "tools/call", json!({"name": "test_simple_text"})),
+        &[("Mcp-Name", "=?base64?dGVzdF9zaW1wbGVfdGV4dA==?=")],
+    )
+    .await;
+    assert_eq!(b64.status, 200, "{}", b64.body);
+    let bad_b64 = post(
+        &addr,
+        &request(7, "tools/call", json!({"name": "test_simple_text"})),
+        &[("Mcp-Name", "=?base64?dGVzdF9z!!!?=")],
+    )
+    .await;
+    assert_eq!(
+        (bad_b64.status, bad_b64.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+
+    // Mcp-Param-* mirrors of x-mcp-header arguments.
+    let call = request(
+        10,
+        "tools/call",
+        json!({"name": "test_custom_header", "arguments": {"region": "eu"}}),
+    );
+    let missing = post(&addr, &call, &[]).await;
+    assert_eq!(
+        (missing.status, missing.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    let mirrored = post(&addr, &call, &[("Mcp-Param-Region", "=?base64?ZXU=?=")]).await;
+    assert_eq!(mirrored.status, 200, "{}", mirrored.body);
+    let wrong = post(&addr, &call, &[("mcp-param-region", "us")]).await;
+    assert_eq!(wrong.status, 400);
+    let absent = request(11, "tools/call", json!({"name": "test_custom_header"}));
+    assert_eq!(post(&addr, &absent, &[]).await.status, 200);
+
+    let capability = post(
+        &addr,
+        &request(8, "tools/call", json!({"name": "test_missing_capability"})),
+        &[],
+    )
+    .await;
+    assert_eq!(capability.status, 400);
+    assert_eq!(
+        capability.json()["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+
+    let unsupported = post(
+        &addr,
+        &json!({"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{
+            "io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}}),
+        &[("MCP-Protocol-Version", "v999")],
+    )
+    .await;
+    assert_eq!(unsupported.status, 400);
+    assert_eq!(unsupported.json()["error"]["data"]["requested"], "v999");
+
+    let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    let accepted = http(
+        &addr,
+        "POST",
+        &[("MCP-Protocol-Version", "2026-07-28")],
+        &note.to_string(),
+    )
+    .await;
+    assert_eq!((accepted.status, accepted.body.as_str()), (202, ""));
+
+    let parse = http(&addr, "POST", &[], "{not json").await;
+    assert_eq!(
+        (parse.status, parse.json()["error"]["code"].clone()),
+        (400, json!(-32700))
+    );
+    let batch = http(&addr, "POST", &[], "[]").await;
+    assert_eq!(
+        (batch.status, batch.json()["error"]["code"].clone()),
+        (400, json!(-32600))
+    );
+
+    assert_eq!(http(&addr, "GET", &[], "").await.status, 405);
+    assert_eq!(http(&addr, "DELETE", &[], "").await.status, 405);
+}
+
+#[tokio::test]
+async fn http_origin_host_and_body_limit() {
+    let addr = start_http(Some(256)).await;
+    let discover = request(1, "server/discover", json!({})).to_string();
+    let evil = http(
+        &addr,
+        "POST",
+        &[
+            ("Host", "evil.example.com"),
+            ("Origin", "http://evil.example.com"),
+        ],
+        &discover,
+    )
+    .await;
+    assert_eq!(evil.status, 403);
+    let bad_origin = post(
+        &addr,
+        &request(1, "server/discover", json!({})),
+        &[("Origin", "http://evil.example.com")],
+    )
+    .await;
+    assert_eq!(bad_origin.status, 403);
+    let local_origin = format!("http://{addr}");
+    let good = post(
+        &addr,
+        &request(1, "server/discover", json!({})),
+        &[("Origin", local_origin.as_str())],
+    )
+    .await;
+    assert_eq!(good.status, 200);
+    let big = request(
+        2,
+        "tools/call",
+        json!({"name": "test_simple_text", "arguments": {"pad": "x".repeat(1000)}}),
+    );
+    let too_large = post(&addr, &big, &[]).await;
+    assert_eq!(too_large.status, 413);
+    assert_eq!(too_large.json()["error"]["code"], -32600);
+}
+
+#[tokio::test]
+async fn http_sse_when_the_handler_streams() {
+    let addr = start_http(None).await;
+    let mut call = request(1, "tools/call", json!({"name": "test_tool_with_progress"}));
+    call["params"]["_meta"]["progressToken"] = json!("tok");
+    let reply = post(&addr, &call, &[]).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
+    let events = reply.events();
+    assert_eq!(events.len(), 4, "{}", reply.body);
+    for (event, progress) in events.iter().zip([0, 50, 100]) {
+        assert_eq!(event["method"], "notifications/progress");
+        assert_eq!(event["params"]["progress"], progress);
+        assert_eq!(event["params"]["progressToken"], "tok");
+    }
+    assert_eq!(events[3]["id"], 1);
+    assert_eq!(events[3]["result"]["resultType"], "complete");
+    // Every event is one `event:`/`data:` pair on single lines.
+    assert!(
+        reply
+            .body
+            .split("\n\n")
+            .filter(|e| !e.is_empty())
+            .all(|e| e.lines().count() == 2)
+    );
+
+    // Without a progress token or logLevel: plain JSON, no log notifications.
+    let quiet = post(
+        &addr,
+        &request(2, "tools/call", json!({"name": "test_logging_tool"})),
+        &[],
+    )
+    .await;
+    assert_eq!(quiet.header("content-type"), Some("application/json"));
+    let mut loud = request(3, "tools/call", json!({"name": "test_logging_tool"}));
+    loud["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let loud = post(&addr, &loud, &[]).await;
+    assert_eq!(loud.events()[0]["method"], "notifications/message");
+}
+
+#[tokio::test]
+async fn http_legacy_session_lifecycle_and_stale_session_rule() {
+    let addr = start_http(None).await;
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let reply = http(
+        &addr,
+        "POST",
+        &[("Content-Type", "application/json")],
+        &init.to_string(),
+    )
+    .await;
+    assert_eq!(reply.status, 200);
+    let session = reply.header("mcp-session-id").unwrap().to_owned();
+    assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    let with_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let ping = json!({"jsonrpc":"2.0","id":2,"method":"ping"}).to_string();
+    let pong = http(&addr, "POST", &with_session, &ping).await;
+    assert_eq!(pong.json()["result"], json!({}));
+    let listed = http(
+        &addr,
+        "POST",
+        &with_session,
+        &json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}).to_string(),
+    )
+    .await;
+    assert!(listed.json()["result"].get("resultType").is_none());
+    let missing = http(
+        &addr,
+        "POST",
+        &with_session,
+        &json!({"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"test://nope"}})
+            .to_string(),
+    )
+    .await;
+    assert_eq!(missing.json()["error"]["code"], -32002);
+    // Stale session id on a modern request: ignored, served statelessly.
+    let modern = post(
+        &addr,
+        &request(5, "tools/list", json!({})),
+        &[("Mcp-Session-Id", "no-such-session")],
+    )
+    .await;
+    assert_eq!(modern.status, 200);
+    assert!(modern.header("mcp-session-id").is_none());
+    assert_eq!(http(&addr, "DELETE", &with_session, "").await.status, 200);
+    assert_eq!(http(&addr, "POST", &with_session, &ping).await.status, 404);
+}
+
+// --------------------------------------------------------------- stdio ----
+
+struct StdioPeer {
+    input: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    output: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+fn start_stdio(config: StdioConfig) -> StdioPeer {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (client_read, client_write) = tokio::io::split(client);
+    let done = tokio::spawn(mcp_server::stdio::serve_with(
+        Arc::new(Everything::new()),
+        server_read,
+        server_write,
+        config,
+    ));
+    StdioPeer {
+        input: client_write,
+        output: BufReader::new(client_read).lines(),
+        done,
+    }
+}
+
+impl StdioPeer {
+    async fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+    }
+
+    async fn next(&mut self) -> Option<Value> {
+        let line = tokio::time::timeout(GUARD, self.output.next_line())
+            .await
+            .unwrap()
+            .unwrap()?;
+        Some(serde_json::from_str(&line).unwrap())
+    }
+
+    /// Closes stdin and returns every remaining line; the server must exit.
+    async fn finish(mut self) -> Vec<Value> {
+        self.input.shutdown().await.unwrap();
+        drop(self.input);
+        let mut rest = Vec::new();
+        while let Some(line) = tokio::time::timeout(GUARD, self.output.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            rest.push(serde_json::from_str(&line).unwrap());
+        }
+        tokio::time::timeout(GUARD, self.done)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        rest
+    }
+}
+
+#[tokio::test]
+async fn stdio_bad_lines_get_errors_and_the_server_lives_on() {
+    let config = StdioConfig {
+        max_line_bytes: 512,
+        ..StdioConfig::default()
+    };
+    let mut peer = start_stdio(config);
+    peer.send("{oops").await;
+    assert_eq!(peer.next().await.unwrap()["error"]["code"], -32700);
+    peer.send("[1,2]").await;
+    assert_eq!(peer.next().await.unwrap()["error"]["code"], -32600);
+    peer.send(&format!("{{\"pad\":\"{}\"}}", "x".repeat(5000)))
+        .await;
+    let too_long = peer.next().await.unwrap();
+    assert_eq!(too_long["error"]["code"], -32600);
+    assert!(too_long.get("id").is_none());
+    assert!(
+        too_long["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("512-byte line limit")
+    );
+    peer.send("").await;
+    // Modern requests need no prior discover.
+    peer.send(&request(7, "tools/list", json!({})).to_string())
+        .await;
+    let listed = peer.next().await.unwrap();
+    assert_eq!(listed["id"], 7);
+    assert_eq!(listed["result"]["resultType"], "complete");
+    assert!(peer.finish().await.is_empty());
+}
+
+#[tokio::test]
+async fn stdio_cancellation_sends_nothing_further_and_eof_exits() {
+    let mut peer = start_stdio(StdioConfig::default());
+    let listen = request(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    peer.send(&listen.to_string()).await;
+    let ack = peer.next().await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
+    peer.send(&request(2, "tools/call", json!({"name": "test_trigger_tool_change"})).to_string())
+        .await;
+    let mut seen = [peer.next().await.unwrap(), peer.next().await.unwrap()];
+    seen.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(seen[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        seen[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
+    assert_eq!(seen[1]["id"], 2);
+    peer.send(
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})
+            .to_string(),
+    )
+    .await;
+    let rest = peer.finish().await;
+    assert!(
+        rest.iter().all(|m| m.get("id") != Some(&json!(1))),
+        "{rest:?}"
+    );
+}
+
+#[tokio::test]
+async fn stdio_legacy_session_is_scoped_to_the_process() {
+    let mut peer = start_stdio(StdioConfig::default());
+    peer.send(
+        &json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+        .to_string(),
+    )
+    .await;
+    assert_eq!(
+        peer.next().await.unwrap()["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    peer.send(&json!({"jsonrpc":"2.0","id":2,"method":"ping"}).to_string())
+        .await;
+    assert_eq!(
+        peer.next().await.unwrap(),
+        json!({"jsonrpc":"2.0","id":2,"result":{}})
+    );
+    // Modern requests still work beside the legacy session.
+    peer.send(&request(3, "server/discover", json!({})).to_string())
+        .await;
+    assert_eq!(
+        peer.next().await.unwrap()["result"]["resultType"],
+        "complete"
+    );
+    assert!(peer.finish().await.is_empty());
+}

@@ -1,0 +1,939 @@
+//! The Streamable HTTP transport (hyper 1, HTTP/1.1): one endpoint,
+//! `/mcp` by default, serving modern (2026-07-28) requests statelessly and
+//! legacy (2025-11-25) clients through `Mcp-Session-Id` sessions.
+//!
+//! ```no_run
+//! # use mcp_server::McpServer;
+//! # #[derive(McpServer)] #[mcp(name = "x", version = "1")] struct MyServer;
+//! use mcp_server::http::HttpConfig;
+//! fn main() -> std::io::Result<()> {
+//!     mcp_server::http::run(MyServer, HttpConfig::new("127.0.0.1:8080".parse().unwrap()))
+//! }
+//! ```
+//!
+//! # What each request gets, in order
+//!
+//! 1. A path other than [`HttpConfig::path`]: 404.
+//! 2. **Host / Origin** (DNS-rebinding protection): the `Host` hostname
+//!    must be in [`HttpConfig::allowed_hosts`] (default `localhost`,
+//!    `127.0.0.1`, `::1`, any port), and an `Origin`, when present, must be
+//!    `http(s)://` plus an allowed host (or be listed in
+//!    [`HttpConfig::allowed_origins`]); else **403** with a JSON-RPC error
+//!    body without `id`.
+//! 3. **GET / DELETE**: with the `Mcp-Session-Id` of a live legacy session,
+//!    GET opens that session's SSE stream (server-wide events as legacy
+//!    notifications) and DELETE ends the session (200). An unknown session
+//!    id gets 404. Without a session id (the modern era has no sessions)
+//!    both get **405** with `Allow: POST`. Other methods: 405.
+//! 4. **POST body**: larger than [`HttpConfig::max_body_bytes`] → **413**
+//!    with a JSON-RPC `-32600` body; not JSON → 400 `-32700`.
+//! 5. A JSON-RPC **response** (a legacy client answering a server→client
+//!    request) is handed to its session and answered 202.
+//! 6. **Era and session**. A message whose `params._meta` carries the
+//!    modern keys is modern, whatever else it carries. **Stale session id
+//!    rule** (digest edge case 14): the spec says modern `_meta` wins, so a
+//!    modern request with an `Mcp-Session-Id` is served statelessly and the
+//!    header is ignored: not validated, not echoed, no 404 even if the
+//!    session is unknown. Any other message with an `Mcp-Session-Id` is
+//!    legacy: an unknown or ended session gets **404**.
+//! 7. **Notifications** get **202** and an empty body (a legacy
+//!    `notifications/cancelled` first aborts the named request).
+//! 8. Everything else goes to the entry point ([`crate::handle_value`]),
+//!    which applies the header rules (`MCP-Protocol-Version` equal to
+//!    `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
+//!    trimmed, names case-insensitive) and gives the status: 400 for
+//!    `-32700`/`-32600`/`-32602`/`-32020`/`-32021`/`-32022`, 404 for
+//!    `-32601`, 200 otherwise. A successful legacy `initialize` creates a
+//!    session and returns its `Mcp-Session-Id` (32 hex digits).
+//!
+//! # JSON or SSE
+//!
+//! A request is answered as `application/json` unless its handler sends a
+//! message before its response (a progress or log notification, a listen
+//! acknowledgement, a legacy server→client request): the first such
+//! message switches the answer to `text/event-stream` (200,
+//! `Cache-Control: no-cache`, `X-Accel-Buffering: no`), carrying each
+//! message as one `event: message` / `data:` event on one line, then the
+//! response, then the end of the stream. So plain requests cost no SSE
+//! framing, and a handler that reports progress streams it as it goes.
+//! Closing the response (client disconnect) cancels the handler.
+
+use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::convert::Infallible;
+use std::future::Future;
+use std::hash::{BuildHasher, Hasher};
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::{Frame, Incoming};
+use hyper::header::{HeaderMap, HeaderValue};
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::context::{HttpHeaders, LegacySession, MessageContext};
+use crate::errors::{self, ErrorObject};
+use crate::events::ServerEvents;
+use crate::listen::legacy_notification;
+use crate::outcome::Outcome;
+use crate::peer::{ClientPeer, is_response};
+use crate::server::McpServer;
+
+/// The default body limit: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The hosts allowed by default: loopback only.
+pub const DEFAULT_ALLOWED_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+
+/// Settings of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// The MCP endpoint path (default `/mcp`).
+    pub path: String,
+    /// Hostnames (without port; IPv6 without brackets) accepted in `Host`
+    /// and in `Origin` (default [`DEFAULT_ALLOWED_HOSTS`]). Empty: any host
+    /// (only behind a proxy that checks it).
+    pub allowed_hosts: Vec<String>,
+    /// Extra exact `Origin` values accepted (e.g. `https://app.example`).
+    pub allowed_origins: Vec<String>,
+    /// The largest accepted POST body (default [`DEFAULT_MAX_BODY_BYTES`]).
+    pub max_body_bytes: usize,
+    /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// (default true).
+    pub server_info_in_results: bool,
+    /// The event hub listen streams and legacy sessions follow.
+    pub events: ServerEvents,
+    /// A legacy session unused for this long is ended (default 30 min);
+    /// its id then gets 404 and the client re-initializes.
+    pub session_idle_timeout: Duration,
+    /// At most this many legacy sessions live at once (default 10 000);
+    /// beyond it the least recently used one is ended.
+    pub max_sessions: usize,
+}
+
+impl HttpConfig {
+    /// Defaults, listening on `listen`.
+    pub fn new(listen: SocketAddr) -> Self {
+        Self {
+            listen,
+            path: "/mcp".to_owned(),
+            allowed_hosts: DEFAULT_ALLOWED_HOSTS
+                .iter()
+                .map(|h| (*h).to_owned())
+                .collect(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            server_info_in_results: true,
+            events: ServerEvents::new(),
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+        }
+    }
+
+    /// Also accepts `host` in `Host` and `Origin`.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Accepts any `Host` and `Origin` (only behind a proxy that checks
+    /// them).
+    pub fn allow_any_host(mut self) -> Self {
+        self.allowed_hosts.clear();
+        self
+    }
+}
+
+/// Binds [`HttpConfig::listen`] and serves `server` on a new multi-threaded
+/// tokio runtime, forever.
+pub fn run<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(serve(server, config))
+}
+
+/// Binds [`HttpConfig::listen`] and serves `server` forever.
+pub async fn serve<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<()> {
+    let listener = TcpListener::bind(config.listen).await?;
+    tracing::info!(addr = %listener.local_addr()?, path = %config.path, "MCP over HTTP");
+    serve_listener(Arc::new(server), listener, config).await
+}
+
+/// Serves `server` on an already bound listener (tests bind
+/// `127.0.0.1:0`) forever; `config.listen` is ignored.
+pub async fn serve_listener<S: McpServer + 'static>(
+    server: Arc<S>,
+    listener: TcpListener,
+    config: HttpConfig,
+) -> io::Result<()> {
+    serve_listener_until(server, listener, config, std::future::pending()).await
+}
+
+/// Like [`serve_listener`], until `shutdown` completes: then it stops
+/// accepting connections and returns; connections already open finish on
+/// their own.
+pub async fn serve_listener_until<S: McpServer + 'static>(
+    server: Arc<S>,
+    listener: TcpListener,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let state = Arc::new(State {
+        server,
+        config,
+        sessions: Mutex::default(),
+        seed: RandomState::new(),
+        counter: AtomicU64::new(0),
+    });
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => return Ok(()),
+        };
+        let (stream, _) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                continue;
+            }
+        };
+        let state = Arc::clone(&state);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| {
+                let state = Arc::clone(&state);
+                async move { Ok::<_, Infallible>(handle(state, request).await) }
+            });
+            if let Err(e) = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await
+            {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+}
+
+struct Session {
+    session: LegacySession,
+    peer: ClientPeer,
+    last_seen: Mutex<Instant>,
+    in_flight: Mutex<HashMap<String, AbortHandle>>,
+    stream: Mutex<Option<AbortHandle>>,
+}
+
+impl Session {
+    fn end(&self) {
+        self.peer.close();
+        if let Some(stream) = self
+            .stream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            stream.abort();
+        }
+        for (_, task) in self
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+        {
+            task.abort();
+        }
+    }
+}
+
+struct State<S> {
+    server: Arc<S>,
+    config: HttpConfig,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    seed: RandomState,
+    counter: AtomicU64,
+}
+
+impl<S> State<S> {
+    fn session(&self, id: &str) -> Option<Arc<Session>> {
+        let session = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()?;
+        let mut last_seen = session
+            .last_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if last_seen.elapsed() > self.config.session_idle_timeout {
+            drop(last_seen);
+            self.end_session(id);
+            return None;
+        }
+        *last_seen = Instant::now();
+        drop(last_seen);
+        Some(session)
+    }
+
+    fn end_session(&self, id: &str) -> bool {
+        let removed = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        if let Some(session) = &removed {
+            session.end();
+        }
+        removed.is_some()
+    }
+
+    /// Ends idle sessions, then the least recently used ones over the cap.
+    fn sweep_sessions(&self) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        let seen = |s: &Session| *s.last_seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let timeout = self.config.session_idle_timeout;
+        let mut ended: Vec<Arc<Session>> = Vec::new();
+        sessions.retain(|_, s| {
+            let keep = seen(s).elapsed() <= timeout;
+            if !keep {
+                ended.push(Arc::clone(s));
+            }
+            keep
+        });
+        while sessions.len() >= self.config.max_sessions.max(1) {
+            let oldest = sessions
+                .iter()
+                .min_by_key(|(_, s)| seen(s))
+                .map(|(id, _)| id.clone());
+            match oldest.and_then(|id| sessions.remove(&id)) {
+                Some(s) => ended.push(s),
+                None => break,
+            }
+        }
+        drop(sessions);
+        for session in ended {
+            session.end();
+        }
+    }
+
+    /// 32 hex digits (visible ASCII) from the process's random hasher seed.
+    fn new_session_id(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut out = String::with_capacity(32);
+        for half in 0..2u64 {
+            let mut hasher = self.seed.build_hasher();
+            hasher.write_u64(n);
+            hasher.write_u64(half);
+            out.push_str(&format!("{:016x}", hasher.finish()));
+        }
+        out
+    }
+}
+
+/// The response body: a whole buffer, or a stream of SSE frames.
+pub struct Body {
+    kind: BodyKind,
+}
+
+enum BodyKind {
+    Full(Option<Bytes>),
+    Stream {
+        rx: mpsc::UnboundedReceiver<Bytes>,
+        _guard: AbortOnDrop,
+    },
+}
+
+impl Body {
+    fn full(bytes: impl Into<Bytes>) -> Self {
+        Self {
+            kind: BodyKind::Full(Some(bytes.into())),
+        }
+    }
+
+    fn empty() -> Self {
+        Self {
+            kind: BodyKind::Full(None),
+        }
+    }
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().kind {
+            BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            BodyKind::Stream { rx, .. } => rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(&self.kind, BodyKind::Full(None))
+    }
+}
+
+/// Aborts a task when dropped (a closed response cancels its handler).
+struct AbortOnDrop(Option<AbortHandle>);
+
+impl AbortOnDrop {
+    fn new(handle: AbortHandle) -> Self {
+        Self(Some(handle))
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.abort();
+        }
+    }
+}
+
+fn sse_frame(message: &Value) -> Bytes {
+    let json = serde_json::to_string(message).unwrap_or_default();
+    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+fn json_response(status: u16, body: &Value) -> Response<Body> {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut response = Response::new(Body::full(bytes));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn error_response(status: u16, id: Option<&Value>, error: ErrorObject) -> Response<Body> {
+    let mut body = json!({ "jsonrpc": "2.0", "error": error });
+    if let (Some(id), Value::Object(object)) = (id, &mut body) {
+        object.insert("id".into(), id.clone());
+    }
+    json_response(status, &body)
+}
+
+fn status_only(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn method_not_allowed() -> Response<Body> {
+    let mut response = error_response(
+        405,
+        None,
+        errors::invalid_request("Method not allowed: this endpoint accepts POST"),
+    );
+    response
+        .headers_mut()
+        .insert(hyper::header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// The hostname of a `Host` value or URL authority: port removed, IPv6
+/// brackets removed, lower case.
+fn hostname(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+            _ => authority,
+        }
+    };
+    host.to_ascii_lowercase()
+}
+
+fn host_allowed(config: &HttpConfig, authority: &str) -> bool {
+    config.allowed_hosts.is_empty()
+        || config
+            .allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(&hostname(authority)))
+}
+
+fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
+    if config.allowed_origins.iter().any(|o| o == origin) {
+        return true;
+    }
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    match rest {
+        Some(authority) => host_allowed(config, authority.trim_end_matches('/')),
+        None => config.allowed_hosts.is_empty(),
+    }
+}
+
+/// A header value, trimmed; `Err` when it has bytes outside visible ASCII
+/// and spaces.
+fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(value) => value
+            .to_str()
+            .map(|v| Some(v.trim().to_owned()))
+            .map_err(|_| format!("The {name} header has invalid characters")),
+    }
+}
+
+async fn handle<S: McpServer + 'static>(
+    state: Arc<State<S>>,
+    request: Request<Incoming>,
+) -> Response<Body> {
+    let config = &state.config;
+    if request.uri().path() != config.path {
+        return status_only(StatusCode::NOT_FOUND);
+    }
+    let headers = request.headers();
+    let host = headers
+        .get(hyper::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
+    if !host.as_deref().is_some_and(|h| host_allowed(config, h)) && !config.allowed_hosts.is_empty()
+    {
+        tracing::warn!(?host, "rejected Host");
+        return error_response(
+            403,
+            None,
+            errors::invalid_request("Forbidden: Host not allowed"),
+        );
+    }
+    if let Some(origin) = headers.get(hyper::header::ORIGIN) {
+        let allowed = origin.to_str().is_ok_and(|o| origin_allowed(config, o));
+        if !allowed {
+            tracing::warn!(?origin, "rejected Origin");
+            return error_response(
+                403,
+                None,
+                errors::invalid_request("Forbidden: Origin not allowed"),
+            );
+        }
+    }
+    let session_id = match header(headers, "mcp-session-id") {
+        Ok(id) => id,
+        Err(reason) => return error_response(400, None, errors::invalid_request(reason)),
+    };
+    match *request.method() {
+        Method::POST => post(state, request, session_id).await,
+        Method::GET => match session_id {
+            None => method_not_allowed(),
+            Some(id) => match state.session(&id) {
+                None => session_not_found(None),
+                Some(session) => legacy_stream::<S>(&state, session),
+            },
+        },
+        Method::DELETE => match session_id {
+            None => method_not_allowed(),
+            Some(id) => {
+                if state.end_session(&id) {
+                    tracing::info!(session = %id, "legacy session ended by DELETE");
+                    status_only(StatusCode::OK)
+                } else {
+                    session_not_found(None)
+                }
+            }
+        },
+        _ => method_not_allowed(),
+    }
+}
+
+fn session_not_found(id: Option<&Value>) -> Response<Body> {
+    error_response(
+        404,
+        id,
+        errors::invalid_request("Session not found: initialize a new session"),
+    )
+}
+
+/// The legacy GET stream: server-wide events as legacy notifications.
+fn legacy_stream<S: McpServer + 'static>(
+    state: &State<S>,
+    session: Arc<Session>,
+) -> Response<Body> {
+    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+    let mut events = state.config.events.subscribe();
+    let legacy = session.session.clone();
+    let task = tokio::spawn(async move {
+        // An SSE comment opens the stream at once for the client.
+        if tx.send(Bytes::from_static(b": stream open\n\n")).is_err() {
+            return;
+        }
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    if let Some(message) = legacy_notification(S::declaration(), &legacy, &event)
+                        && tx.send(sse_frame(&message)).is_err()
+                    {
+                        return;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
+    if let Some(old) = session
+        .stream
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .replace(task.abort_handle())
+    {
+        old.abort();
+    }
+    sse_response(rx, AbortOnDrop::new(task.abort_handle()))
+}
+
+fn sse_response(rx: mpsc::UnboundedReceiver<Bytes>, guard: AbortOnDrop) -> Response<Body> {
+    let mut response = Response::new(Body {
+        kind: BodyKind::Stream { rx, _guard: guard },
+    });
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        hyper::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache"),
+    );
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+fn has_modern_meta(message: &Value) -> bool {
+    match message.pointer("/params/_meta") {
+        Some(Value::Object(meta)) => {
+            meta.contains_key("io.modelcontextprotocol/protocolVersion")
+                || meta.contains_key("io.modelcontextprotocol/clientCapabilities")
+        }
+        Some(_) => true,
+        None => false,
+    }
+}
+
+async fn read_body(request: Request<Incoming>, limit: usize) -> Result<Bytes, Response<Body>> {
+    let too_large = || {
+        error_response(
+            413,
+            None,
+            errors::invalid_request(format!("Request body exceeds the {limit}-byte limit")),
+        )
+    };
+    let declared = request
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match http_body_util::Limited::new(request.into_body(), limit)
+        .collect()
+        .await
+    {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) => {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                Err(too_large())
+            } else {
+                Err(status_only(StatusCode::BAD_REQUEST))
+            }
+        }
+    }
+}
+
+async fn post<S: McpServer + 'static>(
+    state: Arc<State<S>>,
+    request: Request<Incoming>,
+    session_id: Option<String>,
+) -> Response<Body> {
+    let headers = request.headers().clone();
+    let body = match read_body(request, state.config.max_body_bytes).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let message: Value = match serde_json::from_slice(&body) {
+        Ok(message) => message,
+        Err(_) => return error_response(400, None, errors::parse_error()),
+    };
+    let id = message.get("id").cloned();
+    let mcp_headers = match (
+        header(&headers, "mcp-protocol-version"),
+        header(&headers, "mcp-method"),
+        header(&headers, "mcp-name"),
+    ) {
+        (Ok(protocol_version), Ok(method), Ok(name)) => {
+            let mut params = Vec::new();
+            for (header_name, value) in &headers {
+                let Some(suffix) = header_name.as_str().strip_prefix("mcp-param-") else {
+                    continue;
+                };
+                match value.to_str() {
+                    Ok(value) => params.push((suffix.to_owned(), value.trim().to_owned())),
+                    Err(_) => {
+                        return error_response(
+                            400,
+                            id.as_ref(),
+                            errors::header_mismatch(format!(
+                                "The Mcp-Param-{suffix} header has invalid characters"
+                            )),
+                        );
+                    }
+                }
+            }
+            HttpHeaders {
+                protocol_version,
+                method: Some(method),
+                name,
+                params,
+            }
+        }
+        (Err(reason), _, _) | (_, Err(reason), _) | (_, _, Err(reason)) => {
+            return error_response(400, id.as_ref(), errors::header_mismatch(reason));
+        }
+    };
+    // Era and session (the stale-session rule is in the module docs).
+    let session = match (&session_id, has_modern_meta(&message)) {
+        (Some(sid), false) => match state.session(sid) {
+            Some(session) => Some(session),
+            None => return session_not_found(id.as_ref()),
+        },
+        _ => None,
+    };
+    if is_response(&message) {
+        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(&message));
+        if !delivered {
+            tracing::debug!("a response that no request waits for; ignored");
+        }
+        return status_only(StatusCode::ACCEPTED);
+    }
+    let method = message
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if id.is_none() && !method.is_empty() {
+        if method == "notifications/cancelled"
+            && let (Some(session), Some(request_id)) =
+                (&session, message.pointer("/params/requestId"))
+        {
+            let task = session
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&request_id.to_string());
+            if let Some(task) = task {
+                task.abort();
+            }
+        }
+        return status_only(StatusCode::ACCEPTED);
+    }
+    let mut ctx = MessageContext::http_headers(mcp_headers)
+        .with_events(state.config.events.clone())
+        .with_server_info_in_results(state.config.server_info_in_results);
+    if let Some(session) = &session {
+        ctx = ctx
+            .with_legacy_session(session.session.clone())
+            .with_peer(session.peer.clone());
+    }
+    let (tx, rx) = mpsc::unbounded_channel::<Value>();
+    // A client that does not accept SSE gets JSON only: the request's
+    // notifications are dropped (and legacy server→client requests fail).
+    let sse_ok = headers
+        .get(hyper::header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
+    if sse_ok {
+        ctx = ctx.with_sink(move |message| {
+            let _ = tx.send(message);
+        });
+    } else {
+        drop(tx);
+    }
+    let server = Arc::clone(&state.server);
+    let in_flight = match (&session, &id) {
+        (Some(session), Some(id)) => Some((Arc::clone(session), id.to_string())),
+        _ => None,
+    };
+    // Legacy requests stay cancellable (`notifications/cancelled`) until
+    // their handler ends, whether the answer is JSON or SSE.
+    let registry = in_flight.as_ref().map(|(session, _)| {
+        session
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    });
+    let guard = in_flight
+        .clone()
+        .map(|(session, key)| InFlightEntry { session, key });
+    let task = tokio::spawn(async move {
+        let _guard = guard;
+        server.handle_value(message, &ctx).await
+    });
+    if let (Some(mut registry), Some((_, key))) = (registry, &in_flight) {
+        registry.insert(key.clone(), task.abort_handle());
+    }
+    let response = respond(task, rx).await;
+    match response {
+        Respond::Json(outcome) => outcome_response(&state, outcome),
+        Respond::Sse(response) => response,
+        Respond::Cancelled => status_only(StatusCode::ACCEPTED),
+    }
+}
+
+/// Removes a legacy request from its session's cancellable set when its
+/// handler ends (or is aborted).
+struct InFlightEntry {
+    session: Arc<Session>,
+    key: String,
+}
+
+impl Drop for InFlightEntry {
+    fn drop(&mut self) {
+        self.session
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.key);
+    }
+}
+
+enum Respond {
+    Json(Outcome),
+    Sse(Response<Body>),
+    Cancelled,
+}
+
+/// JSON unless the handler sends a message before its response.
+async fn respond(
+    mut task: tokio::task::JoinHandle<Outcome>,
+    mut rx: mpsc::UnboundedReceiver<Value>,
+) -> Respond {
+    let guard = AbortOnDrop::new(task.abort_handle());
+    let first = tokio::select! {
+        biased;
+        message = rx.recv() => message,
+        outcome = &mut task => {
+            match (outcome, rx.try_recv()) {
+                (Ok(outcome), Err(_)) => {
+                    guard.disarm();
+                    return Respond::Json(outcome);
+                }
+                (Ok(outcome), Ok(message)) => {
+                    let (btx, brx) = mpsc::unbounded_channel();
+                    let _ = btx.send(sse_frame(&message));
+                    while let Ok(message) = rx.try_recv() {
+                        let _ = btx.send(sse_frame(&message));
+                    }
+                    if let Some(body) = outcome.body {
+                        let _ = btx.send(sse_frame(&body));
+                    }
+                    guard.disarm();
+                    return Respond::Sse(sse_response(brx, AbortOnDrop(None)));
+                }
+                (Err(_), _) => return Respond::Cancelled,
+            }
+        }
+    };
+    let Some(first) = first else {
+        return match task.await {
+            Ok(outcome) => Respond::Json(outcome),
+            Err(_) => Respond::Cancelled,
+        };
+    };
+    let (btx, brx) = mpsc::unbounded_channel::<Bytes>();
+    let _ = btx.send(sse_frame(&first));
+    let forwarder = tokio::spawn(async move {
+        let _guard = guard;
+        loop {
+            tokio::select! {
+                biased;
+                message = rx.recv() => match message {
+                    Some(message) => {
+                        if btx.send(sse_frame(&message)).is_err() {
+                            return;
+                        }
+                    }
+                    None => break,
+                },
+                outcome = &mut task => {
+                    while let Ok(message) = rx.try_recv() {
+                        let _ = btx.send(sse_frame(&message));
+                    }
+                    if let Ok(Outcome { body: Some(body), .. }) = outcome {
+                        let _ = btx.send(sse_frame(&body));
+                    }
+                    return;
+                }
+            }
+        }
+        if let Ok(Outcome {
+            body: Some(body), ..
+        }) = task.await
+        {
+            let _ = btx.send(sse_frame(&body));
+        }
+    });
+    Respond::Sse(sse_response(
+        brx,
+        AbortOnDrop::new(forwarder.abort_handle()),
+    ))
+}
+
+fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
+    let mut response = match &outcome.body {
+        Some(body) => json_response(outcome.http_status, body),
+        None => status_only(StatusCode::ACCEPTED),
+    };
+    if let Some(session) = outcome.new_legacy_session {
+        let id = state.new_session_id();
+        tracing::info!(session = %id, version = %session.protocol_version, "legacy session started");
+        state.sweep_sessions();
+        state
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                id.clone(),
+                Arc::new(Session {
+                    session,
+                    peer: ClientPeer::new(),
+                    last_seen: Mutex::new(Instant::now()),
+                    in_flight: Mutex::default(),
+                    stream: Mutex::default(),
+                }),
+            );
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert("mcp-session-id", value);
+        }
+    }
+    response
+}

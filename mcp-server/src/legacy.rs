@@ -1,0 +1,299 @@
+//! Legacy (2025-11-25 era) requests on a dual-era server: `initialize`,
+//! `ping`, `logging/setLevel`, `resources/subscribe` / `unsubscribe`, and a
+//! bridge that serves tools, resources, prompts and completion with the
+//! same handlers as the modern era.
+//!
+//! The bridge gives the handler a [`RequestContext`] built from the
+//! session (`protocolVersion` = the negotiated legacy version,
+//! `clientCapabilities` = those sent to `initialize`, `progressToken` from
+//! the request's `_meta`), then turns the modern result into its legacy
+//! shape: `resultType`, `ttlMs`, `cacheScope` and the `_meta` serverInfo
+//! are removed, and a resource-not-found `-32602` (with `data.uri`) on
+//! `resources/read` becomes `-32002`.
+//!
+//! An `input_required` result (MRTR) is fulfilled the 2025 way: each input
+//! request is sent to the client as a real JSON-RPC request on the
+//! request's stream, the answers are collected, and the handler is called
+//! again with `inputResponses` and `requestState`, until it completes (at
+//! most [`MAX_INPUT_ROUNDS`] rounds). A tool written once in MRTR style so
+//! works in both eras.
+
+use mcp_types::v2025_11_25 as legacy;
+use mcp_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
+use serde_json::{Map, Value, json};
+
+use crate::context::{LegacySession, MessageContext, RequestContext};
+use crate::declaration::ServerDeclaration;
+use crate::envelope::{Envelope, INITIALIZE, check_method, error_outcome, result_outcome};
+use crate::errors::{self, ErrorObject, LEGACY_RESOURCE_NOT_FOUND};
+use crate::outcome::Outcome;
+use crate::server::McpServer;
+
+/// How many `input_required` rounds the legacy bridge fulfils for one
+/// request before it gives up with `-32603`.
+pub const MAX_INPUT_ROUNDS: usize = 16;
+
+/// A legacy (2025-11-25 era) request on a dual-era server.
+pub(crate) async fn legacy_request<S: McpServer>(
+    server: &S,
+    declaration: &ServerDeclaration,
+    envelope: &Envelope<'_>,
+    message: &Value,
+    ctx: &MessageContext,
+) -> Outcome {
+    let id = &envelope.id;
+    if envelope.method == INITIALIZE {
+        return initialize(declaration, envelope);
+    }
+    let Some(session) = &ctx.legacy_session else {
+        return error_outcome(
+            Some(id),
+            errors::invalid_request("No legacy session: send initialize first"),
+        );
+    };
+    let caps = declaration.capabilities();
+    match envelope.method {
+        legacy::methods::PING => result_outcome(id, json!({})),
+        legacy::methods::LOGGING_SET_LEVEL => {
+            if caps.logging.is_none() {
+                return error_outcome(
+                    Some(id),
+                    errors::method_not_found("The server does not declare the logging capability"),
+                );
+            }
+            let level = envelope
+                .params
+                .and_then(|p| p.get("level"))
+                .cloned()
+                .map(serde_json::from_value::<LoggingLevel>);
+            match level {
+                Some(Ok(level)) => {
+                    session.set_log_level(level);
+                    result_outcome(id, json!({}))
+                }
+                _ => error_outcome(
+                    Some(id),
+                    errors::invalid_params("logging/setLevel needs a valid level"),
+                ),
+            }
+        }
+        legacy::methods::RESOURCES_SUBSCRIBE | legacy::methods::RESOURCES_UNSUBSCRIBE => {
+            if caps.resources.as_ref().and_then(|r| r.subscribe) != Some(true) {
+                return error_outcome(
+                    Some(id),
+                    errors::method_not_found("The server does not support resource subscriptions"),
+                );
+            }
+            let Some(uri) = envelope
+                .params
+                .and_then(|p| p.get("uri"))
+                .and_then(Value::as_str)
+            else {
+                return error_outcome(Some(id), errors::invalid_params("Missing params.uri"));
+            };
+            if envelope.method == legacy::methods::RESOURCES_SUBSCRIBE {
+                session.subscribe(uri.to_owned());
+            } else {
+                session.unsubscribe(uri);
+            }
+            result_outcome(id, json!({}))
+        }
+        methods::TOOLS_LIST
+        | methods::TOOLS_CALL
+        | methods::RESOURCES_LIST
+        | methods::RESOURCES_READ
+        | methods::RESOURCES_TEMPLATES_LIST
+        | methods::PROMPTS_LIST
+        | methods::PROMPTS_GET
+        | methods::COMPLETION_COMPLETE => {
+            if let Err(error) = check_method(declaration, envelope.method) {
+                return error_outcome(Some(id), error);
+            }
+            match bridge(server, envelope, message, session, ctx).await {
+                Ok(result) => result_outcome(id, legacy_result(result)),
+                Err(error) => error_outcome(Some(id), legacy_error(envelope.method, error)),
+            }
+        }
+        other => error_outcome(
+            Some(id),
+            errors::method_not_found(format!("Unknown method {other}")),
+        ),
+    }
+}
+
+fn initialize(declaration: &ServerDeclaration, envelope: &Envelope<'_>) -> Outcome {
+    let id = &envelope.id;
+    let params: legacy::InitializeRequestParams =
+        match envelope.params.cloned().map(serde_json::from_value) {
+            Some(Ok(params)) => params,
+            Some(Err(e)) => {
+                return error_outcome(
+                    Some(id),
+                    errors::invalid_params(format!("Invalid initialize params: {e}")),
+                );
+            }
+            None => {
+                return error_outcome(
+                    Some(id),
+                    errors::invalid_params("Missing initialize params"),
+                );
+            }
+        };
+    let Some(result) = declaration.initialize_result(&params.protocol_version) else {
+        return error_outcome(
+            Some(id),
+            errors::internal_error("This server serves no legacy version"),
+        );
+    };
+    let session = LegacySession::new(
+        result.protocol_version.clone(),
+        serde_json::to_value(&params.capabilities).unwrap_or(Value::Null),
+        serde_json::to_value(&params.client_info).unwrap_or(Value::Null),
+    );
+    match serde_json::to_value(result) {
+        Ok(result) => {
+            let mut outcome = result_outcome(id, result);
+            outcome.new_legacy_session = Some(session);
+            outcome
+        }
+        Err(e) => error_outcome(Some(id), errors::internal_error(e.to_string())),
+    }
+}
+
+/// Calls the modern handler for a legacy request, fulfilling
+/// `input_required` rounds with real server→client requests.
+async fn bridge<S: McpServer>(
+    server: &S,
+    envelope: &Envelope<'_>,
+    message: &Value,
+    session: &LegacySession,
+    ctx: &MessageContext,
+) -> Result<Value, ErrorObject> {
+    let mut params = match message.get("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(params)) => params.clone(),
+        Some(_) => return Err(errors::invalid_params("params must be an object")),
+    };
+    let legacy_meta = match params.remove("_meta") {
+        Some(Value::Object(meta)) => meta,
+        _ => Map::new(),
+    };
+    let mut meta = legacy_meta;
+    meta.insert(
+        "io.modelcontextprotocol/protocolVersion".into(),
+        json!(session.protocol_version),
+    );
+    let caps = match &session.client_capabilities {
+        Value::Object(caps) => Value::Object(caps.clone()),
+        _ => json!({}),
+    };
+    meta.insert("io.modelcontextprotocol/clientCapabilities".into(), caps);
+    let meta_value = Value::Object(meta);
+    let request_meta: RequestMetaObject = serde_json::from_value(meta_value.clone())
+        .map_err(|e| errors::invalid_params(format!("Invalid params._meta: {e}")))?;
+    params.insert("_meta".into(), meta_value);
+    let request_ctx = RequestContext {
+        id: envelope.id.clone(),
+        meta: request_meta,
+        legacy: Some(session.clone()),
+        sink: ctx.sink.clone(),
+        events: ctx.events.clone(),
+        peer: ctx.peer.clone(),
+        declaration: Some(S::declaration()),
+    };
+    for _ in 0..MAX_INPUT_ROUNDS {
+        let request_value = json!({
+            "jsonrpc": "2.0",
+            "id": message.get("id").cloned().unwrap_or(Value::Null),
+            "method": envelope.method,
+            "params": Value::Object(params.clone()),
+        });
+        let request: ClientRequest = serde_json::from_value(request_value).map_err(|e| {
+            errors::invalid_params(format!("Invalid params for {}: {e}", envelope.method))
+        })?;
+        let result = server.dispatch_capability(request, &request_ctx).await?;
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return Ok(result);
+        }
+        let responses = fulfil(&result, session, &request_ctx, ctx).await?;
+        params.insert("inputResponses".into(), Value::Object(responses));
+        match result.get("requestState") {
+            Some(state) => params.insert("requestState".into(), state.clone()),
+            None => params.remove("requestState"),
+        };
+    }
+    Err(errors::internal_error(format!(
+        "The request still needed input after {MAX_INPUT_ROUNDS} rounds"
+    )))
+}
+
+/// Sends each input request of an `input_required` result to the client
+/// and collects the answers by key.
+async fn fulfil(
+    result: &Value,
+    session: &LegacySession,
+    request_ctx: &RequestContext,
+    ctx: &MessageContext,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let (Some(sink), Some(peer)) = (request_ctx.sink(), &ctx.peer) else {
+        return Err(errors::internal_error(
+            "This transport cannot send requests to the client",
+        ));
+    };
+    let mut responses = Map::new();
+    let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+        return Ok(responses);
+    };
+    for (key, request) in requests {
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let capability = match method {
+            methods::SAMPLING_CREATE_MESSAGE => "sampling",
+            methods::ELICITATION_CREATE => "elicitation",
+            methods::ROOTS_LIST => "roots",
+            other => {
+                return Err(errors::internal_error(format!(
+                    "Unknown input request method {other}"
+                )));
+            }
+        };
+        if session.client_capabilities.get(capability).is_none() {
+            return Err(errors::missing_client_capability(json!({ capability: {} })));
+        }
+        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        let answer = peer.request(sink, method, params).await?;
+        responses.insert(key.clone(), answer);
+    }
+    Ok(responses)
+}
+
+/// The legacy shape of a modern result: no `resultType`, `ttlMs`,
+/// `cacheScope`, nor `_meta` serverInfo.
+pub fn legacy_result(mut result: Value) -> Value {
+    if let Value::Object(object) = &mut result {
+        object.remove("resultType");
+        object.remove("ttlMs");
+        object.remove("cacheScope");
+        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+            meta.remove("io.modelcontextprotocol/serverInfo");
+            if meta.is_empty() {
+                object.remove("_meta");
+            }
+        }
+    }
+    result
+}
+
+/// The legacy form of a handler error: resource-not-found is `-32002`.
+fn legacy_error(method: &str, mut error: ErrorObject) -> ErrorObject {
+    let has_uri = error.data.as_ref().and_then(|d| d.get("uri")).is_some();
+    if method == methods::RESOURCES_READ
+        && error.code == mcp_types::v2026_07_28::error_codes::INVALID_PARAMS_ERROR
+        && has_uri
+    {
+        error.code = LEGACY_RESOURCE_NOT_FOUND;
+    }
+    error
+}

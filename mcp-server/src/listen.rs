@@ -1,0 +1,135 @@
+//! `subscriptions/listen`: the long-lived request that carries server-wide
+//! events to a modern client. The acknowledgement comes first; every
+//! notification is tagged with the listen request's id as
+//! `_meta["io.modelcontextprotocol/subscriptionId"]`; only the types the
+//! filter asked for (and the server declared) are delivered.
+//!
+//! The request never completes on its own: it ends when the client cancels
+//! it (stdio `notifications/cancelled`, or closing the HTTP stream), which
+//! drops the handler. When the event hub is gone it ends with a
+//! `SubscriptionsListenResult`.
+
+use mcp_types::v2026_07_28::{
+    SubscriptionFilter, SubscriptionsListenRequestParams, meta_keys, methods,
+};
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::context::RequestContext;
+use crate::declaration::ServerDeclaration;
+use crate::errors::HandlerResult;
+use crate::events::ServerEvent;
+
+/// The part of `filter` this server honours, given its declared
+/// capabilities.
+pub fn honoured_filter(
+    declaration: &ServerDeclaration,
+    filter: &SubscriptionFilter,
+) -> SubscriptionFilter {
+    let caps = declaration.capabilities();
+    let tools = caps.tools.as_ref().and_then(|t| t.list_changed) == Some(true);
+    let prompts = caps.prompts.as_ref().and_then(|p| p.list_changed) == Some(true);
+    let resources_list = caps.resources.as_ref().and_then(|r| r.list_changed) == Some(true);
+    let subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
+    let mut out = SubscriptionFilter::new();
+    if tools && filter.tools_list_changed == Some(true) {
+        out.tools_list_changed = Some(true);
+    }
+    if prompts && filter.prompts_list_changed == Some(true) {
+        out.prompts_list_changed = Some(true);
+    }
+    if resources_list && filter.resources_list_changed == Some(true) {
+        out.resources_list_changed = Some(true);
+    }
+    if subscribe {
+        out.resource_subscriptions = filter.resource_subscriptions.clone();
+    }
+    out
+}
+
+fn wanted(filter: &SubscriptionFilter, event: &ServerEvent) -> Option<(&'static str, Value)> {
+    match event {
+        ServerEvent::ToolsListChanged if filter.tools_list_changed == Some(true) => {
+            Some((methods::NOTIFICATIONS_TOOLS_LIST_CHANGED, json!({})))
+        }
+        ServerEvent::PromptsListChanged if filter.prompts_list_changed == Some(true) => {
+            Some((methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED, json!({})))
+        }
+        ServerEvent::ResourcesListChanged if filter.resources_list_changed == Some(true) => {
+            Some((methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED, json!({})))
+        }
+        ServerEvent::ResourceUpdated(uri)
+            if filter
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|u| u == uri)) =>
+        {
+            Some((
+                methods::NOTIFICATIONS_RESOURCES_UPDATED,
+                json!({ "uri": uri }),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Serves one `subscriptions/listen` request on the request's sink.
+pub(crate) async fn listen(
+    declaration: &ServerDeclaration,
+    params: SubscriptionsListenRequestParams,
+    ctx: &RequestContext,
+) -> HandlerResult<Value> {
+    let subscription_id = serde_json::to_value(&ctx.id).unwrap_or(Value::Null);
+    let filter = honoured_filter(declaration, &params.notifications);
+    let mut events = ctx.events().map(|e| e.subscribe());
+    let tag = |mut params: Value| {
+        if let Value::Object(object) = &mut params {
+            object.insert(
+                "_meta".into(),
+                json!({ meta_keys::SUBSCRIPTION_ID: subscription_id.clone() }),
+            );
+        }
+        params
+    };
+    ctx.notify(
+        methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+        tag(json!({ "notifications": filter })),
+    );
+    match &mut events {
+        None => std::future::pending::<()>().await,
+        Some(events) => loop {
+            match events.recv().await {
+                Ok(event) => {
+                    if let Some((method, params)) = wanted(&filter, &event) {
+                        ctx.notify(method, tag(params));
+                    }
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            }
+        },
+    }
+    Ok(json!({
+        "resultType": "complete",
+        "_meta": { meta_keys::SUBSCRIPTION_ID: subscription_id },
+    }))
+}
+
+/// The legacy notification a legacy session gets for `event`: list
+/// changes when the server declared `listChanged` for that list, resource
+/// updates for URIs the session subscribed to. `None` when the session
+/// did not ask for it.
+pub fn legacy_notification(
+    declaration: &ServerDeclaration,
+    session: &crate::context::LegacySession,
+    event: &ServerEvent,
+) -> Option<Value> {
+    let mut all = SubscriptionFilter::new();
+    all.tools_list_changed = Some(true);
+    all.prompts_list_changed = Some(true);
+    all.resources_list_changed = Some(true);
+    all.resource_subscriptions = Some(session.subscriptions());
+    let filter = honoured_filter(declaration, &all);
+    let (method, params) = wanted(&filter, event)?;
+    Some(json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+}

@@ -1,0 +1,176 @@
+//! `Mcp-Param-{Name}` headers (HTTP, modern `tools/call`): a tool input
+//! property annotated `"x-mcp-header": "{Name}"` is mirrored into that
+//! header by the client, and the server checks the two agree (digest §6
+//! item 7).
+//!
+//! The annotations come from the server's own `tools/list` (all pages, up
+//! to [`MAX_PAGES`]). The map is cached on the declaration for the list's
+//! `ttlMs` when its `cacheScope` is `public`; a `private` list is read
+//! again on every call.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use mcp_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject};
+use serde_json::{Map, Value, json};
+
+use crate::context::{HttpHeaders, RequestContext};
+use crate::errors::{self, ErrorObject};
+use crate::headers::decode_header_value;
+use crate::server::McpServer;
+
+/// How many `tools/list` pages are read to find a tool's annotations.
+pub const MAX_PAGES: usize = 16;
+
+/// Tool name → (argument name, header suffix in lower case).
+type Annotations = HashMap<String, Vec<(String, String)>>;
+
+/// The cached annotations of one server type.
+#[derive(Debug, Default)]
+pub(crate) struct ParamHeaderCache {
+    entry: Mutex<Option<(Instant, Annotations)>>,
+}
+
+fn annotations_of(tools: &[Value], into: &mut Annotations) {
+    for tool in tools {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(properties) = tool
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        let pairs: Vec<(String, String)> = properties
+            .iter()
+            .filter_map(|(arg, schema)| {
+                let suffix = schema.get("x-mcp-header")?.as_str()?;
+                Some((arg.clone(), suffix.to_ascii_lowercase()))
+            })
+            .collect();
+        if !pairs.is_empty() {
+            into.insert(name.to_owned(), pairs);
+        }
+    }
+}
+
+async fn load<S: McpServer>(
+    server: &S,
+    ctx: &RequestContext,
+) -> Result<(Annotations, Option<Duration>), ErrorObject> {
+    let mut annotations = Annotations::new();
+    let mut cursor: Option<String> = None;
+    let mut ttl: Option<Duration> = None;
+    let mut public = true;
+    for _ in 0..MAX_PAGES {
+        let mut params = Map::new();
+        params.insert(
+            "_meta".into(),
+            serde_json::to_value(&ctx.meta).unwrap_or_else(|_| json!({})),
+        );
+        if let Some(cursor) = &cursor {
+            params.insert("cursor".into(), json!(cursor));
+        }
+        let request: ClientRequest = serde_json::from_value(json!({
+            "jsonrpc": "2.0", "id": "mcp-param-headers", "method": "tools/list", "params": params,
+        }))
+        .map_err(|e| errors::internal_error(format!("tools/list for header checks: {e}")))?;
+        let list_ctx = RequestContext::new(
+            RequestId::String("mcp-param-headers".into()),
+            ctx.meta.clone(),
+        );
+        let page = server.dispatch_capability(request, &list_ctx).await?;
+        if let Some(tools) = page.get("tools").and_then(Value::as_array) {
+            annotations_of(tools, &mut annotations);
+        }
+        public &= page.get("cacheScope").and_then(Value::as_str) == Some("public");
+        let page_ttl = page
+            .get("ttlMs")
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis);
+        ttl = match (ttl, page_ttl) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        cursor = page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    Ok((annotations, if public { ttl } else { None }))
+}
+
+/// Checks the `Mcp-Param-*` headers of a modern `tools/call` against its
+/// arguments.
+pub(crate) async fn check<S: McpServer>(
+    server: &S,
+    headers: &HttpHeaders,
+    params: Option<&Value>,
+    meta: &RequestMetaObject,
+) -> Result<(), ErrorObject> {
+    // A recognised header with bad characters is rejected whatever the body says.
+    let mut decoded = HashMap::new();
+    for (suffix, raw) in &headers.params {
+        let value = decode_header_value(raw).map_err(|reason| {
+            errors::header_mismatch(format!("Invalid Mcp-Param-{suffix} header: {reason}"))
+        })?;
+        decoded.insert(suffix.as_str(), value);
+    }
+    let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let cache = &S::declaration().param_headers;
+    let cached = {
+        let entry = cache.entry.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*entry {
+            Some((until, annotations)) if Instant::now() < *until => {
+                Some(annotations.get(tool).cloned())
+            }
+            _ => None,
+        }
+    };
+    let pairs = match cached {
+        Some(pairs) => pairs,
+        None => {
+            let ctx =
+                RequestContext::new(RequestId::String("mcp-param-headers".into()), meta.clone());
+            let (annotations, ttl) = load(server, &ctx).await?;
+            let pairs = annotations.get(tool).cloned();
+            if let Some(ttl) = ttl {
+                *cache.entry.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some((Instant::now() + ttl, annotations));
+            }
+            pairs
+        }
+    };
+    let Some(pairs) = pairs else {
+        return Ok(());
+    };
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (arg, suffix) in pairs {
+        let body = match arguments.and_then(|a| a.get(&arg)) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        match decoded.get(suffix.as_str()) {
+            None => {
+                return Err(errors::header_mismatch(format!(
+                    "Missing Mcp-Param-{suffix} header for argument {arg}"
+                )));
+            }
+            Some(value) if *value != body => {
+                return Err(errors::header_mismatch(format!(
+                    "Mcp-Param-{suffix} header does not match argument {arg}"
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}

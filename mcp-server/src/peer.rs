@@ -1,0 +1,144 @@
+//! The server's side of talking back to a client while a request runs: the
+//! per-request [`Sink`] (notifications, and server→client requests in
+//! legacy sessions) and the [`ClientPeer`] that matches the client's
+//! responses to those requests.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use crate::errors::{self, ErrorObject};
+
+/// Where a request's own messages go: the transport writes each value as
+/// one JSON-RPC message on the request's stream (a stdout line, an SSE
+/// event of the POST response).
+pub type Sink = Arc<dyn Fn(Value) + Send + Sync>;
+
+type Pending = HashMap<String, oneshot::Sender<Result<Value, ErrorObject>>>;
+
+/// The client side of a stdio process or a legacy HTTP session:
+/// server→client requests (legacy `sampling/createMessage`,
+/// `elicitation/create`, `roots/list`) wait here for the client's response,
+/// which the transport hands to [`deliver`](Self::deliver).
+///
+/// Clones share the same pending requests.
+#[derive(Clone, Default)]
+pub struct ClientPeer {
+    inner: Arc<PeerInner>,
+}
+
+#[derive(Default)]
+struct PeerInner {
+    next_id: AtomicI64,
+    pending: Mutex<Pending>,
+}
+
+impl std::fmt::Debug for ClientPeer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientPeer")
+            .field("pending", &self.pending().len())
+            .finish()
+    }
+}
+
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// Whether `message` is a JSON-RPC response (an `id` with `result` or
+/// `error`, and no `method`): what a client sends back to a server→client
+/// request.
+pub fn is_response(message: &Value) -> bool {
+    message.as_object().is_some_and(|o| {
+        !o.contains_key("method")
+            && o.contains_key("id")
+            && (o.contains_key("result") || o.contains_key("error"))
+    })
+}
+
+impl ClientPeer {
+    /// A peer with no pending requests.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sends a server→client request through `sink` and waits for the
+    /// client's response: its `result`, or its `error`. Fails with `-32603`
+    /// when the peer is closed before the response arrives.
+    pub async fn request(
+        &self,
+        sink: &Sink,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ErrorObject> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = json!(format!("srv-{id}"));
+        let (tx, rx) = oneshot::channel();
+        self.pending().insert(key(&id), tx);
+        let guard = RemoveOnDrop {
+            peer: self,
+            key: key(&id),
+        };
+        sink(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let answer = rx.await;
+        drop(guard);
+        answer.unwrap_or_else(|_| {
+            Err(errors::internal_error(format!(
+                "The client connection closed before it answered {method}"
+            )))
+        })
+    }
+
+    /// Hands a client's JSON-RPC response to the request waiting for it.
+    /// Returns `false` when no request waits for that id.
+    pub fn deliver(&self, message: &Value) -> bool {
+        let Some(object) = message.as_object() else {
+            return false;
+        };
+        let Some(id) = object.get("id") else {
+            return false;
+        };
+        let Some(tx) = self.pending().remove(&key(id)) else {
+            return false;
+        };
+        let answer = match (object.get("result"), object.get("error")) {
+            (Some(result), _) => Ok(result.clone()),
+            (None, Some(error)) => {
+                Err(serde_json::from_value(error.clone()).unwrap_or_else(|_| {
+                    errors::internal_error("The client answered with a malformed error")
+                }))
+            }
+            (None, None) => Err(errors::internal_error(
+                "The client answered with neither result nor error",
+            )),
+        };
+        let _ = tx.send(answer);
+        true
+    }
+
+    /// Fails every pending request (the connection or session ended).
+    pub fn close(&self) {
+        self.pending().clear();
+    }
+}
+
+struct RemoveOnDrop<'a> {
+    peer: &'a ClientPeer,
+    key: String,
+}
+
+impl Drop for RemoveOnDrop<'_> {
+    fn drop(&mut self) {
+        self.peer.pending().remove(&self.key);
+    }
+}

@@ -1,0 +1,111 @@
+//! Runtime additions of issue 4 through the entry point: declared cache
+//! defaults, the legacy bridge's result shape, log gating.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::sync::{Arc, Mutex};
+
+use mcp_server::mcp_types::v2026_07_28::*;
+use mcp_server::{
+    HandlerResult, LegacySession, McpServer, MessageContext, RequestContext, ToolsHandler,
+};
+use serde_json::{Value, json};
+
+#[derive(McpServer)]
+#[mcp(name = "cached", version = "1.0.0", tools, logging, cache(ttl_ms = 1234, scope = "public"), versions(legacy = ["2025-11-25"]))]
+struct Cached;
+
+impl ToolsHandler for Cached {
+    async fn list_tools(
+        &self,
+        _: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        let tool = Tool::new(ToolInputSchema::new(), "t".into());
+        Ok(ListToolsResult::new(
+            ctx.cache_scope(),
+            vec![tool],
+            ctx.cache_ttl_ms(),
+        ))
+    }
+    async fn call_tool(
+        &self,
+        _: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<CallToolResultResponseResult> {
+        ctx.log(LoggingLevel::Debug, "debug line");
+        ctx.log(LoggingLevel::Error, "error line");
+        let text = TextContent::new("done".into());
+        Ok(CallToolResult::new(vec![ContentBlock::TextContent(text)]).into())
+    }
+}
+
+fn request(method: &str, meta_extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    for (k, v) in meta_extra.as_object().unwrap() {
+        meta[k] = v.clone();
+    }
+    json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"name":"t","_meta":meta}})
+}
+
+fn run<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+#[test]
+fn declared_cache_defaults_reach_list_results() {
+    let outcome =
+        run(Cached.handle_value(request("tools/list", json!({})), &MessageContext::stdio()));
+    let result = &outcome.body.unwrap()["result"];
+    assert_eq!(
+        (result["ttlMs"].clone(), result["cacheScope"].clone()),
+        (json!(1234), json!("public"))
+    );
+}
+
+fn collect() -> (Arc<Mutex<Vec<Value>>>, MessageContext) {
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let ctx = MessageContext::stdio().with_sink(move |m| sink.lock().unwrap().push(m));
+    (seen, ctx)
+}
+
+#[test]
+fn logs_only_when_asked_and_at_or_above_the_level() {
+    let (seen, ctx) = collect();
+    run(Cached.handle_value(request("tools/call", json!({})), &ctx));
+    assert!(seen.lock().unwrap().is_empty());
+    let (seen, ctx) = collect();
+    let asked = request(
+        "tools/call",
+        json!({"io.modelcontextprotocol/logLevel": "warning"}),
+    );
+    run(Cached.handle_value(asked, &ctx));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        seen[0]["params"],
+        json!({"level": "error", "data": "error line"})
+    );
+}
+
+#[test]
+fn legacy_results_lose_modern_fields() {
+    let session = LegacySession::new(
+        "2025-11-25".into(),
+        json!({}),
+        json!({"name":"c","version":"1"}),
+    );
+    let ctx = MessageContext::stdio().with_legacy_session(session);
+    let listed =
+        run(Cached.handle_value(json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}), &ctx));
+    assert_eq!(
+        listed.body.unwrap(),
+        json!({"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}})
+    );
+}
