@@ -14,8 +14,8 @@
 #      http-standard-headers and tools_call at 2026-07-28, with
 #      --command "<mcp-probe> conformance".
 #
-# TODO(runtime issue): add our own `mcp-everything` server (stdio and HTTP,
-# each era forced) once the server runtime lands; it does not exist yet.
+#   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
+#      must give modern, legacy must give legacy.
 #
 # Needs the peers: run interop/install-peers.sh once (it writes
 # target/peers/env.sh). Prints one line per check and a final
@@ -33,8 +33,9 @@ fi
 source "$ENV_SH"
 
 cd "$REPO_ROOT"
-cargo build -q -p mcp-probe || { echo "client-peers: building mcp-probe failed" >&2; exit 2; }
+cargo build -q -p mcp-probe -p mcp-everything || { echo "client-peers: building mcp-probe or mcp-everything failed" >&2; exit 2; }
 PROBE="$REPO_ROOT/target/debug/mcp-probe"
+OURS="$REPO_ROOT/target/debug/mcp-everything"
 EVERYTHING="$PEERS_NPM_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 PY_SERVER="$SCRIPT_DIR/python_mcpserver.py"
 SILENT="$SCRIPT_DIR/silent_server.py"
@@ -117,6 +118,25 @@ if wait_port "$PORT"; then
   expect "python http legacy" legacy --era legacy "${ADD[@]}" --url "$URL"
 else
   fail "python http" "the server did not start (see its log below)"; cat "$WORK/py-http.log"
+fi
+
+SIMPLE=(--call test_simple_text)
+echo "== our mcp-everything (dual era), stdio"
+expect "mcp-everything stdio auto"   modern --era auto   "${SIMPLE[@]}" -- "$OURS" stdio
+expect "mcp-everything stdio modern" modern --era modern "${SIMPLE[@]}" -- "$OURS" stdio
+expect "mcp-everything stdio legacy" legacy --era legacy "${SIMPLE[@]}" -- "$OURS" stdio
+
+echo "== our mcp-everything (dual era), Streamable HTTP"
+PORT="$(free_port)"
+"$OURS" http --listen "127.0.0.1:$PORT" >"$WORK/ours-http.log" 2>&1 &
+PIDS+=($!)
+if wait_port "$PORT"; then
+  URL="http://127.0.0.1:$PORT/mcp"
+  expect "mcp-everything http auto"   modern --era auto   "${SIMPLE[@]}" --url "$URL"
+  expect "mcp-everything http modern" modern --era modern "${SIMPLE[@]}" --url "$URL"
+  expect "mcp-everything http legacy" legacy --era legacy "${SIMPLE[@]}" --url "$URL"
+else
+  fail "mcp-everything http" "the server did not start"; cat "$WORK/ours-http.log"
 fi
 
 SUM=(--call get-sum --args '{"a":2,"b":3}')
