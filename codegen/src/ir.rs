@@ -143,6 +143,9 @@ pub enum Shape {
         required: Vec<String>,
         /// Every key the schema names.
         known: Vec<String>,
+        /// Object-typed properties whose own required keys and consts help
+        /// tell variants apart (`items` of the multi-select enum schemas).
+        nested: Vec<Nested>,
     },
     /// A JSON array.
     Array,
@@ -154,6 +157,17 @@ pub enum Shape {
     Number,
     /// `true` or `false`.
     Boolean,
+}
+
+/// An object-typed property of a variant and the keys its value must have.
+#[derive(Debug, Clone)]
+pub struct Nested {
+    /// The JSON key of the property.
+    pub key: String,
+    /// Consts of the nested object.
+    pub tags: Vec<Tag>,
+    /// Required keys of the nested object.
+    pub required: Vec<String>,
 }
 
 /// A discriminating key of an object variant.
@@ -228,6 +242,7 @@ impl Ir {
                 tags: Vec::new(),
                 required: Vec::new(),
                 known: Vec::new(),
+                nested: Vec::new(),
             },
             TypeRef::Value | TypeRef::Nullable(_) => {
                 return Err(Error::new("a union member accepts any JSON value or null"));
@@ -244,6 +259,27 @@ impl Ir {
     }
 
     fn struct_shape(&self, s: &Struct) -> Shape {
+        let mut nested = Vec::new();
+        for field in &s.fields {
+            let FieldKind::Value(ty) = &field.kind else {
+                continue;
+            };
+            let TypeRef::Named(name) = self.resolve(ty) else {
+                continue;
+            };
+            let Some(Kind::Struct(inner)) = self.types.get(name).map(|t| &t.kind) else {
+                continue;
+            };
+            let tags = const_tags(inner);
+            let required = required_keys(inner);
+            if !tags.is_empty() || !required.is_empty() {
+                nested.push(Nested {
+                    key: field.json_name.clone(),
+                    tags,
+                    required,
+                });
+            }
+        }
         let mut tags = Vec::new();
         for field in &s.fields {
             let values = match &field.kind {
@@ -277,15 +313,37 @@ impl Ir {
         }
         Shape::Object {
             tags,
-            required: s
-                .fields
-                .iter()
-                .filter(|f| f.required)
-                .map(|f| f.json_name.clone())
-                .collect(),
+            required: required_keys(s),
             known: s.fields.iter().map(|f| f.json_name.clone()).collect(),
+            nested,
         }
     }
+}
+
+fn required_keys(s: &Struct) -> Vec<String> {
+    s.fields
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| f.json_name.clone())
+        .collect()
+}
+
+/// The consts of a struct as tags (for nested shapes).
+fn const_tags(s: &Struct) -> Vec<Tag> {
+    s.fields
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FieldKind::Const {
+                value,
+                absent_allowed,
+            } => Some(Tag {
+                key: f.json_name.clone(),
+                values: vec![value.clone()],
+                required: f.required && !absent_allowed,
+            }),
+            FieldKind::Value(_) => None,
+        })
+        .collect()
 }
 
 fn doc_of(schema: &Value) -> Option<String> {

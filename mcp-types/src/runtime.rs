@@ -278,6 +278,8 @@ pub enum ShapeKind {
         required: &'static [&'static str],
         /// Every key the schema names.
         known: &'static [&'static str],
+        /// Object-typed properties and the keys their values must have.
+        nested: &'static [NestedShape],
     },
     /// An array.
     Array,
@@ -289,6 +291,36 @@ pub enum ShapeKind {
     Number,
     /// A boolean.
     Boolean,
+}
+
+/// An object-typed property of a variant and what its value must hold.
+#[derive(Debug)]
+pub struct NestedShape {
+    /// The property's key.
+    pub key: &'static str,
+    /// Consts of the nested object.
+    pub tags: &'static [TagShape],
+    /// Required keys of the nested object.
+    pub required: &'static [&'static str],
+}
+
+impl NestedShape {
+    fn accepts(&self, map: &serde_json::Map<String, Value>) -> bool {
+        match map.get(self.key) {
+            Some(Value::Object(inner)) => {
+                tags_accept(self.tags, inner)
+                    && self.required.iter().all(|k| inner.contains_key(*k))
+            }
+            _ => false,
+        }
+    }
+}
+
+fn tags_accept(tags: &[TagShape], map: &serde_json::Map<String, Value>) -> bool {
+    tags.iter().all(|tag| match map.get(tag.key) {
+        Some(v) => tag.values.iter().any(|c| c.matches(v)),
+        None => !tag.required,
+    })
 }
 
 /// A discriminating key of an object variant.
@@ -305,8 +337,10 @@ pub struct TagShape {
 /// Picks the variant of `shape` that `value` belongs to, from its JSON kind
 /// and, for objects, its discriminating keys: the variants whose tags accept
 /// the object; among several, the one whose required keys are all present,
-/// then the one with more required keys, then the one that names more of the
-/// present keys, then the earlier one. No variant is tried and backtracked.
+/// then the one whose object-typed properties hold their own required keys
+/// and consts, then the one with more required keys, then the one that names
+/// more of the present keys, then the earlier one. No variant is tried and
+/// backtracked.
 pub fn select(value: &Value, shape: &UnionShape) -> Result<usize, String> {
     let wanted = |f: fn(&ShapeKind) -> bool| shape.variants.iter().position(|v| f(&v.kind));
     let found = match value {
@@ -333,27 +367,25 @@ fn select_object(
     map: &serde_json::Map<String, Value>,
     shape: &UnionShape,
 ) -> Result<usize, String> {
-    let mut best: Option<(usize, (bool, usize, usize))> = None;
+    let mut best: Option<(usize, (bool, usize, usize, usize))> = None;
     let mut candidates = 0;
     for (index, variant) in shape.variants.iter().enumerate() {
         let ShapeKind::Object {
             tags,
             required,
             known,
+            nested,
         } = &variant.kind
         else {
             continue;
         };
-        let tags_accept = tags.iter().all(|tag| match map.get(tag.key) {
-            Some(v) => tag.values.iter().any(|c| c.matches(v)),
-            None => !tag.required,
-        });
-        if !tags_accept {
+        if !tags_accept(tags, map) {
             continue;
         }
         candidates += 1;
         let rank = (
             required.iter().all(|k| map.contains_key(*k)),
+            nested.iter().filter(|n| n.accepts(map)).count(),
             required.len(),
             map.keys().filter(|k| known.contains(&k.as_str())).count(),
         );

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
-use crate::ir::{Shape, TypeDef, TypeRef, Union, Variant};
+use crate::ir::{Shape, Tag, TypeDef, TypeRef, Union, Variant};
 use crate::naming::field_name;
 
 pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
@@ -259,6 +259,17 @@ fn scalar_deserialize(ctx: &Ctx<'_>, type_name: &str, u: &Union) -> TokenStream 
     }
 }
 
+fn tag_shapes(rt: &TokenStream, tags: &[Tag]) -> Vec<TokenStream> {
+    tags.iter()
+        .map(|t| {
+            let key = &t.key;
+            let values = t.values.iter().map(|value| const_tokens(rt, value));
+            let required = t.required;
+            quote! { #rt::TagShape { key: #key, values: &[#(#values),*], required: #required } }
+        })
+        .collect()
+}
+
 fn dispatch_deserialize(ctx: &Ctx<'_>, type_name: &str, u: &Union) -> TokenStream {
     let rt = &ctx.rt;
     let shapes = u.variants.iter().map(|v| {
@@ -268,18 +279,21 @@ fn dispatch_deserialize(ctx: &Ctx<'_>, type_name: &str, u: &Union) -> TokenStrea
                 tags,
                 required,
                 known,
+                nested,
             } => {
-                let tags = tags.iter().map(|t| {
-                    let key = &t.key;
-                    let values = t.values.iter().map(|value| const_tokens(rt, value));
-                    let required = t.required;
-                    quote! { #rt::TagShape { key: #key, values: &[#(#values),*], required: #required } }
+                let tags = tag_shapes(rt, tags);
+                let nested = nested.iter().map(|n| {
+                    let key = &n.key;
+                    let tags = tag_shapes(rt, &n.tags);
+                    let required = &n.required;
+                    quote! { #rt::NestedShape { key: #key, tags: &[#(#tags),*], required: &[#(#required),*] } }
                 });
                 quote! {
                     #rt::ShapeKind::Object {
                         tags: &[#(#tags),*],
                         required: &[#(#required),*],
                         known: &[#(#known),*],
+                        nested: &[#(#nested),*],
                     }
                 }
             }

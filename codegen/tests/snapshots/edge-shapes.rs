@@ -157,6 +157,7 @@ impl<'de> ::serde::Deserialize<'de> for Answer {
                         tags: &[],
                         required: &["roots"],
                         known: &["roots"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -661,6 +662,7 @@ impl<'de> ::serde::Deserialize<'de> for Message {
                             "mode",
                             "ratio",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -683,6 +685,7 @@ impl<'de> ::serde::Deserialize<'de> for Message {
                         ],
                         required: &["method"],
                         known: &["detail", "level", "method"],
+                        nested: &[],
                     },
                 },
             ],

@@ -3215,6 +3215,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3234,6 +3235,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3253,6 +3255,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["progress", "progressToken"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3272,6 +3281,19 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &[
+                                    "createdAt",
+                                    "lastUpdatedAt",
+                                    "status",
+                                    "taskId",
+                                    "ttl",
+                                ],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3293,6 +3315,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
             ],
@@ -3637,6 +3660,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["capabilities", "clientInfo", "protocolVersion"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3656,6 +3686,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3675,6 +3706,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3694,6 +3726,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3713,6 +3746,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["uri"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3732,6 +3772,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["uri"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3751,6 +3798,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["uri"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3770,6 +3824,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3789,6 +3844,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["name"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3808,6 +3870,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3827,6 +3890,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["name"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3846,6 +3916,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["taskId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3865,6 +3942,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["taskId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3884,6 +3968,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["taskId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3903,6 +3994,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3922,6 +4014,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["level"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3941,6 +4040,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["argument", "ref"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -4292,6 +4398,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                         tags: &[],
                         required: &[],
                         known: &["_meta"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4327,6 +4434,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                             "taskId",
                             "ttl",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4335,6 +4443,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                         tags: &[],
                         required: &[],
                         known: &["_meta"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4370,6 +4479,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                             "taskId",
                             "ttl",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4378,6 +4488,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                         tags: &[],
                         required: &["tasks"],
                         known: &["_meta", "nextCursor", "tasks"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4395,6 +4506,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                         ],
                         required: &["content", "model", "role"],
                         known: &["_meta", "content", "model", "role", "stopReason"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4403,6 +4515,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                         tags: &[],
                         required: &["roots"],
                         known: &["_meta", "roots"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4421,6 +4534,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
                         ],
                         required: &["action"],
                         known: &["_meta", "action", "content"],
+                        nested: &[],
                     },
                 },
             ],
@@ -5033,6 +5147,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                         ],
                         required: &["name", "type"],
                         known: &["name", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -5047,6 +5162,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                         ],
                         required: &["type", "uri"],
                         known: &["type", "uri"],
+                        nested: &[],
                     },
                 },
             ],
@@ -5407,6 +5523,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -5421,6 +5538,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -5435,6 +5553,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -5460,6 +5579,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                             "type",
                             "uri",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -5474,6 +5594,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["resource", "type"],
                         known: &["_meta", "annotations", "resource", "type"],
+                        nested: &[],
                     },
                 },
             ],
@@ -6676,6 +6797,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                             "task",
                             "url",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -6690,6 +6812,19 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                         ],
                         required: &["message", "requestedSchema"],
                         known: &["_meta", "message", "mode", "requestedSchema", "task"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "requestedSchema",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("object")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["properties", "type"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -7564,6 +7699,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
                         tags: &[],
                         required: &["text", "uri"],
                         known: &["_meta", "mimeType", "text", "uri"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -7572,6 +7708,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
                         tags: &[],
                         required: &["blob", "uri"],
                         known: &["_meta", "blob", "mimeType", "uri"],
+                        nested: &[],
                     },
                 },
             ],
@@ -7732,6 +7869,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                         ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -7746,6 +7884,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                         ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -7767,6 +7906,19 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                             "minItems",
                             "title",
                             "type",
+                        ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("string")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["enum", "type"],
+                            },
                         ],
                     },
                 },
@@ -7790,6 +7942,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                             "title",
                             "type",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[],
+                                required: &["anyOf"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -7811,6 +7970,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -10068,6 +10228,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -10082,6 +10243,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -10096,6 +10258,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -10110,6 +10273,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "error",
+                                tags: &[],
+                                required: &["code", "message"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -10479,6 +10649,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                         ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -10493,6 +10664,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                         ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "error",
+                                tags: &[],
+                                required: &["code", "message"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -12745,6 +12923,19 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                             "title",
                             "type",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("string")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["enum", "type"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -12766,6 +12957,13 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                             "minItems",
                             "title",
                             "type",
+                        ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[],
+                                required: &["anyOf"],
+                            },
                         ],
                     },
                 },
@@ -13727,6 +13925,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13751,6 +13950,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13765,6 +13965,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                         ],
                         required: &["type"],
                         known: &["default", "description", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13779,6 +13980,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                         ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13793,6 +13995,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                         ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13814,6 +14017,19 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "minItems",
                             "title",
                             "type",
+                        ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("string")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["enum", "type"],
+                            },
                         ],
                     },
                 },
@@ -13837,6 +14053,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[],
+                                required: &["anyOf"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -13858,6 +14081,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -15322,6 +15546,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
                         tags: &[],
                         required: &["text", "uri"],
                         known: &["_meta", "mimeType", "text", "uri"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -15330,6 +15555,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
                         tags: &[],
                         required: &["blob", "uri"],
                         known: &["_meta", "blob", "mimeType", "uri"],
+                        nested: &[],
                     },
                 },
             ],
@@ -17571,6 +17797,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17585,6 +17812,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17599,6 +17827,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17613,6 +17842,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17634,6 +17864,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                             "toolUseId",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17837,6 +18068,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17851,6 +18083,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17865,6 +18098,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17879,6 +18113,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -17900,6 +18135,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                             "toolUseId",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -18911,6 +19147,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18930,6 +19167,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["progress", "progressToken"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -18951,6 +19195,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18972,6 +19217,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["uri"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -18993,6 +19245,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19014,6 +19267,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19033,6 +19287,19 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &[
+                                    "createdAt",
+                                    "lastUpdatedAt",
+                                    "status",
+                                    "taskId",
+                                    "ttl",
+                                ],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19052,6 +19319,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["data", "level"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19073,6 +19347,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["elicitationId"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -19369,6 +19650,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19388,6 +19670,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["taskId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19407,6 +19696,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["taskId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19426,6 +19722,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["taskId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19445,6 +19748,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19464,6 +19768,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["maxTokens", "messages"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19483,6 +19794,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19502,6 +19814,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
             ],
@@ -19813,6 +20126,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &[],
                         known: &["_meta"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19827,6 +20141,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "protocolVersion",
                             "serverInfo",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "serverInfo",
+                                tags: &[],
+                                required: &["name", "version"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19835,6 +20156,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["resources"],
                         known: &["_meta", "nextCursor", "resources"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19843,6 +20165,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["resourceTemplates"],
                         known: &["_meta", "nextCursor", "resourceTemplates"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19851,6 +20174,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["contents"],
                         known: &["_meta", "contents"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19859,6 +20183,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["prompts"],
                         known: &["_meta", "nextCursor", "prompts"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19867,6 +20192,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["messages"],
                         known: &["_meta", "description", "messages"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19875,6 +20201,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["tools"],
                         known: &["_meta", "nextCursor", "tools"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19883,6 +20210,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["content"],
                         known: &["_meta", "content", "isError", "structuredContent"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19918,6 +20246,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "taskId",
                             "ttl",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19926,6 +20255,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &[],
                         known: &["_meta"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19961,6 +20291,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "taskId",
                             "ttl",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19969,6 +20300,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["tasks"],
                         known: &["_meta", "nextCursor", "tasks"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19977,6 +20309,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["completion"],
                         known: &["_meta", "completion"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "completion",
+                                tags: &[],
+                                required: &["values"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -20442,6 +20781,7 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                         ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -20456,6 +20796,7 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                         ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
+                        nested: &[],
                     },
                 },
             ],

@@ -1959,6 +1959,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
                         ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -1979,6 +1980,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
                             "resultType",
                             "structuredContent",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -2899,6 +2901,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -2918,6 +2927,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -2937,6 +2953,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -2956,6 +2979,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta", "uri"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -2975,6 +3005,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta", "notifications"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -2994,6 +3031,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3013,6 +3057,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta", "name"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3032,6 +3083,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3051,6 +3109,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta", "name"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -3070,6 +3135,13 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
                         ],
                         required: &["id", "jsonrpc", "method", "params"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["_meta", "argument", "ref"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -3710,6 +3782,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                         ],
                         required: &["name", "type"],
                         known: &["name", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -3724,6 +3797,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
                         ],
                         required: &["type", "uri"],
                         known: &["type", "uri"],
+                        nested: &[],
                     },
                 },
             ],
@@ -4196,6 +4270,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4210,6 +4285,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4224,6 +4300,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4249,6 +4326,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                             "type",
                             "uri",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -4263,6 +4341,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
                         ],
                         required: &["resource", "type"],
                         known: &["_meta", "annotations", "resource", "type"],
+                        nested: &[],
                     },
                 },
             ],
@@ -5690,6 +5769,19 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                         ],
                         required: &["message", "requestedSchema"],
                         known: &["message", "mode", "requestedSchema"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "requestedSchema",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("object")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["properties", "type"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -5704,6 +5796,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
                         ],
                         required: &["message", "mode", "url"],
                         known: &["message", "mode", "url"],
+                        nested: &[],
                     },
                 },
             ],
@@ -6305,6 +6398,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
                         tags: &[],
                         required: &["text", "uri"],
                         known: &["_meta", "mimeType", "text", "uri"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -6313,6 +6407,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
                         tags: &[],
                         required: &["blob", "uri"],
                         known: &["_meta", "blob", "mimeType", "uri"],
+                        nested: &[],
                     },
                 },
             ],
@@ -6473,6 +6568,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                         ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -6487,6 +6583,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                         ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -6508,6 +6605,19 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                             "minItems",
                             "title",
                             "type",
+                        ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("string")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["enum", "type"],
+                            },
                         ],
                     },
                 },
@@ -6531,6 +6641,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                             "title",
                             "type",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[],
+                                required: &["anyOf"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -6552,6 +6669,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -7302,6 +7420,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
                         ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -7316,6 +7435,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
                         ],
                         required: &["messages", "resultType"],
                         known: &["_meta", "description", "messages", "resultType"],
+                        nested: &[],
                     },
                 },
             ],
@@ -8161,6 +8281,13 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
                         ],
                         required: &["method", "params"],
                         known: &["method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["maxTokens", "messages"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -8175,6 +8302,7 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
                         ],
                         required: &["method"],
                         known: &["method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -8189,6 +8317,7 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
                         ],
                         required: &["method", "params"],
                         known: &["method", "params"],
+                        nested: &[],
                     },
                 },
             ],
@@ -8466,6 +8595,7 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
                         ],
                         required: &["content", "model", "role"],
                         known: &["_meta", "content", "model", "role", "stopReason"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -8474,6 +8604,7 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
                         tags: &[],
                         required: &["roots"],
                         known: &["roots"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -8492,6 +8623,7 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
                         ],
                         required: &["action"],
                         known: &["action", "content"],
+                        nested: &[],
                     },
                 },
             ],
@@ -9195,6 +9327,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["id", "jsonrpc", "method"],
                         known: &["id", "jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -9209,6 +9342,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -9223,6 +9357,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "result",
+                                tags: &[],
+                                required: &["resultType"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -9237,6 +9378,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
                         ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "error",
+                                tags: &[],
+                                required: &["code", "message"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -9606,6 +9754,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                         ],
                         required: &["id", "jsonrpc", "result"],
                         known: &["id", "jsonrpc", "result"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "result",
+                                tags: &[],
+                                required: &["resultType"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -9620,6 +9775,13 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
                         ],
                         required: &["error", "jsonrpc"],
                         known: &["error", "id", "jsonrpc"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "error",
+                                tags: &[],
+                                required: &["code", "message"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -12739,6 +12901,19 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                             "title",
                             "type",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("string")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["enum", "type"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -12760,6 +12935,13 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
                             "minItems",
                             "title",
                             "type",
+                        ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[],
+                                required: &["anyOf"],
+                            },
                         ],
                     },
                 },
@@ -13815,6 +13997,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13839,6 +14022,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13853,6 +14037,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                         ],
                         required: &["type"],
                         known: &["default", "description", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13867,6 +14052,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                         ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13881,6 +14067,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                         ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -13902,6 +14089,19 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "minItems",
                             "title",
                             "type",
+                        ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[
+                                    __rt::TagShape {
+                                        key: "type",
+                                        values: &[__rt::Const::Str("string")],
+                                        required: true,
+                                    },
+                                ],
+                                required: &["enum", "type"],
+                            },
                         ],
                     },
                 },
@@ -13925,6 +14125,13 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "items",
+                                tags: &[],
+                                required: &["anyOf"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -13946,6 +14153,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
                             "title",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -15485,6 +15693,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
                         tags: &[],
                         required: &["text", "uri"],
                         known: &["_meta", "mimeType", "text", "uri"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -15493,6 +15702,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
                         tags: &[],
                         required: &["blob", "uri"],
                         known: &["_meta", "blob", "mimeType", "uri"],
+                        nested: &[],
                     },
                 },
             ],
@@ -15728,6 +15938,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
                         ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -15756,6 +15967,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
                             "resultType",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -18002,6 +18214,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18016,6 +18229,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18030,6 +18244,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18044,6 +18259,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                         ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18065,6 +18281,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
                             "toolUseId",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18268,6 +18485,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["text", "type"],
                         known: &["_meta", "annotations", "text", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18282,6 +18500,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18296,6 +18515,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["data", "mimeType", "type"],
                         known: &["_meta", "annotations", "data", "mimeType", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18310,6 +18530,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                         ],
                         required: &["id", "input", "name", "type"],
                         known: &["_meta", "id", "input", "name", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -18331,6 +18552,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
                             "toolUseId",
                             "type",
                         ],
+                        nested: &[],
                     },
                 },
             ],
@@ -19047,6 +19269,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["requestId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19066,6 +19295,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["progress", "progressToken"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19087,6 +19323,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19108,6 +19345,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["notifications"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19129,6 +19373,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["uri"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19150,6 +19401,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19171,6 +19423,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19190,6 +19443,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
                         ],
                         required: &["jsonrpc", "method", "params"],
                         known: &["jsonrpc", "method", "params"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "params",
+                                tags: &[],
+                                required: &["data", "level"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -19494,6 +19754,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         tags: &[],
                         required: &["resultType"],
                         known: &["_meta", "resultType"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19508,6 +19769,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         ],
                         required: &["resultType"],
                         known: &["_meta", "inputRequests", "requestState", "resultType"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19544,6 +19806,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "supportedVersions",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19573,6 +19836,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "resultType",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19607,6 +19871,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "resultType",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19635,6 +19900,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "resultType",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19649,6 +19915,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         ],
                         required: &["_meta", "resultType"],
                         known: &["_meta", "resultType"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "_meta",
+                                tags: &[],
+                                required: &["io.modelcontextprotocol/subscriptionId"],
+                            },
+                        ],
                     },
                 },
                 __rt::VariantShape {
@@ -19678,6 +19951,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "resultType",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19692,6 +19966,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         ],
                         required: &["messages", "resultType"],
                         known: &["_meta", "description", "messages", "resultType"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19721,6 +19996,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "tools",
                             "ttlMs",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19741,6 +20017,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                             "resultType",
                             "structuredContent",
                         ],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -19755,6 +20032,13 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
                         ],
                         required: &["completion", "resultType"],
                         known: &["_meta", "completion", "resultType"],
+                        nested: &[
+                            __rt::NestedShape {
+                                key: "completion",
+                                tags: &[],
+                                required: &["values"],
+                            },
+                        ],
                     },
                 },
             ],
@@ -19987,6 +20271,7 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                         ],
                         required: &["enum", "type"],
                         known: &["default", "description", "enum", "title", "type"],
+                        nested: &[],
                     },
                 },
                 __rt::VariantShape {
@@ -20001,6 +20286,7 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
                         ],
                         required: &["oneOf", "type"],
                         known: &["default", "description", "oneOf", "title", "type"],
+                        nested: &[],
                     },
                 },
             ],
