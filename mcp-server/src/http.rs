@@ -59,14 +59,11 @@
 //! Closing the response (client disconnect) cancels the handler.
 
 use std::collections::HashMap;
-use std::collections::hash_map::RandomState;
 use std::convert::Infallible;
 use std::future::Future;
-use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -197,8 +194,6 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
         server,
         config,
         sessions: Mutex::default(),
-        seed: RandomState::new(),
-        counter: AtomicU64::new(0),
     });
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -263,8 +258,6 @@ struct State<S> {
     server: Arc<S>,
     config: HttpConfig,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
-    seed: RandomState,
-    counter: AtomicU64,
 }
 
 impl<S> State<S> {
@@ -328,19 +321,6 @@ impl<S> State<S> {
         for session in ended {
             session.end();
         }
-    }
-
-    /// 32 hex digits (visible ASCII) from the process's random hasher seed.
-    fn new_session_id(&self) -> String {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let mut out = String::with_capacity(32);
-        for half in 0..2u64 {
-            let mut hasher = self.seed.build_hasher();
-            hasher.write_u64(n);
-            hasher.write_u64(half);
-            out.push_str(&format!("{:016x}", hasher.finish()));
-        }
-        out
     }
 }
 
@@ -414,6 +394,14 @@ impl Drop for AbortOnDrop {
 fn sse_frame(message: &Value) -> Bytes {
     let json = serde_json::to_string(message).unwrap_or_default();
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+/// A session id: 128 bits from the operating system's CSPRNG as 32 hex
+/// digits (visible ASCII, unguessable, as the 2025-11-25 transport asks).
+fn new_session_id() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn json_response(status: u16, body: &Value) -> Response<Body> {
@@ -914,7 +902,16 @@ fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
         None => status_only(StatusCode::ACCEPTED),
     };
     if let Some(session) = outcome.new_legacy_session {
-        let id = state.new_session_id();
+        let id = match new_session_id() {
+            Ok(id) => id,
+            Err(error) => {
+                tracing::error!(%error, "no OS randomness for a session id");
+                let request_id = outcome.body.as_ref().and_then(|b| b.get("id")).cloned();
+                let body = json!({"jsonrpc": "2.0", "id": request_id,
+                    "error": {"code": -32603, "message": "Cannot create a session: no OS randomness"}});
+                return json_response(500, &body);
+            }
+        };
         tracing::info!(session = %id, version = %session.protocol_version, "legacy session started");
         state.sweep_sessions();
         state
