@@ -9,6 +9,7 @@ use mcp_types::v2026_07_28::{
     methods,
 };
 use mcp_types::versions::{Era, era_of};
+use serde::Deserialize as _;
 use serde_json::{Map, Value, json};
 
 use crate::context::{HttpHeaders, MessageContext, RequestContext, Transport};
@@ -280,7 +281,7 @@ async fn modern_request<S: McpServer>(
     {
         return error_outcome(Some(id), error);
     }
-    let request: ClientRequest = match serde_json::from_value(message.clone()) {
+    let request = match ClientRequest::from_json(message) {
         Ok(request) => request,
         Err(e) => {
             return error_outcome(
@@ -424,9 +425,9 @@ fn read_request_meta(params: Option<&Value>) -> Result<RequestMetaObject, ErrorO
         Some(Value::Object(params)) => params,
         Some(_) => return Err(invalid("params must be an object".into())),
     };
-    let meta = match params.get("_meta") {
+    let (meta_value, meta) = match params.get("_meta") {
         None => return Err(invalid("Missing params._meta".into())),
-        Some(Value::Object(meta)) => meta,
+        Some(value @ Value::Object(meta)) => (value, meta),
         Some(_) => return Err(invalid("params._meta must be an object".into())),
     };
     match meta.get(meta_keys::PROTOCOL_VERSION) {
@@ -459,7 +460,7 @@ fn read_request_meta(params: Option<&Value>) -> Result<RequestMetaObject, ErrorO
             )));
         }
     }
-    serde_json::from_value(Value::Object(meta.clone()))
+    RequestMetaObject::deserialize(meta_value)
         .map_err(|e| invalid(format!("Invalid params._meta: {e}")))
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::ser::{self, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -499,8 +499,11 @@ fn expected_kinds(shape: &UnionShape) -> String {
     kinds.join(" or ")
 }
 
-/// Deserializes a union's chosen variant from the buffered value, naming the
-/// variant in the error.
-pub fn from_value<T: DeserializeOwned>(value: Value, variant: &str) -> Result<T, String> {
+/// Reads a union's chosen variant from the buffered value in place, naming
+/// the variant in the error.
+pub fn from_value_ref<'a, T: Deserialize<'a>>(
+    value: &'a Value,
+    variant: &str,
+) -> Result<T, String> {
     T::deserialize(value).map_err(|e| format!("{variant}: {e}"))
 }

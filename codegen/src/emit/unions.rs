@@ -54,8 +54,16 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
             }
         }
     });
-    let deserialize = if is_scalar_only(ctx, u) {
-        scalar_deserialize(ctx, type_name, u)
+    let (from_json, deserialize) = if is_scalar_only(ctx, u) {
+        let from_json = quote! {
+            impl #name {
+                /// Reads this union from a borrowed JSON value.
+                pub fn from_json(value: &::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
+                    <Self as ::serde::Deserialize>::deserialize(value)
+                }
+            }
+        };
+        (from_json, scalar_deserialize(ctx, type_name, u))
     } else {
         dispatch_deserialize(ctx, type_name, u)
     };
@@ -76,6 +84,8 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
             }
             #tag_accessor
         }
+
+        #from_json
 
         #(#froms)*
 
@@ -270,7 +280,9 @@ fn tag_shapes(rt: &TokenStream, tags: &[Tag]) -> Vec<TokenStream> {
         .collect()
 }
 
-fn dispatch_deserialize(ctx: &Ctx<'_>, type_name: &str, u: &Union) -> TokenStream {
+/// The union's `from_json` (in an inherent impl) and its `deserialize`,
+/// which buffers the input once and calls `from_json`.
+fn dispatch_deserialize(ctx: &Ctx<'_>, type_name: &str, u: &Union) -> (TokenStream, TokenStream) {
     let rt = &ctx.rt;
     let shapes = u.variants.iter().map(|v| {
         let vname = &v.name;
@@ -308,21 +320,34 @@ fn dispatch_deserialize(ctx: &Ctx<'_>, type_name: &str, u: &Union) -> TokenStrea
     let arms = u.variants.iter().enumerate().map(|(index, v)| {
         let vname = ident(&v.name);
         let label = format!("{type_name}::{}", v.name);
-        quote! { #index => #rt::from_value(value, #label).map(Self::#vname), }
+        quote! { #index => #rt::from_value_ref(value, #label).map(Self::#vname), }
     });
-    quote! {
-        fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-            static SHAPE: #rt::UnionShape = #rt::UnionShape {
+    let name = ident(type_name);
+    let inherent = quote! {
+        impl #name {
+            const SHAPE: #rt::UnionShape = #rt::UnionShape {
                 name: #type_name,
                 variants: &[#(#shapes),*],
             };
-            let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-            let index = #rt::select(&value, &SHAPE).map_err(<D::Error as ::serde::de::Error>::custom)?;
-            match index {
-                #(#arms)*
-                _ => ::core::result::Result::Err(::std::string::String::from("variant index out of range")),
+
+            /// Reads this union from a borrowed JSON value: the variant is
+            /// chosen from the value's kind and keys, then read in place.
+            pub fn from_json(value: &::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
+                let index = #rt::select(value, &Self::SHAPE)
+                    .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+                match index {
+                    #(#arms)*
+                    _ => ::core::result::Result::Err(::std::string::String::from("variant index out of range")),
+                }
+                .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
             }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
         }
-    }
+    };
+    let deserialize = quote! {
+        fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+            let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+            Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
+        }
+    };
+    (inherent, deserialize)
 }

@@ -117,6 +117,52 @@ impl Answer {
         }
     }
 }
+impl Answer {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "Answer",
+        variants: &[
+            __rt::VariantShape {
+                name: "AnswerMember",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["roots"],
+                    known: &["roots"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "Array",
+                kind: __rt::ShapeKind::Array,
+            },
+            __rt::VariantShape {
+                name: "Boolean",
+                kind: __rt::ShapeKind::Boolean,
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "Answer::AnswerMember")
+                    .map(Self::AnswerMember)
+            }
+            1usize => __rt::from_value_ref(value, "Answer::Array").map(Self::Array),
+            2usize => __rt::from_value_ref(value, "Answer::Boolean").map(Self::Boolean),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<AnswerMember> for Answer {
     fn from(value: AnswerMember) -> Self {
         Self::AnswerMember(value)
@@ -148,46 +194,10 @@ impl<'de> ::serde::Deserialize<'de> for Answer {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "Answer",
-            variants: &[
-                __rt::VariantShape {
-                    name: "AnswerMember",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["roots"],
-                        known: &["roots"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "Array",
-                    kind: __rt::ShapeKind::Array,
-                },
-                __rt::VariantShape {
-                    name: "Boolean",
-                    kind: __rt::ShapeKind::Boolean,
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "Answer::AnswerMember").map(Self::AnswerMember)
-            }
-            1usize => __rt::from_value(value, "Answer::Array").map(Self::Array),
-            2usize => __rt::from_value(value, "Answer::Boolean").map(Self::Boolean),
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for Answer {
@@ -479,6 +489,14 @@ impl Id {
         }
     }
 }
+impl Id {
+    /// Reads this union from a borrowed JSON value.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
+}
 impl ::core::convert::From<::std::string::String> for Id {
     fn from(value: ::std::string::String) -> Self {
         Self::String(value)
@@ -601,6 +619,84 @@ impl Message {
         }
     }
 }
+impl Message {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "Message",
+        variants: &[
+            __rt::VariantShape {
+                name: "Ping",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "level",
+                            values: &[__rt::Const::Str("low"), __rt::Const::Str("high")],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("ping")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "mode",
+                            values: &[__rt::Const::Str("fast")],
+                            required: false,
+                        },
+                    ],
+                    required: &["deadline", "id", "method"],
+                    known: &[
+                        "count",
+                        "deadline",
+                        "id",
+                        "level",
+                        "method",
+                        "mode",
+                        "ratio",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "Pong",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "level",
+                            values: &[__rt::Const::Str("low"), __rt::Const::Str("high")],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("pong")],
+                            required: true,
+                        },
+                    ],
+                    required: &["method"],
+                    known: &["detail", "level", "method"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => __rt::from_value_ref(value, "Message::Ping").map(Self::Ping),
+            1usize => __rt::from_value_ref(value, "Message::Pong").map(Self::Pong),
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<Ping> for Message {
     fn from(value: Ping) -> Self {
         Self::Ping(value)
@@ -626,85 +722,10 @@ impl<'de> ::serde::Deserialize<'de> for Message {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "Message",
-            variants: &[
-                __rt::VariantShape {
-                    name: "Ping",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "level",
-                                values: &[
-                                    __rt::Const::Str("low"),
-                                    __rt::Const::Str("high"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("ping")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "mode",
-                                values: &[__rt::Const::Str("fast")],
-                                required: false,
-                            },
-                        ],
-                        required: &["deadline", "id", "method"],
-                        known: &[
-                            "count",
-                            "deadline",
-                            "id",
-                            "level",
-                            "method",
-                            "mode",
-                            "ratio",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "Pong",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "level",
-                                values: &[
-                                    __rt::Const::Str("low"),
-                                    __rt::Const::Str("high"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("pong")],
-                                required: true,
-                            },
-                        ],
-                        required: &["method"],
-                        known: &["detail", "level", "method"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => __rt::from_value(value, "Message::Ping").map(Self::Ping),
-            1usize => __rt::from_value(value, "Message::Pong").map(Self::Pong),
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for Message {

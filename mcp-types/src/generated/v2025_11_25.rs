@@ -3142,6 +3142,175 @@ impl ClientNotification {
         }
     }
 }
+impl ClientNotification {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ClientNotification",
+        variants: &[
+            __rt::VariantShape {
+                name: "CancelledNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/cancelled")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "InitializedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/initialized")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ProgressNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/progress")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["progress", "progressToken"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TaskStatusNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/tasks/status")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &[
+                                "createdAt",
+                                "lastUpdatedAt",
+                                "status",
+                                "taskId",
+                                "ttl",
+                            ],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "RootsListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/roots/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ClientNotification::CancelledNotification")
+                    .map(Self::CancelledNotification)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ClientNotification::InitializedNotification",
+                    )
+                    .map(Self::InitializedNotification)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ClientNotification::ProgressNotification")
+                    .map(Self::ProgressNotification)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ClientNotification::TaskStatusNotification")
+                    .map(Self::TaskStatusNotification)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ClientNotification::RootsListChangedNotification",
+                    )
+                    .map(Self::RootsListChangedNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<CancelledNotification> for ClientNotification {
     fn from(value: CancelledNotification) -> Self {
         Self::CancelledNotification(value)
@@ -3195,167 +3364,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ClientNotification",
-            variants: &[
-                __rt::VariantShape {
-                    name: "CancelledNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/cancelled")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "InitializedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/initialized")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ProgressNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/progress")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["progress", "progressToken"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TaskStatusNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/tasks/status")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &[
-                                    "createdAt",
-                                    "lastUpdatedAt",
-                                    "status",
-                                    "taskId",
-                                    "ttl",
-                                ],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "RootsListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/roots/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ClientNotification::CancelledNotification")
-                    .map(Self::CancelledNotification)
-            }
-            1usize => {
-                __rt::from_value(value, "ClientNotification::InitializedNotification")
-                    .map(Self::InitializedNotification)
-            }
-            2usize => {
-                __rt::from_value(value, "ClientNotification::ProgressNotification")
-                    .map(Self::ProgressNotification)
-            }
-            3usize => {
-                __rt::from_value(value, "ClientNotification::TaskStatusNotification")
-                    .map(Self::TaskStatusNotification)
-            }
-            4usize => {
-                __rt::from_value(
-                        value,
-                        "ClientNotification::RootsListChangedNotification",
-                    )
-                    .map(Self::RootsListChangedNotification)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ClientNotification {
@@ -3491,6 +3503,506 @@ impl ClientRequest {
             Self::SetLevelRequest(_) => "logging/setLevel",
             Self::CompleteRequest(_) => "completion/complete",
         }
+    }
+}
+impl ClientRequest {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ClientRequest",
+        variants: &[
+            __rt::VariantShape {
+                name: "InitializeRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("initialize")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["capabilities", "clientInfo", "protocolVersion"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "PingRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("ping")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourcesRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourceTemplatesRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/templates/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ReadResourceRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/read")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["uri"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "SubscribeRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/subscribe")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["uri"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "UnsubscribeRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/unsubscribe")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["uri"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListPromptsRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("prompts/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetPromptRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("prompts/get")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["name"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListToolsRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tools/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CallToolRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tools/call")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["name"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/get")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["taskId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskPayloadRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/result")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["taskId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "CancelTaskRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/cancel")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["taskId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListTasksRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "SetLevelRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("logging/setLevel")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["level"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "CompleteRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("completion/complete")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["argument", "ref"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ClientRequest::InitializeRequest")
+                    .map(Self::InitializeRequest)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ClientRequest::PingRequest")
+                    .map(Self::PingRequest)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListResourcesRequest")
+                    .map(Self::ListResourcesRequest)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ClientRequest::ListResourceTemplatesRequest",
+                    )
+                    .map(Self::ListResourceTemplatesRequest)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ClientRequest::ReadResourceRequest")
+                    .map(Self::ReadResourceRequest)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "ClientRequest::SubscribeRequest")
+                    .map(Self::SubscribeRequest)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ClientRequest::UnsubscribeRequest")
+                    .map(Self::UnsubscribeRequest)
+            }
+            7usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListPromptsRequest")
+                    .map(Self::ListPromptsRequest)
+            }
+            8usize => {
+                __rt::from_value_ref(value, "ClientRequest::GetPromptRequest")
+                    .map(Self::GetPromptRequest)
+            }
+            9usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListToolsRequest")
+                    .map(Self::ListToolsRequest)
+            }
+            10usize => {
+                __rt::from_value_ref(value, "ClientRequest::CallToolRequest")
+                    .map(Self::CallToolRequest)
+            }
+            11usize => {
+                __rt::from_value_ref(value, "ClientRequest::GetTaskRequest")
+                    .map(Self::GetTaskRequest)
+            }
+            12usize => {
+                __rt::from_value_ref(value, "ClientRequest::GetTaskPayloadRequest")
+                    .map(Self::GetTaskPayloadRequest)
+            }
+            13usize => {
+                __rt::from_value_ref(value, "ClientRequest::CancelTaskRequest")
+                    .map(Self::CancelTaskRequest)
+            }
+            14usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListTasksRequest")
+                    .map(Self::ListTasksRequest)
+            }
+            15usize => {
+                __rt::from_value_ref(value, "ClientRequest::SetLevelRequest")
+                    .map(Self::SetLevelRequest)
+            }
+            16usize => {
+                __rt::from_value_ref(value, "ClientRequest::CompleteRequest")
+                    .map(Self::CompleteRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<InitializeRequest> for ClientRequest {
@@ -3640,498 +4152,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ClientRequest",
-            variants: &[
-                __rt::VariantShape {
-                    name: "InitializeRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("initialize")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["capabilities", "clientInfo", "protocolVersion"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "PingRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("ping")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourcesRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourceTemplatesRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/templates/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ReadResourceRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/read")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["uri"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "SubscribeRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/subscribe")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["uri"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UnsubscribeRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/unsubscribe")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["uri"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListPromptsRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("prompts/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetPromptRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("prompts/get")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["name"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListToolsRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tools/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CallToolRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tools/call")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["name"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/get")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["taskId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskPayloadRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/result")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["taskId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CancelTaskRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/cancel")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["taskId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListTasksRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "SetLevelRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("logging/setLevel")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["level"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CompleteRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("completion/complete")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["argument", "ref"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ClientRequest::InitializeRequest")
-                    .map(Self::InitializeRequest)
-            }
-            1usize => {
-                __rt::from_value(value, "ClientRequest::PingRequest")
-                    .map(Self::PingRequest)
-            }
-            2usize => {
-                __rt::from_value(value, "ClientRequest::ListResourcesRequest")
-                    .map(Self::ListResourcesRequest)
-            }
-            3usize => {
-                __rt::from_value(value, "ClientRequest::ListResourceTemplatesRequest")
-                    .map(Self::ListResourceTemplatesRequest)
-            }
-            4usize => {
-                __rt::from_value(value, "ClientRequest::ReadResourceRequest")
-                    .map(Self::ReadResourceRequest)
-            }
-            5usize => {
-                __rt::from_value(value, "ClientRequest::SubscribeRequest")
-                    .map(Self::SubscribeRequest)
-            }
-            6usize => {
-                __rt::from_value(value, "ClientRequest::UnsubscribeRequest")
-                    .map(Self::UnsubscribeRequest)
-            }
-            7usize => {
-                __rt::from_value(value, "ClientRequest::ListPromptsRequest")
-                    .map(Self::ListPromptsRequest)
-            }
-            8usize => {
-                __rt::from_value(value, "ClientRequest::GetPromptRequest")
-                    .map(Self::GetPromptRequest)
-            }
-            9usize => {
-                __rt::from_value(value, "ClientRequest::ListToolsRequest")
-                    .map(Self::ListToolsRequest)
-            }
-            10usize => {
-                __rt::from_value(value, "ClientRequest::CallToolRequest")
-                    .map(Self::CallToolRequest)
-            }
-            11usize => {
-                __rt::from_value(value, "ClientRequest::GetTaskRequest")
-                    .map(Self::GetTaskRequest)
-            }
-            12usize => {
-                __rt::from_value(value, "ClientRequest::GetTaskPayloadRequest")
-                    .map(Self::GetTaskPayloadRequest)
-            }
-            13usize => {
-                __rt::from_value(value, "ClientRequest::CancelTaskRequest")
-                    .map(Self::CancelTaskRequest)
-            }
-            14usize => {
-                __rt::from_value(value, "ClientRequest::ListTasksRequest")
-                    .map(Self::ListTasksRequest)
-            }
-            15usize => {
-                __rt::from_value(value, "ClientRequest::SetLevelRequest")
-                    .map(Self::SetLevelRequest)
-            }
-            16usize => {
-                __rt::from_value(value, "ClientRequest::CompleteRequest")
-                    .map(Self::CompleteRequest)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ClientRequest {
@@ -4316,6 +4340,193 @@ impl ClientResult {
         }
     }
 }
+impl ClientResult {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ClientResult",
+        variants: &[
+            __rt::VariantShape {
+                name: "Result",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &[],
+                    known: &["_meta"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "status",
+                            values: &[
+                                __rt::Const::Str("cancelled"),
+                                __rt::Const::Str("completed"),
+                                __rt::Const::Str("failed"),
+                                __rt::Const::Str("input_required"),
+                                __rt::Const::Str("working"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                    known: &[
+                        "_meta",
+                        "createdAt",
+                        "lastUpdatedAt",
+                        "pollInterval",
+                        "status",
+                        "statusMessage",
+                        "taskId",
+                        "ttl",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskPayloadResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &[],
+                    known: &["_meta"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CancelTaskResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "status",
+                            values: &[
+                                __rt::Const::Str("cancelled"),
+                                __rt::Const::Str("completed"),
+                                __rt::Const::Str("failed"),
+                                __rt::Const::Str("input_required"),
+                                __rt::Const::Str("working"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                    known: &[
+                        "_meta",
+                        "createdAt",
+                        "lastUpdatedAt",
+                        "pollInterval",
+                        "status",
+                        "statusMessage",
+                        "taskId",
+                        "ttl",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListTasksResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["tasks"],
+                    known: &["_meta", "nextCursor", "tasks"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CreateMessageResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "role",
+                            values: &[
+                                __rt::Const::Str("assistant"),
+                                __rt::Const::Str("user"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["content", "model", "role"],
+                    known: &["_meta", "content", "model", "role", "stopReason"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListRootsResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["roots"],
+                    known: &["_meta", "roots"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "action",
+                            values: &[
+                                __rt::Const::Str("accept"),
+                                __rt::Const::Str("cancel"),
+                                __rt::Const::Str("decline"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["action"],
+                    known: &["_meta", "action", "content"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ClientResult::Result").map(Self::Result)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ClientResult::GetTaskResult")
+                    .map(Self::GetTaskResult)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ClientResult::GetTaskPayloadResult")
+                    .map(Self::GetTaskPayloadResult)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ClientResult::CancelTaskResult")
+                    .map(Self::CancelTaskResult)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ClientResult::ListTasksResult")
+                    .map(Self::ListTasksResult)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "ClientResult::CreateMessageResult")
+                    .map(Self::CreateMessageResult)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ClientResult::ListRootsResult")
+                    .map(Self::ListRootsResult)
+            }
+            7usize => {
+                __rt::from_value_ref(value, "ClientResult::ElicitResult")
+                    .map(Self::ElicitResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<Result> for ClientResult {
     fn from(value: Result) -> Self {
         Self::Result(value)
@@ -4389,198 +4600,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ClientResult",
-            variants: &[
-                __rt::VariantShape {
-                    name: "Result",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &[],
-                        known: &["_meta"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "status",
-                                values: &[
-                                    __rt::Const::Str("cancelled"),
-                                    __rt::Const::Str("completed"),
-                                    __rt::Const::Str("failed"),
-                                    __rt::Const::Str("input_required"),
-                                    __rt::Const::Str("working"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &[
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "status",
-                            "taskId",
-                            "ttl",
-                        ],
-                        known: &[
-                            "_meta",
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "pollInterval",
-                            "status",
-                            "statusMessage",
-                            "taskId",
-                            "ttl",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskPayloadResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &[],
-                        known: &["_meta"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CancelTaskResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "status",
-                                values: &[
-                                    __rt::Const::Str("cancelled"),
-                                    __rt::Const::Str("completed"),
-                                    __rt::Const::Str("failed"),
-                                    __rt::Const::Str("input_required"),
-                                    __rt::Const::Str("working"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &[
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "status",
-                            "taskId",
-                            "ttl",
-                        ],
-                        known: &[
-                            "_meta",
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "pollInterval",
-                            "status",
-                            "statusMessage",
-                            "taskId",
-                            "ttl",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListTasksResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["tasks"],
-                        known: &["_meta", "nextCursor", "tasks"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CreateMessageResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "role",
-                                values: &[
-                                    __rt::Const::Str("assistant"),
-                                    __rt::Const::Str("user"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &["content", "model", "role"],
-                        known: &["_meta", "content", "model", "role", "stopReason"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListRootsResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["roots"],
-                        known: &["_meta", "roots"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "action",
-                                values: &[
-                                    __rt::Const::Str("accept"),
-                                    __rt::Const::Str("cancel"),
-                                    __rt::Const::Str("decline"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &["action"],
-                        known: &["_meta", "action", "content"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => __rt::from_value(value, "ClientResult::Result").map(Self::Result),
-            1usize => {
-                __rt::from_value(value, "ClientResult::GetTaskResult")
-                    .map(Self::GetTaskResult)
-            }
-            2usize => {
-                __rt::from_value(value, "ClientResult::GetTaskPayloadResult")
-                    .map(Self::GetTaskPayloadResult)
-            }
-            3usize => {
-                __rt::from_value(value, "ClientResult::CancelTaskResult")
-                    .map(Self::CancelTaskResult)
-            }
-            4usize => {
-                __rt::from_value(value, "ClientResult::ListTasksResult")
-                    .map(Self::ListTasksResult)
-            }
-            5usize => {
-                __rt::from_value(value, "ClientResult::CreateMessageResult")
-                    .map(Self::CreateMessageResult)
-            }
-            6usize => {
-                __rt::from_value(value, "ClientResult::ListRootsResult")
-                    .map(Self::ListRootsResult)
-            }
-            7usize => {
-                __rt::from_value(value, "ClientResult::ElicitResult")
-                    .map(Self::ElicitResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ClientResult {
@@ -5103,6 +5126,70 @@ impl CompleteRequestParamsRef {
         }
     }
 }
+impl CompleteRequestParamsRef {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "CompleteRequestParamsRef",
+        variants: &[
+            __rt::VariantShape {
+                name: "PromptReference",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("ref/prompt")],
+                            required: true,
+                        },
+                    ],
+                    required: &["name", "type"],
+                    known: &["name", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceTemplateReference",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("ref/resource")],
+                            required: true,
+                        },
+                    ],
+                    required: &["type", "uri"],
+                    known: &["type", "uri"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "CompleteRequestParamsRef::PromptReference")
+                    .map(Self::PromptReference)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "CompleteRequestParamsRef::ResourceTemplateReference",
+                    )
+                    .map(Self::ResourceTemplateReference)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
     fn from(value: PromptReference) -> Self {
         Self::PromptReference(value)
@@ -5132,65 +5219,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "CompleteRequestParamsRef",
-            variants: &[
-                __rt::VariantShape {
-                    name: "PromptReference",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("ref/prompt")],
-                                required: true,
-                            },
-                        ],
-                        required: &["name", "type"],
-                        known: &["name", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceTemplateReference",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("ref/resource")],
-                                required: true,
-                            },
-                        ],
-                        required: &["type", "uri"],
-                        known: &["type", "uri"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "CompleteRequestParamsRef::PromptReference")
-                    .map(Self::PromptReference)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "CompleteRequestParamsRef::ResourceTemplateReference",
-                    )
-                    .map(Self::ResourceTemplateReference)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for CompleteRequestParamsRef {
@@ -5463,6 +5495,135 @@ impl ContentBlock {
         }
     }
 }
+impl ContentBlock {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ContentBlock",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("text")],
+                            required: true,
+                        },
+                    ],
+                    required: &["text", "type"],
+                    known: &["_meta", "annotations", "text", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ImageContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("image")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "AudioContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("audio")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceLink",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("resource_link")],
+                            required: true,
+                        },
+                    ],
+                    required: &["name", "type", "uri"],
+                    known: &[
+                        "_meta",
+                        "annotations",
+                        "description",
+                        "icons",
+                        "mimeType",
+                        "name",
+                        "size",
+                        "title",
+                        "type",
+                        "uri",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "EmbeddedResource",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("resource")],
+                            required: true,
+                        },
+                    ],
+                    required: &["resource", "type"],
+                    known: &["_meta", "annotations", "resource", "type"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ContentBlock::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ContentBlock::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ContentBlock::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ContentBlock::ResourceLink")
+                    .map(Self::ResourceLink)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ContentBlock::EmbeddedResource")
+                    .map(Self::EmbeddedResource)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextContent> for ContentBlock {
     fn from(value: TextContent) -> Self {
         Self::TextContent(value)
@@ -5508,130 +5669,10 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ContentBlock",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("text")],
-                                required: true,
-                            },
-                        ],
-                        required: &["text", "type"],
-                        known: &["_meta", "annotations", "text", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ImageContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("image")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "AudioContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("audio")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceLink",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("resource_link")],
-                                required: true,
-                            },
-                        ],
-                        required: &["name", "type", "uri"],
-                        known: &[
-                            "_meta",
-                            "annotations",
-                            "description",
-                            "icons",
-                            "mimeType",
-                            "name",
-                            "size",
-                            "title",
-                            "type",
-                            "uri",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "EmbeddedResource",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("resource")],
-                                required: true,
-                            },
-                        ],
-                        required: &["resource", "type"],
-                        known: &["_meta", "annotations", "resource", "type"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ContentBlock::TextContent")
-                    .map(Self::TextContent)
-            }
-            1usize => {
-                __rt::from_value(value, "ContentBlock::ImageContent")
-                    .map(Self::ImageContent)
-            }
-            2usize => {
-                __rt::from_value(value, "ContentBlock::AudioContent")
-                    .map(Self::AudioContent)
-            }
-            3usize => {
-                __rt::from_value(value, "ContentBlock::ResourceLink")
-                    .map(Self::ResourceLink)
-            }
-            4usize => {
-                __rt::from_value(value, "ContentBlock::EmbeddedResource")
-                    .map(Self::EmbeddedResource)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ContentBlock {
@@ -6746,6 +6787,85 @@ impl ElicitRequestParams {
         }
     }
 }
+impl ElicitRequestParams {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ElicitRequestParams",
+        variants: &[
+            __rt::VariantShape {
+                name: "ElicitRequestURLParams",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "mode",
+                            values: &[__rt::Const::Str("url")],
+                            required: true,
+                        },
+                    ],
+                    required: &["elicitationId", "message", "mode", "url"],
+                    known: &["_meta", "elicitationId", "message", "mode", "task", "url"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitRequestFormParams",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "mode",
+                            values: &[__rt::Const::Str("form")],
+                            required: false,
+                        },
+                    ],
+                    required: &["message", "requestedSchema"],
+                    known: &["_meta", "message", "mode", "requestedSchema", "task"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "requestedSchema",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("object")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["properties", "type"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ElicitRequestParams::ElicitRequestURLParams",
+                    )
+                    .map(Self::ElicitRequestURLParams)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ElicitRequestParams::ElicitRequestFormParams",
+                    )
+                    .map(Self::ElicitRequestFormParams)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<ElicitRequestURLParams> for ElicitRequestParams {
     fn from(value: ElicitRequestURLParams) -> Self {
         Self::ElicitRequestURLParams(value)
@@ -6775,81 +6895,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ElicitRequestParams",
-            variants: &[
-                __rt::VariantShape {
-                    name: "ElicitRequestURLParams",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "mode",
-                                values: &[__rt::Const::Str("url")],
-                                required: true,
-                            },
-                        ],
-                        required: &["elicitationId", "message", "mode", "url"],
-                        known: &[
-                            "_meta",
-                            "elicitationId",
-                            "message",
-                            "mode",
-                            "task",
-                            "url",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitRequestFormParams",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "mode",
-                                values: &[__rt::Const::Str("form")],
-                                required: false,
-                            },
-                        ],
-                        required: &["message", "requestedSchema"],
-                        known: &["_meta", "message", "mode", "requestedSchema", "task"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "requestedSchema",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("object")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["properties", "type"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ElicitRequestParams::ElicitRequestURLParams")
-                    .map(Self::ElicitRequestURLParams)
-            }
-            1usize => {
-                __rt::from_value(value, "ElicitRequestParams::ElicitRequestFormParams")
-                    .map(Self::ElicitRequestFormParams)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ElicitRequestParams {
@@ -7172,6 +7221,61 @@ impl ElicitResultContentValue {
         }
     }
 }
+impl ElicitResultContentValue {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ElicitResultContentValue",
+        variants: &[
+            __rt::VariantShape {
+                name: "Array",
+                kind: __rt::ShapeKind::Array,
+            },
+            __rt::VariantShape {
+                name: "String",
+                kind: __rt::ShapeKind::String,
+            },
+            __rt::VariantShape {
+                name: "Integer",
+                kind: __rt::ShapeKind::Integer,
+            },
+            __rt::VariantShape {
+                name: "Boolean",
+                kind: __rt::ShapeKind::Boolean,
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::Array")
+                    .map(Self::Array)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::String")
+                    .map(Self::String)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::Integer")
+                    .map(Self::Integer)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::Boolean")
+                    .map(Self::Boolean)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
 for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
@@ -7210,56 +7314,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ElicitResultContentValue",
-            variants: &[
-                __rt::VariantShape {
-                    name: "Array",
-                    kind: __rt::ShapeKind::Array,
-                },
-                __rt::VariantShape {
-                    name: "String",
-                    kind: __rt::ShapeKind::String,
-                },
-                __rt::VariantShape {
-                    name: "Integer",
-                    kind: __rt::ShapeKind::Integer,
-                },
-                __rt::VariantShape {
-                    name: "Boolean",
-                    kind: __rt::ShapeKind::Boolean,
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ElicitResultContentValue::Array")
-                    .map(Self::Array)
-            }
-            1usize => {
-                __rt::from_value(value, "ElicitResultContentValue::String")
-                    .map(Self::String)
-            }
-            2usize => {
-                __rt::from_value(value, "ElicitResultContentValue::Integer")
-                    .map(Self::Integer)
-            }
-            3usize => {
-                __rt::from_value(value, "ElicitResultContentValue::Boolean")
-                    .map(Self::Boolean)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ElicitResultContentValue {
@@ -7661,6 +7719,61 @@ impl EmbeddedResourceResource {
         }
     }
 }
+impl EmbeddedResourceResource {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "EmbeddedResourceResource",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["text", "uri"],
+                    known: &["_meta", "mimeType", "text", "uri"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "BlobResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["blob", "uri"],
+                    known: &["_meta", "blob", "mimeType", "uri"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "EmbeddedResourceResource::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "EmbeddedResourceResource::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
     fn from(value: TextResourceContents) -> Self {
         Self::TextResourceContents(value)
@@ -7690,50 +7803,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "EmbeddedResourceResource",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["text", "uri"],
-                        known: &["_meta", "mimeType", "text", "uri"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "BlobResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["blob", "uri"],
-                        known: &["_meta", "blob", "mimeType", "uri"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "EmbeddedResourceResource::TextResourceContents")
-                    .map(Self::TextResourceContents)
-            }
-            1usize => {
-                __rt::from_value(value, "EmbeddedResourceResource::BlobResourceContents")
-                    .map(Self::BlobResourceContents)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for EmbeddedResourceResource {
@@ -7801,6 +7874,165 @@ impl EnumSchema {
         }
     }
 }
+impl EnumSchema {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "EnumSchema",
+        variants: &[
+            __rt::VariantShape {
+                name: "UntitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &["default", "description", "enum", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["oneOf", "type"],
+                    known: &["default", "description", "oneOf", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "UntitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("string")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["enum", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[],
+                            required: &["anyOf"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "LegacyTitledEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "enum",
+                        "enumNames",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "EnumSchema::UntitledSingleSelectEnumSchema")
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "EnumSchema::TitledSingleSelectEnumSchema")
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "EnumSchema::UntitledMultiSelectEnumSchema")
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "EnumSchema::TitledMultiSelectEnumSchema")
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "EnumSchema::LegacyTitledEnumSchema")
+                    .map(Self::LegacyTitledEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for EnumSchema {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
@@ -7854,160 +8086,10 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "EnumSchema",
-            variants: &[
-                __rt::VariantShape {
-                    name: "UntitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &["default", "description", "enum", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["oneOf", "type"],
-                        known: &["default", "description", "oneOf", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UntitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("string")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["enum", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[],
-                                required: &["anyOf"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "LegacyTitledEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "enum",
-                            "enumNames",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "EnumSchema::UntitledSingleSelectEnumSchema")
-                    .map(Self::UntitledSingleSelectEnumSchema)
-            }
-            1usize => {
-                __rt::from_value(value, "EnumSchema::TitledSingleSelectEnumSchema")
-                    .map(Self::TitledSingleSelectEnumSchema)
-            }
-            2usize => {
-                __rt::from_value(value, "EnumSchema::UntitledMultiSelectEnumSchema")
-                    .map(Self::UntitledMultiSelectEnumSchema)
-            }
-            3usize => {
-                __rt::from_value(value, "EnumSchema::TitledMultiSelectEnumSchema")
-                    .map(Self::TitledMultiSelectEnumSchema)
-            }
-            4usize => {
-                __rt::from_value(value, "EnumSchema::LegacyTitledEnumSchema")
-                    .map(Self::LegacyTitledEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for EnumSchema {
@@ -10168,6 +10250,111 @@ impl JSONRPCMessage {
         }
     }
 }
+impl JSONRPCMessage {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "JSONRPCMessage",
+        variants: &[
+            __rt::VariantShape {
+                name: "JSONRPCRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCResultResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "result"],
+                    known: &["id", "jsonrpc", "result"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCErrorResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["error", "jsonrpc"],
+                    known: &["error", "id", "jsonrpc"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "error",
+                            tags: &[],
+                            required: &["code", "message"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCRequest")
+                    .map(Self::JSONRPCRequest)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCNotification")
+                    .map(Self::JSONRPCNotification)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCResultResponse")
+                    .map(Self::JSONRPCResultResponse)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCErrorResponse")
+                    .map(Self::JSONRPCErrorResponse)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
     fn from(value: JSONRPCRequest) -> Self {
         Self::JSONRPCRequest(value)
@@ -10213,106 +10400,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "JSONRPCMessage",
-            variants: &[
-                __rt::VariantShape {
-                    name: "JSONRPCRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCResultResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "result"],
-                        known: &["id", "jsonrpc", "result"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCErrorResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["error", "jsonrpc"],
-                        known: &["error", "id", "jsonrpc"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "error",
-                                tags: &[],
-                                required: &["code", "message"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCRequest")
-                    .map(Self::JSONRPCRequest)
-            }
-            1usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCNotification")
-                    .map(Self::JSONRPCNotification)
-            }
-            2usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCResultResponse")
-                    .map(Self::JSONRPCResultResponse)
-            }
-            3usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCErrorResponse")
-                    .map(Self::JSONRPCErrorResponse)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for JSONRPCMessage {
@@ -10605,6 +10696,73 @@ impl JSONRPCResponse {
         }
     }
 }
+impl JSONRPCResponse {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "JSONRPCResponse",
+        variants: &[
+            __rt::VariantShape {
+                name: "JSONRPCResultResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "result"],
+                    known: &["id", "jsonrpc", "result"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCErrorResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["error", "jsonrpc"],
+                    known: &["error", "id", "jsonrpc"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "error",
+                            tags: &[],
+                            required: &["code", "message"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "JSONRPCResponse::JSONRPCResultResponse")
+                    .map(Self::JSONRPCResultResponse)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "JSONRPCResponse::JSONRPCErrorResponse")
+                    .map(Self::JSONRPCErrorResponse)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCResponse {
     fn from(value: JSONRPCResultResponse) -> Self {
         Self::JSONRPCResultResponse(value)
@@ -10634,68 +10792,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "JSONRPCResponse",
-            variants: &[
-                __rt::VariantShape {
-                    name: "JSONRPCResultResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "result"],
-                        known: &["id", "jsonrpc", "result"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCErrorResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["error", "jsonrpc"],
-                        known: &["error", "id", "jsonrpc"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "error",
-                                tags: &[],
-                                required: &["code", "message"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "JSONRPCResponse::JSONRPCResultResponse")
-                    .map(Self::JSONRPCResultResponse)
-            }
-            1usize => {
-                __rt::from_value(value, "JSONRPCResponse::JSONRPCErrorResponse")
-                    .map(Self::JSONRPCErrorResponse)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for JSONRPCResponse {
@@ -12871,6 +12971,107 @@ impl MultiSelectEnumSchema {
         }
     }
 }
+impl MultiSelectEnumSchema {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "MultiSelectEnumSchema",
+        variants: &[
+            __rt::VariantShape {
+                name: "UntitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("string")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["enum", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[],
+                            required: &["anyOf"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
     fn from(value: UntitledMultiSelectEnumSchema) -> Self {
         Self::UntitledMultiSelectEnumSchema(value)
@@ -12900,102 +13101,10 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "MultiSelectEnumSchema",
-            variants: &[
-                __rt::VariantShape {
-                    name: "UntitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("string")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["enum", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[],
-                                required: &["anyOf"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::UntitledMultiSelectEnumSchema)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::TitledMultiSelectEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for MultiSelectEnumSchema {
@@ -13818,6 +13927,265 @@ impl PrimitiveSchemaDefinition {
         }
     }
 }
+impl PrimitiveSchemaDefinition {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "PrimitiveSchemaDefinition",
+        variants: &[
+            __rt::VariantShape {
+                name: "StringSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "format",
+                            values: &[
+                                __rt::Const::Str("date"),
+                                __rt::Const::Str("date-time"),
+                                __rt::Const::Str("email"),
+                                __rt::Const::Str("uri"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "format",
+                        "maxLength",
+                        "minLength",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "NumberSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[
+                                __rt::Const::Str("integer"),
+                                __rt::Const::Str("number"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "maximum",
+                        "minimum",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "BooleanSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("boolean")],
+                            required: true,
+                        },
+                    ],
+                    required: &["type"],
+                    known: &["default", "description", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "UntitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &["default", "description", "enum", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["oneOf", "type"],
+                    known: &["default", "description", "oneOf", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "UntitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("string")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["enum", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[],
+                            required: &["anyOf"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "LegacyTitledEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "enum",
+                        "enumNames",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "PrimitiveSchemaDefinition::StringSchema")
+                    .map(Self::StringSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "PrimitiveSchemaDefinition::NumberSchema")
+                    .map(Self::NumberSchema)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "PrimitiveSchemaDefinition::BooleanSchema")
+                    .map(Self::BooleanSchema)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            5usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            6usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            7usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
+                    )
+                    .map(Self::LegacyTitledEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
     fn from(value: StringSchema) -> Self {
         Self::StringSchema(value)
@@ -13892,260 +14260,10 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "PrimitiveSchemaDefinition",
-            variants: &[
-                __rt::VariantShape {
-                    name: "StringSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "format",
-                                values: &[
-                                    __rt::Const::Str("date"),
-                                    __rt::Const::Str("date-time"),
-                                    __rt::Const::Str("email"),
-                                    __rt::Const::Str("uri"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "format",
-                            "maxLength",
-                            "minLength",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "NumberSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[
-                                    __rt::Const::Str("integer"),
-                                    __rt::Const::Str("number"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &["type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "maximum",
-                            "minimum",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "BooleanSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("boolean")],
-                                required: true,
-                            },
-                        ],
-                        required: &["type"],
-                        known: &["default", "description", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UntitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &["default", "description", "enum", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["oneOf", "type"],
-                        known: &["default", "description", "oneOf", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UntitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("string")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["enum", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[],
-                                required: &["anyOf"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "LegacyTitledEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "enum",
-                            "enumNames",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "PrimitiveSchemaDefinition::StringSchema")
-                    .map(Self::StringSchema)
-            }
-            1usize => {
-                __rt::from_value(value, "PrimitiveSchemaDefinition::NumberSchema")
-                    .map(Self::NumberSchema)
-            }
-            2usize => {
-                __rt::from_value(value, "PrimitiveSchemaDefinition::BooleanSchema")
-                    .map(Self::BooleanSchema)
-            }
-            3usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::UntitledSingleSelectEnumSchema)
-            }
-            4usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::TitledSingleSelectEnumSchema)
-            }
-            5usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::UntitledMultiSelectEnumSchema)
-            }
-            6usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::TitledMultiSelectEnumSchema)
-            }
-            7usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
-                    )
-                    .map(Self::LegacyTitledEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for PrimitiveSchemaDefinition {
@@ -14483,6 +14601,14 @@ impl ProgressToken {
             Self::String(_) => "String",
             Self::Integer(_) => "Integer",
         }
+    }
+}
+impl ProgressToken {
+    /// Reads this union from a borrowed JSON value.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        <Self as ::serde::Deserialize>::deserialize(value)
     }
 }
 impl ::core::convert::From<::std::string::String> for ProgressToken {
@@ -15508,6 +15634,61 @@ impl ReadResourceResultContentsItem {
         }
     }
 }
+impl ReadResourceResultContentsItem {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ReadResourceResultContentsItem",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["text", "uri"],
+                    known: &["_meta", "mimeType", "text", "uri"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "BlobResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["blob", "uri"],
+                    known: &["_meta", "blob", "mimeType", "uri"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ReadResourceResultContentsItem::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ReadResourceResultContentsItem::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
     fn from(value: TextResourceContents) -> Self {
         Self::TextResourceContents(value)
@@ -15537,56 +15718,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ReadResourceResultContentsItem",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["text", "uri"],
-                        known: &["_meta", "mimeType", "text", "uri"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "BlobResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["blob", "uri"],
-                        known: &["_meta", "blob", "mimeType", "uri"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "ReadResourceResultContentsItem::TextResourceContents",
-                    )
-                    .map(Self::TextResourceContents)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "ReadResourceResultContentsItem::BlobResourceContents",
-                    )
-                    .map(Self::BlobResourceContents)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ReadResourceResultContentsItem {
@@ -15808,6 +15943,14 @@ impl RequestId {
             Self::String(_) => "String",
             Self::Integer(_) => "Integer",
         }
+    }
+}
+impl RequestId {
+    /// Reads this union from a borrowed JSON value.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        <Self as ::serde::Deserialize>::deserialize(value)
     }
 }
 impl ::core::convert::From<::std::string::String> for RequestId {
@@ -17728,6 +17871,139 @@ impl SamplingMessageContent {
         }
     }
 }
+impl SamplingMessageContent {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "SamplingMessageContent",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("text")],
+                            required: true,
+                        },
+                    ],
+                    required: &["text", "type"],
+                    known: &["_meta", "annotations", "text", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ImageContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("image")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "AudioContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("audio")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolUseContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_use")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "input", "name", "type"],
+                    known: &["_meta", "id", "input", "name", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolResultContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_result")],
+                            required: true,
+                        },
+                    ],
+                    required: &["content", "toolUseId", "type"],
+                    known: &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "structuredContent",
+                        "toolUseId",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "Array",
+                kind: __rt::ShapeKind::Array,
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::ToolUseContent")
+                    .map(Self::ToolUseContent)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::ToolResultContent")
+                    .map(Self::ToolResultContent)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::Array")
+                    .map(Self::Array)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
     fn from(value: TextContent) -> Self {
         Self::TextContent(value)
@@ -17782,133 +18058,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "SamplingMessageContent",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("text")],
-                                required: true,
-                            },
-                        ],
-                        required: &["text", "type"],
-                        known: &["_meta", "annotations", "text", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ImageContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("image")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "AudioContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("audio")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolUseContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_use")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "input", "name", "type"],
-                        known: &["_meta", "id", "input", "name", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolResultContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_result")],
-                                required: true,
-                            },
-                        ],
-                        required: &["content", "toolUseId", "type"],
-                        known: &[
-                            "_meta",
-                            "content",
-                            "isError",
-                            "structuredContent",
-                            "toolUseId",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "Array",
-                    kind: __rt::ShapeKind::Array,
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "SamplingMessageContent::TextContent")
-                    .map(Self::TextContent)
-            }
-            1usize => {
-                __rt::from_value(value, "SamplingMessageContent::ImageContent")
-                    .map(Self::ImageContent)
-            }
-            2usize => {
-                __rt::from_value(value, "SamplingMessageContent::AudioContent")
-                    .map(Self::AudioContent)
-            }
-            3usize => {
-                __rt::from_value(value, "SamplingMessageContent::ToolUseContent")
-                    .map(Self::ToolUseContent)
-            }
-            4usize => {
-                __rt::from_value(value, "SamplingMessageContent::ToolResultContent")
-                    .map(Self::ToolResultContent)
-            }
-            5usize => {
-                __rt::from_value(value, "SamplingMessageContent::Array").map(Self::Array)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for SamplingMessageContent {
@@ -18006,6 +18159,137 @@ impl SamplingMessageContentBlock {
         }
     }
 }
+impl SamplingMessageContentBlock {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "SamplingMessageContentBlock",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("text")],
+                            required: true,
+                        },
+                    ],
+                    required: &["text", "type"],
+                    known: &["_meta", "annotations", "text", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ImageContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("image")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "AudioContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("audio")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolUseContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_use")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "input", "name", "type"],
+                    known: &["_meta", "id", "input", "name", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolResultContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_result")],
+                            required: true,
+                        },
+                    ],
+                    required: &["content", "toolUseId", "type"],
+                    known: &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "structuredContent",
+                        "toolUseId",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "SamplingMessageContentBlock::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "SamplingMessageContentBlock::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "SamplingMessageContentBlock::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SamplingMessageContentBlock::ToolUseContent",
+                    )
+                    .map(Self::ToolUseContent)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SamplingMessageContentBlock::ToolResultContent",
+                    )
+                    .map(Self::ToolResultContent)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
     fn from(value: TextContent) -> Self {
         Self::TextContent(value)
@@ -18053,126 +18337,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "SamplingMessageContentBlock",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("text")],
-                                required: true,
-                            },
-                        ],
-                        required: &["text", "type"],
-                        known: &["_meta", "annotations", "text", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ImageContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("image")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "AudioContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("audio")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolUseContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_use")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "input", "name", "type"],
-                        known: &["_meta", "id", "input", "name", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolResultContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_result")],
-                                required: true,
-                            },
-                        ],
-                        required: &["content", "toolUseId", "type"],
-                        known: &[
-                            "_meta",
-                            "content",
-                            "isError",
-                            "structuredContent",
-                            "toolUseId",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::TextContent")
-                    .map(Self::TextContent)
-            }
-            1usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::ImageContent")
-                    .map(Self::ImageContent)
-            }
-            2usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::AudioContent")
-                    .map(Self::AudioContent)
-            }
-            3usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::ToolUseContent")
-                    .map(Self::ToolUseContent)
-            }
-            4usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::ToolResultContent")
-                    .map(Self::ToolResultContent)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for SamplingMessageContentBlock {
@@ -19042,6 +19210,309 @@ impl ServerNotification {
         }
     }
 }
+impl ServerNotification {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ServerNotification",
+        variants: &[
+            __rt::VariantShape {
+                name: "CancelledNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/cancelled")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ProgressNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/progress")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["progress", "progressToken"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/resources/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceUpdatedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/resources/updated"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["uri"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "PromptListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/prompts/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/tools/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TaskStatusNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/tasks/status")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &[
+                                "createdAt",
+                                "lastUpdatedAt",
+                                "status",
+                                "taskId",
+                                "ttl",
+                            ],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "LoggingMessageNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/message")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["data", "level"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitationCompleteNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/elicitation/complete"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["elicitationId"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ServerNotification::CancelledNotification")
+                    .map(Self::CancelledNotification)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ServerNotification::ProgressNotification")
+                    .map(Self::ProgressNotification)
+            }
+            2usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ResourceListChangedNotification",
+                    )
+                    .map(Self::ResourceListChangedNotification)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ResourceUpdatedNotification",
+                    )
+                    .map(Self::ResourceUpdatedNotification)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::PromptListChangedNotification",
+                    )
+                    .map(Self::PromptListChangedNotification)
+            }
+            5usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ToolListChangedNotification",
+                    )
+                    .map(Self::ToolListChangedNotification)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ServerNotification::TaskStatusNotification")
+                    .map(Self::TaskStatusNotification)
+            }
+            7usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::LoggingMessageNotification",
+                    )
+                    .map(Self::LoggingMessageNotification)
+            }
+            8usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ElicitationCompleteNotification",
+                    )
+                    .map(Self::ElicitationCompleteNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
     fn from(value: CancelledNotification) -> Self {
         Self::CancelledNotification(value)
@@ -19127,301 +19598,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ServerNotification",
-            variants: &[
-                __rt::VariantShape {
-                    name: "CancelledNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/cancelled")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ProgressNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/progress")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["progress", "progressToken"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/resources/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceUpdatedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/resources/updated"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["uri"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "PromptListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/prompts/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/tools/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TaskStatusNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/tasks/status")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &[
-                                    "createdAt",
-                                    "lastUpdatedAt",
-                                    "status",
-                                    "taskId",
-                                    "ttl",
-                                ],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "LoggingMessageNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/message")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["data", "level"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitationCompleteNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/elicitation/complete"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["elicitationId"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ServerNotification::CancelledNotification")
-                    .map(Self::CancelledNotification)
-            }
-            1usize => {
-                __rt::from_value(value, "ServerNotification::ProgressNotification")
-                    .map(Self::ProgressNotification)
-            }
-            2usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ResourceListChangedNotification",
-                    )
-                    .map(Self::ResourceListChangedNotification)
-            }
-            3usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ResourceUpdatedNotification",
-                    )
-                    .map(Self::ResourceUpdatedNotification)
-            }
-            4usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::PromptListChangedNotification",
-                    )
-                    .map(Self::PromptListChangedNotification)
-            }
-            5usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ToolListChangedNotification",
-                    )
-                    .map(Self::ToolListChangedNotification)
-            }
-            6usize => {
-                __rt::from_value(value, "ServerNotification::TaskStatusNotification")
-                    .map(Self::TaskStatusNotification)
-            }
-            7usize => {
-                __rt::from_value(value, "ServerNotification::LoggingMessageNotification")
-                    .map(Self::LoggingMessageNotification)
-            }
-            8usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ElicitationCompleteNotification",
-                    )
-                    .map(Self::ElicitationCompleteNotification)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ServerNotification {
@@ -19555,6 +19735,245 @@ impl ServerRequest {
         }
     }
 }
+impl ServerRequest {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ServerRequest",
+        variants: &[
+            __rt::VariantShape {
+                name: "PingRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("ping")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/get")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["taskId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskPayloadRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/result")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["taskId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "CancelTaskRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/cancel")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["taskId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListTasksRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tasks/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CreateMessageRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("sampling/createMessage")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["maxTokens", "messages"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListRootsRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("roots/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("elicitation/create")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ServerRequest::PingRequest")
+                    .map(Self::PingRequest)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ServerRequest::GetTaskRequest")
+                    .map(Self::GetTaskRequest)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ServerRequest::GetTaskPayloadRequest")
+                    .map(Self::GetTaskPayloadRequest)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ServerRequest::CancelTaskRequest")
+                    .map(Self::CancelTaskRequest)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ServerRequest::ListTasksRequest")
+                    .map(Self::ListTasksRequest)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "ServerRequest::CreateMessageRequest")
+                    .map(Self::CreateMessageRequest)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ServerRequest::ListRootsRequest")
+                    .map(Self::ListRootsRequest)
+            }
+            7usize => {
+                __rt::from_value_ref(value, "ServerRequest::ElicitRequest")
+                    .map(Self::ElicitRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<PingRequest> for ServerRequest {
     fn from(value: PingRequest) -> Self {
         Self::PingRequest(value)
@@ -19630,240 +20049,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ServerRequest",
-            variants: &[
-                __rt::VariantShape {
-                    name: "PingRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("ping")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/get")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["taskId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskPayloadRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/result")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["taskId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CancelTaskRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/cancel")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["taskId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListTasksRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tasks/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CreateMessageRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("sampling/createMessage")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["maxTokens", "messages"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListRootsRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("roots/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("elicitation/create")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ServerRequest::PingRequest")
-                    .map(Self::PingRequest)
-            }
-            1usize => {
-                __rt::from_value(value, "ServerRequest::GetTaskRequest")
-                    .map(Self::GetTaskRequest)
-            }
-            2usize => {
-                __rt::from_value(value, "ServerRequest::GetTaskPayloadRequest")
-                    .map(Self::GetTaskPayloadRequest)
-            }
-            3usize => {
-                __rt::from_value(value, "ServerRequest::CancelTaskRequest")
-                    .map(Self::CancelTaskRequest)
-            }
-            4usize => {
-                __rt::from_value(value, "ServerRequest::ListTasksRequest")
-                    .map(Self::ListTasksRequest)
-            }
-            5usize => {
-                __rt::from_value(value, "ServerRequest::CreateMessageRequest")
-                    .map(Self::CreateMessageRequest)
-            }
-            6usize => {
-                __rt::from_value(value, "ServerRequest::ListRootsRequest")
-                    .map(Self::ListRootsRequest)
-            }
-            7usize => {
-                __rt::from_value(value, "ServerRequest::ElicitRequest")
-                    .map(Self::ElicitRequest)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ServerRequest {
@@ -19994,6 +20183,270 @@ impl ServerResult {
         }
     }
 }
+impl ServerResult {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ServerResult",
+        variants: &[
+            __rt::VariantShape {
+                name: "Result",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &[],
+                    known: &["_meta"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "InitializeResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["capabilities", "protocolVersion", "serverInfo"],
+                    known: &[
+                        "_meta",
+                        "capabilities",
+                        "instructions",
+                        "protocolVersion",
+                        "serverInfo",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "serverInfo",
+                            tags: &[],
+                            required: &["name", "version"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourcesResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["resources"],
+                    known: &["_meta", "nextCursor", "resources"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourceTemplatesResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["resourceTemplates"],
+                    known: &["_meta", "nextCursor", "resourceTemplates"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ReadResourceResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["contents"],
+                    known: &["_meta", "contents"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListPromptsResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["prompts"],
+                    known: &["_meta", "nextCursor", "prompts"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetPromptResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["messages"],
+                    known: &["_meta", "description", "messages"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListToolsResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["tools"],
+                    known: &["_meta", "nextCursor", "tools"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CallToolResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["content"],
+                    known: &["_meta", "content", "isError", "structuredContent"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "status",
+                            values: &[
+                                __rt::Const::Str("cancelled"),
+                                __rt::Const::Str("completed"),
+                                __rt::Const::Str("failed"),
+                                __rt::Const::Str("input_required"),
+                                __rt::Const::Str("working"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                    known: &[
+                        "_meta",
+                        "createdAt",
+                        "lastUpdatedAt",
+                        "pollInterval",
+                        "status",
+                        "statusMessage",
+                        "taskId",
+                        "ttl",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetTaskPayloadResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &[],
+                    known: &["_meta"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CancelTaskResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "status",
+                            values: &[
+                                __rt::Const::Str("cancelled"),
+                                __rt::Const::Str("completed"),
+                                __rt::Const::Str("failed"),
+                                __rt::Const::Str("input_required"),
+                                __rt::Const::Str("working"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["createdAt", "lastUpdatedAt", "status", "taskId", "ttl"],
+                    known: &[
+                        "_meta",
+                        "createdAt",
+                        "lastUpdatedAt",
+                        "pollInterval",
+                        "status",
+                        "statusMessage",
+                        "taskId",
+                        "ttl",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListTasksResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["tasks"],
+                    known: &["_meta", "nextCursor", "tasks"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CompleteResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["completion"],
+                    known: &["_meta", "completion"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "completion",
+                            tags: &[],
+                            required: &["values"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ServerResult::Result").map(Self::Result)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ServerResult::InitializeResult")
+                    .map(Self::InitializeResult)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ServerResult::ListResourcesResult")
+                    .map(Self::ListResourcesResult)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ServerResult::ListResourceTemplatesResult")
+                    .map(Self::ListResourceTemplatesResult)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ServerResult::ReadResourceResult")
+                    .map(Self::ReadResourceResult)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "ServerResult::ListPromptsResult")
+                    .map(Self::ListPromptsResult)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ServerResult::GetPromptResult")
+                    .map(Self::GetPromptResult)
+            }
+            7usize => {
+                __rt::from_value_ref(value, "ServerResult::ListToolsResult")
+                    .map(Self::ListToolsResult)
+            }
+            8usize => {
+                __rt::from_value_ref(value, "ServerResult::CallToolResult")
+                    .map(Self::CallToolResult)
+            }
+            9usize => {
+                __rt::from_value_ref(value, "ServerResult::GetTaskResult")
+                    .map(Self::GetTaskResult)
+            }
+            10usize => {
+                __rt::from_value_ref(value, "ServerResult::GetTaskPayloadResult")
+                    .map(Self::GetTaskPayloadResult)
+            }
+            11usize => {
+                __rt::from_value_ref(value, "ServerResult::CancelTaskResult")
+                    .map(Self::CancelTaskResult)
+            }
+            12usize => {
+                __rt::from_value_ref(value, "ServerResult::ListTasksResult")
+                    .map(Self::ListTasksResult)
+            }
+            13usize => {
+                __rt::from_value_ref(value, "ServerResult::CompleteResult")
+                    .map(Self::CompleteResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<Result> for ServerResult {
     fn from(value: Result) -> Self {
         Self::Result(value)
@@ -20117,275 +20570,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ServerResult",
-            variants: &[
-                __rt::VariantShape {
-                    name: "Result",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &[],
-                        known: &["_meta"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "InitializeResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["capabilities", "protocolVersion", "serverInfo"],
-                        known: &[
-                            "_meta",
-                            "capabilities",
-                            "instructions",
-                            "protocolVersion",
-                            "serverInfo",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "serverInfo",
-                                tags: &[],
-                                required: &["name", "version"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourcesResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["resources"],
-                        known: &["_meta", "nextCursor", "resources"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourceTemplatesResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["resourceTemplates"],
-                        known: &["_meta", "nextCursor", "resourceTemplates"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ReadResourceResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["contents"],
-                        known: &["_meta", "contents"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListPromptsResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["prompts"],
-                        known: &["_meta", "nextCursor", "prompts"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetPromptResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["messages"],
-                        known: &["_meta", "description", "messages"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListToolsResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["tools"],
-                        known: &["_meta", "nextCursor", "tools"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CallToolResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["content"],
-                        known: &["_meta", "content", "isError", "structuredContent"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "status",
-                                values: &[
-                                    __rt::Const::Str("cancelled"),
-                                    __rt::Const::Str("completed"),
-                                    __rt::Const::Str("failed"),
-                                    __rt::Const::Str("input_required"),
-                                    __rt::Const::Str("working"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &[
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "status",
-                            "taskId",
-                            "ttl",
-                        ],
-                        known: &[
-                            "_meta",
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "pollInterval",
-                            "status",
-                            "statusMessage",
-                            "taskId",
-                            "ttl",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetTaskPayloadResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &[],
-                        known: &["_meta"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CancelTaskResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "status",
-                                values: &[
-                                    __rt::Const::Str("cancelled"),
-                                    __rt::Const::Str("completed"),
-                                    __rt::Const::Str("failed"),
-                                    __rt::Const::Str("input_required"),
-                                    __rt::Const::Str("working"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &[
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "status",
-                            "taskId",
-                            "ttl",
-                        ],
-                        known: &[
-                            "_meta",
-                            "createdAt",
-                            "lastUpdatedAt",
-                            "pollInterval",
-                            "status",
-                            "statusMessage",
-                            "taskId",
-                            "ttl",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListTasksResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["tasks"],
-                        known: &["_meta", "nextCursor", "tasks"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CompleteResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["completion"],
-                        known: &["_meta", "completion"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "completion",
-                                tags: &[],
-                                required: &["values"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => __rt::from_value(value, "ServerResult::Result").map(Self::Result),
-            1usize => {
-                __rt::from_value(value, "ServerResult::InitializeResult")
-                    .map(Self::InitializeResult)
-            }
-            2usize => {
-                __rt::from_value(value, "ServerResult::ListResourcesResult")
-                    .map(Self::ListResourcesResult)
-            }
-            3usize => {
-                __rt::from_value(value, "ServerResult::ListResourceTemplatesResult")
-                    .map(Self::ListResourceTemplatesResult)
-            }
-            4usize => {
-                __rt::from_value(value, "ServerResult::ReadResourceResult")
-                    .map(Self::ReadResourceResult)
-            }
-            5usize => {
-                __rt::from_value(value, "ServerResult::ListPromptsResult")
-                    .map(Self::ListPromptsResult)
-            }
-            6usize => {
-                __rt::from_value(value, "ServerResult::GetPromptResult")
-                    .map(Self::GetPromptResult)
-            }
-            7usize => {
-                __rt::from_value(value, "ServerResult::ListToolsResult")
-                    .map(Self::ListToolsResult)
-            }
-            8usize => {
-                __rt::from_value(value, "ServerResult::CallToolResult")
-                    .map(Self::CallToolResult)
-            }
-            9usize => {
-                __rt::from_value(value, "ServerResult::GetTaskResult")
-                    .map(Self::GetTaskResult)
-            }
-            10usize => {
-                __rt::from_value(value, "ServerResult::GetTaskPayloadResult")
-                    .map(Self::GetTaskPayloadResult)
-            }
-            11usize => {
-                __rt::from_value(value, "ServerResult::CancelTaskResult")
-                    .map(Self::CancelTaskResult)
-            }
-            12usize => {
-                __rt::from_value(value, "ServerResult::ListTasksResult")
-                    .map(Self::ListTasksResult)
-            }
-            13usize => {
-                __rt::from_value(value, "ServerResult::CompleteResult")
-                    .map(Self::CompleteResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ServerResult {
@@ -20737,6 +20925,73 @@ impl SingleSelectEnumSchema {
         }
     }
 }
+impl SingleSelectEnumSchema {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "SingleSelectEnumSchema",
+        variants: &[
+            __rt::VariantShape {
+                name: "UntitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &["default", "description", "enum", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["oneOf", "type"],
+                    known: &["default", "description", "oneOf", "title", "type"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
@@ -20766,68 +21021,10 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "SingleSelectEnumSchema",
-            variants: &[
-                __rt::VariantShape {
-                    name: "UntitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &["default", "description", "enum", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["oneOf", "type"],
-                        known: &["default", "description", "oneOf", "title", "type"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::UntitledSingleSelectEnumSchema)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::TitledSingleSelectEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for SingleSelectEnumSchema {

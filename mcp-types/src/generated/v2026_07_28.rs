@@ -1915,6 +1915,79 @@ impl CallToolResultResponseResult {
         }
     }
 }
+impl CallToolResultResponseResult {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "CallToolResultResponseResult",
+        variants: &[
+            __rt::VariantShape {
+                name: "InputRequiredResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("input_required")],
+                            required: true,
+                        },
+                    ],
+                    required: &["resultType"],
+                    known: &["_meta", "inputRequests", "requestState", "resultType"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CallToolResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["content", "resultType"],
+                    known: &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "resultType",
+                        "structuredContent",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "CallToolResultResponseResult::InputRequiredResult",
+                    )
+                    .map(Self::InputRequiredResult)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "CallToolResultResponseResult::CallToolResult",
+                    )
+                    .map(Self::CallToolResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<InputRequiredResult> for CallToolResultResponseResult {
     fn from(value: InputRequiredResult) -> Self {
         Self::InputRequiredResult(value)
@@ -1944,71 +2017,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "CallToolResultResponseResult",
-            variants: &[
-                __rt::VariantShape {
-                    name: "InputRequiredResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("input_required")],
-                                required: true,
-                            },
-                        ],
-                        required: &["resultType"],
-                        known: &["_meta", "inputRequests", "requestState", "resultType"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CallToolResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["content", "resultType"],
-                        known: &[
-                            "_meta",
-                            "content",
-                            "isError",
-                            "resultType",
-                            "structuredContent",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "CallToolResultResponseResult::InputRequiredResult",
-                    )
-                    .map(Self::InputRequiredResult)
-            }
-            1usize => {
-                __rt::from_value(value, "CallToolResultResponseResult::CallToolResult")
-                    .map(Self::CallToolResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for CallToolResultResponseResult {
@@ -2788,6 +2800,332 @@ impl ClientRequest {
         }
     }
 }
+impl ClientRequest {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ClientRequest",
+        variants: &[
+            __rt::VariantShape {
+                name: "DiscoverRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("server/discover")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourcesRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourceTemplatesRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/templates/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ReadResourceRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("resources/read")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta", "uri"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "SubscriptionsListenRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("subscriptions/listen")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta", "notifications"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListPromptsRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("prompts/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetPromptRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("prompts/get")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta", "name"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListToolsRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tools/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "CallToolRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("tools/call")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta", "name"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "CompleteRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("completion/complete")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method", "params"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["_meta", "argument", "ref"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ClientRequest::DiscoverRequest")
+                    .map(Self::DiscoverRequest)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListResourcesRequest")
+                    .map(Self::ListResourcesRequest)
+            }
+            2usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ClientRequest::ListResourceTemplatesRequest",
+                    )
+                    .map(Self::ListResourceTemplatesRequest)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ClientRequest::ReadResourceRequest")
+                    .map(Self::ReadResourceRequest)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ClientRequest::SubscriptionsListenRequest")
+                    .map(Self::SubscriptionsListenRequest)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListPromptsRequest")
+                    .map(Self::ListPromptsRequest)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ClientRequest::GetPromptRequest")
+                    .map(Self::GetPromptRequest)
+            }
+            7usize => {
+                __rt::from_value_ref(value, "ClientRequest::ListToolsRequest")
+                    .map(Self::ListToolsRequest)
+            }
+            8usize => {
+                __rt::from_value_ref(value, "ClientRequest::CallToolRequest")
+                    .map(Self::CallToolRequest)
+            }
+            9usize => {
+                __rt::from_value_ref(value, "ClientRequest::CompleteRequest")
+                    .map(Self::CompleteRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<DiscoverRequest> for ClientRequest {
     fn from(value: DiscoverRequest) -> Self {
         Self::DiscoverRequest(value)
@@ -2881,324 +3219,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ClientRequest",
-            variants: &[
-                __rt::VariantShape {
-                    name: "DiscoverRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("server/discover")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourcesRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourceTemplatesRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/templates/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ReadResourceRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("resources/read")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta", "uri"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "SubscriptionsListenRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("subscriptions/listen")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta", "notifications"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListPromptsRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("prompts/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetPromptRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("prompts/get")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta", "name"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListToolsRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tools/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CallToolRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("tools/call")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta", "name"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CompleteRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("completion/complete")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method", "params"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["_meta", "argument", "ref"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ClientRequest::DiscoverRequest")
-                    .map(Self::DiscoverRequest)
-            }
-            1usize => {
-                __rt::from_value(value, "ClientRequest::ListResourcesRequest")
-                    .map(Self::ListResourcesRequest)
-            }
-            2usize => {
-                __rt::from_value(value, "ClientRequest::ListResourceTemplatesRequest")
-                    .map(Self::ListResourceTemplatesRequest)
-            }
-            3usize => {
-                __rt::from_value(value, "ClientRequest::ReadResourceRequest")
-                    .map(Self::ReadResourceRequest)
-            }
-            4usize => {
-                __rt::from_value(value, "ClientRequest::SubscriptionsListenRequest")
-                    .map(Self::SubscriptionsListenRequest)
-            }
-            5usize => {
-                __rt::from_value(value, "ClientRequest::ListPromptsRequest")
-                    .map(Self::ListPromptsRequest)
-            }
-            6usize => {
-                __rt::from_value(value, "ClientRequest::GetPromptRequest")
-                    .map(Self::GetPromptRequest)
-            }
-            7usize => {
-                __rt::from_value(value, "ClientRequest::ListToolsRequest")
-                    .map(Self::ListToolsRequest)
-            }
-            8usize => {
-                __rt::from_value(value, "ClientRequest::CallToolRequest")
-                    .map(Self::CallToolRequest)
-            }
-            9usize => {
-                __rt::from_value(value, "ClientRequest::CompleteRequest")
-                    .map(Self::CompleteRequest)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ClientRequest {
@@ -3738,6 +3762,70 @@ impl CompleteRequestParamsRef {
         }
     }
 }
+impl CompleteRequestParamsRef {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "CompleteRequestParamsRef",
+        variants: &[
+            __rt::VariantShape {
+                name: "PromptReference",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("ref/prompt")],
+                            required: true,
+                        },
+                    ],
+                    required: &["name", "type"],
+                    known: &["name", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceTemplateReference",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("ref/resource")],
+                            required: true,
+                        },
+                    ],
+                    required: &["type", "uri"],
+                    known: &["type", "uri"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "CompleteRequestParamsRef::PromptReference")
+                    .map(Self::PromptReference)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "CompleteRequestParamsRef::ResourceTemplateReference",
+                    )
+                    .map(Self::ResourceTemplateReference)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
     fn from(value: PromptReference) -> Self {
         Self::PromptReference(value)
@@ -3767,65 +3855,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "CompleteRequestParamsRef",
-            variants: &[
-                __rt::VariantShape {
-                    name: "PromptReference",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("ref/prompt")],
-                                required: true,
-                            },
-                        ],
-                        required: &["name", "type"],
-                        known: &["name", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceTemplateReference",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("ref/resource")],
-                                required: true,
-                            },
-                        ],
-                        required: &["type", "uri"],
-                        known: &["type", "uri"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "CompleteRequestParamsRef::PromptReference")
-                    .map(Self::PromptReference)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "CompleteRequestParamsRef::ResourceTemplateReference",
-                    )
-                    .map(Self::ResourceTemplateReference)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for CompleteRequestParamsRef {
@@ -4210,6 +4243,135 @@ impl ContentBlock {
         }
     }
 }
+impl ContentBlock {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ContentBlock",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("text")],
+                            required: true,
+                        },
+                    ],
+                    required: &["text", "type"],
+                    known: &["_meta", "annotations", "text", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ImageContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("image")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "AudioContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("audio")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceLink",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("resource_link")],
+                            required: true,
+                        },
+                    ],
+                    required: &["name", "type", "uri"],
+                    known: &[
+                        "_meta",
+                        "annotations",
+                        "description",
+                        "icons",
+                        "mimeType",
+                        "name",
+                        "size",
+                        "title",
+                        "type",
+                        "uri",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "EmbeddedResource",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("resource")],
+                            required: true,
+                        },
+                    ],
+                    required: &["resource", "type"],
+                    known: &["_meta", "annotations", "resource", "type"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ContentBlock::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ContentBlock::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ContentBlock::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ContentBlock::ResourceLink")
+                    .map(Self::ResourceLink)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ContentBlock::EmbeddedResource")
+                    .map(Self::EmbeddedResource)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextContent> for ContentBlock {
     fn from(value: TextContent) -> Self {
         Self::TextContent(value)
@@ -4255,130 +4417,10 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ContentBlock",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("text")],
-                                required: true,
-                            },
-                        ],
-                        required: &["text", "type"],
-                        known: &["_meta", "annotations", "text", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ImageContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("image")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "AudioContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("audio")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceLink",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("resource_link")],
-                                required: true,
-                            },
-                        ],
-                        required: &["name", "type", "uri"],
-                        known: &[
-                            "_meta",
-                            "annotations",
-                            "description",
-                            "icons",
-                            "mimeType",
-                            "name",
-                            "size",
-                            "title",
-                            "type",
-                            "uri",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "EmbeddedResource",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("resource")],
-                                required: true,
-                            },
-                        ],
-                        required: &["resource", "type"],
-                        known: &["_meta", "annotations", "resource", "type"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ContentBlock::TextContent")
-                    .map(Self::TextContent)
-            }
-            1usize => {
-                __rt::from_value(value, "ContentBlock::ImageContent")
-                    .map(Self::ImageContent)
-            }
-            2usize => {
-                __rt::from_value(value, "ContentBlock::AudioContent")
-                    .map(Self::AudioContent)
-            }
-            3usize => {
-                __rt::from_value(value, "ContentBlock::ResourceLink")
-                    .map(Self::ResourceLink)
-            }
-            4usize => {
-                __rt::from_value(value, "ContentBlock::EmbeddedResource")
-                    .map(Self::EmbeddedResource)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ContentBlock {
@@ -5725,6 +5767,85 @@ impl ElicitRequestParams {
         }
     }
 }
+impl ElicitRequestParams {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ElicitRequestParams",
+        variants: &[
+            __rt::VariantShape {
+                name: "ElicitRequestFormParams",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "mode",
+                            values: &[__rt::Const::Str("form")],
+                            required: false,
+                        },
+                    ],
+                    required: &["message", "requestedSchema"],
+                    known: &["message", "mode", "requestedSchema"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "requestedSchema",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("object")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["properties", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitRequestURLParams",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "mode",
+                            values: &[__rt::Const::Str("url")],
+                            required: true,
+                        },
+                    ],
+                    required: &["message", "mode", "url"],
+                    known: &["message", "mode", "url"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ElicitRequestParams::ElicitRequestFormParams",
+                    )
+                    .map(Self::ElicitRequestFormParams)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ElicitRequestParams::ElicitRequestURLParams",
+                    )
+                    .map(Self::ElicitRequestURLParams)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<ElicitRequestFormParams> for ElicitRequestParams {
     fn from(value: ElicitRequestFormParams) -> Self {
         Self::ElicitRequestFormParams(value)
@@ -5754,74 +5875,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ElicitRequestParams",
-            variants: &[
-                __rt::VariantShape {
-                    name: "ElicitRequestFormParams",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "mode",
-                                values: &[__rt::Const::Str("form")],
-                                required: false,
-                            },
-                        ],
-                        required: &["message", "requestedSchema"],
-                        known: &["message", "mode", "requestedSchema"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "requestedSchema",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("object")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["properties", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitRequestURLParams",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "mode",
-                                values: &[__rt::Const::Str("url")],
-                                required: true,
-                            },
-                        ],
-                        required: &["message", "mode", "url"],
-                        known: &["message", "mode", "url"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ElicitRequestParams::ElicitRequestFormParams")
-                    .map(Self::ElicitRequestFormParams)
-            }
-            1usize => {
-                __rt::from_value(value, "ElicitRequestParams::ElicitRequestURLParams")
-                    .map(Self::ElicitRequestURLParams)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ElicitRequestParams {
@@ -6084,6 +6141,61 @@ impl ElicitResultContentValue {
         }
     }
 }
+impl ElicitResultContentValue {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ElicitResultContentValue",
+        variants: &[
+            __rt::VariantShape {
+                name: "Array",
+                kind: __rt::ShapeKind::Array,
+            },
+            __rt::VariantShape {
+                name: "String",
+                kind: __rt::ShapeKind::String,
+            },
+            __rt::VariantShape {
+                name: "Integer",
+                kind: __rt::ShapeKind::Integer,
+            },
+            __rt::VariantShape {
+                name: "Boolean",
+                kind: __rt::ShapeKind::Boolean,
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::Array")
+                    .map(Self::Array)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::String")
+                    .map(Self::String)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::Integer")
+                    .map(Self::Integer)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ElicitResultContentValue::Boolean")
+                    .map(Self::Boolean)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
 for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
@@ -6122,56 +6234,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ElicitResultContentValue",
-            variants: &[
-                __rt::VariantShape {
-                    name: "Array",
-                    kind: __rt::ShapeKind::Array,
-                },
-                __rt::VariantShape {
-                    name: "String",
-                    kind: __rt::ShapeKind::String,
-                },
-                __rt::VariantShape {
-                    name: "Integer",
-                    kind: __rt::ShapeKind::Integer,
-                },
-                __rt::VariantShape {
-                    name: "Boolean",
-                    kind: __rt::ShapeKind::Boolean,
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ElicitResultContentValue::Array")
-                    .map(Self::Array)
-            }
-            1usize => {
-                __rt::from_value(value, "ElicitResultContentValue::String")
-                    .map(Self::String)
-            }
-            2usize => {
-                __rt::from_value(value, "ElicitResultContentValue::Integer")
-                    .map(Self::Integer)
-            }
-            3usize => {
-                __rt::from_value(value, "ElicitResultContentValue::Boolean")
-                    .map(Self::Boolean)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ElicitResultContentValue {
@@ -6360,6 +6426,61 @@ impl EmbeddedResourceResource {
         }
     }
 }
+impl EmbeddedResourceResource {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "EmbeddedResourceResource",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["text", "uri"],
+                    known: &["_meta", "mimeType", "text", "uri"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "BlobResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["blob", "uri"],
+                    known: &["_meta", "blob", "mimeType", "uri"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "EmbeddedResourceResource::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "EmbeddedResourceResource::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
     fn from(value: TextResourceContents) -> Self {
         Self::TextResourceContents(value)
@@ -6389,50 +6510,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "EmbeddedResourceResource",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["text", "uri"],
-                        known: &["_meta", "mimeType", "text", "uri"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "BlobResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["blob", "uri"],
-                        known: &["_meta", "blob", "mimeType", "uri"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "EmbeddedResourceResource::TextResourceContents")
-                    .map(Self::TextResourceContents)
-            }
-            1usize => {
-                __rt::from_value(value, "EmbeddedResourceResource::BlobResourceContents")
-                    .map(Self::BlobResourceContents)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for EmbeddedResourceResource {
@@ -6500,6 +6581,165 @@ impl EnumSchema {
         }
     }
 }
+impl EnumSchema {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "EnumSchema",
+        variants: &[
+            __rt::VariantShape {
+                name: "UntitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &["default", "description", "enum", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["oneOf", "type"],
+                    known: &["default", "description", "oneOf", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "UntitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("string")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["enum", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[],
+                            required: &["anyOf"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "LegacyTitledEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "enum",
+                        "enumNames",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "EnumSchema::UntitledSingleSelectEnumSchema")
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "EnumSchema::TitledSingleSelectEnumSchema")
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "EnumSchema::UntitledMultiSelectEnumSchema")
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "EnumSchema::TitledMultiSelectEnumSchema")
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "EnumSchema::LegacyTitledEnumSchema")
+                    .map(Self::LegacyTitledEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for EnumSchema {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
@@ -6553,160 +6793,10 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "EnumSchema",
-            variants: &[
-                __rt::VariantShape {
-                    name: "UntitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &["default", "description", "enum", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["oneOf", "type"],
-                        known: &["default", "description", "oneOf", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UntitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("string")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["enum", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[],
-                                required: &["anyOf"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "LegacyTitledEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "enum",
-                            "enumNames",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "EnumSchema::UntitledSingleSelectEnumSchema")
-                    .map(Self::UntitledSingleSelectEnumSchema)
-            }
-            1usize => {
-                __rt::from_value(value, "EnumSchema::TitledSingleSelectEnumSchema")
-                    .map(Self::TitledSingleSelectEnumSchema)
-            }
-            2usize => {
-                __rt::from_value(value, "EnumSchema::UntitledMultiSelectEnumSchema")
-                    .map(Self::UntitledMultiSelectEnumSchema)
-            }
-            3usize => {
-                __rt::from_value(value, "EnumSchema::TitledMultiSelectEnumSchema")
-                    .map(Self::TitledMultiSelectEnumSchema)
-            }
-            4usize => {
-                __rt::from_value(value, "EnumSchema::LegacyTitledEnumSchema")
-                    .map(Self::LegacyTitledEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for EnumSchema {
@@ -7376,6 +7466,73 @@ impl GetPromptResultResponseResult {
         }
     }
 }
+impl GetPromptResultResponseResult {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "GetPromptResultResponseResult",
+        variants: &[
+            __rt::VariantShape {
+                name: "InputRequiredResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("input_required")],
+                            required: true,
+                        },
+                    ],
+                    required: &["resultType"],
+                    known: &["_meta", "inputRequests", "requestState", "resultType"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetPromptResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["messages", "resultType"],
+                    known: &["_meta", "description", "messages", "resultType"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "GetPromptResultResponseResult::InputRequiredResult",
+                    )
+                    .map(Self::InputRequiredResult)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "GetPromptResultResponseResult::GetPromptResult",
+                    )
+                    .map(Self::GetPromptResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<InputRequiredResult> for GetPromptResultResponseResult {
     fn from(value: InputRequiredResult) -> Self {
         Self::InputRequiredResult(value)
@@ -7405,65 +7562,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "GetPromptResultResponseResult",
-            variants: &[
-                __rt::VariantShape {
-                    name: "InputRequiredResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("input_required")],
-                                required: true,
-                            },
-                        ],
-                        required: &["resultType"],
-                        known: &["_meta", "inputRequests", "requestState", "resultType"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetPromptResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["messages", "resultType"],
-                        known: &["_meta", "description", "messages", "resultType"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "GetPromptResultResponseResult::InputRequiredResult",
-                    )
-                    .map(Self::InputRequiredResult)
-            }
-            1usize => {
-                __rt::from_value(value, "GetPromptResultResponseResult::GetPromptResult")
-                    .map(Self::GetPromptResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for GetPromptResultResponseResult {
@@ -8229,6 +8331,92 @@ impl InputRequest {
         }
     }
 }
+impl InputRequest {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "InputRequest",
+        variants: &[
+            __rt::VariantShape {
+                name: "CreateMessageRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("sampling/createMessage")],
+                            required: true,
+                        },
+                    ],
+                    required: &["method", "params"],
+                    known: &["method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["maxTokens", "messages"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListRootsRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("roots/list")],
+                            required: true,
+                        },
+                    ],
+                    required: &["method"],
+                    known: &["method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("elicitation/create")],
+                            required: true,
+                        },
+                    ],
+                    required: &["method", "params"],
+                    known: &["method", "params"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "InputRequest::CreateMessageRequest")
+                    .map(Self::CreateMessageRequest)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "InputRequest::ListRootsRequest")
+                    .map(Self::ListRootsRequest)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "InputRequest::ElicitRequest")
+                    .map(Self::ElicitRequest)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<CreateMessageRequest> for InputRequest {
     fn from(value: CreateMessageRequest) -> Self {
         Self::CreateMessageRequest(value)
@@ -8266,87 +8454,10 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "InputRequest",
-            variants: &[
-                __rt::VariantShape {
-                    name: "CreateMessageRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("sampling/createMessage")],
-                                required: true,
-                            },
-                        ],
-                        required: &["method", "params"],
-                        known: &["method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["maxTokens", "messages"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListRootsRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("roots/list")],
-                                required: true,
-                            },
-                        ],
-                        required: &["method"],
-                        known: &["method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("elicitation/create")],
-                                required: true,
-                            },
-                        ],
-                        required: &["method", "params"],
-                        known: &["method", "params"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "InputRequest::CreateMessageRequest")
-                    .map(Self::CreateMessageRequest)
-            }
-            1usize => {
-                __rt::from_value(value, "InputRequest::ListRootsRequest")
-                    .map(Self::ListRootsRequest)
-            }
-            2usize => {
-                __rt::from_value(value, "InputRequest::ElicitRequest")
-                    .map(Self::ElicitRequest)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for InputRequest {
@@ -8542,6 +8653,87 @@ impl InputResponse {
         }
     }
 }
+impl InputResponse {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "InputResponse",
+        variants: &[
+            __rt::VariantShape {
+                name: "CreateMessageResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "role",
+                            values: &[
+                                __rt::Const::Str("assistant"),
+                                __rt::Const::Str("user"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["content", "model", "role"],
+                    known: &["_meta", "content", "model", "role", "stopReason"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListRootsResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["roots"],
+                    known: &["roots"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ElicitResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "action",
+                            values: &[
+                                __rt::Const::Str("accept"),
+                                __rt::Const::Str("cancel"),
+                                __rt::Const::Str("decline"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["action"],
+                    known: &["action", "content"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "InputResponse::CreateMessageResult")
+                    .map(Self::CreateMessageResult)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "InputResponse::ListRootsResult")
+                    .map(Self::ListRootsResult)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "InputResponse::ElicitResult")
+                    .map(Self::ElicitResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<CreateMessageResult> for InputResponse {
     fn from(value: CreateMessageResult) -> Self {
         Self::CreateMessageResult(value)
@@ -8577,82 +8769,10 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "InputResponse",
-            variants: &[
-                __rt::VariantShape {
-                    name: "CreateMessageResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "role",
-                                values: &[
-                                    __rt::Const::Str("assistant"),
-                                    __rt::Const::Str("user"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &["content", "model", "role"],
-                        known: &["_meta", "content", "model", "role", "stopReason"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListRootsResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["roots"],
-                        known: &["roots"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ElicitResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "action",
-                                values: &[
-                                    __rt::Const::Str("accept"),
-                                    __rt::Const::Str("cancel"),
-                                    __rt::Const::Str("decline"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &["action"],
-                        known: &["action", "content"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "InputResponse::CreateMessageResult")
-                    .map(Self::CreateMessageResult)
-            }
-            1usize => {
-                __rt::from_value(value, "InputResponse::ListRootsResult")
-                    .map(Self::ListRootsResult)
-            }
-            2usize => {
-                __rt::from_value(value, "InputResponse::ElicitResult")
-                    .map(Self::ElicitResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for InputResponse {
@@ -9267,6 +9387,117 @@ impl JSONRPCMessage {
         }
     }
 }
+impl JSONRPCMessage {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "JSONRPCMessage",
+        variants: &[
+            __rt::VariantShape {
+                name: "JSONRPCRequest",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "method"],
+                    known: &["id", "jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCResultResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "result"],
+                    known: &["id", "jsonrpc", "result"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "result",
+                            tags: &[],
+                            required: &["resultType"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCErrorResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["error", "jsonrpc"],
+                    known: &["error", "id", "jsonrpc"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "error",
+                            tags: &[],
+                            required: &["code", "message"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCRequest")
+                    .map(Self::JSONRPCRequest)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCNotification")
+                    .map(Self::JSONRPCNotification)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCResultResponse")
+                    .map(Self::JSONRPCResultResponse)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "JSONRPCMessage::JSONRPCErrorResponse")
+                    .map(Self::JSONRPCErrorResponse)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
     fn from(value: JSONRPCRequest) -> Self {
         Self::JSONRPCRequest(value)
@@ -9312,112 +9543,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "JSONRPCMessage",
-            variants: &[
-                __rt::VariantShape {
-                    name: "JSONRPCRequest",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "method"],
-                        known: &["id", "jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCResultResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "result"],
-                        known: &["id", "jsonrpc", "result"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "result",
-                                tags: &[],
-                                required: &["resultType"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCErrorResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["error", "jsonrpc"],
-                        known: &["error", "id", "jsonrpc"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "error",
-                                tags: &[],
-                                required: &["code", "message"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCRequest")
-                    .map(Self::JSONRPCRequest)
-            }
-            1usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCNotification")
-                    .map(Self::JSONRPCNotification)
-            }
-            2usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCResultResponse")
-                    .map(Self::JSONRPCResultResponse)
-            }
-            3usize => {
-                __rt::from_value(value, "JSONRPCMessage::JSONRPCErrorResponse")
-                    .map(Self::JSONRPCErrorResponse)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for JSONRPCMessage {
@@ -9710,6 +9839,79 @@ impl JSONRPCResponse {
         }
     }
 }
+impl JSONRPCResponse {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "JSONRPCResponse",
+        variants: &[
+            __rt::VariantShape {
+                name: "JSONRPCResultResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "jsonrpc", "result"],
+                    known: &["id", "jsonrpc", "result"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "result",
+                            tags: &[],
+                            required: &["resultType"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "JSONRPCErrorResponse",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                    ],
+                    required: &["error", "jsonrpc"],
+                    known: &["error", "id", "jsonrpc"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "error",
+                            tags: &[],
+                            required: &["code", "message"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "JSONRPCResponse::JSONRPCResultResponse")
+                    .map(Self::JSONRPCResultResponse)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "JSONRPCResponse::JSONRPCErrorResponse")
+                    .map(Self::JSONRPCErrorResponse)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCResponse {
     fn from(value: JSONRPCResultResponse) -> Self {
         Self::JSONRPCResultResponse(value)
@@ -9739,74 +9941,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "JSONRPCResponse",
-            variants: &[
-                __rt::VariantShape {
-                    name: "JSONRPCResultResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "jsonrpc", "result"],
-                        known: &["id", "jsonrpc", "result"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "result",
-                                tags: &[],
-                                required: &["resultType"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "JSONRPCErrorResponse",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                        ],
-                        required: &["error", "jsonrpc"],
-                        known: &["error", "id", "jsonrpc"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "error",
-                                tags: &[],
-                                required: &["code", "message"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "JSONRPCResponse::JSONRPCResultResponse")
-                    .map(Self::JSONRPCResultResponse)
-            }
-            1usize => {
-                __rt::from_value(value, "JSONRPCResponse::JSONRPCErrorResponse")
-                    .map(Self::JSONRPCErrorResponse)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for JSONRPCResponse {
@@ -12849,6 +12987,107 @@ impl MultiSelectEnumSchema {
         }
     }
 }
+impl MultiSelectEnumSchema {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "MultiSelectEnumSchema",
+        variants: &[
+            __rt::VariantShape {
+                name: "UntitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("string")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["enum", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[],
+                            required: &["anyOf"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
     fn from(value: UntitledMultiSelectEnumSchema) -> Self {
         Self::UntitledMultiSelectEnumSchema(value)
@@ -12878,102 +13117,10 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "MultiSelectEnumSchema",
-            variants: &[
-                __rt::VariantShape {
-                    name: "UntitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("string")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["enum", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[],
-                                required: &["anyOf"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "MultiSelectEnumSchema::UntitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::UntitledMultiSelectEnumSchema)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "MultiSelectEnumSchema::TitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::TitledMultiSelectEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for MultiSelectEnumSchema {
@@ -13890,6 +14037,265 @@ impl PrimitiveSchemaDefinition {
         }
     }
 }
+impl PrimitiveSchemaDefinition {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "PrimitiveSchemaDefinition",
+        variants: &[
+            __rt::VariantShape {
+                name: "StringSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "format",
+                            values: &[
+                                __rt::Const::Str("date"),
+                                __rt::Const::Str("date-time"),
+                                __rt::Const::Str("email"),
+                                __rt::Const::Str("uri"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "format",
+                        "maxLength",
+                        "minLength",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "NumberSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[
+                                __rt::Const::Str("integer"),
+                                __rt::Const::Str("number"),
+                            ],
+                            required: false,
+                        },
+                    ],
+                    required: &["type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "maximum",
+                        "minimum",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "BooleanSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("boolean")],
+                            required: true,
+                        },
+                    ],
+                    required: &["type"],
+                    known: &["default", "description", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "UntitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &["default", "description", "enum", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["oneOf", "type"],
+                    known: &["default", "description", "oneOf", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "UntitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[
+                                __rt::TagShape {
+                                    key: "type",
+                                    values: &[__rt::Const::Str("string")],
+                                    required: true,
+                                },
+                            ],
+                            required: &["enum", "type"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledMultiSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("array")],
+                            required: true,
+                        },
+                    ],
+                    required: &["items", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "items",
+                        "maxItems",
+                        "minItems",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "items",
+                            tags: &[],
+                            required: &["anyOf"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "LegacyTitledEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &[
+                        "default",
+                        "description",
+                        "enum",
+                        "enumNames",
+                        "title",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "PrimitiveSchemaDefinition::StringSchema")
+                    .map(Self::StringSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "PrimitiveSchemaDefinition::NumberSchema")
+                    .map(Self::NumberSchema)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "PrimitiveSchemaDefinition::BooleanSchema")
+                    .map(Self::BooleanSchema)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            5usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::UntitledMultiSelectEnumSchema)
+            }
+            6usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
+                    )
+                    .map(Self::TitledMultiSelectEnumSchema)
+            }
+            7usize => {
+                __rt::from_value_ref(
+                        value,
+                        "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
+                    )
+                    .map(Self::LegacyTitledEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
     fn from(value: StringSchema) -> Self {
         Self::StringSchema(value)
@@ -13964,260 +14370,10 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "PrimitiveSchemaDefinition",
-            variants: &[
-                __rt::VariantShape {
-                    name: "StringSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "format",
-                                values: &[
-                                    __rt::Const::Str("date"),
-                                    __rt::Const::Str("date-time"),
-                                    __rt::Const::Str("email"),
-                                    __rt::Const::Str("uri"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "format",
-                            "maxLength",
-                            "minLength",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "NumberSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[
-                                    __rt::Const::Str("integer"),
-                                    __rt::Const::Str("number"),
-                                ],
-                                required: false,
-                            },
-                        ],
-                        required: &["type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "maximum",
-                            "minimum",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "BooleanSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("boolean")],
-                                required: true,
-                            },
-                        ],
-                        required: &["type"],
-                        known: &["default", "description", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UntitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &["default", "description", "enum", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["oneOf", "type"],
-                        known: &["default", "description", "oneOf", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "UntitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[
-                                    __rt::TagShape {
-                                        key: "type",
-                                        values: &[__rt::Const::Str("string")],
-                                        required: true,
-                                    },
-                                ],
-                                required: &["enum", "type"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledMultiSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("array")],
-                                required: true,
-                            },
-                        ],
-                        required: &["items", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "items",
-                            "maxItems",
-                            "minItems",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "items",
-                                tags: &[],
-                                required: &["anyOf"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "LegacyTitledEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &[
-                            "default",
-                            "description",
-                            "enum",
-                            "enumNames",
-                            "title",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "PrimitiveSchemaDefinition::StringSchema")
-                    .map(Self::StringSchema)
-            }
-            1usize => {
-                __rt::from_value(value, "PrimitiveSchemaDefinition::NumberSchema")
-                    .map(Self::NumberSchema)
-            }
-            2usize => {
-                __rt::from_value(value, "PrimitiveSchemaDefinition::BooleanSchema")
-                    .map(Self::BooleanSchema)
-            }
-            3usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::UntitledSingleSelectEnumSchema)
-            }
-            4usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::TitledSingleSelectEnumSchema)
-            }
-            5usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::UntitledMultiSelectEnumSchema)
-            }
-            6usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema",
-                    )
-                    .map(Self::TitledMultiSelectEnumSchema)
-            }
-            7usize => {
-                __rt::from_value(
-                        value,
-                        "PrimitiveSchemaDefinition::LegacyTitledEnumSchema",
-                    )
-                    .map(Self::LegacyTitledEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for PrimitiveSchemaDefinition {
@@ -14552,6 +14708,14 @@ impl ProgressToken {
             Self::String(_) => "String",
             Self::Integer(_) => "Integer",
         }
+    }
+}
+impl ProgressToken {
+    /// Reads this union from a borrowed JSON value.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        <Self as ::serde::Deserialize>::deserialize(value)
     }
 }
 impl ::core::convert::From<::std::string::String> for ProgressToken {
@@ -15655,6 +15819,61 @@ impl ReadResourceResultContentsItem {
         }
     }
 }
+impl ReadResourceResultContentsItem {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ReadResourceResultContentsItem",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["text", "uri"],
+                    known: &["_meta", "mimeType", "text", "uri"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "BlobResourceContents",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["blob", "uri"],
+                    known: &["_meta", "blob", "mimeType", "uri"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ReadResourceResultContentsItem::TextResourceContents",
+                    )
+                    .map(Self::TextResourceContents)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ReadResourceResultContentsItem::BlobResourceContents",
+                    )
+                    .map(Self::BlobResourceContents)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
     fn from(value: TextResourceContents) -> Self {
         Self::TextResourceContents(value)
@@ -15684,56 +15903,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ReadResourceResultContentsItem",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["text", "uri"],
-                        known: &["_meta", "mimeType", "text", "uri"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "BlobResourceContents",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["blob", "uri"],
-                        known: &["_meta", "blob", "mimeType", "uri"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "ReadResourceResultContentsItem::TextResourceContents",
-                    )
-                    .map(Self::TextResourceContents)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "ReadResourceResultContentsItem::BlobResourceContents",
-                    )
-                    .map(Self::BlobResourceContents)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ReadResourceResultContentsItem {
@@ -15894,6 +16067,81 @@ impl ReadResourceResultResponseResult {
         }
     }
 }
+impl ReadResourceResultResponseResult {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ReadResourceResultResponseResult",
+        variants: &[
+            __rt::VariantShape {
+                name: "InputRequiredResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("input_required")],
+                            required: true,
+                        },
+                    ],
+                    required: &["resultType"],
+                    known: &["_meta", "inputRequests", "requestState", "resultType"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ReadResourceResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["cacheScope", "contents", "resultType", "ttlMs"],
+                    known: &["_meta", "cacheScope", "contents", "resultType", "ttlMs"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ReadResourceResultResponseResult::InputRequiredResult",
+                    )
+                    .map(Self::InputRequiredResult)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ReadResourceResultResponseResult::ReadResourceResult",
+                    )
+                    .map(Self::ReadResourceResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<InputRequiredResult> for ReadResourceResultResponseResult {
     fn from(value: InputRequiredResult) -> Self {
         Self::InputRequiredResult(value)
@@ -15923,82 +16171,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ReadResourceResultResponseResult",
-            variants: &[
-                __rt::VariantShape {
-                    name: "InputRequiredResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("input_required")],
-                                required: true,
-                            },
-                        ],
-                        required: &["resultType"],
-                        known: &["_meta", "inputRequests", "requestState", "resultType"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ReadResourceResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["cacheScope", "contents", "resultType", "ttlMs"],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "contents",
-                            "resultType",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "ReadResourceResultResponseResult::InputRequiredResult",
-                    )
-                    .map(Self::InputRequiredResult)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "ReadResourceResultResponseResult::ReadResourceResult",
-                    )
-                    .map(Self::ReadResourceResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ReadResourceResultResponseResult {
@@ -16136,6 +16312,14 @@ impl RequestId {
             Self::String(_) => "String",
             Self::Integer(_) => "Integer",
         }
+    }
+}
+impl RequestId {
+    /// Reads this union from a borrowed JSON value.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        <Self as ::serde::Deserialize>::deserialize(value)
     }
 }
 impl ::core::convert::From<::std::string::String> for RequestId {
@@ -18145,6 +18329,139 @@ impl SamplingMessageContent {
         }
     }
 }
+impl SamplingMessageContent {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "SamplingMessageContent",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("text")],
+                            required: true,
+                        },
+                    ],
+                    required: &["text", "type"],
+                    known: &["_meta", "annotations", "text", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ImageContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("image")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "AudioContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("audio")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolUseContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_use")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "input", "name", "type"],
+                    known: &["_meta", "id", "input", "name", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolResultContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_result")],
+                            required: true,
+                        },
+                    ],
+                    required: &["content", "toolUseId", "type"],
+                    known: &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "structuredContent",
+                        "toolUseId",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "Array",
+                kind: __rt::ShapeKind::Array,
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::ToolUseContent")
+                    .map(Self::ToolUseContent)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::ToolResultContent")
+                    .map(Self::ToolResultContent)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "SamplingMessageContent::Array")
+                    .map(Self::Array)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
     fn from(value: TextContent) -> Self {
         Self::TextContent(value)
@@ -18199,133 +18516,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "SamplingMessageContent",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("text")],
-                                required: true,
-                            },
-                        ],
-                        required: &["text", "type"],
-                        known: &["_meta", "annotations", "text", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ImageContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("image")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "AudioContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("audio")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolUseContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_use")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "input", "name", "type"],
-                        known: &["_meta", "id", "input", "name", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolResultContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_result")],
-                                required: true,
-                            },
-                        ],
-                        required: &["content", "toolUseId", "type"],
-                        known: &[
-                            "_meta",
-                            "content",
-                            "isError",
-                            "structuredContent",
-                            "toolUseId",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "Array",
-                    kind: __rt::ShapeKind::Array,
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "SamplingMessageContent::TextContent")
-                    .map(Self::TextContent)
-            }
-            1usize => {
-                __rt::from_value(value, "SamplingMessageContent::ImageContent")
-                    .map(Self::ImageContent)
-            }
-            2usize => {
-                __rt::from_value(value, "SamplingMessageContent::AudioContent")
-                    .map(Self::AudioContent)
-            }
-            3usize => {
-                __rt::from_value(value, "SamplingMessageContent::ToolUseContent")
-                    .map(Self::ToolUseContent)
-            }
-            4usize => {
-                __rt::from_value(value, "SamplingMessageContent::ToolResultContent")
-                    .map(Self::ToolResultContent)
-            }
-            5usize => {
-                __rt::from_value(value, "SamplingMessageContent::Array").map(Self::Array)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for SamplingMessageContent {
@@ -18423,6 +18617,137 @@ impl SamplingMessageContentBlock {
         }
     }
 }
+impl SamplingMessageContentBlock {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "SamplingMessageContentBlock",
+        variants: &[
+            __rt::VariantShape {
+                name: "TextContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("text")],
+                            required: true,
+                        },
+                    ],
+                    required: &["text", "type"],
+                    known: &["_meta", "annotations", "text", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ImageContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("image")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "AudioContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("audio")],
+                            required: true,
+                        },
+                    ],
+                    required: &["data", "mimeType", "type"],
+                    known: &["_meta", "annotations", "data", "mimeType", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolUseContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_use")],
+                            required: true,
+                        },
+                    ],
+                    required: &["id", "input", "name", "type"],
+                    known: &["_meta", "id", "input", "name", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolResultContent",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("tool_result")],
+                            required: true,
+                        },
+                    ],
+                    required: &["content", "toolUseId", "type"],
+                    known: &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "structuredContent",
+                        "toolUseId",
+                        "type",
+                    ],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "SamplingMessageContentBlock::TextContent")
+                    .map(Self::TextContent)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "SamplingMessageContentBlock::ImageContent")
+                    .map(Self::ImageContent)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "SamplingMessageContentBlock::AudioContent")
+                    .map(Self::AudioContent)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SamplingMessageContentBlock::ToolUseContent",
+                    )
+                    .map(Self::ToolUseContent)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SamplingMessageContentBlock::ToolResultContent",
+                    )
+                    .map(Self::ToolResultContent)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
     fn from(value: TextContent) -> Self {
         Self::TextContent(value)
@@ -18470,126 +18795,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "SamplingMessageContentBlock",
-            variants: &[
-                __rt::VariantShape {
-                    name: "TextContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("text")],
-                                required: true,
-                            },
-                        ],
-                        required: &["text", "type"],
-                        known: &["_meta", "annotations", "text", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ImageContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("image")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "AudioContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("audio")],
-                                required: true,
-                            },
-                        ],
-                        required: &["data", "mimeType", "type"],
-                        known: &["_meta", "annotations", "data", "mimeType", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolUseContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_use")],
-                                required: true,
-                            },
-                        ],
-                        required: &["id", "input", "name", "type"],
-                        known: &["_meta", "id", "input", "name", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolResultContent",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("tool_result")],
-                                required: true,
-                            },
-                        ],
-                        required: &["content", "toolUseId", "type"],
-                        known: &[
-                            "_meta",
-                            "content",
-                            "isError",
-                            "structuredContent",
-                            "toolUseId",
-                            "type",
-                        ],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::TextContent")
-                    .map(Self::TextContent)
-            }
-            1usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::ImageContent")
-                    .map(Self::ImageContent)
-            }
-            2usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::AudioContent")
-                    .map(Self::AudioContent)
-            }
-            3usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::ToolUseContent")
-                    .map(Self::ToolUseContent)
-            }
-            4usize => {
-                __rt::from_value(value, "SamplingMessageContentBlock::ToolResultContent")
-                    .map(Self::ToolResultContent)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for SamplingMessageContentBlock {
@@ -19171,6 +19380,279 @@ impl ServerNotification {
         }
     }
 }
+impl ServerNotification {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ServerNotification",
+        variants: &[
+            __rt::VariantShape {
+                name: "CancelledNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/cancelled")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["requestId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ProgressNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/progress")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["progress", "progressToken"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/resources/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "SubscriptionsAcknowledgedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/subscriptions/acknowledged"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["notifications"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ResourceUpdatedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/resources/updated"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["uri"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "PromptListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/prompts/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ToolListChangedNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[
+                                __rt::Const::Str("notifications/tools/list_changed"),
+                            ],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "LoggingMessageNotification",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "jsonrpc",
+                            values: &[__rt::Const::Str("2.0")],
+                            required: true,
+                        },
+                        __rt::TagShape {
+                            key: "method",
+                            values: &[__rt::Const::Str("notifications/message")],
+                            required: true,
+                        },
+                    ],
+                    required: &["jsonrpc", "method", "params"],
+                    known: &["jsonrpc", "method", "params"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "params",
+                            tags: &[],
+                            required: &["data", "level"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ServerNotification::CancelledNotification")
+                    .map(Self::CancelledNotification)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ServerNotification::ProgressNotification")
+                    .map(Self::ProgressNotification)
+            }
+            2usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ResourceListChangedNotification",
+                    )
+                    .map(Self::ResourceListChangedNotification)
+            }
+            3usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::SubscriptionsAcknowledgedNotification",
+                    )
+                    .map(Self::SubscriptionsAcknowledgedNotification)
+            }
+            4usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ResourceUpdatedNotification",
+                    )
+                    .map(Self::ResourceUpdatedNotification)
+            }
+            5usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::PromptListChangedNotification",
+                    )
+                    .map(Self::PromptListChangedNotification)
+            }
+            6usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::ToolListChangedNotification",
+                    )
+                    .map(Self::ToolListChangedNotification)
+            }
+            7usize => {
+                __rt::from_value_ref(
+                        value,
+                        "ServerNotification::LoggingMessageNotification",
+                    )
+                    .map(Self::LoggingMessageNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
     fn from(value: CancelledNotification) -> Self {
         Self::CancelledNotification(value)
@@ -19249,271 +19731,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ServerNotification",
-            variants: &[
-                __rt::VariantShape {
-                    name: "CancelledNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/cancelled")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["requestId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ProgressNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/progress")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["progress", "progressToken"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/resources/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "SubscriptionsAcknowledgedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/subscriptions/acknowledged"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["notifications"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ResourceUpdatedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/resources/updated"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["uri"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "PromptListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/prompts/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ToolListChangedNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[
-                                    __rt::Const::Str("notifications/tools/list_changed"),
-                                ],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "LoggingMessageNotification",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "jsonrpc",
-                                values: &[__rt::Const::Str("2.0")],
-                                required: true,
-                            },
-                            __rt::TagShape {
-                                key: "method",
-                                values: &[__rt::Const::Str("notifications/message")],
-                                required: true,
-                            },
-                        ],
-                        required: &["jsonrpc", "method", "params"],
-                        known: &["jsonrpc", "method", "params"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "params",
-                                tags: &[],
-                                required: &["data", "level"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(value, "ServerNotification::CancelledNotification")
-                    .map(Self::CancelledNotification)
-            }
-            1usize => {
-                __rt::from_value(value, "ServerNotification::ProgressNotification")
-                    .map(Self::ProgressNotification)
-            }
-            2usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ResourceListChangedNotification",
-                    )
-                    .map(Self::ResourceListChangedNotification)
-            }
-            3usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::SubscriptionsAcknowledgedNotification",
-                    )
-                    .map(Self::SubscriptionsAcknowledgedNotification)
-            }
-            4usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ResourceUpdatedNotification",
-                    )
-                    .map(Self::ResourceUpdatedNotification)
-            }
-            5usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::PromptListChangedNotification",
-                    )
-                    .map(Self::PromptListChangedNotification)
-            }
-            6usize => {
-                __rt::from_value(
-                        value,
-                        "ServerNotification::ToolListChangedNotification",
-                    )
-                    .map(Self::ToolListChangedNotification)
-            }
-            7usize => {
-                __rt::from_value(value, "ServerNotification::LoggingMessageNotification")
-                    .map(Self::LoggingMessageNotification)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ServerNotification {
@@ -19638,6 +19859,363 @@ impl ServerResult {
         }
     }
 }
+impl ServerResult {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "ServerResult",
+        variants: &[
+            __rt::VariantShape {
+                name: "Result",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[],
+                    required: &["resultType"],
+                    known: &["_meta", "resultType"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "InputRequiredResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("input_required")],
+                            required: true,
+                        },
+                    ],
+                    required: &["resultType"],
+                    known: &["_meta", "inputRequests", "requestState", "resultType"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "DiscoverResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &[
+                        "cacheScope",
+                        "capabilities",
+                        "resultType",
+                        "supportedVersions",
+                        "ttlMs",
+                    ],
+                    known: &[
+                        "_meta",
+                        "cacheScope",
+                        "capabilities",
+                        "instructions",
+                        "resultType",
+                        "supportedVersions",
+                        "ttlMs",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourcesResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["cacheScope", "resources", "resultType", "ttlMs"],
+                    known: &[
+                        "_meta",
+                        "cacheScope",
+                        "nextCursor",
+                        "resources",
+                        "resultType",
+                        "ttlMs",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListResourceTemplatesResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &[
+                        "cacheScope",
+                        "resourceTemplates",
+                        "resultType",
+                        "ttlMs",
+                    ],
+                    known: &[
+                        "_meta",
+                        "cacheScope",
+                        "nextCursor",
+                        "resourceTemplates",
+                        "resultType",
+                        "ttlMs",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ReadResourceResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["cacheScope", "contents", "resultType", "ttlMs"],
+                    known: &["_meta", "cacheScope", "contents", "resultType", "ttlMs"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "SubscriptionsListenResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["_meta", "resultType"],
+                    known: &["_meta", "resultType"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "_meta",
+                            tags: &[],
+                            required: &["io.modelcontextprotocol/subscriptionId"],
+                        },
+                    ],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListPromptsResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["cacheScope", "prompts", "resultType", "ttlMs"],
+                    known: &[
+                        "_meta",
+                        "cacheScope",
+                        "nextCursor",
+                        "prompts",
+                        "resultType",
+                        "ttlMs",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "GetPromptResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["messages", "resultType"],
+                    known: &["_meta", "description", "messages", "resultType"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "ListToolsResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "cacheScope",
+                            values: &[
+                                __rt::Const::Str("private"),
+                                __rt::Const::Str("public"),
+                            ],
+                            required: false,
+                        },
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["cacheScope", "resultType", "tools", "ttlMs"],
+                    known: &[
+                        "_meta",
+                        "cacheScope",
+                        "nextCursor",
+                        "resultType",
+                        "tools",
+                        "ttlMs",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CallToolResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["content", "resultType"],
+                    known: &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "resultType",
+                        "structuredContent",
+                    ],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "CompleteResult",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "resultType",
+                            values: &[__rt::Const::Str("complete")],
+                            required: false,
+                        },
+                    ],
+                    required: &["completion", "resultType"],
+                    known: &["_meta", "completion", "resultType"],
+                    nested: &[
+                        __rt::NestedShape {
+                            key: "completion",
+                            tags: &[],
+                            required: &["values"],
+                        },
+                    ],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(value, "ServerResult::Result").map(Self::Result)
+            }
+            1usize => {
+                __rt::from_value_ref(value, "ServerResult::InputRequiredResult")
+                    .map(Self::InputRequiredResult)
+            }
+            2usize => {
+                __rt::from_value_ref(value, "ServerResult::DiscoverResult")
+                    .map(Self::DiscoverResult)
+            }
+            3usize => {
+                __rt::from_value_ref(value, "ServerResult::ListResourcesResult")
+                    .map(Self::ListResourcesResult)
+            }
+            4usize => {
+                __rt::from_value_ref(value, "ServerResult::ListResourceTemplatesResult")
+                    .map(Self::ListResourceTemplatesResult)
+            }
+            5usize => {
+                __rt::from_value_ref(value, "ServerResult::ReadResourceResult")
+                    .map(Self::ReadResourceResult)
+            }
+            6usize => {
+                __rt::from_value_ref(value, "ServerResult::SubscriptionsListenResult")
+                    .map(Self::SubscriptionsListenResult)
+            }
+            7usize => {
+                __rt::from_value_ref(value, "ServerResult::ListPromptsResult")
+                    .map(Self::ListPromptsResult)
+            }
+            8usize => {
+                __rt::from_value_ref(value, "ServerResult::GetPromptResult")
+                    .map(Self::GetPromptResult)
+            }
+            9usize => {
+                __rt::from_value_ref(value, "ServerResult::ListToolsResult")
+                    .map(Self::ListToolsResult)
+            }
+            10usize => {
+                __rt::from_value_ref(value, "ServerResult::CallToolResult")
+                    .map(Self::CallToolResult)
+            }
+            11usize => {
+                __rt::from_value_ref(value, "ServerResult::CompleteResult")
+                    .map(Self::CompleteResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<Result> for ServerResult {
     fn from(value: Result) -> Self {
         Self::Result(value)
@@ -19745,362 +20323,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "ServerResult",
-            variants: &[
-                __rt::VariantShape {
-                    name: "Result",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[],
-                        required: &["resultType"],
-                        known: &["_meta", "resultType"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "InputRequiredResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("input_required")],
-                                required: true,
-                            },
-                        ],
-                        required: &["resultType"],
-                        known: &["_meta", "inputRequests", "requestState", "resultType"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "DiscoverResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &[
-                            "cacheScope",
-                            "capabilities",
-                            "resultType",
-                            "supportedVersions",
-                            "ttlMs",
-                        ],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "capabilities",
-                            "instructions",
-                            "resultType",
-                            "supportedVersions",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourcesResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["cacheScope", "resources", "resultType", "ttlMs"],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "nextCursor",
-                            "resources",
-                            "resultType",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListResourceTemplatesResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &[
-                            "cacheScope",
-                            "resourceTemplates",
-                            "resultType",
-                            "ttlMs",
-                        ],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "nextCursor",
-                            "resourceTemplates",
-                            "resultType",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ReadResourceResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["cacheScope", "contents", "resultType", "ttlMs"],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "contents",
-                            "resultType",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "SubscriptionsListenResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["_meta", "resultType"],
-                        known: &["_meta", "resultType"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "_meta",
-                                tags: &[],
-                                required: &["io.modelcontextprotocol/subscriptionId"],
-                            },
-                        ],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListPromptsResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["cacheScope", "prompts", "resultType", "ttlMs"],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "nextCursor",
-                            "prompts",
-                            "resultType",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "GetPromptResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["messages", "resultType"],
-                        known: &["_meta", "description", "messages", "resultType"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "ListToolsResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "cacheScope",
-                                values: &[
-                                    __rt::Const::Str("private"),
-                                    __rt::Const::Str("public"),
-                                ],
-                                required: false,
-                            },
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["cacheScope", "resultType", "tools", "ttlMs"],
-                        known: &[
-                            "_meta",
-                            "cacheScope",
-                            "nextCursor",
-                            "resultType",
-                            "tools",
-                            "ttlMs",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CallToolResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["content", "resultType"],
-                        known: &[
-                            "_meta",
-                            "content",
-                            "isError",
-                            "resultType",
-                            "structuredContent",
-                        ],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "CompleteResult",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "resultType",
-                                values: &[__rt::Const::Str("complete")],
-                                required: false,
-                            },
-                        ],
-                        required: &["completion", "resultType"],
-                        known: &["_meta", "completion", "resultType"],
-                        nested: &[
-                            __rt::NestedShape {
-                                key: "completion",
-                                tags: &[],
-                                required: &["values"],
-                            },
-                        ],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => __rt::from_value(value, "ServerResult::Result").map(Self::Result),
-            1usize => {
-                __rt::from_value(value, "ServerResult::InputRequiredResult")
-                    .map(Self::InputRequiredResult)
-            }
-            2usize => {
-                __rt::from_value(value, "ServerResult::DiscoverResult")
-                    .map(Self::DiscoverResult)
-            }
-            3usize => {
-                __rt::from_value(value, "ServerResult::ListResourcesResult")
-                    .map(Self::ListResourcesResult)
-            }
-            4usize => {
-                __rt::from_value(value, "ServerResult::ListResourceTemplatesResult")
-                    .map(Self::ListResourceTemplatesResult)
-            }
-            5usize => {
-                __rt::from_value(value, "ServerResult::ReadResourceResult")
-                    .map(Self::ReadResourceResult)
-            }
-            6usize => {
-                __rt::from_value(value, "ServerResult::SubscriptionsListenResult")
-                    .map(Self::SubscriptionsListenResult)
-            }
-            7usize => {
-                __rt::from_value(value, "ServerResult::ListPromptsResult")
-                    .map(Self::ListPromptsResult)
-            }
-            8usize => {
-                __rt::from_value(value, "ServerResult::GetPromptResult")
-                    .map(Self::GetPromptResult)
-            }
-            9usize => {
-                __rt::from_value(value, "ServerResult::ListToolsResult")
-                    .map(Self::ListToolsResult)
-            }
-            10usize => {
-                __rt::from_value(value, "ServerResult::CallToolResult")
-                    .map(Self::CallToolResult)
-            }
-            11usize => {
-                __rt::from_value(value, "ServerResult::CompleteResult")
-                    .map(Self::CompleteResult)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for ServerResult {
@@ -20227,6 +20453,73 @@ impl SingleSelectEnumSchema {
         }
     }
 }
+impl SingleSelectEnumSchema {
+    const SHAPE: __rt::UnionShape = __rt::UnionShape {
+        name: "SingleSelectEnumSchema",
+        variants: &[
+            __rt::VariantShape {
+                name: "UntitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["enum", "type"],
+                    known: &["default", "description", "enum", "title", "type"],
+                    nested: &[],
+                },
+            },
+            __rt::VariantShape {
+                name: "TitledSingleSelectEnumSchema",
+                kind: __rt::ShapeKind::Object {
+                    tags: &[
+                        __rt::TagShape {
+                            key: "type",
+                            values: &[__rt::Const::Str("string")],
+                            required: true,
+                        },
+                    ],
+                    required: &["oneOf", "type"],
+                    known: &["default", "description", "oneOf", "title", "type"],
+                    nested: &[],
+                },
+            },
+        ],
+    };
+    /// Reads this union from a borrowed JSON value: the variant is
+    /// chosen from the value's kind and keys, then read in place.
+    pub fn from_json(
+        value: &::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let index = __rt::select(value, &Self::SHAPE)
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)?;
+        match index {
+            0usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::UntitledSingleSelectEnumSchema)
+            }
+            1usize => {
+                __rt::from_value_ref(
+                        value,
+                        "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
+                    )
+                    .map(Self::TitledSingleSelectEnumSchema)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::std::string::String::from("variant index out of range"),
+                )
+            }
+        }
+            .map_err(<::serde_json::Error as ::serde::de::Error>::custom)
+    }
+}
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
@@ -20256,68 +20549,10 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        static SHAPE: __rt::UnionShape = __rt::UnionShape {
-            name: "SingleSelectEnumSchema",
-            variants: &[
-                __rt::VariantShape {
-                    name: "UntitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["enum", "type"],
-                        known: &["default", "description", "enum", "title", "type"],
-                        nested: &[],
-                    },
-                },
-                __rt::VariantShape {
-                    name: "TitledSingleSelectEnumSchema",
-                    kind: __rt::ShapeKind::Object {
-                        tags: &[
-                            __rt::TagShape {
-                                key: "type",
-                                values: &[__rt::Const::Str("string")],
-                                required: true,
-                            },
-                        ],
-                        required: &["oneOf", "type"],
-                        known: &["default", "description", "oneOf", "title", "type"],
-                        nested: &[],
-                    },
-                },
-            ],
-        };
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let index = __rt::select(&value, &SHAPE)
-            .map_err(<D::Error as ::serde::de::Error>::custom)?;
-        match index {
-            0usize => {
-                __rt::from_value(
-                        value,
-                        "SingleSelectEnumSchema::UntitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::UntitledSingleSelectEnumSchema)
-            }
-            1usize => {
-                __rt::from_value(
-                        value,
-                        "SingleSelectEnumSchema::TitledSingleSelectEnumSchema",
-                    )
-                    .map(Self::TitledSingleSelectEnumSchema)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::std::string::String::from("variant index out of range"),
-                )
-            }
-        }
-            .map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_json(&value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl __rt::Walk for SingleSelectEnumSchema {
