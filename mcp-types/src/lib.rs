@@ -40,6 +40,7 @@ pub mod inspect;
 #[cfg(feature = "named")]
 mod named;
 mod runtime;
+mod struct_macro;
 
 #[cfg(feature = "named")]
 pub use error::NamedError;
@@ -49,10 +50,12 @@ pub use named::NamedTypeFn;
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__mcp_struct_serde as struct_serde;
     pub use crate::inspect::{UnionChoice, Walk, walk_member};
     #[cfg(feature = "named")]
     pub use crate::named::*;
     pub use crate::runtime::*;
+    pub use serde;
 }
 
 mod generated;

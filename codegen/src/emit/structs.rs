@@ -1,12 +1,12 @@
 //! Emission of object types: the struct, its constructor and constants, and
-//! hand-rolled serde impls that check consts, keep presence and keep unknown
-//! keys without buffering the input.
+//! its serde impls as a table for the runtime's `struct_serde!` (consts
+//! checked, presence kept, unknown keys kept, no buffering of the input).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
-use crate::ir::{Extra, Field, FieldKind, Struct, TypeDef, TypeRef};
+use crate::ir::{Extra, FieldKind, Struct, TypeDef, TypeRef};
 use crate::naming::shouty;
 
 pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, s: &Struct) -> TokenStream {
@@ -81,8 +81,7 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, s: &Struct) -> TokenStream {
     });
 
     let constructor = constructor(ctx, s);
-    let serialize = serialize(ctx, type_name, s);
-    let deserialize = deserialize(ctx, type_name, s);
+    let serde_impls = serde_impls(ctx, type_name, s);
     let walk = walk(ctx, s);
 
     quote! {
@@ -95,8 +94,7 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, s: &Struct) -> TokenStream {
             #constructor
         }
 
-        impl ::serde::Serialize for #name { #serialize }
-        impl<'de> ::serde::Deserialize<'de> for #name { #deserialize }
+        #serde_impls
         impl #rt::Walk for #name {
             fn walk(&self, path: &mut ::std::string::String, out: &mut ::std::vec::Vec<#rt::UnionChoice>) {
                 let _ = (&path, &out);
@@ -135,132 +133,50 @@ fn constructor(ctx: &Ctx<'_>, s: &Struct) -> TokenStream {
     }
 }
 
-fn known_keys(s: &Struct) -> Vec<&str> {
-    s.fields.iter().map(|f| f.json_name.as_str()).collect()
-}
-
-fn serialize(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> TokenStream {
+/// The serde impls: one invocation of the runtime's `struct_serde!`, a
+/// table of the consts and properties (see `mcp-types/src/struct_macro.rs`).
+fn serde_impls(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> TokenStream {
     let rt = &ctx.rt;
-    let entries = s.fields.iter().map(|field| {
-        let key = &field.json_name;
-        let rust = ident(&field.rust_name);
-        match &field.kind {
-            FieldKind::Value(_) if field.required => {
-                quote! { map.serialize_entry(#key, &self.#rust)?; }
-            }
-            FieldKind::Value(_) => quote! {
-                if let ::core::option::Option::Some(value) = &self.#rust {
-                    map.serialize_entry(#key, value)?;
-                }
-            },
-            FieldKind::Const { value, .. } => {
-                let value = const_tokens(rt, value);
-                if field.required {
-                    quote! { map.serialize_entry(#key, &#value)?; }
-                } else {
-                    quote! { if self.#rust { map.serialize_entry(#key, &#value)?; } }
-                }
-            }
-        }
-    });
-    let known = known_keys(s);
-    let extra = match s.extra {
-        Extra::Open(_) => quote! {
-            #rt::serialize_extra(&mut map, &self.extra, #type_name, &[#(#known),*])?;
-        },
-        Extra::Closed => quote!(),
-    };
-    quote! {
-        fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::serde::ser::SerializeMap as _;
-            let mut map = serializer.serialize_map(::core::option::Option::None)?;
-            #(#entries)*
-            #extra
-            map.end()
-        }
-    }
-}
-
-fn slot(field: &Field) -> proc_macro2::Ident {
-    format_ident!("field_{}", field.rust_name)
-}
-
-fn deserialize(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> TokenStream {
-    let rt = &ctx.rt;
-    let mut slots = Vec::new();
-    let mut arms = Vec::new();
-    let mut checks = Vec::new();
-    let mut inits = Vec::new();
+    let name = ident(type_name);
+    let mut consts = Vec::new();
+    let mut fields = Vec::new();
     for field in &s.fields {
         let key = &field.json_name;
-        let slot = slot(field);
         let rust = ident(&field.rust_name);
         match &field.kind {
-            FieldKind::Value(ty) => {
-                let ty = ctx.ty(ty);
-                slots.push(quote! { let mut #slot: ::core::option::Option<#ty> = ::core::option::Option::None; });
-                arms.push(quote! { #key => #rt::next_field(&mut map, &mut #slot, #key)?, });
-                inits.push(if field.required {
-                    quote! { #rust: #rt::required(#slot, #key)? }
-                } else {
-                    quote! { #rust: #slot }
-                });
-            }
             FieldKind::Const {
                 value,
                 absent_allowed,
-            } => {
+            } if field.required => {
+                let seen = format_ident!("seen_{}", field.rust_name);
                 let value = const_tokens(rt, value);
-                slots.push(quote! { let mut #slot = false; });
-                arms.push(quote! { #key => #rt::next_const(&mut map, &mut #slot, #key, #value)?, });
-                if field.required {
-                    if !absent_allowed {
-                        checks.push(quote! { #rt::required_const(#slot, false, #key)?; });
-                    }
+                consts.push(quote! { #seen = #key => #value, absent_ok = #absent_allowed; });
+            }
+            FieldKind::Const { value, .. } => {
+                let value = const_tokens(rt, value);
+                fields.push(quote! { #rust: bool = #key, flag(#value); });
+            }
+            FieldKind::Value(ty) => {
+                let ty = ctx.ty(ty);
+                let kind = if field.required {
+                    quote!(required)
                 } else {
-                    inits.push(quote! { #rust: #slot });
-                }
+                    quote!(optional)
+                };
+                fields.push(quote! { #rust: #ty = #key, #kind; });
             }
         }
     }
-    let known = known_keys(s);
-    let (extra_slot, fallback) = match &s.extra {
-        Extra::Open(_) => {
-            inits.push(quote!(extra));
-            (
-                quote! { let mut extra = ::core::default::Default::default(); },
-                quote! { _ => #rt::next_extra(&mut map, &mut extra, key)?, },
-            )
-        }
-        Extra::Closed => (
-            quote!(),
-            quote! { _ => return ::core::result::Result::Err(#rt::unknown_key(key, &[#(#known),*])), },
-        ),
+    let extra = match s.extra {
+        Extra::Open(_) => quote!(open),
+        Extra::Closed => quote!(closed),
     };
-    let expecting = format!("a {type_name} object");
-    let name = ident(type_name);
     quote! {
-        fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-            struct FieldsVisitor;
-            impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-                type Value = #name;
-                fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(#expecting)
-                }
-                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<#name, A::Error> {
-                    #(#slots)*
-                    #extra_slot
-                    while let ::core::option::Option::Some(key) = map.next_key::<#rt::Key<'de>>()? {
-                        match key.as_str() {
-                            #(#arms)*
-                            #fallback
-                        }
-                    }
-                    #(#checks)*
-                    ::core::result::Result::Ok(#name { #(#inits),* })
-                }
-            }
-            deserializer.deserialize_map(FieldsVisitor)
+        #rt::struct_serde! {
+            #name, #type_name,
+            consts { #(#consts)* }
+            fields { #(#fields)* }
+            extra #extra
         }
     }
 }

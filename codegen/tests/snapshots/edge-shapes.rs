@@ -253,55 +253,9 @@ impl AnswerMember {
         }
     }
 }
-impl ::serde::Serialize for AnswerMember {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("roots", &self.roots)?;
-        __rt::serialize_extra(&mut map, &self.extra, "AnswerMember", &["roots"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for AnswerMember {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = AnswerMember;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a AnswerMember object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<AnswerMember, A::Error> {
-                let mut field_roots: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "roots" => __rt::next_field(&mut map, &mut field_roots, "roots")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(AnswerMember {
-                    roots: __rt::required(field_roots, "roots")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    AnswerMember, "AnswerMember", consts {} fields { roots : ::std::vec::Vec <
+    ::std::string::String > = "roots", required; } extra open
 }
 impl __rt::Walk for AnswerMember {
     fn walk(
@@ -334,59 +288,9 @@ impl Base {
         }
     }
 }
-impl ::serde::Serialize for Base {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &self.code)?;
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(&mut map, &self.extra, "Base", &["code", "message"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Base {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Base;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Base object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Base, A::Error> {
-                let mut field_code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => __rt::next_field(&mut map, &mut field_code, "code")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Base {
-                    code: __rt::required(field_code, "code")?,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Base, "Base", consts {} fields { code : i64 = "code", required; message :
+    ::std::string::String = "message", required; } extra open
 }
 impl __rt::Walk for Base {
     fn walk(
@@ -413,54 +317,8 @@ impl Closed {
         }
     }
 }
-impl ::serde::Serialize for Closed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.a {
-            map.serialize_entry("a", value)?;
-        }
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Closed {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Closed;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Closed object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Closed, A::Error> {
-                let mut field_a: ::core::option::Option<bool> = ::core::option::Option::None;
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "a" => __rt::next_field(&mut map, &mut field_a, "a")?,
-                        _ => {
-                            return ::core::result::Result::Err(
-                                __rt::unknown_key(key, &["a"]),
-                            );
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Closed { a: field_a })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Closed, "Closed", consts {} fields { a : bool = "a", optional; } extra closed
 }
 impl __rt::Walk for Closed {
     fn walk(
@@ -792,108 +650,13 @@ impl Ping {
         }
     }
 }
-impl ::serde::Serialize for Ping {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.count {
-            map.serialize_entry("count", value)?;
-        }
-        map.serialize_entry("deadline", &self.deadline)?;
-        map.serialize_entry("id", &self.id)?;
-        if let ::core::option::Option::Some(value) = &self.level {
-            map.serialize_entry("level", value)?;
-        }
-        map.serialize_entry("method", &__rt::Const::Str("ping"))?;
-        if self.mode {
-            map.serialize_entry("mode", &__rt::Const::Str("fast"))?;
-        }
-        if let ::core::option::Option::Some(value) = &self.ratio {
-            map.serialize_entry("ratio", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Ping",
-            &["count", "deadline", "id", "level", "method", "mode", "ratio"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Ping {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Ping;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Ping object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Ping, A::Error> {
-                let mut field_count: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut field_deadline: ::core::option::Option<
-                    ::core::option::Option<i64>,
-                > = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<Id> = ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<Level> = ::core::option::Option::None;
-                let mut field_method = false;
-                let mut field_mode = false;
-                let mut field_ratio: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "count" => __rt::next_field(&mut map, &mut field_count, "count")?,
-                        "deadline" => {
-                            __rt::next_field(&mut map, &mut field_deadline, "deadline")?
-                        }
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "level" => __rt::next_field(&mut map, &mut field_level, "level")?,
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("ping"),
-                            )?
-                        }
-                        "mode" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_mode,
-                                "mode",
-                                __rt::Const::Str("fast"),
-                            )?
-                        }
-                        "ratio" => __rt::next_field(&mut map, &mut field_ratio, "ratio")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(Ping {
-                    count: field_count,
-                    deadline: __rt::required(field_deadline, "deadline")?,
-                    id: __rt::required(field_id, "id")?,
-                    level: field_level,
-                    mode: field_mode,
-                    ratio: field_ratio,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Ping, "Ping", consts { seen_method = "method" => __rt::Const::Str("ping"), absent_ok
+    = false; } fields { count : u64 = "count", optional; deadline :
+    ::core::option::Option < i64 > = "deadline", required; id : Id = "id", required;
+    level : Level = "level", optional; mode : bool = "mode",
+    flag(__rt::Const::Str("fast")); ratio : ::serde_json::Number = "ratio", optional; }
+    extra open
 }
 impl __rt::Walk for Ping {
     fn walk(
@@ -929,79 +692,10 @@ impl Pong {
         }
     }
 }
-impl ::serde::Serialize for Pong {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.detail {
-            map.serialize_entry("detail", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.level {
-            map.serialize_entry("level", value)?;
-        }
-        map.serialize_entry("method", &__rt::Const::Str("pong"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Pong",
-            &["detail", "level", "method"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Pong {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Pong;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Pong object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Pong, A::Error> {
-                let mut field_detail: ::core::option::Option<PongDetail> = ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<Level> = ::core::option::Option::None;
-                let mut field_method = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "detail" => {
-                            __rt::next_field(&mut map, &mut field_detail, "detail")?
-                        }
-                        "level" => __rt::next_field(&mut map, &mut field_level, "level")?,
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("pong"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(Pong {
-                    detail: field_detail,
-                    level: field_level,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Pong, "Pong", consts { seen_method = "method" => __rt::Const::Str("pong"), absent_ok
+    = false; } fields { detail : PongDetail = "detail", optional; level : Level =
+    "level", optional; } extra open
 }
 impl __rt::Walk for Pong {
     fn walk(
@@ -1031,55 +725,9 @@ impl PongDetail {
         }
     }
 }
-impl ::serde::Serialize for PongDetail {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.note {
-            map.serialize_entry("note", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "PongDetail", &["note"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PongDetail {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PongDetail;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PongDetail object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PongDetail, A::Error> {
-                let mut field_note: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "note" => __rt::next_field(&mut map, &mut field_note, "note")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PongDetail {
-                    note: field_note,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PongDetail, "PongDetail", consts {} fields { note : ::std::string::String = "note",
+    optional; } extra open
 }
 impl __rt::Walk for PongDetail {
     fn walk(
@@ -1111,66 +759,10 @@ impl Refined {
         }
     }
 }
-impl ::serde::Serialize for Refined {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-1i64))?;
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(&mut map, &self.extra, "Refined", &["code", "message"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Refined {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Refined;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Refined object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Refined, A::Error> {
-                let mut field_code = false;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-1i64),
-                            )?
-                        }
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(Refined {
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Refined, "Refined", consts { seen_code = "code" => __rt::Const::Int(- 1i64),
+    absent_ok = false; } fields { message : ::std::string::String = "message", required;
+    } extra open
 }
 impl __rt::Walk for Refined {
     fn walk(
@@ -1200,55 +792,8 @@ impl Scores {
         }
     }
 }
-impl ::serde::Serialize for Scores {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.total {
-            map.serialize_entry("total", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "Scores", &["total"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Scores {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Scores;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Scores object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Scores, A::Error> {
-                let mut field_total: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "total" => __rt::next_field(&mut map, &mut field_total, "total")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Scores {
-                    total: field_total,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Scores, "Scores", consts {} fields { total : i64 = "total", optional; } extra open
 }
 impl __rt::Walk for Scores {
     fn walk(

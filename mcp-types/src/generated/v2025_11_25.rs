@@ -776,84 +776,10 @@ impl Annotations {
         }
     }
 }
-impl ::serde::Serialize for Annotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.audience {
-            map.serialize_entry("audience", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.last_modified {
-            map.serialize_entry("lastModified", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.priority {
-            map.serialize_entry("priority", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Annotations",
-            &["audience", "lastModified", "priority"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Annotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Annotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Annotations object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut field_audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
-                let mut field_last_modified: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "audience" => {
-                            __rt::next_field(&mut map, &mut field_audience, "audience")?
-                        }
-                        "lastModified" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_last_modified,
-                                "lastModified",
-                            )?
-                        }
-                        "priority" => {
-                            __rt::next_field(&mut map, &mut field_priority, "priority")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Annotations {
-                    audience: field_audience,
-                    last_modified: field_last_modified,
-                    priority: field_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Annotations, "Annotations", consts {} fields { audience : ::std::vec::Vec < Role > =
+    "audience", optional; last_modified : ::std::string::String = "lastModified",
+    optional; priority : ::serde_json::Number = "priority", optional; } extra open
 }
 impl __rt::Walk for Annotations {
     fn walk(
@@ -896,95 +822,12 @@ impl AudioContent {
         }
     }
 }
-impl ::serde::Serialize for AudioContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("mimeType", &self.mime_type)?;
-        map.serialize_entry("type", &__rt::Const::Str("audio"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "AudioContent",
-            &["_meta", "annotations", "data", "mimeType", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for AudioContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = AudioContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a AudioContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<AudioContent, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("audio"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(AudioContent {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    data: __rt::required(field_data, "data")?,
-                    mime_type: __rt::required(field_mime_type, "mimeType")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    AudioContent, "AudioContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("audio"), absent_ok = false; } fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; annotations :
+    Annotations = "annotations", optional; data : ::std::string::String = "data",
+    required; mime_type : ::std::string::String = "mimeType", required; } extra open
 }
 impl __rt::Walk for AudioContent {
     fn walk(
@@ -1022,64 +865,9 @@ impl BaseMetadata {
         }
     }
 }
-impl ::serde::Serialize for BaseMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "BaseMetadata",
-            &["name", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = BaseMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a BaseMetadata object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(BaseMetadata {
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    BaseMetadata, "BaseMetadata", consts {} fields { name : ::std::string::String =
+    "name", required; title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for BaseMetadata {
     fn walk(
@@ -1120,78 +908,11 @@ impl BlobResourceContents {
         }
     }
 }
-impl ::serde::Serialize for BlobResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("blob", &self.blob)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "BlobResourceContents",
-            &["_meta", "blob", "mimeType", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = BlobResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a BlobResourceContents object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "blob" => __rt::next_field(&mut map, &mut field_blob, "blob")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(BlobResourceContents {
-                    meta: field_meta,
-                    blob: __rt::required(field_blob, "blob")?,
-                    mime_type: field_mime_type,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    BlobResourceContents, "BlobResourceContents", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    blob : ::std::string::String = "blob", required; mime_type : ::std::string::String =
+    "mimeType", optional; uri : ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for BlobResourceContents {
     fn walk(
@@ -1229,93 +950,11 @@ impl BooleanSchema {
         }
     }
 }
-impl ::serde::Serialize for BooleanSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("boolean"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "BooleanSchema",
-            &["default", "description", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = BooleanSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a BooleanSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BooleanSchema, A::Error> {
-                let mut field_default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("boolean"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(BooleanSchema {
-                    default: field_default,
-                    description: field_description,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    BooleanSchema, "BooleanSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("boolean"), absent_ok = false; } fields { default : bool =
+    "default", optional; description : ::std::string::String = "description", optional;
+    title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for BooleanSchema {
     fn walk(
@@ -1352,86 +991,11 @@ impl CallToolRequest {
         }
     }
 }
-impl ::serde::Serialize for CallToolRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tools/call"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tools/call"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CallToolRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolRequest, "CallToolRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tools/call"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : CallToolRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for CallToolRequest {
     fn walk(
@@ -1479,84 +1043,12 @@ impl CallToolRequestParams {
         }
     }
 }
-impl ::serde::Serialize for CallToolRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.task {
-            map.serialize_entry("task", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolRequestParams",
-            &["_meta", "arguments", "name", "task"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "task" => __rt::next_field(&mut map, &mut field_task, "task")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequestParams {
-                    meta: field_meta,
-                    arguments: field_arguments,
-                    name: __rt::required(field_name, "name")?,
-                    task: field_task,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolRequestParams, "CallToolRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; arguments : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "arguments", optional; name :
+    ::std::string::String = "name", required; task : TaskMetadata = "task", optional; }
+    extra open
 }
 impl __rt::Walk for CallToolRequestParams {
     fn walk(
@@ -1611,92 +1103,12 @@ impl CallToolResult {
         }
     }
 }
-impl ::serde::Serialize for CallToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            map.serialize_entry("isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            map.serialize_entry("structuredContent", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolResult",
-            &["_meta", "content", "isError", "structuredContent"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<
-                    ::std::vec::Vec<ContentBlock>,
-                > = ::core::option::Option::None;
-                let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_structured_content: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "isError" => {
-                            __rt::next_field(&mut map, &mut field_is_error, "isError")?
-                        }
-                        "structuredContent" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_structured_content,
-                                "structuredContent",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CallToolResult {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    is_error: field_is_error,
-                    structured_content: field_structured_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolResult, "CallToolResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; content :
+    ::std::vec::Vec < ContentBlock > = "content", required; is_error : bool = "isError",
+    optional; structured_content : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "structuredContent", optional; } extra open
 }
 impl __rt::Walk for CallToolResult {
     fn walk(
@@ -1734,86 +1146,11 @@ impl CancelTaskRequest {
         }
     }
 }
-impl ::serde::Serialize for CancelTaskRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tasks/cancel"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CancelTaskRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CancelTaskRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CancelTaskRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelTaskRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<RelatedTaskMetadata> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tasks/cancel"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CancelTaskRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CancelTaskRequest, "CancelTaskRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tasks/cancel"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : RelatedTaskMetadata = "params", required; } extra open
 }
 impl __rt::Walk for CancelTaskRequest {
     fn walk(
@@ -1877,140 +1214,15 @@ impl CancelTaskResult {
         }
     }
 }
-impl ::serde::Serialize for CancelTaskResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("createdAt", &self.created_at)?;
-        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            map.serialize_entry("pollInterval", value)?;
-        }
-        map.serialize_entry("status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            map.serialize_entry("statusMessage", value)?;
-        }
-        map.serialize_entry("taskId", &self.task_id)?;
-        map.serialize_entry("ttl", &self.ttl)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CancelTaskResult",
-            &[
-                "_meta",
-                "createdAt",
-                "lastUpdatedAt",
-                "pollInterval",
-                "status",
-                "statusMessage",
-                "taskId",
-                "ttl",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CancelTaskResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CancelTaskResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelTaskResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_created_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "createdAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_created_at,
-                                "createdAt",
-                            )?
-                        }
-                        "lastUpdatedAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_last_updated_at,
-                                "lastUpdatedAt",
-                            )?
-                        }
-                        "pollInterval" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_poll_interval,
-                                "pollInterval",
-                            )?
-                        }
-                        "status" => {
-                            __rt::next_field(&mut map, &mut field_status, "status")?
-                        }
-                        "statusMessage" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_status_message,
-                                "statusMessage",
-                            )?
-                        }
-                        "taskId" => {
-                            __rt::next_field(&mut map, &mut field_task_id, "taskId")?
-                        }
-                        "ttl" => __rt::next_field(&mut map, &mut field_ttl, "ttl")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CancelTaskResult {
-                    meta: field_meta,
-                    created_at: __rt::required(field_created_at, "createdAt")?,
-                    last_updated_at: __rt::required(
-                        field_last_updated_at,
-                        "lastUpdatedAt",
-                    )?,
-                    poll_interval: field_poll_interval,
-                    status: __rt::required(field_status, "status")?,
-                    status_message: field_status_message,
-                    task_id: __rt::required(field_task_id, "taskId")?,
-                    ttl: __rt::required(field_ttl, "ttl")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CancelTaskResult, "CancelTaskResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; created_at :
+    ::std::string::String = "createdAt", required; last_updated_at :
+    ::std::string::String = "lastUpdatedAt", required; poll_interval : i64 =
+    "pollInterval", optional; status : TaskStatus = "status", required; status_message :
+    ::std::string::String = "statusMessage", optional; task_id : ::std::string::String =
+    "taskId", required; ttl : ::core::option::Option < i64 > = "ttl", required; } extra
+    open
 }
 impl __rt::Walk for CancelTaskResult {
     fn walk(
@@ -2052,84 +1264,11 @@ impl CancelledNotification {
         }
     }
 }
-impl ::serde::Serialize for CancelledNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/cancelled"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CancelledNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CancelledNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CancelledNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    CancelledNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/cancelled"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CancelledNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CancelledNotification, "CancelledNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/cancelled"), absent_ok = false; } fields { params :
+    CancelledNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for CancelledNotification {
     fn walk(
@@ -2172,82 +1311,11 @@ impl CancelledNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for CancelledNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.reason {
-            map.serialize_entry("reason", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_id {
-            map.serialize_entry("requestId", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CancelledNotificationParams",
-            &["_meta", "reason", "requestId"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CancelledNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CancelledNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "reason" => {
-                            __rt::next_field(&mut map, &mut field_reason, "reason")?
-                        }
-                        "requestId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_id,
-                                "requestId",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotificationParams {
-                    meta: field_meta,
-                    reason: field_reason,
-                    request_id: field_request_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CancelledNotificationParams, "CancelledNotificationParams", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    reason : ::std::string::String = "reason", optional; request_id : RequestId =
+    "requestId", optional; } extra open
 }
 impl __rt::Walk for CancelledNotificationParams {
     fn walk(
@@ -2295,107 +1363,14 @@ impl ClientCapabilities {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            map.serialize_entry("elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            map.serialize_entry("experimental", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.roots {
-            map.serialize_entry("roots", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            map.serialize_entry("sampling", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tasks {
-            map.serialize_entry("tasks", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilities",
-            &["elicitation", "experimental", "roots", "sampling", "tasks"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilities object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut field_elicitation: ::core::option::Option<
-                    ClientCapabilitiesElicitation,
-                > = ::core::option::Option::None;
-                let mut field_experimental: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
-                let mut field_sampling: ::core::option::Option<
-                    ClientCapabilitiesSampling,
-                > = ::core::option::Option::None;
-                let mut field_tasks: ::core::option::Option<ClientCapabilitiesTasks> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_elicitation,
-                                "elicitation",
-                            )?
-                        }
-                        "experimental" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_experimental,
-                                "experimental",
-                            )?
-                        }
-                        "roots" => __rt::next_field(&mut map, &mut field_roots, "roots")?,
-                        "sampling" => {
-                            __rt::next_field(&mut map, &mut field_sampling, "sampling")?
-                        }
-                        "tasks" => __rt::next_field(&mut map, &mut field_tasks, "tasks")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilities {
-                    elicitation: field_elicitation,
-                    experimental: field_experimental,
-                    roots: field_roots,
-                    sampling: field_sampling,
-                    tasks: field_tasks,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilities, "ClientCapabilities", consts {} fields { elicitation :
+    ClientCapabilitiesElicitation = "elicitation", optional; experimental :
+    ::std::collections::BTreeMap < ::std::string::String, ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > > = "experimental", optional; roots :
+    ClientCapabilitiesRoots = "roots", optional; sampling : ClientCapabilitiesSampling =
+    "sampling", optional; tasks : ClientCapabilitiesTasks = "tasks", optional; } extra
+    open
 }
 impl __rt::Walk for ClientCapabilities {
     fn walk(
@@ -2432,70 +1407,11 @@ impl ClientCapabilitiesElicitation {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.form {
-            map.serialize_entry("form", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.url {
-            map.serialize_entry("url", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesElicitation",
-            &["form", "url"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesElicitation object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
-                let mut field_form: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_url: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "form" => __rt::next_field(&mut map, &mut field_form, "form")?,
-                        "url" => __rt::next_field(&mut map, &mut field_url, "url")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
-                    form: field_form,
-                    url: field_url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesElicitation, "ClientCapabilitiesElicitation", consts {} fields {
+    form : ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "form",
+    optional; url : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "url", optional; } extra open
 }
 impl __rt::Walk for ClientCapabilitiesElicitation {
     fn walk(
@@ -2525,66 +1441,9 @@ impl ClientCapabilitiesRoots {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesRoots {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesRoots",
-            &["listChanged"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesRoots;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesRoots object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesRoots {
-                    list_changed: field_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesRoots, "ClientCapabilitiesRoots", consts {} fields { list_changed :
+    bool = "listChanged", optional; } extra open
 }
 impl __rt::Walk for ClientCapabilitiesRoots {
     fn walk(
@@ -2622,72 +1481,11 @@ impl ClientCapabilitiesSampling {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            map.serialize_entry("context", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesSampling",
-            &["context", "tools"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesSampling object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
-                let mut field_context: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "context" => {
-                            __rt::next_field(&mut map, &mut field_context, "context")?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSampling {
-                    context: field_context,
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesSampling, "ClientCapabilitiesSampling", consts {} fields { context
+    : ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "context",
+    optional; tools : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "tools", optional; } extra open
 }
 impl __rt::Walk for ClientCapabilitiesSampling {
     fn walk(
@@ -2727,82 +1525,12 @@ impl ClientCapabilitiesTasks {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesTasks {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.cancel {
-            map.serialize_entry("cancel", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.list {
-            map.serialize_entry("list", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.requests {
-            map.serialize_entry("requests", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesTasks",
-            &["cancel", "list", "requests"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesTasks;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesTasks object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasks, A::Error> {
-                let mut field_cancel: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_list: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_requests: ::core::option::Option<
-                    ClientCapabilitiesTasksRequests,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cancel" => {
-                            __rt::next_field(&mut map, &mut field_cancel, "cancel")?
-                        }
-                        "list" => __rt::next_field(&mut map, &mut field_list, "list")?,
-                        "requests" => {
-                            __rt::next_field(&mut map, &mut field_requests, "requests")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasks {
-                    cancel: field_cancel,
-                    list: field_list,
-                    requests: field_requests,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesTasks, "ClientCapabilitiesTasks", consts {} fields { cancel :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "cancel",
+    optional; list : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "list", optional; requests : ClientCapabilitiesTasksRequests = "requests", optional;
+    } extra open
 }
 impl __rt::Walk for ClientCapabilitiesTasks {
     fn walk(
@@ -2835,78 +1563,11 @@ impl ClientCapabilitiesTasksRequests {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequests {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            map.serialize_entry("elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            map.serialize_entry("sampling", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesTasksRequests",
-            &["elicitation", "sampling"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesTasksRequests;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesTasksRequests object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasksRequests, A::Error> {
-                let mut field_elicitation: ::core::option::Option<
-                    ClientCapabilitiesTasksRequestsElicitation,
-                > = ::core::option::Option::None;
-                let mut field_sampling: ::core::option::Option<
-                    ClientCapabilitiesTasksRequestsSampling,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_elicitation,
-                                "elicitation",
-                            )?
-                        }
-                        "sampling" => {
-                            __rt::next_field(&mut map, &mut field_sampling, "sampling")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequests {
-                    elicitation: field_elicitation,
-                    sampling: field_sampling,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesTasksRequests, "ClientCapabilitiesTasksRequests", consts {} fields
+    { elicitation : ClientCapabilitiesTasksRequestsElicitation = "elicitation", optional;
+    sampling : ClientCapabilitiesTasksRequestsSampling = "sampling", optional; } extra
+    open
 }
 impl __rt::Walk for ClientCapabilitiesTasksRequests {
     fn walk(
@@ -2938,67 +1599,11 @@ impl ClientCapabilitiesTasksRequestsElicitation {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.create {
-            map.serialize_entry("create", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesTasksRequestsElicitation",
-            &["create"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesTasksRequestsElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesTasksRequestsElicitation object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ClientCapabilitiesTasksRequestsElicitation,
-                A::Error,
-            > {
-                let mut field_create: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "create" => {
-                            __rt::next_field(&mut map, &mut field_create, "create")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitation {
-                    create: field_create,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesTasksRequestsElicitation,
+    "ClientCapabilitiesTasksRequestsElicitation", consts {} fields { create :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "create",
+    optional; } extra open
 }
 impl __rt::Walk for ClientCapabilitiesTasksRequestsElicitation {
     fn walk(
@@ -3030,71 +1635,10 @@ impl ClientCapabilitiesTasksRequestsSampling {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.create_message {
-            map.serialize_entry("createMessage", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesTasksRequestsSampling",
-            &["createMessage"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesTasksRequestsSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesTasksRequestsSampling object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ClientCapabilitiesTasksRequestsSampling,
-                A::Error,
-            > {
-                let mut field_create_message: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "createMessage" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_create_message,
-                                "createMessage",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSampling {
-                    create_message: field_create_message,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesTasksRequestsSampling, "ClientCapabilitiesTasksRequestsSampling",
+    consts {} fields { create_message : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "createMessage", optional; } extra open
 }
 impl __rt::Walk for ClientCapabilitiesTasksRequestsSampling {
     fn walk(
@@ -4706,86 +3250,11 @@ impl CompleteRequest {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("completion/complete"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("completion/complete"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CompleteRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequest, "CompleteRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("completion/complete"), absent_ok = false; } fields { id : RequestId
+    = "id", required; params : CompleteRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for CompleteRequest {
     fn walk(
@@ -4829,82 +3298,11 @@ impl CompleteRequestParams {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("argument", &self.argument)?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            map.serialize_entry("context", value)?;
-        }
-        map.serialize_entry("ref", &self.ref_)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequestParams",
-            &["_meta", "argument", "context", "ref"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_argument: ::core::option::Option<
-                    CompleteRequestParamsArgument,
-                > = ::core::option::Option::None;
-                let mut field_context: ::core::option::Option<
-                    CompleteRequestParamsContext,
-                > = ::core::option::Option::None;
-                let mut field_ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "argument" => {
-                            __rt::next_field(&mut map, &mut field_argument, "argument")?
-                        }
-                        "context" => {
-                            __rt::next_field(&mut map, &mut field_context, "context")?
-                        }
-                        "ref" => __rt::next_field(&mut map, &mut field_ref_, "ref")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParams {
-                    meta: field_meta,
-                    argument: __rt::required(field_argument, "argument")?,
-                    context: field_context,
-                    ref_: __rt::required(field_ref_, "ref")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequestParams, "CompleteRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; argument : CompleteRequestParamsArgument =
+    "argument", required; context : CompleteRequestParamsContext = "context", optional;
+    ref_ : CompleteRequestParamsRef = "ref", required; } extra open
 }
 impl __rt::Walk for CompleteRequestParams {
     fn walk(
@@ -4939,62 +3337,10 @@ impl CompleteRequestParamsArgument {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("value", &self.value)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequestParamsArgument",
-            &["name", "value"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequestParamsArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequestParamsArgument object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "value" => __rt::next_field(&mut map, &mut field_value, "value")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: __rt::required(field_name, "name")?,
-                    value: __rt::required(field_value, "value")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequestParamsArgument, "CompleteRequestParamsArgument", consts {} fields {
+    name : ::std::string::String = "name", required; value : ::std::string::String =
+    "value", required; } extra open
 }
 impl __rt::Walk for CompleteRequestParamsArgument {
     fn walk(
@@ -5026,71 +3372,10 @@ impl CompleteRequestParamsContext {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequestParamsContext",
-            &["arguments"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequestParamsContext;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequestParamsContext object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
-                let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::std::string::String,
-                    >,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsContext {
-                    arguments: field_arguments,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequestParamsContext, "CompleteRequestParamsContext", consts {} fields {
+    arguments : ::std::collections::BTreeMap < ::std::string::String,
+    ::std::string::String > = "arguments", optional; } extra open
 }
 impl __rt::Walk for CompleteRequestParamsContext {
     fn walk(
@@ -5275,74 +3560,10 @@ impl CompleteResult {
         }
     }
 }
-impl ::serde::Serialize for CompleteResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("completion", &self.completion)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteResult",
-            &["_meta", "completion"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_completion: ::core::option::Option<
-                    CompleteResultCompletion,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "completion" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_completion,
-                                "completion",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResult {
-                    meta: field_meta,
-                    completion: __rt::required(field_completion, "completion")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteResult, "CompleteResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; completion :
+    CompleteResultCompletion = "completion", required; } extra open
 }
 impl __rt::Walk for CompleteResult {
     fn walk(
@@ -5378,76 +3599,10 @@ impl CompleteResultCompletion {
         }
     }
 }
-impl ::serde::Serialize for CompleteResultCompletion {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.has_more {
-            map.serialize_entry("hasMore", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.total {
-            map.serialize_entry("total", value)?;
-        }
-        map.serialize_entry("values", &self.values)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteResultCompletion",
-            &["hasMore", "total", "values"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteResultCompletion;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteResultCompletion object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
-                let mut field_has_more: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_total: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_values: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "hasMore" => {
-                            __rt::next_field(&mut map, &mut field_has_more, "hasMore")?
-                        }
-                        "total" => __rt::next_field(&mut map, &mut field_total, "total")?,
-                        "values" => {
-                            __rt::next_field(&mut map, &mut field_values, "values")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResultCompletion {
-                    has_more: field_has_more,
-                    total: field_total,
-                    values: __rt::required(field_values, "values")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteResultCompletion, "CompleteResultCompletion", consts {} fields { has_more :
+    bool = "hasMore", optional; total : i64 = "total", optional; values : ::std::vec::Vec
+    < ::std::string::String > = "values", required; } extra open
 }
 impl __rt::Walk for CompleteResultCompletion {
     fn walk(
@@ -5751,88 +3906,12 @@ impl CreateMessageRequest {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("sampling/createMessage"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateMessageRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateMessageRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateMessageRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    CreateMessageRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("sampling/createMessage"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CreateMessageRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateMessageRequest, "CreateMessageRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("sampling/createMessage"), absent_ok = false; } fields { id :
+    RequestId = "id", required; params : CreateMessageRequestParams = "params", required;
+    } extra open
 }
 impl __rt::Walk for CreateMessageRequest {
     fn walk(
@@ -5915,195 +3994,19 @@ impl CreateMessageRequestParams {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.include_context {
-            map.serialize_entry("includeContext", value)?;
-        }
-        map.serialize_entry("maxTokens", &self.max_tokens)?;
-        map.serialize_entry("messages", &self.messages)?;
-        if let ::core::option::Option::Some(value) = &self.metadata {
-            map.serialize_entry("metadata", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.model_preferences {
-            map.serialize_entry("modelPreferences", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.stop_sequences {
-            map.serialize_entry("stopSequences", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.system_prompt {
-            map.serialize_entry("systemPrompt", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.task {
-            map.serialize_entry("task", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.temperature {
-            map.serialize_entry("temperature", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tool_choice {
-            map.serialize_entry("toolChoice", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateMessageRequestParams",
-            &[
-                "_meta",
-                "includeContext",
-                "maxTokens",
-                "messages",
-                "metadata",
-                "modelPreferences",
-                "stopSequences",
-                "systemPrompt",
-                "task",
-                "temperature",
-                "toolChoice",
-                "tools",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateMessageRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateMessageRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_include_context: ::core::option::Option<
-                    CreateMessageRequestParamsIncludeContext,
-                > = ::core::option::Option::None;
-                let mut field_max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<
-                    ::std::vec::Vec<SamplingMessage>,
-                > = ::core::option::Option::None;
-                let mut field_metadata: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_model_preferences: ::core::option::Option<
-                    ModelPreferences,
-                > = ::core::option::Option::None;
-                let mut field_stop_sequences: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_system_prompt: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut field_temperature: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut field_tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "includeContext" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_include_context,
-                                "includeContext",
-                            )?
-                        }
-                        "maxTokens" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_max_tokens,
-                                "maxTokens",
-                            )?
-                        }
-                        "messages" => {
-                            __rt::next_field(&mut map, &mut field_messages, "messages")?
-                        }
-                        "metadata" => {
-                            __rt::next_field(&mut map, &mut field_metadata, "metadata")?
-                        }
-                        "modelPreferences" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_model_preferences,
-                                "modelPreferences",
-                            )?
-                        }
-                        "stopSequences" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_stop_sequences,
-                                "stopSequences",
-                            )?
-                        }
-                        "systemPrompt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_system_prompt,
-                                "systemPrompt",
-                            )?
-                        }
-                        "task" => __rt::next_field(&mut map, &mut field_task, "task")?,
-                        "temperature" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_temperature,
-                                "temperature",
-                            )?
-                        }
-                        "toolChoice" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_tool_choice,
-                                "toolChoice",
-                            )?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParams {
-                    meta: field_meta,
-                    include_context: field_include_context,
-                    max_tokens: __rt::required(field_max_tokens, "maxTokens")?,
-                    messages: __rt::required(field_messages, "messages")?,
-                    metadata: field_metadata,
-                    model_preferences: field_model_preferences,
-                    stop_sequences: field_stop_sequences,
-                    system_prompt: field_system_prompt,
-                    task: field_task,
-                    temperature: field_temperature,
-                    tool_choice: field_tool_choice,
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateMessageRequestParams, "CreateMessageRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; include_context :
+    CreateMessageRequestParamsIncludeContext = "includeContext", optional; max_tokens :
+    i64 = "maxTokens", required; messages : ::std::vec::Vec < SamplingMessage > =
+    "messages", required; metadata : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "metadata", optional; model_preferences : ModelPreferences =
+    "modelPreferences", optional; stop_sequences : ::std::vec::Vec <
+    ::std::string::String > = "stopSequences", optional; system_prompt :
+    ::std::string::String = "systemPrompt", optional; task : TaskMetadata = "task",
+    optional; temperature : ::serde_json::Number = "temperature", optional; tool_choice :
+    ToolChoice = "toolChoice", optional; tools : ::std::vec::Vec < Tool > = "tools",
+    optional; } extra open
 }
 impl __rt::Walk for CreateMessageRequestParams {
     fn walk(
@@ -6163,90 +4066,12 @@ impl CreateMessageResult {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("model", &self.model)?;
-        map.serialize_entry("role", &self.role)?;
-        if let ::core::option::Option::Some(value) = &self.stop_reason {
-            map.serialize_entry("stopReason", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateMessageResult",
-            &["_meta", "content", "model", "role", "stopReason"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateMessageResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateMessageResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut field_model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut field_stop_reason: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "model" => __rt::next_field(&mut map, &mut field_model, "model")?,
-                        "role" => __rt::next_field(&mut map, &mut field_role, "role")?,
-                        "stopReason" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_stop_reason,
-                                "stopReason",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageResult {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    model: __rt::required(field_model, "model")?,
-                    role: __rt::required(field_role, "role")?,
-                    stop_reason: field_stop_reason,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateMessageResult, "CreateMessageResult", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    content : SamplingMessageContent = "content", required; model : ::std::string::String
+    = "model", required; role : Role = "role", required; stop_reason :
+    ::std::string::String = "stopReason", optional; } extra open
 }
 impl __rt::Walk for CreateMessageResult {
     fn walk(
@@ -6282,66 +4107,10 @@ impl CreateTaskResult {
         }
     }
 }
-impl ::serde::Serialize for CreateTaskResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("task", &self.task)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateTaskResult",
-            &["_meta", "task"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateTaskResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateTaskResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateTaskResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<Task> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "task" => __rt::next_field(&mut map, &mut field_task, "task")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CreateTaskResult {
-                    meta: field_meta,
-                    task: __rt::required(field_task, "task")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateTaskResult, "CreateTaskResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; task : Task =
+    "task", required; } extra open
 }
 impl __rt::Walk for CreateTaskResult {
     fn walk(
@@ -6380,86 +4149,11 @@ impl ElicitRequest {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("elicitation/create"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("elicitation/create"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ElicitRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequest, "ElicitRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("elicitation/create"), absent_ok = false; } fields { id : RequestId
+    = "id", required; params : ElicitRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ElicitRequest {
     fn walk(
@@ -6514,100 +4208,12 @@ impl ElicitRequestFormParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestFormParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        if self.mode {
-            map.serialize_entry("mode", &__rt::Const::Str("form"))?;
-        }
-        map.serialize_entry("requestedSchema", &self.requested_schema)?;
-        if let ::core::option::Option::Some(value) = &self.task {
-            map.serialize_entry("task", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequestFormParams",
-            &["_meta", "message", "mode", "requestedSchema", "task"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequestFormParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequestFormParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mode = false;
-                let mut field_requested_schema: ::core::option::Option<
-                    ElicitRequestFormParamsRequestedSchema,
-                > = ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        "mode" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_mode,
-                                "mode",
-                                __rt::Const::Str("form"),
-                            )?
-                        }
-                        "requestedSchema" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_requested_schema,
-                                "requestedSchema",
-                            )?
-                        }
-                        "task" => __rt::next_field(&mut map, &mut field_task, "task")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParams {
-                    meta: field_meta,
-                    message: __rt::required(field_message, "message")?,
-                    mode: field_mode,
-                    requested_schema: __rt::required(
-                        field_requested_schema,
-                        "requestedSchema",
-                    )?,
-                    task: field_task,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequestFormParams, "ElicitRequestFormParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; message : ::std::string::String = "message",
+    required; mode : bool = "mode", flag(__rt::Const::Str("form")); requested_schema :
+    ElicitRequestFormParamsRequestedSchema = "requestedSchema", required; task :
+    TaskMetadata = "task", optional; } extra open
 }
 impl __rt::Walk for ElicitRequestFormParams {
     fn walk(
@@ -6656,101 +4262,13 @@ impl ElicitRequestFormParamsRequestedSchema {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            map.serialize_entry("$schema", value)?;
-        }
-        map.serialize_entry("properties", &self.properties)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            map.serialize_entry("required", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("object"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequestFormParamsRequestedSchema",
-            &["$schema", "properties", "required", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequestFormParamsRequestedSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequestFormParamsRequestedSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ElicitRequestFormParamsRequestedSchema,
-                A::Error,
-            > {
-                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_properties: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        PrimitiveSchemaDefinition,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => {
-                            __rt::next_field(&mut map, &mut field_schema, "$schema")?
-                        }
-                        "properties" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_properties,
-                                "properties",
-                            )?
-                        }
-                        "required" => {
-                            __rt::next_field(&mut map, &mut field_required, "required")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("object"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
-                    schema: field_schema,
-                    properties: __rt::required(field_properties, "properties")?,
-                    required: field_required,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequestFormParamsRequestedSchema, "ElicitRequestFormParamsRequestedSchema",
+    consts { seen_type_ = "type" => __rt::Const::Str("object"), absent_ok = false; }
+    fields { schema : ::std::string::String = "$schema", optional; properties :
+    ::std::collections::BTreeMap < ::std::string::String, PrimitiveSchemaDefinition > =
+    "properties", required; required : ::std::vec::Vec < ::std::string::String > =
+    "required", optional; } extra open
 }
 impl __rt::Walk for ElicitRequestFormParamsRequestedSchema {
     fn walk(
@@ -6970,102 +4488,12 @@ impl ElicitRequestURLParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestURLParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("elicitationId", &self.elicitation_id)?;
-        map.serialize_entry("message", &self.message)?;
-        map.serialize_entry("mode", &__rt::Const::Str("url"))?;
-        if let ::core::option::Option::Some(value) = &self.task {
-            map.serialize_entry("task", value)?;
-        }
-        map.serialize_entry("url", &self.url)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequestURLParams",
-            &["_meta", "elicitationId", "message", "mode", "task", "url"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequestURLParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequestURLParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_elicitation_id: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mode = false;
-                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut field_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "elicitationId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_elicitation_id,
-                                "elicitationId",
-                            )?
-                        }
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        "mode" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_mode,
-                                "mode",
-                                __rt::Const::Str("url"),
-                            )?
-                        }
-                        "task" => __rt::next_field(&mut map, &mut field_task, "task")?,
-                        "url" => __rt::next_field(&mut map, &mut field_url, "url")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_mode, false, "mode")?;
-                ::core::result::Result::Ok(ElicitRequestURLParams {
-                    meta: field_meta,
-                    elicitation_id: __rt::required(
-                        field_elicitation_id,
-                        "elicitationId",
-                    )?,
-                    message: __rt::required(field_message, "message")?,
-                    task: field_task,
-                    url: __rt::required(field_url, "url")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequestURLParams, "ElicitRequestURLParams", consts { seen_mode = "mode" =>
+    __rt::Const::Str("url"), absent_ok = false; } fields { meta : RequestParamsMeta =
+    "_meta", optional; elicitation_id : ::std::string::String = "elicitationId",
+    required; message : ::std::string::String = "message", required; task : TaskMetadata
+    = "task", optional; url : ::std::string::String = "url", required; } extra open
 }
 impl __rt::Walk for ElicitRequestURLParams {
     fn walk(
@@ -7111,81 +4539,11 @@ impl ElicitResult {
         }
     }
 }
-impl ::serde::Serialize for ElicitResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("action", &self.action)?;
-        if let ::core::option::Option::Some(value) = &self.content {
-            map.serialize_entry("content", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitResult",
-            &["_meta", "action", "content"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ElicitResultContentValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "action" => {
-                            __rt::next_field(&mut map, &mut field_action, "action")?
-                        }
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ElicitResult {
-                    meta: field_meta,
-                    action: __rt::required(field_action, "action")?,
-                    content: field_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitResult, "ElicitResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; action :
+    ElicitResultAction = "action", required; content : ::std::collections::BTreeMap <
+    ::std::string::String, ElicitResultContentValue > = "content", optional; } extra open
 }
 impl __rt::Walk for ElicitResult {
     fn walk(
@@ -7385,87 +4743,12 @@ impl ElicitationCompleteNotification {
         }
     }
 }
-impl ::serde::Serialize for ElicitationCompleteNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/elicitation/complete"),
-        )?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitationCompleteNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitationCompleteNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitationCompleteNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitationCompleteNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ElicitationCompleteNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/elicitation/complete"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ElicitationCompleteNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitationCompleteNotification, "ElicitationCompleteNotification", consts {
+    seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method =
+    "method" => __rt::Const::Str("notifications/elicitation/complete"), absent_ok =
+    false; } fields { params : ElicitationCompleteNotificationParams = "params",
+    required; } extra open
 }
 impl __rt::Walk for ElicitationCompleteNotification {
     fn walk(
@@ -7495,72 +4778,10 @@ impl ElicitationCompleteNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitationCompleteNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("elicitationId", &self.elicitation_id)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitationCompleteNotificationParams",
-            &["elicitationId"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitationCompleteNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitationCompleteNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ElicitationCompleteNotificationParams,
-                A::Error,
-            > {
-                let mut field_elicitation_id: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitationId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_elicitation_id,
-                                "elicitationId",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ElicitationCompleteNotificationParams {
-                    elicitation_id: __rt::required(
-                        field_elicitation_id,
-                        "elicitationId",
-                    )?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitationCompleteNotificationParams, "ElicitationCompleteNotificationParams",
+    consts {} fields { elicitation_id : ::std::string::String = "elicitationId",
+    required; } extra open
 }
 impl __rt::Walk for ElicitationCompleteNotificationParams {
     fn walk(
@@ -7603,93 +4824,12 @@ impl EmbeddedResource {
         }
     }
 }
-impl ::serde::Serialize for EmbeddedResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("resource", &self.resource)?;
-        map.serialize_entry("type", &__rt::Const::Str("resource"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "EmbeddedResource",
-            &["_meta", "annotations", "resource", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = EmbeddedResource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a EmbeddedResource object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_resource: ::core::option::Option<
-                    EmbeddedResourceResource,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "resource" => {
-                            __rt::next_field(&mut map, &mut field_resource, "resource")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("resource"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(EmbeddedResource {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    resource: __rt::required(field_resource, "resource")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    EmbeddedResource, "EmbeddedResource", consts { seen_type_ = "type" =>
+    __rt::Const::Str("resource"), absent_ok = false; } fields { meta : ::serde_json::Map
+    < ::std::string::String, ::serde_json::Value > = "_meta", optional; annotations :
+    Annotations = "annotations", optional; resource : EmbeddedResourceResource =
+    "resource", required; } extra open
 }
 impl __rt::Walk for EmbeddedResource {
     fn walk(
@@ -8167,70 +5307,10 @@ impl Error {
         }
     }
 }
-impl ::serde::Serialize for Error {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Error",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Error {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Error;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Error object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Error, A::Error> {
-                let mut field_code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => __rt::next_field(&mut map, &mut field_code, "code")?,
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Error {
-                    code: __rt::required(field_code, "code")?,
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Error, "Error", consts {} fields { code : i64 = "code", required; data :
+    ::serde_json::Value = "data", optional; message : ::std::string::String = "message",
+    required; } extra open
 }
 impl __rt::Walk for Error {
     fn walk(
@@ -8267,86 +5347,11 @@ impl GetPromptRequest {
         }
     }
 }
-impl ::serde::Serialize for GetPromptRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("prompts/get"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("prompts/get"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(GetPromptRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptRequest, "GetPromptRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("prompts/get"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : GetPromptRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for GetPromptRequest {
     fn walk(
@@ -8386,81 +5391,11 @@ impl GetPromptRequestParams {
         }
     }
 }
-impl ::serde::Serialize for GetPromptRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptRequestParams",
-            &["_meta", "arguments", "name"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::std::string::String,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequestParams {
-                    meta: field_meta,
-                    arguments: field_arguments,
-                    name: __rt::required(field_name, "name")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptRequestParams, "GetPromptRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; arguments : ::std::collections::BTreeMap <
+    ::std::string::String, ::std::string::String > = "arguments", optional; name :
+    ::std::string::String = "name", required; } extra open
 }
 impl __rt::Walk for GetPromptRequestParams {
     fn walk(
@@ -8499,84 +5434,11 @@ impl GetPromptResult {
         }
     }
 }
-impl ::serde::Serialize for GetPromptResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("messages", &self.messages)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptResult",
-            &["_meta", "description", "messages"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<
-                    ::std::vec::Vec<PromptMessage>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "messages" => {
-                            __rt::next_field(&mut map, &mut field_messages, "messages")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptResult {
-                    meta: field_meta,
-                    description: field_description,
-                    messages: __rt::required(field_messages, "messages")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptResult, "GetPromptResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; description :
+    ::std::string::String = "description", optional; messages : ::std::vec::Vec <
+    PromptMessage > = "messages", required; } extra open
 }
 impl __rt::Walk for GetPromptResult {
     fn walk(
@@ -8614,86 +5476,11 @@ impl GetTaskPayloadRequest {
         }
     }
 }
-impl ::serde::Serialize for GetTaskPayloadRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tasks/result"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetTaskPayloadRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetTaskPayloadRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetTaskPayloadRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskPayloadRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<RelatedTaskMetadata> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tasks/result"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(GetTaskPayloadRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetTaskPayloadRequest, "GetTaskPayloadRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tasks/result"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : RelatedTaskMetadata = "params", required; } extra open
 }
 impl __rt::Walk for GetTaskPayloadRequest {
     fn walk(
@@ -8728,62 +5515,10 @@ impl GetTaskPayloadResult {
         }
     }
 }
-impl ::serde::Serialize for GetTaskPayloadResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetTaskPayloadResult",
-            &["_meta"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetTaskPayloadResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetTaskPayloadResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskPayloadResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskPayloadResult {
-                    meta: field_meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetTaskPayloadResult, "GetTaskPayloadResult", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    } extra open
 }
 impl __rt::Walk for GetTaskPayloadResult {
     fn walk(
@@ -8820,86 +5555,11 @@ impl GetTaskRequest {
         }
     }
 }
-impl ::serde::Serialize for GetTaskRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tasks/get"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetTaskRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetTaskRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetTaskRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<RelatedTaskMetadata> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tasks/get"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(GetTaskRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetTaskRequest, "GetTaskRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tasks/get"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : RelatedTaskMetadata = "params", required; } extra open
 }
 impl __rt::Walk for GetTaskRequest {
     fn walk(
@@ -8963,140 +5623,15 @@ impl GetTaskResult {
         }
     }
 }
-impl ::serde::Serialize for GetTaskResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("createdAt", &self.created_at)?;
-        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            map.serialize_entry("pollInterval", value)?;
-        }
-        map.serialize_entry("status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            map.serialize_entry("statusMessage", value)?;
-        }
-        map.serialize_entry("taskId", &self.task_id)?;
-        map.serialize_entry("ttl", &self.ttl)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetTaskResult",
-            &[
-                "_meta",
-                "createdAt",
-                "lastUpdatedAt",
-                "pollInterval",
-                "status",
-                "statusMessage",
-                "taskId",
-                "ttl",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetTaskResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetTaskResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_created_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "createdAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_created_at,
-                                "createdAt",
-                            )?
-                        }
-                        "lastUpdatedAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_last_updated_at,
-                                "lastUpdatedAt",
-                            )?
-                        }
-                        "pollInterval" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_poll_interval,
-                                "pollInterval",
-                            )?
-                        }
-                        "status" => {
-                            __rt::next_field(&mut map, &mut field_status, "status")?
-                        }
-                        "statusMessage" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_status_message,
-                                "statusMessage",
-                            )?
-                        }
-                        "taskId" => {
-                            __rt::next_field(&mut map, &mut field_task_id, "taskId")?
-                        }
-                        "ttl" => __rt::next_field(&mut map, &mut field_ttl, "ttl")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskResult {
-                    meta: field_meta,
-                    created_at: __rt::required(field_created_at, "createdAt")?,
-                    last_updated_at: __rt::required(
-                        field_last_updated_at,
-                        "lastUpdatedAt",
-                    )?,
-                    poll_interval: field_poll_interval,
-                    status: __rt::required(field_status, "status")?,
-                    status_message: field_status_message,
-                    task_id: __rt::required(field_task_id, "taskId")?,
-                    ttl: __rt::required(field_ttl, "ttl")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetTaskResult, "GetTaskResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; created_at :
+    ::std::string::String = "createdAt", required; last_updated_at :
+    ::std::string::String = "lastUpdatedAt", required; poll_interval : i64 =
+    "pollInterval", optional; status : TaskStatus = "status", required; status_message :
+    ::std::string::String = "statusMessage", optional; task_id : ::std::string::String =
+    "taskId", required; ttl : ::core::option::Option < i64 > = "ttl", required; } extra
+    open
 }
 impl __rt::Walk for GetTaskResult {
     fn walk(
@@ -9150,80 +5685,11 @@ impl Icon {
         }
     }
 }
-impl ::serde::Serialize for Icon {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sizes {
-            map.serialize_entry("sizes", value)?;
-        }
-        map.serialize_entry("src", &self.src)?;
-        if let ::core::option::Option::Some(value) = &self.theme {
-            map.serialize_entry("theme", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Icon",
-            &["mimeType", "sizes", "src", "theme"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icon {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Icon;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Icon object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icon, A::Error> {
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_sizes: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "sizes" => __rt::next_field(&mut map, &mut field_sizes, "sizes")?,
-                        "src" => __rt::next_field(&mut map, &mut field_src, "src")?,
-                        "theme" => __rt::next_field(&mut map, &mut field_theme, "theme")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Icon {
-                    mime_type: field_mime_type,
-                    sizes: field_sizes,
-                    src: __rt::required(field_src, "src")?,
-                    theme: field_theme,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Icon, "Icon", consts {} fields { mime_type : ::std::string::String = "mimeType",
+    optional; sizes : ::std::vec::Vec < ::std::string::String > = "sizes", optional; src
+    : ::std::string::String = "src", required; theme : IconTheme = "theme", optional; }
+    extra open
 }
 impl __rt::Walk for Icon {
     fn walk(
@@ -9261,52 +5727,9 @@ impl Icons {
         }
     }
 }
-impl ::serde::Serialize for Icons {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "Icons", &["icons"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icons {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Icons;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Icons object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icons, A::Error> {
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Icons { icons: field_icons, extra })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Icons, "Icons", consts {} fields { icons : ::std::vec::Vec < Icon > = "icons",
+    optional; } extra open
 }
 impl __rt::Walk for Icons {
     fn walk(
@@ -9349,95 +5772,12 @@ impl ImageContent {
         }
     }
 }
-impl ::serde::Serialize for ImageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("mimeType", &self.mime_type)?;
-        map.serialize_entry("type", &__rt::Const::Str("image"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ImageContent",
-            &["_meta", "annotations", "data", "mimeType", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ImageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ImageContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ImageContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ImageContent, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("image"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ImageContent {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    data: __rt::required(field_data, "data")?,
-                    mime_type: __rt::required(field_mime_type, "mimeType")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ImageContent, "ImageContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("image"), absent_ok = false; } fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; annotations :
+    Annotations = "annotations", optional; data : ::std::string::String = "data",
+    required; mime_type : ::std::string::String = "mimeType", required; } extra open
 }
 impl __rt::Walk for ImageContent {
     fn walk(
@@ -9499,104 +5839,13 @@ impl Implementation {
         }
     }
 }
-impl ::serde::Serialize for Implementation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("version", &self.version)?;
-        if let ::core::option::Option::Some(value) = &self.website_url {
-            map.serialize_entry("websiteUrl", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Implementation",
-            &["description", "icons", "name", "title", "version", "websiteUrl"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Implementation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Implementation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Implementation object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_website_url: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "version" => {
-                            __rt::next_field(&mut map, &mut field_version, "version")?
-                        }
-                        "websiteUrl" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_website_url,
-                                "websiteUrl",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Implementation {
-                    description: field_description,
-                    icons: field_icons,
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    version: __rt::required(field_version, "version")?,
-                    website_url: field_website_url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Implementation, "Implementation", consts {} fields { description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; name : ::std::string::String = "name", required; title :
+    ::std::string::String = "title", optional; version : ::std::string::String =
+    "version", required; website_url : ::std::string::String = "websiteUrl", optional; }
+    extra open
 }
 impl __rt::Walk for Implementation {
     fn walk(
@@ -9633,86 +5882,11 @@ impl InitializeRequest {
         }
     }
 }
-impl ::serde::Serialize for InitializeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("initialize"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InitializeRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InitializeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InitializeRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<InitializeRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("initialize"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(InitializeRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InitializeRequest, "InitializeRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("initialize"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : InitializeRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for InitializeRequest {
     fn walk(
@@ -9757,95 +5931,11 @@ impl InitializeRequestParams {
         }
     }
 }
-impl ::serde::Serialize for InitializeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("capabilities", &self.capabilities)?;
-        map.serialize_entry("clientInfo", &self.client_info)?;
-        map.serialize_entry("protocolVersion", &self.protocol_version)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InitializeRequestParams",
-            &["_meta", "capabilities", "clientInfo", "protocolVersion"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InitializeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InitializeRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_capabilities: ::core::option::Option<ClientCapabilities> = ::core::option::Option::None;
-                let mut field_client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut field_protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "capabilities" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_capabilities,
-                                "capabilities",
-                            )?
-                        }
-                        "clientInfo" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_client_info,
-                                "clientInfo",
-                            )?
-                        }
-                        "protocolVersion" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_protocol_version,
-                                "protocolVersion",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(InitializeRequestParams {
-                    meta: field_meta,
-                    capabilities: __rt::required(field_capabilities, "capabilities")?,
-                    client_info: __rt::required(field_client_info, "clientInfo")?,
-                    protocol_version: __rt::required(
-                        field_protocol_version,
-                        "protocolVersion",
-                    )?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InitializeRequestParams, "InitializeRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; capabilities : ClientCapabilities =
+    "capabilities", required; client_info : Implementation = "clientInfo", required;
+    protocol_version : ::std::string::String = "protocolVersion", required; } extra open
 }
 impl __rt::Walk for InitializeRequestParams {
     fn walk(
@@ -9896,111 +5986,13 @@ impl InitializeResult {
         }
     }
 }
-impl ::serde::Serialize for InitializeResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("capabilities", &self.capabilities)?;
-        if let ::core::option::Option::Some(value) = &self.instructions {
-            map.serialize_entry("instructions", value)?;
-        }
-        map.serialize_entry("protocolVersion", &self.protocol_version)?;
-        map.serialize_entry("serverInfo", &self.server_info)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InitializeResult",
-            &["_meta", "capabilities", "instructions", "protocolVersion", "serverInfo"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InitializeResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InitializeResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
-                let mut field_instructions: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "capabilities" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_capabilities,
-                                "capabilities",
-                            )?
-                        }
-                        "instructions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_instructions,
-                                "instructions",
-                            )?
-                        }
-                        "protocolVersion" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_protocol_version,
-                                "protocolVersion",
-                            )?
-                        }
-                        "serverInfo" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_server_info,
-                                "serverInfo",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(InitializeResult {
-                    meta: field_meta,
-                    capabilities: __rt::required(field_capabilities, "capabilities")?,
-                    instructions: field_instructions,
-                    protocol_version: __rt::required(
-                        field_protocol_version,
-                        "protocolVersion",
-                    )?,
-                    server_info: __rt::required(field_server_info, "serverInfo")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InitializeResult, "InitializeResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; capabilities :
+    ServerCapabilities = "capabilities", required; instructions : ::std::string::String =
+    "instructions", optional; protocol_version : ::std::string::String =
+    "protocolVersion", required; server_info : Implementation = "serverInfo", required; }
+    extra open
 }
 impl __rt::Walk for InitializeResult {
     fn walk(
@@ -10034,84 +6026,11 @@ impl InitializedNotification {
         }
     }
 }
-impl ::serde::Serialize for InitializedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/initialized"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InitializedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InitializedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InitializedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/initialized"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(InitializedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InitializedNotification, "InitializedNotification", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/initialized"), absent_ok = false; } fields { params :
+    NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for InitializedNotification {
     fn walk(
@@ -10146,75 +6065,10 @@ impl JSONRPCErrorResponse {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCErrorResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            map.serialize_entry("id", value)?;
-        }
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCErrorResponse",
-            &["error", "id", "jsonrpc"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCErrorResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCErrorResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCErrorResponse, A::Error> {
-                let mut field_error: ::core::option::Option<Error> = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => __rt::next_field(&mut map, &mut field_error, "error")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCErrorResponse {
-                    error: __rt::required(field_error, "error")?,
-                    id: field_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCErrorResponse, "JSONRPCErrorResponse", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { error : Error = "error",
+    required; id : RequestId = "id", optional; } extra open
 }
 impl __rt::Walk for JSONRPCErrorResponse {
     fn walk(
@@ -10474,81 +6328,11 @@ impl JSONRPCNotification {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCNotification {
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCNotification, "JSONRPCNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { method : ::std::string::String
+    = "method", required; params : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "params", optional; } extra open
 }
 impl __rt::Walk for JSONRPCNotification {
     fn walk(
@@ -10588,85 +6372,12 @@ impl JSONRPCRequest {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCRequest {
-                    id: __rt::required(field_id, "id")?,
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCRequest, "JSONRPCRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; method : ::std::string::String = "method", required; params :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "params",
+    optional; } extra open
 }
 impl __rt::Walk for JSONRPCRequest {
     fn walk(
@@ -10848,75 +6559,10 @@ impl JSONRPCResultResponse {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<Result> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCResultResponse, "JSONRPCResultResponse", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : Result = "result", required; } extra open
 }
 impl __rt::Walk for JSONRPCResultResponse {
     fn walk(
@@ -10963,113 +6609,13 @@ impl LegacyTitledEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for LegacyTitledEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.enum_names {
-            map.serialize_entry("enumNames", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "LegacyTitledEnumSchema",
-            &["default", "description", "enum", "enumNames", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = LegacyTitledEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a LegacyTitledEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_enum_names: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "enum" => __rt::next_field(&mut map, &mut field_enum_, "enum")?,
-                        "enumNames" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_enum_names,
-                                "enumNames",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(LegacyTitledEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    enum_: __rt::required(field_enum_, "enum")?,
-                    enum_names: field_enum_names,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    LegacyTitledEnumSchema, "LegacyTitledEnumSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; enum_ : ::std::vec::Vec < ::std::string::String > = "enum",
+    required; enum_names : ::std::vec::Vec < ::std::string::String > = "enumNames",
+    optional; title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for LegacyTitledEnumSchema {
     fn walk(
@@ -11106,88 +6652,11 @@ impl ListPromptsRequest {
         }
     }
 }
-impl ::serde::Serialize for ListPromptsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("prompts/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListPromptsRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListPromptsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListPromptsRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("prompts/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListPromptsRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListPromptsRequest, "ListPromptsRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("prompts/list"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : PaginatedRequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for ListPromptsRequest {
     fn walk(
@@ -11228,82 +6697,11 @@ impl ListPromptsResult {
         }
     }
 }
-impl ::serde::Serialize for ListPromptsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("prompts", &self.prompts)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListPromptsResult",
-            &["_meta", "nextCursor", "prompts"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListPromptsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListPromptsResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "prompts" => {
-                            __rt::next_field(&mut map, &mut field_prompts, "prompts")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    prompts: __rt::required(field_prompts, "prompts")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListPromptsResult, "ListPromptsResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; next_cursor :
+    ::std::string::String = "nextCursor", optional; prompts : ::std::vec::Vec < Prompt >
+    = "prompts", required; } extra open
 }
 impl __rt::Walk for ListPromptsResult {
     fn walk(
@@ -11340,88 +6738,12 @@ impl ListResourceTemplatesRequest {
         }
     }
 }
-impl ::serde::Serialize for ListResourceTemplatesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/templates/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourceTemplatesRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourceTemplatesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourceTemplatesRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/templates/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourceTemplatesRequest, "ListResourceTemplatesRequest", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/templates/list"), absent_ok = false; } fields { id :
+    RequestId = "id", required; params : PaginatedRequestParams = "params", optional; }
+    extra open
 }
 impl __rt::Walk for ListResourceTemplatesRequest {
     fn walk(
@@ -11462,91 +6784,11 @@ impl ListResourceTemplatesResult {
         }
     }
 }
-impl ::serde::Serialize for ListResourceTemplatesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("resourceTemplates", &self.resource_templates)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourceTemplatesResult",
-            &["_meta", "nextCursor", "resourceTemplates"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourceTemplatesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourceTemplatesResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_resource_templates: ::core::option::Option<
-                    ::std::vec::Vec<ResourceTemplate>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "resourceTemplates" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resource_templates,
-                                "resourceTemplates",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    resource_templates: __rt::required(
-                        field_resource_templates,
-                        "resourceTemplates",
-                    )?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourceTemplatesResult, "ListResourceTemplatesResult", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    next_cursor : ::std::string::String = "nextCursor", optional; resource_templates :
+    ::std::vec::Vec < ResourceTemplate > = "resourceTemplates", required; } extra open
 }
 impl __rt::Walk for ListResourceTemplatesResult {
     fn walk(
@@ -11583,88 +6825,11 @@ impl ListResourcesRequest {
         }
     }
 }
-impl ::serde::Serialize for ListResourcesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourcesRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourcesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourcesRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListResourcesRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourcesRequest, "ListResourcesRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/list"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : PaginatedRequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for ListResourcesRequest {
     fn walk(
@@ -11705,88 +6870,11 @@ impl ListResourcesResult {
         }
     }
 }
-impl ::serde::Serialize for ListResourcesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("resources", &self.resources)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourcesResult",
-            &["_meta", "nextCursor", "resources"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourcesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourcesResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<
-                    ::std::vec::Vec<Resource>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "resources" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resources,
-                                "resources",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    resources: __rt::required(field_resources, "resources")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourcesResult, "ListResourcesResult", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    next_cursor : ::std::string::String = "nextCursor", optional; resources :
+    ::std::vec::Vec < Resource > = "resources", required; } extra open
 }
 impl __rt::Walk for ListResourcesResult {
     fn walk(
@@ -11829,88 +6917,11 @@ impl ListRootsRequest {
         }
     }
 }
-impl ::serde::Serialize for ListRootsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("roots/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListRootsRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListRootsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListRootsRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("roots/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListRootsRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListRootsRequest, "ListRootsRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("roots/list"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : RequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for ListRootsRequest {
     fn walk(
@@ -11949,66 +6960,10 @@ impl ListRootsResult {
         }
     }
 }
-impl ::serde::Serialize for ListRootsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("roots", &self.roots)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListRootsResult",
-            &["_meta", "roots"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListRootsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListRootsResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "roots" => __rt::next_field(&mut map, &mut field_roots, "roots")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsResult {
-                    meta: field_meta,
-                    roots: __rt::required(field_roots, "roots")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListRootsResult, "ListRootsResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; roots :
+    ::std::vec::Vec < Root > = "roots", required; } extra open
 }
 impl __rt::Walk for ListRootsResult {
     fn walk(
@@ -12045,88 +7000,11 @@ impl ListTasksRequest {
         }
     }
 }
-impl ::serde::Serialize for ListTasksRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tasks/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListTasksRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListTasksRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListTasksRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListTasksRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tasks/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListTasksRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListTasksRequest, "ListTasksRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tasks/list"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : PaginatedRequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for ListTasksRequest {
     fn walk(
@@ -12167,80 +7045,11 @@ impl ListTasksResult {
         }
     }
 }
-impl ::serde::Serialize for ListTasksResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("tasks", &self.tasks)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListTasksResult",
-            &["_meta", "nextCursor", "tasks"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListTasksResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListTasksResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListTasksResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_tasks: ::core::option::Option<::std::vec::Vec<Task>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "tasks" => __rt::next_field(&mut map, &mut field_tasks, "tasks")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListTasksResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    tasks: __rt::required(field_tasks, "tasks")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListTasksResult, "ListTasksResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; next_cursor :
+    ::std::string::String = "nextCursor", optional; tasks : ::std::vec::Vec < Task > =
+    "tasks", required; } extra open
 }
 impl __rt::Walk for ListTasksResult {
     fn walk(
@@ -12277,88 +7086,11 @@ impl ListToolsRequest {
         }
     }
 }
-impl ::serde::Serialize for ListToolsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tools/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListToolsRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListToolsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListToolsRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tools/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListToolsRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListToolsRequest, "ListToolsRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tools/list"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : PaginatedRequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for ListToolsRequest {
     fn walk(
@@ -12399,80 +7131,11 @@ impl ListToolsResult {
         }
     }
 }
-impl ::serde::Serialize for ListToolsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("tools", &self.tools)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListToolsResult",
-            &["_meta", "nextCursor", "tools"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListToolsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListToolsResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    tools: __rt::required(field_tools, "tools")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListToolsResult, "ListToolsResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; next_cursor :
+    ::std::string::String = "nextCursor", optional; tools : ::std::vec::Vec < Tool > =
+    "tools", required; } extra open
 }
 impl __rt::Walk for ListToolsResult {
     fn walk(
@@ -12506,84 +7169,11 @@ impl LoggingMessageNotification {
         }
     }
 }
-impl ::serde::Serialize for LoggingMessageNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/message"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "LoggingMessageNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = LoggingMessageNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a LoggingMessageNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    LoggingMessageNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/message"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(LoggingMessageNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    LoggingMessageNotification, "LoggingMessageNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/message"), absent_ok = false; } fields { params :
+    LoggingMessageNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for LoggingMessageNotification {
     fn walk(
@@ -12624,78 +7214,12 @@ impl LoggingMessageNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for LoggingMessageNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("level", &self.level)?;
-        if let ::core::option::Option::Some(value) = &self.logger {
-            map.serialize_entry("logger", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "LoggingMessageNotificationParams",
-            &["_meta", "data", "level", "logger"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = LoggingMessageNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a LoggingMessageNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut field_logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "level" => __rt::next_field(&mut map, &mut field_level, "level")?,
-                        "logger" => {
-                            __rt::next_field(&mut map, &mut field_logger, "logger")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotificationParams {
-                    meta: field_meta,
-                    data: __rt::required(field_data, "data")?,
-                    level: __rt::required(field_level, "level")?,
-                    logger: field_logger,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    LoggingMessageNotificationParams, "LoggingMessageNotificationParams", consts {}
+    fields { meta : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "_meta", optional; data : ::serde_json::Value = "data", required; level :
+    LoggingLevel = "level", required; logger : ::std::string::String = "logger",
+    optional; } extra open
 }
 impl __rt::Walk for LoggingMessageNotificationParams {
     fn walk(
@@ -12736,55 +7260,9 @@ impl ModelHint {
         }
     }
 }
-impl ::serde::Serialize for ModelHint {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.name {
-            map.serialize_entry("name", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "ModelHint", &["name"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelHint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ModelHint;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ModelHint object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ModelHint {
-                    name: field_name,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ModelHint, "ModelHint", consts {} fields { name : ::std::string::String = "name",
+    optional; } extra open
 }
 impl __rt::Walk for ModelHint {
     fn walk(
@@ -12845,104 +7323,12 @@ impl ModelPreferences {
         }
     }
 }
-impl ::serde::Serialize for ModelPreferences {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.cost_priority {
-            map.serialize_entry("costPriority", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.hints {
-            map.serialize_entry("hints", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
-            map.serialize_entry("intelligencePriority", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.speed_priority {
-            map.serialize_entry("speedPriority", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ModelPreferences",
-            &["costPriority", "hints", "intelligencePriority", "speedPriority"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ModelPreferences;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ModelPreferences object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut field_cost_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut field_hints: ::core::option::Option<
-                    ::std::vec::Vec<ModelHint>,
-                > = ::core::option::Option::None;
-                let mut field_intelligence_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut field_speed_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "costPriority" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cost_priority,
-                                "costPriority",
-                            )?
-                        }
-                        "hints" => __rt::next_field(&mut map, &mut field_hints, "hints")?,
-                        "intelligencePriority" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_intelligence_priority,
-                                "intelligencePriority",
-                            )?
-                        }
-                        "speedPriority" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_speed_priority,
-                                "speedPriority",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ModelPreferences {
-                    cost_priority: field_cost_priority,
-                    hints: field_hints,
-                    intelligence_priority: field_intelligence_priority,
-                    speed_priority: field_speed_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ModelPreferences, "ModelPreferences", consts {} fields { cost_priority :
+    ::serde_json::Number = "costPriority", optional; hints : ::std::vec::Vec < ModelHint
+    > = "hints", optional; intelligence_priority : ::serde_json::Number =
+    "intelligencePriority", optional; speed_priority : ::serde_json::Number =
+    "speedPriority", optional; } extra open
 }
 impl __rt::Walk for ModelPreferences {
     fn walk(
@@ -13157,70 +7543,10 @@ impl Notification {
         }
     }
 }
-impl ::serde::Serialize for Notification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Notification",
-            &["method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Notification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Notification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Notification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Notification, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Notification {
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Notification, "Notification", consts {} fields { method : ::std::string::String =
+    "method", required; params : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "params", optional; } extra open
 }
 impl __rt::Walk for Notification {
     fn walk(
@@ -13252,57 +7578,9 @@ impl NotificationParams {
         }
     }
 }
-impl ::serde::Serialize for NotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "NotificationParams", &["_meta"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = NotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a NotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(NotificationParams {
-                    meta: field_meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    NotificationParams, "NotificationParams", consts {} fields { meta : ::serde_json::Map
+    < ::std::string::String, ::serde_json::Value > = "_meta", optional; } extra open
 }
 impl __rt::Walk for NotificationParams {
     fn walk(
@@ -13347,102 +7625,12 @@ impl NumberSchema {
         }
     }
 }
-impl ::serde::Serialize for NumberSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.maximum {
-            map.serialize_entry("maximum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.minimum {
-            map.serialize_entry("minimum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &self.type_)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "NumberSchema",
-            &["default", "description", "maximum", "minimum", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = NumberSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a NumberSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "maximum" => {
-                            __rt::next_field(&mut map, &mut field_maximum, "maximum")?
-                        }
-                        "minimum" => {
-                            __rt::next_field(&mut map, &mut field_minimum, "minimum")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => __rt::next_field(&mut map, &mut field_type_, "type")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(NumberSchema {
-                    default: field_default,
-                    description: field_description,
-                    maximum: field_maximum,
-                    minimum: field_minimum,
-                    title: field_title,
-                    type_: __rt::required(field_type_, "type")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    NumberSchema, "NumberSchema", consts {} fields { default : ::serde_json::Number =
+    "default", optional; description : ::std::string::String = "description", optional;
+    maximum : ::serde_json::Number = "maximum", optional; minimum : ::serde_json::Number
+    = "minimum", optional; title : ::std::string::String = "title", optional; type_ :
+    NumberSchemaType = "type", required; } extra open
 }
 impl __rt::Walk for NumberSchema {
     fn walk(
@@ -13480,83 +7668,11 @@ impl PaginatedRequest {
         }
     }
 }
-impl ::serde::Serialize for PaginatedRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PaginatedRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PaginatedRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PaginatedRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(PaginatedRequest {
-                    id: __rt::required(field_id, "id")?,
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PaginatedRequest, "PaginatedRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; method : ::std::string::String = "method", required; params :
+    PaginatedRequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for PaginatedRequest {
     fn walk(
@@ -13592,68 +7708,10 @@ impl PaginatedRequestParams {
         }
     }
 }
-impl ::serde::Serialize for PaginatedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            map.serialize_entry("cursor", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PaginatedRequestParams",
-            &["_meta", "cursor"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PaginatedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PaginatedRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cursor" => {
-                            __rt::next_field(&mut map, &mut field_cursor, "cursor")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequestParams {
-                    meta: field_meta,
-                    cursor: field_cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PaginatedRequestParams, "PaginatedRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; cursor : ::std::string::String = "cursor",
+    optional; } extra open
 }
 impl __rt::Walk for PaginatedRequestParams {
     fn walk(
@@ -13690,76 +7748,10 @@ impl PaginatedResult {
         }
     }
 }
-impl ::serde::Serialize for PaginatedResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PaginatedResult",
-            &["_meta", "nextCursor"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PaginatedResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PaginatedResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PaginatedResult, "PaginatedResult", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; next_cursor :
+    ::std::string::String = "nextCursor", optional; } extra open
 }
 impl __rt::Walk for PaginatedResult {
     fn walk(
@@ -13796,88 +7788,11 @@ impl PingRequest {
         }
     }
 }
-impl ::serde::Serialize for PingRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("ping"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PingRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PingRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PingRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PingRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PingRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("ping"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(PingRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PingRequest, "PingRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("ping"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : RequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for PingRequest {
     fn walk(
@@ -14363,84 +8278,11 @@ impl ProgressNotification {
         }
     }
 }
-impl ::serde::Serialize for ProgressNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/progress"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ProgressNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ProgressNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ProgressNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ProgressNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/progress"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ProgressNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ProgressNotification, "ProgressNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/progress"), absent_ok = false; } fields { params :
+    ProgressNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for ProgressNotification {
     fn walk(
@@ -14485,95 +8327,13 @@ impl ProgressNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for ProgressNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.message {
-            map.serialize_entry("message", value)?;
-        }
-        map.serialize_entry("progress", &self.progress)?;
-        map.serialize_entry("progressToken", &self.progress_token)?;
-        if let ::core::option::Option::Some(value) = &self.total {
-            map.serialize_entry("total", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ProgressNotificationParams",
-            &["_meta", "message", "progress", "progressToken", "total"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ProgressNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ProgressNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut field_total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        "progress" => {
-                            __rt::next_field(&mut map, &mut field_progress, "progress")?
-                        }
-                        "progressToken" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_progress_token,
-                                "progressToken",
-                            )?
-                        }
-                        "total" => __rt::next_field(&mut map, &mut field_total, "total")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotificationParams {
-                    meta: field_meta,
-                    message: field_message,
-                    progress: __rt::required(field_progress, "progress")?,
-                    progress_token: __rt::required(
-                        field_progress_token,
-                        "progressToken",
-                    )?,
-                    total: field_total,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ProgressNotificationParams, "ProgressNotificationParams", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    message : ::std::string::String = "message", optional; progress :
+    ::serde_json::Number = "progress", required; progress_token : ProgressToken =
+    "progressToken", required; total : ::serde_json::Number = "total", optional; } extra
+    open
 }
 impl __rt::Walk for ProgressNotificationParams {
     fn walk(
@@ -14757,106 +8517,13 @@ impl Prompt {
         }
     }
 }
-impl ::serde::Serialize for Prompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Prompt",
-            &["_meta", "arguments", "description", "icons", "name", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Prompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Prompt;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Prompt object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Prompt, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<
-                    ::std::vec::Vec<PromptArgument>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Prompt {
-                    meta: field_meta,
-                    arguments: field_arguments,
-                    description: field_description,
-                    icons: field_icons,
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Prompt, "Prompt", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; arguments :
+    ::std::vec::Vec < PromptArgument > = "arguments", optional; description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; name : ::std::string::String = "name", required; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for Prompt {
     fn walk(
@@ -14900,86 +8567,11 @@ impl PromptArgument {
         }
     }
 }
-impl ::serde::Serialize for PromptArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            map.serialize_entry("required", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptArgument",
-            &["description", "name", "required", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptArgument object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "required" => {
-                            __rt::next_field(&mut map, &mut field_required, "required")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PromptArgument {
-                    description: field_description,
-                    name: __rt::required(field_name, "name")?,
-                    required: field_required,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptArgument, "PromptArgument", consts {} fields { description :
+    ::std::string::String = "description", optional; name : ::std::string::String =
+    "name", required; required : bool = "required", optional; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for PromptArgument {
     fn walk(
@@ -15013,87 +8605,11 @@ impl PromptListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for PromptListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/prompts/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/prompts/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(PromptListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptListChangedNotification, "PromptListChangedNotification", consts { seen_jsonrpc
+    = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/prompts/list_changed"), absent_ok = false; } fields {
+    params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for PromptListChangedNotification {
     fn walk(
@@ -15129,64 +8645,9 @@ impl PromptMessage {
         }
     }
 }
-impl ::serde::Serialize for PromptMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("role", &self.role)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptMessage",
-            &["content", "role"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptMessage object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut field_content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
-                let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "role" => __rt::next_field(&mut map, &mut field_role, "role")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PromptMessage {
-                    content: __rt::required(field_content, "content")?,
-                    role: __rt::required(field_role, "role")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptMessage, "PromptMessage", consts {} fields { content : ContentBlock =
+    "content", required; role : Role = "role", required; } extra open
 }
 impl __rt::Walk for PromptMessage {
     fn walk(
@@ -15227,75 +8688,11 @@ impl PromptReference {
         }
     }
 }
-impl ::serde::Serialize for PromptReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("ref/prompt"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptReference",
-            &["name", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptReference object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("ref/prompt"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(PromptReference {
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptReference, "PromptReference", consts { seen_type_ = "type" =>
+    __rt::Const::Str("ref/prompt"), absent_ok = false; } fields { name :
+    ::std::string::String = "name", required; title : ::std::string::String = "title",
+    optional; } extra open
 }
 impl __rt::Walk for PromptReference {
     fn walk(
@@ -15332,88 +8729,11 @@ impl ReadResourceRequest {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/read"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ReadResourceRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/read"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ReadResourceRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceRequest, "ReadResourceRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/read"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : ReadResourceRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ReadResourceRequest {
     fn walk(
@@ -15448,64 +8768,10 @@ impl ReadResourceRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceRequestParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequestParams {
-                    meta: field_meta,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceRequestParams, "ReadResourceRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; uri : ::std::string::String = "uri", required;
+    } extra open
 }
 impl __rt::Walk for ReadResourceRequestParams {
     fn walk(
@@ -15541,70 +8807,11 @@ impl ReadResourceResult {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("contents", &self.contents)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceResult",
-            &["_meta", "contents"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_contents: ::core::option::Option<
-                    ::std::vec::Vec<ReadResourceResultContentsItem>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "contents" => {
-                            __rt::next_field(&mut map, &mut field_contents, "contents")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceResult {
-                    meta: field_meta,
-                    contents: __rt::required(field_contents, "contents")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceResult, "ReadResourceResult", consts {} fields { meta : ::serde_json::Map
+    < ::std::string::String, ::serde_json::Value > = "_meta", optional; contents :
+    ::std::vec::Vec < ReadResourceResultContentsItem > = "contents", required; } extra
+    open
 }
 impl __rt::Walk for ReadResourceResult {
     fn walk(
@@ -15770,60 +8977,9 @@ impl RelatedTaskMetadata {
         }
     }
 }
-impl ::serde::Serialize for RelatedTaskMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("taskId", &self.task_id)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "RelatedTaskMetadata",
-            &["taskId"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = RelatedTaskMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a RelatedTaskMetadata object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RelatedTaskMetadata, A::Error> {
-                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskId" => {
-                            __rt::next_field(&mut map, &mut field_task_id, "taskId")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(RelatedTaskMetadata {
-                    task_id: __rt::required(field_task_id, "taskId")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    RelatedTaskMetadata, "RelatedTaskMetadata", consts {} fields { task_id :
+    ::std::string::String = "taskId", required; } extra open
 }
 impl __rt::Walk for RelatedTaskMetadata {
     fn walk(
@@ -15858,65 +9014,10 @@ impl Request {
         }
     }
 }
-impl ::serde::Serialize for Request {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "Request", &["method", "params"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Request {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Request;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Request object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Request, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Request {
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Request, "Request", consts {} fields { method : ::std::string::String = "method",
+    required; params : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "params", optional; } extra open
 }
 impl __rt::Walk for Request {
     fn walk(
@@ -16069,55 +9170,9 @@ impl RequestParams {
         }
     }
 }
-impl ::serde::Serialize for RequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "RequestParams", &["_meta"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = RequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a RequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(RequestParams {
-                    meta: field_meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    RequestParams, "RequestParams", consts {} fields { meta : RequestParamsMeta =
+    "_meta", optional; } extra open
 }
 impl __rt::Walk for RequestParams {
     fn walk(
@@ -16148,66 +9203,9 @@ impl RequestParamsMeta {
         }
     }
 }
-impl ::serde::Serialize for RequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            map.serialize_entry("progressToken", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "RequestParamsMeta",
-            &["progressToken"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = RequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a RequestParamsMeta object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParamsMeta, A::Error> {
-                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_progress_token,
-                                "progressToken",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(RequestParamsMeta {
-                    progress_token: field_progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    RequestParamsMeta, "RequestParamsMeta", consts {} fields { progress_token :
+    ProgressToken = "progressToken", optional; } extra open
 }
 impl __rt::Walk for RequestParamsMeta {
     fn walk(
@@ -16281,132 +9279,15 @@ impl Resource {
         }
     }
 }
-impl ::serde::Serialize for Resource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            map.serialize_entry("size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Resource",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "mimeType",
-                "name",
-                "size",
-                "title",
-                "uri",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Resource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Resource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Resource object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Resource, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "size" => __rt::next_field(&mut map, &mut field_size, "size")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Resource {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    mime_type: field_mime_type,
-                    name: __rt::required(field_name, "name")?,
-                    size: field_size,
-                    title: field_title,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Resource, "Resource", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; annotations :
+    Annotations = "annotations", optional; description : ::std::string::String =
+    "description", optional; icons : ::std::vec::Vec < Icon > = "icons", optional;
+    mime_type : ::std::string::String = "mimeType", optional; name :
+    ::std::string::String = "name", required; size : i64 = "size", optional; title :
+    ::std::string::String = "title", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for Resource {
     fn walk(
@@ -16444,74 +9325,11 @@ impl ResourceContents {
         }
     }
 }
-impl ::serde::Serialize for ResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceContents",
-            &["_meta", "mimeType", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceContents object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceContents {
-                    meta: field_meta,
-                    mime_type: field_mime_type,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceContents, "ResourceContents", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; mime_type :
+    ::std::string::String = "mimeType", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for ResourceContents {
     fn walk(
@@ -16588,144 +9406,16 @@ impl ResourceLink {
         }
     }
 }
-impl ::serde::Serialize for ResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            map.serialize_entry("size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("resource_link"))?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceLink",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "mimeType",
-                "name",
-                "size",
-                "title",
-                "type",
-                "uri",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceLink;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceLink object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceLink, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "size" => __rt::next_field(&mut map, &mut field_size, "size")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("resource_link"),
-                            )?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ResourceLink {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    mime_type: field_mime_type,
-                    name: __rt::required(field_name, "name")?,
-                    size: field_size,
-                    title: field_title,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceLink, "ResourceLink", consts { seen_type_ = "type" =>
+    __rt::Const::Str("resource_link"), absent_ok = false; } fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    annotations : Annotations = "annotations", optional; description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; mime_type : ::std::string::String = "mimeType", optional; name :
+    ::std::string::String = "name", required; size : i64 = "size", optional; title :
+    ::std::string::String = "title", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for ResourceLink {
     fn walk(
@@ -16759,87 +9449,11 @@ impl ResourceListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for ResourceListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/resources/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/resources/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ResourceListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceListChangedNotification, "ResourceListChangedNotification", consts {
+    seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method =
+    "method" => __rt::Const::Str("notifications/resources/list_changed"), absent_ok =
+    false; } fields { params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for ResourceListChangedNotification {
     fn walk(
@@ -16872,64 +9486,10 @@ impl ResourceRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceRequestParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceRequestParams {
-                    meta: field_meta,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceRequestParams, "ResourceRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; uri : ::std::string::String = "uri", required;
+    } extra open
 }
 impl __rt::Walk for ResourceRequestParams {
     fn walk(
@@ -17001,133 +9561,15 @@ impl ResourceTemplate {
         }
     }
 }
-impl ::serde::Serialize for ResourceTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("uriTemplate", &self.uri_template)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceTemplate",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "mimeType",
-                "name",
-                "title",
-                "uriTemplate",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceTemplate;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceTemplate object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri_template: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "uriTemplate" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_uri_template,
-                                "uriTemplate",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplate {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    mime_type: field_mime_type,
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    uri_template: __rt::required(field_uri_template, "uriTemplate")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceTemplate, "ResourceTemplate", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; annotations :
+    Annotations = "annotations", optional; description : ::std::string::String =
+    "description", optional; icons : ::std::vec::Vec < Icon > = "icons", optional;
+    mime_type : ::std::string::String = "mimeType", optional; name :
+    ::std::string::String = "name", required; title : ::std::string::String = "title",
+    optional; uri_template : ::std::string::String = "uriTemplate", required; } extra
+    open
 }
 impl __rt::Walk for ResourceTemplate {
     fn walk(
@@ -17159,69 +9601,10 @@ impl ResourceTemplateReference {
         }
     }
 }
-impl ::serde::Serialize for ResourceTemplateReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("type", &__rt::Const::Str("ref/resource"))?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceTemplateReference",
-            &["type", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceTemplateReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceTemplateReference object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
-                let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("ref/resource"),
-                            )?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ResourceTemplateReference {
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceTemplateReference, "ResourceTemplateReference", consts { seen_type_ = "type"
+    => __rt::Const::Str("ref/resource"), absent_ok = false; } fields { uri :
+    ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for ResourceTemplateReference {
     fn walk(
@@ -17255,87 +9638,11 @@ impl ResourceUpdatedNotification {
         }
     }
 }
-impl ::serde::Serialize for ResourceUpdatedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/resources/updated"),
-        )?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceUpdatedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceUpdatedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceUpdatedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ResourceUpdatedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/resources/updated"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceUpdatedNotification, "ResourceUpdatedNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/resources/updated"), absent_ok = false; } fields {
+    params : ResourceUpdatedNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for ResourceUpdatedNotification {
     fn walk(
@@ -17370,66 +9677,10 @@ impl ResourceUpdatedNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for ResourceUpdatedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceUpdatedNotificationParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceUpdatedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceUpdatedNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
-                    meta: field_meta,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceUpdatedNotificationParams, "ResourceUpdatedNotificationParams", consts {}
+    fields { meta : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "_meta", optional; uri : ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for ResourceUpdatedNotificationParams {
     fn walk(
@@ -17461,54 +9712,9 @@ impl Result {
         }
     }
 }
-impl ::serde::Serialize for Result {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "Result", &["_meta"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Result {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Result;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Result object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Result, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Result { meta: field_meta, extra })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Result, "Result", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; } extra open
 }
 impl __rt::Walk for Result {
     fn walk(
@@ -17550,67 +9756,10 @@ impl Root {
         }
     }
 }
-impl ::serde::Serialize for Root {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.name {
-            map.serialize_entry("name", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(&mut map, &self.extra, "Root", &["_meta", "name", "uri"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Root {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Root;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Root object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Root, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Root {
-                    meta: field_meta,
-                    name: field_name,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Root, "Root", consts {} fields { meta : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "_meta", optional; name : ::std::string::String = "name",
+    optional; uri : ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for Root {
     fn walk(
@@ -17646,87 +9795,11 @@ impl RootsListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for RootsListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/roots/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "RootsListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = RootsListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a RootsListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RootsListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/roots/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(RootsListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    RootsListChangedNotification, "RootsListChangedNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/roots/list_changed"), absent_ok = false; } fields {
+    params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for RootsListChangedNotification {
     fn walk(
@@ -17764,72 +9837,11 @@ impl SamplingMessage {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("role", &self.role)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SamplingMessage",
-            &["_meta", "content", "role"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SamplingMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SamplingMessage object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SamplingMessage, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "role" => __rt::next_field(&mut map, &mut field_role, "role")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SamplingMessage {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    role: __rt::required(field_role, "role")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SamplingMessage, "SamplingMessage", consts {} fields { meta : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "_meta", optional; content :
+    SamplingMessageContent = "content", required; role : Role = "role", required; } extra
+    open
 }
 impl __rt::Walk for SamplingMessage {
     fn walk(
@@ -18439,139 +10451,16 @@ impl ServerCapabilities {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.completions {
-            map.serialize_entry("completions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            map.serialize_entry("experimental", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.logging {
-            map.serialize_entry("logging", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.prompts {
-            map.serialize_entry("prompts", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources {
-            map.serialize_entry("resources", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tasks {
-            map.serialize_entry("tasks", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilities",
-            &[
-                "completions",
-                "experimental",
-                "logging",
-                "prompts",
-                "resources",
-                "tasks",
-                "tools",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilities object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
-                let mut field_completions: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_experimental: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_logging: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<
-                    ServerCapabilitiesPrompts,
-                > = ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<
-                    ServerCapabilitiesResources,
-                > = ::core::option::Option::None;
-                let mut field_tasks: ::core::option::Option<ServerCapabilitiesTasks> = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "completions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_completions,
-                                "completions",
-                            )?
-                        }
-                        "experimental" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_experimental,
-                                "experimental",
-                            )?
-                        }
-                        "logging" => {
-                            __rt::next_field(&mut map, &mut field_logging, "logging")?
-                        }
-                        "prompts" => {
-                            __rt::next_field(&mut map, &mut field_prompts, "prompts")?
-                        }
-                        "resources" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resources,
-                                "resources",
-                            )?
-                        }
-                        "tasks" => __rt::next_field(&mut map, &mut field_tasks, "tasks")?,
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilities {
-                    completions: field_completions,
-                    experimental: field_experimental,
-                    logging: field_logging,
-                    prompts: field_prompts,
-                    resources: field_resources,
-                    tasks: field_tasks,
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilities, "ServerCapabilities", consts {} fields { completions :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "completions",
+    optional; experimental : ::std::collections::BTreeMap < ::std::string::String,
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > > = "experimental",
+    optional; logging : ::serde_json::Map < ::std::string::String, ::serde_json::Value >
+    = "logging", optional; prompts : ServerCapabilitiesPrompts = "prompts", optional;
+    resources : ServerCapabilitiesResources = "resources", optional; tasks :
+    ServerCapabilitiesTasks = "tasks", optional; tools : ServerCapabilitiesTools =
+    "tools", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilities {
     fn walk(
@@ -18601,66 +10490,9 @@ impl ServerCapabilitiesPrompts {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesPrompts {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesPrompts",
-            &["listChanged"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesPrompts;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesPrompts object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
-                    list_changed: field_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesPrompts, "ServerCapabilitiesPrompts", consts {} fields {
+    list_changed : bool = "listChanged", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesPrompts {
     fn walk(
@@ -18693,78 +10525,10 @@ impl ServerCapabilitiesResources {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesResources {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.subscribe {
-            map.serialize_entry("subscribe", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesResources",
-            &["listChanged", "subscribe"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesResources;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesResources object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        "subscribe" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_subscribe,
-                                "subscribe",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesResources {
-                    list_changed: field_list_changed,
-                    subscribe: field_subscribe,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesResources, "ServerCapabilitiesResources", consts {} fields {
+    list_changed : bool = "listChanged", optional; subscribe : bool = "subscribe",
+    optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesResources {
     fn walk(
@@ -18804,82 +10568,12 @@ impl ServerCapabilitiesTasks {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesTasks {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.cancel {
-            map.serialize_entry("cancel", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.list {
-            map.serialize_entry("list", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.requests {
-            map.serialize_entry("requests", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesTasks",
-            &["cancel", "list", "requests"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesTasks;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesTasks object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasks, A::Error> {
-                let mut field_cancel: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_list: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_requests: ::core::option::Option<
-                    ServerCapabilitiesTasksRequests,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cancel" => {
-                            __rt::next_field(&mut map, &mut field_cancel, "cancel")?
-                        }
-                        "list" => __rt::next_field(&mut map, &mut field_list, "list")?,
-                        "requests" => {
-                            __rt::next_field(&mut map, &mut field_requests, "requests")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasks {
-                    cancel: field_cancel,
-                    list: field_list,
-                    requests: field_requests,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesTasks, "ServerCapabilitiesTasks", consts {} fields { cancel :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "cancel",
+    optional; list : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "list", optional; requests : ServerCapabilitiesTasksRequests = "requests", optional;
+    } extra open
 }
 impl __rt::Walk for ServerCapabilitiesTasks {
     fn walk(
@@ -18909,62 +10603,9 @@ impl ServerCapabilitiesTasksRequests {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksRequests {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesTasksRequests",
-            &["tools"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesTasksRequests;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesTasksRequests object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
-                let mut field_tools: ::core::option::Option<
-                    ServerCapabilitiesTasksRequestsTools,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksRequests {
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesTasksRequests, "ServerCapabilitiesTasksRequests", consts {} fields
+    { tools : ServerCapabilitiesTasksRequestsTools = "tools", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesTasksRequests {
     fn walk(
@@ -18996,62 +10637,10 @@ impl ServerCapabilitiesTasksRequestsTools {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksRequestsTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.call {
-            map.serialize_entry("call", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesTasksRequestsTools",
-            &["call"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesTasksRequestsTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesTasksRequestsTools object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
-                let mut field_call: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "call" => __rt::next_field(&mut map, &mut field_call, "call")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsTools {
-                    call: field_call,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesTasksRequestsTools, "ServerCapabilitiesTasksRequestsTools", consts
+    {} fields { call : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "call", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesTasksRequestsTools {
     fn walk(
@@ -19081,66 +10670,9 @@ impl ServerCapabilitiesTools {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesTools",
-            &["listChanged"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesTools object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTools {
-                    list_changed: field_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesTools, "ServerCapabilitiesTools", consts {} fields { list_changed :
+    bool = "listChanged", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesTools {
     fn walk(
@@ -20724,86 +12256,11 @@ impl SetLevelRequest {
         }
     }
 }
-impl ::serde::Serialize for SetLevelRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("logging/setLevel"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SetLevelRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SetLevelRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SetLevelRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<SetLevelRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("logging/setLevel"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(SetLevelRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SetLevelRequest, "SetLevelRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("logging/setLevel"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : SetLevelRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for SetLevelRequest {
     fn walk(
@@ -20838,64 +12295,10 @@ impl SetLevelRequestParams {
         }
     }
 }
-impl ::serde::Serialize for SetLevelRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("level", &self.level)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SetLevelRequestParams",
-            &["_meta", "level"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SetLevelRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SetLevelRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "level" => __rt::next_field(&mut map, &mut field_level, "level")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SetLevelRequestParams {
-                    meta: field_meta,
-                    level: __rt::required(field_level, "level")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SetLevelRequestParams, "SetLevelRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; level : LoggingLevel = "level", required; }
+    extra open
 }
 impl __rt::Walk for SetLevelRequestParams {
     fn walk(
@@ -21089,133 +12492,13 @@ impl StringSchema {
         }
     }
 }
-impl ::serde::Serialize for StringSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.format {
-            map.serialize_entry("format", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.max_length {
-            map.serialize_entry("maxLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_length {
-            map.serialize_entry("minLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "StringSchema",
-            &[
-                "default",
-                "description",
-                "format",
-                "maxLength",
-                "minLength",
-                "title",
-                "type",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = StringSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a StringSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
-                let mut field_max_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_min_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "format" => {
-                            __rt::next_field(&mut map, &mut field_format, "format")?
-                        }
-                        "maxLength" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_max_length,
-                                "maxLength",
-                            )?
-                        }
-                        "minLength" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_min_length,
-                                "minLength",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(StringSchema {
-                    default: field_default,
-                    description: field_description,
-                    format: field_format,
-                    max_length: field_max_length,
-                    min_length: field_min_length,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    StringSchema, "StringSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; format : StringSchemaFormat = "format", optional; max_length
+    : i64 = "maxLength", optional; min_length : i64 = "minLength", optional; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for StringSchema {
     fn walk(
@@ -21252,86 +12535,11 @@ impl SubscribeRequest {
         }
     }
 }
-impl ::serde::Serialize for SubscribeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/subscribe"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscribeRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscribeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscribeRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<SubscribeRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/subscribe"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(SubscribeRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscribeRequest, "SubscribeRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/subscribe"), absent_ok = false; } fields { id : RequestId
+    = "id", required; params : SubscribeRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for SubscribeRequest {
     fn walk(
@@ -21366,64 +12574,10 @@ impl SubscribeRequestParams {
         }
     }
 }
-impl ::serde::Serialize for SubscribeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscribeRequestParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscribeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscribeRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SubscribeRequestParams {
-                    meta: field_meta,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscribeRequestParams, "SubscribeRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; uri : ::std::string::String = "uri", required;
+    } extra open
 }
 impl __rt::Walk for SubscribeRequestParams {
     fn walk(
@@ -21482,131 +12636,13 @@ impl Task {
         }
     }
 }
-impl ::serde::Serialize for Task {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("createdAt", &self.created_at)?;
-        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            map.serialize_entry("pollInterval", value)?;
-        }
-        map.serialize_entry("status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            map.serialize_entry("statusMessage", value)?;
-        }
-        map.serialize_entry("taskId", &self.task_id)?;
-        map.serialize_entry("ttl", &self.ttl)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Task",
-            &[
-                "createdAt",
-                "lastUpdatedAt",
-                "pollInterval",
-                "status",
-                "statusMessage",
-                "taskId",
-                "ttl",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Task {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Task;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Task object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Task, A::Error> {
-                let mut field_created_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "createdAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_created_at,
-                                "createdAt",
-                            )?
-                        }
-                        "lastUpdatedAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_last_updated_at,
-                                "lastUpdatedAt",
-                            )?
-                        }
-                        "pollInterval" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_poll_interval,
-                                "pollInterval",
-                            )?
-                        }
-                        "status" => {
-                            __rt::next_field(&mut map, &mut field_status, "status")?
-                        }
-                        "statusMessage" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_status_message,
-                                "statusMessage",
-                            )?
-                        }
-                        "taskId" => {
-                            __rt::next_field(&mut map, &mut field_task_id, "taskId")?
-                        }
-                        "ttl" => __rt::next_field(&mut map, &mut field_ttl, "ttl")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Task {
-                    created_at: __rt::required(field_created_at, "createdAt")?,
-                    last_updated_at: __rt::required(
-                        field_last_updated_at,
-                        "lastUpdatedAt",
-                    )?,
-                    poll_interval: field_poll_interval,
-                    status: __rt::required(field_status, "status")?,
-                    status_message: field_status_message,
-                    task_id: __rt::required(field_task_id, "taskId")?,
-                    ttl: __rt::required(field_ttl, "ttl")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Task, "Task", consts {} fields { created_at : ::std::string::String = "createdAt",
+    required; last_updated_at : ::std::string::String = "lastUpdatedAt", required;
+    poll_interval : i64 = "pollInterval", optional; status : TaskStatus = "status",
+    required; status_message : ::std::string::String = "statusMessage", optional; task_id
+    : ::std::string::String = "taskId", required; ttl : ::core::option::Option < i64 > =
+    "ttl", required; } extra open
 }
 impl __rt::Walk for Task {
     fn walk(
@@ -21644,66 +12680,10 @@ impl TaskAugmentedRequestParams {
         }
     }
 }
-impl ::serde::Serialize for TaskAugmentedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.task {
-            map.serialize_entry("task", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TaskAugmentedRequestParams",
-            &["_meta", "task"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TaskAugmentedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TaskAugmentedRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskAugmentedRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "task" => __rt::next_field(&mut map, &mut field_task, "task")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TaskAugmentedRequestParams {
-                    meta: field_meta,
-                    task: field_task,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TaskAugmentedRequestParams, "TaskAugmentedRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; task : TaskMetadata = "task", optional; }
+    extra open
 }
 impl __rt::Walk for TaskAugmentedRequestParams {
     fn walk(
@@ -21735,55 +12715,9 @@ impl TaskMetadata {
         }
     }
 }
-impl ::serde::Serialize for TaskMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.ttl {
-            map.serialize_entry("ttl", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "TaskMetadata", &["ttl"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TaskMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TaskMetadata object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskMetadata, A::Error> {
-                let mut field_ttl: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "ttl" => __rt::next_field(&mut map, &mut field_ttl, "ttl")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TaskMetadata {
-                    ttl: field_ttl,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TaskMetadata, "TaskMetadata", consts {} fields { ttl : i64 = "ttl", optional; } extra
+    open
 }
 impl __rt::Walk for TaskMetadata {
     fn walk(
@@ -21817,84 +12751,11 @@ impl TaskStatusNotification {
         }
     }
 }
-impl ::serde::Serialize for TaskStatusNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/tasks/status"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TaskStatusNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TaskStatusNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TaskStatusNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskStatusNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    TaskStatusNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/tasks/status"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(TaskStatusNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TaskStatusNotification, "TaskStatusNotification", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/tasks/status"), absent_ok = false; } fields { params
+    : TaskStatusNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for TaskStatusNotification {
     fn walk(
@@ -21957,140 +12818,15 @@ impl TaskStatusNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for TaskStatusNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("createdAt", &self.created_at)?;
-        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            map.serialize_entry("pollInterval", value)?;
-        }
-        map.serialize_entry("status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            map.serialize_entry("statusMessage", value)?;
-        }
-        map.serialize_entry("taskId", &self.task_id)?;
-        map.serialize_entry("ttl", &self.ttl)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TaskStatusNotificationParams",
-            &[
-                "_meta",
-                "createdAt",
-                "lastUpdatedAt",
-                "pollInterval",
-                "status",
-                "statusMessage",
-                "taskId",
-                "ttl",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TaskStatusNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TaskStatusNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskStatusNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_created_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_last_updated_at: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut field_status_message: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_ttl: ::core::option::Option<::core::option::Option<i64>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "createdAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_created_at,
-                                "createdAt",
-                            )?
-                        }
-                        "lastUpdatedAt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_last_updated_at,
-                                "lastUpdatedAt",
-                            )?
-                        }
-                        "pollInterval" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_poll_interval,
-                                "pollInterval",
-                            )?
-                        }
-                        "status" => {
-                            __rt::next_field(&mut map, &mut field_status, "status")?
-                        }
-                        "statusMessage" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_status_message,
-                                "statusMessage",
-                            )?
-                        }
-                        "taskId" => {
-                            __rt::next_field(&mut map, &mut field_task_id, "taskId")?
-                        }
-                        "ttl" => __rt::next_field(&mut map, &mut field_ttl, "ttl")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TaskStatusNotificationParams {
-                    meta: field_meta,
-                    created_at: __rt::required(field_created_at, "createdAt")?,
-                    last_updated_at: __rt::required(
-                        field_last_updated_at,
-                        "lastUpdatedAt",
-                    )?,
-                    poll_interval: field_poll_interval,
-                    status: __rt::required(field_status, "status")?,
-                    status_message: field_status_message,
-                    task_id: __rt::required(field_task_id, "taskId")?,
-                    ttl: __rt::required(field_ttl, "ttl")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TaskStatusNotificationParams, "TaskStatusNotificationParams", consts {} fields { meta
+    : ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta",
+    optional; created_at : ::std::string::String = "createdAt", required; last_updated_at
+    : ::std::string::String = "lastUpdatedAt", required; poll_interval : i64 =
+    "pollInterval", optional; status : TaskStatus = "status", required; status_message :
+    ::std::string::String = "statusMessage", optional; task_id : ::std::string::String =
+    "taskId", required; ttl : ::core::option::Option < i64 > = "ttl", required; } extra
+    open
 }
 impl __rt::Walk for TaskStatusNotificationParams {
     fn walk(
@@ -22130,89 +12866,11 @@ impl TextContent {
         }
     }
 }
-impl ::serde::Serialize for TextContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("text", &self.text)?;
-        map.serialize_entry("type", &__rt::Const::Str("text"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TextContent",
-            &["_meta", "annotations", "text", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TextContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TextContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextContent, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "text" => __rt::next_field(&mut map, &mut field_text, "text")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("text"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(TextContent {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    text: __rt::required(field_text, "text")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TextContent, "TextContent", consts { seen_type_ = "type" => __rt::Const::Str("text"),
+    absent_ok = false; } fields { meta : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "_meta", optional; annotations : Annotations = "annotations",
+    optional; text : ::std::string::String = "text", required; } extra open
 }
 impl __rt::Walk for TextContent {
     fn walk(
@@ -22253,78 +12911,12 @@ impl TextResourceContents {
         }
     }
 }
-impl ::serde::Serialize for TextResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("text", &self.text)?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TextResourceContents",
-            &["_meta", "mimeType", "text", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TextResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TextResourceContents object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "text" => __rt::next_field(&mut map, &mut field_text, "text")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TextResourceContents {
-                    meta: field_meta,
-                    mime_type: field_mime_type,
-                    text: __rt::required(field_text, "text")?,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TextResourceContents, "TextResourceContents", consts {} fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    mime_type : ::std::string::String = "mimeType", optional; text :
+    ::std::string::String = "text", required; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for TextResourceContents {
     fn walk(
@@ -22371,117 +12963,14 @@ impl TitledMultiSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            map.serialize_entry("maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            map.serialize_entry("minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("array"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledMultiSelectEnumSchema",
-            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledMultiSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<
-                    TitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "items" => __rt::next_field(&mut map, &mut field_items, "items")?,
-                        "maxItems" => {
-                            __rt::next_field(&mut map, &mut field_max_items, "maxItems")?
-                        }
-                        "minItems" => {
-                            __rt::next_field(&mut map, &mut field_min_items, "minItems")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("array"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    items: __rt::required(field_items, "items")?,
-                    max_items: field_max_items,
-                    min_items: field_min_items,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledMultiSelectEnumSchema, "TitledMultiSelectEnumSchema", consts { seen_type_ =
+    "type" => __rt::Const::Str("array"), absent_ok = false; } fields { default :
+    ::std::vec::Vec < ::std::string::String > = "default", optional; description :
+    ::std::string::String = "description", optional; items :
+    TitledMultiSelectEnumSchemaItems = "items", required; max_items : i64 = "maxItems",
+    optional; min_items : i64 = "minItems", optional; title : ::std::string::String =
+    "title", optional; } extra open
 }
 impl __rt::Walk for TitledMultiSelectEnumSchema {
     fn walk(
@@ -22511,62 +13000,10 @@ impl TitledMultiSelectEnumSchemaItems {
         }
     }
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("anyOf", &self.any_of)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledMultiSelectEnumSchemaItems",
-            &["anyOf"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledMultiSelectEnumSchemaItems object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut field_any_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "anyOf" => {
-                            __rt::next_field(&mut map, &mut field_any_of, "anyOf")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
-                    any_of: __rt::required(field_any_of, "anyOf")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledMultiSelectEnumSchemaItems, "TitledMultiSelectEnumSchemaItems", consts {}
+    fields { any_of : ::std::vec::Vec < TitledSingleSelectEnumSchemaOneOfItem > =
+    "anyOf", required; } extra open
 }
 impl __rt::Walk for TitledMultiSelectEnumSchemaItems {
     fn walk(
@@ -22607,101 +13044,13 @@ impl TitledSingleSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("oneOf", &self.one_of)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledSingleSelectEnumSchema",
-            &["default", "description", "oneOf", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledSingleSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_one_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "oneOf" => {
-                            __rt::next_field(&mut map, &mut field_one_of, "oneOf")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    one_of: __rt::required(field_one_of, "oneOf")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledSingleSelectEnumSchema, "TitledSingleSelectEnumSchema", consts { seen_type_ =
+    "type" => __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; one_of : ::std::vec::Vec <
+    TitledSingleSelectEnumSchemaOneOfItem > = "oneOf", required; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for TitledSingleSelectEnumSchema {
     fn walk(
@@ -22734,67 +13083,10 @@ impl TitledSingleSelectEnumSchemaOneOfItem {
         }
     }
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("const", &self.const_)?;
-        map.serialize_entry("title", &self.title)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledSingleSelectEnumSchemaOneOfItem",
-            &["const", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledSingleSelectEnumSchemaOneOfItem;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledSingleSelectEnumSchemaOneOfItem object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                TitledSingleSelectEnumSchemaOneOfItem,
-                A::Error,
-            > {
-                let mut field_const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "const" => {
-                            __rt::next_field(&mut map, &mut field_const_, "const")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
-                    const_: __rt::required(field_const_, "const")?,
-                    title: __rt::required(field_title, "title")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledSingleSelectEnumSchemaOneOfItem, "TitledSingleSelectEnumSchemaOneOfItem",
+    consts {} fields { const_ : ::std::string::String = "const", required; title :
+    ::std::string::String = "title", required; } extra open
 }
 impl __rt::Walk for TitledSingleSelectEnumSchemaOneOfItem {
     fn walk(
@@ -22871,148 +13163,15 @@ impl Tool {
         }
     }
 }
-impl ::serde::Serialize for Tool {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.execution {
-            map.serialize_entry("execution", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        map.serialize_entry("inputSchema", &self.input_schema)?;
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.output_schema {
-            map.serialize_entry("outputSchema", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Tool",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "execution",
-                "icons",
-                "inputSchema",
-                "name",
-                "outputSchema",
-                "title",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Tool {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Tool;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Tool object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Tool, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_execution: ::core::option::Option<ToolExecution> = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "execution" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_execution,
-                                "execution",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "inputSchema" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_schema,
-                                "inputSchema",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "outputSchema" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_output_schema,
-                                "outputSchema",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Tool {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    execution: field_execution,
-                    icons: field_icons,
-                    input_schema: __rt::required(field_input_schema, "inputSchema")?,
-                    name: __rt::required(field_name, "name")?,
-                    output_schema: field_output_schema,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Tool, "Tool", consts {} fields { meta : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "_meta", optional; annotations : ToolAnnotations =
+    "annotations", optional; description : ::std::string::String = "description",
+    optional; execution : ToolExecution = "execution", optional; icons : ::std::vec::Vec
+    < Icon > = "icons", optional; input_schema : ToolInputSchema = "inputSchema",
+    required; name : ::std::string::String = "name", required; output_schema :
+    ToolOutputSchema = "outputSchema", optional; title : ::std::string::String = "title",
+    optional; } extra open
 }
 impl __rt::Walk for Tool {
     fn walk(
@@ -23078,114 +13237,12 @@ impl ToolAnnotations {
         }
     }
 }
-impl ::serde::Serialize for ToolAnnotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.destructive_hint {
-            map.serialize_entry("destructiveHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
-            map.serialize_entry("idempotentHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.open_world_hint {
-            map.serialize_entry("openWorldHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.read_only_hint {
-            map.serialize_entry("readOnlyHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolAnnotations",
-            &[
-                "destructiveHint",
-                "idempotentHint",
-                "openWorldHint",
-                "readOnlyHint",
-                "title",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolAnnotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolAnnotations object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut field_destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "destructiveHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_destructive_hint,
-                                "destructiveHint",
-                            )?
-                        }
-                        "idempotentHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_idempotent_hint,
-                                "idempotentHint",
-                            )?
-                        }
-                        "openWorldHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_open_world_hint,
-                                "openWorldHint",
-                            )?
-                        }
-                        "readOnlyHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_read_only_hint,
-                                "readOnlyHint",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ToolAnnotations {
-                    destructive_hint: field_destructive_hint,
-                    idempotent_hint: field_idempotent_hint,
-                    open_world_hint: field_open_world_hint,
-                    read_only_hint: field_read_only_hint,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolAnnotations, "ToolAnnotations", consts {} fields { destructive_hint : bool =
+    "destructiveHint", optional; idempotent_hint : bool = "idempotentHint", optional;
+    open_world_hint : bool = "openWorldHint", optional; read_only_hint : bool =
+    "readOnlyHint", optional; title : ::std::string::String = "title", optional; } extra
+    open
 }
 impl __rt::Walk for ToolAnnotations {
     fn walk(
@@ -23218,55 +13275,9 @@ impl ToolChoice {
         }
     }
 }
-impl ::serde::Serialize for ToolChoice {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.mode {
-            map.serialize_entry("mode", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "ToolChoice", &["mode"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolChoice {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolChoice;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolChoice object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolChoice, A::Error> {
-                let mut field_mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mode" => __rt::next_field(&mut map, &mut field_mode, "mode")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ToolChoice {
-                    mode: field_mode,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolChoice, "ToolChoice", consts {} fields { mode : ToolChoiceMode = "mode",
+    optional; } extra open
 }
 impl __rt::Walk for ToolChoice {
     fn walk(
@@ -23304,63 +13315,9 @@ impl ToolExecution {
         }
     }
 }
-impl ::serde::Serialize for ToolExecution {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.task_support {
-            map.serialize_entry("taskSupport", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "ToolExecution", &["taskSupport"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolExecution {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolExecution;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolExecution object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolExecution, A::Error> {
-                let mut field_task_support: ::core::option::Option<
-                    ToolExecutionTaskSupport,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskSupport" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_task_support,
-                                "taskSupport",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ToolExecution {
-                    task_support: field_task_support,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolExecution, "ToolExecution", consts {} fields { task_support :
+    ToolExecutionTaskSupport = "taskSupport", optional; } extra open
 }
 impl __rt::Walk for ToolExecution {
     fn walk(
@@ -23403,100 +13360,13 @@ impl ToolInputSchema {
         }
     }
 }
-impl ::serde::Serialize for ToolInputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            map.serialize_entry("$schema", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.properties {
-            map.serialize_entry("properties", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.required {
-            map.serialize_entry("required", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("object"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolInputSchema",
-            &["$schema", "properties", "required", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolInputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolInputSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_properties: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => {
-                            __rt::next_field(&mut map, &mut field_schema, "$schema")?
-                        }
-                        "properties" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_properties,
-                                "properties",
-                            )?
-                        }
-                        "required" => {
-                            __rt::next_field(&mut map, &mut field_required, "required")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("object"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolInputSchema {
-                    schema: field_schema,
-                    properties: field_properties,
-                    required: field_required,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolInputSchema, "ToolInputSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("object"), absent_ok = false; } fields { schema :
+    ::std::string::String = "$schema", optional; properties :
+    ::std::collections::BTreeMap < ::std::string::String, ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > > = "properties", optional; required :
+    ::std::vec::Vec < ::std::string::String > = "required", optional; } extra open
 }
 impl __rt::Walk for ToolInputSchema {
     fn walk(
@@ -23530,87 +13400,11 @@ impl ToolListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for ToolListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/tools/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/tools/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ToolListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolListChangedNotification, "ToolListChangedNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/tools/list_changed"), absent_ok = false; } fields {
+    params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for ToolListChangedNotification {
     fn walk(
@@ -23657,100 +13451,13 @@ impl ToolOutputSchema {
         }
     }
 }
-impl ::serde::Serialize for ToolOutputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            map.serialize_entry("$schema", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.properties {
-            map.serialize_entry("properties", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.required {
-            map.serialize_entry("required", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("object"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolOutputSchema",
-            &["$schema", "properties", "required", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolOutputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolOutputSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_properties: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => {
-                            __rt::next_field(&mut map, &mut field_schema, "$schema")?
-                        }
-                        "properties" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_properties,
-                                "properties",
-                            )?
-                        }
-                        "required" => {
-                            __rt::next_field(&mut map, &mut field_required, "required")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("object"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolOutputSchema {
-                    schema: field_schema,
-                    properties: field_properties,
-                    required: field_required,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolOutputSchema, "ToolOutputSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("object"), absent_ok = false; } fields { schema :
+    ::std::string::String = "$schema", optional; properties :
+    ::std::collections::BTreeMap < ::std::string::String, ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > > = "properties", optional; required :
+    ::std::vec::Vec < ::std::string::String > = "required", optional; } extra open
 }
 impl __rt::Walk for ToolOutputSchema {
     fn walk(
@@ -23814,115 +13521,14 @@ impl ToolResultContent {
         }
     }
 }
-impl ::serde::Serialize for ToolResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            map.serialize_entry("isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            map.serialize_entry("structuredContent", value)?;
-        }
-        map.serialize_entry("toolUseId", &self.tool_use_id)?;
-        map.serialize_entry("type", &__rt::Const::Str("tool_result"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolResultContent",
-            &["_meta", "content", "isError", "structuredContent", "toolUseId", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolResultContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolResultContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolResultContent, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<
-                    ::std::vec::Vec<ContentBlock>,
-                > = ::core::option::Option::None;
-                let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_structured_content: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_tool_use_id: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "isError" => {
-                            __rt::next_field(&mut map, &mut field_is_error, "isError")?
-                        }
-                        "structuredContent" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_structured_content,
-                                "structuredContent",
-                            )?
-                        }
-                        "toolUseId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_tool_use_id,
-                                "toolUseId",
-                            )?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("tool_result"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolResultContent {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    is_error: field_is_error,
-                    structured_content: field_structured_content,
-                    tool_use_id: __rt::required(field_tool_use_id, "toolUseId")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolResultContent, "ToolResultContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("tool_result"), absent_ok = false; } fields { meta :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "_meta", optional;
+    content : ::std::vec::Vec < ContentBlock > = "content", required; is_error : bool =
+    "isError", optional; structured_content : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "structuredContent", optional; tool_use_id :
+    ::std::string::String = "toolUseId", required; } extra open
 }
 impl __rt::Walk for ToolResultContent {
     fn walk(
@@ -23975,87 +13581,13 @@ impl ToolUseContent {
         }
     }
 }
-impl ::serde::Serialize for ToolUseContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("input", &self.input)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("type", &__rt::Const::Str("tool_use"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolUseContent",
-            &["_meta", "id", "input", "name", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolUseContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolUseContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolUseContent, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_input: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "input" => __rt::next_field(&mut map, &mut field_input, "input")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("tool_use"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolUseContent {
-                    meta: field_meta,
-                    id: __rt::required(field_id, "id")?,
-                    input: __rt::required(field_input, "input")?,
-                    name: __rt::required(field_name, "name")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolUseContent, "ToolUseContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("tool_use"), absent_ok = false; } fields { meta : ::serde_json::Map
+    < ::std::string::String, ::serde_json::Value > = "_meta", optional; id :
+    ::std::string::String = "id", required; input : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "input", required; name :
+    ::std::string::String = "name", required; } extra open
 }
 impl __rt::Walk for ToolUseContent {
     fn walk(
@@ -24090,77 +13622,11 @@ impl URLElicitationRequiredError {
         }
     }
 }
-impl ::serde::Serialize for URLElicitationRequiredError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            map.serialize_entry("id", value)?;
-        }
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "URLElicitationRequiredError",
-            &["error", "id", "jsonrpc"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = URLElicitationRequiredError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a URLElicitationRequiredError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredError, A::Error> {
-                let mut field_error: ::core::option::Option<
-                    URLElicitationRequiredErrorError,
-                > = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => __rt::next_field(&mut map, &mut field_error, "error")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(URLElicitationRequiredError {
-                    error: __rt::required(field_error, "error")?,
-                    id: field_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    URLElicitationRequiredError, "URLElicitationRequiredError", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields { error :
+    URLElicitationRequiredErrorError = "error", required; id : RequestId = "id",
+    optional; } extra open
 }
 impl __rt::Walk for URLElicitationRequiredError {
     fn walk(
@@ -24200,77 +13666,11 @@ impl URLElicitationRequiredErrorError {
         }
     }
 }
-impl ::serde::Serialize for URLElicitationRequiredErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32042i64))?;
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "URLElicitationRequiredErrorError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = URLElicitationRequiredErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a URLElicitationRequiredErrorError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredErrorError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<
-                    URLElicitationRequiredErrorErrorData,
-                > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32042i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(URLElicitationRequiredErrorError {
-                    data: __rt::required(field_data, "data")?,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    URLElicitationRequiredErrorError, "URLElicitationRequiredErrorError", consts {
+    seen_code = "code" => __rt::Const::Int(- 32042i64), absent_ok = false; } fields {
+    data : URLElicitationRequiredErrorErrorData = "data", required; message :
+    ::std::string::String = "message", required; } extra open
 }
 impl __rt::Walk for URLElicitationRequiredErrorError {
     fn walk(
@@ -24301,66 +13701,10 @@ impl URLElicitationRequiredErrorErrorData {
         }
     }
 }
-impl ::serde::Serialize for URLElicitationRequiredErrorErrorData {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("elicitations", &self.elicitations)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "URLElicitationRequiredErrorErrorData",
-            &["elicitations"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorErrorData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = URLElicitationRequiredErrorErrorData;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a URLElicitationRequiredErrorErrorData object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredErrorErrorData, A::Error> {
-                let mut field_elicitations: ::core::option::Option<
-                    ::std::vec::Vec<ElicitRequestURLParams>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_elicitations,
-                                "elicitations",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(URLElicitationRequiredErrorErrorData {
-                    elicitations: __rt::required(field_elicitations, "elicitations")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    URLElicitationRequiredErrorErrorData, "URLElicitationRequiredErrorErrorData", consts
+    {} fields { elicitations : ::std::vec::Vec < ElicitRequestURLParams > =
+    "elicitations", required; } extra open
 }
 impl __rt::Walk for URLElicitationRequiredErrorErrorData {
     fn walk(
@@ -24398,86 +13742,12 @@ impl UnsubscribeRequest {
         }
     }
 }
-impl ::serde::Serialize for UnsubscribeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/unsubscribe"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UnsubscribeRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UnsubscribeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UnsubscribeRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<UnsubscribeRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/unsubscribe"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(UnsubscribeRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UnsubscribeRequest, "UnsubscribeRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/unsubscribe"), absent_ok = false; } fields { id :
+    RequestId = "id", required; params : UnsubscribeRequestParams = "params", required; }
+    extra open
 }
 impl __rt::Walk for UnsubscribeRequest {
     fn walk(
@@ -24512,64 +13782,10 @@ impl UnsubscribeRequestParams {
         }
     }
 }
-impl ::serde::Serialize for UnsubscribeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UnsubscribeRequestParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UnsubscribeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UnsubscribeRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(UnsubscribeRequestParams {
-                    meta: field_meta,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UnsubscribeRequestParams, "UnsubscribeRequestParams", consts {} fields { meta :
+    RequestParamsMeta = "_meta", optional; uri : ::std::string::String = "uri", required;
+    } extra open
 }
 impl __rt::Walk for UnsubscribeRequestParams {
     fn walk(
@@ -24617,117 +13833,14 @@ impl UntitledMultiSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            map.serialize_entry("maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            map.serialize_entry("minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("array"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UntitledMultiSelectEnumSchema",
-            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UntitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UntitledMultiSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<
-                    UntitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "items" => __rt::next_field(&mut map, &mut field_items, "items")?,
-                        "maxItems" => {
-                            __rt::next_field(&mut map, &mut field_max_items, "maxItems")?
-                        }
-                        "minItems" => {
-                            __rt::next_field(&mut map, &mut field_min_items, "minItems")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("array"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    items: __rt::required(field_items, "items")?,
-                    max_items: field_max_items,
-                    min_items: field_min_items,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UntitledMultiSelectEnumSchema, "UntitledMultiSelectEnumSchema", consts { seen_type_ =
+    "type" => __rt::Const::Str("array"), absent_ok = false; } fields { default :
+    ::std::vec::Vec < ::std::string::String > = "default", optional; description :
+    ::std::string::String = "description", optional; items :
+    UntitledMultiSelectEnumSchemaItems = "items", required; max_items : i64 = "maxItems",
+    optional; min_items : i64 = "minItems", optional; title : ::std::string::String =
+    "title", optional; } extra open
 }
 impl __rt::Walk for UntitledMultiSelectEnumSchema {
     fn walk(
@@ -24759,71 +13872,10 @@ impl UntitledMultiSelectEnumSchemaItems {
         }
     }
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("enum", &self.enum_)?;
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UntitledMultiSelectEnumSchemaItems",
-            &["enum", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UntitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UntitledMultiSelectEnumSchemaItems object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut field_enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "enum" => __rt::next_field(&mut map, &mut field_enum_, "enum")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
-                    enum_: __rt::required(field_enum_, "enum")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UntitledMultiSelectEnumSchemaItems, "UntitledMultiSelectEnumSchemaItems", consts {
+    seen_type_ = "type" => __rt::Const::Str("string"), absent_ok = false; } fields {
+    enum_ : ::std::vec::Vec < ::std::string::String > = "enum", required; } extra open
 }
 impl __rt::Walk for UntitledMultiSelectEnumSchemaItems {
     fn walk(
@@ -24864,99 +13916,12 @@ impl UntitledSingleSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UntitledSingleSelectEnumSchema",
-            &["default", "description", "enum", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UntitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UntitledSingleSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "enum" => __rt::next_field(&mut map, &mut field_enum_, "enum")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    enum_: __rt::required(field_enum_, "enum")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UntitledSingleSelectEnumSchema, "UntitledSingleSelectEnumSchema", consts { seen_type_
+    = "type" => __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; enum_ : ::std::vec::Vec < ::std::string::String > = "enum",
+    required; title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for UntitledSingleSelectEnumSchema {
     fn walk(

@@ -700,84 +700,10 @@ impl Annotations {
         }
     }
 }
-impl ::serde::Serialize for Annotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.audience {
-            map.serialize_entry("audience", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.last_modified {
-            map.serialize_entry("lastModified", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.priority {
-            map.serialize_entry("priority", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Annotations",
-            &["audience", "lastModified", "priority"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Annotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Annotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Annotations object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut field_audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
-                let mut field_last_modified: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "audience" => {
-                            __rt::next_field(&mut map, &mut field_audience, "audience")?
-                        }
-                        "lastModified" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_last_modified,
-                                "lastModified",
-                            )?
-                        }
-                        "priority" => {
-                            __rt::next_field(&mut map, &mut field_priority, "priority")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Annotations {
-                    audience: field_audience,
-                    last_modified: field_last_modified,
-                    priority: field_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Annotations, "Annotations", consts {} fields { audience : ::std::vec::Vec < Role > =
+    "audience", optional; last_modified : ::std::string::String = "lastModified",
+    optional; priority : ::serde_json::Number = "priority", optional; } extra open
 }
 impl __rt::Walk for Annotations {
     fn walk(
@@ -818,93 +744,12 @@ impl AudioContent {
         }
     }
 }
-impl ::serde::Serialize for AudioContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("mimeType", &self.mime_type)?;
-        map.serialize_entry("type", &__rt::Const::Str("audio"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "AudioContent",
-            &["_meta", "annotations", "data", "mimeType", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for AudioContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = AudioContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a AudioContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<AudioContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("audio"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(AudioContent {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    data: __rt::required(field_data, "data")?,
-                    mime_type: __rt::required(field_mime_type, "mimeType")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    AudioContent, "AudioContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("audio"), absent_ok = false; } fields { meta : MetaObject = "_meta",
+    optional; annotations : Annotations = "annotations", optional; data :
+    ::std::string::String = "data", required; mime_type : ::std::string::String =
+    "mimeType", required; } extra open
 }
 impl __rt::Walk for AudioContent {
     fn walk(
@@ -942,64 +787,9 @@ impl BaseMetadata {
         }
     }
 }
-impl ::serde::Serialize for BaseMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "BaseMetadata",
-            &["name", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = BaseMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a BaseMetadata object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(BaseMetadata {
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    BaseMetadata, "BaseMetadata", consts {} fields { name : ::std::string::String =
+    "name", required; title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for BaseMetadata {
     fn walk(
@@ -1038,76 +828,11 @@ impl BlobResourceContents {
         }
     }
 }
-impl ::serde::Serialize for BlobResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("blob", &self.blob)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "BlobResourceContents",
-            &["_meta", "blob", "mimeType", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = BlobResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a BlobResourceContents object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "blob" => __rt::next_field(&mut map, &mut field_blob, "blob")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(BlobResourceContents {
-                    meta: field_meta,
-                    blob: __rt::required(field_blob, "blob")?,
-                    mime_type: field_mime_type,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    BlobResourceContents, "BlobResourceContents", consts {} fields { meta : MetaObject =
+    "_meta", optional; blob : ::std::string::String = "blob", required; mime_type :
+    ::std::string::String = "mimeType", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for BlobResourceContents {
     fn walk(
@@ -1145,93 +870,11 @@ impl BooleanSchema {
         }
     }
 }
-impl ::serde::Serialize for BooleanSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("boolean"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "BooleanSchema",
-            &["default", "description", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = BooleanSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a BooleanSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BooleanSchema, A::Error> {
-                let mut field_default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("boolean"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(BooleanSchema {
-                    default: field_default,
-                    description: field_description,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    BooleanSchema, "BooleanSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("boolean"), absent_ok = false; } fields { default : bool =
+    "default", optional; description : ::std::string::String = "description", optional;
+    title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for BooleanSchema {
     fn walk(
@@ -1285,86 +928,11 @@ impl CacheableResult {
         }
     }
 }
-impl ::serde::Serialize for CacheableResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CacheableResult",
-            &["_meta", "cacheScope", "resultType", "ttlMs"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CacheableResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CacheableResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CacheableResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CacheableResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CacheableResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CacheableResult, "CacheableResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; cache_scope : CacheScope = "cacheScope", required; ttl_ms : u64 =
+    "ttlMs", required; } extra open
 }
 impl __rt::Walk for CacheableResult {
     fn walk(
@@ -1401,86 +969,11 @@ impl CallToolRequest {
         }
     }
 }
-impl ::serde::Serialize for CallToolRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tools/call"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tools/call"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CallToolRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolRequest, "CallToolRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tools/call"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : CallToolRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for CallToolRequest {
     fn walk(
@@ -1526,102 +1019,13 @@ impl CallToolRequestParams {
         }
     }
 }
-impl ::serde::Serialize for CallToolRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            map.serialize_entry("inputResponses", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            map.serialize_entry("requestState", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolRequestParams",
-            &["_meta", "arguments", "inputResponses", "name", "requestState"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        "inputResponses" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_responses,
-                                "inputResponses",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "requestState" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_state,
-                                "requestState",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    arguments: field_arguments,
-                    input_responses: field_input_responses,
-                    name: __rt::required(field_name, "name")?,
-                    request_state: field_request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolRequestParams, "CallToolRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; arguments : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "arguments", optional; input_responses
+    : InputResponses = "inputResponses", optional; name : ::std::string::String = "name",
+    required; request_state : ::std::string::String = "requestState", optional; } extra
+    open
 }
 impl __rt::Walk for CallToolRequestParams {
     fn walk(
@@ -1678,100 +1082,12 @@ impl CallToolResult {
         }
     }
 }
-impl ::serde::Serialize for CallToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            map.serialize_entry("isError", value)?;
-        }
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            map.serialize_entry("structuredContent", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolResult",
-            &["_meta", "content", "isError", "resultType", "structuredContent"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<
-                    ::std::vec::Vec<ContentBlock>,
-                > = ::core::option::Option::None;
-                let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_structured_content: ::core::option::Option<
-                    ::serde_json::Value,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "isError" => {
-                            __rt::next_field(&mut map, &mut field_is_error, "isError")?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "structuredContent" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_structured_content,
-                                "structuredContent",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CallToolResult {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    is_error: field_is_error,
-                    structured_content: field_structured_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolResult, "CallToolResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; content : ::std::vec::Vec < ContentBlock > = "content", required;
+    is_error : bool = "isError", optional; structured_content : ::serde_json::Value =
+    "structuredContent", optional; } extra open
 }
 impl __rt::Walk for CallToolResult {
     fn walk(
@@ -1807,77 +1123,10 @@ impl CallToolResultResponse {
         }
     }
 }
-impl ::serde::Serialize for CallToolResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CallToolResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CallToolResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CallToolResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<
-                    CallToolResultResponseResult,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(CallToolResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CallToolResultResponse, "CallToolResultResponse", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : CallToolResultResponseResult = "result", required; } extra open
 }
 impl __rt::Walk for CallToolResultResponse {
     fn walk(
@@ -2078,84 +1327,11 @@ impl CancelledNotification {
         }
     }
 }
-impl ::serde::Serialize for CancelledNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/cancelled"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CancelledNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CancelledNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CancelledNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    CancelledNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/cancelled"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CancelledNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CancelledNotification, "CancelledNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/cancelled"), absent_ok = false; } fields { params :
+    CancelledNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for CancelledNotification {
     fn walk(
@@ -2194,78 +1370,10 @@ impl CancelledNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for CancelledNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.reason {
-            map.serialize_entry("reason", value)?;
-        }
-        map.serialize_entry("requestId", &self.request_id)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CancelledNotificationParams",
-            &["_meta", "reason", "requestId"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CancelledNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CancelledNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut field_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "reason" => {
-                            __rt::next_field(&mut map, &mut field_reason, "reason")?
-                        }
-                        "requestId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_id,
-                                "requestId",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotificationParams {
-                    meta: field_meta,
-                    reason: field_reason,
-                    request_id: __rt::required(field_request_id, "requestId")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CancelledNotificationParams, "CancelledNotificationParams", consts {} fields { meta :
+    NotificationMetaObject = "_meta", optional; reason : ::std::string::String =
+    "reason", optional; request_id : RequestId = "requestId", required; } extra open
 }
 impl __rt::Walk for CancelledNotificationParams {
     fn walk(
@@ -2320,114 +1428,14 @@ impl ClientCapabilities {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            map.serialize_entry("elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            map.serialize_entry("experimental", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.extensions {
-            map.serialize_entry("extensions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.roots {
-            map.serialize_entry("roots", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            map.serialize_entry("sampling", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilities",
-            &["elicitation", "experimental", "extensions", "roots", "sampling"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilities object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut field_elicitation: ::core::option::Option<
-                    ClientCapabilitiesElicitation,
-                > = ::core::option::Option::None;
-                let mut field_experimental: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, JSONObject>,
-                > = ::core::option::Option::None;
-                let mut field_extensions: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, JSONObject>,
-                > = ::core::option::Option::None;
-                let mut field_roots: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_sampling: ::core::option::Option<
-                    ClientCapabilitiesSampling,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_elicitation,
-                                "elicitation",
-                            )?
-                        }
-                        "experimental" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_experimental,
-                                "experimental",
-                            )?
-                        }
-                        "extensions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_extensions,
-                                "extensions",
-                            )?
-                        }
-                        "roots" => __rt::next_field(&mut map, &mut field_roots, "roots")?,
-                        "sampling" => {
-                            __rt::next_field(&mut map, &mut field_sampling, "sampling")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilities {
-                    elicitation: field_elicitation,
-                    experimental: field_experimental,
-                    extensions: field_extensions,
-                    roots: field_roots,
-                    sampling: field_sampling,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilities, "ClientCapabilities", consts {} fields { elicitation :
+    ClientCapabilitiesElicitation = "elicitation", optional; experimental :
+    ::std::collections::BTreeMap < ::std::string::String, JSONObject > = "experimental",
+    optional; extensions : ::std::collections::BTreeMap < ::std::string::String,
+    JSONObject > = "extensions", optional; roots : ::serde_json::Map <
+    ::std::string::String, ::serde_json::Value > = "roots", optional; sampling :
+    ClientCapabilitiesSampling = "sampling", optional; } extra open
 }
 impl __rt::Walk for ClientCapabilities {
     fn walk(
@@ -2460,66 +1468,10 @@ impl ClientCapabilitiesElicitation {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.form {
-            map.serialize_entry("form", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.url {
-            map.serialize_entry("url", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesElicitation",
-            &["form", "url"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesElicitation object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
-                let mut field_form: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut field_url: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "form" => __rt::next_field(&mut map, &mut field_form, "form")?,
-                        "url" => __rt::next_field(&mut map, &mut field_url, "url")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
-                    form: field_form,
-                    url: field_url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesElicitation, "ClientCapabilitiesElicitation", consts {} fields {
+    form : JSONObject = "form", optional; url : JSONObject = "url", optional; } extra
+    open
 }
 impl __rt::Walk for ClientCapabilitiesElicitation {
     fn walk(
@@ -2553,68 +1505,10 @@ impl ClientCapabilitiesSampling {
         }
     }
 }
-impl ::serde::Serialize for ClientCapabilitiesSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            map.serialize_entry("context", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientCapabilitiesSampling",
-            &["context", "tools"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientCapabilitiesSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientCapabilitiesSampling object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
-                let mut field_context: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "context" => {
-                            __rt::next_field(&mut map, &mut field_context, "context")?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSampling {
-                    context: field_context,
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientCapabilitiesSampling, "ClientCapabilitiesSampling", consts {} fields { context
+    : JSONObject = "context", optional; tools : JSONObject = "tools", optional; } extra
+    open
 }
 impl __rt::Walk for ClientCapabilitiesSampling {
     fn walk(
@@ -2654,84 +1548,11 @@ impl ClientNotification {
         }
     }
 }
-impl ::serde::Serialize for ClientNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/cancelled"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ClientNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ClientNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ClientNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    CancelledNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/cancelled"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ClientNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ClientNotification, "ClientNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/cancelled"), absent_ok = false; } fields { params :
+    CancelledNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for ClientNotification {
     fn walk(
@@ -3343,86 +2164,11 @@ impl CompleteRequest {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("completion/complete"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("completion/complete"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CompleteRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequest, "CompleteRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("completion/complete"), absent_ok = false; } fields { id : RequestId
+    = "id", required; params : CompleteRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for CompleteRequest {
     fn walk(
@@ -3467,80 +2213,11 @@ impl CompleteRequestParams {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        map.serialize_entry("argument", &self.argument)?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            map.serialize_entry("context", value)?;
-        }
-        map.serialize_entry("ref", &self.ref_)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequestParams",
-            &["_meta", "argument", "context", "ref"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_argument: ::core::option::Option<
-                    CompleteRequestParamsArgument,
-                > = ::core::option::Option::None;
-                let mut field_context: ::core::option::Option<
-                    CompleteRequestParamsContext,
-                > = ::core::option::Option::None;
-                let mut field_ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "argument" => {
-                            __rt::next_field(&mut map, &mut field_argument, "argument")?
-                        }
-                        "context" => {
-                            __rt::next_field(&mut map, &mut field_context, "context")?
-                        }
-                        "ref" => __rt::next_field(&mut map, &mut field_ref_, "ref")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    argument: __rt::required(field_argument, "argument")?,
-                    context: field_context,
-                    ref_: __rt::required(field_ref_, "ref")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequestParams, "CompleteRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; argument : CompleteRequestParamsArgument =
+    "argument", required; context : CompleteRequestParamsContext = "context", optional;
+    ref_ : CompleteRequestParamsRef = "ref", required; } extra open
 }
 impl __rt::Walk for CompleteRequestParams {
     fn walk(
@@ -3575,62 +2252,10 @@ impl CompleteRequestParamsArgument {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("value", &self.value)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequestParamsArgument",
-            &["name", "value"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequestParamsArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequestParamsArgument object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "value" => __rt::next_field(&mut map, &mut field_value, "value")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: __rt::required(field_name, "name")?,
-                    value: __rt::required(field_value, "value")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequestParamsArgument, "CompleteRequestParamsArgument", consts {} fields {
+    name : ::std::string::String = "name", required; value : ::std::string::String =
+    "value", required; } extra open
 }
 impl __rt::Walk for CompleteRequestParamsArgument {
     fn walk(
@@ -3662,71 +2287,10 @@ impl CompleteRequestParamsContext {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteRequestParamsContext",
-            &["arguments"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteRequestParamsContext;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteRequestParamsContext object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
-                let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::std::string::String,
-                    >,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsContext {
-                    arguments: field_arguments,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteRequestParamsContext, "CompleteRequestParamsContext", consts {} fields {
+    arguments : ::std::collections::BTreeMap < ::std::string::String,
+    ::std::string::String > = "arguments", optional; } extra open
 }
 impl __rt::Walk for CompleteRequestParamsContext {
     fn walk(
@@ -3911,82 +2475,11 @@ impl CompleteResult {
         }
     }
 }
-impl ::serde::Serialize for CompleteResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("completion", &self.completion)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteResult",
-            &["_meta", "completion", "resultType"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_completion: ::core::option::Option<
-                    CompleteResultCompletion,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "completion" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_completion,
-                                "completion",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResult {
-                    meta: field_meta,
-                    completion: __rt::required(field_completion, "completion")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteResult, "CompleteResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; completion : CompleteResultCompletion = "completion", required; }
+    extra open
 }
 impl __rt::Walk for CompleteResult {
     fn walk(
@@ -4022,76 +2515,10 @@ impl CompleteResultCompletion {
         }
     }
 }
-impl ::serde::Serialize for CompleteResultCompletion {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.has_more {
-            map.serialize_entry("hasMore", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.total {
-            map.serialize_entry("total", value)?;
-        }
-        map.serialize_entry("values", &self.values)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteResultCompletion",
-            &["hasMore", "total", "values"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteResultCompletion;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteResultCompletion object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
-                let mut field_has_more: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_total: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_values: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "hasMore" => {
-                            __rt::next_field(&mut map, &mut field_has_more, "hasMore")?
-                        }
-                        "total" => __rt::next_field(&mut map, &mut field_total, "total")?,
-                        "values" => {
-                            __rt::next_field(&mut map, &mut field_values, "values")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResultCompletion {
-                    has_more: field_has_more,
-                    total: field_total,
-                    values: __rt::required(field_values, "values")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteResultCompletion, "CompleteResultCompletion", consts {} fields { has_more :
+    bool = "hasMore", optional; total : i64 = "total", optional; values : ::std::vec::Vec
+    < ::std::string::String > = "values", required; } extra open
 }
 impl __rt::Walk for CompleteResultCompletion {
     fn walk(
@@ -4126,75 +2553,10 @@ impl CompleteResultResponse {
         }
     }
 }
-impl ::serde::Serialize for CompleteResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CompleteResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CompleteResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CompleteResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<CompleteResult> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(CompleteResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CompleteResultResponse, "CompleteResultResponse", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : CompleteResult = "result", required; } extra open
 }
 impl __rt::Walk for CompleteResultResponse {
     fn walk(
@@ -4494,73 +2856,10 @@ impl CreateMessageRequest {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &__rt::Const::Str("sampling/createMessage"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateMessageRequest",
-            &["method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateMessageRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateMessageRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    CreateMessageRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("sampling/createMessage"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(CreateMessageRequest {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateMessageRequest, "CreateMessageRequest", consts { seen_method = "method" =>
+    __rt::Const::Str("sampling/createMessage"), absent_ok = false; } fields { params :
+    CreateMessageRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for CreateMessageRequest {
     fn walk(
@@ -4630,179 +2929,17 @@ impl CreateMessageRequestParams {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.include_context {
-            map.serialize_entry("includeContext", value)?;
-        }
-        map.serialize_entry("maxTokens", &self.max_tokens)?;
-        map.serialize_entry("messages", &self.messages)?;
-        if let ::core::option::Option::Some(value) = &self.metadata {
-            map.serialize_entry("metadata", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.model_preferences {
-            map.serialize_entry("modelPreferences", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.stop_sequences {
-            map.serialize_entry("stopSequences", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.system_prompt {
-            map.serialize_entry("systemPrompt", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.temperature {
-            map.serialize_entry("temperature", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tool_choice {
-            map.serialize_entry("toolChoice", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateMessageRequestParams",
-            &[
-                "includeContext",
-                "maxTokens",
-                "messages",
-                "metadata",
-                "modelPreferences",
-                "stopSequences",
-                "systemPrompt",
-                "temperature",
-                "toolChoice",
-                "tools",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateMessageRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateMessageRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
-                let mut field_include_context: ::core::option::Option<
-                    CreateMessageRequestParamsIncludeContext,
-                > = ::core::option::Option::None;
-                let mut field_max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<
-                    ::std::vec::Vec<SamplingMessage>,
-                > = ::core::option::Option::None;
-                let mut field_metadata: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut field_model_preferences: ::core::option::Option<
-                    ModelPreferences,
-                > = ::core::option::Option::None;
-                let mut field_stop_sequences: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_system_prompt: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_temperature: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut field_tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "includeContext" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_include_context,
-                                "includeContext",
-                            )?
-                        }
-                        "maxTokens" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_max_tokens,
-                                "maxTokens",
-                            )?
-                        }
-                        "messages" => {
-                            __rt::next_field(&mut map, &mut field_messages, "messages")?
-                        }
-                        "metadata" => {
-                            __rt::next_field(&mut map, &mut field_metadata, "metadata")?
-                        }
-                        "modelPreferences" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_model_preferences,
-                                "modelPreferences",
-                            )?
-                        }
-                        "stopSequences" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_stop_sequences,
-                                "stopSequences",
-                            )?
-                        }
-                        "systemPrompt" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_system_prompt,
-                                "systemPrompt",
-                            )?
-                        }
-                        "temperature" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_temperature,
-                                "temperature",
-                            )?
-                        }
-                        "toolChoice" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_tool_choice,
-                                "toolChoice",
-                            )?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParams {
-                    include_context: field_include_context,
-                    max_tokens: __rt::required(field_max_tokens, "maxTokens")?,
-                    messages: __rt::required(field_messages, "messages")?,
-                    metadata: field_metadata,
-                    model_preferences: field_model_preferences,
-                    stop_sequences: field_stop_sequences,
-                    system_prompt: field_system_prompt,
-                    temperature: field_temperature,
-                    tool_choice: field_tool_choice,
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateMessageRequestParams, "CreateMessageRequestParams", consts {} fields {
+    include_context : CreateMessageRequestParamsIncludeContext = "includeContext",
+    optional; max_tokens : i64 = "maxTokens", required; messages : ::std::vec::Vec <
+    SamplingMessage > = "messages", required; metadata : JSONObject = "metadata",
+    optional; model_preferences : ModelPreferences = "modelPreferences", optional;
+    stop_sequences : ::std::vec::Vec < ::std::string::String > = "stopSequences",
+    optional; system_prompt : ::std::string::String = "systemPrompt", optional;
+    temperature : ::serde_json::Number = "temperature", optional; tool_choice :
+    ToolChoice = "toolChoice", optional; tools : ::std::vec::Vec < Tool > = "tools",
+    optional; } extra open
 }
 impl __rt::Walk for CreateMessageRequestParams {
     fn walk(
@@ -4859,88 +2996,11 @@ impl CreateMessageResult {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("model", &self.model)?;
-        map.serialize_entry("role", &self.role)?;
-        if let ::core::option::Option::Some(value) = &self.stop_reason {
-            map.serialize_entry("stopReason", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "CreateMessageResult",
-            &["_meta", "content", "model", "role", "stopReason"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = CreateMessageResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a CreateMessageResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut field_model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut field_stop_reason: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "model" => __rt::next_field(&mut map, &mut field_model, "model")?,
-                        "role" => __rt::next_field(&mut map, &mut field_role, "role")?,
-                        "stopReason" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_stop_reason,
-                                "stopReason",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageResult {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    model: __rt::required(field_model, "model")?,
-                    role: __rt::required(field_role, "role")?,
-                    stop_reason: field_stop_reason,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    CreateMessageResult, "CreateMessageResult", consts {} fields { meta : MetaObject =
+    "_meta", optional; content : SamplingMessageContent = "content", required; model :
+    ::std::string::String = "model", required; role : Role = "role", required;
+    stop_reason : ::std::string::String = "stopReason", optional; } extra open
 }
 impl __rt::Walk for CreateMessageResult {
     fn walk(
@@ -4983,86 +3043,11 @@ impl DiscoverRequest {
         }
     }
 }
-impl ::serde::Serialize for DiscoverRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("server/discover"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "DiscoverRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = DiscoverRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a DiscoverRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<DiscoverRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("server/discover"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(DiscoverRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    DiscoverRequest, "DiscoverRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("server/discover"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : RequestParams = "params", required; } extra open
 }
 impl __rt::Walk for DiscoverRequest {
     fn walk(
@@ -5138,133 +3123,14 @@ impl DiscoverResult {
         }
     }
 }
-impl ::serde::Serialize for DiscoverResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        map.serialize_entry("capabilities", &self.capabilities)?;
-        if let ::core::option::Option::Some(value) = &self.instructions {
-            map.serialize_entry("instructions", value)?;
-        }
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("supportedVersions", &self.supported_versions)?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "DiscoverResult",
-            &[
-                "_meta",
-                "cacheScope",
-                "capabilities",
-                "instructions",
-                "resultType",
-                "supportedVersions",
-                "ttlMs",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = DiscoverResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a DiscoverResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<DiscoverResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
-                let mut field_instructions: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_supported_versions: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "capabilities" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_capabilities,
-                                "capabilities",
-                            )?
-                        }
-                        "instructions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_instructions,
-                                "instructions",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "supportedVersions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_supported_versions,
-                                "supportedVersions",
-                            )?
-                        }
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(DiscoverResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    capabilities: __rt::required(field_capabilities, "capabilities")?,
-                    instructions: field_instructions,
-                    supported_versions: __rt::required(
-                        field_supported_versions,
-                        "supportedVersions",
-                    )?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    DiscoverResult, "DiscoverResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; cache_scope : CacheScope = "cacheScope", required; capabilities :
+    ServerCapabilities = "capabilities", required; instructions : ::std::string::String =
+    "instructions", optional; supported_versions : ::std::vec::Vec <
+    ::std::string::String > = "supportedVersions", required; ttl_ms : u64 = "ttlMs",
+    required; } extra open
 }
 impl __rt::Walk for DiscoverResult {
     fn walk(
@@ -5299,75 +3165,10 @@ impl DiscoverResultResponse {
         }
     }
 }
-impl ::serde::Serialize for DiscoverResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "DiscoverResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = DiscoverResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a DiscoverResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<DiscoverResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<DiscoverResult> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(DiscoverResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    DiscoverResultResponse, "DiscoverResultResponse", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : DiscoverResult = "result", required; } extra open
 }
 impl __rt::Walk for DiscoverResultResponse {
     fn walk(
@@ -5400,71 +3201,10 @@ impl ElicitRequest {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &__rt::Const::Str("elicitation/create"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequest",
-            &["method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequest, A::Error> {
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("elicitation/create"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ElicitRequest {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequest, "ElicitRequest", consts { seen_method = "method" =>
+    __rt::Const::Str("elicitation/create"), absent_ok = false; } fields { params :
+    ElicitRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ElicitRequest {
     fn walk(
@@ -5507,88 +3247,11 @@ impl ElicitRequestFormParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestFormParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("message", &self.message)?;
-        if self.mode {
-            map.serialize_entry("mode", &__rt::Const::Str("form"))?;
-        }
-        map.serialize_entry("requestedSchema", &self.requested_schema)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequestFormParams",
-            &["message", "mode", "requestedSchema"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequestFormParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequestFormParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mode = false;
-                let mut field_requested_schema: ::core::option::Option<
-                    ElicitRequestFormParamsRequestedSchema,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        "mode" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_mode,
-                                "mode",
-                                __rt::Const::Str("form"),
-                            )?
-                        }
-                        "requestedSchema" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_requested_schema,
-                                "requestedSchema",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParams {
-                    message: __rt::required(field_message, "message")?,
-                    mode: field_mode,
-                    requested_schema: __rt::required(
-                        field_requested_schema,
-                        "requestedSchema",
-                    )?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequestFormParams, "ElicitRequestFormParams", consts {} fields { message :
+    ::std::string::String = "message", required; mode : bool = "mode",
+    flag(__rt::Const::Str("form")); requested_schema :
+    ElicitRequestFormParamsRequestedSchema = "requestedSchema", required; } extra open
 }
 impl __rt::Walk for ElicitRequestFormParams {
     fn walk(
@@ -5636,101 +3299,13 @@ impl ElicitRequestFormParamsRequestedSchema {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            map.serialize_entry("$schema", value)?;
-        }
-        map.serialize_entry("properties", &self.properties)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            map.serialize_entry("required", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("object"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequestFormParamsRequestedSchema",
-            &["$schema", "properties", "required", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequestFormParamsRequestedSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequestFormParamsRequestedSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ElicitRequestFormParamsRequestedSchema,
-                A::Error,
-            > {
-                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_properties: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        PrimitiveSchemaDefinition,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => {
-                            __rt::next_field(&mut map, &mut field_schema, "$schema")?
-                        }
-                        "properties" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_properties,
-                                "properties",
-                            )?
-                        }
-                        "required" => {
-                            __rt::next_field(&mut map, &mut field_required, "required")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("object"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
-                    schema: field_schema,
-                    properties: __rt::required(field_properties, "properties")?,
-                    required: field_required,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequestFormParamsRequestedSchema, "ElicitRequestFormParamsRequestedSchema",
+    consts { seen_type_ = "type" => __rt::Const::Str("object"), absent_ok = false; }
+    fields { schema : ::std::string::String = "$schema", optional; properties :
+    ::std::collections::BTreeMap < ::std::string::String, PrimitiveSchemaDefinition > =
+    "properties", required; required : ::std::vec::Vec < ::std::string::String > =
+    "required", optional; } extra open
 }
 impl __rt::Walk for ElicitRequestFormParamsRequestedSchema {
     fn walk(
@@ -5931,75 +3506,11 @@ impl ElicitRequestURLParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestURLParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("message", &self.message)?;
-        map.serialize_entry("mode", &__rt::Const::Str("url"))?;
-        map.serialize_entry("url", &self.url)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitRequestURLParams",
-            &["message", "mode", "url"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitRequestURLParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitRequestURLParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mode = false;
-                let mut field_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        "mode" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_mode,
-                                "mode",
-                                __rt::Const::Str("url"),
-                            )?
-                        }
-                        "url" => __rt::next_field(&mut map, &mut field_url, "url")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_mode, false, "mode")?;
-                ::core::result::Result::Ok(ElicitRequestURLParams {
-                    message: __rt::required(field_message, "message")?,
-                    url: __rt::required(field_url, "url")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitRequestURLParams, "ElicitRequestURLParams", consts { seen_mode = "mode" =>
+    __rt::Const::Str("url"), absent_ok = false; } fields { message :
+    ::std::string::String = "message", required; url : ::std::string::String = "url",
+    required; } extra open
 }
 impl __rt::Walk for ElicitRequestURLParams {
     fn walk(
@@ -6039,73 +3550,10 @@ impl ElicitResult {
         }
     }
 }
-impl ::serde::Serialize for ElicitResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("action", &self.action)?;
-        if let ::core::option::Option::Some(value) = &self.content {
-            map.serialize_entry("content", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ElicitResult",
-            &["action", "content"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ElicitResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ElicitResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitResult, A::Error> {
-                let mut field_action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ElicitResultContentValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "action" => {
-                            __rt::next_field(&mut map, &mut field_action, "action")?
-                        }
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ElicitResult {
-                    action: __rt::required(field_action, "action")?,
-                    content: field_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ElicitResult, "ElicitResult", consts {} fields { action : ElicitResultAction =
+    "action", required; content : ::std::collections::BTreeMap < ::std::string::String,
+    ElicitResultContentValue > = "content", optional; } extra open
 }
 impl __rt::Walk for ElicitResult {
     fn walk(
@@ -6312,91 +3760,11 @@ impl EmbeddedResource {
         }
     }
 }
-impl ::serde::Serialize for EmbeddedResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("resource", &self.resource)?;
-        map.serialize_entry("type", &__rt::Const::Str("resource"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "EmbeddedResource",
-            &["_meta", "annotations", "resource", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = EmbeddedResource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a EmbeddedResource object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_resource: ::core::option::Option<
-                    EmbeddedResourceResource,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "resource" => {
-                            __rt::next_field(&mut map, &mut field_resource, "resource")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("resource"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(EmbeddedResource {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    resource: __rt::required(field_resource, "resource")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    EmbeddedResource, "EmbeddedResource", consts { seen_type_ = "type" =>
+    __rt::Const::Str("resource"), absent_ok = false; } fields { meta : MetaObject =
+    "_meta", optional; annotations : Annotations = "annotations", optional; resource :
+    EmbeddedResourceResource = "resource", required; } extra open
 }
 impl __rt::Walk for EmbeddedResource {
     fn walk(
@@ -6874,70 +4242,10 @@ impl Error {
         }
     }
 }
-impl ::serde::Serialize for Error {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Error",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Error {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Error;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Error object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Error, A::Error> {
-                let mut field_code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => __rt::next_field(&mut map, &mut field_code, "code")?,
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Error {
-                    code: __rt::required(field_code, "code")?,
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Error, "Error", consts {} fields { code : i64 = "code", required; data :
+    ::serde_json::Value = "data", optional; message : ::std::string::String = "message",
+    required; } extra open
 }
 impl __rt::Walk for Error {
     fn walk(
@@ -6974,86 +4282,11 @@ impl GetPromptRequest {
         }
     }
 }
-impl ::serde::Serialize for GetPromptRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("prompts/get"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("prompts/get"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(GetPromptRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptRequest, "GetPromptRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("prompts/get"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : GetPromptRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for GetPromptRequest {
     fn walk(
@@ -7099,105 +4332,13 @@ impl GetPromptRequestParams {
         }
     }
 }
-impl ::serde::Serialize for GetPromptRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            map.serialize_entry("inputResponses", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            map.serialize_entry("requestState", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptRequestParams",
-            &["_meta", "arguments", "inputResponses", "name", "requestState"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::std::string::String,
-                    >,
-                > = ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        "inputResponses" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_responses,
-                                "inputResponses",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "requestState" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_state,
-                                "requestState",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    arguments: field_arguments,
-                    input_responses: field_input_responses,
-                    name: __rt::required(field_name, "name")?,
-                    request_state: field_request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptRequestParams, "GetPromptRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; arguments : ::std::collections::BTreeMap <
+    ::std::string::String, ::std::string::String > = "arguments", optional;
+    input_responses : InputResponses = "inputResponses", optional; name :
+    ::std::string::String = "name", required; request_state : ::std::string::String =
+    "requestState", optional; } extra open
 }
 impl __rt::Walk for GetPromptRequestParams {
     fn walk(
@@ -7237,92 +4378,11 @@ impl GetPromptResult {
         }
     }
 }
-impl ::serde::Serialize for GetPromptResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("messages", &self.messages)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptResult",
-            &["_meta", "description", "messages", "resultType"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_messages: ::core::option::Option<
-                    ::std::vec::Vec<PromptMessage>,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "messages" => {
-                            __rt::next_field(&mut map, &mut field_messages, "messages")?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptResult {
-                    meta: field_meta,
-                    description: field_description,
-                    messages: __rt::required(field_messages, "messages")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptResult, "GetPromptResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; description : ::std::string::String = "description", optional;
+    messages : ::std::vec::Vec < PromptMessage > = "messages", required; } extra open
 }
 impl __rt::Walk for GetPromptResult {
     fn walk(
@@ -7358,77 +4418,10 @@ impl GetPromptResultResponse {
         }
     }
 }
-impl ::serde::Serialize for GetPromptResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "GetPromptResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = GetPromptResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a GetPromptResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<
-                    GetPromptResultResponseResult,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(GetPromptResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    GetPromptResultResponse, "GetPromptResultResponse", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : GetPromptResultResponseResult = "result", required; } extra open
 }
 impl __rt::Walk for GetPromptResultResponse {
     fn walk(
@@ -7621,75 +4614,11 @@ impl HeaderMismatchError {
         }
     }
 }
-impl ::serde::Serialize for HeaderMismatchError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            map.serialize_entry("id", value)?;
-        }
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "HeaderMismatchError",
-            &["error", "id", "jsonrpc"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = HeaderMismatchError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a HeaderMismatchError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<HeaderMismatchError, A::Error> {
-                let mut field_error: ::core::option::Option<HeaderMismatchErrorError> = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => __rt::next_field(&mut map, &mut field_error, "error")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(HeaderMismatchError {
-                    error: __rt::required(field_error, "error")?,
-                    id: field_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    HeaderMismatchError, "HeaderMismatchError", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { error :
+    HeaderMismatchErrorError = "error", required; id : RequestId = "id", optional; }
+    extra open
 }
 impl __rt::Walk for HeaderMismatchError {
     fn walk(
@@ -7725,77 +4654,11 @@ impl HeaderMismatchErrorError {
         }
     }
 }
-impl ::serde::Serialize for HeaderMismatchErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32020i64))?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "HeaderMismatchErrorError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = HeaderMismatchErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a HeaderMismatchErrorError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<HeaderMismatchErrorError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32020i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(HeaderMismatchErrorError {
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    HeaderMismatchErrorError, "HeaderMismatchErrorError", consts { seen_code = "code" =>
+    __rt::Const::Int(- 32020i64), absent_ok = false; } fields { data :
+    ::serde_json::Value = "data", optional; message : ::std::string::String = "message",
+    required; } extra open
 }
 impl __rt::Walk for HeaderMismatchErrorError {
     fn walk(
@@ -7849,80 +4712,11 @@ impl Icon {
         }
     }
 }
-impl ::serde::Serialize for Icon {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sizes {
-            map.serialize_entry("sizes", value)?;
-        }
-        map.serialize_entry("src", &self.src)?;
-        if let ::core::option::Option::Some(value) = &self.theme {
-            map.serialize_entry("theme", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Icon",
-            &["mimeType", "sizes", "src", "theme"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icon {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Icon;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Icon object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icon, A::Error> {
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_sizes: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "sizes" => __rt::next_field(&mut map, &mut field_sizes, "sizes")?,
-                        "src" => __rt::next_field(&mut map, &mut field_src, "src")?,
-                        "theme" => __rt::next_field(&mut map, &mut field_theme, "theme")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Icon {
-                    mime_type: field_mime_type,
-                    sizes: field_sizes,
-                    src: __rt::required(field_src, "src")?,
-                    theme: field_theme,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Icon, "Icon", consts {} fields { mime_type : ::std::string::String = "mimeType",
+    optional; sizes : ::std::vec::Vec < ::std::string::String > = "sizes", optional; src
+    : ::std::string::String = "src", required; theme : IconTheme = "theme", optional; }
+    extra open
 }
 impl __rt::Walk for Icon {
     fn walk(
@@ -7960,52 +4754,9 @@ impl Icons {
         }
     }
 }
-impl ::serde::Serialize for Icons {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "Icons", &["icons"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icons {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Icons;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Icons object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icons, A::Error> {
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Icons { icons: field_icons, extra })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Icons, "Icons", consts {} fields { icons : ::std::vec::Vec < Icon > = "icons",
+    optional; } extra open
 }
 impl __rt::Walk for Icons {
     fn walk(
@@ -8046,93 +4797,12 @@ impl ImageContent {
         }
     }
 }
-impl ::serde::Serialize for ImageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("mimeType", &self.mime_type)?;
-        map.serialize_entry("type", &__rt::Const::Str("image"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ImageContent",
-            &["_meta", "annotations", "data", "mimeType", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ImageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ImageContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ImageContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ImageContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("image"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ImageContent {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    data: __rt::required(field_data, "data")?,
-                    mime_type: __rt::required(field_mime_type, "mimeType")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ImageContent, "ImageContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("image"), absent_ok = false; } fields { meta : MetaObject = "_meta",
+    optional; annotations : Annotations = "annotations", optional; data :
+    ::std::string::String = "data", required; mime_type : ::std::string::String =
+    "mimeType", required; } extra open
 }
 impl __rt::Walk for ImageContent {
     fn walk(
@@ -8194,104 +4864,13 @@ impl Implementation {
         }
     }
 }
-impl ::serde::Serialize for Implementation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("version", &self.version)?;
-        if let ::core::option::Option::Some(value) = &self.website_url {
-            map.serialize_entry("websiteUrl", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Implementation",
-            &["description", "icons", "name", "title", "version", "websiteUrl"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Implementation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Implementation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Implementation object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_website_url: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "version" => {
-                            __rt::next_field(&mut map, &mut field_version, "version")?
-                        }
-                        "websiteUrl" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_website_url,
-                                "websiteUrl",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Implementation {
-                    description: field_description,
-                    icons: field_icons,
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    version: __rt::required(field_version, "version")?,
-                    website_url: field_website_url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Implementation, "Implementation", consts {} fields { description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; name : ::std::string::String = "name", required; title :
+    ::std::string::String = "title", optional; version : ::std::string::String =
+    "version", required; website_url : ::std::string::String = "websiteUrl", optional; }
+    extra open
 }
 impl __rt::Walk for Implementation {
     fn walk(
@@ -8530,97 +5109,12 @@ impl InputRequiredResult {
         }
     }
 }
-impl ::serde::Serialize for InputRequiredResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.input_requests {
-            map.serialize_entry("inputRequests", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            map.serialize_entry("requestState", value)?;
-        }
-        map.serialize_entry("resultType", &__rt::Const::Str("input_required"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InputRequiredResult",
-            &["_meta", "inputRequests", "requestState", "resultType"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InputRequiredResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InputRequiredResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InputRequiredResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_input_requests: ::core::option::Option<InputRequests> = ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "inputRequests" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_requests,
-                                "inputRequests",
-                            )?
-                        }
-                        "requestState" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_state,
-                                "requestState",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("input_required"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_result_type, false, "resultType")?;
-                ::core::result::Result::Ok(InputRequiredResult {
-                    meta: field_meta,
-                    input_requests: field_input_requests,
-                    request_state: field_request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InputRequiredResult, "InputRequiredResult", consts { seen_result_type = "resultType"
+    => __rt::Const::Str("input_required"), absent_ok = false; } fields { meta :
+    ResultMetaObject = "_meta", optional; input_requests : InputRequests =
+    "inputRequests", optional; request_state : ::std::string::String = "requestState",
+    optional; } extra open
 }
 impl __rt::Walk for InputRequiredResult {
     fn walk(
@@ -8834,84 +5328,11 @@ impl InputResponseRequestParams {
         }
     }
 }
-impl ::serde::Serialize for InputResponseRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            map.serialize_entry("inputResponses", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            map.serialize_entry("requestState", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InputResponseRequestParams",
-            &["_meta", "inputResponses", "requestState"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InputResponseRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InputResponseRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InputResponseRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "inputResponses" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_responses,
-                                "inputResponses",
-                            )?
-                        }
-                        "requestState" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_state,
-                                "requestState",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(InputResponseRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    input_responses: field_input_responses,
-                    request_state: field_request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InputResponseRequestParams, "InputResponseRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; input_responses : InputResponses =
+    "inputResponses", optional; request_state : ::std::string::String = "requestState",
+    optional; } extra open
 }
 impl __rt::Walk for InputResponseRequestParams {
     fn walk(
@@ -8955,77 +5376,10 @@ impl InternalError {
         }
     }
 }
-impl ::serde::Serialize for InternalError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32603i64))?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InternalError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InternalError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InternalError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InternalError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InternalError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32603i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(InternalError {
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InternalError, "InternalError", consts { seen_code = "code" => __rt::Const::Int(-
+    32603i64), absent_ok = false; } fields { data : ::serde_json::Value = "data",
+    optional; message : ::std::string::String = "message", required; } extra open
 }
 impl __rt::Walk for InternalError {
     fn walk(
@@ -9069,77 +5423,11 @@ impl InvalidParamsError {
         }
     }
 }
-impl ::serde::Serialize for InvalidParamsError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32602i64))?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InvalidParamsError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InvalidParamsError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InvalidParamsError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InvalidParamsError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32602i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(InvalidParamsError {
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InvalidParamsError, "InvalidParamsError", consts { seen_code = "code" =>
+    __rt::Const::Int(- 32602i64), absent_ok = false; } fields { data :
+    ::serde_json::Value = "data", optional; message : ::std::string::String = "message",
+    required; } extra open
 }
 impl __rt::Walk for InvalidParamsError {
     fn walk(
@@ -9174,77 +5462,11 @@ impl InvalidRequestError {
         }
     }
 }
-impl ::serde::Serialize for InvalidRequestError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32600i64))?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "InvalidRequestError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = InvalidRequestError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a InvalidRequestError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InvalidRequestError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32600i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(InvalidRequestError {
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    InvalidRequestError, "InvalidRequestError", consts { seen_code = "code" =>
+    __rt::Const::Int(- 32600i64), absent_ok = false; } fields { data :
+    ::serde_json::Value = "data", optional; message : ::std::string::String = "message",
+    required; } extra open
 }
 impl __rt::Walk for InvalidRequestError {
     fn walk(
@@ -9283,75 +5505,10 @@ impl JSONRPCErrorResponse {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCErrorResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            map.serialize_entry("id", value)?;
-        }
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCErrorResponse",
-            &["error", "id", "jsonrpc"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCErrorResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCErrorResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCErrorResponse, A::Error> {
-                let mut field_error: ::core::option::Option<Error> = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => __rt::next_field(&mut map, &mut field_error, "error")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCErrorResponse {
-                    error: __rt::required(field_error, "error")?,
-                    id: field_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCErrorResponse, "JSONRPCErrorResponse", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { error : Error = "error",
+    required; id : RequestId = "id", optional; } extra open
 }
 impl __rt::Walk for JSONRPCErrorResponse {
     fn walk(
@@ -9617,81 +5774,11 @@ impl JSONRPCNotification {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCNotification {
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCNotification, "JSONRPCNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { method : ::std::string::String
+    = "method", required; params : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "params", optional; } extra open
 }
 impl __rt::Walk for JSONRPCNotification {
     fn walk(
@@ -9731,85 +5818,12 @@ impl JSONRPCRequest {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCRequest {
-                    id: __rt::required(field_id, "id")?,
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCRequest, "JSONRPCRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; method : ::std::string::String = "method", required; params :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "params",
+    optional; } extra open
 }
 impl __rt::Walk for JSONRPCRequest {
     fn walk(
@@ -9997,75 +6011,10 @@ impl JSONRPCResultResponse {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "JSONRPCResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = JSONRPCResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a JSONRPCResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<Result> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(JSONRPCResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    JSONRPCResultResponse, "JSONRPCResultResponse", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : Result = "result", required; } extra open
 }
 impl __rt::Walk for JSONRPCResultResponse {
     fn walk(
@@ -10114,113 +6063,13 @@ impl LegacyTitledEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for LegacyTitledEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.enum_names {
-            map.serialize_entry("enumNames", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "LegacyTitledEnumSchema",
-            &["default", "description", "enum", "enumNames", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = LegacyTitledEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a LegacyTitledEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_enum_names: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "enum" => __rt::next_field(&mut map, &mut field_enum_, "enum")?,
-                        "enumNames" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_enum_names,
-                                "enumNames",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(LegacyTitledEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    enum_: __rt::required(field_enum_, "enum")?,
-                    enum_names: field_enum_names,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    LegacyTitledEnumSchema, "LegacyTitledEnumSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; enum_ : ::std::vec::Vec < ::std::string::String > = "enum",
+    required; enum_names : ::std::vec::Vec < ::std::string::String > = "enumNames",
+    optional; title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for LegacyTitledEnumSchema {
     fn walk(
@@ -10257,86 +6106,11 @@ impl ListPromptsRequest {
         }
     }
 }
-impl ::serde::Serialize for ListPromptsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("prompts/list"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListPromptsRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListPromptsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListPromptsRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("prompts/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListPromptsRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListPromptsRequest, "ListPromptsRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("prompts/list"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : PaginatedRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ListPromptsRequest {
     fn walk(
@@ -10403,106 +6177,12 @@ impl ListPromptsResult {
         }
     }
 }
-impl ::serde::Serialize for ListPromptsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("prompts", &self.prompts)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListPromptsResult",
-            &["_meta", "cacheScope", "nextCursor", "prompts", "resultType", "ttlMs"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListPromptsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListPromptsResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "prompts" => {
-                            __rt::next_field(&mut map, &mut field_prompts, "prompts")?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    next_cursor: field_next_cursor,
-                    prompts: __rt::required(field_prompts, "prompts")?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListPromptsResult, "ListPromptsResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; cache_scope : CacheScope = "cacheScope", required; next_cursor :
+    ::std::string::String = "nextCursor", optional; prompts : ::std::vec::Vec < Prompt >
+    = "prompts", required; ttl_ms : u64 = "ttlMs", required; } extra open
 }
 impl __rt::Walk for ListPromptsResult {
     fn walk(
@@ -10537,75 +6217,10 @@ impl ListPromptsResultResponse {
         }
     }
 }
-impl ::serde::Serialize for ListPromptsResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListPromptsResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListPromptsResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListPromptsResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListPromptsResult> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(ListPromptsResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListPromptsResultResponse, "ListPromptsResultResponse", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId =
+    "id", required; result : ListPromptsResult = "result", required; } extra open
 }
 impl __rt::Walk for ListPromptsResultResponse {
     fn walk(
@@ -10643,86 +6258,12 @@ impl ListResourceTemplatesRequest {
         }
     }
 }
-impl ::serde::Serialize for ListResourceTemplatesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/templates/list"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourceTemplatesRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourceTemplatesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourceTemplatesRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/templates/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourceTemplatesRequest, "ListResourceTemplatesRequest", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/templates/list"), absent_ok = false; } fields { id :
+    RequestId = "id", required; params : PaginatedRequestParams = "params", required; }
+    extra open
 }
 impl __rt::Walk for ListResourceTemplatesRequest {
     fn walk(
@@ -10789,122 +6330,13 @@ impl ListResourceTemplatesResult {
         }
     }
 }
-impl ::serde::Serialize for ListResourceTemplatesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("resourceTemplates", &self.resource_templates)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourceTemplatesResult",
-            &[
-                "_meta",
-                "cacheScope",
-                "nextCursor",
-                "resourceTemplates",
-                "resultType",
-                "ttlMs",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourceTemplatesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourceTemplatesResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_resource_templates: ::core::option::Option<
-                    ::std::vec::Vec<ResourceTemplate>,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "resourceTemplates" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resource_templates,
-                                "resourceTemplates",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    next_cursor: field_next_cursor,
-                    resource_templates: __rt::required(
-                        field_resource_templates,
-                        "resourceTemplates",
-                    )?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourceTemplatesResult, "ListResourceTemplatesResult", consts { seen_result_type
+    = "resultType" => __rt::Const::Str("complete"), absent_ok = true; } fields { meta :
+    ResultMetaObject = "_meta", optional; cache_scope : CacheScope = "cacheScope",
+    required; next_cursor : ::std::string::String = "nextCursor", optional;
+    resource_templates : ::std::vec::Vec < ResourceTemplate > = "resourceTemplates",
+    required; ttl_ms : u64 = "ttlMs", required; } extra open
 }
 impl __rt::Walk for ListResourceTemplatesResult {
     fn walk(
@@ -10939,77 +6371,11 @@ impl ListResourceTemplatesResultResponse {
         }
     }
 }
-impl ::serde::Serialize for ListResourceTemplatesResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourceTemplatesResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourceTemplatesResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourceTemplatesResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<
-                    ListResourceTemplatesResult,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(ListResourceTemplatesResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourceTemplatesResultResponse, "ListResourceTemplatesResultResponse", consts {
+    seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields { id
+    : RequestId = "id", required; result : ListResourceTemplatesResult = "result",
+    required; } extra open
 }
 impl __rt::Walk for ListResourceTemplatesResultResponse {
     fn walk(
@@ -11047,86 +6413,11 @@ impl ListResourcesRequest {
         }
     }
 }
-impl ::serde::Serialize for ListResourcesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/list"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourcesRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourcesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourcesRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListResourcesRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourcesRequest, "ListResourcesRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/list"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : PaginatedRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ListResourcesRequest {
     fn walk(
@@ -11193,112 +6484,12 @@ impl ListResourcesResult {
         }
     }
 }
-impl ::serde::Serialize for ListResourcesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("resources", &self.resources)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourcesResult",
-            &["_meta", "cacheScope", "nextCursor", "resources", "resultType", "ttlMs"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourcesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourcesResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<
-                    ::std::vec::Vec<Resource>,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "resources" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resources,
-                                "resources",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    next_cursor: field_next_cursor,
-                    resources: __rt::required(field_resources, "resources")?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourcesResult, "ListResourcesResult", consts { seen_result_type = "resultType"
+    => __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject
+    = "_meta", optional; cache_scope : CacheScope = "cacheScope", required; next_cursor :
+    ::std::string::String = "nextCursor", optional; resources : ::std::vec::Vec <
+    Resource > = "resources", required; ttl_ms : u64 = "ttlMs", required; } extra open
 }
 impl __rt::Walk for ListResourcesResult {
     fn walk(
@@ -11333,75 +6524,10 @@ impl ListResourcesResultResponse {
         }
     }
 }
-impl ::serde::Serialize for ListResourcesResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListResourcesResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListResourcesResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListResourcesResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListResourcesResult> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(ListResourcesResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListResourcesResultResponse, "ListResourcesResultResponse", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId =
+    "id", required; result : ListResourcesResult = "result", required; } extra open
 }
 impl __rt::Walk for ListResourcesResultResponse {
     fn walk(
@@ -11440,73 +6566,10 @@ impl ListRootsRequest {
         }
     }
 }
-impl ::serde::Serialize for ListRootsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &__rt::Const::Str("roots/list"))?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListRootsRequest",
-            &["method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListRootsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListRootsRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<ListRootsRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("roots/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListRootsRequest {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListRootsRequest, "ListRootsRequest", consts { seen_method = "method" =>
+    __rt::Const::Str("roots/list"), absent_ok = false; } fields { params :
+    ListRootsRequestParams = "params", optional; } extra open
 }
 impl __rt::Walk for ListRootsRequest {
     fn walk(
@@ -11536,60 +6599,9 @@ impl ListRootsRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ListRootsRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListRootsRequestParams",
-            &["_meta"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListRootsRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListRootsRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequestParams {
-                    meta: field_meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListRootsRequestParams, "ListRootsRequestParams", consts {} fields { meta :
+    MetaObject = "_meta", optional; } extra open
 }
 impl __rt::Walk for ListRootsRequestParams {
     fn walk(
@@ -11621,53 +6633,9 @@ impl ListRootsResult {
         }
     }
 }
-impl ::serde::Serialize for ListRootsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("roots", &self.roots)?;
-        __rt::serialize_extra(&mut map, &self.extra, "ListRootsResult", &["roots"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListRootsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListRootsResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsResult, A::Error> {
-                let mut field_roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "roots" => __rt::next_field(&mut map, &mut field_roots, "roots")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsResult {
-                    roots: __rt::required(field_roots, "roots")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListRootsResult, "ListRootsResult", consts {} fields { roots : ::std::vec::Vec < Root
+    > = "roots", required; } extra open
 }
 impl __rt::Walk for ListRootsResult {
     fn walk(
@@ -11704,86 +6672,11 @@ impl ListToolsRequest {
         }
     }
 }
-impl ::serde::Serialize for ListToolsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("tools/list"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListToolsRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListToolsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListToolsRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("tools/list"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ListToolsRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListToolsRequest, "ListToolsRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("tools/list"), absent_ok = false; } fields { id : RequestId = "id",
+    required; params : PaginatedRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ListToolsRequest {
     fn walk(
@@ -11850,104 +6743,12 @@ impl ListToolsResult {
         }
     }
 }
-impl ::serde::Serialize for ListToolsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("tools", &self.tools)?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListToolsResult",
-            &["_meta", "cacheScope", "nextCursor", "resultType", "tools", "ttlMs"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListToolsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListToolsResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    next_cursor: field_next_cursor,
-                    tools: __rt::required(field_tools, "tools")?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListToolsResult, "ListToolsResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; cache_scope : CacheScope = "cacheScope", required; next_cursor :
+    ::std::string::String = "nextCursor", optional; tools : ::std::vec::Vec < Tool > =
+    "tools", required; ttl_ms : u64 = "ttlMs", required; } extra open
 }
 impl __rt::Walk for ListToolsResult {
     fn walk(
@@ -11982,75 +6783,10 @@ impl ListToolsResultResponse {
         }
     }
 }
-impl ::serde::Serialize for ListToolsResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ListToolsResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ListToolsResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ListToolsResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<ListToolsResult> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(ListToolsResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ListToolsResultResponse, "ListToolsResultResponse", consts { seen_jsonrpc = "jsonrpc"
+    => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; result : ListToolsResult = "result", required; } extra open
 }
 impl __rt::Walk for ListToolsResultResponse {
     fn walk(
@@ -12085,84 +6821,11 @@ impl LoggingMessageNotification {
         }
     }
 }
-impl ::serde::Serialize for LoggingMessageNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/message"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "LoggingMessageNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = LoggingMessageNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a LoggingMessageNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    LoggingMessageNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/message"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(LoggingMessageNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    LoggingMessageNotification, "LoggingMessageNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/message"), absent_ok = false; } fields { params :
+    LoggingMessageNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for LoggingMessageNotification {
     fn walk(
@@ -12202,76 +6865,11 @@ impl LoggingMessageNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for LoggingMessageNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("level", &self.level)?;
-        if let ::core::option::Option::Some(value) = &self.logger {
-            map.serialize_entry("logger", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "LoggingMessageNotificationParams",
-            &["_meta", "data", "level", "logger"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = LoggingMessageNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a LoggingMessageNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut field_logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "level" => __rt::next_field(&mut map, &mut field_level, "level")?,
-                        "logger" => {
-                            __rt::next_field(&mut map, &mut field_logger, "logger")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotificationParams {
-                    meta: field_meta,
-                    data: __rt::required(field_data, "data")?,
-                    level: __rt::required(field_level, "level")?,
-                    logger: field_logger,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    LoggingMessageNotificationParams, "LoggingMessageNotificationParams", consts {}
+    fields { meta : NotificationMetaObject = "_meta", optional; data :
+    ::serde_json::Value = "data", required; level : LoggingLevel = "level", required;
+    logger : ::std::string::String = "logger", optional; } extra open
 }
 impl __rt::Walk for LoggingMessageNotificationParams {
     fn walk(
@@ -12327,77 +6925,11 @@ impl MethodNotFoundError {
         }
     }
 }
-impl ::serde::Serialize for MethodNotFoundError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32601i64))?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "MethodNotFoundError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = MethodNotFoundError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a MethodNotFoundError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<MethodNotFoundError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32601i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(MethodNotFoundError {
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    MethodNotFoundError, "MethodNotFoundError", consts { seen_code = "code" =>
+    __rt::Const::Int(- 32601i64), absent_ok = false; } fields { data :
+    ::serde_json::Value = "data", optional; message : ::std::string::String = "message",
+    required; } extra open
 }
 impl __rt::Walk for MethodNotFoundError {
     fn walk(
@@ -12434,77 +6966,11 @@ impl MissingRequiredClientCapabilityError {
         }
     }
 }
-impl ::serde::Serialize for MissingRequiredClientCapabilityError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            map.serialize_entry("id", value)?;
-        }
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "MissingRequiredClientCapabilityError",
-            &["error", "id", "jsonrpc"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = MissingRequiredClientCapabilityError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a MissingRequiredClientCapabilityError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<MissingRequiredClientCapabilityError, A::Error> {
-                let mut field_error: ::core::option::Option<
-                    MissingRequiredClientCapabilityErrorError,
-                > = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => __rt::next_field(&mut map, &mut field_error, "error")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(MissingRequiredClientCapabilityError {
-                    error: __rt::required(field_error, "error")?,
-                    id: field_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    MissingRequiredClientCapabilityError, "MissingRequiredClientCapabilityError", consts
+    { seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields {
+    error : MissingRequiredClientCapabilityErrorError = "error", required; id : RequestId
+    = "id", optional; } extra open
 }
 impl __rt::Walk for MissingRequiredClientCapabilityError {
     fn walk(
@@ -12543,80 +7009,12 @@ impl MissingRequiredClientCapabilityErrorError {
         }
     }
 }
-impl ::serde::Serialize for MissingRequiredClientCapabilityErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32021i64))?;
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "MissingRequiredClientCapabilityErrorError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = MissingRequiredClientCapabilityErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a MissingRequiredClientCapabilityErrorError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                MissingRequiredClientCapabilityErrorError,
-                A::Error,
-            > {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<
-                    MissingRequiredClientCapabilityErrorErrorData,
-                > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32021i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorError {
-                    data: __rt::required(field_data, "data")?,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    MissingRequiredClientCapabilityErrorError,
+    "MissingRequiredClientCapabilityErrorError", consts { seen_code = "code" =>
+    __rt::Const::Int(- 32021i64), absent_ok = false; } fields { data :
+    MissingRequiredClientCapabilityErrorErrorData = "data", required; message :
+    ::std::string::String = "message", required; } extra open
 }
 impl __rt::Walk for MissingRequiredClientCapabilityErrorError {
     fn walk(
@@ -12646,72 +7044,11 @@ impl MissingRequiredClientCapabilityErrorErrorData {
         }
     }
 }
-impl ::serde::Serialize for MissingRequiredClientCapabilityErrorErrorData {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("requiredCapabilities", &self.required_capabilities)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "MissingRequiredClientCapabilityErrorErrorData",
-            &["requiredCapabilities"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErrorData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = MissingRequiredClientCapabilityErrorErrorData;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a MissingRequiredClientCapabilityErrorErrorData object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                MissingRequiredClientCapabilityErrorErrorData,
-                A::Error,
-            > {
-                let mut field_required_capabilities: ::core::option::Option<
-                    ClientCapabilities,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "requiredCapabilities" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_required_capabilities,
-                                "requiredCapabilities",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorErrorData {
-                    required_capabilities: __rt::required(
-                        field_required_capabilities,
-                        "requiredCapabilities",
-                    )?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    MissingRequiredClientCapabilityErrorErrorData,
+    "MissingRequiredClientCapabilityErrorErrorData", consts {} fields {
+    required_capabilities : ClientCapabilities = "requiredCapabilities", required; }
+    extra open
 }
 impl __rt::Walk for MissingRequiredClientCapabilityErrorErrorData {
     fn walk(
@@ -12752,55 +7089,9 @@ impl ModelHint {
         }
     }
 }
-impl ::serde::Serialize for ModelHint {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.name {
-            map.serialize_entry("name", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "ModelHint", &["name"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelHint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ModelHint;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ModelHint object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ModelHint {
-                    name: field_name,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ModelHint, "ModelHint", consts {} fields { name : ::std::string::String = "name",
+    optional; } extra open
 }
 impl __rt::Walk for ModelHint {
     fn walk(
@@ -12861,104 +7152,12 @@ impl ModelPreferences {
         }
     }
 }
-impl ::serde::Serialize for ModelPreferences {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.cost_priority {
-            map.serialize_entry("costPriority", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.hints {
-            map.serialize_entry("hints", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
-            map.serialize_entry("intelligencePriority", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.speed_priority {
-            map.serialize_entry("speedPriority", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ModelPreferences",
-            &["costPriority", "hints", "intelligencePriority", "speedPriority"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ModelPreferences;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ModelPreferences object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut field_cost_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut field_hints: ::core::option::Option<
-                    ::std::vec::Vec<ModelHint>,
-                > = ::core::option::Option::None;
-                let mut field_intelligence_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut field_speed_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "costPriority" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cost_priority,
-                                "costPriority",
-                            )?
-                        }
-                        "hints" => __rt::next_field(&mut map, &mut field_hints, "hints")?,
-                        "intelligencePriority" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_intelligence_priority,
-                                "intelligencePriority",
-                            )?
-                        }
-                        "speedPriority" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_speed_priority,
-                                "speedPriority",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ModelPreferences {
-                    cost_priority: field_cost_priority,
-                    hints: field_hints,
-                    intelligence_priority: field_intelligence_priority,
-                    speed_priority: field_speed_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ModelPreferences, "ModelPreferences", consts {} fields { cost_priority :
+    ::serde_json::Number = "costPriority", optional; hints : ::std::vec::Vec < ModelHint
+    > = "hints", optional; intelligence_priority : ::serde_json::Number =
+    "intelligencePriority", optional; speed_priority : ::serde_json::Number =
+    "speedPriority", optional; } extra open
 }
 impl __rt::Walk for ModelPreferences {
     fn walk(
@@ -13173,70 +7372,10 @@ impl Notification {
         }
     }
 }
-impl ::serde::Serialize for Notification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Notification",
-            &["method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Notification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Notification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Notification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Notification, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Notification {
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Notification, "Notification", consts {} fields { method : ::std::string::String =
+    "method", required; params : ::serde_json::Map < ::std::string::String,
+    ::serde_json::Value > = "params", optional; } extra open
 }
 impl __rt::Walk for Notification {
     fn walk(
@@ -13275,66 +7414,9 @@ impl NotificationMetaObject {
         }
     }
 }
-impl ::serde::Serialize for NotificationMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.subscription_id {
-            map.serialize_entry("io.modelcontextprotocol/subscriptionId", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "NotificationMetaObject",
-            &["io.modelcontextprotocol/subscriptionId"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = NotificationMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a NotificationMetaObject object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationMetaObject, A::Error> {
-                let mut field_subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/subscriptionId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_subscription_id,
-                                "io.modelcontextprotocol/subscriptionId",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(NotificationMetaObject {
-                    subscription_id: field_subscription_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    NotificationMetaObject, "NotificationMetaObject", consts {} fields { subscription_id
+    : RequestId = "io.modelcontextprotocol/subscriptionId", optional; } extra open
 }
 impl __rt::Walk for NotificationMetaObject {
     fn walk(
@@ -13370,55 +7452,9 @@ impl NotificationParams {
         }
     }
 }
-impl ::serde::Serialize for NotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "NotificationParams", &["_meta"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = NotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a NotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(NotificationParams {
-                    meta: field_meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    NotificationParams, "NotificationParams", consts {} fields { meta :
+    NotificationMetaObject = "_meta", optional; } extra open
 }
 impl __rt::Walk for NotificationParams {
     fn walk(
@@ -13464,102 +7500,12 @@ impl NumberSchema {
         }
     }
 }
-impl ::serde::Serialize for NumberSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.maximum {
-            map.serialize_entry("maximum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.minimum {
-            map.serialize_entry("minimum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &self.type_)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "NumberSchema",
-            &["default", "description", "maximum", "minimum", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = NumberSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a NumberSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "maximum" => {
-                            __rt::next_field(&mut map, &mut field_maximum, "maximum")?
-                        }
-                        "minimum" => {
-                            __rt::next_field(&mut map, &mut field_minimum, "minimum")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => __rt::next_field(&mut map, &mut field_type_, "type")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(NumberSchema {
-                    default: field_default,
-                    description: field_description,
-                    maximum: field_maximum,
-                    minimum: field_minimum,
-                    title: field_title,
-                    type_: __rt::required(field_type_, "type")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    NumberSchema, "NumberSchema", consts {} fields { default : ::serde_json::Number =
+    "default", optional; description : ::std::string::String = "description", optional;
+    maximum : ::serde_json::Number = "maximum", optional; minimum : ::serde_json::Number
+    = "minimum", optional; title : ::std::string::String = "title", optional; type_ :
+    NumberSchemaType = "type", required; } extra open
 }
 impl __rt::Walk for NumberSchema {
     fn walk(
@@ -13601,81 +7547,11 @@ impl PaginatedRequest {
         }
     }
 }
-impl ::serde::Serialize for PaginatedRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &self.method)?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PaginatedRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PaginatedRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PaginatedRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(PaginatedRequest {
-                    id: __rt::required(field_id, "id")?,
-                    method: __rt::required(field_method, "method")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PaginatedRequest, "PaginatedRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId = "id",
+    required; method : ::std::string::String = "method", required; params :
+    PaginatedRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for PaginatedRequest {
     fn walk(
@@ -13711,66 +7587,10 @@ impl PaginatedRequestParams {
         }
     }
 }
-impl ::serde::Serialize for PaginatedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            map.serialize_entry("cursor", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PaginatedRequestParams",
-            &["_meta", "cursor"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PaginatedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PaginatedRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cursor" => {
-                            __rt::next_field(&mut map, &mut field_cursor, "cursor")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    cursor: field_cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PaginatedRequestParams, "PaginatedRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; cursor : ::std::string::String = "cursor",
+    optional; } extra open
 }
 impl __rt::Walk for PaginatedRequestParams {
     fn walk(
@@ -13807,84 +7627,11 @@ impl PaginatedResult {
         }
     }
 }
-impl ::serde::Serialize for PaginatedResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            map.serialize_entry("nextCursor", value)?;
-        }
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PaginatedResult",
-            &["_meta", "nextCursor", "resultType"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PaginatedResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PaginatedResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_next_cursor: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "nextCursor" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_next_cursor,
-                                "nextCursor",
-                            )?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedResult {
-                    meta: field_meta,
-                    next_cursor: field_next_cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PaginatedResult, "PaginatedResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; next_cursor : ::std::string::String = "nextCursor", optional; }
+    extra open
 }
 impl __rt::Walk for PaginatedResult {
     fn walk(
@@ -13919,77 +7666,10 @@ impl ParseError {
         }
     }
 }
-impl ::serde::Serialize for ParseError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32700i64))?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            map.serialize_entry("data", value)?;
-        }
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ParseError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ParseError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ParseError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ParseError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ParseError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32700i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(ParseError {
-                    data: field_data,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ParseError, "ParseError", consts { seen_code = "code" => __rt::Const::Int(-
+    32700i64), absent_ok = false; } fields { data : ::serde_json::Value = "data",
+    optional; message : ::std::string::String = "message", required; } extra open
 }
 impl __rt::Walk for ParseError {
     fn walk(
@@ -14473,84 +8153,11 @@ impl ProgressNotification {
         }
     }
 }
-impl ::serde::Serialize for ProgressNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("notifications/progress"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ProgressNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ProgressNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ProgressNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ProgressNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/progress"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ProgressNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ProgressNotification, "ProgressNotification", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/progress"), absent_ok = false; } fields { params :
+    ProgressNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for ProgressNotification {
     fn walk(
@@ -14593,93 +8200,12 @@ impl ProgressNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for ProgressNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.message {
-            map.serialize_entry("message", value)?;
-        }
-        map.serialize_entry("progress", &self.progress)?;
-        map.serialize_entry("progressToken", &self.progress_token)?;
-        if let ::core::option::Option::Some(value) = &self.total {
-            map.serialize_entry("total", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ProgressNotificationParams",
-            &["_meta", "message", "progress", "progressToken", "total"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ProgressNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ProgressNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut field_total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        "progress" => {
-                            __rt::next_field(&mut map, &mut field_progress, "progress")?
-                        }
-                        "progressToken" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_progress_token,
-                                "progressToken",
-                            )?
-                        }
-                        "total" => __rt::next_field(&mut map, &mut field_total, "total")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotificationParams {
-                    meta: field_meta,
-                    message: field_message,
-                    progress: __rt::required(field_progress, "progress")?,
-                    progress_token: __rt::required(
-                        field_progress_token,
-                        "progressToken",
-                    )?,
-                    total: field_total,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ProgressNotificationParams, "ProgressNotificationParams", consts {} fields { meta :
+    NotificationMetaObject = "_meta", optional; message : ::std::string::String =
+    "message", optional; progress : ::serde_json::Number = "progress", required;
+    progress_token : ProgressToken = "progressToken", required; total :
+    ::serde_json::Number = "total", optional; } extra open
 }
 impl __rt::Walk for ProgressNotificationParams {
     fn walk(
@@ -14862,104 +8388,12 @@ impl Prompt {
         }
     }
 }
-impl ::serde::Serialize for Prompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            map.serialize_entry("arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Prompt",
-            &["_meta", "arguments", "description", "icons", "name", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Prompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Prompt;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Prompt object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Prompt, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_arguments: ::core::option::Option<
-                    ::std::vec::Vec<PromptArgument>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "arguments" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_arguments,
-                                "arguments",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Prompt {
-                    meta: field_meta,
-                    arguments: field_arguments,
-                    description: field_description,
-                    icons: field_icons,
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Prompt, "Prompt", consts {} fields { meta : MetaObject = "_meta", optional; arguments
+    : ::std::vec::Vec < PromptArgument > = "arguments", optional; description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; name : ::std::string::String = "name", required; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for Prompt {
     fn walk(
@@ -15003,86 +8437,11 @@ impl PromptArgument {
         }
     }
 }
-impl ::serde::Serialize for PromptArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            map.serialize_entry("required", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptArgument",
-            &["description", "name", "required", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptArgument object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "required" => {
-                            __rt::next_field(&mut map, &mut field_required, "required")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PromptArgument {
-                    description: field_description,
-                    name: __rt::required(field_name, "name")?,
-                    required: field_required,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptArgument, "PromptArgument", consts {} fields { description :
+    ::std::string::String = "description", optional; name : ::std::string::String =
+    "name", required; required : bool = "required", optional; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for PromptArgument {
     fn walk(
@@ -15116,87 +8475,11 @@ impl PromptListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for PromptListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/prompts/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/prompts/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(PromptListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptListChangedNotification, "PromptListChangedNotification", consts { seen_jsonrpc
+    = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/prompts/list_changed"), absent_ok = false; } fields {
+    params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for PromptListChangedNotification {
     fn walk(
@@ -15233,64 +8516,9 @@ impl PromptMessage {
         }
     }
 }
-impl ::serde::Serialize for PromptMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("role", &self.role)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptMessage",
-            &["content", "role"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptMessage object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut field_content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
-                let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "role" => __rt::next_field(&mut map, &mut field_role, "role")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(PromptMessage {
-                    content: __rt::required(field_content, "content")?,
-                    role: __rt::required(field_role, "role")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptMessage, "PromptMessage", consts {} fields { content : ContentBlock =
+    "content", required; role : Role = "role", required; } extra open
 }
 impl __rt::Walk for PromptMessage {
     fn walk(
@@ -15331,75 +8559,11 @@ impl PromptReference {
         }
     }
 }
-impl ::serde::Serialize for PromptReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("ref/prompt"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "PromptReference",
-            &["name", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = PromptReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a PromptReference object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("ref/prompt"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(PromptReference {
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    PromptReference, "PromptReference", consts { seen_type_ = "type" =>
+    __rt::Const::Str("ref/prompt"), absent_ok = false; } fields { name :
+    ::std::string::String = "name", required; title : ::std::string::String = "title",
+    optional; } extra open
 }
 impl __rt::Walk for PromptReference {
     fn walk(
@@ -15436,88 +8600,11 @@ impl ReadResourceRequest {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("resources/read"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ReadResourceRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("resources/read"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ReadResourceRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceRequest, "ReadResourceRequest", consts { seen_jsonrpc = "jsonrpc" =>
+    __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("resources/read"), absent_ok = false; } fields { id : RequestId =
+    "id", required; params : ReadResourceRequestParams = "params", required; } extra open
 }
 impl __rt::Walk for ReadResourceRequest {
     fn walk(
@@ -15558,88 +8645,11 @@ impl ReadResourceRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            map.serialize_entry("inputResponses", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            map.serialize_entry("requestState", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceRequestParams",
-            &["_meta", "inputResponses", "requestState", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut field_request_state: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "inputResponses" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_responses,
-                                "inputResponses",
-                            )?
-                        }
-                        "requestState" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_request_state,
-                                "requestState",
-                            )?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    input_responses: field_input_responses,
-                    request_state: field_request_state,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceRequestParams, "ReadResourceRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; input_responses : InputResponses =
+    "inputResponses", optional; request_state : ::std::string::String = "requestState",
+    optional; uri : ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for ReadResourceRequestParams {
     fn walk(
@@ -15702,94 +8712,12 @@ impl ReadResourceResult {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("cacheScope", &self.cache_scope)?;
-        map.serialize_entry("contents", &self.contents)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        map.serialize_entry("ttlMs", &self.ttl_ms)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceResult",
-            &["_meta", "cacheScope", "contents", "resultType", "ttlMs"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut field_contents: ::core::option::Option<
-                    ::std::vec::Vec<ReadResourceResultContentsItem>,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut field_ttl_ms: ::core::option::Option<u64> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "cacheScope" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_cache_scope,
-                                "cacheScope",
-                            )?
-                        }
-                        "contents" => {
-                            __rt::next_field(&mut map, &mut field_contents, "contents")?
-                        }
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        "ttlMs" => {
-                            __rt::next_field(&mut map, &mut field_ttl_ms, "ttlMs")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceResult {
-                    meta: field_meta,
-                    cache_scope: __rt::required(field_cache_scope, "cacheScope")?,
-                    contents: __rt::required(field_contents, "contents")?,
-                    ttl_ms: __rt::required(field_ttl_ms, "ttlMs")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceResult, "ReadResourceResult", consts { seen_result_type = "resultType" =>
+    __rt::Const::Str("complete"), absent_ok = true; } fields { meta : ResultMetaObject =
+    "_meta", optional; cache_scope : CacheScope = "cacheScope", required; contents :
+    ::std::vec::Vec < ReadResourceResultContentsItem > = "contents", required; ttl_ms :
+    u64 = "ttlMs", required; } extra open
 }
 impl __rt::Walk for ReadResourceResult {
     fn walk(
@@ -15959,77 +8887,11 @@ impl ReadResourceResultResponse {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ReadResourceResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ReadResourceResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ReadResourceResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<
-                    ReadResourceResultResponseResult,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(ReadResourceResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ReadResourceResultResponse, "ReadResourceResultResponse", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields { id : RequestId =
+    "id", required; result : ReadResourceResultResponseResult = "result", required; }
+    extra open
 }
 impl __rt::Walk for ReadResourceResultResponse {
     fn walk(
@@ -16227,65 +9089,10 @@ impl Request {
         }
     }
 }
-impl ::serde::Serialize for Request {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "Request", &["method", "params"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Request {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Request;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Request object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Request, A::Error> {
-                let mut field_method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            __rt::next_field(&mut map, &mut field_method, "method")?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Request {
-                    method: __rt::required(field_method, "method")?,
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Request, "Request", consts {} fields { method : ::std::string::String = "method",
+    required; params : ::serde_json::Map < ::std::string::String, ::serde_json::Value > =
+    "params", optional; } extra open
 }
 impl __rt::Walk for Request {
     fn walk(
@@ -16476,132 +9283,13 @@ impl RequestMetaObject {
         }
     }
 }
-impl ::serde::Serialize for RequestMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry(
-            "io.modelcontextprotocol/clientCapabilities",
-            &self.client_capabilities,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.client_info {
-            map.serialize_entry("io.modelcontextprotocol/clientInfo", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.log_level {
-            map.serialize_entry("io.modelcontextprotocol/logLevel", value)?;
-        }
-        map.serialize_entry(
-            "io.modelcontextprotocol/protocolVersion",
-            &self.protocol_version,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            map.serialize_entry("progressToken", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "RequestMetaObject",
-            &[
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-                "progressToken",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = RequestMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a RequestMetaObject object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestMetaObject, A::Error> {
-                let mut field_client_capabilities: ::core::option::Option<
-                    ClientCapabilities,
-                > = ::core::option::Option::None;
-                let mut field_client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut field_log_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut field_protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/clientCapabilities" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_client_capabilities,
-                                "io.modelcontextprotocol/clientCapabilities",
-                            )?
-                        }
-                        "io.modelcontextprotocol/clientInfo" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_client_info,
-                                "io.modelcontextprotocol/clientInfo",
-                            )?
-                        }
-                        "io.modelcontextprotocol/logLevel" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_log_level,
-                                "io.modelcontextprotocol/logLevel",
-                            )?
-                        }
-                        "io.modelcontextprotocol/protocolVersion" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_protocol_version,
-                                "io.modelcontextprotocol/protocolVersion",
-                            )?
-                        }
-                        "progressToken" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_progress_token,
-                                "progressToken",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(RequestMetaObject {
-                    client_capabilities: __rt::required(
-                        field_client_capabilities,
-                        "io.modelcontextprotocol/clientCapabilities",
-                    )?,
-                    client_info: field_client_info,
-                    log_level: field_log_level,
-                    protocol_version: __rt::required(
-                        field_protocol_version,
-                        "io.modelcontextprotocol/protocolVersion",
-                    )?,
-                    progress_token: field_progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    RequestMetaObject, "RequestMetaObject", consts {} fields { client_capabilities :
+    ClientCapabilities = "io.modelcontextprotocol/clientCapabilities", required;
+    client_info : Implementation = "io.modelcontextprotocol/clientInfo", optional;
+    log_level : LoggingLevel = "io.modelcontextprotocol/logLevel", optional;
+    protocol_version : ::std::string::String = "io.modelcontextprotocol/protocolVersion",
+    required; progress_token : ProgressToken = "progressToken", optional; } extra open
 }
 impl __rt::Walk for RequestMetaObject {
     fn walk(
@@ -16632,53 +9320,9 @@ impl RequestParams {
         }
     }
 }
-impl ::serde::Serialize for RequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        __rt::serialize_extra(&mut map, &self.extra, "RequestParams", &["_meta"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = RequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a RequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(RequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    RequestParams, "RequestParams", consts {} fields { meta : RequestMetaObject =
+    "_meta", required; } extra open
 }
 impl __rt::Walk for RequestParams {
     fn walk(
@@ -16750,130 +9394,14 @@ impl Resource {
         }
     }
 }
-impl ::serde::Serialize for Resource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            map.serialize_entry("size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Resource",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "mimeType",
-                "name",
-                "size",
-                "title",
-                "uri",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Resource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Resource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Resource object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Resource, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "size" => __rt::next_field(&mut map, &mut field_size, "size")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Resource {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    mime_type: field_mime_type,
-                    name: __rt::required(field_name, "name")?,
-                    size: field_size,
-                    title: field_title,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Resource, "Resource", consts {} fields { meta : MetaObject = "_meta", optional;
+    annotations : Annotations = "annotations", optional; description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; mime_type : ::std::string::String = "mimeType", optional; name :
+    ::std::string::String = "name", required; size : i64 = "size", optional; title :
+    ::std::string::String = "title", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for Resource {
     fn walk(
@@ -16909,72 +9437,10 @@ impl ResourceContents {
         }
     }
 }
-impl ::serde::Serialize for ResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceContents",
-            &["_meta", "mimeType", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceContents object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceContents {
-                    meta: field_meta,
-                    mime_type: field_mime_type,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceContents, "ResourceContents", consts {} fields { meta : MetaObject = "_meta",
+    optional; mime_type : ::std::string::String = "mimeType", optional; uri :
+    ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for ResourceContents {
     fn walk(
@@ -17049,142 +9515,15 @@ impl ResourceLink {
         }
     }
 }
-impl ::serde::Serialize for ResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            map.serialize_entry("size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("resource_link"))?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceLink",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "mimeType",
-                "name",
-                "size",
-                "title",
-                "type",
-                "uri",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceLink;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceLink object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceLink, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "size" => __rt::next_field(&mut map, &mut field_size, "size")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("resource_link"),
-                            )?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ResourceLink {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    mime_type: field_mime_type,
-                    name: __rt::required(field_name, "name")?,
-                    size: field_size,
-                    title: field_title,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceLink, "ResourceLink", consts { seen_type_ = "type" =>
+    __rt::Const::Str("resource_link"), absent_ok = false; } fields { meta : MetaObject =
+    "_meta", optional; annotations : Annotations = "annotations", optional; description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; mime_type : ::std::string::String = "mimeType", optional; name :
+    ::std::string::String = "name", required; size : i64 = "size", optional; title :
+    ::std::string::String = "title", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for ResourceLink {
     fn walk(
@@ -17218,87 +9557,11 @@ impl ResourceListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for ResourceListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/resources/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/resources/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ResourceListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceListChangedNotification, "ResourceListChangedNotification", consts {
+    seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method =
+    "method" => __rt::Const::Str("notifications/resources/list_changed"), absent_ok =
+    false; } fields { params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for ResourceListChangedNotification {
     fn walk(
@@ -17332,62 +9595,10 @@ impl ResourceRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceRequestParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceRequestParams, "ResourceRequestParams", consts {} fields { meta :
+    RequestMetaObject = "_meta", required; uri : ::std::string::String = "uri", required;
+    } extra open
 }
 impl __rt::Walk for ResourceRequestParams {
     fn walk(
@@ -17457,131 +9668,14 @@ impl ResourceTemplate {
         }
     }
 }
-impl ::serde::Serialize for ResourceTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("uriTemplate", &self.uri_template)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceTemplate",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "mimeType",
-                "name",
-                "title",
-                "uriTemplate",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceTemplate;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceTemplate object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri_template: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "uriTemplate" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_uri_template,
-                                "uriTemplate",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplate {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    mime_type: field_mime_type,
-                    name: __rt::required(field_name, "name")?,
-                    title: field_title,
-                    uri_template: __rt::required(field_uri_template, "uriTemplate")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceTemplate, "ResourceTemplate", consts {} fields { meta : MetaObject = "_meta",
+    optional; annotations : Annotations = "annotations", optional; description :
+    ::std::string::String = "description", optional; icons : ::std::vec::Vec < Icon > =
+    "icons", optional; mime_type : ::std::string::String = "mimeType", optional; name :
+    ::std::string::String = "name", required; title : ::std::string::String = "title",
+    optional; uri_template : ::std::string::String = "uriTemplate", required; } extra
+    open
 }
 impl __rt::Walk for ResourceTemplate {
     fn walk(
@@ -17613,69 +9707,10 @@ impl ResourceTemplateReference {
         }
     }
 }
-impl ::serde::Serialize for ResourceTemplateReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("type", &__rt::Const::Str("ref/resource"))?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceTemplateReference",
-            &["type", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceTemplateReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceTemplateReference object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
-                let mut field_type_ = false;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("ref/resource"),
-                            )?
-                        }
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ResourceTemplateReference {
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceTemplateReference, "ResourceTemplateReference", consts { seen_type_ = "type"
+    => __rt::Const::Str("ref/resource"), absent_ok = false; } fields { uri :
+    ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for ResourceTemplateReference {
     fn walk(
@@ -17709,87 +9744,11 @@ impl ResourceUpdatedNotification {
         }
     }
 }
-impl ::serde::Serialize for ResourceUpdatedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/resources/updated"),
-        )?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceUpdatedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceUpdatedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceUpdatedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    ResourceUpdatedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/resources/updated"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceUpdatedNotification, "ResourceUpdatedNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/resources/updated"), absent_ok = false; } fields {
+    params : ResourceUpdatedNotificationParams = "params", required; } extra open
 }
 impl __rt::Walk for ResourceUpdatedNotification {
     fn walk(
@@ -17823,64 +9782,10 @@ impl ResourceUpdatedNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for ResourceUpdatedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResourceUpdatedNotificationParams",
-            &["_meta", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResourceUpdatedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResourceUpdatedNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
-                    meta: field_meta,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResourceUpdatedNotificationParams, "ResourceUpdatedNotificationParams", consts {}
+    fields { meta : NotificationMetaObject = "_meta", optional; uri :
+    ::std::string::String = "uri", required; } extra open
 }
 impl __rt::Walk for ResourceUpdatedNotificationParams {
     fn walk(
@@ -17920,72 +9825,9 @@ impl Result {
         }
     }
 }
-impl ::serde::Serialize for Result {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("resultType", &self.result_type)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Result",
-            &["_meta", "resultType"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Result {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Result;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Result object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Result, A::Error> {
-                let mut field_meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut field_result_type: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "resultType" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Result {
-                    meta: field_meta,
-                    result_type: __rt::required(field_result_type, "resultType")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Result, "Result", consts {} fields { meta : ResultMetaObject = "_meta", optional;
+    result_type : ::std::string::String = "resultType", required; } extra open
 }
 impl __rt::Walk for Result {
     fn walk(
@@ -18025,66 +9867,9 @@ impl ResultMetaObject {
         }
     }
 }
-impl ::serde::Serialize for ResultMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.server_info {
-            map.serialize_entry("io.modelcontextprotocol/serverInfo", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ResultMetaObject",
-            &["io.modelcontextprotocol/serverInfo"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ResultMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ResultMetaObject object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResultMetaObject, A::Error> {
-                let mut field_server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/serverInfo" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_server_info,
-                                "io.modelcontextprotocol/serverInfo",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ResultMetaObject {
-                    server_info: field_server_info,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ResultMetaObject, "ResultMetaObject", consts {} fields { server_info : Implementation
+    = "io.modelcontextprotocol/serverInfo", optional; } extra open
 }
 impl __rt::Walk for ResultMetaObject {
     fn walk(
@@ -18130,65 +9915,10 @@ impl Root {
         }
     }
 }
-impl ::serde::Serialize for Root {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.name {
-            map.serialize_entry("name", value)?;
-        }
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(&mut map, &self.extra, "Root", &["_meta", "name", "uri"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Root {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Root;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Root object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Root, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Root {
-                    meta: field_meta,
-                    name: field_name,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Root, "Root", consts {} fields { meta : MetaObject = "_meta", optional; name :
+    ::std::string::String = "name", optional; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for Root {
     fn walk(
@@ -18224,70 +9954,10 @@ impl SamplingMessage {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("role", &self.role)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SamplingMessage",
-            &["_meta", "content", "role"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SamplingMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SamplingMessage object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SamplingMessage, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut field_role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "role" => __rt::next_field(&mut map, &mut field_role, "role")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SamplingMessage {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    role: __rt::required(field_role, "role")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SamplingMessage, "SamplingMessage", consts {} fields { meta : MetaObject = "_meta",
+    optional; content : SamplingMessageContent = "content", required; role : Role =
+    "role", required; } extra open
 }
 impl __rt::Walk for SamplingMessage {
     fn walk(
@@ -18897,140 +10567,15 @@ impl ServerCapabilities {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.completions {
-            map.serialize_entry("completions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            map.serialize_entry("experimental", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.extensions {
-            map.serialize_entry("extensions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.logging {
-            map.serialize_entry("logging", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.prompts {
-            map.serialize_entry("prompts", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources {
-            map.serialize_entry("resources", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            map.serialize_entry("tools", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilities",
-            &[
-                "completions",
-                "experimental",
-                "extensions",
-                "logging",
-                "prompts",
-                "resources",
-                "tools",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilities object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
-                let mut field_completions: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut field_experimental: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, JSONObject>,
-                > = ::core::option::Option::None;
-                let mut field_extensions: ::core::option::Option<
-                    ::std::collections::BTreeMap<::std::string::String, JSONObject>,
-                > = ::core::option::Option::None;
-                let mut field_logging: ::core::option::Option<JSONObject> = ::core::option::Option::None;
-                let mut field_prompts: ::core::option::Option<
-                    ServerCapabilitiesPrompts,
-                > = ::core::option::Option::None;
-                let mut field_resources: ::core::option::Option<
-                    ServerCapabilitiesResources,
-                > = ::core::option::Option::None;
-                let mut field_tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "completions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_completions,
-                                "completions",
-                            )?
-                        }
-                        "experimental" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_experimental,
-                                "experimental",
-                            )?
-                        }
-                        "extensions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_extensions,
-                                "extensions",
-                            )?
-                        }
-                        "logging" => {
-                            __rt::next_field(&mut map, &mut field_logging, "logging")?
-                        }
-                        "prompts" => {
-                            __rt::next_field(&mut map, &mut field_prompts, "prompts")?
-                        }
-                        "resources" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resources,
-                                "resources",
-                            )?
-                        }
-                        "tools" => __rt::next_field(&mut map, &mut field_tools, "tools")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilities {
-                    completions: field_completions,
-                    experimental: field_experimental,
-                    extensions: field_extensions,
-                    logging: field_logging,
-                    prompts: field_prompts,
-                    resources: field_resources,
-                    tools: field_tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilities, "ServerCapabilities", consts {} fields { completions : JSONObject
+    = "completions", optional; experimental : ::std::collections::BTreeMap <
+    ::std::string::String, JSONObject > = "experimental", optional; extensions :
+    ::std::collections::BTreeMap < ::std::string::String, JSONObject > = "extensions",
+    optional; logging : JSONObject = "logging", optional; prompts :
+    ServerCapabilitiesPrompts = "prompts", optional; resources :
+    ServerCapabilitiesResources = "resources", optional; tools : ServerCapabilitiesTools
+    = "tools", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilities {
     fn walk(
@@ -19060,66 +10605,9 @@ impl ServerCapabilitiesPrompts {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesPrompts {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesPrompts",
-            &["listChanged"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesPrompts;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesPrompts object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
-                    list_changed: field_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesPrompts, "ServerCapabilitiesPrompts", consts {} fields {
+    list_changed : bool = "listChanged", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesPrompts {
     fn walk(
@@ -19152,78 +10640,10 @@ impl ServerCapabilitiesResources {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesResources {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.subscribe {
-            map.serialize_entry("subscribe", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesResources",
-            &["listChanged", "subscribe"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesResources;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesResources object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        "subscribe" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_subscribe,
-                                "subscribe",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesResources {
-                    list_changed: field_list_changed,
-                    subscribe: field_subscribe,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesResources, "ServerCapabilitiesResources", consts {} fields {
+    list_changed : bool = "listChanged", optional; subscribe : bool = "subscribe",
+    optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesResources {
     fn walk(
@@ -19253,66 +10673,9 @@ impl ServerCapabilitiesTools {
         }
     }
 }
-impl ::serde::Serialize for ServerCapabilitiesTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            map.serialize_entry("listChanged", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ServerCapabilitiesTools",
-            &["listChanged"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ServerCapabilitiesTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ServerCapabilitiesTools object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
-                let mut field_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_list_changed,
-                                "listChanged",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTools {
-                    list_changed: field_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ServerCapabilitiesTools, "ServerCapabilitiesTools", consts {} fields { list_changed :
+    bool = "listChanged", optional; } extra open
 }
 impl __rt::Walk for ServerCapabilitiesTools {
     fn walk(
@@ -20617,133 +11980,13 @@ impl StringSchema {
         }
     }
 }
-impl ::serde::Serialize for StringSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.format {
-            map.serialize_entry("format", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.max_length {
-            map.serialize_entry("maxLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_length {
-            map.serialize_entry("minLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "StringSchema",
-            &[
-                "default",
-                "description",
-                "format",
-                "maxLength",
-                "minLength",
-                "title",
-                "type",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = StringSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a StringSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
-                let mut field_max_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_min_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "format" => {
-                            __rt::next_field(&mut map, &mut field_format, "format")?
-                        }
-                        "maxLength" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_max_length,
-                                "maxLength",
-                            )?
-                        }
-                        "minLength" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_min_length,
-                                "minLength",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(StringSchema {
-                    default: field_default,
-                    description: field_description,
-                    format: field_format,
-                    max_length: field_max_length,
-                    min_length: field_min_length,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    StringSchema, "StringSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; format : StringSchemaFormat = "format", optional; max_length
+    : i64 = "maxLength", optional; min_length : i64 = "minLength", optional; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for StringSchema {
     fn walk(
@@ -20789,109 +12032,12 @@ impl SubscriptionFilter {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionFilter {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.prompts_list_changed {
-            map.serialize_entry("promptsListChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resource_subscriptions {
-            map.serialize_entry("resourceSubscriptions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources_list_changed {
-            map.serialize_entry("resourcesListChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools_list_changed {
-            map.serialize_entry("toolsListChanged", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionFilter",
-            &[
-                "promptsListChanged",
-                "resourceSubscriptions",
-                "resourcesListChanged",
-                "toolsListChanged",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionFilter;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionFilter object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionFilter, A::Error> {
-                let mut field_prompts_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_resource_subscriptions: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_resources_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_tools_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "promptsListChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_prompts_list_changed,
-                                "promptsListChanged",
-                            )?
-                        }
-                        "resourceSubscriptions" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resource_subscriptions,
-                                "resourceSubscriptions",
-                            )?
-                        }
-                        "resourcesListChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_resources_list_changed,
-                                "resourcesListChanged",
-                            )?
-                        }
-                        "toolsListChanged" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_tools_list_changed,
-                                "toolsListChanged",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionFilter {
-                    prompts_list_changed: field_prompts_list_changed,
-                    resource_subscriptions: field_resource_subscriptions,
-                    resources_list_changed: field_resources_list_changed,
-                    tools_list_changed: field_tools_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionFilter, "SubscriptionFilter", consts {} fields { prompts_list_changed :
+    bool = "promptsListChanged", optional; resource_subscriptions : ::std::vec::Vec <
+    ::std::string::String > = "resourceSubscriptions", optional; resources_list_changed :
+    bool = "resourcesListChanged", optional; tools_list_changed : bool =
+    "toolsListChanged", optional; } extra open
 }
 impl __rt::Walk for SubscriptionFilter {
     fn walk(
@@ -20934,90 +12080,13 @@ impl SubscriptionsAcknowledgedNotification {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsAcknowledgedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/subscriptions/acknowledged"),
-        )?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsAcknowledgedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsAcknowledgedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsAcknowledgedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                SubscriptionsAcknowledgedNotification,
-                A::Error,
-            > {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    SubscriptionsAcknowledgedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/subscriptions/acknowledged"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(SubscriptionsAcknowledgedNotification {
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsAcknowledgedNotification, "SubscriptionsAcknowledgedNotification",
+    consts { seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false;
+    seen_method = "method" =>
+    __rt::Const::Str("notifications/subscriptions/acknowledged"), absent_ok = false; }
+    fields { params : SubscriptionsAcknowledgedNotificationParams = "params", required; }
+    extra open
 }
 impl __rt::Walk for SubscriptionsAcknowledgedNotification {
     fn walk(
@@ -21054,75 +12123,11 @@ impl SubscriptionsAcknowledgedNotificationParams {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsAcknowledgedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("notifications", &self.notifications)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsAcknowledgedNotificationParams",
-            &["_meta", "notifications"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsAcknowledgedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsAcknowledgedNotificationParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                SubscriptionsAcknowledgedNotificationParams,
-                A::Error,
-            > {
-                let mut field_meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut field_notifications: ::core::option::Option<
-                    SubscriptionFilter,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "notifications" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_notifications,
-                                "notifications",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsAcknowledgedNotificationParams {
-                    meta: field_meta,
-                    notifications: __rt::required(field_notifications, "notifications")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsAcknowledgedNotificationParams,
+    "SubscriptionsAcknowledgedNotificationParams", consts {} fields { meta :
+    NotificationMetaObject = "_meta", optional; notifications : SubscriptionFilter =
+    "notifications", required; } extra open
 }
 impl __rt::Walk for SubscriptionsAcknowledgedNotificationParams {
     fn walk(
@@ -21162,88 +12167,12 @@ impl SubscriptionsListenRequest {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsListenRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("method", &__rt::Const::Str("subscriptions/listen"))?;
-        map.serialize_entry("params", &self.params)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsListenRequest",
-            &["id", "jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsListenRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsListenRequest object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenRequest, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<
-                    SubscriptionsListenRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("subscriptions/listen"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(SubscriptionsListenRequest {
-                    id: __rt::required(field_id, "id")?,
-                    params: __rt::required(field_params, "params")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsListenRequest, "SubscriptionsListenRequest", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("subscriptions/listen"), absent_ok = false; } fields { id :
+    RequestId = "id", required; params : SubscriptionsListenRequestParams = "params",
+    required; } extra open
 }
 impl __rt::Walk for SubscriptionsListenRequest {
     fn walk(
@@ -21280,70 +12209,10 @@ impl SubscriptionsListenRequestParams {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsListenRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        map.serialize_entry("notifications", &self.notifications)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsListenRequestParams",
-            &["_meta", "notifications"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsListenRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsListenRequestParams object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenRequestParams, A::Error> {
-                let mut field_meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut field_notifications: ::core::option::Option<
-                    SubscriptionFilter,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "notifications" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_notifications,
-                                "notifications",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenRequestParams {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    notifications: __rt::required(field_notifications, "notifications")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsListenRequestParams, "SubscriptionsListenRequestParams", consts {}
+    fields { meta : RequestMetaObject = "_meta", required; notifications :
+    SubscriptionFilter = "notifications", required; } extra open
 }
 impl __rt::Walk for SubscriptionsListenRequestParams {
     fn walk(
@@ -21380,70 +12249,10 @@ impl SubscriptionsListenResult {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsListenResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("_meta", &self.meta)?;
-        map.serialize_entry("resultType", &__rt::Const::Str("complete"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsListenResult",
-            &["_meta", "resultType"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsListenResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsListenResult object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenResult, A::Error> {
-                let mut field_meta: ::core::option::Option<
-                    SubscriptionsListenResultMetaObject,
-                > = ::core::option::Option::None;
-                let mut field_result_type = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "resultType" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_result_type,
-                                "resultType",
-                                __rt::Const::Str("complete"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenResult {
-                    meta: __rt::required(field_meta, "_meta")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsListenResult, "SubscriptionsListenResult", consts { seen_result_type =
+    "resultType" => __rt::Const::Str("complete"), absent_ok = true; } fields { meta :
+    SubscriptionsListenResultMetaObject = "_meta", required; } extra open
 }
 impl __rt::Walk for SubscriptionsListenResult {
     fn walk(
@@ -21492,85 +12301,11 @@ impl SubscriptionsListenResultMetaObject {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsListenResultMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.server_info {
-            map.serialize_entry("io.modelcontextprotocol/serverInfo", value)?;
-        }
-        map.serialize_entry(
-            "io.modelcontextprotocol/subscriptionId",
-            &self.subscription_id,
-        )?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsListenResultMetaObject",
-            &[
-                "io.modelcontextprotocol/serverInfo",
-                "io.modelcontextprotocol/subscriptionId",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsListenResultMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsListenResultMetaObject object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
-                let mut field_server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut field_subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/serverInfo" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_server_info,
-                                "io.modelcontextprotocol/serverInfo",
-                            )?
-                        }
-                        "io.modelcontextprotocol/subscriptionId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_subscription_id,
-                                "io.modelcontextprotocol/subscriptionId",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenResultMetaObject {
-                    server_info: field_server_info,
-                    subscription_id: __rt::required(
-                        field_subscription_id,
-                        "io.modelcontextprotocol/subscriptionId",
-                    )?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsListenResultMetaObject, "SubscriptionsListenResultMetaObject", consts {}
+    fields { server_info : Implementation = "io.modelcontextprotocol/serverInfo",
+    optional; subscription_id : RequestId = "io.modelcontextprotocol/subscriptionId",
+    required; } extra open
 }
 impl __rt::Walk for SubscriptionsListenResultMetaObject {
     fn walk(
@@ -21612,77 +12347,11 @@ impl SubscriptionsListenResultResponse {
         }
     }
 }
-impl ::serde::Serialize for SubscriptionsListenResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry("result", &self.result)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "SubscriptionsListenResultResponse",
-            &["id", "jsonrpc", "result"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = SubscriptionsListenResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a SubscriptionsListenResultResponse object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenResultResponse, A::Error> {
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut field_result: ::core::option::Option<
-                    SubscriptionsListenResult,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "result" => {
-                            __rt::next_field(&mut map, &mut field_result, "result")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(SubscriptionsListenResultResponse {
-                    id: __rt::required(field_id, "id")?,
-                    result: __rt::required(field_result, "result")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    SubscriptionsListenResultResponse, "SubscriptionsListenResultResponse", consts {
+    seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields { id
+    : RequestId = "id", required; result : SubscriptionsListenResult = "result",
+    required; } extra open
 }
 impl __rt::Walk for SubscriptionsListenResultResponse {
     fn walk(
@@ -21722,87 +12391,11 @@ impl TextContent {
         }
     }
 }
-impl ::serde::Serialize for TextContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        map.serialize_entry("text", &self.text)?;
-        map.serialize_entry("type", &__rt::Const::Str("text"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TextContent",
-            &["_meta", "annotations", "text", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TextContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TextContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "text" => __rt::next_field(&mut map, &mut field_text, "text")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("text"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(TextContent {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    text: __rt::required(field_text, "text")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TextContent, "TextContent", consts { seen_type_ = "type" => __rt::Const::Str("text"),
+    absent_ok = false; } fields { meta : MetaObject = "_meta", optional; annotations :
+    Annotations = "annotations", optional; text : ::std::string::String = "text",
+    required; } extra open
 }
 impl __rt::Walk for TextContent {
     fn walk(
@@ -21841,76 +12434,11 @@ impl TextResourceContents {
         }
     }
 }
-impl ::serde::Serialize for TextResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            map.serialize_entry("mimeType", value)?;
-        }
-        map.serialize_entry("text", &self.text)?;
-        map.serialize_entry("uri", &self.uri)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TextResourceContents",
-            &["_meta", "mimeType", "text", "uri"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TextResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TextResourceContents object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextResourceContents, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "mimeType" => {
-                            __rt::next_field(&mut map, &mut field_mime_type, "mimeType")?
-                        }
-                        "text" => __rt::next_field(&mut map, &mut field_text, "text")?,
-                        "uri" => __rt::next_field(&mut map, &mut field_uri, "uri")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TextResourceContents {
-                    meta: field_meta,
-                    mime_type: field_mime_type,
-                    text: __rt::required(field_text, "text")?,
-                    uri: __rt::required(field_uri, "uri")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TextResourceContents, "TextResourceContents", consts {} fields { meta : MetaObject =
+    "_meta", optional; mime_type : ::std::string::String = "mimeType", optional; text :
+    ::std::string::String = "text", required; uri : ::std::string::String = "uri",
+    required; } extra open
 }
 impl __rt::Walk for TextResourceContents {
     fn walk(
@@ -21957,117 +12485,14 @@ impl TitledMultiSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            map.serialize_entry("maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            map.serialize_entry("minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("array"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledMultiSelectEnumSchema",
-            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledMultiSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<
-                    TitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "items" => __rt::next_field(&mut map, &mut field_items, "items")?,
-                        "maxItems" => {
-                            __rt::next_field(&mut map, &mut field_max_items, "maxItems")?
-                        }
-                        "minItems" => {
-                            __rt::next_field(&mut map, &mut field_min_items, "minItems")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("array"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    items: __rt::required(field_items, "items")?,
-                    max_items: field_max_items,
-                    min_items: field_min_items,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledMultiSelectEnumSchema, "TitledMultiSelectEnumSchema", consts { seen_type_ =
+    "type" => __rt::Const::Str("array"), absent_ok = false; } fields { default :
+    ::std::vec::Vec < ::std::string::String > = "default", optional; description :
+    ::std::string::String = "description", optional; items :
+    TitledMultiSelectEnumSchemaItems = "items", required; max_items : i64 = "maxItems",
+    optional; min_items : i64 = "minItems", optional; title : ::std::string::String =
+    "title", optional; } extra open
 }
 impl __rt::Walk for TitledMultiSelectEnumSchema {
     fn walk(
@@ -22097,62 +12522,10 @@ impl TitledMultiSelectEnumSchemaItems {
         }
     }
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("anyOf", &self.any_of)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledMultiSelectEnumSchemaItems",
-            &["anyOf"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledMultiSelectEnumSchemaItems object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut field_any_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "anyOf" => {
-                            __rt::next_field(&mut map, &mut field_any_of, "anyOf")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
-                    any_of: __rt::required(field_any_of, "anyOf")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledMultiSelectEnumSchemaItems, "TitledMultiSelectEnumSchemaItems", consts {}
+    fields { any_of : ::std::vec::Vec < TitledSingleSelectEnumSchemaOneOfItem > =
+    "anyOf", required; } extra open
 }
 impl __rt::Walk for TitledMultiSelectEnumSchemaItems {
     fn walk(
@@ -22193,101 +12566,13 @@ impl TitledSingleSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("oneOf", &self.one_of)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledSingleSelectEnumSchema",
-            &["default", "description", "oneOf", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledSingleSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_one_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "oneOf" => {
-                            __rt::next_field(&mut map, &mut field_one_of, "oneOf")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    one_of: __rt::required(field_one_of, "oneOf")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledSingleSelectEnumSchema, "TitledSingleSelectEnumSchema", consts { seen_type_ =
+    "type" => __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; one_of : ::std::vec::Vec <
+    TitledSingleSelectEnumSchemaOneOfItem > = "oneOf", required; title :
+    ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for TitledSingleSelectEnumSchema {
     fn walk(
@@ -22320,67 +12605,10 @@ impl TitledSingleSelectEnumSchemaOneOfItem {
         }
     }
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("const", &self.const_)?;
-        map.serialize_entry("title", &self.title)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "TitledSingleSelectEnumSchemaOneOfItem",
-            &["const", "title"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = TitledSingleSelectEnumSchemaOneOfItem;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a TitledSingleSelectEnumSchemaOneOfItem object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                TitledSingleSelectEnumSchemaOneOfItem,
-                A::Error,
-            > {
-                let mut field_const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "const" => {
-                            __rt::next_field(&mut map, &mut field_const_, "const")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
-                    const_: __rt::required(field_const_, "const")?,
-                    title: __rt::required(field_title, "title")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    TitledSingleSelectEnumSchemaOneOfItem, "TitledSingleSelectEnumSchemaOneOfItem",
+    consts {} fields { const_ : ::std::string::String = "const", required; title :
+    ::std::string::String = "title", required; } extra open
 }
 impl __rt::Walk for TitledSingleSelectEnumSchemaOneOfItem {
     fn walk(
@@ -22464,133 +12692,14 @@ impl Tool {
         }
     }
 }
-impl ::serde::Serialize for Tool {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            map.serialize_entry("annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            map.serialize_entry("icons", value)?;
-        }
-        map.serialize_entry("inputSchema", &self.input_schema)?;
-        map.serialize_entry("name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.output_schema {
-            map.serialize_entry("outputSchema", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "Tool",
-            &[
-                "_meta",
-                "annotations",
-                "description",
-                "icons",
-                "inputSchema",
-                "name",
-                "outputSchema",
-                "title",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Tool {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = Tool;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a Tool object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Tool, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut field_input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "annotations" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_annotations,
-                                "annotations",
-                            )?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "icons" => __rt::next_field(&mut map, &mut field_icons, "icons")?,
-                        "inputSchema" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_input_schema,
-                                "inputSchema",
-                            )?
-                        }
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "outputSchema" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_output_schema,
-                                "outputSchema",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(Tool {
-                    meta: field_meta,
-                    annotations: field_annotations,
-                    description: field_description,
-                    icons: field_icons,
-                    input_schema: __rt::required(field_input_schema, "inputSchema")?,
-                    name: __rt::required(field_name, "name")?,
-                    output_schema: field_output_schema,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    Tool, "Tool", consts {} fields { meta : MetaObject = "_meta", optional; annotations :
+    ToolAnnotations = "annotations", optional; description : ::std::string::String =
+    "description", optional; icons : ::std::vec::Vec < Icon > = "icons", optional;
+    input_schema : ToolInputSchema = "inputSchema", required; name :
+    ::std::string::String = "name", required; output_schema : ToolOutputSchema =
+    "outputSchema", optional; title : ::std::string::String = "title", optional; } extra
+    open
 }
 impl __rt::Walk for Tool {
     fn walk(
@@ -22656,114 +12765,12 @@ impl ToolAnnotations {
         }
     }
 }
-impl ::serde::Serialize for ToolAnnotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.destructive_hint {
-            map.serialize_entry("destructiveHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
-            map.serialize_entry("idempotentHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.open_world_hint {
-            map.serialize_entry("openWorldHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.read_only_hint {
-            map.serialize_entry("readOnlyHint", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolAnnotations",
-            &[
-                "destructiveHint",
-                "idempotentHint",
-                "openWorldHint",
-                "readOnlyHint",
-                "title",
-            ],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolAnnotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolAnnotations object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut field_destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "destructiveHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_destructive_hint,
-                                "destructiveHint",
-                            )?
-                        }
-                        "idempotentHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_idempotent_hint,
-                                "idempotentHint",
-                            )?
-                        }
-                        "openWorldHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_open_world_hint,
-                                "openWorldHint",
-                            )?
-                        }
-                        "readOnlyHint" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_read_only_hint,
-                                "readOnlyHint",
-                            )?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ToolAnnotations {
-                    destructive_hint: field_destructive_hint,
-                    idempotent_hint: field_idempotent_hint,
-                    open_world_hint: field_open_world_hint,
-                    read_only_hint: field_read_only_hint,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolAnnotations, "ToolAnnotations", consts {} fields { destructive_hint : bool =
+    "destructiveHint", optional; idempotent_hint : bool = "idempotentHint", optional;
+    open_world_hint : bool = "openWorldHint", optional; read_only_hint : bool =
+    "readOnlyHint", optional; title : ::std::string::String = "title", optional; } extra
+    open
 }
 impl __rt::Walk for ToolAnnotations {
     fn walk(
@@ -22796,55 +12803,9 @@ impl ToolChoice {
         }
     }
 }
-impl ::serde::Serialize for ToolChoice {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.mode {
-            map.serialize_entry("mode", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "ToolChoice", &["mode"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolChoice {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolChoice;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolChoice object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolChoice, A::Error> {
-                let mut field_mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mode" => __rt::next_field(&mut map, &mut field_mode, "mode")?,
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ToolChoice {
-                    mode: field_mode,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolChoice, "ToolChoice", consts {} fields { mode : ToolChoiceMode = "mode",
+    optional; } extra open
 }
 impl __rt::Walk for ToolChoice {
     fn walk(
@@ -22889,73 +12850,10 @@ impl ToolInputSchema {
         }
     }
 }
-impl ::serde::Serialize for ToolInputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            map.serialize_entry("$schema", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("object"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolInputSchema",
-            &["$schema", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolInputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolInputSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => {
-                            __rt::next_field(&mut map, &mut field_schema, "$schema")?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("object"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolInputSchema {
-                    schema: field_schema,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolInputSchema, "ToolInputSchema", consts { seen_type_ = "type" =>
+    __rt::Const::Str("object"), absent_ok = false; } fields { schema :
+    ::std::string::String = "$schema", optional; } extra open
 }
 impl __rt::Walk for ToolInputSchema {
     fn walk(
@@ -22989,87 +12887,11 @@ impl ToolListChangedNotification {
         }
     }
 }
-impl ::serde::Serialize for ToolListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        map.serialize_entry(
-            "method",
-            &__rt::Const::Str("notifications/tools/list_changed"),
-        )?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            map.serialize_entry("params", value)?;
-        }
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolListChangedNotification",
-            &["jsonrpc", "method", "params"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolListChangedNotification object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
-                let mut field_jsonrpc = false;
-                let mut field_method = false;
-                let mut field_params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        "method" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_method,
-                                "method",
-                                __rt::Const::Str("notifications/tools/list_changed"),
-                            )?
-                        }
-                        "params" => {
-                            __rt::next_field(&mut map, &mut field_params, "params")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                __rt::required_const(field_method, false, "method")?;
-                ::core::result::Result::Ok(ToolListChangedNotification {
-                    params: field_params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolListChangedNotification, "ToolListChangedNotification", consts { seen_jsonrpc =
+    "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; seen_method = "method" =>
+    __rt::Const::Str("notifications/tools/list_changed"), absent_ok = false; } fields {
+    params : NotificationParams = "params", optional; } extra open
 }
 impl __rt::Walk for ToolListChangedNotification {
     fn walk(
@@ -23103,57 +12925,9 @@ impl ToolOutputSchema {
         }
     }
 }
-impl ::serde::Serialize for ToolOutputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            map.serialize_entry("$schema", value)?;
-        }
-        __rt::serialize_extra(&mut map, &self.extra, "ToolOutputSchema", &["$schema"])?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolOutputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolOutputSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
-                let mut field_schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => {
-                            __rt::next_field(&mut map, &mut field_schema, "$schema")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(ToolOutputSchema {
-                    schema: field_schema,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolOutputSchema, "ToolOutputSchema", consts {} fields { schema :
+    ::std::string::String = "$schema", optional; } extra open
 }
 impl __rt::Walk for ToolOutputSchema {
     fn walk(
@@ -23212,113 +12986,13 @@ impl ToolResultContent {
         }
     }
 }
-impl ::serde::Serialize for ToolResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            map.serialize_entry("isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            map.serialize_entry("structuredContent", value)?;
-        }
-        map.serialize_entry("toolUseId", &self.tool_use_id)?;
-        map.serialize_entry("type", &__rt::Const::Str("tool_result"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolResultContent",
-            &["_meta", "content", "isError", "structuredContent", "toolUseId", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolResultContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolResultContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolResultContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_content: ::core::option::Option<
-                    ::std::vec::Vec<ContentBlock>,
-                > = ::core::option::Option::None;
-                let mut field_is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut field_structured_content: ::core::option::Option<
-                    ::serde_json::Value,
-                > = ::core::option::Option::None;
-                let mut field_tool_use_id: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "content" => {
-                            __rt::next_field(&mut map, &mut field_content, "content")?
-                        }
-                        "isError" => {
-                            __rt::next_field(&mut map, &mut field_is_error, "isError")?
-                        }
-                        "structuredContent" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_structured_content,
-                                "structuredContent",
-                            )?
-                        }
-                        "toolUseId" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_tool_use_id,
-                                "toolUseId",
-                            )?
-                        }
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("tool_result"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolResultContent {
-                    meta: field_meta,
-                    content: __rt::required(field_content, "content")?,
-                    is_error: field_is_error,
-                    structured_content: field_structured_content,
-                    tool_use_id: __rt::required(field_tool_use_id, "toolUseId")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolResultContent, "ToolResultContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("tool_result"), absent_ok = false; } fields { meta : MetaObject =
+    "_meta", optional; content : ::std::vec::Vec < ContentBlock > = "content", required;
+    is_error : bool = "isError", optional; structured_content : ::serde_json::Value =
+    "structuredContent", optional; tool_use_id : ::std::string::String = "toolUseId",
+    required; } extra open
 }
 impl __rt::Walk for ToolResultContent {
     fn walk(
@@ -23367,85 +13041,12 @@ impl ToolUseContent {
         }
     }
 }
-impl ::serde::Serialize for ToolUseContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            map.serialize_entry("_meta", value)?;
-        }
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("input", &self.input)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("type", &__rt::Const::Str("tool_use"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "ToolUseContent",
-            &["_meta", "id", "input", "name", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = ToolUseContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a ToolUseContent object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolUseContent, A::Error> {
-                let mut field_meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_input: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut field_name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => __rt::next_field(&mut map, &mut field_meta, "_meta")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "input" => __rt::next_field(&mut map, &mut field_input, "input")?,
-                        "name" => __rt::next_field(&mut map, &mut field_name, "name")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("tool_use"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(ToolUseContent {
-                    meta: field_meta,
-                    id: __rt::required(field_id, "id")?,
-                    input: __rt::required(field_input, "input")?,
-                    name: __rt::required(field_name, "name")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    ToolUseContent, "ToolUseContent", consts { seen_type_ = "type" =>
+    __rt::Const::Str("tool_use"), absent_ok = false; } fields { meta : MetaObject =
+    "_meta", optional; id : ::std::string::String = "id", required; input :
+    ::serde_json::Map < ::std::string::String, ::serde_json::Value > = "input", required;
+    name : ::std::string::String = "name", required; } extra open
 }
 impl __rt::Walk for ToolUseContent {
     fn walk(
@@ -23483,77 +13084,11 @@ impl UnsupportedProtocolVersionError {
         }
     }
 }
-impl ::serde::Serialize for UnsupportedProtocolVersionError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            map.serialize_entry("id", value)?;
-        }
-        map.serialize_entry("jsonrpc", &__rt::Const::Str("2.0"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UnsupportedProtocolVersionError",
-            &["error", "id", "jsonrpc"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UnsupportedProtocolVersionError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UnsupportedProtocolVersionError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsupportedProtocolVersionError, A::Error> {
-                let mut field_error: ::core::option::Option<
-                    UnsupportedProtocolVersionErrorError,
-                > = ::core::option::Option::None;
-                let mut field_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut field_jsonrpc = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => __rt::next_field(&mut map, &mut field_error, "error")?,
-                        "id" => __rt::next_field(&mut map, &mut field_id, "id")?,
-                        "jsonrpc" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_jsonrpc,
-                                "jsonrpc",
-                                __rt::Const::Str("2.0"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_jsonrpc, false, "jsonrpc")?;
-                ::core::result::Result::Ok(UnsupportedProtocolVersionError {
-                    error: __rt::required(field_error, "error")?,
-                    id: field_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UnsupportedProtocolVersionError, "UnsupportedProtocolVersionError", consts {
+    seen_jsonrpc = "jsonrpc" => __rt::Const::Str("2.0"), absent_ok = false; } fields {
+    error : UnsupportedProtocolVersionErrorError = "error", required; id : RequestId =
+    "id", optional; } extra open
 }
 impl __rt::Walk for UnsupportedProtocolVersionError {
     fn walk(
@@ -23592,77 +13127,11 @@ impl UnsupportedProtocolVersionErrorError {
         }
     }
 }
-impl ::serde::Serialize for UnsupportedProtocolVersionErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("code", &__rt::Const::Int(-32022i64))?;
-        map.serialize_entry("data", &self.data)?;
-        map.serialize_entry("message", &self.message)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UnsupportedProtocolVersionErrorError",
-            &["code", "data", "message"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UnsupportedProtocolVersionErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UnsupportedProtocolVersionErrorError object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsupportedProtocolVersionErrorError, A::Error> {
-                let mut field_code = false;
-                let mut field_data: ::core::option::Option<
-                    UnsupportedProtocolVersionErrorErrorData,
-                > = ::core::option::Option::None;
-                let mut field_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_code,
-                                "code",
-                                __rt::Const::Int(-32022i64),
-                            )?
-                        }
-                        "data" => __rt::next_field(&mut map, &mut field_data, "data")?,
-                        "message" => {
-                            __rt::next_field(&mut map, &mut field_message, "message")?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_code, false, "code")?;
-                ::core::result::Result::Ok(UnsupportedProtocolVersionErrorError {
-                    data: __rt::required(field_data, "data")?,
-                    message: __rt::required(field_message, "message")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UnsupportedProtocolVersionErrorError, "UnsupportedProtocolVersionErrorError", consts
+    { seen_code = "code" => __rt::Const::Int(- 32022i64), absent_ok = false; } fields {
+    data : UnsupportedProtocolVersionErrorErrorData = "data", required; message :
+    ::std::string::String = "message", required; } extra open
 }
 impl __rt::Walk for UnsupportedProtocolVersionErrorError {
     fn walk(
@@ -23699,79 +13168,11 @@ impl UnsupportedProtocolVersionErrorErrorData {
         }
     }
 }
-impl ::serde::Serialize for UnsupportedProtocolVersionErrorErrorData {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("requested", &self.requested)?;
-        map.serialize_entry("supported", &self.supported)?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UnsupportedProtocolVersionErrorErrorData",
-            &["requested", "supported"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UnsupportedProtocolVersionErrorErrorData;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UnsupportedProtocolVersionErrorErrorData object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                UnsupportedProtocolVersionErrorErrorData,
-                A::Error,
-            > {
-                let mut field_requested: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_supported: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "requested" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_requested,
-                                "requested",
-                            )?
-                        }
-                        "supported" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_supported,
-                                "supported",
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                ::core::result::Result::Ok(UnsupportedProtocolVersionErrorErrorData {
-                    requested: __rt::required(field_requested, "requested")?,
-                    supported: __rt::required(field_supported, "supported")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UnsupportedProtocolVersionErrorErrorData, "UnsupportedProtocolVersionErrorErrorData",
+    consts {} fields { requested : ::std::string::String = "requested", required;
+    supported : ::std::vec::Vec < ::std::string::String > = "supported", required; }
+    extra open
 }
 impl __rt::Walk for UnsupportedProtocolVersionErrorErrorData {
     fn walk(
@@ -23818,117 +13219,14 @@ impl UntitledMultiSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            map.serialize_entry("maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            map.serialize_entry("minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("array"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UntitledMultiSelectEnumSchema",
-            &["default", "description", "items", "maxItems", "minItems", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UntitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UntitledMultiSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_items: ::core::option::Option<
-                    UntitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut field_max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "items" => __rt::next_field(&mut map, &mut field_items, "items")?,
-                        "maxItems" => {
-                            __rt::next_field(&mut map, &mut field_max_items, "maxItems")?
-                        }
-                        "minItems" => {
-                            __rt::next_field(&mut map, &mut field_min_items, "minItems")?
-                        }
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("array"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    items: __rt::required(field_items, "items")?,
-                    max_items: field_max_items,
-                    min_items: field_min_items,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UntitledMultiSelectEnumSchema, "UntitledMultiSelectEnumSchema", consts { seen_type_ =
+    "type" => __rt::Const::Str("array"), absent_ok = false; } fields { default :
+    ::std::vec::Vec < ::std::string::String > = "default", optional; description :
+    ::std::string::String = "description", optional; items :
+    UntitledMultiSelectEnumSchemaItems = "items", required; max_items : i64 = "maxItems",
+    optional; min_items : i64 = "minItems", optional; title : ::std::string::String =
+    "title", optional; } extra open
 }
 impl __rt::Walk for UntitledMultiSelectEnumSchema {
     fn walk(
@@ -23960,71 +13258,10 @@ impl UntitledMultiSelectEnumSchemaItems {
         }
     }
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        map.serialize_entry("enum", &self.enum_)?;
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UntitledMultiSelectEnumSchemaItems",
-            &["enum", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UntitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UntitledMultiSelectEnumSchemaItems object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut field_enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "enum" => __rt::next_field(&mut map, &mut field_enum_, "enum")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
-                    enum_: __rt::required(field_enum_, "enum")?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UntitledMultiSelectEnumSchemaItems, "UntitledMultiSelectEnumSchemaItems", consts {
+    seen_type_ = "type" => __rt::Const::Str("string"), absent_ok = false; } fields {
+    enum_ : ::std::vec::Vec < ::std::string::String > = "enum", required; } extra open
 }
 impl __rt::Walk for UntitledMultiSelectEnumSchemaItems {
     fn walk(
@@ -24065,99 +13302,12 @@ impl UntitledSingleSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut map = serializer.serialize_map(::core::option::Option::None)?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            map.serialize_entry("default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            map.serialize_entry("description", value)?;
-        }
-        map.serialize_entry("enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            map.serialize_entry("title", value)?;
-        }
-        map.serialize_entry("type", &__rt::Const::Str("string"))?;
-        __rt::serialize_extra(
-            &mut map,
-            &self.extra,
-            "UntitledSingleSelectEnumSchema",
-            &["default", "description", "enum", "title", "type"],
-        )?;
-        map.end()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> ::serde::de::Visitor<'de> for FieldsVisitor {
-            type Value = UntitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("a UntitledSingleSelectEnumSchema object")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
-                let mut field_default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_description: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut field_enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut field_title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut field_type_ = false;
-                let mut extra = ::core::default::Default::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__rt::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => {
-                            __rt::next_field(&mut map, &mut field_default, "default")?
-                        }
-                        "description" => {
-                            __rt::next_field(
-                                &mut map,
-                                &mut field_description,
-                                "description",
-                            )?
-                        }
-                        "enum" => __rt::next_field(&mut map, &mut field_enum_, "enum")?,
-                        "title" => __rt::next_field(&mut map, &mut field_title, "title")?,
-                        "type" => {
-                            __rt::next_const(
-                                &mut map,
-                                &mut field_type_,
-                                "type",
-                                __rt::Const::Str("string"),
-                            )?
-                        }
-                        _ => __rt::next_extra(&mut map, &mut extra, key)?,
-                    }
-                }
-                __rt::required_const(field_type_, false, "type")?;
-                ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
-                    default: field_default,
-                    description: field_description,
-                    enum_: __rt::required(field_enum_, "enum")?,
-                    title: field_title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
-    }
+__rt::struct_serde! {
+    UntitledSingleSelectEnumSchema, "UntitledSingleSelectEnumSchema", consts { seen_type_
+    = "type" => __rt::Const::Str("string"), absent_ok = false; } fields { default :
+    ::std::string::String = "default", optional; description : ::std::string::String =
+    "description", optional; enum_ : ::std::vec::Vec < ::std::string::String > = "enum",
+    required; title : ::std::string::String = "title", optional; } extra open
 }
 impl __rt::Walk for UntitledSingleSelectEnumSchema {
     fn walk(
