@@ -163,11 +163,6 @@ expect "silent stdio auto times out, falls back" legacy --era auto --probe-timeo
   --call ping_tool -- python3 "$SILENT"
 expect_exit "silent stdio modern times out, refused" 4 --era modern --probe-timeout-ms 1000 -- python3 "$SILENT"
 
-# TODO(runtime issue): our own mcp-everything server, stdio and HTTP, each era
-# forced, e.g.
-#   expect "mcp-everything stdio auto" modern -- target/debug/mcp-everything stdio
-# It does not exist yet.
-
 echo "== conformance client scenarios at 2026-07-28"
 for scenario in request-metadata http-standard-headers tools_call; do
   log="$WORK/conformance-$scenario.log"
