@@ -387,10 +387,8 @@ fn check_routing_headers(
         }
         Some(_) => {}
     }
-    let name_key = match envelope.method {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
-        methods::RESOURCES_READ => "uri",
-        _ => return Ok(()),
+    let Some(name_key) = mcp_types::headers::name_source(envelope.method) else {
+        return Ok(());
     };
     let body_name = envelope
         .params
@@ -403,7 +401,7 @@ fn check_routing_headers(
     let Some(raw) = headers.name.as_deref() else {
         return Err(errors::header_mismatch("Missing Mcp-Name header"));
     };
-    let decoded = crate::headers::decode_header_value(raw)
+    let decoded = mcp_types::headers::decode_value(raw)
         .map_err(|reason| errors::header_mismatch(format!("Invalid Mcp-Name header: {reason}")))?;
     if decoded != body_name {
         return Err(errors::header_mismatch(format!(

@@ -75,6 +75,9 @@ use hyper::header::{HeaderMap, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use mcp_types::headers::{
+    MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
+};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -523,7 +526,7 @@ async fn handle<S: McpServer + 'static>(
             );
         }
     }
-    let session_id = match header(headers, "mcp-session-id") {
+    let session_id = match header(headers, MCP_SESSION_ID) {
         Ok(id) => id,
         Err(reason) => return error_response(400, None, errors::invalid_request(reason)),
     };
@@ -674,14 +677,14 @@ async fn post<S: McpServer + 'static>(
     };
     let id = message.get("id").cloned();
     let mcp_headers = match (
-        header(&headers, "mcp-protocol-version"),
-        header(&headers, "mcp-method"),
-        header(&headers, "mcp-name"),
+        header(&headers, MCP_PROTOCOL_VERSION),
+        header(&headers, MCP_METHOD),
+        header(&headers, MCP_NAME),
     ) {
         (Ok(protocol_version), Ok(method), Ok(name)) => {
             let mut params = Vec::new();
             for (header_name, value) in &headers {
-                let Some(suffix) = header_name.as_str().strip_prefix("mcp-param-") else {
+                let Some(suffix) = header_name.as_str().strip_prefix(MCP_PARAM_PREFIX) else {
                     continue;
                 };
                 match value.to_str() {
@@ -929,7 +932,7 @@ fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
                 }),
             );
         if let Ok(value) = HeaderValue::from_str(&id) {
-            response.headers_mut().insert("mcp-session-id", value);
+            response.headers_mut().insert(MCP_SESSION_ID, value);
         }
     }
     response

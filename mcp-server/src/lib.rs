@@ -204,7 +204,6 @@ mod envelope;
 pub mod errors;
 mod events;
 mod handlers;
-pub mod headers;
 #[cfg(feature = "http")]
 pub mod http;
 mod legacy;

@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 
 use crate::context::{HttpHeaders, RequestContext};
 use crate::errors::{self, ErrorObject};
-use crate::headers::decode_header_value;
 use crate::server::McpServer;
+use mcp_types::headers::decode_value;
 
 /// How many `tools/list` pages are read to find a tool's annotations.
 pub const MAX_PAGES: usize = 16;
@@ -116,7 +116,7 @@ pub(crate) async fn check<S: McpServer>(
     // A recognised header with bad characters is rejected whatever the body says.
     let mut decoded = HashMap::new();
     for (suffix, raw) in &headers.params {
-        let value = decode_header_value(raw).map_err(|reason| {
+        let value = decode_value(raw).map_err(|reason| {
             errors::header_mismatch(format!("Invalid Mcp-Param-{suffix} header: {reason}"))
         })?;
         decoded.insert(suffix.as_str(), value);

@@ -36,6 +36,7 @@ extern crate self as mcp_types;
 
 #[cfg(feature = "named")]
 mod error;
+pub mod headers;
 pub mod inspect;
 #[cfg(feature = "named")]
 mod named;
