@@ -71,6 +71,9 @@ pub struct ClientOptions {
     pub cache: Arc<Cache>,
     /// HTTP `Authorization` header value; also the cache's authorization context.
     pub authorization: Option<String>,
+    /// DER certificates trusted for `https://` besides the bundled web PKI
+    /// roots (a private CA). Used with the `rustls` feature.
+    pub extra_root_certificates: Vec<Vec<u8>>,
 }
 
 impl Default for ClientOptions {
@@ -88,6 +91,7 @@ impl Default for ClientOptions {
             request_timeout: Duration::from_secs(30),
             cache: Arc::default(),
             authorization: None,
+            extra_root_certificates: Vec::new(),
         }
     }
 }
@@ -164,7 +168,11 @@ impl Client {
 
     /// Connects to a Streamable HTTP endpoint.
     pub async fn connect_http(url: &str, opts: ClientOptions) -> Result<Self> {
-        let t = HttpTransport::new(url, opts.authorization.as_deref())?;
+        let t = HttpTransport::with_extra_roots(
+            url,
+            opts.authorization.as_deref(),
+            &opts.extra_root_certificates,
+        )?;
         let server = ServerKey::Origin(t.origin().to_owned());
         Self::establish(Conn::Http(t), server, opts).await
     }

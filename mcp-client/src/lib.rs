@@ -19,7 +19,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Only plain `http://` URLs are supported: there is no TLS yet.
+//! `http://` URLs always work; `https://` needs the `rustls` feature (rustls
+//! with ring, the bundled web PKI roots, plus
+//! [`ClientOptions::extra_root_certificates`] for a private CA). Without it,
+//! an `https://` URL is refused with a message naming the feature.
 
 #![deny(missing_docs)]
 

@@ -1,5 +1,6 @@
-//! Streamable HTTP (plain `http://` only; TLS is not implemented yet): each
-//! message is one POST to the endpoint. A request is answered with
+//! Streamable HTTP: each message is one POST to the endpoint. `http://`
+//! always; `https://` with the `rustls` feature (web PKI roots bundled, plus
+//! any extra roots the caller trusts). A request is answered with
 //! `application/json` or with a `text/event-stream` whose events carry
 //! notifications and, finally, the response; a notification with 202.
 //!
@@ -41,14 +42,52 @@ pub struct HttpReply {
     pub session_id: Option<String>,
 }
 
+#[cfg(feature = "rustls")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+#[cfg(not(feature = "rustls"))]
+type Connector = HttpConnector;
+
 /// A connection to one Streamable HTTP endpoint.
 #[derive(Debug)]
 pub struct HttpTransport {
-    client: HyperClient<HttpConnector, Full<Bytes>>,
+    client: HyperClient<Connector, Full<Bytes>>,
     uri: Uri,
     origin: String,
     authorization: Option<HeaderValue>,
     session_id: Mutex<Option<String>>,
+}
+
+#[cfg(not(feature = "rustls"))]
+fn connector(_extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
+    Ok(HttpConnector::new())
+}
+
+/// An `http`/`https` connector: ring crypto, the bundled web PKI roots and
+/// the caller's extra roots.
+#[cfg(feature = "rustls")]
+fn connector(extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
+    use std::sync::Arc;
+
+    let mut roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    for der in extra_roots {
+        roots
+            .add(rustls::pki_types::CertificateDer::from(der.clone()))
+            .map_err(|e| format!("an extra root certificate is not usable: {e}"))?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| format!("TLS setup failed: {e}"))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(config)
+        .https_or_http()
+        .enable_http1()
+        .build())
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -56,9 +95,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl HttpTransport {
-    /// A transport for `url` (`http://host[:port]/path`). `authorization`
-    /// is sent as the `Authorization` header on every request.
+    /// A transport for `url` (`http://host[:port]/path`, or `https://` with
+    /// the `rustls` feature). `authorization` is sent as the `Authorization`
+    /// header on every request.
     pub fn new(url: &str, authorization: Option<&str>) -> Result<Self> {
+        Self::with_extra_roots(url, authorization, &[])
+    }
+
+    /// Like [`HttpTransport::new`], also trusting the DER certificates in
+    /// `extra_roots` for `https://` (a private CA; used with `rustls`).
+    pub fn with_extra_roots(
+        url: &str,
+        authorization: Option<&str>,
+        extra_roots: &[Vec<u8>],
+    ) -> Result<Self> {
         let bad = |reason: &str| Error::InvalidUrl {
             url: url.to_owned(),
             reason: reason.to_owned(),
@@ -66,24 +116,28 @@ impl HttpTransport {
         let uri: Uri = url
             .parse()
             .map_err(|e: hyper::http::uri::InvalidUri| bad(&e.to_string()))?;
-        match uri.scheme_str() {
-            Some("http") => {}
+        let (scheme, default_port) = match uri.scheme_str() {
+            Some("http") => ("http", 80),
+            Some("https") if cfg!(feature = "rustls") => ("https", 443),
             Some("https") => {
-                return Err(bad("https is not supported yet (this client has no TLS)"));
+                return Err(bad(
+                    "https needs TLS: build mcp-client (or mcp-probe) with the `rustls` feature",
+                ));
             }
-            _ => return Err(bad("expected an http:// URL")),
-        }
+            _ => return Err(bad("expected an http:// or https:// URL")),
+        };
         let host = uri.host().ok_or_else(|| bad("no host"))?;
         let origin = format!(
-            "http://{}:{}",
+            "{scheme}://{}:{}",
             host.to_ascii_lowercase(),
-            uri.port_u16().unwrap_or(80)
+            uri.port_u16().unwrap_or(default_port)
         );
         let authorization = authorization
             .map(HeaderValue::from_str)
             .transpose()
             .map_err(|_| bad("the authorization value is not a valid header value"))?;
-        let client = HyperClient::builder(TokioExecutor::new()).build_http();
+        let client = HyperClient::builder(TokioExecutor::new())
+            .build(connector(extra_roots).map_err(|reason| bad(&reason))?);
         Ok(Self {
             client,
             uri,
@@ -283,10 +337,12 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert!(
-            HttpTransport::new("https://example.com/mcp", None)
-                .is_err_and(|e| e.to_string().contains("TLS"))
-        );
+        let https = HttpTransport::new("https://example.com/mcp", None);
+        if cfg!(feature = "rustls") {
+            assert!(https.is_ok_and(|t| t.origin() == "https://example.com:443"));
+        } else {
+            assert!(https.is_err_and(|e| e.to_string().contains("rustls")));
+        }
         assert!(HttpTransport::new("ftp://x/", None).is_err());
         assert!(HttpTransport::new("not a url", None).is_err());
     }
