@@ -59,6 +59,11 @@ struct Cli {
     #[arg(long)]
     authorization: Option<String>,
 
+    /// Also trust the CA certificate(s) in FILE (PEM or DER) for https.
+    #[cfg(feature = "rustls")]
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<std::path::PathBuf>,
+
     /// Also list the tools.
     #[arg(long)]
     list_tools: bool,
@@ -116,6 +121,30 @@ impl From<Error> for Failure {
     }
 }
 
+/// The DER certificates of a PEM file (every CERTIFICATE block) or of a
+/// DER file (one certificate).
+#[cfg(feature = "rustls")]
+fn read_certificates(path: &std::path::Path) -> Result<Vec<Vec<u8>>, String> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+
+    let bytes = std::fs::read(path).map_err(|e| format!("--ca-cert {}: {e}", path.display()))?;
+    if !bytes.starts_with(b"-----BEGIN") {
+        return Ok(vec![bytes]);
+    }
+    let certs = CertificateDer::pem_slice_iter(&bytes)
+        .map(|cert| cert.map(|c| c.to_vec()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("--ca-cert {}: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!(
+            "--ca-cert {}: no CERTIFICATE in the file",
+            path.display()
+        ));
+    }
+    Ok(certs)
+}
+
 fn usage(message: impl Into<String>) -> Failure {
     Failure {
         code: 2,
@@ -149,6 +178,11 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         probe_timeout: Duration::from_millis(cli.probe_timeout_ms),
         request_timeout: Duration::from_millis(cli.timeout_ms),
         authorization: cli.authorization.clone(),
+        #[cfg(feature = "rustls")]
+        extra_root_certificates: match &cli.ca_cert {
+            Some(path) => read_certificates(path).map_err(usage)?,
+            None => Vec::new(),
+        },
         client_info: mcp_client::mcp_types::v2026_07_28::Implementation::new(
             "mcp-probe".into(),
             env!("CARGO_PKG_VERSION").into(),
@@ -287,5 +321,28 @@ fn print_readable(r: &Map<String, Value>) {
     }
     if let Some(result) = r.get("callResult") {
         println!("call result:        {result}");
+    }
+}
+
+#[cfg(all(test, feature = "rustls"))]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use super::read_certificates;
+
+    const CA_DER: &[u8] = include_bytes!("../../mcp-client/tests/tls/ca.der");
+
+    #[test]
+    fn ca_cert_reads_pem_and_der() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let pem = read_certificates(&dir.join("test-ca.pem")).unwrap();
+        assert_eq!(pem, vec![CA_DER.to_vec()]);
+        let der =
+            std::env::temp_dir().join(format!("mcp-probe-test-ca-{}.der", std::process::id()));
+        std::fs::write(&der, CA_DER).unwrap();
+        assert_eq!(read_certificates(&der).unwrap(), vec![CA_DER.to_vec()]);
+        std::fs::remove_file(&der).unwrap();
+        let missing = read_certificates(&dir.join("no-such.pem")).unwrap_err();
+        assert!(missing.contains("no-such.pem"), "{missing}");
     }
 }

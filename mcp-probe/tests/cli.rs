@@ -60,10 +60,9 @@ fn exit_codes() {
         probe(&["--url", "http://x/", "--", "cmd"]).status.code(),
         Some(2)
     );
-    assert_eq!(
-        probe(&["--url", "https://example.com/mcp"]).status.code(),
-        Some(2)
-    );
+    // https is a usage error without TLS; with it, an unreachable server.
+    let https = probe(&["--url", "https://127.0.0.1:1/mcp"]).status.code();
+    assert_eq!(https, Some(if cfg!(feature = "rustls") { 3 } else { 2 }));
     // 3: cannot reach the server.
     assert_eq!(probe(&["--", "/nonexistent/server"]).status.code(), Some(3));
     // 4: forced modern against a legacy server.
