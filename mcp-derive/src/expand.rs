@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::DeriveInput;
 
-use crate::internals::attr::{Attrs, Capability, Entry, Settings};
+use crate::internals::attr::{Attrs, Capability, Entry, Icon, Settings};
 use crate::internals::check::{Checked, check};
 use crate::internals::ctxt::Ctxt;
 
@@ -37,14 +37,43 @@ fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::DeclaredCapabilities for #ident #ty_generics #where_clause {
+            const TOOLS: bool = true;
+            const RESOURCES: bool = true;
+            const PROMPTS: bool = true;
+        }
     }
 }
 
-fn string(lit: &syn::LitStr) -> TokenStream {
+/// An `Icon` value; `None` when `src` is missing (already an error).
+pub fn icon_value(p: &TokenStream, icon: &Icon) -> Option<TokenStream> {
+    let src = string(icon.src.as_ref()?);
+    let mime = some_string(icon.mime_type.as_ref()).map(|m| quote!(icon.mime_type = #m;));
+    let sizes = (!icon.sizes.is_empty()).then(|| {
+        let sizes = &icon.sizes;
+        quote!(icon.sizes = ::core::option::Option::Some(::std::vec![#(::std::string::String::from(#sizes)),*]);)
+    });
+    let theme = icon.theme.as_ref().map(|t| {
+        let variant = if t.value() == "dark" {
+            quote!(Dark)
+        } else {
+            quote!(Light)
+        };
+        quote!(icon.theme = ::core::option::Option::Some(#p::IconTheme::#variant);)
+    });
+    Some(quote!({
+        let mut icon = #p::Icon::new(#src);
+        #mime #sizes #theme
+        icon
+    }))
+}
+
+pub fn string(lit: &syn::LitStr) -> TokenStream {
     quote!(::std::string::String::from(#lit))
 }
 
-fn some_string(lit: Option<&syn::LitStr>) -> Option<TokenStream> {
+pub fn some_string(lit: Option<&syn::LitStr>) -> Option<TokenStream> {
     lit.map(|lit| {
         let s = string(lit);
         quote!(::core::option::Option::Some(#s))
@@ -104,23 +133,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         info.push(quote!(server_info.website_url = #w;));
     }
     if !attrs.icons.is_empty() {
-        let icons = attrs.icons.iter().filter_map(|icon| {
-            let src = string(icon.src.as_ref()?);
-            let mime = some_string(icon.mime_type.as_ref()).map(|m| quote!(icon.mime_type = #m;));
-            let sizes = (!icon.sizes.is_empty()).then(|| {
-                let sizes = &icon.sizes;
-                quote!(icon.sizes = ::core::option::Option::Some(::std::vec![#(::std::string::String::from(#sizes)),*]);)
-            });
-            let theme = icon.theme.as_ref().map(|t| {
-                let variant = if t.value() == "dark" { quote!(Dark) } else { quote!(Light) };
-                quote!(icon.theme = ::core::option::Option::Some(#p::IconTheme::#variant);)
-            });
-            Some(quote!({
-                let mut icon = #p::Icon::new(#src);
-                #mime #sizes #theme
-                icon
-            }))
-        });
+        let icons = attrs.icons.iter().filter_map(|icon| icon_value(&p, icon));
         info.push(
             quote!(server_info.icons = ::core::option::Option::Some(::std::vec![#(#icons),*]);),
         );
@@ -223,6 +236,40 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     })
     .collect::<Vec<_>>();
 
+    let param_headers = attrs.tools.as_ref().map(|cap| {
+        let call = quote_spanned!(cap.ident.span()=> #p::tool_param_headers(self, name));
+        quote! {
+            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
+                #call
+            }
+        }
+    });
+    let problems = [
+        (&attrs.tools, quote!(tools_problems)),
+        (&attrs.resources, quote!(resources_problems)),
+    ]
+    .into_iter()
+    .filter_map(|(cap, check)| {
+        let cap = cap.as_ref()?;
+        Some(quote_spanned!(cap.ident.span()=> problems.extend(#p::#check(self));))
+    })
+    .collect::<Vec<_>>();
+    let problems = (!problems.is_empty()).then(|| {
+        quote! {
+            fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                let mut problems = ::std::vec::Vec::new();
+                #(#problems)*
+                problems
+            }
+        }
+    });
+    let declared = |cap: bool| if cap { quote!(true) } else { quote!(false) };
+    let (tools, resources, prompts) = (
+        declared(attrs.tools.is_some()),
+        declared(attrs.resources.is_some()),
+        declared(attrs.prompts.is_some()),
+    );
+
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
@@ -258,6 +305,16 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                     }
                 }
             }
+
+            #param_headers
+            #problems
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::DeclaredCapabilities for #ident #ty_generics #where_clause {
+            const TOOLS: bool = #tools;
+            const RESOURCES: bool = #resources;
+            const PROMPTS: bool = #prompts;
         }
     }
 }

@@ -1,26 +1,22 @@
-//! One tool, both eras, over stdio: `cargo run -p mcp-server --example quickstart`.
-use mcp_server::mcp_types::v2026_07_28::*;
-use mcp_server::{HandlerResult as R, McpServer, RequestContext as Ctx, ToolsHandler, errors};
+//! Two typed tools, both eras, over stdio: `cargo run -p mcp-server --example quickstart`.
+use mcp_server::{McpServer, router};
 
 #[derive(McpServer)]
 #[mcp(name = "quickstart", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
 struct Quickstart;
-type Params = PaginatedRequestParams;
-type Call = CallToolRequestParams;
 
-impl ToolsHandler for Quickstart {
-    async fn list_tools(&self, _: Params, _: &Ctx) -> R<ListToolsResult> {
-        let greet = Tool::new(ToolInputSchema::new(), "greet".into());
-        Ok(ListToolsResult::new(CacheScope::Public, vec![greet], 60))
+#[router]
+impl Quickstart {
+    /// Greets someone by name.
+    #[tool(read_only)]
+    fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
     }
-    async fn call_tool(&self, p: Call, _: &Ctx) -> R<CallToolResultResponseResult> {
-        let args = p.arguments.unwrap_or_default();
-        let who = args.get("name").and_then(|n| n.as_str()).unwrap_or("world");
-        let text = TextContent::new(format!("Hello, {who}!"));
-        match p.name.as_str() {
-            "greet" => Ok(CallToolResult::new(vec![ContentBlock::TextContent(text)]).into()),
-            other => Err(errors::invalid_params(format!("Unknown tool {other}"))),
-        }
+
+    /// Adds two integers.
+    #[tool(read_only, idempotent)]
+    fn add(&self, a: i64, b: i64) -> String {
+        (a + b).to_string()
     }
 }
 

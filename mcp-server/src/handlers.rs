@@ -19,12 +19,13 @@ use mcp_types::v2026_07_28::{
 
 use crate::context::RequestContext;
 use crate::errors::HandlerResult;
+use crate::router::tools::ParamHeader;
 
 /// The `tools` capability: `tools/list` and `tools/call`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `tools` capability but does not implement `ToolsHandler`",
     label = "`tools` declared here",
-    note = "implement `mcp_server::ToolsHandler` for `{Self}`, or remove `tools` from `#[mcp(...)]`"
+    note = "add `#[tool]` methods to a `#[mcp_server::router]` impl of `{Self}`, implement `mcp_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
 )]
 pub trait ToolsHandler: Send + Sync {
     /// `tools/list`. The result carries its own caching hints (`ttlMs`,
@@ -41,6 +42,23 @@ pub trait ToolsHandler: Send + Sync {
         params: CallToolRequestParams,
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<CallToolResultResponseResult>> + Send;
+
+    /// The `x-mcp-header` annotations of tool `name`'s arguments, which the
+    /// HTTP transport checks against the `Mcp-Param-*` headers. `Some` when
+    /// the handler knows its catalogue (a `#[mcp_server::router]` or a
+    /// [`ToolRouter`](crate::ToolRouter) does); the default `None` makes the
+    /// runtime read them from `tools/list`.
+    fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        let _ = name;
+        None
+    }
+
+    /// What is wrong with the tool catalogue (a schema that cannot be made,
+    /// a bad `x-mcp-header`); the transports refuse to start while this is
+    /// not empty.
+    fn catalogue_problems(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The `resources` capability: `resources/list`, `resources/read` and
@@ -48,7 +66,7 @@ pub trait ToolsHandler: Send + Sync {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `resources` capability but does not implement `ResourcesHandler`",
     label = "`resources` declared here",
-    note = "implement `mcp_server::ResourcesHandler` for `{Self}`, or remove `resources` from `#[mcp(...)]`"
+    note = "add `#[resource]` methods to a `#[mcp_server::router]` impl of `{Self}`, implement `mcp_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
 )]
 pub trait ResourcesHandler: Send + Sync {
     /// `resources/list`.
@@ -81,13 +99,20 @@ pub trait ResourcesHandler: Send + Sync {
             0,
         )))
     }
+
+    /// What is wrong with the resource catalogue (a bad URI template, a
+    /// URI served twice); the transports refuse to start while this is not
+    /// empty.
+    fn catalogue_problems(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The `prompts` capability: `prompts/list` and `prompts/get`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `prompts` capability but does not implement `PromptsHandler`",
     label = "`prompts` declared here",
-    note = "implement `mcp_server::PromptsHandler` for `{Self}`, or remove `prompts` from `#[mcp(...)]`"
+    note = "add `#[prompt]` methods to a `#[mcp_server::router]` impl of `{Self}`, implement `mcp_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
 )]
 pub trait PromptsHandler: Send + Sync {
     /// `prompts/list`.

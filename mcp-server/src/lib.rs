@@ -211,8 +211,7 @@ mod listen;
 mod outcome;
 mod param_headers;
 mod peer;
-#[cfg(feature = "schemars")]
-pub mod schema;
+pub mod router;
 mod server;
 #[cfg(feature = "stdio")]
 pub mod stdio;
@@ -236,7 +235,22 @@ pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;
 pub use peer::{ClientPeer, Sink, is_response};
+pub use router::args::{ArgumentError, Arguments};
+pub use router::prompts::IntoPromptResult;
+pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
+pub use router::tools::{IntoToolError, IntoToolResult, Json, ParamHeader, ToolError, ToolRouter};
 pub use server::McpServer;
+
+/// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
+/// block into the server's tools, resources and prompts; see the crate docs.
+pub use mcp_derive::router;
+
+/// JSON Schema generation (schemars 1, JSON Schema 2020-12), re-exported
+/// so that argument and output types derive `JsonSchema` with the version
+/// the runtime reads: `#[derive(mcp_server::schemars::JsonSchema)]` with
+/// `#[schemars(crate = "mcp_server::schemars")]`, or `schemars = "1"` in
+/// your own `Cargo.toml`.
+pub use schemars;
 
 /// Derives [`McpServer`](trait@McpServer); see the crate docs for every
 /// attribute.

@@ -3,10 +3,11 @@
 //! header by the client, and the server checks the two agree (digest §6
 //! item 7).
 //!
-//! The annotations come from the server's own `tools/list` (all pages, up
-//! to [`MAX_PAGES`]). The map is cached on the declaration for the list's
-//! `ttlMs` when its `cacheScope` is `public`; a `private` list is read
-//! again on every call.
+//! The annotations come from the tools handler's own table when it has one
+//! (`#[mcp_server::router]`, `ToolRouter`). A hand-written handler's come
+//! from the server's own `tools/list` (all pages, up to [`MAX_PAGES`]),
+//! cached on the declaration for the list's `ttlMs` when its `cacheScope`
+//! is `public`; a `private` list is read again on every call.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -124,6 +125,10 @@ pub(crate) async fn check<S: McpServer>(
     let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
         return Ok(());
     };
+    if let Some(known) = server.tool_param_headers(tool) {
+        let pairs = known.into_iter().map(|p| (p.argument, p.header)).collect();
+        return compare(pairs, params, &decoded);
+    }
     let cache = &S::declaration().param_headers;
     let cached = {
         let entry = cache.entry.lock().unwrap_or_else(PoisonError::into_inner);
@@ -148,9 +153,14 @@ pub(crate) async fn check<S: McpServer>(
             pairs
         }
     };
-    let Some(pairs) = pairs else {
-        return Ok(());
-    };
+    compare(pairs.unwrap_or_default(), params, &decoded)
+}
+
+fn compare(
+    pairs: Vec<(String, String)>,
+    params: Option<&Value>,
+    decoded: &HashMap<&str, String>,
+) -> Result<(), ErrorObject> {
     let arguments = params.and_then(|p| p.get("arguments"));
     for (arg, suffix) in pairs {
         let body = match arguments.and_then(|a| a.get(&arg)) {

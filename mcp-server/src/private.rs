@@ -145,3 +145,122 @@ pub use crate::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
     DEFAULT_DISCOVER_TTL_MS,
 };
+
+// ---- `#[mcp_server::router]` support ----
+
+pub use crate::router::args::{self as args, Arguments, InputSchemaBuilder};
+pub use crate::router::prompts::{
+    IntoPromptResult, PromptArguments, PromptOutcome, PromptSpec, PromptTable, argument_error,
+};
+pub use crate::router::resources::{
+    IntoReadResult, ReadOutcome, ResourceDescription, ResourceRequest, ResourceSpec, ResourceTable,
+};
+pub use crate::router::tools::{
+    BoxFuture as RouterFuture, IntoToolResult, ParamHeader, ToolOutcome, ToolSpec, ToolTable,
+    argument_failure,
+};
+pub use mcp_types::v2026_07_28::{
+    CallToolRequestParams, CallToolResultResponseResult, GetPromptRequestParams,
+    GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
+    ReadResourceRequestParams, ReadResourceResultResponseResult, Resource, ResourceTemplate, Tool,
+    ToolAnnotations,
+};
+pub use std::boxed::Box;
+
+/// Which capabilities `#[mcp(...)]` declares, for the router's
+/// compile-time check that its methods are served.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has a `#[mcp_server::router]` but no `#[derive(McpServer)]`",
+    note = "derive `McpServer` on `{Self}` and declare the capabilities its router serves"
+)]
+pub trait DeclaredCapabilities {
+    /// `tools` is declared.
+    const TOOLS: bool;
+    /// `resources` is declared.
+    const RESOURCES: bool;
+    /// `prompts` is declared.
+    const PROMPTS: bool;
+}
+
+/// The header annotations from the tools handler.
+pub fn tool_param_headers<S: ToolsHandler>(server: &S, name: &str) -> Option<Vec<ParamHeader>> {
+    server.param_headers(name)
+}
+
+/// The tools handler's catalogue problems.
+pub fn tools_problems<S: ToolsHandler>(server: &S) -> Vec<String> {
+    server.catalogue_problems()
+}
+
+/// The resources handler's catalogue problems.
+pub fn resources_problems<S: ResourcesHandler>(server: &S) -> Vec<String> {
+    server.catalogue_problems()
+}
+
+/// A type a tool parameter may have.
+#[diagnostic::on_unimplemented(
+    message = "the tool argument type `{Self}` must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive both on your type (`#[derive(serde::Deserialize, schemars::JsonSchema)]`); schemars 1 is re-exported as `mcp_server::schemars`"
+)]
+pub trait ToolArgument: serde::de::DeserializeOwned + schemars::JsonSchema {}
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
+
+/// Takes tool argument `name` (see [`args::take`]).
+pub fn take_argument<T: ToolArgument>(
+    arguments: &mut Arguments,
+    name: &str,
+) -> Result<T, crate::ArgumentError> {
+    args::take(arguments, name)
+}
+
+/// The whole arguments object as a `T` (see [`args::whole`]).
+pub fn whole_arguments<T: ToolArgument>(arguments: Arguments) -> Result<T, crate::ArgumentError> {
+    args::whole(arguments)
+}
+
+/// Adds property `name` of type `T` to an input schema.
+pub fn argument_property<T: ToolArgument>(
+    builder: &mut InputSchemaBuilder,
+    name: &str,
+    description: Option<&str>,
+    required: bool,
+    header: Option<&str>,
+) {
+    builder.property::<T>(name, description, required, header);
+}
+
+/// The input schema of a `#[arguments]` type.
+pub fn arguments_schema<T: ToolArgument>() -> Result<mcp_types::v2026_07_28::ToolInputSchema, String>
+{
+    args::input_schema_of::<T>()
+}
+
+/// A type a prompt argument or URI template variable may have.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a string (prompt arguments and URI template variables are strings)",
+    note = "use `String`, a number type, or a type implementing `FromStr` whose error implements `Display`"
+)]
+pub trait FromArgument: std::str::FromStr<Err: std::fmt::Display> {}
+impl<T: std::str::FromStr<Err: std::fmt::Display>> FromArgument for T {}
+
+/// Prompt argument `name`, `None` when absent (see [`args::prompt_argument`]).
+pub fn prompt_argument<T: FromArgument>(
+    arguments: &mut PromptArguments,
+    name: &str,
+) -> Result<Option<T>, crate::ArgumentError> {
+    args::prompt_argument(arguments, name)
+}
+
+/// Template variable `name` of a resource request.
+pub fn template_variable<T: FromArgument>(
+    request: &ResourceRequest,
+    name: &str,
+) -> HandlerResult<T> {
+    request.variable(name)
+}
+
+/// Parses a `_meta` literal the router macro validated at compile time.
+pub fn meta_object(json: &str) -> Result<mcp_types::v2026_07_28::MetaObject, String> {
+    serde_json::from_str(json).map_err(|e| e.to_string())
+}

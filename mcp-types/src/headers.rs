@@ -81,7 +81,8 @@ pub fn decode_value(raw: &str) -> Result<String, String> {
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard Base64 (RFC 4648 §4, with padding).
-fn base64_encode(bytes: &[u8]) -> String {
+/// Standard Base64 with padding (RFC 4648 §4).
+pub fn base64_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [

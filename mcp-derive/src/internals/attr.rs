@@ -191,41 +191,7 @@ impl Attrs {
                     }
                 }
             }
-            "icon" => {
-                let mut icon = Icon {
-                    src: None,
-                    mime_type: None,
-                    sizes: Vec::new(),
-                    theme: None,
-                    span: meta.path.span_of(),
-                };
-                let mut seen = BTreeMap::new();
-                meta.parse_nested_meta(|inner| {
-                    let k = path_name(&inner.path);
-                    if !ICON_KEYS.contains(&k.as_str()) {
-                        cx.error_spanned_by(
-                            &inner.path,
-                            unknown_key_message(&k, "`icon(...)`", ICON_KEYS),
-                        );
-                        return skip_value(&inner);
-                    }
-                    if seen.insert(k.clone(), ()).is_some() {
-                        cx.error_spanned_by(
-                            &inner.path,
-                            format!("duplicate `icon(...)` key `{k}`"),
-                        );
-                        return skip_value(&inner);
-                    }
-                    match k.as_str() {
-                        "src" => icon.src = Some(inner.value()?.parse()?),
-                        "mime_type" => icon.mime_type = Some(inner.value()?.parse()?),
-                        "theme" => icon.theme = Some(inner.value()?.parse()?),
-                        _ => icon.sizes = parse_str_array(cx, inner.value()?.parse()?),
-                    }
-                    Ok(())
-                })?;
-                self.icons.push(icon);
-            }
+            "icon" => self.icons.push(parse_icon(cx, meta)?),
             "versions" => {
                 let first = self.first(cx, &key, meta);
                 meta.parse_nested_meta(|inner| {
@@ -414,7 +380,8 @@ impl Attrs {
     }
 }
 
-trait SpanOf {
+pub trait SpanOf {
+    /// The span of the first segment.
     fn span_of(&self) -> Span;
 }
 
@@ -426,8 +393,42 @@ impl SpanOf for syn::Path {
     }
 }
 
+/// One `icon(src = ..., mime_type = ..., sizes = [...], theme = ...)`.
+pub fn parse_icon(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Icon> {
+    let mut icon = Icon {
+        src: None,
+        mime_type: None,
+        sizes: Vec::new(),
+        theme: None,
+        span: meta.path.span_of(),
+    };
+    let mut seen = BTreeMap::new();
+    meta.parse_nested_meta(|inner| {
+        let k = path_name(&inner.path);
+        if !ICON_KEYS.contains(&k.as_str()) {
+            cx.error_spanned_by(
+                &inner.path,
+                unknown_key_message(&k, "`icon(...)`", ICON_KEYS),
+            );
+            return skip_value(&inner);
+        }
+        if seen.insert(k.clone(), ()).is_some() {
+            cx.error_spanned_by(&inner.path, format!("duplicate `icon(...)` key `{k}`"));
+            return skip_value(&inner);
+        }
+        match k.as_str() {
+            "src" => icon.src = Some(inner.value()?.parse()?),
+            "mime_type" => icon.mime_type = Some(inner.value()?.parse()?),
+            "theme" => icon.theme = Some(inner.value()?.parse()?),
+            _ => icon.sizes = parse_str_array(cx, inner.value()?.parse()?),
+        }
+        Ok(())
+    })?;
+    Ok(icon)
+}
+
 /// The key as written (`crate` included).
-fn path_name(path: &syn::Path) -> String {
+pub fn path_name(path: &syn::Path) -> String {
     path.segments
         .iter()
         .map(|s| s.ident.to_string())
@@ -436,7 +437,7 @@ fn path_name(path: &syn::Path) -> String {
 }
 
 /// Consumes the value of a key we reject, so parsing can go on.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {

@@ -147,23 +147,7 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
     }
 
     for icon in &attrs.icons {
-        if icon.src.is_none() {
-            cx.syn_error(syn::Error::new(
-                icon.span,
-                "`icon(...)` needs `src = \"...\"`",
-            ));
-        }
-        if let Some(theme) = &icon.theme
-            && !matches!(theme.value().as_str(), "light" | "dark")
-        {
-            cx.error_spanned_by(
-                theme,
-                format!(
-                    "unknown icon theme `{}`; expected `light` or `dark`",
-                    theme.value()
-                ),
-            );
-        }
+        check_icon(cx, icon);
     }
     Checked {
         modern,
@@ -218,5 +202,26 @@ fn check_ttl(expr: &Expr) -> Result<u64, String> {
             Err("`ttl_ms` must not be negative: ttlMs is an integer >= 0 (milliseconds)".to_owned())
         }
         _ => Err("`ttl_ms` must be an integer literal (milliseconds)".to_owned()),
+    }
+}
+
+/// An icon needs `src`; `theme` is `light` or `dark`.
+pub fn check_icon(cx: &mut Ctxt, icon: &super::attr::Icon) {
+    if icon.src.is_none() {
+        cx.syn_error(syn::Error::new(
+            icon.span,
+            "`icon(...)` needs `src = \"...\"`",
+        ));
+    }
+    if let Some(theme) = &icon.theme
+        && !matches!(theme.value().as_str(), "light" | "dark")
+    {
+        cx.error_spanned_by(
+            theme,
+            format!(
+                "unknown icon theme `{}`; expected `light` or `dark`",
+                theme.value()
+            ),
+        );
     }
 }

@@ -1,0 +1,1058 @@
+//! `#[mcp_server::router]`: parse the `#[tool]`, `#[resource]` and
+//! `#[prompt]` methods of an `impl` block, check them, and emit their
+//! static tables plus the matching handler trait impls.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
+
+use crate::expand::{icon_value, some_string, string};
+use crate::internals::attr::{Icon, parse_icon, path_name, skip_value};
+use crate::internals::check::check_icon;
+use crate::internals::ctxt::Ctxt;
+use crate::internals::json::JsonLiteral;
+use crate::internals::suggest::unknown_key_message;
+
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "icon",
+    "meta",
+];
+const RESOURCE_KEYS: &[&str] = &[
+    "uri",
+    "template",
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "icon",
+];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon"];
+const ARG_KEYS: &[&str] = &["name", "description", "header"];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    fn of(attr: &syn::Attribute) -> Option<Self> {
+        let path = attr.path();
+        if path.is_ident("tool") {
+            Some(Self::Tool)
+        } else if path.is_ident("resource") {
+            Some(Self::Resource)
+        } else if path.is_ident("prompt") {
+            Some(Self::Prompt)
+        } else {
+            None
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Resource => "resource",
+            Self::Prompt => "prompt",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Self::Tool => TOOL_KEYS,
+            Self::Resource => RESOURCE_KEYS,
+            Self::Prompt => PROMPT_KEYS,
+        }
+    }
+}
+
+/// The settings of one `#[tool(...)]`, `#[resource(...)]` or `#[prompt(...)]`.
+#[derive(Default)]
+struct Settings {
+    strings: BTreeMap<String, LitStr>,
+    flags: BTreeMap<String, (bool, Span)>,
+    icons: Vec<Icon>,
+    meta: Option<(String, Span)>,
+}
+
+/// One parameter of a marked method.
+struct Param {
+    ident: syn::Ident,
+    ty: Type,
+    /// The wire name (`#[arg(name = ...)]`, else the parameter name).
+    name: String,
+    description: Option<LitStr>,
+    header: Option<LitStr>,
+    whole: bool,
+    context: bool,
+    request: bool,
+}
+
+/// One marked method.
+struct Method {
+    kind: Kind,
+    ident: syn::Ident,
+    is_async: bool,
+    settings: Settings,
+    docs: Option<String>,
+    params: Vec<Param>,
+    output: Type,
+}
+
+fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|line| {
+            line.strip_prefix(' ')
+                .unwrap_or(&line)
+                .trim_end()
+                .to_owned()
+        })
+        .collect();
+    let text = lines.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+fn parse_settings(cx: &mut Ctxt, kind: Kind, attr: &syn::Attribute) -> Settings {
+    let mut settings = Settings::default();
+    if matches!(attr.meta, syn::Meta::Path(_)) {
+        return settings;
+    }
+    let result = attr.parse_nested_meta(|meta| settings_key(cx, kind, &mut settings, &meta));
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
+    settings
+}
+
+fn settings_key(
+    cx: &mut Ctxt,
+    kind: Kind,
+    settings: &mut Settings,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    let key = path_name(&meta.path);
+    let context = format!("`#[{}(...)]`", kind.word());
+    if !kind.keys().contains(&key.as_str()) {
+        cx.error_spanned_by(&meta.path, unknown_key_message(&key, &context, kind.keys()));
+        return skip_value(meta);
+    }
+    let duplicate = settings.strings.contains_key(&key)
+        || settings.flags.contains_key(&key)
+        || (key == "meta" && settings.meta.is_some());
+    if duplicate {
+        cx.error_spanned_by(&meta.path, format!("duplicate {context} key `{key}`"));
+        return skip_value(meta);
+    }
+    match key.as_str() {
+        "icon" => settings.icons.push(parse_icon(cx, meta)?),
+        "read_only" | "destructive" | "idempotent" | "open_world" => {
+            let value = if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::LitBool>()?.value
+            } else {
+                true
+            };
+            settings.flags.insert(key, (value, meta.path.span()));
+        }
+        "meta" => {
+            let span = meta.input.span();
+            let JsonLiteral(value) = meta.value()?.parse()?;
+            if value.is_object() {
+                settings.meta = Some((value.to_string(), span));
+            } else {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "`meta` must be a JSON object literal `{...}`",
+                ));
+            }
+        }
+        _ => {
+            let value: LitStr = meta.value()?.parse()?;
+            settings.strings.insert(key, value);
+        }
+    }
+    Ok(())
+}
+
+fn is_named(ty: &Type, name: &str) -> bool {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name))
+}
+
+fn is_option(ty: &Type) -> bool {
+    is_named(ty, "Option") && !matches!(ty, Type::Reference(_))
+}
+
+/// Types whose JSON Schema cannot be an object, spotted by their syntax.
+fn never_object(ty: &Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "bool", "char", "str", "String", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+        "u32", "u64", "u128", "usize", "f32", "f64", "Vec", "Option", "VecDeque", "HashSet",
+        "BTreeSet",
+    ];
+    match ty {
+        Type::Array(_) | Type::Slice(_) | Type::Tuple(_) | Type::Reference(_) => true,
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| SCALARS.contains(&s.ident.to_string().as_str()))
+        }
+        _ => false,
+    }
+}
+
+fn parse_param(cx: &mut Ctxt, arg: &mut syn::PatType) -> Option<Param> {
+    let mut description = None;
+    let mut header = None;
+    let mut rename = None;
+    let mut whole = false;
+    let mut kept = Vec::new();
+    for attr in arg.attrs.drain(..) {
+        if attr.path().is_ident("arguments") {
+            whole = true;
+        } else if attr.path().is_ident("arg") {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = path_name(&meta.path);
+                if !ARG_KEYS.contains(&key.as_str()) {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        unknown_key_message(&key, "`#[arg(...)]`", ARG_KEYS),
+                    );
+                    return skip_value(&meta);
+                }
+                let value: LitStr = meta.value()?.parse()?;
+                match key.as_str() {
+                    "description" => description = Some(value),
+                    "header" => header = Some(value),
+                    _ => rename = Some(value),
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                cx.syn_error(e);
+            }
+        } else {
+            kept.push(attr);
+        }
+    }
+    arg.attrs = kept;
+    let ty = (*arg.ty).clone();
+    let context = matches!(&ty, Type::Reference(_)) && is_named(&ty, "RequestContext");
+    let request = is_named(&ty, "ResourceRequest");
+    let Pat::Ident(pat) = &*arg.pat else {
+        cx.error_spanned_by(
+            &arg.pat,
+            "a marked method's parameters must be plain names (`name: Type`)",
+        );
+        return None;
+    };
+    let ident = pat.ident.clone();
+    let name = rename.as_ref().map_or_else(
+        || ident.to_string().trim_start_matches("r#").to_owned(),
+        LitStr::value,
+    );
+    if let Some(header) = &header
+        && !valid_header_name(&header.value())
+    {
+        cx.error_spanned_by(
+            header,
+            format!(
+                "`{}` is not a valid header name: use letters, digits and ! # $ % & ' * + - . ^ _ ` | ~",
+                header.value()
+            ),
+        );
+    }
+    Some(Param {
+        ident,
+        ty,
+        name,
+        description,
+        header,
+        whole,
+        context,
+        request,
+    })
+}
+
+fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// The variable names of a URI template, or why it cannot be parsed.
+fn template_variables(template: &str) -> Result<Vec<String>, String> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    let mut previous_was_var = false;
+    while let Some(open) = rest.find('{') {
+        if rest[..open].contains('}') {
+            return Err(format!("stray `}}` in URI template `{template}`"));
+        }
+        if open > 0 {
+            previous_was_var = false;
+        }
+        let close = rest[open..]
+            .find('}')
+            .ok_or_else(|| format!("unclosed `{{` in URI template `{template}`"))?;
+        let expression = &rest[open + 1..open + close];
+        let name = expression.strip_prefix('+').unwrap_or(expression);
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(format!(
+                "unsupported expression `{{{expression}}}` in URI template `{template}`: use `{{name}}` or `{{+name}}`"
+            ));
+        }
+        if previous_was_var {
+            return Err(format!(
+                "two variables without text between them in URI template `{template}` cannot be told apart"
+            ));
+        }
+        previous_was_var = true;
+        names.push(name.to_owned());
+        rest = &rest[open + close + 1..];
+    }
+    if rest.contains('}') {
+        return Err(format!("stray `}}` in URI template `{template}`"));
+    }
+    Ok(names)
+}
+
+fn parse_method(
+    cx: &mut Ctxt,
+    kind: Kind,
+    attr: &syn::Attribute,
+    method: &mut ImplItemFn,
+) -> Option<Method> {
+    let settings = parse_settings(cx, kind, attr);
+    let sig = &mut method.sig;
+    match sig.inputs.first() {
+        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        _ => {
+            cx.error_spanned_by(
+                &sig.ident,
+                format!("a `#[{}]` method must take `&self`", kind.word()),
+            );
+            return None;
+        }
+    }
+    if !sig.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &sig.generics,
+            format!("a `#[{}]` method cannot be generic", kind.word()),
+        );
+        return None;
+    }
+    let mut params = Vec::new();
+    for input in sig.inputs.iter_mut().skip(1) {
+        if let FnArg::Typed(arg) = input {
+            params.extend(parse_param(cx, arg));
+        }
+    }
+    let output = match &sig.output {
+        syn::ReturnType::Default => syn::parse_quote!(()),
+        syn::ReturnType::Type(_, ty) => (**ty).clone(),
+    };
+    if matches!(output, Type::ImplTrait(_)) {
+        cx.error_spanned_by(
+            &output,
+            "write the method as `async fn` instead of returning `impl Trait`",
+        );
+    }
+    Some(Method {
+        kind,
+        ident: sig.ident.clone(),
+        is_async: sig.asyncness.is_some(),
+        docs: doc_text(&method.attrs),
+        settings,
+        params,
+        output,
+    })
+}
+
+/// The whole attribute macro.
+pub fn router(args: TokenStream, mut item: ItemImpl) -> TokenStream {
+    let mut cx = Ctxt::new();
+    let mut krate: syn::Path = syn::parse_quote!(::mcp_server);
+    if !args.is_empty() {
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("crate") {
+                let value: LitStr = meta.value()?.parse()?;
+                krate = value.parse()?;
+                Ok(())
+            } else {
+                Err(meta.error("unknown `router` setting; expected `crate = \"...\"`"))
+            }
+        });
+        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+            cx.syn_error(e);
+        }
+    }
+    if let Some((_, path, _)) = &item.trait_ {
+        cx.error_spanned_by(
+            path,
+            "`#[mcp_server::router]` goes on an inherent `impl` block, not a trait impl",
+        );
+    }
+    if !item.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &item.generics,
+            "`#[mcp_server::router]` impl blocks cannot be generic: the tables are statics",
+        );
+    }
+    let mut methods = Vec::new();
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else {
+            continue;
+        };
+        let mut marks = Vec::new();
+        method.attrs.retain(|attr| match Kind::of(attr) {
+            Some(kind) => {
+                marks.push((kind, attr.clone()));
+                false
+            }
+            None => true,
+        });
+        match marks.as_slice() {
+            [] => {}
+            [(kind, attr)] => methods.extend(parse_method(&mut cx, *kind, attr, method)),
+            [_, (_, second), ..] => cx.error_spanned_by(
+                second,
+                "a method can be one tool, resource or prompt, not several",
+            ),
+        }
+    }
+    let self_ty = (*item.self_ty).clone();
+    let checked = check(&mut cx, &methods);
+    let errors = cx.into_compile_errors();
+    if !checked {
+        return quote! { #errors #item };
+    }
+    let body = expand(&krate, &self_ty, &methods);
+    quote! {
+        #errors
+        #item
+        #body
+    }
+}
+
+fn name_of(method: &Method) -> String {
+    method.settings.strings.get("name").map_or_else(
+        || method.ident.to_string().trim_start_matches("r#").to_owned(),
+        LitStr::value,
+    )
+}
+
+fn name_span(method: &Method) -> Span {
+    method
+        .settings
+        .strings
+        .get("name")
+        .map_or(method.ident.span(), LitStr::span)
+}
+
+/// Cross-method and per-kind rules; false when expansion would only add
+/// confusing errors.
+fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
+    let before = cx.has_errors();
+    let mut seen: BTreeMap<(u8, String), ()> = BTreeMap::new();
+    for method in methods {
+        for icon in &method.settings.icons {
+            check_icon(cx, icon);
+        }
+        let name = name_of(method);
+        let key = match method.kind {
+            Kind::Tool => 0,
+            Kind::Resource => 1,
+            Kind::Prompt => 2,
+        };
+        if seen.insert((key, name.clone()), ()).is_some() {
+            cx.syn_error(syn::Error::new(
+                name_span(method),
+                format!("duplicate {} name `{name}`", method.kind.word()),
+            ));
+        }
+        let inputs: Vec<&Param> = method.params.iter().filter(|p| !p.context).collect();
+        match method.kind {
+            Kind::Tool => {
+                if !valid_tool_name(&name) {
+                    cx.syn_error(syn::Error::new(
+                        name_span(method),
+                        format!("tool name `{name}` must be 1 to 128 characters from A-Z a-z 0-9 _ - . (MCP tool naming rules)"),
+                    ));
+                }
+                let wholes: Vec<&&Param> = inputs.iter().filter(|p| p.whole).collect();
+                if let Some(whole) = wholes.first() {
+                    if inputs.len() > 1 {
+                        cx.error_spanned_by(&whole.ident, "an `#[arguments]` parameter must be the tool's only argument (besides `&RequestContext`)");
+                    } else if never_object(&whole.ty) {
+                        cx.error_spanned_by(&whole.ty, "an `#[arguments]` type must be a struct (its JSON Schema an object): tool arguments are a JSON object; take plain parameters instead");
+                    }
+                }
+                let mut headers: BTreeMap<String, ()> = BTreeMap::new();
+                for param in &inputs {
+                    if let Some(header) = &param.header
+                        && headers
+                            .insert(header.value().to_ascii_lowercase(), ())
+                            .is_some()
+                    {
+                        cx.error_spanned_by(
+                            header,
+                            format!(
+                                "two arguments use the header name `Mcp-Param-{}`",
+                                header.value()
+                            ),
+                        );
+                    }
+                    if param.request {
+                        cx.error_spanned_by(
+                            &param.ty,
+                            "`ResourceRequest` is a resource method's parameter",
+                        );
+                    }
+                }
+            }
+            Kind::Resource => {
+                let uri = method.settings.strings.get("uri");
+                let template = method.settings.strings.get("template");
+                let variables = match (uri, template) {
+                    (Some(_), None) => Vec::new(),
+                    (None, Some(template)) => match template_variables(&template.value()) {
+                        Ok(names) => names,
+                        Err(e) => {
+                            cx.error_spanned_by(template, e);
+                            continue;
+                        }
+                    },
+                    (Some(_), Some(template)) => {
+                        cx.error_spanned_by(
+                            template,
+                            "`uri` and `template` are mutually exclusive",
+                        );
+                        continue;
+                    }
+                    (None, None) => {
+                        cx.error_spanned_by(
+                            &method.ident,
+                            "a `#[resource]` needs `uri = \"...\"` or `template = \"...\"`",
+                        );
+                        continue;
+                    }
+                };
+                for param in inputs.iter().filter(|p| !p.request) {
+                    if param.whole || param.header.is_some() || param.description.is_some() {
+                        cx.error_spanned_by(
+                            &param.ident,
+                            "resource parameters take no `#[arg]`/`#[arguments]` settings",
+                        );
+                    }
+                    if !variables.contains(&param.name) {
+                        cx.error_spanned_by(
+                            &param.ident,
+                            format!(
+                                "`{}` is not a variable of the URI template{}",
+                                param.name,
+                                if variables.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" (variables: {})", variables.join(", "))
+                                }
+                            ),
+                        );
+                    }
+                }
+            }
+            Kind::Prompt => {
+                for param in &inputs {
+                    if param.whole || param.header.is_some() || param.request {
+                        cx.error_spanned_by(&param.ident, "prompt arguments are plain parameters; `#[arguments]`, `header` and `ResourceRequest` do not apply");
+                    }
+                }
+            }
+        }
+    }
+    !cx.has_errors() || before
+}
+
+fn opt_lit(value: Option<&LitStr>) -> TokenStream {
+    match value {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::<&str>::None),
+    }
+}
+
+fn describe_common(p: &TokenStream, method: &Method, target: TokenStream) -> Vec<TokenStream> {
+    let mut sets = Vec::new();
+    if let Some(title) = some_string(method.settings.strings.get("title")) {
+        sets.push(quote!(#target.title = #title;));
+    }
+    let description = method
+        .settings
+        .strings
+        .get("description")
+        .map(LitStr::value)
+        .or_else(|| method.docs.clone());
+    if let Some(description) = description {
+        sets.push(quote!(#target.description = ::core::option::Option::Some(::std::string::String::from(#description));));
+    }
+    if !method.settings.icons.is_empty() {
+        let icons = method
+            .settings
+            .icons
+            .iter()
+            .filter_map(|icon| icon_value(p, icon));
+        sets.push(quote!(#target.icons = ::core::option::Option::Some(::std::vec![#(#icons),*]);));
+    }
+    sets
+}
+
+fn call_expr(method: &Method, args: Vec<TokenStream>) -> TokenStream {
+    let ident = &method.ident;
+    let call = quote!(this.#ident(#(#args),*));
+    if method.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    }
+}
+
+fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {
+    let name = name_of(method);
+    let method_name = method.ident.to_string();
+    let fn_ident = format_ident!("__mcp_tool_{}", method.ident);
+    let output = &method.output;
+    let mut schema = Vec::new();
+    let mut takes = Vec::new();
+    let mut args = Vec::new();
+    let whole = method.params.iter().find(|p| p.whole);
+    for param in &method.params {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        if param.context {
+            args.push(quote!(ctx));
+            continue;
+        }
+        args.push(quote!(#ident));
+        if param.whole {
+            takes.push(quote_spanned! {ty.span()=>
+                let #ident: #ty = match #p::whole_arguments::<#ty>(arguments) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return #p::argument_failure(error),
+                };
+            });
+            continue;
+        }
+        let wire = &param.name;
+        let description = opt_lit(param.description.as_ref());
+        let header = opt_lit(param.header.as_ref());
+        let required = !is_option(ty);
+        schema.push(quote_spanned! {ty.span()=>
+            #p::argument_property::<#ty>(&mut schema, #wire, #description, #required, #header);
+        });
+        takes.push(quote_spanned! {ty.span()=>
+            let #ident: #ty = match #p::take_argument::<#ty>(&mut arguments, #wire) {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return #p::argument_failure(error),
+            };
+        });
+    }
+    let input_schema = match whole {
+        Some(param) => {
+            let ty = &param.ty;
+            quote_spanned!(ty.span()=> #p::arguments_schema::<#ty>()?)
+        }
+        None => quote! {{
+            let mut schema = #p::InputSchemaBuilder::new();
+            #(#schema)*
+            schema.build()?
+        }},
+    };
+    let mut sets = describe_common(p, method, quote!(tool));
+    let flags = &method.settings.flags;
+    if !flags.is_empty() {
+        let hints = flags.iter().map(|(key, (value, _))| {
+            let field = format_ident!("{}_hint", key);
+            quote!(annotations.#field = ::core::option::Option::Some(#value);)
+        });
+        sets.push(quote!(tool.annotations = ::core::option::Option::Some({
+            let mut annotations = #p::ToolAnnotations::new();
+            #(#hints)*
+            annotations
+        });));
+    }
+    if let Some((json, _)) = &method.settings.meta {
+        sets.push(quote!(tool.meta = ::core::option::Option::Some(#p::meta_object(#json)?);));
+    }
+    let call = call_expr(method, args);
+    let unused = (!method.params.iter().any(|p| p.context)).then(|| quote!(let _ = ctx;));
+    let unused_args = whole.is_none().then(|| quote!(let _ = &mut arguments;));
+    let helper = quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_mut)]
+        fn #fn_ident<'a>(
+            this: &'a #self_ty,
+            mut arguments: #p::Arguments,
+            ctx: &'a #p::RequestContext,
+        ) -> #p::RouterFuture<'a, #p::ToolOutcome> {
+            #p::Box::pin(async move {
+                #unused
+                #unused_args
+                #(#takes)*
+                #p::IntoToolResult::into_tool_result(#call)
+            })
+        }
+    };
+    let spec = quote! {
+        #p::ToolSpec {
+            method: #method_name,
+            describe: || {
+                let mut tool = #p::Tool::new(#input_schema, ::std::string::String::from(#name));
+                #(#sets)*
+                if let ::core::option::Option::Some(schema) = <#output as #p::IntoToolResult>::output_schema() {
+                    tool.output_schema = ::core::option::Option::Some(schema?);
+                }
+                ::core::result::Result::Ok(tool)
+            },
+            call: <#self_ty>::#fn_ident,
+        }
+    };
+    (helper, spec)
+}
+
+fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {
+    let name = name_of(method);
+    let method_name = method.ident.to_string();
+    let fn_ident = format_ident!("__mcp_resource_{}", method.ident);
+    let mime = method.settings.strings.get("mime_type").map(LitStr::value);
+    let mime_static = match &mime {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
+    };
+    let mut args = Vec::new();
+    let mut takes = Vec::new();
+    for param in &method.params {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        if param.context {
+            args.push(quote!(ctx));
+        } else if param.request {
+            args.push(if matches!(ty, Type::Reference(_)) {
+                quote!(&request)
+            } else {
+                quote!(request.clone())
+            });
+        } else {
+            let wire = &param.name;
+            takes.push(quote_spanned! {ty.span()=>
+                let #ident: #ty = #p::template_variable::<#ty>(&request, #wire)?;
+            });
+            args.push(quote!(#ident));
+        }
+    }
+    let mut sets = describe_common(p, method, quote!(described));
+    if let Some(mime) = &mime {
+        sets.push(quote!(described.mime_type = ::core::option::Option::Some(::std::string::String::from(#mime));));
+    }
+    let describe = match (
+        method.settings.strings.get("uri"),
+        method.settings.strings.get("template"),
+    ) {
+        (Some(uri), _) => quote! {{
+            let mut described = #p::Resource::new(::std::string::String::from(#name), ::std::string::String::from(#uri));
+            #(#sets)*
+            #p::ResourceDescription::Fixed(described)
+        }},
+        (None, template) => {
+            let template = template.map(LitStr::value).unwrap_or_default();
+            quote! {{
+                let mut described = #p::ResourceTemplate::new(::std::string::String::from(#name), ::std::string::String::from(#template));
+                #(#sets)*
+                #p::ResourceDescription::Template(described)
+            }}
+        }
+    };
+    let call = call_expr(method, args);
+    let unused = (!method.params.iter().any(|p| p.context)).then(|| quote!(let _ = ctx;));
+    let helper = quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        fn #fn_ident<'a>(
+            this: &'a #self_ty,
+            request: #p::ResourceRequest,
+            ctx: &'a #p::RequestContext,
+        ) -> #p::RouterFuture<'a, #p::ReadOutcome> {
+            #p::Box::pin(async move {
+                #unused
+                #(#takes)*
+                let value = #call;
+                #p::IntoReadResult::into_read_result(value, &request, ctx)
+            })
+        }
+    };
+    let _ = string;
+    let spec = quote! {
+        #p::ResourceSpec {
+            method: #method_name,
+            mime_type: #mime_static,
+            describe: || #describe,
+            read: <#self_ty>::#fn_ident,
+        }
+    };
+    (helper, spec)
+}
+
+fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {
+    let name = name_of(method);
+    let fn_ident = format_ident!("__mcp_prompt_{}", method.ident);
+    let mut args = Vec::new();
+    let mut takes = Vec::new();
+    let mut declared = Vec::new();
+    for param in &method.params {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        if param.context {
+            args.push(quote!(ctx));
+            continue;
+        }
+        args.push(quote!(#ident));
+        let wire = &param.name;
+        let optional = is_option(ty);
+        let inner: Type = if optional {
+            match ty {
+                Type::Path(path) => path
+                    .path
+                    .segments
+                    .last()
+                    .and_then(|s| match &s.arguments {
+                        syn::PathArguments::AngleBracketed(a) => {
+                            a.args.first().and_then(|g| match g {
+                                syn::GenericArgument::Type(t) => Some(t.clone()),
+                                _ => None,
+                            })
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| ty.clone()),
+                _ => ty.clone(),
+            }
+        } else {
+            ty.clone()
+        };
+        let parse =
+            quote_spanned!(inner.span()=> #p::prompt_argument::<#inner>(&mut arguments, #wire));
+        let value = if optional {
+            quote!(#parse.map_err(#p::argument_error)?)
+        } else {
+            quote!(#parse.map_err(#p::argument_error)?.ok_or_else(|| #p::argument_error(#p::args::missing(#wire)))?)
+        };
+        takes.push(quote!(let #ident: #ty = #value;));
+        let mut sets = Vec::new();
+        if let Some(description) = &param.description {
+            sets.push(quote!(argument.description = ::core::option::Option::Some(::std::string::String::from(#description));));
+        }
+        let required = !optional;
+        declared.push(quote!({
+            let mut argument = #p::PromptArgument::new(::std::string::String::from(#wire));
+            argument.required = ::core::option::Option::Some(#required);
+            #(#sets)*
+            argument
+        }));
+    }
+    let mut sets = describe_common(p, method, quote!(prompt));
+    if !declared.is_empty() {
+        sets.push(
+            quote!(prompt.arguments = ::core::option::Option::Some(::std::vec![#(#declared),*]);),
+        );
+    }
+    let call = call_expr(method, args);
+    let unused = (!method.params.iter().any(|p| p.context)).then(|| quote!(let _ = ctx;));
+    let helper = quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_mut)]
+        fn #fn_ident<'a>(
+            this: &'a #self_ty,
+            mut arguments: #p::PromptArguments,
+            ctx: &'a #p::RequestContext,
+        ) -> #p::RouterFuture<'a, #p::PromptOutcome> {
+            #p::Box::pin(async move {
+                #unused
+                let _ = &mut arguments;
+                #(#takes)*
+                #p::IntoPromptResult::into_prompt_result(#call)
+            })
+        }
+    };
+    let spec = quote! {
+        #p::PromptSpec {
+            describe: || {
+                let mut prompt = #p::Prompt::new(::std::string::String::from(#name));
+                #(#sets)*
+                prompt
+            },
+            get: <#self_ty>::#fn_ident,
+        }
+    };
+    (helper, spec)
+}
+
+fn type_name(ty: &Type) -> String {
+    quote!(#ty).to_string().replace(' ', "")
+}
+
+fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let mut helpers = Vec::new();
+    let mut out = Vec::new();
+    let shown = type_name(self_ty);
+    for kind in [Kind::Tool, Kind::Resource, Kind::Prompt] {
+        let marked: Vec<&Method> = methods.iter().filter(|m| m.kind == kind).collect();
+        if marked.is_empty() {
+            continue;
+        }
+        let mut specs = Vec::new();
+        for method in &marked {
+            let (helper, spec) = match kind {
+                Kind::Tool => expand_tool(&p, self_ty, method),
+                Kind::Resource => expand_resource(&p, self_ty, method),
+                Kind::Prompt => expand_prompt(&p, self_ty, method),
+            };
+            helpers.push(helper);
+            specs.push(spec);
+        }
+        let (flag, capability) = match kind {
+            Kind::Tool => (quote!(TOOLS), "tools"),
+            Kind::Resource => (quote!(RESOURCES), "resources"),
+            Kind::Prompt => (quote!(PROMPTS), "prompts"),
+        };
+        let message = format!(
+            "`{shown}` has #[{}] methods but does not declare the `{capability}` capability: add `{capability}` to its `#[mcp(...)]`",
+            kind.word()
+        );
+        let span = marked
+            .first()
+            .map_or_else(Span::call_site, |m| m.ident.span());
+        let assert = quote_spanned! {span=>
+            const _: () = {
+                if !<#self_ty as #p::DeclaredCapabilities>::#flag {
+                    ::core::panic!(#message);
+                }
+            };
+        };
+        let table_fn = format_ident!("__mcp_{}_table", kind.word());
+        let (table_ty, handler) = match kind {
+            Kind::Tool => (
+                quote!(#p::ToolTable<#self_ty>),
+                quote! {
+                    impl #p::ToolsHandler for #self_ty {
+                        fn list_tools(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListToolsResult>> + ::core::marker::Send {
+                            ::core::future::ready(<#self_ty>::#table_fn().list(&params, ctx))
+                        }
+                        fn call_tool(&self, params: #p::CallToolRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::CallToolResultResponseResult>> + ::core::marker::Send {
+                            <#self_ty>::#table_fn().call(self, params, ctx)
+                        }
+                        fn param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
+                            <#self_ty>::#table_fn().param_headers(name)
+                        }
+                        fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                            <#self_ty>::#table_fn().problems().to_vec()
+                        }
+                    }
+                },
+            ),
+            Kind::Resource => (
+                quote!(#p::ResourceTable<#self_ty>),
+                quote! {
+                    impl #p::ResourcesHandler for #self_ty {
+                        fn list_resources(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListResourcesResult>> + ::core::marker::Send {
+                            ::core::future::ready(<#self_ty>::#table_fn().list(&params, ctx))
+                        }
+                        fn read_resource(&self, params: #p::ReadResourceRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::ReadResourceResultResponseResult>> + ::core::marker::Send {
+                            <#self_ty>::#table_fn().read(self, params, ctx)
+                        }
+                        fn list_resource_templates(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListResourceTemplatesResult>> + ::core::marker::Send {
+                            ::core::future::ready(<#self_ty>::#table_fn().list_templates(&params, ctx))
+                        }
+                        fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                            <#self_ty>::#table_fn().problems().to_vec()
+                        }
+                    }
+                },
+            ),
+            Kind::Prompt => (
+                quote!(#p::PromptTable<#self_ty>),
+                quote! {
+                    impl #p::PromptsHandler for #self_ty {
+                        fn list_prompts(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListPromptsResult>> + ::core::marker::Send {
+                            ::core::future::ready(<#self_ty>::#table_fn().list(&params, ctx))
+                        }
+                        fn get_prompt(&self, params: #p::GetPromptRequestParams, ctx: &#p::RequestContext)
+                            -> impl #p::Future<Output = #p::HandlerResult<#p::GetPromptResultResponseResult>> + ::core::marker::Send {
+                            <#self_ty>::#table_fn().get(self, params, ctx)
+                        }
+                    }
+                },
+            ),
+        };
+        let build = match kind {
+            Kind::Tool => quote!(#p::ToolTable::build),
+            Kind::Resource => quote!(#p::ResourceTable::build),
+            Kind::Prompt => quote!(#p::PromptTable::build),
+        };
+        helpers.push(quote! {
+            #[doc(hidden)]
+            fn #table_fn() -> &'static #table_ty {
+                static TABLE: #p::OnceLock<#table_ty> = #p::OnceLock::new();
+                TABLE.get_or_init(|| #build(&[#(#specs),*]))
+            }
+        });
+        out.push(quote!(#assert #handler));
+    }
+    quote! {
+        #[automatically_derived]
+        impl #self_ty {
+            #(#helpers)*
+        }
+        #(#out)*
+    }
+}

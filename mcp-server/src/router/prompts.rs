@@ -1,0 +1,148 @@
+//! Prompts: the static table behind `#[prompt]` methods and the results
+//! made from their return types.
+
+use std::collections::{BTreeMap, HashMap};
+
+use mcp_types::v2026_07_28::{
+    ContentBlock, GetPromptRequestParams, GetPromptResult, GetPromptResultResponseResult,
+    InputRequiredResult, ListPromptsResult, PaginatedRequestParams, Prompt, PromptMessage, Role,
+    TextContent,
+};
+
+use super::args::ArgumentError;
+use super::page::page;
+use super::tools::BoxFuture;
+use crate::context::RequestContext;
+use crate::errors::{self, ErrorObject, HandlerResult};
+
+/// What `prompts/get` answers.
+pub type PromptOutcome = HandlerResult<GetPromptResultResponseResult>;
+
+/// The arguments of `prompts/get` (strings by name).
+pub type PromptArguments = BTreeMap<String, String>;
+
+/// A value a prompt method may return. A `String` is one user message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a prompt",
+    note = "return `String` (one user message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, `InputRequiredResult`, or a `HandlerResult` of one of these"
+)]
+pub trait IntoPromptResult {
+    /// The `prompts/get` answer.
+    fn into_prompt_result(self) -> PromptOutcome;
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> PromptOutcome {
+        let text = ContentBlock::TextContent(TextContent::new(self));
+        PromptMessage::new(text, Role::User).into_prompt_result()
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> PromptOutcome {
+        vec![self].into_prompt_result()
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> PromptOutcome {
+        Ok(GetPromptResult::new(self).into())
+    }
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> PromptOutcome {
+        Ok(self.into())
+    }
+}
+
+impl IntoPromptResult for InputRequiredResult {
+    fn into_prompt_result(self) -> PromptOutcome {
+        Ok(self.into())
+    }
+}
+
+impl IntoPromptResult for GetPromptResultResponseResult {
+    fn into_prompt_result(self) -> PromptOutcome {
+        Ok(self)
+    }
+}
+
+impl<T: IntoPromptResult> IntoPromptResult for Result<T, ErrorObject> {
+    fn into_prompt_result(self) -> PromptOutcome {
+        self.and_then(IntoPromptResult::into_prompt_result)
+    }
+}
+
+/// A prompt argument that is missing or does not parse: `-32602`.
+pub fn argument_error(error: ArgumentError) -> ErrorObject {
+    errors::invalid_params(error.to_string())
+}
+
+/// The handler of a `#[prompt]` method.
+pub type PromptFn<S> =
+    for<'a> fn(&'a S, PromptArguments, &'a RequestContext) -> BoxFuture<'a, PromptOutcome>;
+
+/// One `#[prompt]` method as the router macro writes it down.
+pub struct PromptSpec<S> {
+    /// Builds the description (arguments included); run once.
+    pub describe: fn() -> Prompt,
+    /// The handler.
+    pub get: PromptFn<S>,
+}
+
+/// The prompts of a `#[mcp_server::router]` impl, described once.
+pub struct PromptTable<S: 'static> {
+    prompts: Vec<(Prompt, PromptFn<S>)>,
+    by_name: HashMap<String, usize>,
+}
+
+impl<S> PromptTable<S> {
+    /// Describes every prompt.
+    pub fn build(specs: &[PromptSpec<S>]) -> Self {
+        let prompts: Vec<(Prompt, PromptFn<S>)> = specs
+            .iter()
+            .map(|spec| ((spec.describe)(), spec.get))
+            .collect();
+        let by_name = prompts
+            .iter()
+            .enumerate()
+            .map(|(at, (prompt, _))| (prompt.name.clone(), at))
+            .collect();
+        Self { prompts, by_name }
+    }
+
+    /// `prompts/list`.
+    pub fn list(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListPromptsResult> {
+        let (prompts, next) = page(&self.prompts, params.cursor.as_deref())?;
+        let prompts = prompts.iter().map(|(p, _)| p.clone()).collect();
+        let mut result = ListPromptsResult::new(ctx.cache_scope(), prompts, ctx.cache_ttl_ms());
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `prompts/get`: an unknown name is `-32602 "Unknown prompt: X"`.
+    pub async fn get(
+        &self,
+        server: &S,
+        params: GetPromptRequestParams,
+        ctx: &RequestContext,
+    ) -> PromptOutcome {
+        let &at = self
+            .by_name
+            .get(&params.name)
+            .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+        let (prompt, get) = &self.prompts[at];
+        let mut outcome = get(server, params.arguments.unwrap_or_default(), ctx).await?;
+        if let GetPromptResultResponseResult::GetPromptResult(result) = &mut outcome
+            && result.description.is_none()
+        {
+            result.description.clone_from(&prompt.description);
+        }
+        Ok(outcome)
+    }
+}

@@ -1,0 +1,609 @@
+//! Tools: results from return types, the static table behind `#[tool]`
+//! methods, and the dynamic [`ToolRouter`].
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use mcp_types::v2026_07_28::{
+    AudioContent, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
+    ContentBlock, EmbeddedResource, ImageContent, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ResourceLink, TextContent, Tool, ToolOutputSchema,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::args::{self, ArgumentError, Arguments};
+use super::page::page;
+use crate::context::RequestContext;
+use crate::errors::{self, ErrorObject, HandlerResult};
+use crate::events::ServerEvents;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What `tools/call` answers: a complete result or an `input_required` one.
+pub type ToolOutcome = HandlerResult<CallToolResultResponseResult>;
+
+fn text_result(text: String, is_error: bool) -> CallToolResult {
+    let mut result = CallToolResult::new(vec![ContentBlock::TextContent(TextContent::new(text))]);
+    if is_error {
+        result.is_error = Some(true);
+    }
+    result
+}
+
+/// A value a tool method may return. An `Err` of a `Result` becomes a
+/// tool result with `isError: true` (a tool failure is a result the model
+/// can read) unless it is a [`ToolError::Protocol`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a tool",
+    note = "return `String`, a content block, `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` (structured output), `InputRequiredResult`, or a `Result` of one of these"
+)]
+pub trait IntoToolResult {
+    /// The `tools/call` answer.
+    fn into_tool_result(self) -> ToolOutcome;
+
+    /// The `outputSchema` this type declares: `Some` for structured output
+    /// ([`Json`]), with an error text when no schema can be made.
+    fn output_schema() -> Option<Result<ToolOutputSchema, String>> {
+        None
+    }
+}
+
+macro_rules! content_results {
+    ($($ty:ty => $variant:ident),* $(,)?) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> ToolOutcome {
+                Ok(CallToolResult::new(vec![ContentBlock::$variant(self)]).into())
+            }
+        }
+    )*};
+}
+
+content_results! {
+    TextContent => TextContent,
+    ImageContent => ImageContent,
+    AudioContent => AudioContent,
+    ResourceLink => ResourceLink,
+    EmbeddedResource => EmbeddedResource,
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(text_result(self, false).into())
+    }
+}
+
+impl IntoToolResult for &str {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(text_result(self.to_owned(), false).into())
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(CallToolResult::new(Vec::new()).into())
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(CallToolResult::new(vec![self]).into())
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(CallToolResult::new(self).into())
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(self.into())
+    }
+}
+
+impl IntoToolResult for InputRequiredResult {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(self.into())
+    }
+}
+
+impl IntoToolResult for CallToolResultResponseResult {
+    fn into_tool_result(self) -> ToolOutcome {
+        Ok(self)
+    }
+}
+
+/// Structured output: `structuredContent` is `T` as JSON, a text block
+/// carries the same JSON for clients that read only content, and the tool
+/// declares `T`'s schema as its `outputSchema`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> ToolOutcome {
+        let value = serde_json::to_value(&self.0).map_err(|e| {
+            errors::internal_error(format!(
+                "the structured result could not be serialized: {e}"
+            ))
+        })?;
+        let mut result = text_result(value.to_string(), false);
+        result.structured_content = Some(value);
+        Ok(result.into())
+    }
+
+    fn output_schema() -> Option<Result<ToolOutputSchema, String>> {
+        Some(args::output_schema_of::<T>())
+    }
+}
+
+/// The error of a tool that must answer with a JSON-RPC error rather than
+/// a failed result, or with a failed result built by hand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolError {
+    /// A JSON-RPC error (`-32021` for a missing client capability, …).
+    Protocol(ErrorObject),
+    /// A tool result with `isError: true`.
+    Failed(CallToolResult),
+}
+
+impl ToolError {
+    /// A failed result whose text is `message`.
+    pub fn failed(message: impl fmt::Display) -> Self {
+        Self::Failed(text_result(message.to_string(), true))
+    }
+}
+
+impl From<ErrorObject> for ToolError {
+    fn from(error: ErrorObject) -> Self {
+        Self::Protocol(error)
+    }
+}
+
+/// The error type of a tool returning `Result<T, E>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the error type of a tool",
+    note = "an error that implements `Display` becomes a result with `isError: true`; for a JSON-RPC error return `mcp_server::ToolError` (`?` converts an `ErrorObject` into it)"
+)]
+pub trait IntoToolError {
+    /// The `tools/call` answer for this error.
+    fn into_tool_error(self) -> ToolOutcome;
+}
+
+impl<E: fmt::Display> IntoToolError for E {
+    fn into_tool_error(self) -> ToolOutcome {
+        Ok(text_result(self.to_string(), true).into())
+    }
+}
+
+impl IntoToolError for ToolError {
+    fn into_tool_error(self) -> ToolOutcome {
+        match self {
+            Self::Protocol(error) => Err(error),
+            Self::Failed(result) => Ok(result.into()),
+        }
+    }
+}
+
+impl<T: IntoToolResult, E: IntoToolError> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> ToolOutcome {
+        match self {
+            Ok(value) => value.into_tool_result(),
+            Err(error) => error.into_tool_error(),
+        }
+    }
+
+    fn output_schema() -> Option<Result<ToolOutputSchema, String>> {
+        T::output_schema()
+    }
+}
+
+/// Arguments that do not fit the input schema: a failed result naming the
+/// argument, so the model can correct its call (tools spec, "Error
+/// Handling": input validation errors are tool execution errors).
+pub fn argument_failure(error: ArgumentError) -> ToolOutcome {
+    Ok(text_result(error.to_string(), true).into())
+}
+
+/// One `x-mcp-header` annotation: argument `argument` is mirrored in the
+/// HTTP header `Mcp-Param-{header}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The argument (input schema property) name.
+    pub argument: String,
+    /// The header name suffix, lower-cased.
+    pub header: String,
+}
+
+/// Whether `name` follows the spec's tool name rules: 1 to 128 characters
+/// from `A-Z a-z 0-9 _ - .`.
+pub fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Whether `name` is a valid header name suffix (RFC 9110 token).
+pub fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// The `x-mcp-header` annotations of `tool`'s input schema, or what is
+/// wrong with them: header names must be tokens, unique regardless of
+/// case, on properties of a primitive type.
+pub fn param_headers_of(tool: &Tool) -> Result<Vec<ParamHeader>, String> {
+    let mut found: Vec<ParamHeader> = Vec::new();
+    let Some(Value::Object(properties)) = tool.input_schema.extra.get("properties") else {
+        return Ok(found);
+    };
+    for (argument, schema) in properties {
+        let Some(header) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let Some(header) = header.as_str().filter(|h| valid_header_name(h)) else {
+            return Err(format!(
+                "argument `{argument}`: `x-mcp-header` must be a header name token, found {header}"
+            ));
+        };
+        let primitive = |t: &Value| {
+            matches!(
+                t.as_str(),
+                Some("string" | "number" | "integer" | "boolean" | "null")
+            )
+        };
+        let typed = match schema.get("type") {
+            Some(Value::Array(types)) => types.iter().all(primitive),
+            Some(t) => primitive(t),
+            None => false,
+        };
+        if !typed {
+            return Err(format!(
+                "argument `{argument}`: `x-mcp-header` applies only to string, number, integer or boolean arguments"
+            ));
+        }
+        let header = header.to_ascii_lowercase();
+        if found.iter().any(|p| p.header == header) {
+            return Err(format!(
+                "two arguments use the header name `Mcp-Param-{header}`"
+            ));
+        }
+        found.push(ParamHeader {
+            argument: argument.clone(),
+            header,
+        });
+    }
+    Ok(found)
+}
+
+/// A described tool with its handler.
+struct Entry<H> {
+    tool: Tool,
+    headers: Vec<ParamHeader>,
+    handler: H,
+}
+
+/// Tools by name, in listing order.
+struct Catalogue<H> {
+    entries: Vec<Entry<H>>,
+    by_name: HashMap<String, usize>,
+}
+
+impl<H> Default for Catalogue<H> {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            by_name: HashMap::new(),
+        }
+    }
+}
+
+impl<H> Catalogue<H> {
+    /// Adds or replaces (by name) a tool; its name and header annotations
+    /// are checked first.
+    fn insert(&mut self, tool: Tool, handler: H) -> Result<(), String> {
+        if !valid_tool_name(&tool.name) {
+            return Err(format!(
+                "tool name `{}` must be 1 to 128 characters from A-Z a-z 0-9 _ - .",
+                tool.name
+            ));
+        }
+        let headers = param_headers_of(&tool).map_err(|e| format!("tool `{}`: {e}", tool.name))?;
+        let entry = Entry {
+            tool,
+            headers,
+            handler,
+        };
+        match self.by_name.get(&entry.tool.name) {
+            Some(&at) => self.entries[at] = entry,
+            None => {
+                self.by_name
+                    .insert(entry.tool.name.clone(), self.entries.len());
+                self.entries.push(entry);
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, name: &str) -> bool {
+        let Some(at) = self.by_name.remove(name) else {
+            return false;
+        };
+        self.entries.remove(at);
+        for index in self.by_name.values_mut() {
+            if *index > at {
+                *index -= 1;
+            }
+        }
+        true
+    }
+
+    fn get(&self, name: &str) -> Result<&Entry<H>, ErrorObject> {
+        self.by_name
+            .get(name)
+            .map(|&at| &self.entries[at])
+            .ok_or_else(|| errors::invalid_params(format!("Unknown tool: {name}")))
+    }
+
+    fn list(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        let (entries, next) = page(&self.entries, params.cursor.as_deref())?;
+        let tools = entries.iter().map(|e| e.tool.clone()).collect();
+        let mut result = ListToolsResult::new(ctx.cache_scope(), tools, ctx.cache_ttl_ms());
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        let at = self.by_name.get(name)?;
+        Some(self.entries[*at].headers.clone())
+    }
+}
+
+/// The handler of a `#[tool]` method: the server, the arguments object
+/// and the request context in, the answer out.
+pub type ToolFn<S> = for<'a> fn(&'a S, Arguments, &'a RequestContext) -> BoxFuture<'a, ToolOutcome>;
+
+/// One `#[tool]` method as the router macro writes it down.
+pub struct ToolSpec<S> {
+    /// The method, for messages.
+    pub method: &'static str,
+    /// Builds the tool's description (schemas included); run once.
+    pub describe: fn() -> Result<Tool, String>,
+    /// The handler.
+    pub call: ToolFn<S>,
+}
+
+/// The tools of a `#[mcp_server::router]` impl, described once.
+pub struct ToolTable<S: 'static> {
+    catalogue: Catalogue<ToolFn<S>>,
+    problems: Vec<String>,
+    list_pages: AtomicUsize,
+}
+
+impl<S> ToolTable<S> {
+    /// Describes every tool; a tool that cannot be described is left out
+    /// and named in [`problems`](Self::problems).
+    pub fn build(specs: &[ToolSpec<S>]) -> Self {
+        let mut catalogue = Catalogue::default();
+        let mut problems = Vec::new();
+        for spec in specs {
+            let described = (spec.describe)()
+                .and_then(|tool| catalogue.insert(tool, spec.call))
+                .map_err(|e| format!("tool method `{}`: {e}", spec.method));
+            problems.extend(described.err());
+        }
+        Self {
+            catalogue,
+            problems,
+            list_pages: AtomicUsize::new(0),
+        }
+    }
+
+    /// What went wrong while describing the tools; transports refuse to
+    /// start while this is not empty.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// The described tools, in listing order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.catalogue.entries.iter().map(|e| &e.tool)
+    }
+
+    /// How many `tools/list` pages this table has served.
+    pub fn list_pages_served(&self) -> usize {
+        self.list_pages.load(Ordering::Relaxed)
+    }
+
+    /// `tools/list`: one page with the declared cache hints.
+    pub fn list(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        self.list_pages.fetch_add(1, Ordering::Relaxed);
+        self.catalogue.list(params, ctx)
+    }
+
+    /// `tools/call`: an unknown name is `-32602 "Unknown tool: X"`.
+    pub async fn call(
+        &self,
+        server: &S,
+        params: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> ToolOutcome {
+        let entry = self.catalogue.get(&params.name)?;
+        (entry.handler)(server, params.arguments.unwrap_or_default(), ctx).await
+    }
+
+    /// The `x-mcp-header` annotations of tool `name`.
+    pub fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        Some(self.catalogue.param_headers(name).unwrap_or_default())
+    }
+}
+
+type DynToolFn =
+    Arc<dyn Fn(Arguments, RequestContext) -> BoxFuture<'static, ToolOutcome> + Send + Sync>;
+
+/// Tools known only at run time (plugins, proxies): build and change the
+/// catalogue without macros. Cheap to clone; clones share the catalogue.
+///
+/// Every change publishes `notifications/tools/list_changed` through the
+/// event hub given to [`with_events`](Self::with_events) (pass the same hub
+/// to the transport's config). A server serves it by delegating its
+/// [`ToolsHandler`](crate::ToolsHandler) methods to the router's methods of
+/// the same names.
+#[derive(Clone, Default)]
+pub struct ToolRouter {
+    catalogue: Arc<RwLock<Catalogue<DynToolFn>>>,
+    events: Option<ServerEvents>,
+}
+
+impl fmt::Debug for ToolRouter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRouter")
+            .field("tools", &self.names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRouter {
+    /// An empty router that announces no changes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same router, announcing changes on `events`.
+    pub fn with_events(mut self, events: ServerEvents) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    fn changed(&self) {
+        if let Some(events) = &self.events {
+            events.tools_list_changed();
+        }
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Catalogue<DynToolFn>> {
+        self.catalogue
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Catalogue<DynToolFn>> {
+        self.catalogue
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds (or replaces, by name) a tool described by hand, whose handler
+    /// reads the raw arguments object. Fails on a name or `x-mcp-header`
+    /// annotation that breaks the spec's rules.
+    pub fn add_raw<F, Fut, R>(&self, tool: Tool, handler: F) -> Result<(), String>
+    where
+        F: Fn(Arguments, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        self.insert(
+            tool,
+            Arc::new(move |arguments, ctx| {
+                let future = handler(arguments, ctx);
+                Box::pin(async move { future.await.into_tool_result() })
+            }),
+        )
+    }
+
+    fn insert(&self, tool: Tool, handler: DynToolFn) -> Result<(), String> {
+        self.write().insert(tool, handler)?;
+        self.changed();
+        Ok(())
+    }
+
+    /// Adds (or replaces) a tool whose arguments are one `A`: the input
+    /// schema comes from `A` (an object schema), the output schema from `R`.
+    /// Arguments that do not fit `A` answer a failed result naming the path.
+    pub fn add<A, F, Fut, R>(&self, name: &str, description: &str, handler: F) -> Result<(), String>
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let mut tool = Tool::new(args::input_schema_of::<A>()?, name.to_owned());
+        tool.description = (!description.is_empty()).then(|| description.to_owned());
+        tool.output_schema = R::output_schema().transpose()?;
+        let handler = Arc::new(handler);
+        self.insert(
+            tool,
+            Arc::new(move |arguments, ctx| {
+                let handler = Arc::clone(&handler);
+                Box::pin(async move {
+                    match args::whole::<A>(arguments) {
+                        Ok(parsed) => handler(parsed, ctx).await.into_tool_result(),
+                        Err(error) => argument_failure(error),
+                    }
+                })
+            }),
+        )
+    }
+
+    /// Removes tool `name`; whether it was there.
+    pub fn remove(&self, name: &str) -> bool {
+        let removed = self.write().remove(name);
+        if removed {
+            self.changed();
+        }
+        removed
+    }
+
+    /// The tool names, in listing order.
+    pub fn names(&self) -> Vec<String> {
+        self.read()
+            .entries
+            .iter()
+            .map(|e| e.tool.name.clone())
+            .collect()
+    }
+
+    /// `tools/list`.
+    pub async fn list_tools(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        self.read().list(&params, ctx)
+    }
+
+    /// `tools/call`.
+    pub async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> ToolOutcome {
+        let handler = Arc::clone(&self.read().get(&params.name)?.handler);
+        handler(params.arguments.unwrap_or_default(), ctx.clone()).await
+    }
+
+    /// The `x-mcp-header` annotations of tool `name` (for
+    /// [`ToolsHandler::param_headers`](crate::ToolsHandler::param_headers)).
+    pub fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        Some(self.read().param_headers(name).unwrap_or_default())
+    }
+}
