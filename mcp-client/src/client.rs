@@ -18,6 +18,7 @@
 //! `Mcp-Name`. A `-32022` at any time re-selects the version from
 //! `data.supported` and retries that request once.
 
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,6 +75,9 @@ pub struct ClientOptions {
     /// DER certificates trusted for `https://` besides the bundled web PKI
     /// roots (a private CA). Used with the `rustls` feature.
     pub extra_root_certificates: Vec<Vec<u8>>,
+    /// The most pages a "list everything" method fetches before it gives up
+    /// (a server whose cursors never end would otherwise keep it busy).
+    pub max_pages: usize,
 }
 
 impl Default for ClientOptions {
@@ -92,6 +96,7 @@ impl Default for ClientOptions {
             cache: Arc::default(),
             authorization: None,
             extra_root_certificates: Vec::new(),
+            max_pages: 100,
         }
     }
 }
@@ -606,6 +611,108 @@ impl Client {
         self.typed(methods::TOOLS_CALL, result)
     }
 
+    /// Lists every resource, following `nextCursor` (at most
+    /// [`ClientOptions::max_pages`] pages). The result holds all pages'
+    /// resources and no `nextCursor`.
+    pub async fn list_resources(
+        &mut self,
+    ) -> Result<ByEra<modern::ListResourcesResult, legacy::ListResourcesResult>> {
+        let result = self.list_all(methods::RESOURCES_LIST, "resources").await?;
+        self.typed(methods::RESOURCES_LIST, result)
+    }
+
+    /// Lists every resource template, following `nextCursor` like
+    /// [`list_resources`](Self::list_resources).
+    pub async fn list_resource_templates(
+        &mut self,
+    ) -> Result<ByEra<modern::ListResourceTemplatesResult, legacy::ListResourceTemplatesResult>>
+    {
+        let result = self
+            .list_all(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+            .await?;
+        self.typed(methods::RESOURCES_TEMPLATES_LIST, result)
+    }
+
+    /// Reads a resource. A missing one is an [`Error::Rpc`] (`-32602` with
+    /// `data.uri` from a modern server, `-32002` from a legacy one).
+    pub async fn read_resource(
+        &mut self,
+        uri: &str,
+    ) -> Result<ByEra<modern::ReadResourceResultResponseResult, legacy::ReadResourceResult>> {
+        let result = self
+            .request(methods::RESOURCES_READ, json!({"uri": uri}))
+            .await?;
+        self.typed(methods::RESOURCES_READ, result)
+    }
+
+    /// Lists every prompt, following `nextCursor` like
+    /// [`list_resources`](Self::list_resources).
+    pub async fn list_prompts(
+        &mut self,
+    ) -> Result<ByEra<modern::ListPromptsResult, legacy::ListPromptsResult>> {
+        let result = self.list_all(methods::PROMPTS_LIST, "prompts").await?;
+        self.typed(methods::PROMPTS_LIST, result)
+    }
+
+    /// Gets a prompt, filled in with `arguments` (left out when empty).
+    pub async fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<ByEra<modern::GetPromptResultResponseResult, legacy::GetPromptResult>> {
+        let mut params = json!({"name": name});
+        if !arguments.is_empty() {
+            params["arguments"] = json!(arguments);
+        }
+        let result = self.request(methods::PROMPTS_GET, params).await?;
+        self.typed(methods::PROMPTS_GET, result)
+    }
+
+    /// Fetches every page of a list method and merges them into one result
+    /// (see [`merge_page`]). A repeated cursor or more than `max_pages`
+    /// pages is an [`Error::InvalidResult`].
+    async fn list_all(&mut self, method: &str, items: &str) -> Result<Value> {
+        let invalid = |detail: String| Error::InvalidResult {
+            method: method.to_owned(),
+            detail,
+        };
+        let mut merged: Option<Map<String, Value>> = None;
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..self.opts.max_pages.max(1) {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let Value::Object(mut page) = self.request(method, params).await? else {
+                return Err(invalid("the result is not an object".into()));
+            };
+            let next = match page.remove("nextCursor") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) => Some(c),
+                Some(other) => return Err(invalid(format!("`nextCursor` is {other}"))),
+            };
+            merged = Some(match merged {
+                None => page,
+                Some(mut all) => {
+                    merge_page(&mut all, page, items);
+                    all
+                }
+            });
+            match next {
+                None => return Ok(Value::Object(merged.unwrap_or_default())),
+                Some(c) if !seen.insert(c.clone()) => {
+                    return Err(invalid(format!("the server repeated cursor `{c}`")));
+                }
+                Some(c) => cursor = Some(c),
+            }
+        }
+        Err(invalid(format!(
+            "more than {} pages (ClientOptions::max_pages)",
+            self.opts.max_pages.max(1)
+        )))
+    }
+
     fn typed<M: DeserializeOwned, L: DeserializeOwned>(
         &self,
         method: &str,
@@ -743,6 +850,32 @@ fn assumption_failed(e: &Error) -> bool {
     }
 }
 
+/// Adds one page to the result so far: its `items` are appended; a modern
+/// page's caching hints combine so the whole stays valid (the shortest
+/// `ttlMs`, `"private"` if any page says so). Other members come from the
+/// first page.
+fn merge_page(all: &mut Map<String, Value>, page: Map<String, Value>, items: &str) {
+    for (key, value) in page {
+        match (key.as_str(), all.get_mut(&key), value) {
+            (k, Some(Value::Array(so_far)), Value::Array(more)) if k == items => {
+                so_far.extend(more);
+            }
+            ("ttlMs", Some(so_far), Value::Number(n)) => {
+                if let (Some(a), Some(b)) = (so_far.as_u64(), n.as_u64()) {
+                    *so_far = json!(a.min(b));
+                }
+            }
+            ("cacheScope", Some(so_far), Value::String(scope)) if scope == "private" => {
+                *so_far = json!(scope);
+            }
+            (_, None, value) => {
+                all.insert(key, value);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Puts our `_meta` into `params`, keeping any other `_meta` keys the caller set.
 fn with_meta(params: Value, meta: Value) -> Value {
     let mut params = match params {
@@ -797,6 +930,22 @@ mod tests {
         assert_eq!(
             with_meta(Value::Null, json!({"a": 1})),
             json!({"_meta": {"a": 1}})
+        );
+    }
+
+    #[test]
+    fn pages_merge_items_and_the_strictest_caching_hints() {
+        let mut all = json!({"resultType": "complete", "prompts": [{"name": "a"}], "ttlMs": 5000, "cacheScope": "public"});
+        let Value::Object(all_map) = &mut all else {
+            panic!()
+        };
+        let page = json!({"prompts": [{"name": "b"}], "ttlMs": 100, "cacheScope": "private", "_meta": {"x": 1}});
+        let Value::Object(page) = page else { panic!() };
+        merge_page(all_map, page, "prompts");
+        assert_eq!(
+            all,
+            json!({"resultType": "complete", "prompts": [{"name": "a"}, {"name": "b"}],
+                "ttlMs": 100, "cacheScope": "private", "_meta": {"x": 1}})
         );
     }
 

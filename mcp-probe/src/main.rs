@@ -1,5 +1,6 @@
 //! `mcp-probe`: connect to an MCP server, tell its era apart, and print
-//! what it said about itself. Also the conformance client
+//! what it said about itself; optionally list and call tools, list and read
+//! resources, list and get prompts. Also the conformance client
 //! (`mcp-probe conformance URL`).
 //!
 //! Exit codes:
@@ -15,6 +16,7 @@
 
 mod conformance;
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -75,6 +77,35 @@ struct Cli {
     /// Arguments for --call, as a JSON object.
     #[arg(long, requires = "call", default_value = "{}")]
     args: String,
+
+    /// Also list the resources (every page).
+    #[arg(long)]
+    list_resources: bool,
+
+    /// Also list the resource templates (every page).
+    #[arg(long)]
+    list_templates: bool,
+
+    /// Read this resource after connecting.
+    #[arg(long, value_name = "URI")]
+    read: Option<String>,
+
+    /// Also list the prompts (every page).
+    #[arg(long)]
+    list_prompts: bool,
+
+    /// Get this prompt after connecting.
+    #[arg(long, value_name = "NAME")]
+    get_prompt: Option<String>,
+
+    /// Arguments for --get-prompt, as a JSON object of strings.
+    #[arg(
+        long,
+        requires = "get_prompt",
+        default_value = "{}",
+        value_name = "JSON"
+    )]
+    prompt_args: String,
 
     /// The server command and its arguments (after `--`).
     #[arg(last = true, num_args = 1.., value_name = "CMD")]
@@ -193,6 +224,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         Ok(Value::Object(m)) => m,
         _ => return Err(usage("--args must be a JSON object")),
     };
+    let prompt_args = prompt_arguments(&cli.prompt_args).map_err(usage)?;
     let mut client = match (&cli.url, cli.server.split_first()) {
         (Some(url), None) => Client::connect_http(url, opts).await?,
         (None, Some((program, args))) => Client::connect_stdio(program, args, opts).await?,
@@ -200,6 +232,43 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
     };
 
     let mut report = summary(&client);
+    // Close the connection (ending a legacy session) even when an operation fails.
+    let outcome = operations(cli, &mut client, &mut report, call_args, prompt_args).await;
+    client.close().await;
+    let code = outcome?;
+
+    if cli.json {
+        println!("{}", Value::Object(report));
+    } else {
+        print_readable(&report);
+    }
+    Ok(code)
+}
+
+/// `--prompt-args`: a JSON object whose values are all strings.
+fn prompt_arguments(raw: &str) -> Result<BTreeMap<String, String>, String> {
+    let Ok(Value::Object(m)) = serde_json::from_str(raw) else {
+        return Err("--prompt-args must be a JSON object".into());
+    };
+    m.into_iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => Ok((k, s)),
+            other => Err(format!(
+                "--prompt-args: prompt arguments are strings, but `{k}` is {other}"
+            )),
+        })
+        .collect()
+}
+
+/// Runs the requested operations, adding their results to `report`;
+/// returns the exit code (1 for a tool result with `isError`).
+async fn operations(
+    cli: &Cli,
+    client: &mut Client,
+    report: &mut Map<String, Value>,
+    call_args: Map<String, Value>,
+    prompt_args: BTreeMap<String, String>,
+) -> Result<u8, Failure> {
     let mut code = 0;
     if cli.list_tools {
         let tools = client.list_tools(None).await?;
@@ -216,12 +285,28 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         }
         report.insert("callResult".into(), result);
     }
-    client.close().await;
-
-    if cli.json {
-        println!("{}", Value::Object(report));
-    } else {
-        print_readable(&report);
+    if cli.list_resources {
+        let list = to_json(&client.list_resources().await?);
+        report.insert("resources".into(), list["resources"].clone());
+    }
+    if cli.list_templates {
+        let list = to_json(&client.list_resource_templates().await?);
+        report.insert(
+            "resourceTemplates".into(),
+            list["resourceTemplates"].clone(),
+        );
+    }
+    if let Some(uri) = &cli.read {
+        let result = to_json(&client.read_resource(uri).await?);
+        report.insert("readResult".into(), result);
+    }
+    if cli.list_prompts {
+        let list = to_json(&client.list_prompts().await?);
+        report.insert("prompts".into(), list["prompts"].clone());
+    }
+    if let Some(name) = &cli.get_prompt {
+        let result = to_json(&client.get_prompt(name, prompt_args).await?);
+        report.insert("promptResult".into(), result);
     }
     Ok(code)
 }
@@ -321,6 +406,178 @@ fn print_readable(r: &Map<String, Value>) {
     }
     if let Some(result) = r.get("callResult") {
         println!("call result:        {result}");
+    }
+    if let Some(list) = r.get("resources") {
+        print_catalogue("resources", list, "uri");
+    }
+    if let Some(list) = r.get("resourceTemplates") {
+        print_catalogue("resource templates", list, "uriTemplate");
+    }
+    if let Some(result) = r.get("readResult") {
+        print_read(result);
+    }
+    if let Some(list) = r.get("prompts") {
+        print_catalogue("prompts", list, "");
+    }
+    if let Some(result) = r.get("promptResult") {
+        print_prompt(result);
+    }
+}
+
+/// One line per item (name, title, address, mime type, arguments), then
+/// its description indented.
+fn print_catalogue(heading: &str, list: &Value, address: &str) {
+    let items = list.as_array().map(Vec::as_slice).unwrap_or_default();
+    println!("{heading} ({}):", items.len());
+    for item in items {
+        let mut line = format!("  {}", item["name"].as_str().unwrap_or("?"));
+        if let Some(title) = item["title"].as_str() {
+            line.push_str(&format!(" ({title})"));
+        }
+        if let Some(at) = item.get(address).and_then(Value::as_str) {
+            line.push_str(&format!("  {at}"));
+        }
+        if let Some(mime) = item["mimeType"].as_str() {
+            line.push_str(&format!("  [{mime}]"));
+        }
+        if let Some(args) = item["arguments"].as_array() {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| {
+                    let name = a["name"].as_str().unwrap_or("?");
+                    match a["required"].as_bool() {
+                        Some(true) => format!("{name} (required)"),
+                        _ => name.to_owned(),
+                    }
+                })
+                .collect();
+            line.push_str(&format!("  arguments: {}", args.join(", ")));
+        }
+        println!("{line}");
+        if let Some(description) = item["description"].as_str() {
+            println!("      {description}");
+        }
+    }
+}
+
+/// A `resources/read` result: each content's uri and mime type, then its
+/// text, or for a blob its size.
+fn print_read(result: &Value) {
+    if print_input_required(result) {
+        return;
+    }
+    println!("contents:");
+    for c in result["contents"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let mime = c["mimeType"].as_str().unwrap_or("no mime type");
+        let uri = c["uri"].as_str().unwrap_or("?");
+        match (c["text"].as_str(), c["blob"].as_str()) {
+            (Some(text), _) => {
+                println!("  {uri} [{mime}], text:");
+                for line in text.lines() {
+                    println!("    {line}");
+                }
+            }
+            (None, Some(blob)) => {
+                println!("  {uri} [{mime}], blob of {} bytes", base64_len(blob));
+            }
+            (None, None) => println!("  {uri} [{mime}], {c}"),
+        }
+    }
+}
+
+/// A `prompts/get` result: the description, then each message as
+/// `role: text` (other content summarised in brackets).
+fn print_prompt(result: &Value) {
+    if print_input_required(result) {
+        return;
+    }
+    println!("prompt:");
+    if let Some(d) = result["description"].as_str() {
+        println!("  description: {d}");
+    }
+    for m in result["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let role = m["role"].as_str().unwrap_or("?");
+        let c = &m["content"];
+        let mime = c["mimeType"].as_str().unwrap_or("no mime type");
+        let shown = match c["type"].as_str() {
+            Some("text") => c["text"].as_str().unwrap_or_default().to_owned(),
+            Some(kind @ ("image" | "audio")) => {
+                let len = base64_len(c["data"].as_str().unwrap_or_default());
+                format!("[{kind} {mime}, {len} bytes]")
+            }
+            Some("resource") => {
+                let r = &c["resource"];
+                let uri = r["uri"].as_str().unwrap_or("?");
+                match r["text"].as_str() {
+                    Some(text) => format!("[resource {uri}] {text}"),
+                    None => format!("[resource {uri}]"),
+                }
+            }
+            Some("resource_link") => format!("[link {}]", c["uri"].as_str().unwrap_or("?")),
+            _ => c.to_string(),
+        };
+        println!("  {role}: {shown}");
+    }
+}
+
+/// A modern `input_required` result: the probe cannot answer it, so it
+/// shows what the server asked for.
+fn print_input_required(result: &Value) -> bool {
+    if result["resultType"] != "input_required" {
+        return false;
+    }
+    println!(
+        "input required (mcp-probe does not answer it): {}",
+        result["inputRequests"]
+    );
+    true
+}
+
+/// The decoded size of Base64 text (padded or not), without decoding it.
+fn base64_len(b64: &str) -> usize {
+    let chars = b64.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let pad = b64
+        .trim_end()
+        .bytes()
+        .rev()
+        .take_while(|&b| b == b'=')
+        .count();
+    (chars - pad.min(chars)) * 3 / 4
+}
+
+#[cfg(test)]
+mod helper_tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use super::{base64_len, prompt_arguments};
+
+    #[test]
+    fn base64_sizes() {
+        assert_eq!(base64_len(""), 0);
+        assert_eq!(base64_len("QQ=="), 1);
+        assert_eq!(base64_len("QUI="), 2);
+        assert_eq!(base64_len("QUJD"), 3);
+        assert_eq!(base64_len("QUJDRA"), 4);
+        assert_eq!(base64_len("QUJD\nREVG\n"), 6);
+    }
+
+    #[test]
+    fn prompt_arguments_are_an_object_of_strings() {
+        let args = prompt_arguments(r#"{"arg1": "a", "arg2": "b"}"#).unwrap();
+        assert_eq!(args.len(), 2);
+        assert_eq!(args["arg1"], "a");
+        let e = prompt_arguments(r#"{"arg1": 1}"#).unwrap_err();
+        assert!(e.contains("`arg1` is 1"), "{e}");
+        assert!(prompt_arguments("[]").is_err());
+        assert!(prompt_arguments("{").is_err());
     }
 }
 

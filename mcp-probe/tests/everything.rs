@@ -1,0 +1,297 @@
+//! `mcp-probe` against the `mcp-everything` fixture: resources and prompts
+//! over stdio in both eras and over HTTP, with exit codes.
+//!
+//! Cargo builds no other package's binary for these tests, so this file has
+//! its own `main` (`harness = false`): run with [`FIXTURE`] as its argument
+//! it is the stdio fixture server, which the probe spawns.
+
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
+use std::net::SocketAddr;
+use std::panic;
+use std::process::{Command, ExitCode, Output};
+use std::sync::{Arc, OnceLock};
+
+use mcp_everything::Everything;
+use mcp_server::http::HttpConfig;
+use serde_json::{Value, json};
+
+const FIXTURE: &str = "--serve-everything-stdio";
+
+fn probe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The probe against this binary's stdio fixture, speaking `era`.
+fn stdio(era: &str, args: &[&str]) -> Output {
+    let me = std::env::current_exe().unwrap();
+    let mut all = vec!["--era", era];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", me.to_str().unwrap(), FIXTURE]);
+    probe(&all)
+}
+
+/// The URL of an in-process HTTP fixture on a loopback port (one per run).
+fn http_url() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let server = Arc::new(Everything::new());
+                mcp_server::http::serve_listener(server, listener, HttpConfig::new(addr)).await
+            })
+        });
+        format!("http://{addr}/mcp")
+    })
+}
+
+fn ok(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_str(&ok(out)).unwrap()
+}
+
+fn names(list: &Value, field: &str) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i[field].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn lists_in_both_eras() {
+    for era in ["modern", "legacy"] {
+        let text = ok(&stdio(
+            era,
+            &["--list-resources", "--list-templates", "--list-prompts"],
+        ));
+        for expected in [
+            &format!("era:                {era}"),
+            "  static-text (Static Text Resource)  test://static-text  [text/plain]",
+            "      A static text resource for testing",
+            "  template (Resource Template)  test://template/{id}/data  [application/json]",
+            "  test_simple_prompt (Simple Test Prompt)",
+            "  test_prompt_with_arguments (Prompt With Arguments)  arguments: arg1 (required), arg2 (required)",
+        ] {
+            assert!(text.contains(expected), "{era}: no {expected:?} in\n{text}");
+        }
+
+        let json = json_of(&stdio(
+            era,
+            &[
+                "--json",
+                "--list-resources",
+                "--list-templates",
+                "--list-prompts",
+            ],
+        ));
+        assert_eq!(json["era"], era);
+        let uris = names(&json["resources"], "uri");
+        assert_eq!(uris[..2], ["test://static-text", "test://static-binary"]);
+        // The draft-path resource exists for modern clients only.
+        let stateless = uris.iter().any(|u| u == "test://stateless-static-text");
+        assert_eq!(stateless, era == "modern", "{uris:?}");
+        assert_eq!(
+            names(&json["resourceTemplates"], "uriTemplate"),
+            ["test://template/{id}/data"]
+        );
+        let prompts = names(&json["prompts"], "name");
+        assert!(prompts.contains(&"test_prompt_with_arguments".to_owned()));
+    }
+}
+
+fn reads_in_both_eras() {
+    for era in ["modern", "legacy"] {
+        let text = ok(&stdio(era, &["--read", "test://static-text"]));
+        assert!(
+            text.contains("  test://static-text [text/plain], text:\n    This is the content of the static text resource.\n"),
+            "{era}: {text}"
+        );
+        // The fixture's PNG is 96 Base64 characters with two of padding.
+        let text = ok(&stdio(era, &["--read", "test://static-binary"]));
+        assert!(
+            text.contains("  test://static-binary [image/png], blob of 70 bytes"),
+            "{era}: {text}"
+        );
+        let json = json_of(&stdio(
+            era,
+            &["--json", "--read", "test://template/42/data"],
+        ));
+        let content = &json["readResult"]["contents"][0];
+        assert_eq!(content["uri"], "test://template/42/data");
+        let data: Value = serde_json::from_str(content["text"].as_str().unwrap()).unwrap();
+        assert_eq!(data["id"], "42");
+    }
+}
+
+fn prompts_in_both_eras() {
+    for era in ["modern", "legacy"] {
+        let text = ok(&stdio(era, &["--get-prompt", "test_simple_prompt"]));
+        assert!(
+            text.contains("prompt:\n  user: This is a simple prompt for testing.\n"),
+            "{era}: {text}"
+        );
+        let args = r#"{"arg1": "one", "arg2": "two"}"#;
+        let text = ok(&stdio(
+            era,
+            &[
+                "--get-prompt",
+                "test_prompt_with_arguments",
+                "--prompt-args",
+                args,
+            ],
+        ));
+        assert!(
+            text.contains("  user: Prompt with arguments: arg1='one', arg2='two'"),
+            "{era}: {text}"
+        );
+        let json = json_of(&stdio(
+            era,
+            &[
+                "--json",
+                "--get-prompt",
+                "test_prompt_with_arguments",
+                "--prompt-args",
+                args,
+            ],
+        ));
+        assert_eq!(
+            json["promptResult"]["messages"][0],
+            json!({"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='one', arg2='two'"}})
+        );
+    }
+}
+
+fn errors_and_usage() {
+    // A missing resource: the JSON-RPC error, exit 1 (-32602 modern, -32002 legacy).
+    for (era, code) in [("modern", "-32602"), ("legacy", "-32002")] {
+        let out = stdio(era, &["--read", "test://no-such-resource"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{era}: {err}");
+        assert!(
+            err.contains(&format!("JSON-RPC error {code}")),
+            "{era}: {err}"
+        );
+        assert!(err.contains("test://no-such-resource"), "{era}: {err}");
+    }
+    // An unknown prompt is a JSON-RPC error too.
+    let out = stdio("modern", &["--get-prompt", "no_such_prompt"]);
+    assert_eq!(out.status.code(), Some(1));
+    // Usage: prompt arguments are strings, in an object, for --get-prompt.
+    for bad in [r#"{"arg1": 1}"#, r#"["arg1"]"#, "{"] {
+        let out = stdio("modern", &["--get-prompt", "x", "--prompt-args", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--prompt-args"), "{bad}: {err}");
+    }
+    let out = stdio("modern", &["--prompt-args", "{}"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn over_http() {
+    let url = http_url();
+    for era in ["modern", "legacy"] {
+        let text = ok(&probe(&[
+            "--era",
+            era,
+            "--url",
+            url,
+            "--list-resources",
+            "--read",
+            "test://static-text",
+            "--get-prompt",
+            "test_prompt_with_arguments",
+            "--prompt-args",
+            r#"{"arg1": "a b", "arg2": "é"}"#,
+        ]));
+        assert!(
+            text.contains(&format!("era:                {era}")),
+            "{text}"
+        );
+        assert!(text.contains("test://static-binary  [image/png]"), "{text}");
+        assert!(
+            text.contains("This is the content of the static text resource."),
+            "{text}"
+        );
+        assert!(text.contains("arg1='a b', arg2='é'"), "{text}");
+    }
+    // A URI needing Base64 in Mcp-Name still reaches the resource lookup.
+    let out = probe(&[
+        "--era",
+        "modern",
+        "--url",
+        url,
+        "--read",
+        "test://template/ü/data",
+    ]);
+    let text = ok(&out);
+    assert!(text.contains("Data for ID: ü"), "{text}");
+    let out = probe(&["--url", url, "--read", "test://no-such-resource"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(FIXTURE) {
+        return match mcp_server::stdio::run(Everything::new()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fixture: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let tests: [(&str, fn()); 5] = [
+        ("lists_in_both_eras", lists_in_both_eras),
+        ("reads_in_both_eras", reads_in_both_eras),
+        ("prompts_in_both_eras", prompts_in_both_eras),
+        ("errors_and_usage", errors_and_usage),
+        ("over_http", over_http),
+    ];
+    // Like libtest: the first argument not starting with `-` filters by name.
+    let filter = args.iter().find(|a| !a.starts_with('-'));
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    for (name, test) in tests {
+        if filter.is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        ran += 1;
+        let passed = panic::catch_unwind(test).is_ok();
+        println!("test {name} ... {}", if passed { "ok" } else { "FAILED" });
+        if !passed {
+            failed.push(name);
+        }
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        ran - failed.len(),
+        failed.len()
+    );
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
