@@ -193,6 +193,7 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
     config: HttpConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    crate::server::check_catalogue(&*server)?;
     let state = Arc::new(State {
         server,
         config,

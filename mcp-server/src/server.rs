@@ -68,3 +68,16 @@ pub trait McpServer: Send + Sync + Sized {
         crate::envelope::handle_value(self, message, ctx)
     }
 }
+
+/// Refuses to serve a server whose catalogue could not be built, naming
+/// every problem (the transports call it before reading a byte).
+pub(crate) fn check_catalogue<S: McpServer>(server: &S) -> std::io::Result<()> {
+    let problems = server.catalogue_problems();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("the server's catalogue is invalid: {}", problems.join("; ")),
+    ))
+}

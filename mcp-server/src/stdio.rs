@@ -251,6 +251,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    crate::server::check_catalogue(&*server)?;
     let (out, rx) = mpsc::unbounded_channel::<Value>();
     let writer_task = tokio::spawn(write_loop(writer, rx));
     let shared = Arc::new(Shared {
