@@ -1,11 +1,9 @@
 //! Two typed tools, both eras, over stdio: `cargo run -p mcp-server --example quickstart`.
-use mcp_server::{McpServer, router};
-
-#[derive(McpServer)]
+#[derive(mcp_server::McpServer)]
 #[mcp(name = "quickstart", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
 struct Quickstart;
 
-#[router]
+#[mcp_server::router]
 impl Quickstart {
     /// Greets someone by name.
     #[tool(read_only)]

@@ -5,29 +5,99 @@
 //! that must be exactly right (`server/discover`, the `_meta` checks, the
 //! version gate, legacy `initialize`) and rejects mistakes at compile time.
 //!
-//! # A server in 15 lines
+//! # A server in 20 lines
 //!
 //! ```
-//! use mcp_server::mcp_types::v2026_07_28::*;
-//! use mcp_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors};
+//! use mcp_server::{McpServer, router};
 //!
 //! #[derive(McpServer)]
-//! #[mcp(name = "weather", version = "1.0.0", tools(list_changed), versions(legacy = ["2025-11-25"]))]
+//! #[mcp(name = "weather", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
 //! struct Weather;
 //!
-//! impl ToolsHandler for Weather {
-//!     async fn list_tools(&self, _: PaginatedRequestParams, _: &RequestContext) -> HandlerResult<ListToolsResult> {
-//!         let tool = Tool::new(ToolInputSchema::new(), "forecast".into());
-//!         Ok(ListToolsResult::new(CacheScope::Public, vec![tool], 60_000))
-//!     }
-//!     async fn call_tool(&self, p: CallToolRequestParams, _: &RequestContext) -> HandlerResult<CallToolResultResponseResult> {
-//!         Err(errors::invalid_params(format!("Unknown tool {}", p.name)))
+//! #[router]
+//! impl Weather {
+//!     /// Today's forecast for a city.
+//!     #[tool(read_only, open_world)]
+//!     async fn forecast(&self, #[arg(description = "City name")] city: String) -> Result<String, String> {
+//!         if city.is_empty() { return Err("name a city".into()) } // a failed result (`isError`)
+//!         Ok(format!("Sunny in {city}"))
 //!     }
 //! }
 //! # let d = Weather::declaration();
 //! # assert_eq!(d.advertised_versions(), ["2026-07-28"]);
 //! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
 //! ```
+//!
+//! Serve it with `mcp_server::stdio::run(Weather)` or
+//! `mcp_server::http::run(Weather, HttpConfig::new(addr))`.
+//!
+//! # Tools, resources and prompts: `#[router]`
+//!
+//! `#[mcp_server::router]` on an inherent `impl` block turns its marked
+//! methods into the server's catalogue, described once and served from a
+//! static table (`tools/list`, `resources/list`, `resources/templates/list`
+//! and `prompts/list` paginate it, 100 entries a page, with the
+//! `cache(...)` hints; the HTTP `Mcp-Param-*` check reads it). Methods may
+//! be `fn` or `async fn`, take `&self`, and may take a `&RequestContext`
+//! anywhere in their parameters.
+//!
+//! **`#[tool(...)]`**: `name` (default: the method name; checked against
+//! the spec's naming rules, 1–128 of `A-Z a-z 0-9 _ - .`, and unique),
+//! `title`, `description` (default: the doc comment), `read_only`,
+//! `destructive`, `idempotent`, `open_world` (annotation hints; `= false`
+//! allowed), `icon(src = ..., mime_type = ..., sizes = [...], theme = ...)`
+//! (repeatable), `meta = { JSON object }`.
+//!
+//! * Arguments are plain parameters, each a property of the input schema
+//!   (`Option<T>` ones optional): `#[arg(description = "...", name =
+//!   "wireName", header = "Region")]` sets the property's description,
+//!   JSON name and `x-mcp-header`. Or one `#[arguments] args: T` parameter
+//!   whose type is the whole arguments object. Argument types implement
+//!   `serde::Deserialize` and [`schemars::JsonSchema`] (schemars 1,
+//!   re-exported: JSON Schema 2020-12).
+//! * Arguments that do not fit answer a result with `isError: true` naming
+//!   the argument path (``Invalid argument `items[1]`: ...``), as the spec
+//!   files input validation under tool execution errors; an unknown tool
+//!   is `-32602 "Unknown tool: X"`.
+//! * Return types ([`IntoToolResult`]): `String`, a content block,
+//!   `Vec<ContentBlock>`, `CallToolResult`, [`Json<T>`] (`structuredContent`
+//!   plus a text copy, and `T`'s schema as `outputSchema`),
+//!   `InputRequiredResult` (MRTR), `()`, or `Result<T, E>`: an `Err` whose
+//!   type implements `Display` is a result with `isError: true`;
+//!   [`ToolError::Protocol`] is a JSON-RPC error (`?` on a
+//!   [`HandlerResult`] converts into it).
+//!
+//! **`#[resource(...)]`**: `uri = "..."` (a fixed resource) or `template =
+//! "note://{id}"` (RFC 6570 `{var}` and `{+var}`; every other parameter
+//! names a variable and is parsed with `FromStr`; a value that does not
+//! parse is "resource not found"), `name`, `title`, `description`,
+//! `mime_type`, `icon(...)`. A [`ResourceRequest`] parameter gives the URI
+//! and variables. Returns ([`IntoReadResult`]): `String` (text), [`Blob`]
+//! (bytes), resource contents, `ReadResourceResult`, `Option<T>` (`None` is
+//! resource not found: `-32602` with `data.uri`, `-32002` in legacy
+//! sessions), or `HandlerResult<T>`.
+//!
+//! **`#[prompt(...)]`**: `name`, `title`, `description`, `icon(...)`; each
+//! parameter is a prompt argument (`Option<T>` optional, others required,
+//! parsed with `FromStr`, `#[arg(description = ...)]`), listed with its
+//! `required` flag. A missing or unparsable argument is `-32602`. Returns
+//! ([`IntoPromptResult`]): `String` (one user message), `PromptMessage`,
+//! `Vec<PromptMessage>`, `GetPromptResult`, `InputRequiredResult`, or
+//! `HandlerResult<T>`.
+//!
+//! Compile-time errors: a bad or duplicate name, an argument type without
+//! `Deserialize`/`JsonSchema`, a non-object `#[arguments]` type, a bad
+//! template or a parameter that is not one of its variables, unknown keys
+//! (with "did you mean"), and a router whose capability `#[mcp(...)]` does
+//! not declare (or a declared capability with no handler). What only the
+//! runtime can know (an `#[arguments]` type whose schema is not an object,
+//! a bad `x-mcp-header` in a struct's schema) stops the transports at
+//! start, naming the tool ([`McpServer::catalogue_problems`]).
+//!
+//! Catalogues known only at run time use [`ToolRouter`] (no macros; each
+//! change announces `notifications/tools/list_changed`); hand-written
+//! [`ToolsHandler`], [`ResourcesHandler`] and [`PromptsHandler`] impls keep
+//! working.
 //!
 //! A transport then feeds each message to
 //! [`McpServer::handle_message`] (or [`handle_message`]) with a
@@ -82,7 +152,7 @@
 //!
 //! ## Capabilities
 //!
-//! | Key | Example | Handler trait the type must implement |
+//! | Key | Example | Handler trait the type must implement (a `#[router]` implements it) |
 //! |---|---|---|
 //! | `tools` | `tools` or `tools(list_changed)` | [`ToolsHandler`] |
 //! | `resources` | `resources`, `resources(subscribe, list_changed)` | [`ResourcesHandler`] |
