@@ -13,3 +13,9 @@ impl ::mcp_server::__private::McpServer for Broken {
         ::core::unreachable!()
     }
 }
+#[automatically_derived]
+impl ::mcp_server::__private::DeclaredCapabilities for Broken {
+    const TOOLS: bool = true;
+    const RESOURCES: bool = true;
+    const PROMPTS: bool = true;
+}

@@ -130,4 +130,25 @@ where
             }
         }
     }
+    fn tool_param_headers(
+        &self,
+        name: &str,
+    ) -> ::core::option::Option<::std::vec::Vec<my_runtime::__private::ParamHeader>> {
+        my_runtime::__private::tool_param_headers(self, name)
+    }
+    fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+        let mut problems = ::std::vec::Vec::new();
+        problems.extend(my_runtime::__private::tools_problems(self));
+        problems.extend(my_runtime::__private::resources_problems(self));
+        problems
+    }
+}
+#[automatically_derived]
+impl<T: Clone> my_runtime::__private::DeclaredCapabilities for Weather<T>
+where
+    T: Send,
+{
+    const TOOLS: bool = true;
+    const RESOURCES: bool = true;
+    const PROMPTS: bool = true;
 }
