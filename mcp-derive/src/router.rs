@@ -10,7 +10,7 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
 
-use crate::expand::{icon_value, some_string, string};
+use crate::expand::{icon_value, some_string};
 use crate::internals::attr::{Icon, parse_icon, path_name, skip_value};
 use crate::internals::check::check_icon;
 use crate::internals::ctxt::Ctxt;
@@ -98,6 +98,7 @@ struct Param {
     whole: bool,
     context: bool,
     request: bool,
+    retry: bool,
 }
 
 /// One marked method.
@@ -267,6 +268,7 @@ fn parse_param(cx: &mut Ctxt, arg: &mut syn::PatType) -> Option<Param> {
     let ty = (*arg.ty).clone();
     let context = matches!(&ty, Type::Reference(_)) && is_named(&ty, "RequestContext");
     let request = is_named(&ty, "ResourceRequest");
+    let retry = is_named(&ty, "RetryInput");
     let Pat::Ident(pat) = &*arg.pat else {
         cx.error_spanned_by(
             &arg.pat,
@@ -297,8 +299,9 @@ fn parse_param(cx: &mut Ctxt, arg: &mut syn::PatType) -> Option<Param> {
         description,
         header,
         whole,
-        context,
+        context: context || retry,
         request,
+        retry,
     })
 }
 
@@ -641,6 +644,18 @@ fn describe_common(p: &TokenStream, method: &Method, target: TokenStream) -> Vec
     sets
 }
 
+/// What a context-like parameter receives: the request context or the
+/// retry input (by reference or by value, as declared).
+fn passed(param: &Param) -> TokenStream {
+    if !param.retry {
+        quote!(ctx)
+    } else if matches!(param.ty, Type::Reference(_)) {
+        quote!(&retry)
+    } else {
+        quote!(retry.clone())
+    }
+}
+
 fn call_expr(method: &Method, args: Vec<TokenStream>) -> TokenStream {
     let ident = &method.ident;
     let call = quote!(this.#ident(#(#args),*));
@@ -664,7 +679,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
         let ident = &param.ident;
         let ty = &param.ty;
         if param.context {
-            args.push(quote!(ctx));
+            args.push(passed(param));
             continue;
         }
         args.push(quote!(#ident));
@@ -719,19 +734,16 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
         sets.push(quote!(tool.meta = ::core::option::Option::Some(#p::meta_object(#json)?);));
     }
     let call = call_expr(method, args);
-    let unused = (!method.params.iter().any(|p| p.context)).then(|| quote!(let _ = ctx;));
-    let unused_args = whole.is_none().then(|| quote!(let _ = &mut arguments;));
     let helper = quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case, unused_mut)]
+        #[allow(non_snake_case, unused_mut, unused_variables)]
         fn #fn_ident<'a>(
             this: &'a #self_ty,
-            mut arguments: #p::Arguments,
+            call: #p::ToolCall,
             ctx: &'a #p::RequestContext,
         ) -> #p::RouterFuture<'a, #p::ToolOutcome> {
             #p::Box::pin(async move {
-                #unused
-                #unused_args
+                let #p::ToolCall { mut arguments, retry } = call;
                 #(#takes)*
                 #p::IntoToolResult::into_tool_result(#call)
             })
@@ -769,7 +781,11 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
         let ident = &param.ident;
         let ty = &param.ty;
         if param.context {
-            args.push(quote!(ctx));
+            args.push(if param.retry {
+                quote!(request.retry.clone())
+            } else {
+                quote!(ctx)
+            });
         } else if param.request {
             args.push(if matches!(ty, Type::Reference(_)) {
                 quote!(&request)
@@ -807,24 +823,21 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
         }
     };
     let call = call_expr(method, args);
-    let unused = (!method.params.iter().any(|p| p.context)).then(|| quote!(let _ = ctx;));
     let helper = quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case)]
+        #[allow(non_snake_case, unused_variables)]
         fn #fn_ident<'a>(
             this: &'a #self_ty,
             request: #p::ResourceRequest,
             ctx: &'a #p::RequestContext,
         ) -> #p::RouterFuture<'a, #p::ReadOutcome> {
             #p::Box::pin(async move {
-                #unused
                 #(#takes)*
                 let value = #call;
                 #p::IntoReadResult::into_read_result(value, &request, ctx)
             })
         }
     };
-    let _ = string;
     let spec = quote! {
         #p::ResourceSpec {
             method: #method_name,
@@ -846,7 +859,7 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
         let ident = &param.ident;
         let ty = &param.ty;
         if param.context {
-            args.push(quote!(ctx));
+            args.push(passed(param));
             continue;
         }
         args.push(quote!(#ident));
@@ -900,18 +913,16 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
         );
     }
     let call = call_expr(method, args);
-    let unused = (!method.params.iter().any(|p| p.context)).then(|| quote!(let _ = ctx;));
     let helper = quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case, unused_mut)]
+        #[allow(non_snake_case, unused_mut, unused_variables)]
         fn #fn_ident<'a>(
             this: &'a #self_ty,
-            mut arguments: #p::PromptArguments,
+            call: #p::PromptCall,
             ctx: &'a #p::RequestContext,
         ) -> #p::RouterFuture<'a, #p::PromptOutcome> {
             #p::Box::pin(async move {
-                #unused
-                let _ = &mut arguments;
+                let #p::PromptCall { mut arguments, retry } = call;
                 #(#takes)*
                 #p::IntoPromptResult::into_prompt_result(#call)
             })

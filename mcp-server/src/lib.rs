@@ -305,10 +305,13 @@ pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;
 pub use peer::{ClientPeer, Sink, is_response};
+pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
-pub use router::prompts::IntoPromptResult;
+pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
-pub use router::tools::{IntoToolError, IntoToolResult, Json, ParamHeader, ToolError, ToolRouter};
+pub use router::tools::{
+    IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
+};
 pub use server::McpServer;
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`

@@ -150,14 +150,15 @@ pub use crate::declaration::{
 
 pub use crate::router::args::{self as args, Arguments, InputSchemaBuilder};
 pub use crate::router::prompts::{
-    IntoPromptResult, PromptArguments, PromptOutcome, PromptSpec, PromptTable, argument_error,
+    IntoPromptResult, PromptArguments, PromptCall, PromptOutcome, PromptSpec, PromptTable,
+    argument_error,
 };
 pub use crate::router::resources::{
     IntoReadResult, ReadOutcome, ResourceDescription, ResourceRequest, ResourceSpec, ResourceTable,
 };
 pub use crate::router::tools::{
-    BoxFuture as RouterFuture, IntoToolResult, ParamHeader, ToolOutcome, ToolSpec, ToolTable,
-    argument_failure,
+    BoxFuture as RouterFuture, IntoToolResult, ParamHeader, ToolCall, ToolOutcome, ToolSpec,
+    ToolTable, argument_failure,
 };
 pub use mcp_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, GetPromptRequestParams,

@@ -9,6 +9,7 @@ use mcp_types::v2026_07_28::{
     TextContent,
 };
 
+use super::RetryInput;
 use super::args::ArgumentError;
 use super::page::page;
 use super::tools::BoxFuture;
@@ -79,9 +80,18 @@ pub fn argument_error(error: ArgumentError) -> ErrorObject {
     errors::invalid_params(error.to_string())
 }
 
+/// One `prompts/get` as a handler sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptCall {
+    /// The arguments (empty when absent).
+    pub arguments: PromptArguments,
+    /// The answers and state of a retried request.
+    pub retry: RetryInput,
+}
+
 /// The handler of a `#[prompt]` method.
 pub type PromptFn<S> =
-    for<'a> fn(&'a S, PromptArguments, &'a RequestContext) -> BoxFuture<'a, PromptOutcome>;
+    for<'a> fn(&'a S, PromptCall, &'a RequestContext) -> BoxFuture<'a, PromptOutcome>;
 
 /// One `#[prompt]` method as the router macro writes it down.
 pub struct PromptSpec<S> {
@@ -137,7 +147,11 @@ impl<S> PromptTable<S> {
             .get(&params.name)
             .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {}", params.name)))?;
         let (prompt, get) = &self.prompts[at];
-        let mut outcome = get(server, params.arguments.unwrap_or_default(), ctx).await?;
+        let call = PromptCall {
+            arguments: params.arguments.unwrap_or_default(),
+            retry: RetryInput::new(params.input_responses, params.request_state),
+        };
+        let mut outcome = get(server, call, ctx).await?;
         if let GetPromptResultResponseResult::GetPromptResult(result) = &mut outcome
             && result.description.is_none()
         {

@@ -11,6 +11,7 @@ use mcp_types::v2026_07_28::{
     TextResourceContents,
 };
 
+use super::RetryInput;
 use super::page::page;
 use super::tools::BoxFuture;
 use super::uri_template::UriTemplate;
@@ -21,7 +22,7 @@ use crate::errors::{self, ErrorObject, HandlerResult};
 pub type ReadOutcome = HandlerResult<ReadResourceResultResponseResult>;
 
 /// The resource a `#[resource]` method is asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceRequest {
     /// The requested URI.
     pub uri: String,
@@ -29,6 +30,8 @@ pub struct ResourceRequest {
     pub variables: Vec<(String, String)>,
     /// The `mimeType` the method declared.
     pub mime_type: Option<&'static str>,
+    /// The answers and state of a retried read.
+    pub retry: RetryInput,
 }
 
 impl ResourceRequest {
@@ -270,12 +273,14 @@ impl<S> ResourceTable<S> {
         ctx: &RequestContext,
     ) -> ReadOutcome {
         let uri = params.uri;
+        let retry = RetryInput::new(params.input_responses, params.request_state);
         if let Some(&at) = self.by_uri.get(&uri) {
             let fixed = &self.fixed[at];
             let request = ResourceRequest {
                 uri,
                 variables: Vec::new(),
                 mime_type: fixed.mime_type,
+                retry,
             };
             return (fixed.read)(server, request, ctx).await;
         }
@@ -285,6 +290,7 @@ impl<S> ResourceTable<S> {
                     uri,
                     variables,
                     mime_type: templated.mime_type,
+                    retry,
                 };
                 return (templated.read)(server, request, ctx).await;
             }

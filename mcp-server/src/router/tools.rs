@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::RetryInput;
 use super::args::{self, ArgumentError, Arguments};
 use super::page::page;
 use crate::context::RequestContext;
@@ -374,9 +375,27 @@ impl<H> Catalogue<H> {
     }
 }
 
-/// The handler of a `#[tool]` method: the server, the arguments object
-/// and the request context in, the answer out.
-pub type ToolFn<S> = for<'a> fn(&'a S, Arguments, &'a RequestContext) -> BoxFuture<'a, ToolOutcome>;
+/// One `tools/call` as a handler sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolCall {
+    /// The arguments object (empty when absent).
+    pub arguments: Arguments,
+    /// The answers and state of a retried call.
+    pub retry: RetryInput,
+}
+
+impl ToolCall {
+    fn from_params(params: CallToolRequestParams) -> Self {
+        Self {
+            arguments: params.arguments.unwrap_or_default(),
+            retry: RetryInput::new(params.input_responses, params.request_state),
+        }
+    }
+}
+
+/// The handler of a `#[tool]` method: the server, the call and the request
+/// context in, the answer out.
+pub type ToolFn<S> = for<'a> fn(&'a S, ToolCall, &'a RequestContext) -> BoxFuture<'a, ToolOutcome>;
 
 /// One `#[tool]` method as the router macro writes it down.
 pub struct ToolSpec<S> {
@@ -448,7 +467,7 @@ impl<S> ToolTable<S> {
         ctx: &RequestContext,
     ) -> ToolOutcome {
         let entry = self.catalogue.get(&params.name)?;
-        (entry.handler)(server, params.arguments.unwrap_or_default(), ctx).await
+        (entry.handler)(server, ToolCall::from_params(params), ctx).await
     }
 
     /// The `x-mcp-header` annotations of tool `name`.
@@ -458,7 +477,7 @@ impl<S> ToolTable<S> {
 }
 
 type DynToolFn =
-    Arc<dyn Fn(Arguments, RequestContext) -> BoxFuture<'static, ToolOutcome> + Send + Sync>;
+    Arc<dyn Fn(ToolCall, RequestContext) -> BoxFuture<'static, ToolOutcome> + Send + Sync>;
 
 /// Tools known only at run time (plugins, proxies): build and change the
 /// catalogue without macros. Cheap to clone; clones share the catalogue.
@@ -513,18 +532,18 @@ impl ToolRouter {
     }
 
     /// Adds (or replaces, by name) a tool described by hand, whose handler
-    /// reads the raw arguments object. Fails on a name or `x-mcp-header`
+    /// reads the raw call (arguments object, retry answers and state). Fails on a name or `x-mcp-header`
     /// annotation that breaks the spec's rules.
     pub fn add_raw<F, Fut, R>(&self, tool: Tool, handler: F) -> Result<(), String>
     where
-        F: Fn(Arguments, RequestContext) -> Fut + Send + Sync + 'static,
+        F: Fn(ToolCall, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: IntoToolResult,
     {
         self.insert(
             tool,
-            Arc::new(move |arguments, ctx| {
-                let future = handler(arguments, ctx);
+            Arc::new(move |call, ctx| {
+                let future = handler(call, ctx);
                 Box::pin(async move { future.await.into_tool_result() })
             }),
         )
@@ -552,10 +571,10 @@ impl ToolRouter {
         let handler = Arc::new(handler);
         self.insert(
             tool,
-            Arc::new(move |arguments, ctx| {
+            Arc::new(move |call: ToolCall, ctx| {
                 let handler = Arc::clone(&handler);
                 Box::pin(async move {
-                    match args::whole::<A>(arguments) {
+                    match args::whole::<A>(call.arguments) {
                         Ok(parsed) => handler(parsed, ctx).await.into_tool_result(),
                         Err(error) => argument_failure(error),
                     }
@@ -598,7 +617,7 @@ impl ToolRouter {
         ctx: &RequestContext,
     ) -> ToolOutcome {
         let handler = Arc::clone(&self.read().get(&params.name)?.handler);
-        handler(params.arguments.unwrap_or_default(), ctx.clone()).await
+        handler(ToolCall::from_params(params), ctx.clone()).await
     }
 
     /// The `x-mcp-header` annotations of tool `name` (for
