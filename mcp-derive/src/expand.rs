@@ -38,11 +38,13 @@ fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
             }
         }
         #[automatically_derived]
-        impl #impl_generics #krate::__private::DeclaredCapabilities for #ident #ty_generics #where_clause {
-            const TOOLS: bool = true;
-            const RESOURCES: bool = true;
-            const PROMPTS: bool = true;
-        }
+        impl #impl_generics #krate::__private::ToolsDeclared for #ident #ty_generics #where_clause {}
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::ResourcesDeclared for #ident #ty_generics #where_clause {}
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::PromptsDeclared for #ident #ty_generics #where_clause {}
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::CompletionsDeclared for #ident #ty_generics #where_clause {}
     }
 }
 
@@ -263,12 +265,20 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             }
         }
     });
-    let declared = |cap: bool| if cap { quote!(true) } else { quote!(false) };
-    let (tools, resources, prompts) = (
-        declared(attrs.tools.is_some()),
-        declared(attrs.resources.is_some()),
-        declared(attrs.prompts.is_some()),
-    );
+    let declared = [
+        (&attrs.tools, quote!(ToolsDeclared)),
+        (&attrs.resources, quote!(ResourcesDeclared)),
+        (&attrs.prompts, quote!(PromptsDeclared)),
+        (&attrs.completions, quote!(CompletionsDeclared)),
+    ]
+    .into_iter()
+    .filter(|(cap, _)| cap.is_some())
+    .map(|(_, marker)| {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #p::#marker for #ident #ty_generics #where_clause {}
+        }
+    });
 
     quote! {
         #[automatically_derived]
@@ -310,11 +320,6 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             #problems
         }
 
-        #[automatically_derived]
-        impl #impl_generics #p::DeclaredCapabilities for #ident #ty_generics #where_clause {
-            const TOOLS: bool = #tools;
-            const RESOURCES: bool = #resources;
-            const PROMPTS: bool = #prompts;
-        }
+        #(#declared)*
     }
 }

@@ -941,15 +941,10 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
     (helper, spec)
 }
 
-fn type_name(ty: &Type) -> String {
-    quote!(#ty).to_string().replace(' ', "")
-}
-
 fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {
     let p = quote!(#krate::__private);
     let mut helpers = Vec::new();
     let mut out = Vec::new();
-    let shown = type_name(self_ty);
     for kind in [Kind::Tool, Kind::Resource, Kind::Prompt] {
         let marked: Vec<&Method> = methods.iter().filter(|m| m.kind == kind).collect();
         if marked.is_empty() {
@@ -965,25 +960,6 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
             helpers.push(helper);
             specs.push(spec);
         }
-        let (flag, capability) = match kind {
-            Kind::Tool => (quote!(TOOLS), "tools"),
-            Kind::Resource => (quote!(RESOURCES), "resources"),
-            Kind::Prompt => (quote!(PROMPTS), "prompts"),
-        };
-        let message = format!(
-            "`{shown}` has #[{}] methods but does not declare the `{capability}` capability: add `{capability}` to its `#[mcp(...)]`",
-            kind.word()
-        );
-        let span = marked
-            .first()
-            .map_or_else(Span::call_site, |m| m.ident.span());
-        let assert = quote_spanned! {span=>
-            const _: () = {
-                if !<#self_ty as #p::DeclaredCapabilities>::#flag {
-                    ::core::panic!(#message);
-                }
-            };
-        };
         let table_fn = format_ident!("__mcp_{}_table", kind.word());
         let (table_ty, handler) = match kind {
             Kind::Tool => (
@@ -1057,7 +1033,7 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
                 TABLE.get_or_init(|| #build(&[#(#specs),*]))
             }
         });
-        out.push(quote!(#assert #handler));
+        out.push(handler);
     }
     quote! {
         #[automatically_derived]

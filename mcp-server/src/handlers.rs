@@ -2,8 +2,8 @@
 //!
 //! Declaring a capability in `#[mcp(...)]` makes the derive route that
 //! capability's methods to the matching trait, so forgetting the impl is a
-//! compile error that names the trait. Methods of a capability that is not
-//! declared answer `-32601` without reaching any handler.
+//! compile error that names the trait; the reverse, implementing a trait
+//! whose capability is not declared, is a compile error too.
 //!
 //! Methods may be written as `async fn`; the returned futures must be `Send`
 //! so that multi-threaded transports can run them.
@@ -21,13 +21,57 @@ use crate::context::RequestContext;
 use crate::errors::HandlerResult;
 use crate::router::tools::ParamHeader;
 
+/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
+/// `tools`; the handler trait requires it, so serving an undeclared
+/// capability fails to compile.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` serves tools but does not declare the `tools` capability",
+    label = "`tools` served here",
+    note = "add `tools` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+)]
+pub trait ToolsDeclared {}
+
+/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
+/// `resources`; the handler trait requires it, so serving an undeclared
+/// capability fails to compile.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` serves resources but does not declare the `resources` capability",
+    label = "`resources` served here",
+    note = "add `resources` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+)]
+pub trait ResourcesDeclared {}
+
+/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
+/// `prompts`; the handler trait requires it, so serving an undeclared
+/// capability fails to compile.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` serves prompts but does not declare the `prompts` capability",
+    label = "`prompts` served here",
+    note = "add `prompts` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+)]
+pub trait PromptsDeclared {}
+
+/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
+/// `completions`; the handler trait requires it, so serving an undeclared
+/// capability fails to compile.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` serves completions but does not declare the `completions` capability",
+    label = "`completions` served here",
+    note = "add `completions` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+)]
+pub trait CompletionsDeclared {}
+
 /// The `tools` capability: `tools/list` and `tools/call`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `tools` capability but does not implement `ToolsHandler`",
     label = "`tools` declared here",
     note = "add `#[tool]` methods to a `#[mcp_server::router]` impl of `{Self}`, implement `mcp_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
 )]
-pub trait ToolsHandler: Send + Sync {
+pub trait ToolsHandler: Send + Sync + ToolsDeclared {
     /// `tools/list`. The result carries its own caching hints (`ttlMs`,
     /// `cacheScope`), which the type requires.
     fn list_tools(
@@ -68,7 +112,7 @@ pub trait ToolsHandler: Send + Sync {
     label = "`resources` declared here",
     note = "add `#[resource]` methods to a `#[mcp_server::router]` impl of `{Self}`, implement `mcp_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
 )]
-pub trait ResourcesHandler: Send + Sync {
+pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
     /// `resources/list`.
     fn list_resources(
         &self,
@@ -114,7 +158,7 @@ pub trait ResourcesHandler: Send + Sync {
     label = "`prompts` declared here",
     note = "add `#[prompt]` methods to a `#[mcp_server::router]` impl of `{Self}`, implement `mcp_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
 )]
-pub trait PromptsHandler: Send + Sync {
+pub trait PromptsHandler: Send + Sync + PromptsDeclared {
     /// `prompts/list`.
     fn list_prompts(
         &self,
@@ -136,7 +180,7 @@ pub trait PromptsHandler: Send + Sync {
     label = "`completions` declared here",
     note = "implement `mcp_server::CompletionsHandler` for `{Self}`, or remove `completions` from `#[mcp(...)]`"
 )]
-pub trait CompletionsHandler: Send + Sync {
+pub trait CompletionsHandler: Send + Sync + CompletionsDeclared {
     /// `completion/complete`.
     fn complete(
         &self,

@@ -15,7 +15,10 @@ pub use std::sync::OnceLock;
 pub use crate::context::RequestContext;
 pub use crate::declaration::ServerDeclaration;
 pub use crate::errors::{HandlerResult, method_not_found};
-pub use crate::handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHandler};
+pub use crate::handlers::{
+    CompletionsDeclared, CompletionsHandler, PromptsDeclared, PromptsHandler, ResourcesDeclared,
+    ResourcesHandler, ToolsDeclared, ToolsHandler,
+};
 pub use crate::server::McpServer;
 
 use std::pin::Pin;
@@ -168,21 +171,6 @@ pub use mcp_types::v2026_07_28::{
     ToolAnnotations,
 };
 pub use std::boxed::Box;
-
-/// Which capabilities `#[mcp(...)]` declares, for the router's
-/// compile-time check that its methods are served.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has a `#[mcp_server::router]` but no `#[derive(McpServer)]`",
-    note = "derive `McpServer` on `{Self}` and declare the capabilities its router serves"
-)]
-pub trait DeclaredCapabilities {
-    /// `tools` is declared.
-    const TOOLS: bool;
-    /// `resources` is declared.
-    const RESOURCES: bool;
-    /// `prompts` is declared.
-    const PROMPTS: bool;
-}
 
 /// The header annotations from the tools handler.
 pub fn tool_param_headers<S: ToolsHandler>(server: &S, name: &str) -> Option<Vec<ParamHeader>> {

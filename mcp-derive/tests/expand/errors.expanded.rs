@@ -14,8 +14,10 @@ impl ::mcp_server::__private::McpServer for Broken {
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::DeclaredCapabilities for Broken {
-    const TOOLS: bool = true;
-    const RESOURCES: bool = true;
-    const PROMPTS: bool = true;
-}
+impl ::mcp_server::__private::ToolsDeclared for Broken {}
+#[automatically_derived]
+impl ::mcp_server::__private::ResourcesDeclared for Broken {}
+#[automatically_derived]
+impl ::mcp_server::__private::PromptsDeclared for Broken {}
+#[automatically_derived]
+impl ::mcp_server::__private::CompletionsDeclared for Broken {}

@@ -144,11 +144,22 @@ where
     }
 }
 #[automatically_derived]
-impl<T: Clone> my_runtime::__private::DeclaredCapabilities for Weather<T>
+impl<T: Clone> my_runtime::__private::ToolsDeclared for Weather<T>
 where
     T: Send,
-{
-    const TOOLS: bool = true;
-    const RESOURCES: bool = true;
-    const PROMPTS: bool = true;
-}
+{}
+#[automatically_derived]
+impl<T: Clone> my_runtime::__private::ResourcesDeclared for Weather<T>
+where
+    T: Send,
+{}
+#[automatically_derived]
+impl<T: Clone> my_runtime::__private::PromptsDeclared for Weather<T>
+where
+    T: Send,
+{}
+#[automatically_derived]
+impl<T: Clone> my_runtime::__private::CompletionsDeclared for Weather<T>
+where
+    T: Send,
+{}

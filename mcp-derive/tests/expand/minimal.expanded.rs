@@ -47,9 +47,3 @@ impl ::mcp_server::__private::McpServer for Minimal {
         }
     }
 }
-#[automatically_derived]
-impl ::mcp_server::__private::DeclaredCapabilities for Minimal {
-    const TOOLS: bool = false;
-    const RESOURCES: bool = false;
-    const PROMPTS: bool = false;
-}
