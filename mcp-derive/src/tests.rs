@@ -1,5 +1,6 @@
-//! Expansion snapshots: each `tests/expand/<name>.rs` (one derive input) is
-//! expanded by [`crate::expand::derive`], formatted with prettyplease and
+//! Expansion snapshots: each `tests/expand/<name>.rs` (one derive input,
+//! or for `router_*` files one `impl` block for the router macro) is
+//! expanded by [`crate::expand::derive`] or [`crate::router::router`], formatted with prettyplease and
 //! compared with `tests/expand/<name>.expanded.rs`. Run with
 //! `MCP_DERIVE_BLESS=1` to rewrite the snapshots after an intended change.
 #![allow(
@@ -10,9 +11,16 @@
 use std::fs;
 use std::path::Path;
 
-fn expand_source(source: &str) -> String {
-    let input: syn::DeriveInput = syn::parse_str(source).unwrap();
-    let tokens = crate::expand::derive(&input);
+/// A derive input, or (files named `router_*`) an `impl` block given to
+/// the router macro.
+fn expand_source(source: &str, router: bool) -> String {
+    let tokens = if router {
+        let item: syn::ItemImpl = syn::parse_str(source).unwrap();
+        crate::router::router(proc_macro2::TokenStream::new(), item)
+    } else {
+        let input: syn::DeriveInput = syn::parse_str(source).unwrap();
+        crate::expand::derive(&input)
+    };
     let file: syn::File = syn::parse2(tokens).unwrap();
     prettyplease::unparse(&file)
 }
@@ -34,7 +42,10 @@ fn expansion_snapshots() {
     let mut mismatched = Vec::new();
     for input in inputs {
         let expected_path = input.with_extension("expanded.rs");
-        let actual = expand_source(&fs::read_to_string(&input).unwrap());
+        let router = input
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("router_"));
+        let actual = expand_source(&fs::read_to_string(&input).unwrap(), router);
         if bless {
             fs::write(&expected_path, &actual).unwrap();
             continue;
