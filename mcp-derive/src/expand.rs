@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::DeriveInput;
 
-use crate::internals::attr::{Attrs, Capability, Entry, Icon, Settings};
+use crate::internals::attr::{Attrs, Entry, Icon, Settings};
 use crate::internals::check::{Checked, check};
 use crate::internals::ctxt::Ctxt;
 
@@ -223,44 +223,70 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     let modern = &checked.modern;
     let legacy = &checked.legacy;
 
-    let routes = [
-        (&attrs.tools, quote!(dispatch_tools)),
-        (&attrs.resources, quote!(dispatch_resources)),
-        (&attrs.prompts, quote!(dispatch_prompts)),
-        (&attrs.completions, quote!(dispatch_completions)),
+    // Each declared capability's hooks are taken once, in an associated
+    // const, so a missing handler impl is one error.
+    let hooked = [
+        (
+            &attrs.tools,
+            "tools",
+            quote!(__MCP_TOOLS),
+            quote!(tools_hooks),
+        ),
+        (
+            &attrs.resources,
+            "resources",
+            quote!(__MCP_RESOURCES),
+            quote!(resources_hooks),
+        ),
+        (
+            &attrs.prompts,
+            "prompts",
+            quote!(__MCP_PROMPTS),
+            quote!(prompts_hooks),
+        ),
+        (
+            &attrs.completions,
+            "completions",
+            quote!(__MCP_COMPLETIONS),
+            quote!(completions_hooks),
+        ),
     ]
     .into_iter()
-    .filter_map(|(cap, dispatch): (&Option<Capability>, TokenStream)| {
-        let cap = cap.as_ref()?;
-        let key = cap.ident.to_string();
-        let call = quote_spanned!(cap.ident.span()=> #p::#dispatch(self, request, ctx));
-        Some(quote!(#key => #call.await,))
-    })
+    .filter_map(|(cap, key, konst, hooks)| Some((cap.as_ref()?, key, konst, hooks)))
     .collect::<Vec<_>>();
-
-    let param_headers = attrs.tools.as_ref().map(|cap| {
-        let call = quote_spanned!(cap.ident.span()=> #p::tool_param_headers(self, name));
+    let hook_consts = hooked.iter().map(|(cap, _, konst, hooks)| {
+        let value = quote_spanned!(cap.ident.span()=> #p::#hooks::<Self>());
         quote! {
-            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
-                #call
+            #[doc(hidden)]
+            const #konst: #p::CapabilityHooks<Self> = #value;
+        }
+    });
+    let hook_consts = (!hooked.is_empty()).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #ident #ty_generics #where_clause {
+                #(#hook_consts)*
             }
         }
     });
-    let problems = [
-        (&attrs.tools, quote!(tools_problems)),
-        (&attrs.resources, quote!(resources_problems)),
-    ]
-    .into_iter()
-    .filter_map(|(cap, check)| {
-        let cap = cap.as_ref()?;
-        Some(quote_spanned!(cap.ident.span()=> problems.extend(#p::#check(self));))
-    })
-    .collect::<Vec<_>>();
-    let problems = (!problems.is_empty()).then(|| {
+    let routes = hooked.iter().map(
+        |(_, key, konst, _)| quote!(#key => (Self::#konst.dispatch)(self, request, ctx).await,),
+    );
+    let param_headers = attrs.tools.as_ref().map(|_| {
+        quote! {
+            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
+                (Self::__MCP_TOOLS.param_headers)(self, name)
+            }
+        }
+    });
+    let problems = (!hooked.is_empty()).then(|| {
+        let each = hooked
+            .iter()
+            .map(|(_, _, konst, _)| quote!(problems.extend((Self::#konst.problems)(self));));
         quote! {
             fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
                 let mut problems = ::std::vec::Vec::new();
-                #(#problems)*
+                #(#each)*
                 problems
             }
         }
@@ -321,5 +347,6 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         }
 
         #(#declared)*
+        #hook_consts
     }
 }

@@ -464,7 +464,8 @@ pub fn router(args: TokenStream, mut item: ItemImpl) -> TokenStream {
     let checked = check(&mut cx, &methods);
     let errors = cx.into_compile_errors();
     if !checked {
-        return quote! { #errors #item };
+        let fallback = fallback(&krate, &self_ty, &methods);
+        return quote! { #errors #item #fallback };
     }
     let body = expand(&krate, &self_ty, &methods);
     quote! {
@@ -674,8 +675,9 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
     let mut schema = Vec::new();
     let mut takes = Vec::new();
     let mut args = Vec::new();
-    let whole = method.params.iter().find(|p| p.whole);
-    for param in &method.params {
+    let mut consts = Vec::new();
+    let mut whole_schema = None;
+    for (index, param) in method.params.iter().enumerate() {
         let ident = &param.ident;
         let ty = &param.ty;
         if param.context {
@@ -683,9 +685,17 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
             continue;
         }
         args.push(quote!(#ident));
+        // One const per parameter: a type lacking Deserialize/JsonSchema is one error.
+        let hooks = format_ident!("__MCP_ARG_{}_{}", method.ident, index);
+        consts.push(quote_spanned! {ty.span()=>
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            const #hooks: #p::ArgumentHooks<#ty> = #p::argument_hooks::<#ty>();
+        });
         if param.whole {
-            takes.push(quote_spanned! {ty.span()=>
-                let #ident: #ty = match #p::whole_arguments::<#ty>(arguments) {
+            whole_schema = Some(quote!((<#self_ty>::#hooks.schema)()?));
+            takes.push(quote! {
+                let #ident: #ty = match (<#self_ty>::#hooks.whole)(arguments) {
                     ::core::result::Result::Ok(value) => value,
                     ::core::result::Result::Err(error) => return #p::argument_failure(error),
                 };
@@ -696,21 +706,18 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
         let description = opt_lit(param.description.as_ref());
         let header = opt_lit(param.header.as_ref());
         let required = !is_option(ty);
-        schema.push(quote_spanned! {ty.span()=>
-            #p::argument_property::<#ty>(&mut schema, #wire, #description, #required, #header);
+        schema.push(quote! {
+            (<#self_ty>::#hooks.property)(&mut schema, #wire, #description, #required, #header);
         });
-        takes.push(quote_spanned! {ty.span()=>
-            let #ident: #ty = match #p::take_argument::<#ty>(&mut arguments, #wire) {
+        takes.push(quote! {
+            let #ident: #ty = match (<#self_ty>::#hooks.take)(&mut arguments, #wire) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #p::argument_failure(error),
             };
         });
     }
-    let input_schema = match whole {
-        Some(param) => {
-            let ty = &param.ty;
-            quote_spanned!(ty.span()=> #p::arguments_schema::<#ty>()?)
-        }
+    let input_schema = match whole_schema {
+        Some(schema) => schema,
         None => quote! {{
             let mut schema = #p::InputSchemaBuilder::new();
             #(#schema)*
@@ -735,6 +742,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
     }
     let call = call_expr(method, args);
     let helper = quote! {
+        #(#consts)*
         #[doc(hidden)]
         #[allow(non_snake_case, unused_mut, unused_variables)]
         fn #fn_ident<'a>(
@@ -939,6 +947,41 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
         }
     };
     (helper, spec)
+}
+
+/// Handler impls with unreachable bodies, emitted after an error so the
+/// user sees that error alone rather than "does not implement
+/// `ToolsHandler`" too.
+fn fallback(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let has = |kind: Kind| methods.iter().any(|m| m.kind == kind);
+    let body = quote!({ ::core::unreachable!() });
+    let mut out = Vec::new();
+    if has(Kind::Tool) {
+        out.push(quote! {
+            impl #p::ToolsHandler for #self_ty {
+                async fn list_tools(&self, _: #p::PaginatedRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ListToolsResult> #body
+                async fn call_tool(&self, _: #p::CallToolRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::CallToolResultResponseResult> #body
+            }
+        });
+    }
+    if has(Kind::Resource) {
+        out.push(quote! {
+            impl #p::ResourcesHandler for #self_ty {
+                async fn list_resources(&self, _: #p::PaginatedRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ListResourcesResult> #body
+                async fn read_resource(&self, _: #p::ReadResourceRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ReadResourceResultResponseResult> #body
+            }
+        });
+    }
+    if has(Kind::Prompt) {
+        out.push(quote! {
+            impl #p::PromptsHandler for #self_ty {
+                async fn list_prompts(&self, _: #p::PaginatedRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ListPromptsResult> #body
+                async fn get_prompt(&self, _: #p::GetPromptRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::GetPromptResultResponseResult> #body
+            }
+        });
+    }
+    quote!(#(#out)*)
 }
 
 fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {

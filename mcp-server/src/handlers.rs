@@ -28,7 +28,7 @@ use crate::router::tools::ParamHeader;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` serves tools but does not declare the `tools` capability",
     label = "`tools` served here",
-    note = "add `tools` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `tools` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
 )]
 pub trait ToolsDeclared {}
 
@@ -39,7 +39,7 @@ pub trait ToolsDeclared {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` serves resources but does not declare the `resources` capability",
     label = "`resources` served here",
-    note = "add `resources` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `resources` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
 )]
 pub trait ResourcesDeclared {}
 
@@ -50,7 +50,7 @@ pub trait ResourcesDeclared {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` serves prompts but does not declare the `prompts` capability",
     label = "`prompts` served here",
-    note = "add `prompts` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `prompts` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
 )]
 pub trait PromptsDeclared {}
 
@@ -61,7 +61,7 @@ pub trait PromptsDeclared {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` serves completions but does not declare the `completions` capability",
     label = "`completions` served here",
-    note = "add `completions` to the `#[mcp(...)]` of `{Self}` (which must `#[derive(McpServer)]`); undeclared, the capability answers -32601 and this handler is never called"
+    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `completions` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
 )]
 pub trait CompletionsDeclared {}
 

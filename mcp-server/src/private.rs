@@ -172,19 +172,63 @@ pub use mcp_types::v2026_07_28::{
 };
 pub use std::boxed::Box;
 
-/// The header annotations from the tools handler.
-pub fn tool_param_headers<S: ToolsHandler>(server: &S, name: &str) -> Option<Vec<ParamHeader>> {
-    server.param_headers(name)
+/// Routes the requests of one capability.
+pub type DispatchFn<S> = for<'a> fn(&'a S, ClientRequest, &'a RequestContext) -> BoxFuture<'a>;
+
+/// A declared capability's entry points into its handler trait, taken once
+/// per server type (an associated const the derive writes), so that a
+/// missing handler impl is reported once.
+pub struct CapabilityHooks<S> {
+    /// Routes a request.
+    pub dispatch: DispatchFn<S>,
+    /// The tools handler's `x-mcp-header` annotations.
+    pub param_headers: fn(&S, &str) -> Option<Vec<ParamHeader>>,
+    /// The handler's catalogue problems.
+    pub problems: fn(&S) -> Vec<String>,
 }
 
-/// The tools handler's catalogue problems.
-pub fn tools_problems<S: ToolsHandler>(server: &S) -> Vec<String> {
-    server.catalogue_problems()
+fn no_param_headers<S>(_: &S, _: &str) -> Option<Vec<ParamHeader>> {
+    None
 }
 
-/// The resources handler's catalogue problems.
-pub fn resources_problems<S: ResourcesHandler>(server: &S) -> Vec<String> {
-    server.catalogue_problems()
+fn no_problems<S>(_: &S) -> Vec<String> {
+    Vec::new()
+}
+
+/// The `tools` hooks.
+pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: dispatch_tools::<S>,
+        param_headers: <S as ToolsHandler>::param_headers,
+        problems: <S as ToolsHandler>::catalogue_problems,
+    }
+}
+
+/// The `resources` hooks.
+pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: dispatch_resources::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: <S as ResourcesHandler>::catalogue_problems,
+    }
+}
+
+/// The `prompts` hooks.
+pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: dispatch_prompts::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: no_problems::<S>,
+    }
+}
+
+/// The `completions` hooks.
+pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: dispatch_completions::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: no_problems::<S>,
+    }
 }
 
 /// A type a tool parameter may have.
@@ -195,21 +239,21 @@ pub fn resources_problems<S: ResourcesHandler>(server: &S) -> Vec<String> {
 pub trait ToolArgument: serde::de::DeserializeOwned + schemars::JsonSchema {}
 impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
 
-/// Takes tool argument `name` (see [`args::take`]).
-pub fn take_argument<T: ToolArgument>(
-    arguments: &mut Arguments,
-    name: &str,
-) -> Result<T, crate::ArgumentError> {
-    args::take(arguments, name)
+/// What the router does with one tool parameter type, taken once per
+/// parameter (an associated const the router writes), so that a type
+/// without `Deserialize`/`JsonSchema` is reported once.
+pub struct ArgumentHooks<T> {
+    /// Takes the argument out of the arguments object.
+    pub take: fn(&mut Arguments, &str) -> Result<T, crate::ArgumentError>,
+    /// The whole arguments object as a `T`.
+    pub whole: fn(Arguments) -> Result<T, crate::ArgumentError>,
+    /// Adds the property to an input schema.
+    pub property: fn(&mut InputSchemaBuilder, &str, Option<&str>, bool, Option<&str>),
+    /// `T`'s schema as a whole input schema.
+    pub schema: fn() -> Result<mcp_types::v2026_07_28::ToolInputSchema, String>,
 }
 
-/// The whole arguments object as a `T` (see [`args::whole`]).
-pub fn whole_arguments<T: ToolArgument>(arguments: Arguments) -> Result<T, crate::ArgumentError> {
-    args::whole(arguments)
-}
-
-/// Adds property `name` of type `T` to an input schema.
-pub fn argument_property<T: ToolArgument>(
+fn add_property<T: ToolArgument>(
     builder: &mut InputSchemaBuilder,
     name: &str,
     description: Option<&str>,
@@ -219,10 +263,14 @@ pub fn argument_property<T: ToolArgument>(
     builder.property::<T>(name, description, required, header);
 }
 
-/// The input schema of a `#[arguments]` type.
-pub fn arguments_schema<T: ToolArgument>() -> Result<mcp_types::v2026_07_28::ToolInputSchema, String>
-{
-    args::input_schema_of::<T>()
+/// The hooks of tool parameter type `T`.
+pub const fn argument_hooks<T: ToolArgument>() -> ArgumentHooks<T> {
+    ArgumentHooks {
+        take: args::take::<T>,
+        whole: args::whole::<T>,
+        property: add_property::<T>,
+        schema: args::input_schema_of::<T>,
+    }
 }
 
 /// A type a prompt argument or URI template variable may have.

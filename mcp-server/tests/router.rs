@@ -10,8 +10,9 @@ use mcp_server::mcp_types::v2026_07_28::{
     Tool, ToolInputSchema,
 };
 use mcp_server::{
-    Arguments, HandlerResult, HttpHeaders, Json, LegacySession, McpServer, MessageContext, Outcome,
-    RequestContext, ServerEvent, ServerEvents, ToolError, ToolRouter, ToolsHandler, errors, router,
+    HandlerResult, HttpHeaders, Json, LegacySession, McpServer, MessageContext, Outcome,
+    RequestContext, ServerEvent, ServerEvents, ToolCall, ToolError, ToolRouter, ToolsHandler,
+    errors, router,
 };
 use serde_json::{Value, json};
 
@@ -735,6 +736,35 @@ impl Regional {
             region.as_deref().unwrap_or("nowhere")
         )
     }
+
+    /// A plain parameter of a struct type.
+    #[tool]
+    fn count(&self, filter: Query) -> String {
+        format!("{} {}", filter.text, filter.items.len())
+    }
+}
+
+#[test]
+fn plain_struct_parameter_errors_name_nested_paths() {
+    assert_eq!(
+        result(
+            &Regional,
+            "tools/call",
+            json!({"name": "count", "arguments": {"filter": {"text": "x", "items": [1, -2]}}})
+        ),
+        text_result(
+            "Invalid argument `filter.items[1]`: invalid value: integer `-2`, expected u32",
+            true
+        )
+    );
+    assert_eq!(
+        result(
+            &Regional,
+            "tools/call",
+            json!({"name": "count", "arguments": {"filter": {"text": "x", "items": [1, 2]}}})
+        ),
+        text_result("x 2", false)
+    );
 }
 
 fn http_call(tool: &str, arguments: Value, params: Vec<(String, String)>) -> Outcome {
@@ -853,12 +883,13 @@ fn tool_router_add_call_remove_and_announce() {
     echo.description = Some("Echoes its arguments.".to_owned());
     server
         .tools
-        .add_raw(
-            echo,
-            |arguments: Arguments, ctx: RequestContext| async move {
-                format!("{} {}", ctx.protocol_version(), Value::Object(arguments))
-            },
-        )
+        .add_raw(echo, |call: ToolCall, ctx: RequestContext| async move {
+            format!(
+                "{} {}",
+                ctx.protocol_version(),
+                Value::Object(call.arguments)
+            )
+        })
         .expect("a valid raw tool");
     assert_eq!(changes.try_recv(), Ok(ServerEvent::ToolsListChanged));
     assert_eq!(server.tools.names(), ["sum", "echo"]);
@@ -976,7 +1007,7 @@ fn tool_router_rejects_bad_tools() {
     let error = tools
         .add_raw(
             Tool::new(schema, "tagged".to_owned()),
-            |_: Arguments, _: RequestContext| async { String::new() },
+            |_: ToolCall, _: RequestContext| async { String::new() },
         )
         .expect_err("headers only on primitives");
     assert_eq!(

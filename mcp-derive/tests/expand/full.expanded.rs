@@ -106,17 +106,11 @@ where
     > + ::core::marker::Send {
         async move {
             match my_runtime::__private::capability_of(&request) {
-                "tools" => {
-                    my_runtime::__private::dispatch_tools(self, request, ctx).await
-                }
-                "resources" => {
-                    my_runtime::__private::dispatch_resources(self, request, ctx).await
-                }
-                "prompts" => {
-                    my_runtime::__private::dispatch_prompts(self, request, ctx).await
-                }
+                "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx).await,
+                "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx).await,
+                "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx).await,
                 "completions" => {
-                    my_runtime::__private::dispatch_completions(self, request, ctx).await
+                    (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx).await
                 }
                 _ => {
                     ::core::result::Result::Err(
@@ -134,12 +128,14 @@ where
         &self,
         name: &str,
     ) -> ::core::option::Option<::std::vec::Vec<my_runtime::__private::ParamHeader>> {
-        my_runtime::__private::tool_param_headers(self, name)
+        (Self::__MCP_TOOLS.param_headers)(self, name)
     }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
         let mut problems = ::std::vec::Vec::new();
-        problems.extend(my_runtime::__private::tools_problems(self));
-        problems.extend(my_runtime::__private::resources_problems(self));
+        problems.extend((Self::__MCP_TOOLS.problems)(self));
+        problems.extend((Self::__MCP_RESOURCES.problems)(self));
+        problems.extend((Self::__MCP_PROMPTS.problems)(self));
+        problems.extend((Self::__MCP_COMPLETIONS.problems)(self));
         problems
     }
 }
@@ -163,3 +159,25 @@ impl<T: Clone> my_runtime::__private::CompletionsDeclared for Weather<T>
 where
     T: Send,
 {}
+#[automatically_derived]
+impl<T: Clone> Weather<T>
+where
+    T: Send,
+{
+    #[doc(hidden)]
+    const __MCP_TOOLS: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::tools_hooks::<
+        Self,
+    >();
+    #[doc(hidden)]
+    const __MCP_RESOURCES: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::resources_hooks::<
+        Self,
+    >();
+    #[doc(hidden)]
+    const __MCP_PROMPTS: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::prompts_hooks::<
+        Self,
+    >();
+    #[doc(hidden)]
+    const __MCP_COMPLETIONS: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::completions_hooks::<
+        Self,
+    >();
+}

@@ -23,6 +23,16 @@ impl Notes {
 #[automatically_derived]
 impl Notes {
     #[doc(hidden)]
+    #[allow(non_upper_case_globals)]
+    const __MCP_ARG_add_0: ::mcp_server::__private::ArgumentHooks<String> = ::mcp_server::__private::argument_hooks::<
+        String,
+    >();
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals)]
+    const __MCP_ARG_add_1: ::mcp_server::__private::ArgumentHooks<Option<Vec<String>>> = ::mcp_server::__private::argument_hooks::<
+        Option<Vec<String>>,
+    >();
+    #[doc(hidden)]
     #[allow(non_snake_case, unused_mut, unused_variables)]
     fn __mcp_tool_add<'a>(
         this: &'a Notes,
@@ -34,17 +44,17 @@ impl Notes {
     > {
         ::mcp_server::__private::Box::pin(async move {
             let ::mcp_server::__private::ToolCall { mut arguments, retry } = call;
-            let title: String = match ::mcp_server::__private::take_argument::<
-                String,
-            >(&mut arguments, "title") {
+            let title: String = match (<Notes>::__MCP_ARG_add_0
+                .take)(&mut arguments, "title")
+            {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
                     return ::mcp_server::__private::argument_failure(error);
                 }
             };
-            let tags: Option<Vec<String>> = match ::mcp_server::__private::take_argument::<
-                Option<Vec<String>>,
-            >(&mut arguments, "tags") {
+            let tags: Option<Vec<String>> = match (<Notes>::__MCP_ARG_add_1
+                .take)(&mut arguments, "tags")
+            {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
                     return ::mcp_server::__private::argument_failure(error);
@@ -55,6 +65,11 @@ impl Notes {
             )
         })
     }
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals)]
+    const __MCP_ARG_search_0: ::mcp_server::__private::ArgumentHooks<Query> = ::mcp_server::__private::argument_hooks::<
+        Query,
+    >();
     #[doc(hidden)]
     #[allow(non_snake_case, unused_mut, unused_variables)]
     fn __mcp_tool_search<'a>(
@@ -67,9 +82,7 @@ impl Notes {
     > {
         ::mcp_server::__private::Box::pin(async move {
             let ::mcp_server::__private::ToolCall { mut arguments, retry } = call;
-            let query: Query = match ::mcp_server::__private::whole_arguments::<
-                Query,
-            >(arguments) {
+            let query: Query = match (<Notes>::__MCP_ARG_search_0.whole)(arguments) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
                     return ::mcp_server::__private::argument_failure(error);
@@ -94,18 +107,16 @@ impl Notes {
                             let mut tool = ::mcp_server::__private::Tool::new(
                                 {
                                     let mut schema = ::mcp_server::__private::InputSchemaBuilder::new();
-                                    ::mcp_server::__private::argument_property::<
-                                        String,
-                                    >(
+                                    (<Notes>::__MCP_ARG_add_0
+                                        .property)(
                                         &mut schema,
                                         "title",
                                         ::core::option::Option::Some("The title"),
                                         true,
                                         ::core::option::Option::Some("Title"),
                                     );
-                                    ::mcp_server::__private::argument_property::<
-                                        Option<Vec<String>>,
-                                    >(
+                                    (<Notes>::__MCP_ARG_add_1
+                                        .property)(
                                         &mut schema,
                                         "tags",
                                         ::core::option::Option::<&str>::None,
@@ -144,7 +155,7 @@ impl Notes {
                         method: "search",
                         describe: || {
                             let mut tool = ::mcp_server::__private::Tool::new(
-                                ::mcp_server::__private::arguments_schema::<Query>()?,
+                                (<Notes>::__MCP_ARG_search_0.schema)()?,
                                 ::std::string::String::from("find"),
                             );
                             if let ::core::option::Option::Some(schema) = <Result<

@@ -211,7 +211,7 @@ impl InputSchemaBuilder {
 mod tests {
     use super::*;
 
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
     #[allow(dead_code)]
     struct Point {
         x: i64,
@@ -222,15 +222,15 @@ mod tests {
     fn paths_name_nested_failures() {
         let mut arguments: Arguments =
             serde_json::from_value(json!({"p": {"x": 1, "tags": ["a", 2]}})).expect("json");
-        let error = take::<Point>(&mut arguments, "p").err().expect("a bad tag");
+        let error = take::<Point>(&mut arguments, "p").expect_err("a bad tag");
         assert_eq!(error.path, "p.tags[1]");
-        let error = take::<i64>(&mut arguments, "p").err().expect("now missing");
+        let error = take::<i64>(&mut arguments, "p").expect_err("now missing");
         assert_eq!(
             error.to_string(),
             "Invalid argument `p`: missing required argument"
         );
         assert_eq!(take::<Option<i64>>(&mut arguments, "p"), Ok(None));
-        let error = whole::<Point>(Map::new()).err().expect("missing fields");
+        let error = whole::<Point>(Map::new()).expect_err("missing fields");
         assert_eq!(error.path, "");
     }
 
@@ -239,7 +239,7 @@ mod tests {
         let schema = input_schema_of::<Point>().expect("object");
         let value = serde_json::to_value(&schema).expect("json");
         assert_eq!(value["$schema"], DIALECT);
-        assert_eq!(value["required"], json!(["tags", "x"]));
+        assert_eq!(value["required"], json!(["x", "tags"]));
         assert!(input_schema_of::<i64>().is_err());
         let mut builder = InputSchemaBuilder::new();
         builder

@@ -1,0 +1,13 @@
+use mcp_server::router;
+
+struct Server;
+
+#[router]
+impl Server {
+    #[tool]
+    fn greet(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}
