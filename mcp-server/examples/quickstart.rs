@@ -10,8 +10,8 @@ type Call = CallToolRequestParams;
 
 impl ToolsHandler for Quickstart {
     async fn list_tools(&self, _: Params, _: &Ctx) -> R<ListToolsResult> {
-        let greet = Tool::new(ToolInputSchema::new(), "greet".into());
-        Ok(ListToolsResult::new(CacheScope::Public, vec![greet], 60))
+        let greet = Tool::new(ToolInputSchema::new(), "greet");
+        Ok(ListToolsResult::new(vec![greet], CacheHints::public(60)))
     }
     async fn call_tool(&self, p: Call, _: &Ctx) -> R<CallToolResultResponseResult> {
         let args = p.arguments.unwrap_or_default();
