@@ -38,6 +38,7 @@ mod construct;
 #[cfg(feature = "named")]
 mod error;
 pub mod headers;
+mod helpers;
 pub mod inspect;
 #[cfg(feature = "named")]
 mod named;
