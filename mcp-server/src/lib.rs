@@ -17,8 +17,8 @@
 //!
 //! impl ToolsHandler for Weather {
 //!     async fn list_tools(&self, _: PaginatedRequestParams, _: &RequestContext) -> HandlerResult<ListToolsResult> {
-//!         let tool = Tool::new(ToolInputSchema::new(), "forecast".into());
-//!         Ok(ListToolsResult::new(CacheScope::Public, vec![tool], 60_000))
+//!         let tool = Tool::new(ToolInputSchema::new(), "forecast");
+//!         Ok(ListToolsResult::new(vec![tool], CacheHints::public(60_000)))
 //!     }
 //!     async fn call_tool(&self, p: CallToolRequestParams, _: &RequestContext) -> HandlerResult<CallToolResultResponseResult> {
 //!         Err(errors::invalid_params(format!("Unknown tool {}", p.name)))

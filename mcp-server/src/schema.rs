@@ -3,7 +3,7 @@
 //! ```ignore
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Add { a: f64, b: f64 }
-//! let tool = Tool::new(mcp_server::schema::input_schema::<Add>()?, "add".into());
+//! let tool = Tool::new(mcp_server::schema::input_schema::<Add>()?, "add");
 //! ```
 
 use mcp_types::v2026_07_28::ToolInputSchema;
