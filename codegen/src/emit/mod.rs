@@ -103,10 +103,10 @@ fn prelude(ir: &Ir, extra: &[String]) -> Result<TokenStream> {
         }
     }
     Ok(quote! {
-        /// Every type of this module, for `use …::prelude::*`: schema types
-        /// whose names would shadow Rust's (`Result`, `Error`) are exported
-        /// as `ResultObject` and `ErrorObject`.
         pub mod prelude {
+            //! Every type of this module, for `use …::prelude::*`: schema types
+            //! whose names would shadow Rust's (`Result`, `Error`) are exported
+            //! as `ResultObject` and `ErrorObject`.
             pub use super::{#(#plain),*};
             #(#renamed)*
         }

@@ -1236,10 +1236,10 @@ pub fn union_choices_named(
             })
         })
 }
-/// Every type of this module, for `use …::prelude::*`: schema types
-/// whose names would shadow Rust's (`Result`, `Error`) are exported
-/// as `ResultObject` and `ErrorObject`.
 pub mod prelude {
+    //! Every type of this module, for `use …::prelude::*`: schema types
+    //! whose names would shadow Rust's (`Result`, `Error`) are exported
+    //! as `ResultObject` and `ErrorObject`.
     pub use super::{
         Answer, AnswerMember, Base, CacheHints, CacheScope, Closed, Id, Level, Link,
         LinkBuilder, Listing, Message, Ping, Pong, Refined, Scores,
