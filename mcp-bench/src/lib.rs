@@ -8,7 +8,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_server::mcp_types::v2026_07_28::{
-    CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult, ContentBlock,
+    CacheHints, CallToolRequestParams, CallToolResult, CallToolResultResponseResult, ContentBlock,
     ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
 };
 use mcp_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors};
@@ -29,8 +29,8 @@ impl ToolsHandler for BenchServer {
         _: PaginatedRequestParams,
         _: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
-        let tool = Tool::new(ToolInputSchema::new(), "echo".into());
-        Ok(ListToolsResult::new(CacheScope::Public, vec![tool], 60_000))
+        let tool = Tool::new(ToolInputSchema::new(), "echo");
+        Ok(ListToolsResult::new(vec![tool], CacheHints::public(60_000)))
     }
 
     async fn call_tool(

@@ -84,10 +84,10 @@ impl Default for ClientOptions {
     fn default() -> Self {
         Self {
             era: EraMode::Auto,
-            client_info: modern::Implementation::new(
-                "mcp-client".into(),
-                env!("CARGO_PKG_VERSION").into(),
-            ),
+            client_info: modern::Implementation::builder()
+                .name("mcp-client")
+                .version(env!("CARGO_PKG_VERSION"))
+                .build(),
             capabilities: modern::ClientCapabilities::new(),
             modern_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             legacy_versions: LEGACY_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
@@ -186,10 +186,9 @@ impl Client {
         let auth = opts.authorization.clone().map(AuthContext::new);
         let version = opts.modern_versions.first().cloned().unwrap_or_default();
         let placeholder = ByEra::Modern(DiscoverResult::new(
-            modern::CacheScope::Private,
             modern::ServerCapabilities::new(),
             vec![],
-            0,
+            modern::CacheHints::NONE,
         ));
         let mut client = Client {
             conn,
@@ -340,10 +339,10 @@ impl Client {
             let params = legacy::InitializeRequestParams::new(
                 convert(&self.opts.capabilities).unwrap_or_default(),
                 convert(&self.opts.client_info).unwrap_or_else(|| {
-                    legacy::Implementation::new(
-                        "mcp-client".into(),
-                        env!("CARGO_PKG_VERSION").into(),
-                    )
+                    legacy::Implementation::builder()
+                        .name("mcp-client")
+                        .version(env!("CARGO_PKG_VERSION"))
+                        .build()
                 }),
                 version.clone(),
             );
@@ -971,7 +970,7 @@ mod tests {
         assert!(!assumption_failed(&http(500)));
         let rpc = |code| Error::Rpc {
             method: "m".into(),
-            error: modern::Error::new(code, "x".into()),
+            error: modern::Error::new(code, "x"),
         };
         assert!(assumption_failed(&rpc(-32601)));
         assert!(assumption_failed(&rpc(-32020)));

@@ -312,10 +312,10 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             fn declaration() -> &'static #p::ServerDeclaration {
                 static DECLARATION: #p::OnceLock<#p::ServerDeclaration> = #p::OnceLock::new();
                 DECLARATION.get_or_init(|| {
-                    let mut server_info = #p::Implementation::new(
-                        ::std::string::String::from(#name),
-                        ::std::string::String::from(#version),
-                    );
+                    let mut server_info = #p::Implementation::builder()
+                        .name(::std::string::String::from(#name))
+                        .version(::std::string::String::from(#version))
+                        .build();
                     #(#info)*
                     let mut capabilities = #p::ServerCapabilities::new();
                     #(#caps)*

@@ -817,14 +817,14 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
         method.settings.strings.get("template"),
     ) {
         (Some(uri), _) => quote! {{
-            let mut described = #p::Resource::new(::std::string::String::from(#name), ::std::string::String::from(#uri));
+            let mut described = #p::Resource::builder().name(#name).uri(#uri).build();
             #(#sets)*
             #p::ResourceDescription::Fixed(described)
         }},
         (None, template) => {
             let template = template.map(LitStr::value).unwrap_or_default();
             quote! {{
-                let mut described = #p::ResourceTemplate::new(::std::string::String::from(#name), ::std::string::String::from(#template));
+                let mut described = #p::ResourceTemplate::builder().name(#name).uri_template(#template).build();
                 #(#sets)*
                 #p::ResourceDescription::Template(described)
             }}

@@ -17,10 +17,10 @@ use crate::Failure;
 pub(crate) async fn run(url: &str) -> Result<u8, Failure> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let opts = ClientOptions {
-        client_info: mcp_client::mcp_types::v2026_07_28::Implementation::new(
-            "mcp-probe".into(),
-            env!("CARGO_PKG_VERSION").into(),
-        ),
+        client_info: mcp_client::mcp_types::v2026_07_28::Implementation::builder()
+            .name("mcp-probe")
+            .version(env!("CARGO_PKG_VERSION"))
+            .build(),
         ..ClientOptions::default()
     };
     let mut client = Client::connect_http(url, opts).await?;

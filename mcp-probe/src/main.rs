@@ -214,10 +214,10 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
             Some(path) => read_certificates(path).map_err(usage)?,
             None => Vec::new(),
         },
-        client_info: mcp_client::mcp_types::v2026_07_28::Implementation::new(
-            "mcp-probe".into(),
-            env!("CARGO_PKG_VERSION").into(),
-        ),
+        client_info: mcp_client::mcp_types::v2026_07_28::Implementation::builder()
+            .name("mcp-probe")
+            .version(env!("CARGO_PKG_VERSION"))
+            .build(),
         ..ClientOptions::default()
     };
     let call_args: Map<String, Value> = match serde_json::from_str(&cli.args) {

@@ -309,6 +309,13 @@ impl RequestContext {
             })
     }
 
+    /// The declared default cache hints for list and read results
+    /// (`#[mcp(cache(...))]`), for the typed constructors:
+    /// `ListToolsResult::new(tools, ctx.cache_hints())`.
+    pub fn cache_hints(&self) -> mcp_types::v2026_07_28::CacheHints {
+        mcp_types::v2026_07_28::CacheHints::new(self.cache_ttl_ms(), self.cache_scope())
+    }
+
     /// The declared default `cacheScope` for list and read results
     /// (`#[mcp(cache(scope = ...))]`, else
     /// [`DEFAULT_CACHE_SCOPE`](crate::DEFAULT_CACHE_SCOPE)).

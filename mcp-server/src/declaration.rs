@@ -205,13 +205,15 @@ impl ServerDeclaration {
         let mut meta = ResultMetaObject::new();
         meta.server_info = Some(self.server_info.clone());
         let mut result = DiscoverResult::new(
-            self.discover_cache_scope,
             self.capabilities.clone(),
             self.advertised_versions()
                 .iter()
                 .map(|v| (*v).to_owned())
                 .collect(),
-            self.discover_ttl_ms,
+            mcp_types::v2026_07_28::CacheHints::new(
+                self.discover_ttl_ms,
+                self.discover_cache_scope,
+            ),
         );
         result.meta = Some(meta);
         result.instructions = self.instructions.clone();
@@ -258,10 +260,10 @@ impl ServerDeclaration {
             .ok()
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_else(|| {
-                legacy::Implementation::new(
-                    self.server_info.name.clone(),
-                    self.server_info.version.clone(),
-                )
+                legacy::Implementation::builder()
+                    .name(self.server_info.name.clone())
+                    .version(self.server_info.version.clone())
+                    .build()
             })
     }
 

@@ -138,9 +138,8 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
     ) -> impl Future<Output = HandlerResult<ListResourceTemplatesResult>> + Send {
         let _ = (params, ctx);
         std::future::ready(Ok(ListResourceTemplatesResult::new(
-            mcp_types::v2026_07_28::CacheScope::Public,
             Vec::new(),
-            0,
+            mcp_types::v2026_07_28::CacheHints::public(0),
         )))
     }
 

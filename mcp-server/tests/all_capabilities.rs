@@ -8,7 +8,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_server::mcp_types::v2026_07_28::{
-    CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
+    CacheHints, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     CompleteRequestParams, CompleteResult, CompleteResultCompletion, GetPromptRequestParams,
     GetPromptResult, GetPromptResultResponseResult, ListPromptsResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, Prompt, ReadResourceRequestParams,
@@ -50,7 +50,7 @@ impl<T: Send + Sync + AsRef<str>> ToolsHandler for Kitchen<T> {
         _: PaginatedRequestParams,
         _: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
-        Ok(ListToolsResult::new(CacheScope::Public, Vec::new(), 0))
+        Ok(ListToolsResult::new(Vec::new(), CacheHints::public(0)))
     }
     async fn call_tool(
         &self,
@@ -70,9 +70,8 @@ impl<T: Send + Sync + AsRef<str>> ResourcesHandler for Kitchen<T> {
         _: &RequestContext,
     ) -> HandlerResult<ListResourcesResult> {
         Ok(ListResourcesResult::new(
-            CacheScope::Private,
             Vec::new(),
-            10,
+            CacheHints::private(10),
         ))
     }
     async fn read_resource(
@@ -95,9 +94,8 @@ impl<T: Send + Sync + AsRef<str>> PromptsHandler for Kitchen<T> {
     ) -> HandlerResult<ListPromptsResult> {
         let prompt = Prompt::new(self.label.as_ref().to_owned());
         Ok(ListPromptsResult::new(
-            CacheScope::Public,
             vec![prompt],
-            100,
+            CacheHints::public(100),
         ))
     }
     async fn get_prompt(

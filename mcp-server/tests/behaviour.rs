@@ -9,8 +9,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_server::mcp_types::v2026_07_28::{
-    CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult, ContentBlock,
-    ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
+    CacheHints, CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
+    ContentBlock, ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
 };
 use mcp_server::{
     HandlerResult, LegacySession, McpServer, MessageContext, Outcome, RequestContext, ToolsHandler,
@@ -76,7 +76,7 @@ impl ToolsHandler for Weather {
         _ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
         let tool = Tool::new(ToolInputSchema::new(), "forecast".to_owned());
-        Ok(ListToolsResult::new(CacheScope::Public, vec![tool], 5_000))
+        Ok(ListToolsResult::new(vec![tool], CacheHints::public(5_000)))
     }
 
     async fn call_tool(
@@ -131,9 +131,8 @@ impl mcp_server::ResourcesHandler for Dual {
     ) -> HandlerResult<mcp_server::mcp_types::v2026_07_28::ListResourcesResult> {
         Ok(
             mcp_server::mcp_types::v2026_07_28::ListResourcesResult::new(
-                CacheScope::Private,
                 Vec::new(),
-                0,
+                CacheHints::private(0),
             ),
         )
     }

@@ -20,11 +20,10 @@ impl ToolsHandler for Cached {
         _: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
-        let tool = Tool::new(ToolInputSchema::new(), "t".into());
+        let tool = Tool::new(ToolInputSchema::new(), "t");
         Ok(ListToolsResult::new(
-            ctx.cache_scope(),
             vec![tool],
-            ctx.cache_ttl_ms(),
+            CacheHints::new(ctx.cache_ttl_ms(), ctx.cache_scope()),
         ))
     }
     async fn call_tool(
@@ -34,7 +33,7 @@ impl ToolsHandler for Cached {
     ) -> HandlerResult<CallToolResultResponseResult> {
         ctx.log(LoggingLevel::Debug, "debug line");
         ctx.log(LoggingLevel::Error, "error line");
-        let text = TextContent::new("done".into());
+        let text = TextContent::new("done");
         Ok(CallToolResult::new(vec![ContentBlock::TextContent(text)]).into())
     }
 }

@@ -34,15 +34,18 @@
 
 extern crate self as mcp_types;
 
+mod construct;
 #[cfg(feature = "named")]
 mod error;
 pub mod headers;
+mod helpers;
 pub mod inspect;
 #[cfg(feature = "named")]
 mod named;
 mod runtime;
 mod struct_macro;
 
+pub use construct::{CacheHints, CacheScopeValues, Unset};
 #[cfg(feature = "named")]
 pub use error::NamedError;
 #[cfg(feature = "named")]
@@ -52,6 +55,7 @@ pub use named::NamedTypeFn;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__mcp_struct_serde as struct_serde;
+    pub use crate::construct::{CacheHints, CacheScopeValues, Unset};
     pub use crate::inspect::{UnionChoice, Walk, walk_member};
     #[cfg(feature = "named")]
     pub use crate::named::*;

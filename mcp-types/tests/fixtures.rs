@@ -114,8 +114,7 @@ fn fixtures_are_rejected_with_a_clear_message() {
 
 #[test]
 fn consts_are_written_even_though_they_are_not_stored() {
-    let meta =
-        modern::RequestMetaObject::new(modern::ClientCapabilities::default(), "2026-07-28".into());
+    let meta = modern::RequestMetaObject::new(modern::ClientCapabilities::default(), "2026-07-28");
     let request = modern::DiscoverRequest::new(
         modern::RequestId::String("1".into()),
         modern::RequestParams::new(meta),
@@ -185,14 +184,20 @@ fn one_cache_scope_type_serves_every_cacheable_result() {
         "ttlMs": 5, "cacheScope": "private"
     }))
     .unwrap();
-    let tools = modern::ListToolsResult::new(scope(discover.cache_scope), vec![], 5);
+    let tools = modern::ListToolsResult::new(
+        vec![],
+        modern::CacheHints::new(5, scope(discover.cache_scope)),
+    );
     assert_eq!(tools.cache_scope, modern::CacheScope::Private);
     assert_eq!(tools.cache_scope.to_string(), "private");
 }
 
 #[test]
 fn extra_keys_cannot_shadow_properties() {
-    let mut implementation = modern::Implementation::new("n".into(), "1".into());
+    let mut implementation = modern::Implementation::builder()
+        .name("n")
+        .version("1")
+        .build();
     implementation.extra.insert("name".into(), json!("other"));
     let error = serde_json::to_value(&implementation).unwrap_err();
     assert!(

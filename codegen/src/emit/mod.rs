@@ -39,6 +39,78 @@ impl Default for EmitOptions {
 pub(crate) struct Ctx<'a> {
     pub ir: &'a Ir,
     pub rt: TokenStream,
+    /// Whether the revision has a `CacheHints` alias (see [`CACHE_SCOPE`]).
+    pub cache_hints: bool,
+}
+
+/// The string enum of a revision's cache scopes. When it is `"private"` /
+/// `"public"`, the module gets `CacheHints` (the runtime's
+/// `CacheHints<CacheScope>`), and every struct with required `cacheScope`
+/// and `ttlMs` fields takes one `hints: CacheHints` argument for the two.
+pub(crate) const CACHE_SCOPE: &str = "CacheScope";
+
+fn has_cache_scope(ir: &Ir) -> bool {
+    let Some(Kind::StringEnum(schema)) = ir.types.get(CACHE_SCOPE).map(|t| &t.kind) else {
+        return false;
+    };
+    let mut values: Vec<&str> = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .map(|v| v.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    values.sort_unstable();
+    values == ["private", "public"]
+}
+
+/// The revision's `CacheHints` alias and the scope values it needs.
+fn cache_hints_items() -> TokenStream {
+    let scope = ident(CACHE_SCOPE);
+    quote! {
+        impl __rt::CacheScopeValues for #scope {
+            const PUBLIC: Self = #scope::Public;
+            const PRIVATE: Self = #scope::Private;
+        }
+        /// How long and by whom a result may be cached: the one argument that
+        /// constructors of cacheable results take for `ttlMs` and `cacheScope`
+        /// (`CacheHints::public(ttl_ms)`, `CacheHints::private(ttl_ms)`,
+        /// `CacheHints::new(ttl_ms, scope)`, `CacheHints::NONE`).
+        pub type CacheHints = __rt::CacheHints<#scope>;
+    }
+}
+
+/// Schema type names that would shadow a name of Rust's prelude or a common
+/// `Error` type on a glob import; the prelude exports them as `{name}Object`.
+const SHADOWING: &[&str] = &["Result", "Error", "Option", "Box", "String", "Vec"];
+
+/// `pub mod prelude`: every generated type for a glob import, with the
+/// shadowing names renamed.
+fn prelude(ir: &Ir, extra: &[String]) -> Result<TokenStream> {
+    let mut plain = Vec::new();
+    let mut renamed = Vec::new();
+    let names: std::collections::BTreeSet<&String> = ir.types.keys().chain(extra).collect();
+    for name in names {
+        if SHADOWING.contains(&name.as_str()) {
+            let alias = format!("{name}Object");
+            if ir.types.contains_key(&alias) || extra.contains(&alias) {
+                return Err(Error::new(format!(
+                    "prelude: {name} would be exported as {alias}, which the schema names too"
+                )));
+            }
+            let (name, alias) = (ident(name), ident(&alias));
+            renamed.push(quote!(pub use super::#name as #alias;));
+        } else {
+            plain.push(ident(name));
+        }
+    }
+    Ok(quote! {
+        pub mod prelude {
+            //! Every type of this module, for `use …::prelude::*`: schema types
+            //! whose names would shadow Rust's (`Result`, `Error`) are exported
+            //! as `ResultObject` and `ErrorObject`.
+            pub use super::{#(#plain),*};
+            #(#renamed)*
+        }
+    })
 }
 
 /// Generates the module source for one schema revision.
@@ -58,13 +130,23 @@ pub fn generate_revision(
     let ctx = Ctx {
         ir: &ir,
         rt: quote!(__rt),
+        cache_hints: has_cache_scope(&ir),
     };
 
     let mut items = TokenStream::new();
     items.extend(enums::emit(&ctx)?);
+    let mut extra_names = Vec::new();
+    if ctx.cache_hints {
+        items.extend(cache_hints_items());
+        extra_names.push("CacheHints".to_owned());
+    }
     for def in ir.types.values() {
         items.extend(match &def.kind {
-            Kind::Struct(s) => structs::emit(&ctx, def, s),
+            Kind::Struct(s) => {
+                let (tokens, builder) = structs::emit(&ctx, def, s);
+                extra_names.extend(builder);
+                tokens
+            }
             Kind::Union(u) => unions::emit(&ctx, def, u),
             Kind::Alias(target) => {
                 let name = ident(&def.name);
@@ -80,6 +162,14 @@ pub fn generate_revision(
         version,
         options.named_feature.as_deref(),
     )?);
+    for name in &extra_names {
+        if ir.types.contains_key(name) {
+            return Err(Error::new(format!(
+                "generated name {name} is also a schema type name"
+            )));
+        }
+    }
+    items.extend(prelude(&ir, &extra_names)?);
 
     let module_doc = format!(
         " MCP {version} ({} era), generated from the official schema.",
@@ -139,6 +229,31 @@ impl Ctx<'_> {
                 let inner = self.ty(inner);
                 quote!(::core::option::Option<#inner>)
             }
+        }
+    }
+
+    /// The type an alias stands for (following aliases of aliases).
+    pub fn resolve<'t>(&'t self, ty: &'t TypeRef) -> &'t TypeRef {
+        let mut ty = ty;
+        let mut steps = 0;
+        while let TypeRef::Named(name) = ty
+            && let Some(Kind::Alias(target)) = self.ir.types.get(name).map(|t| &t.kind)
+            && steps < 64
+        {
+            ty = target;
+            steps += 1;
+        }
+        ty
+    }
+
+    /// The type with every alias inside it resolved: two parameters of the
+    /// same Rust type have equal results.
+    pub fn resolve_deep(&self, ty: &TypeRef) -> TypeRef {
+        match self.resolve(ty) {
+            TypeRef::Array(t) => TypeRef::Array(Box::new(self.resolve_deep(t))),
+            TypeRef::Map(t) => TypeRef::Map(Box::new(self.resolve_deep(t))),
+            TypeRef::Nullable(t) => TypeRef::Nullable(Box::new(self.resolve_deep(t))),
+            other => other.clone(),
         }
     }
 

@@ -2,6 +2,61 @@
 
 //! MCP test (modern era), generated from the official schema.
 use ::mcp_types::__private as __rt;
+///`CacheScope`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum CacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
+impl ::std::fmt::Display for CacheScope {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Private => f.write_str("private"),
+            Self::Public => f.write_str("public"),
+        }
+    }
+}
+impl ::std::str::FromStr for CacheScope {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "private" => Ok(Self::Private),
+            "public" => Ok(Self::Public),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for CacheScope {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for CacheScope {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///`Level`
 #[derive(
     ::serde::Deserialize,
@@ -89,6 +144,13 @@ pub mod error {
         }
     }
 }
+impl __rt::Walk for CacheScope {
+    fn walk(
+        &self,
+        _: &mut ::std::string::String,
+        _: &mut ::std::vec::Vec<__rt::UnionChoice>,
+    ) {}
+}
 impl __rt::Walk for Level {
     fn walk(
         &self,
@@ -96,6 +158,15 @@ impl __rt::Walk for Level {
         _: &mut ::std::vec::Vec<__rt::UnionChoice>,
     ) {}
 }
+impl __rt::CacheScopeValues for CacheScope {
+    const PUBLIC: Self = CacheScope::Public;
+    const PRIVATE: Self = CacheScope::Private;
+}
+/// How long and by whom a result may be cached: the one argument that
+/// constructors of cacheable results take for `ttlMs` and `cacheScope`
+/// (`CacheHints::public(ttl_ms)`, `CacheHints::private(ttl_ms)`,
+/// `CacheHints::new(ttl_ms, scope)`, `CacheHints::NONE`).
+pub type CacheHints = __rt::CacheHints<CacheScope>;
 /// The `Answer` type of the schema.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -243,8 +314,11 @@ pub struct AnswerMember {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl AnswerMember {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(roots: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -277,13 +351,19 @@ pub struct Base {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Base {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(code: i64, message: ::std::string::String) -> Self {
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             code,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
     }
@@ -308,19 +388,62 @@ pub struct Closed {
     pub a: ::core::option::Option<bool>,
 }
 impl Closed {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             a: ::core::option::Option::None,
         }
     }
+    /// Sets the optional `a`.
+    #[must_use]
+    pub fn with_a(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.a = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
 }
 __rt::struct_serde! {
     Closed, "Closed", consts {} fields { a : bool = "a", optional; } extra closed
 }
 impl __rt::Walk for Closed {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<__rt::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
+/// The `Error` type of the schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// The `code` property.
+    pub code: i64,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Error {
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(code: i64) -> Self {
+        Self {
+            code,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
+__rt::struct_serde! {
+    Error, "Error", consts {} fields { code : i64 = "code", required; } extra open
+}
+impl __rt::Walk for Error {
     fn walk(
         &self,
         path: &mut ::std::string::String,
@@ -450,6 +573,151 @@ impl __rt::Walk for Id {
                 let _ = value;
             }
         }
+    }
+}
+/// Two required strings: a typestate builder instead of `new`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The `name` property.
+    pub name: ::std::string::String,
+    /// The `size` property.
+    pub size: ::core::option::Option<i64>,
+    /// The `uri` property.
+    pub uri: ::std::string::String,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Link {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> LinkBuilder {
+        LinkBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `size`.
+    #[must_use]
+    pub fn with_size(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.size = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`Link`], from [`Link::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct LinkBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> LinkBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> LinkBuilder<::std::string::String, F1> {
+        LinkBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> LinkBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> LinkBuilder<F0, ::std::string::String> {
+        LinkBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl LinkBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> Link {
+        Link {
+            name: self.0,
+            size: ::core::option::Option::None,
+            uri: self.1,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
+__rt::struct_serde! {
+    Link, "Link", consts {} fields { name : ::std::string::String = "name", required;
+    size : i64 = "size", optional; uri : ::std::string::String = "uri", required; } extra
+    open
+}
+impl __rt::Walk for Link {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<__rt::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
+/// Cache hints: one `CacheHints` argument for `cacheScope` + `ttlMs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// The `cacheScope` property.
+    pub cache_scope: CacheScope,
+    /// The `links` property.
+    pub links: ::std::vec::Vec<Link>,
+    /// The `nextCursor` property.
+    pub next_cursor: ::core::option::Option<::std::string::String>,
+    /// The `ttlMs` property.
+    pub ttl_ms: u64,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Listing {
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(links: ::std::vec::Vec<Link>, hints: CacheHints) -> Self {
+        Self {
+            cache_scope: hints.scope,
+            links,
+            next_cursor: ::core::option::Option::None,
+            ttl_ms: hints.ttl_ms,
+            extra: ::core::default::Default::default(),
+        }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+__rt::struct_serde! {
+    Listing, "Listing", consts {} fields { cache_scope : CacheScope = "cacheScope",
+    required; links : ::std::vec::Vec < Link > = "links", required; next_cursor :
+    ::std::string::String = "nextCursor", optional; ttl_ms : u64 = "ttlMs", required; }
+    extra open
+}
+impl __rt::Walk for Listing {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<__rt::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
     }
 }
 /// The `Message` type of the schema.
@@ -635,8 +903,11 @@ impl Ping {
     pub const METHOD: &'static str = "ping";
     /// The constant value of `mode`.
     pub const MODE: &'static str = "fast";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(deadline: ::core::option::Option<i64>, id: Id) -> Self {
         Self {
@@ -648,6 +919,33 @@ impl Ping {
             ratio: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `count`.
+    #[must_use]
+    pub fn with_count(mut self, value: impl ::core::convert::Into<u64>) -> Self {
+        self.count = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `level`.
+    #[must_use]
+    pub fn with_level(mut self, value: impl ::core::convert::Into<Level>) -> Self {
+        self.level = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Whether the optional constant `"mode": "fast"` is written.
+    #[must_use]
+    pub fn with_mode(mut self, present: bool) -> Self {
+        self.mode = present;
+        self
+    }
+    /// Sets the optional `ratio`.
+    #[must_use]
+    pub fn with_ratio(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.ratio = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -672,7 +970,7 @@ impl __rt::Walk for Ping {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Pong {
     /// The `detail` property.
-    pub detail: ::core::option::Option<PongDetail>,
+    pub detail: ::core::option::Option<Result>,
     /// The `level` property.
     pub level: ::core::option::Option<Level>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -681,8 +979,11 @@ pub struct Pong {
 impl Pong {
     /// The constant value of `method`.
     pub const METHOD: &'static str = "pong";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -691,45 +992,25 @@ impl Pong {
             extra: ::core::default::Default::default(),
         }
     }
+    /// Sets the optional `detail`.
+    #[must_use]
+    pub fn with_detail(mut self, value: impl ::core::convert::Into<Result>) -> Self {
+        self.detail = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `level`.
+    #[must_use]
+    pub fn with_level(mut self, value: impl ::core::convert::Into<Level>) -> Self {
+        self.level = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
 }
 __rt::struct_serde! {
     Pong, "Pong", consts { seen_method = "method" => __rt::Const::Str("pong"), absent_ok
-    = false; } fields { detail : PongDetail = "detail", optional; level : Level =
-    "level", optional; } extra open
-}
-impl __rt::Walk for Pong {
-    fn walk(
-        &self,
-        path: &mut ::std::string::String,
-        out: &mut ::std::vec::Vec<__rt::UnionChoice>,
-    ) {
-        let _ = (&path, &out);
-    }
-}
-/// The `PongDetail` type of the schema.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct PongDetail {
-    /// The `note` property.
-    pub note: ::core::option::Option<::std::string::String>,
-    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-}
-impl PongDetail {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new() -> Self {
-        Self {
-            note: ::core::option::Option::None,
-            extra: ::core::default::Default::default(),
-        }
-    }
-}
-__rt::struct_serde! {
-    PongDetail, "PongDetail", consts {} fields { note : ::std::string::String = "note",
+    = false; } fields { detail : Result = "detail", optional; level : Level = "level",
     optional; } extra open
 }
-impl __rt::Walk for PongDetail {
+impl __rt::Walk for Pong {
     fn walk(
         &self,
         path: &mut ::std::string::String,
@@ -749,12 +1030,15 @@ pub struct Refined {
 impl Refined {
     /// The constant value of `code`.
     pub const CODE: i64 = -1i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
     }
@@ -773,6 +1057,50 @@ impl __rt::Walk for Refined {
         let _ = (&path, &out);
     }
 }
+/// The `Result` type of the schema.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Result {
+    /// The `note` property.
+    pub note: ::core::option::Option<::std::string::String>,
+    /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Result {
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            note: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+    /// Sets the optional `note`.
+    #[must_use]
+    pub fn with_note(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.note = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+__rt::struct_serde! {
+    Result, "Result", consts {} fields { note : ::std::string::String = "note", optional;
+    } extra open
+}
+impl __rt::Walk for Result {
+    fn walk(
+        &self,
+        path: &mut ::std::string::String,
+        out: &mut ::std::vec::Vec<__rt::UnionChoice>,
+    ) {
+        let _ = (&path, &out);
+    }
+}
 /// The `Scores` type of the schema.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Scores {
@@ -782,14 +1110,23 @@ pub struct Scores {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Number>,
 }
 impl Scores {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             total: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `total`.
+    #[must_use]
+    pub fn with_total(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.total = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -826,14 +1163,18 @@ pub const TYPE_NAMES: &[&str] = &[
     "Answer",
     "AnswerMember",
     "Base",
+    "CacheScope",
     "Closed",
+    "Error",
     "Id",
     "Level",
+    "Link",
+    "Listing",
     "Message",
     "Ping",
     "Pong",
-    "PongDetail",
     "Refined",
+    "Result",
     "Scores",
 ];
 /// Calls `f` with the type named `type_name`, or returns `None` when
@@ -847,14 +1188,18 @@ pub fn with_named_type<F: __rt::NamedTypeFn>(
             "Answer" => f.call::<Answer>("Answer"),
             "AnswerMember" => f.call::<AnswerMember>("AnswerMember"),
             "Base" => f.call::<Base>("Base"),
+            "CacheScope" => f.call::<CacheScope>("CacheScope"),
             "Closed" => f.call::<Closed>("Closed"),
+            "Error" => f.call::<Error>("Error"),
             "Id" => f.call::<Id>("Id"),
             "Level" => f.call::<Level>("Level"),
+            "Link" => f.call::<Link>("Link"),
+            "Listing" => f.call::<Listing>("Listing"),
             "Message" => f.call::<Message>("Message"),
             "Ping" => f.call::<Ping>("Ping"),
             "Pong" => f.call::<Pong>("Pong"),
-            "PongDetail" => f.call::<PongDetail>("PongDetail"),
             "Refined" => f.call::<Refined>("Refined"),
+            "Result" => f.call::<Result>("Result"),
             "Scores" => f.call::<Scores>("Scores"),
             _ => return ::core::option::Option::None,
         },
@@ -890,6 +1235,17 @@ pub fn union_choices_named(
                 type_name: type_name.into(),
             })
         })
+}
+pub mod prelude {
+    //! Every type of this module, for `use …::prelude::*`: schema types
+    //! whose names would shadow Rust's (`Result`, `Error`) are exported
+    //! as `ResultObject` and `ErrorObject`.
+    pub use super::{
+        Answer, AnswerMember, Base, CacheHints, CacheScope, Closed, Id, Level, Link,
+        LinkBuilder, Listing, Message, Ping, Pong, Refined, Scores,
+    };
+    pub use super::Error as ErrorObject;
+    pub use super::Result as ResultObject;
 }
 
 fn main() {}

@@ -9,10 +9,10 @@ where
         > = my_runtime::__private::OnceLock::new();
         DECLARATION
             .get_or_init(|| {
-                let mut server_info = my_runtime::__private::Implementation::new(
-                    ::std::string::String::from("weather"),
-                    ::std::string::String::from("1.0.0"),
-                );
+                let mut server_info = my_runtime::__private::Implementation::builder()
+                    .name(::std::string::String::from("weather"))
+                    .version(::std::string::String::from("1.0.0"))
+                    .build();
                 server_info.title = ::core::option::Option::Some(
                     ::std::string::String::from("Weather"),
                 );

@@ -6,10 +6,12 @@ impl ::mcp_server::__private::McpServer for Minimal {
         > = ::mcp_server::__private::OnceLock::new();
         DECLARATION
             .get_or_init(|| {
-                let mut server_info = ::mcp_server::__private::Implementation::new(
-                    ::std::string::String::from(::core::env!("CARGO_PKG_NAME")),
-                    ::std::string::String::from(::core::env!("CARGO_PKG_VERSION")),
-                );
+                let mut server_info = ::mcp_server::__private::Implementation::builder()
+                    .name(::std::string::String::from(::core::env!("CARGO_PKG_NAME")))
+                    .version(
+                        ::std::string::String::from(::core::env!("CARGO_PKG_VERSION")),
+                    )
+                    .build();
                 let mut capabilities = ::mcp_server::__private::ServerCapabilities::new();
                 ::mcp_server::__private::ServerDeclaration::new(
                         server_info,

@@ -205,10 +205,10 @@ impl Notes {
                         method: "note",
                         mime_type: ::core::option::Option::Some("text/markdown"),
                         describe: || {
-                            let mut described = ::mcp_server::__private::ResourceTemplate::new(
-                                ::std::string::String::from("note"),
-                                ::std::string::String::from("note://{id}"),
-                            );
+                            let mut described = ::mcp_server::__private::ResourceTemplate::builder()
+                                .name("note")
+                                .uri_template("note://{id}")
+                                .build();
                             described.description = ::core::option::Option::Some(
                                 ::std::string::String::from("A note."),
                             );

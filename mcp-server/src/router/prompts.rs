@@ -130,7 +130,7 @@ impl<S> PromptTable<S> {
     ) -> HandlerResult<ListPromptsResult> {
         let (prompts, next) = page(&self.prompts, params.cursor.as_deref())?;
         let prompts = prompts.iter().map(|(p, _)| p.clone()).collect();
-        let mut result = ListPromptsResult::new(ctx.cache_scope(), prompts, ctx.cache_ttl_ms());
+        let mut result = ListPromptsResult::new(prompts, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
     }

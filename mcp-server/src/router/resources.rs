@@ -62,12 +62,12 @@ pub trait IntoReadResult {
 }
 
 fn contents(items: Vec<ReadResourceResultContentsItem>, ctx: &RequestContext) -> ReadOutcome {
-    Ok(ReadResourceResult::new(ctx.cache_scope(), items, ctx.cache_ttl_ms()).into())
+    Ok(ReadResourceResult::new(items, ctx.cache_hints()).into())
 }
 
 impl IntoReadResult for String {
     fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
-        let mut text = TextResourceContents::new(self, request.uri.clone());
+        let mut text = TextResourceContents::from_uri_and_text(request.uri.clone(), self);
         text.mime_type = request.mime_type.map(str::to_owned);
         text.into_read_result(request, ctx)
     }
@@ -75,9 +75,9 @@ impl IntoReadResult for String {
 
 impl IntoReadResult for Blob {
     fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
-        let mut blob = BlobResourceContents::new(
-            mcp_types::headers::base64_encode(&self.0),
+        let mut blob = BlobResourceContents::from_uri_and_blob(
             request.uri.clone(),
+            mcp_types::headers::base64_encode(&self.0),
         );
         blob.mime_type = request.mime_type.map(str::to_owned);
         blob.into_read_result(request, ctx)
@@ -245,7 +245,7 @@ impl<S> ResourceTable<S> {
     ) -> HandlerResult<ListResourcesResult> {
         let (fixed, next) = page(&self.fixed, params.cursor.as_deref())?;
         let resources = fixed.iter().map(|f| f.resource.clone()).collect();
-        let mut result = ListResourcesResult::new(ctx.cache_scope(), resources, ctx.cache_ttl_ms());
+        let mut result = ListResourcesResult::new(resources, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
     }
@@ -258,8 +258,7 @@ impl<S> ResourceTable<S> {
     ) -> HandlerResult<ListResourceTemplatesResult> {
         let (templates, next) = page(&self.templates, params.cursor.as_deref())?;
         let templates = templates.iter().map(|t| t.template.clone()).collect();
-        let mut result =
-            ListResourceTemplatesResult::new(ctx.cache_scope(), templates, ctx.cache_ttl_ms());
+        let mut result = ListResourceTemplatesResult::new(templates, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
     }

@@ -364,7 +364,7 @@ impl<H> Catalogue<H> {
     ) -> HandlerResult<ListToolsResult> {
         let (entries, next) = page(&self.entries, params.cursor.as_deref())?;
         let tools = entries.iter().map(|e| e.tool.clone()).collect();
-        let mut result = ListToolsResult::new(ctx.cache_scope(), tools, ctx.cache_ttl_ms());
+        let mut result = ListToolsResult::new(tools, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
     }

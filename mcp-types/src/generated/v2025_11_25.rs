@@ -764,8 +764,11 @@ pub struct Annotations {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Annotations {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -774,6 +777,35 @@ impl Annotations {
             priority: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `audience`.
+    #[must_use]
+    pub fn with_audience(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Role>>,
+    ) -> Self {
+        self.audience = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `lastModified`.
+    #[must_use]
+    pub fn with_last_modified(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.last_modified = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `priority`.
+    #[must_use]
+    pub fn with_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.priority = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -809,15 +841,76 @@ pub struct AudioContent {
 impl AudioContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "audio";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(data: ::std::string::String, mime_type: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> AudioContentBuilder {
+        AudioContentBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`AudioContent`], from [`AudioContent::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct AudioContentBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> AudioContentBuilder<__rt::Unset, F1> {
+    /// Sets `data` (required).
+    pub fn data(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> AudioContentBuilder<::std::string::String, F1> {
+        AudioContentBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> AudioContentBuilder<F0, __rt::Unset> {
+    /// Sets `mimeType` (required).
+    pub fn mime_type(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> AudioContentBuilder<F0, ::std::string::String> {
+        AudioContentBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl AudioContentBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> AudioContent {
+        AudioContent {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
-            data,
-            mime_type,
+            data: self.0,
+            mime_type: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -854,15 +947,27 @@ pub struct BaseMetadata {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl BaseMetadata {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            name,
+            name: ::core::convert::Into::into(name),
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -895,15 +1000,76 @@ pub struct BlobResourceContents {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl BlobResourceContents {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(blob: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> BlobResourceContentsBuilder {
+        BlobResourceContentsBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`BlobResourceContents`], from [`BlobResourceContents::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct BlobResourceContentsBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> BlobResourceContentsBuilder<__rt::Unset, F1> {
+    /// Sets `blob` (required).
+    pub fn blob(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> BlobResourceContentsBuilder<::std::string::String, F1> {
+        BlobResourceContentsBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> BlobResourceContentsBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> BlobResourceContentsBuilder<F0, ::std::string::String> {
+        BlobResourceContentsBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl BlobResourceContentsBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> BlobResourceContents {
+        BlobResourceContents {
             meta: ::core::option::Option::None,
-            blob,
+            blob: self.0,
             mime_type: ::core::option::Option::None,
-            uri,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -938,8 +1104,11 @@ pub struct BooleanSchema {
 impl BooleanSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "boolean";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -948,6 +1117,32 @@ impl BooleanSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -980,8 +1175,11 @@ impl CallToolRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tools/call";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: CallToolRequestParams) -> Self {
         Self {
@@ -1030,17 +1228,48 @@ pub struct CallToolRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CallToolRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             arguments: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             task: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `task`.
+    #[must_use]
+    pub fn with_task(mut self, value: impl ::core::convert::Into<TaskMetadata>) -> Self {
+        self.task = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1090,8 +1319,11 @@ pub struct CallToolResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CallToolResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(content: ::std::vec::Vec<ContentBlock>) -> Self {
         Self {
@@ -1101,6 +1333,36 @@ impl CallToolResult {
             structured_content: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `isError`.
+    #[must_use]
+    pub fn with_is_error(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.is_error = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `structuredContent`.
+    #[must_use]
+    pub fn with_structured_content(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.structured_content = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -1135,8 +1397,11 @@ impl CancelTaskRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tasks/cancel";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: RelatedTaskMetadata) -> Self {
         Self {
@@ -1191,25 +1456,157 @@ pub struct CancelTaskResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CancelTaskResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        created_at: ::std::string::String,
-        last_updated_at: ::std::string::String,
-        status: TaskStatus,
-        task_id: ::std::string::String,
-        ttl: ::core::option::Option<i64>,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> CancelTaskResultBuilder {
+        CancelTaskResultBuilder(
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+        )
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     ) -> Self {
-        Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `pollInterval`.
+    #[must_use]
+    pub fn with_poll_interval(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.poll_interval = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `statusMessage`.
+    #[must_use]
+    pub fn with_status_message(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.status_message = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`CancelTaskResult`], from [`CancelTaskResult::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct CancelTaskResultBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+    F2 = __rt::Unset,
+    F3 = __rt::Unset,
+    F4 = __rt::Unset,
+>(
+    F0,
+    F1,
+    F2,
+    F3,
+    F4,
+);
+impl<F1, F2, F3, F4> CancelTaskResultBuilder<__rt::Unset, F1, F2, F3, F4> {
+    /// Sets `createdAt` (required).
+    pub fn created_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CancelTaskResultBuilder<::std::string::String, F1, F2, F3, F4> {
+        CancelTaskResultBuilder(
+            ::core::convert::Into::into(value),
+            self.1,
+            self.2,
+            self.3,
+            self.4,
+        )
+    }
+}
+impl<F0, F2, F3, F4> CancelTaskResultBuilder<F0, __rt::Unset, F2, F3, F4> {
+    /// Sets `lastUpdatedAt` (required).
+    pub fn last_updated_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CancelTaskResultBuilder<F0, ::std::string::String, F2, F3, F4> {
+        CancelTaskResultBuilder(
+            self.0,
+            ::core::convert::Into::into(value),
+            self.2,
+            self.3,
+            self.4,
+        )
+    }
+}
+impl<F0, F1, F3, F4> CancelTaskResultBuilder<F0, F1, __rt::Unset, F3, F4> {
+    /// Sets `status` (required).
+    pub fn status(
+        self,
+        value: TaskStatus,
+    ) -> CancelTaskResultBuilder<F0, F1, TaskStatus, F3, F4> {
+        CancelTaskResultBuilder(self.0, self.1, value, self.3, self.4)
+    }
+}
+impl<F0, F1, F2, F4> CancelTaskResultBuilder<F0, F1, F2, __rt::Unset, F4> {
+    /// Sets `taskId` (required).
+    pub fn task_id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CancelTaskResultBuilder<F0, F1, F2, ::std::string::String, F4> {
+        CancelTaskResultBuilder(
+            self.0,
+            self.1,
+            self.2,
+            ::core::convert::Into::into(value),
+            self.4,
+        )
+    }
+}
+impl<F0, F1, F2, F3> CancelTaskResultBuilder<F0, F1, F2, F3, __rt::Unset> {
+    /// Sets `ttl` (required).
+    pub fn ttl(
+        self,
+        value: ::core::option::Option<i64>,
+    ) -> CancelTaskResultBuilder<F0, F1, F2, F3, ::core::option::Option<i64>> {
+        CancelTaskResultBuilder(self.0, self.1, self.2, self.3, value)
+    }
+}
+impl CancelTaskResultBuilder<
+    ::std::string::String,
+    ::std::string::String,
+    TaskStatus,
+    ::std::string::String,
+    ::core::option::Option<i64>,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> CancelTaskResult {
+        CancelTaskResult {
             meta: ::core::option::Option::None,
-            created_at,
-            last_updated_at,
+            created_at: self.0,
+            last_updated_at: self.1,
             poll_interval: ::core::option::Option::None,
-            status,
+            status: self.2,
             status_message: ::core::option::Option::None,
-            task_id,
-            ttl,
+            task_id: self.3,
+            ttl: self.4,
             extra: ::core::default::Default::default(),
         }
     }
@@ -1254,8 +1651,11 @@ impl CancelledNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/cancelled";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: CancelledNotificationParams) -> Self {
         Self {
@@ -1299,8 +1699,11 @@ pub struct CancelledNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CancelledNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1309,6 +1712,37 @@ impl CancelledNotificationParams {
             request_id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `reason`.
+    #[must_use]
+    pub fn with_reason(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.reason = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `requestId`.
+    #[must_use]
+    pub fn with_request_id(
+        mut self,
+        value: impl ::core::convert::Into<RequestId>,
+    ) -> Self {
+        self.request_id = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -1349,8 +1783,11 @@ pub struct ClientCapabilities {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilities {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1361,6 +1798,60 @@ impl ClientCapabilities {
             tasks: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `elicitation`.
+    #[must_use]
+    pub fn with_elicitation(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesElicitation>,
+    ) -> Self {
+        self.elicitation = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `experimental`.
+    #[must_use]
+    pub fn with_experimental(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        self.experimental = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `roots`.
+    #[must_use]
+    pub fn with_roots(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesRoots>,
+    ) -> Self {
+        self.roots = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `sampling`.
+    #[must_use]
+    pub fn with_sampling(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesSampling>,
+    ) -> Self {
+        self.sampling = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `tasks`.
+    #[must_use]
+    pub fn with_tasks(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesTasks>,
+    ) -> Self {
+        self.tasks = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1396,8 +1887,11 @@ pub struct ClientCapabilitiesElicitation {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesElicitation {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1405,6 +1899,28 @@ impl ClientCapabilitiesElicitation {
             url: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `form`.
+    #[must_use]
+    pub fn with_form(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.form = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `url`.
+    #[must_use]
+    pub fn with_url(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.url = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1431,14 +1947,25 @@ pub struct ClientCapabilitiesRoots {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesRoots {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             list_changed: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -1470,8 +1997,11 @@ pub struct ClientCapabilitiesSampling {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesSampling {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1479,6 +2009,28 @@ impl ClientCapabilitiesSampling {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `context`.
+    #[must_use]
+    pub fn with_context(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.context = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1513,8 +2065,11 @@ pub struct ClientCapabilitiesTasks {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesTasks {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1523,6 +2078,37 @@ impl ClientCapabilitiesTasks {
             requests: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `cancel`.
+    #[must_use]
+    pub fn with_cancel(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.cancel = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `list`.
+    #[must_use]
+    pub fn with_list(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.list = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `requests`.
+    #[must_use]
+    pub fn with_requests(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesTasksRequests>,
+    ) -> Self {
+        self.requests = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1552,8 +2138,11 @@ pub struct ClientCapabilitiesTasksRequests {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesTasksRequests {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1561,6 +2150,26 @@ impl ClientCapabilitiesTasksRequests {
             sampling: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `elicitation`.
+    #[must_use]
+    pub fn with_elicitation(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesTasksRequestsElicitation>,
+    ) -> Self {
+        self.elicitation = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `sampling`.
+    #[must_use]
+    pub fn with_sampling(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesTasksRequestsSampling>,
+    ) -> Self {
+        self.sampling = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1589,14 +2198,28 @@ pub struct ClientCapabilitiesTasksRequestsElicitation {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesTasksRequestsElicitation {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             create: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `create`.
+    #[must_use]
+    pub fn with_create(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.create = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1625,14 +2248,30 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesTasksRequestsSampling {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             create_message: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `createMessage`.
+    #[must_use]
+    pub fn with_create_message(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.create_message = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -3239,8 +3878,11 @@ impl CompleteRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "completion/complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: CompleteRequestParams) -> Self {
         Self {
@@ -3282,8 +3924,11 @@ pub struct CompleteRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         argument: CompleteRequestParamsArgument,
@@ -3296,6 +3941,24 @@ impl CompleteRequestParams {
             ref_,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `context`.
+    #[must_use]
+    pub fn with_context(
+        mut self,
+        value: impl ::core::convert::Into<CompleteRequestParamsContext>,
+    ) -> Self {
+        self.context = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -3326,13 +3989,55 @@ pub struct CompleteRequestParamsArgument {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteRequestParamsArgument {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, value: ::std::string::String) -> Self {
-        Self {
-            name,
-            value,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> CompleteRequestParamsArgumentBuilder {
+        CompleteRequestParamsArgumentBuilder(__rt::Unset, __rt::Unset)
+    }
+}
+/// Builder of [`CompleteRequestParamsArgument`], from [`CompleteRequestParamsArgument::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct CompleteRequestParamsArgumentBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(
+    F0,
+    F1,
+);
+impl<F1> CompleteRequestParamsArgumentBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CompleteRequestParamsArgumentBuilder<::std::string::String, F1> {
+        CompleteRequestParamsArgumentBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> CompleteRequestParamsArgumentBuilder<F0, __rt::Unset> {
+    /// Sets `value` (required).
+    pub fn value(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CompleteRequestParamsArgumentBuilder<F0, ::std::string::String> {
+        CompleteRequestParamsArgumentBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl CompleteRequestParamsArgumentBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> CompleteRequestParamsArgument {
+        CompleteRequestParamsArgument {
+            name: self.0,
+            value: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -3362,14 +4067,30 @@ pub struct CompleteRequestParamsContext {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteRequestParamsContext {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             arguments: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        >,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -3549,8 +4270,11 @@ pub struct CompleteResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(completion: CompleteResultCompletion) -> Self {
         Self {
@@ -3558,6 +4282,17 @@ impl CompleteResult {
             completion,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -3587,8 +4322,11 @@ pub struct CompleteResultCompletion {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteResultCompletion {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(values: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -3597,6 +4335,18 @@ impl CompleteResultCompletion {
             values,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `hasMore`.
+    #[must_use]
+    pub fn with_has_more(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.has_more = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `total`.
+    #[must_use]
+    pub fn with_total(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.total = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -3895,8 +4645,11 @@ impl CreateMessageRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "sampling/createMessage";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: CreateMessageRequestParams) -> Self {
         Self {
@@ -3973,8 +4726,11 @@ pub struct CreateMessageRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CreateMessageRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(max_tokens: i64, messages: ::std::vec::Vec<SamplingMessage>) -> Self {
         Self {
@@ -3992,6 +4748,107 @@ impl CreateMessageRequestParams {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `includeContext`.
+    #[must_use]
+    pub fn with_include_context(
+        mut self,
+        value: impl ::core::convert::Into<CreateMessageRequestParamsIncludeContext>,
+    ) -> Self {
+        self.include_context = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `metadata`.
+    #[must_use]
+    pub fn with_metadata(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.metadata = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `modelPreferences`.
+    #[must_use]
+    pub fn with_model_preferences(
+        mut self,
+        value: impl ::core::convert::Into<ModelPreferences>,
+    ) -> Self {
+        self.model_preferences = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `stopSequences`.
+    #[must_use]
+    pub fn with_stop_sequences(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.stop_sequences = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `systemPrompt`.
+    #[must_use]
+    pub fn with_system_prompt(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.system_prompt = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `task`.
+    #[must_use]
+    pub fn with_task(mut self, value: impl ::core::convert::Into<TaskMetadata>) -> Self {
+        self.task = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `temperature`.
+    #[must_use]
+    pub fn with_temperature(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.temperature = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `toolChoice`.
+    #[must_use]
+    pub fn with_tool_choice(
+        mut self,
+        value: impl ::core::convert::Into<ToolChoice>,
+    ) -> Self {
+        self.tool_choice = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Tool>>,
+    ) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4048,22 +4905,47 @@ pub struct CreateMessageResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CreateMessageResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         content: SamplingMessageContent,
-        model: ::std::string::String,
+        model: impl ::core::convert::Into<::std::string::String>,
         role: Role,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
-            model,
+            model: ::core::convert::Into::into(model),
             role,
             stop_reason: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `stopReason`.
+    #[must_use]
+    pub fn with_stop_reason(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.stop_reason = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -4096,8 +4978,11 @@ pub struct CreateTaskResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CreateTaskResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(task: Task) -> Self {
         Self {
@@ -4105,6 +4990,17 @@ impl CreateTaskResult {
             task,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4138,8 +5034,11 @@ impl ElicitRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "elicitation/create";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: ElicitRequestParams) -> Self {
         Self {
@@ -4191,21 +5090,45 @@ pub struct ElicitRequestFormParams {
 impl ElicitRequestFormParams {
     /// The constant value of `mode`.
     pub const MODE: &'static str = "form";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        message: ::std::string::String,
+        message: impl ::core::convert::Into<::std::string::String>,
         requested_schema: ElicitRequestFormParamsRequestedSchema,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             mode: false,
             requested_schema,
             task: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Whether the optional constant `"mode": "form"` is written.
+    #[must_use]
+    pub fn with_mode(mut self, present: bool) -> Self {
+        self.mode = present;
+        self
+    }
+    /// Sets the optional `task`.
+    #[must_use]
+    pub fn with_task(mut self, value: impl ::core::convert::Into<TaskMetadata>) -> Self {
+        self.task = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4245,8 +5168,11 @@ pub struct ElicitRequestFormParamsRequestedSchema {
 impl ElicitRequestFormParamsRequestedSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "object";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         properties: ::std::collections::BTreeMap<
@@ -4260,6 +5186,24 @@ impl ElicitRequestFormParamsRequestedSchema {
             required: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `$schema`.
+    #[must_use]
+    pub fn with_schema(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.schema = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `required`.
+    #[must_use]
+    pub fn with_required(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.required = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4470,20 +5414,91 @@ pub struct ElicitRequestURLParams {
 impl ElicitRequestURLParams {
     /// The constant value of `mode`.
     pub const MODE: &'static str = "url";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        elicitation_id: ::std::string::String,
-        message: ::std::string::String,
-        url: ::std::string::String,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ElicitRequestURLParamsBuilder {
+        ElicitRequestURLParamsBuilder(__rt::Unset, __rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
     ) -> Self {
-        Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `task`.
+    #[must_use]
+    pub fn with_task(mut self, value: impl ::core::convert::Into<TaskMetadata>) -> Self {
+        self.task = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ElicitRequestURLParams`], from [`ElicitRequestURLParams::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ElicitRequestURLParamsBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+    F2 = __rt::Unset,
+>(
+    F0,
+    F1,
+    F2,
+);
+impl<F1, F2> ElicitRequestURLParamsBuilder<__rt::Unset, F1, F2> {
+    /// Sets `elicitationId` (required).
+    pub fn elicitation_id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ElicitRequestURLParamsBuilder<::std::string::String, F1, F2> {
+        ElicitRequestURLParamsBuilder(::core::convert::Into::into(value), self.1, self.2)
+    }
+}
+impl<F0, F2> ElicitRequestURLParamsBuilder<F0, __rt::Unset, F2> {
+    /// Sets `message` (required).
+    pub fn message(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ElicitRequestURLParamsBuilder<F0, ::std::string::String, F2> {
+        ElicitRequestURLParamsBuilder(self.0, ::core::convert::Into::into(value), self.2)
+    }
+}
+impl<F0, F1> ElicitRequestURLParamsBuilder<F0, F1, __rt::Unset> {
+    /// Sets `url` (required).
+    pub fn url(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ElicitRequestURLParamsBuilder<F0, F1, ::std::string::String> {
+        ElicitRequestURLParamsBuilder(self.0, self.1, ::core::convert::Into::into(value))
+    }
+}
+impl ElicitRequestURLParamsBuilder<
+    ::std::string::String,
+    ::std::string::String,
+    ::std::string::String,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ElicitRequestURLParams {
+        ElicitRequestURLParams {
             meta: ::core::option::Option::None,
-            elicitation_id,
-            message,
+            elicitation_id: self.0,
+            message: self.1,
             task: ::core::option::Option::None,
-            url,
+            url: self.2,
             extra: ::core::default::Default::default(),
         }
     }
@@ -4527,8 +5542,11 @@ pub struct ElicitResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ElicitResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(action: ElicitResultAction) -> Self {
         Self {
@@ -4537,6 +5555,28 @@ impl ElicitResult {
             content: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `content`.
+    #[must_use]
+    pub fn with_content(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
+        >,
+    ) -> Self {
+        self.content = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4733,8 +5773,11 @@ impl ElicitationCompleteNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/elicitation/complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: ElicitationCompleteNotificationParams) -> Self {
         Self {
@@ -4768,12 +5811,17 @@ pub struct ElicitationCompleteNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ElicitationCompleteNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(elicitation_id: ::std::string::String) -> Self {
+    pub fn new(
+        elicitation_id: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
-            elicitation_id,
+            elicitation_id: ::core::convert::Into::into(elicitation_id),
             extra: ::core::default::Default::default(),
         }
     }
@@ -4812,8 +5860,11 @@ pub struct EmbeddedResource {
 impl EmbeddedResource {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "resource";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(resource: EmbeddedResourceResource) -> Self {
         Self {
@@ -4822,6 +5873,28 @@ impl EmbeddedResource {
             resource,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -5295,16 +6368,31 @@ pub struct Error {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Error {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(code: i64, message: ::std::string::String) -> Self {
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             code,
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5336,8 +6424,11 @@ impl GetPromptRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "prompts/get";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: GetPromptRequestParams) -> Self {
         Self {
@@ -5379,16 +6470,41 @@ pub struct GetPromptRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl GetPromptRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             arguments: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        >,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -5422,8 +6538,11 @@ pub struct GetPromptResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl GetPromptResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(messages: ::std::vec::Vec<PromptMessage>) -> Self {
         Self {
@@ -5432,6 +6551,28 @@ impl GetPromptResult {
             messages,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -5465,8 +6606,11 @@ impl GetTaskPayloadRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tasks/result";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: RelatedTaskMetadata) -> Self {
         Self {
@@ -5505,14 +6649,28 @@ pub struct GetTaskPayloadResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl GetTaskPayloadResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             meta: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5544,8 +6702,11 @@ impl GetTaskRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tasks/get";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: RelatedTaskMetadata) -> Self {
         Self {
@@ -5600,25 +6761,157 @@ pub struct GetTaskResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl GetTaskResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        created_at: ::std::string::String,
-        last_updated_at: ::std::string::String,
-        status: TaskStatus,
-        task_id: ::std::string::String,
-        ttl: ::core::option::Option<i64>,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> GetTaskResultBuilder {
+        GetTaskResultBuilder(
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+        )
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     ) -> Self {
-        Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `pollInterval`.
+    #[must_use]
+    pub fn with_poll_interval(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.poll_interval = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `statusMessage`.
+    #[must_use]
+    pub fn with_status_message(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.status_message = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`GetTaskResult`], from [`GetTaskResult::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct GetTaskResultBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+    F2 = __rt::Unset,
+    F3 = __rt::Unset,
+    F4 = __rt::Unset,
+>(
+    F0,
+    F1,
+    F2,
+    F3,
+    F4,
+);
+impl<F1, F2, F3, F4> GetTaskResultBuilder<__rt::Unset, F1, F2, F3, F4> {
+    /// Sets `createdAt` (required).
+    pub fn created_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> GetTaskResultBuilder<::std::string::String, F1, F2, F3, F4> {
+        GetTaskResultBuilder(
+            ::core::convert::Into::into(value),
+            self.1,
+            self.2,
+            self.3,
+            self.4,
+        )
+    }
+}
+impl<F0, F2, F3, F4> GetTaskResultBuilder<F0, __rt::Unset, F2, F3, F4> {
+    /// Sets `lastUpdatedAt` (required).
+    pub fn last_updated_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> GetTaskResultBuilder<F0, ::std::string::String, F2, F3, F4> {
+        GetTaskResultBuilder(
+            self.0,
+            ::core::convert::Into::into(value),
+            self.2,
+            self.3,
+            self.4,
+        )
+    }
+}
+impl<F0, F1, F3, F4> GetTaskResultBuilder<F0, F1, __rt::Unset, F3, F4> {
+    /// Sets `status` (required).
+    pub fn status(
+        self,
+        value: TaskStatus,
+    ) -> GetTaskResultBuilder<F0, F1, TaskStatus, F3, F4> {
+        GetTaskResultBuilder(self.0, self.1, value, self.3, self.4)
+    }
+}
+impl<F0, F1, F2, F4> GetTaskResultBuilder<F0, F1, F2, __rt::Unset, F4> {
+    /// Sets `taskId` (required).
+    pub fn task_id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> GetTaskResultBuilder<F0, F1, F2, ::std::string::String, F4> {
+        GetTaskResultBuilder(
+            self.0,
+            self.1,
+            self.2,
+            ::core::convert::Into::into(value),
+            self.4,
+        )
+    }
+}
+impl<F0, F1, F2, F3> GetTaskResultBuilder<F0, F1, F2, F3, __rt::Unset> {
+    /// Sets `ttl` (required).
+    pub fn ttl(
+        self,
+        value: ::core::option::Option<i64>,
+    ) -> GetTaskResultBuilder<F0, F1, F2, F3, ::core::option::Option<i64>> {
+        GetTaskResultBuilder(self.0, self.1, self.2, self.3, value)
+    }
+}
+impl GetTaskResultBuilder<
+    ::std::string::String,
+    ::std::string::String,
+    TaskStatus,
+    ::std::string::String,
+    ::core::option::Option<i64>,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> GetTaskResult {
+        GetTaskResult {
             meta: ::core::option::Option::None,
-            created_at,
-            last_updated_at,
+            created_at: self.0,
+            last_updated_at: self.1,
             poll_interval: ::core::option::Option::None,
-            status,
+            status: self.2,
             status_message: ::core::option::Option::None,
-            task_id,
-            ttl,
+            task_id: self.3,
+            ttl: self.4,
             extra: ::core::default::Default::default(),
         }
     }
@@ -5672,17 +6965,46 @@ pub struct Icon {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Icon {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(src: ::std::string::String) -> Self {
+    pub fn new(src: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             mime_type: ::core::option::Option::None,
             sizes: ::core::option::Option::None,
-            src,
+            src: ::core::convert::Into::into(src),
             theme: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `sizes`.
+    #[must_use]
+    pub fn with_sizes(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.sizes = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `theme`.
+    #[must_use]
+    pub fn with_theme(mut self, value: impl ::core::convert::Into<IconTheme>) -> Self {
+        self.theme = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5717,14 +7039,26 @@ pub struct Icons {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Icons {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             icons: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5759,15 +7093,76 @@ pub struct ImageContent {
 impl ImageContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "image";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(data: ::std::string::String, mime_type: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ImageContentBuilder {
+        ImageContentBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`ImageContent`], from [`ImageContent::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ImageContentBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ImageContentBuilder<__rt::Unset, F1> {
+    /// Sets `data` (required).
+    pub fn data(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImageContentBuilder<::std::string::String, F1> {
+        ImageContentBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ImageContentBuilder<F0, __rt::Unset> {
+    /// Sets `mimeType` (required).
+    pub fn mime_type(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImageContentBuilder<F0, ::std::string::String> {
+        ImageContentBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ImageContentBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ImageContent {
+        ImageContent {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
-            data,
-            mime_type,
+            data: self.0,
+            mime_type: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -5824,16 +7219,95 @@ pub struct Implementation {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Implementation {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, version: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ImplementationBuilder {
+        ImplementationBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `websiteUrl`.
+    #[must_use]
+    pub fn with_website_url(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.website_url = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`Implementation`], from [`Implementation::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ImplementationBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ImplementationBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImplementationBuilder<::std::string::String, F1> {
+        ImplementationBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ImplementationBuilder<F0, __rt::Unset> {
+    /// Sets `version` (required).
+    pub fn version(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImplementationBuilder<F0, ::std::string::String> {
+        ImplementationBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ImplementationBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> Implementation {
+        Implementation {
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
-            name,
+            name: self.0,
             title: ::core::option::Option::None,
-            version,
+            version: self.1,
             website_url: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
@@ -5871,8 +7345,11 @@ impl InitializeRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "initialize";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: InitializeRequestParams) -> Self {
         Self {
@@ -5914,21 +7391,33 @@ pub struct InitializeRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl InitializeRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         capabilities: ClientCapabilities,
         client_info: Implementation,
-        protocol_version: ::std::string::String,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             capabilities,
             client_info,
-            protocol_version,
+            protocol_version: ::core::convert::Into::into(protocol_version),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5968,22 +7457,47 @@ pub struct InitializeResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl InitializeResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         capabilities: ServerCapabilities,
-        protocol_version: ::std::string::String,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
         server_info: Implementation,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             capabilities,
             instructions: ::core::option::Option::None,
-            protocol_version,
+            protocol_version: ::core::convert::Into::into(protocol_version),
             server_info,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `instructions`.
+    #[must_use]
+    pub fn with_instructions(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.instructions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6016,14 +7530,26 @@ impl InitializedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/initialized";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6054,8 +7580,11 @@ pub struct JSONRPCErrorResponse {
 impl JSONRPCErrorResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(error: Error) -> Self {
         Self {
@@ -6063,6 +7592,12 @@ impl JSONRPCErrorResponse {
             id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `id`.
+    #[must_use]
+    pub fn with_id(mut self, value: impl ::core::convert::Into<RequestId>) -> Self {
+        self.id = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6317,15 +7852,29 @@ pub struct JSONRPCNotification {
 impl JSONRPCNotification {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(method: ::std::string::String) -> Self {
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6360,16 +7909,33 @@ pub struct JSONRPCRequest {
 impl JSONRPCRequest {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: RequestId, method: ::std::string::String) -> Self {
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             id,
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6548,8 +8114,11 @@ pub struct JSONRPCResultResponse {
 impl JSONRPCResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: Result) -> Self {
         Self {
@@ -6595,8 +8164,11 @@ pub struct LegacyTitledEnumSchema {
 impl LegacyTitledEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(enum_: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -6607,6 +8179,46 @@ impl LegacyTitledEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `enumNames`.
+    #[must_use]
+    pub fn with_enum_names(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.enum_names = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6641,8 +8253,11 @@ impl ListPromptsRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "prompts/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -6650,6 +8265,15 @@ impl ListPromptsRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<PaginatedRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6685,8 +8309,11 @@ pub struct ListPromptsResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListPromptsResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(prompts: ::std::vec::Vec<Prompt>) -> Self {
         Self {
@@ -6695,6 +8322,28 @@ impl ListPromptsResult {
             prompts,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6727,8 +8376,11 @@ impl ListResourceTemplatesRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/templates/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -6736,6 +8388,15 @@ impl ListResourceTemplatesRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<PaginatedRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6772,8 +8433,11 @@ pub struct ListResourceTemplatesResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListResourceTemplatesResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(resource_templates: ::std::vec::Vec<ResourceTemplate>) -> Self {
         Self {
@@ -6782,6 +8446,28 @@ impl ListResourceTemplatesResult {
             resource_templates,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6814,8 +8500,11 @@ impl ListResourcesRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -6823,6 +8512,15 @@ impl ListResourcesRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<PaginatedRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6858,8 +8556,11 @@ pub struct ListResourcesResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListResourcesResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(resources: ::std::vec::Vec<Resource>) -> Self {
         Self {
@@ -6868,6 +8569,28 @@ impl ListResourcesResult {
             resources,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6906,8 +8629,11 @@ impl ListRootsRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "roots/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -6915,6 +8641,15 @@ impl ListRootsRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<RequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6949,8 +8684,11 @@ pub struct ListRootsResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListRootsResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(roots: ::std::vec::Vec<Root>) -> Self {
         Self {
@@ -6958,6 +8696,17 @@ impl ListRootsResult {
             roots,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6989,8 +8738,11 @@ impl ListTasksRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tasks/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -6998,6 +8750,15 @@ impl ListTasksRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<PaginatedRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7033,8 +8794,11 @@ pub struct ListTasksResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListTasksResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(tasks: ::std::vec::Vec<Task>) -> Self {
         Self {
@@ -7043,6 +8807,28 @@ impl ListTasksResult {
             tasks,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7075,8 +8861,11 @@ impl ListToolsRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tools/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -7084,6 +8873,15 @@ impl ListToolsRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<PaginatedRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7119,8 +8917,11 @@ pub struct ListToolsResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListToolsResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(tools: ::std::vec::Vec<Tool>) -> Self {
         Self {
@@ -7129,6 +8930,28 @@ impl ListToolsResult {
             tools,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7159,8 +8982,11 @@ impl LoggingMessageNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/message";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: LoggingMessageNotificationParams) -> Self {
         Self {
@@ -7201,8 +9027,11 @@ pub struct LoggingMessageNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl LoggingMessageNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(data: ::serde_json::Value, level: LoggingLevel) -> Self {
         Self {
@@ -7212,6 +9041,26 @@ impl LoggingMessageNotificationParams {
             logger: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `logger`.
+    #[must_use]
+    pub fn with_logger(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.logger = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7250,14 +9099,26 @@ pub struct ModelHint {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ModelHint {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             name: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `name`.
+    #[must_use]
+    pub fn with_name(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.name = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7310,8 +9171,11 @@ pub struct ModelPreferences {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ModelPreferences {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -7321,6 +9185,48 @@ impl ModelPreferences {
             speed_priority: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `costPriority`.
+    #[must_use]
+    pub fn with_cost_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.cost_priority = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `hints`.
+    #[must_use]
+    pub fn with_hints(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<ModelHint>>,
+    ) -> Self {
+        self.hints = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `intelligencePriority`.
+    #[must_use]
+    pub fn with_intelligence_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.intelligence_priority = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `speedPriority`.
+    #[must_use]
+    pub fn with_speed_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.speed_priority = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7532,15 +9438,29 @@ pub struct Notification {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Notification {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(method: ::std::string::String) -> Self {
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7568,14 +9488,28 @@ pub struct NotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl NotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             meta: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7610,8 +9544,11 @@ pub struct NumberSchema {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl NumberSchema {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(type_: NumberSchemaType) -> Self {
         Self {
@@ -7623,6 +9560,53 @@ impl NumberSchema {
             type_,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `maximum`.
+    #[must_use]
+    pub fn with_maximum(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.maximum = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `minimum`.
+    #[must_use]
+    pub fn with_minimum(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.minimum = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7656,16 +9640,31 @@ pub struct PaginatedRequest {
 impl PaginatedRequest {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: RequestId, method: ::std::string::String) -> Self {
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             id,
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<PaginatedRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7697,8 +9696,11 @@ pub struct PaginatedRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PaginatedRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -7706,6 +9708,24 @@ impl PaginatedRequestParams {
             cursor: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `cursor`.
+    #[must_use]
+    pub fn with_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.cursor = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7737,8 +9757,11 @@ pub struct PaginatedResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PaginatedResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -7746,6 +9769,28 @@ impl PaginatedResult {
             next_cursor: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7777,8 +9822,11 @@ impl PingRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "ping";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId) -> Self {
         Self {
@@ -7786,6 +9834,15 @@ impl PingRequest {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<RequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8268,8 +10325,11 @@ impl ProgressNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/progress";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: ProgressNotificationParams) -> Self {
         Self {
@@ -8313,8 +10373,11 @@ pub struct ProgressNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ProgressNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(progress: ::serde_json::Number, progress_token: ProgressToken) -> Self {
         Self {
@@ -8325,6 +10388,35 @@ impl ProgressNotificationParams {
             total: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `message`.
+    #[must_use]
+    pub fn with_message(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.message = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `total`.
+    #[must_use]
+    pub fn with_total(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.total = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8502,19 +10594,73 @@ pub struct Prompt {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Prompt {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             arguments: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<PromptArgument>>,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8554,17 +10700,46 @@ pub struct PromptArgument {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PromptArgument {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             description: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             required: ::core::option::Option::None,
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `required`.
+    #[must_use]
+    pub fn with_required(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.required = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8595,14 +10770,26 @@ impl PromptListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/prompts/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8634,8 +10821,11 @@ pub struct PromptMessage {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PromptMessage {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(content: ContentBlock, role: Role) -> Self {
         Self {
@@ -8677,15 +10867,27 @@ pub struct PromptReference {
 impl PromptReference {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "ref/prompt";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            name,
+            name: ::core::convert::Into::into(name),
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8718,8 +10920,11 @@ impl ReadResourceRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/read";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: ReadResourceRequestParams) -> Self {
         Self {
@@ -8757,15 +10962,27 @@ pub struct ReadResourceRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ReadResourceRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8796,8 +11013,11 @@ pub struct ReadResourceResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ReadResourceResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(contents: ::std::vec::Vec<ReadResourceResultContentsItem>) -> Self {
         Self {
@@ -8805,6 +11025,17 @@ impl ReadResourceResult {
             contents,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8967,12 +11198,15 @@ pub struct RelatedTaskMetadata {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl RelatedTaskMetadata {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(task_id: ::std::string::String) -> Self {
+    pub fn new(task_id: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            task_id,
+            task_id: ::core::convert::Into::into(task_id),
             extra: ::core::default::Default::default(),
         }
     }
@@ -9003,15 +11237,29 @@ pub struct Request {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Request {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(method: ::std::string::String) -> Self {
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9160,14 +11408,26 @@ pub struct RequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl RequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             meta: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9193,14 +11453,28 @@ pub struct RequestParamsMeta {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl RequestParamsMeta {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             progress_token: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `progressToken`.
+    #[must_use]
+    pub fn with_progress_token(
+        mut self,
+        value: impl ::core::convert::Into<ProgressToken>,
+    ) -> Self {
+        self.progress_token = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -9261,20 +11535,127 @@ pub struct Resource {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Resource {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ResourceBuilder {
+        ResourceBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `size`.
+    #[must_use]
+    pub fn with_size(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.size = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`Resource`], from [`Resource::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ResourceBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ResourceBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceBuilder<::std::string::String, F1> {
+        ResourceBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ResourceBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceBuilder<F0, ::std::string::String> {
+        ResourceBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ResourceBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> Resource {
+        Resource {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            name,
+            name: self.0,
             size: ::core::option::Option::None,
             title: ::core::option::Option::None,
-            uri,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -9313,16 +11694,41 @@ pub struct ResourceContents {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceContents {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -9388,20 +11794,127 @@ pub struct ResourceLink {
 impl ResourceLink {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "resource_link";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ResourceLinkBuilder {
+        ResourceLinkBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `size`.
+    #[must_use]
+    pub fn with_size(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.size = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ResourceLink`], from [`ResourceLink::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ResourceLinkBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ResourceLinkBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceLinkBuilder<::std::string::String, F1> {
+        ResourceLinkBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ResourceLinkBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceLinkBuilder<F0, ::std::string::String> {
+        ResourceLinkBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ResourceLinkBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ResourceLink {
+        ResourceLink {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            name,
+            name: self.0,
             size: ::core::option::Option::None,
             title: ::core::option::Option::None,
-            uri,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -9439,14 +11952,26 @@ impl ResourceListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/resources/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9475,15 +12000,27 @@ pub struct ResourceRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9541,22 +12078,120 @@ pub struct ResourceTemplate {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceTemplate {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        name: ::std::string::String,
-        uri_template: ::std::string::String,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ResourceTemplateBuilder {
+        ResourceTemplateBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     ) -> Self {
-        Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ResourceTemplate`], from [`ResourceTemplate::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ResourceTemplateBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ResourceTemplateBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceTemplateBuilder<::std::string::String, F1> {
+        ResourceTemplateBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ResourceTemplateBuilder<F0, __rt::Unset> {
+    /// Sets `uriTemplate` (required).
+    pub fn uri_template(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceTemplateBuilder<F0, ::std::string::String> {
+        ResourceTemplateBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ResourceTemplateBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ResourceTemplate {
+        ResourceTemplate {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            name,
+            name: self.0,
             title: ::core::option::Option::None,
-            uri_template,
+            uri_template: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -9591,12 +12226,15 @@ pub struct ResourceTemplateReference {
 impl ResourceTemplateReference {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "ref/resource";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
     }
@@ -9628,8 +12266,11 @@ impl ResourceUpdatedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/resources/updated";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
         Self {
@@ -9666,15 +12307,29 @@ pub struct ResourceUpdatedNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceUpdatedNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9702,14 +12357,28 @@ pub struct Result {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Result {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             meta: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9744,16 +12413,39 @@ pub struct Root {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Root {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             name: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `name`.
+    #[must_use]
+    pub fn with_name(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.name = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9785,14 +12477,26 @@ impl RootsListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/roots/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9825,8 +12529,11 @@ pub struct SamplingMessage {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SamplingMessage {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(content: SamplingMessageContent, role: Role) -> Self {
         Self {
@@ -9835,6 +12542,17 @@ impl SamplingMessage {
             role,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10435,8 +13153,11 @@ pub struct ServerCapabilities {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilities {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -10449,6 +13170,84 @@ impl ServerCapabilities {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `completions`.
+    #[must_use]
+    pub fn with_completions(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.completions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `experimental`.
+    #[must_use]
+    pub fn with_experimental(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        self.experimental = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `logging`.
+    #[must_use]
+    pub fn with_logging(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.logging = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `prompts`.
+    #[must_use]
+    pub fn with_prompts(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesPrompts>,
+    ) -> Self {
+        self.prompts = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `resources`.
+    #[must_use]
+    pub fn with_resources(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesResources>,
+    ) -> Self {
+        self.resources = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `tasks`.
+    #[must_use]
+    pub fn with_tasks(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesTasks>,
+    ) -> Self {
+        self.tasks = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesTools>,
+    ) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10480,14 +13279,25 @@ pub struct ServerCapabilitiesPrompts {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesPrompts {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             list_changed: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -10514,8 +13324,11 @@ pub struct ServerCapabilitiesResources {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesResources {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -10523,6 +13336,22 @@ impl ServerCapabilitiesResources {
             subscribe: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `subscribe`.
+    #[must_use]
+    pub fn with_subscribe(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.subscribe = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -10556,8 +13385,11 @@ pub struct ServerCapabilitiesTasks {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesTasks {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -10566,6 +13398,37 @@ impl ServerCapabilitiesTasks {
             requests: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `cancel`.
+    #[must_use]
+    pub fn with_cancel(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.cancel = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `list`.
+    #[must_use]
+    pub fn with_list(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.list = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `requests`.
+    #[must_use]
+    pub fn with_requests(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesTasksRequests>,
+    ) -> Self {
+        self.requests = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10593,14 +13456,26 @@ pub struct ServerCapabilitiesTasksRequests {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesTasksRequests {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesTasksRequestsTools>,
+    ) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10627,14 +13502,28 @@ pub struct ServerCapabilitiesTasksRequestsTools {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesTasksRequestsTools {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             call: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `call`.
+    #[must_use]
+    pub fn with_call(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.call = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10660,14 +13549,25 @@ pub struct ServerCapabilitiesTools {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesTools {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             list_changed: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -12245,8 +15145,11 @@ impl SetLevelRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "logging/setLevel";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: SetLevelRequestParams) -> Self {
         Self {
@@ -12284,8 +15187,11 @@ pub struct SetLevelRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SetLevelRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(level: LoggingLevel) -> Self {
         Self {
@@ -12293,6 +15199,15 @@ impl SetLevelRequestParams {
             level,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12477,8 +15392,11 @@ pub struct StringSchema {
 impl StringSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -12490,6 +15408,60 @@ impl StringSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `format`.
+    #[must_use]
+    pub fn with_format(
+        mut self,
+        value: impl ::core::convert::Into<StringSchemaFormat>,
+    ) -> Self {
+        self.format = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `maxLength`.
+    #[must_use]
+    pub fn with_max_length(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.max_length = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `minLength`.
+    #[must_use]
+    pub fn with_min_length(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.min_length = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12524,8 +15496,11 @@ impl SubscribeRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/subscribe";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: SubscribeRequestParams) -> Self {
         Self {
@@ -12563,15 +15538,27 @@ pub struct SubscribeRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SubscribeRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12614,24 +15601,118 @@ pub struct Task {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Task {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        created_at: ::std::string::String,
-        last_updated_at: ::std::string::String,
-        status: TaskStatus,
-        task_id: ::std::string::String,
-        ttl: ::core::option::Option<i64>,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> TaskBuilder {
+        TaskBuilder(__rt::Unset, __rt::Unset, __rt::Unset, __rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `pollInterval`.
+    #[must_use]
+    pub fn with_poll_interval(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.poll_interval = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `statusMessage`.
+    #[must_use]
+    pub fn with_status_message(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
-        Self {
-            created_at,
-            last_updated_at,
+        self.status_message = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`Task`], from [`Task::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct TaskBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+    F2 = __rt::Unset,
+    F3 = __rt::Unset,
+    F4 = __rt::Unset,
+>(
+    F0,
+    F1,
+    F2,
+    F3,
+    F4,
+);
+impl<F1, F2, F3, F4> TaskBuilder<__rt::Unset, F1, F2, F3, F4> {
+    /// Sets `createdAt` (required).
+    pub fn created_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TaskBuilder<::std::string::String, F1, F2, F3, F4> {
+        TaskBuilder(::core::convert::Into::into(value), self.1, self.2, self.3, self.4)
+    }
+}
+impl<F0, F2, F3, F4> TaskBuilder<F0, __rt::Unset, F2, F3, F4> {
+    /// Sets `lastUpdatedAt` (required).
+    pub fn last_updated_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TaskBuilder<F0, ::std::string::String, F2, F3, F4> {
+        TaskBuilder(self.0, ::core::convert::Into::into(value), self.2, self.3, self.4)
+    }
+}
+impl<F0, F1, F3, F4> TaskBuilder<F0, F1, __rt::Unset, F3, F4> {
+    /// Sets `status` (required).
+    pub fn status(self, value: TaskStatus) -> TaskBuilder<F0, F1, TaskStatus, F3, F4> {
+        TaskBuilder(self.0, self.1, value, self.3, self.4)
+    }
+}
+impl<F0, F1, F2, F4> TaskBuilder<F0, F1, F2, __rt::Unset, F4> {
+    /// Sets `taskId` (required).
+    pub fn task_id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TaskBuilder<F0, F1, F2, ::std::string::String, F4> {
+        TaskBuilder(self.0, self.1, self.2, ::core::convert::Into::into(value), self.4)
+    }
+}
+impl<F0, F1, F2, F3> TaskBuilder<F0, F1, F2, F3, __rt::Unset> {
+    /// Sets `ttl` (required).
+    pub fn ttl(
+        self,
+        value: ::core::option::Option<i64>,
+    ) -> TaskBuilder<F0, F1, F2, F3, ::core::option::Option<i64>> {
+        TaskBuilder(self.0, self.1, self.2, self.3, value)
+    }
+}
+impl TaskBuilder<
+    ::std::string::String,
+    ::std::string::String,
+    TaskStatus,
+    ::std::string::String,
+    ::core::option::Option<i64>,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> Task {
+        Task {
+            created_at: self.0,
+            last_updated_at: self.1,
             poll_interval: ::core::option::Option::None,
-            status,
+            status: self.2,
             status_message: ::core::option::Option::None,
-            task_id,
-            ttl,
+            task_id: self.3,
+            ttl: self.4,
             extra: ::core::default::Default::default(),
         }
     }
@@ -12669,8 +15750,11 @@ pub struct TaskAugmentedRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TaskAugmentedRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -12678,6 +15762,21 @@ impl TaskAugmentedRequestParams {
             task: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `task`.
+    #[must_use]
+    pub fn with_task(mut self, value: impl ::core::convert::Into<TaskMetadata>) -> Self {
+        self.task = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12705,14 +15804,23 @@ pub struct TaskMetadata {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TaskMetadata {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             ttl: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `ttl`.
+    #[must_use]
+    pub fn with_ttl(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.ttl = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12741,8 +15849,11 @@ impl TaskStatusNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/tasks/status";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: TaskStatusNotificationParams) -> Self {
         Self {
@@ -12795,25 +15906,163 @@ pub struct TaskStatusNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TaskStatusNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        created_at: ::std::string::String,
-        last_updated_at: ::std::string::String,
-        status: TaskStatus,
-        task_id: ::std::string::String,
-        ttl: ::core::option::Option<i64>,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> TaskStatusNotificationParamsBuilder {
+        TaskStatusNotificationParamsBuilder(
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+            __rt::Unset,
+        )
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     ) -> Self {
-        Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `pollInterval`.
+    #[must_use]
+    pub fn with_poll_interval(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.poll_interval = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `statusMessage`.
+    #[must_use]
+    pub fn with_status_message(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.status_message = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`TaskStatusNotificationParams`], from [`TaskStatusNotificationParams::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct TaskStatusNotificationParamsBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+    F2 = __rt::Unset,
+    F3 = __rt::Unset,
+    F4 = __rt::Unset,
+>(
+    F0,
+    F1,
+    F2,
+    F3,
+    F4,
+);
+impl<F1, F2, F3, F4> TaskStatusNotificationParamsBuilder<__rt::Unset, F1, F2, F3, F4> {
+    /// Sets `createdAt` (required).
+    pub fn created_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TaskStatusNotificationParamsBuilder<::std::string::String, F1, F2, F3, F4> {
+        TaskStatusNotificationParamsBuilder(
+            ::core::convert::Into::into(value),
+            self.1,
+            self.2,
+            self.3,
+            self.4,
+        )
+    }
+}
+impl<F0, F2, F3, F4> TaskStatusNotificationParamsBuilder<F0, __rt::Unset, F2, F3, F4> {
+    /// Sets `lastUpdatedAt` (required).
+    pub fn last_updated_at(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TaskStatusNotificationParamsBuilder<F0, ::std::string::String, F2, F3, F4> {
+        TaskStatusNotificationParamsBuilder(
+            self.0,
+            ::core::convert::Into::into(value),
+            self.2,
+            self.3,
+            self.4,
+        )
+    }
+}
+impl<F0, F1, F3, F4> TaskStatusNotificationParamsBuilder<F0, F1, __rt::Unset, F3, F4> {
+    /// Sets `status` (required).
+    pub fn status(
+        self,
+        value: TaskStatus,
+    ) -> TaskStatusNotificationParamsBuilder<F0, F1, TaskStatus, F3, F4> {
+        TaskStatusNotificationParamsBuilder(self.0, self.1, value, self.3, self.4)
+    }
+}
+impl<F0, F1, F2, F4> TaskStatusNotificationParamsBuilder<F0, F1, F2, __rt::Unset, F4> {
+    /// Sets `taskId` (required).
+    pub fn task_id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TaskStatusNotificationParamsBuilder<F0, F1, F2, ::std::string::String, F4> {
+        TaskStatusNotificationParamsBuilder(
+            self.0,
+            self.1,
+            self.2,
+            ::core::convert::Into::into(value),
+            self.4,
+        )
+    }
+}
+impl<F0, F1, F2, F3> TaskStatusNotificationParamsBuilder<F0, F1, F2, F3, __rt::Unset> {
+    /// Sets `ttl` (required).
+    pub fn ttl(
+        self,
+        value: ::core::option::Option<i64>,
+    ) -> TaskStatusNotificationParamsBuilder<
+        F0,
+        F1,
+        F2,
+        F3,
+        ::core::option::Option<i64>,
+    > {
+        TaskStatusNotificationParamsBuilder(self.0, self.1, self.2, self.3, value)
+    }
+}
+impl TaskStatusNotificationParamsBuilder<
+    ::std::string::String,
+    ::std::string::String,
+    TaskStatus,
+    ::std::string::String,
+    ::core::option::Option<i64>,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> TaskStatusNotificationParams {
+        TaskStatusNotificationParams {
             meta: ::core::option::Option::None,
-            created_at,
-            last_updated_at,
+            created_at: self.0,
+            last_updated_at: self.1,
             poll_interval: ::core::option::Option::None,
-            status,
+            status: self.2,
             status_message: ::core::option::Option::None,
-            task_id,
-            ttl,
+            task_id: self.3,
+            ttl: self.4,
             extra: ::core::default::Default::default(),
         }
     }
@@ -12854,16 +16103,41 @@ pub struct TextContent {
 impl TextContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "text";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(text: ::std::string::String) -> Self {
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
-            text,
+            text: ::core::convert::Into::into(text),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -12898,15 +16172,76 @@ pub struct TextResourceContents {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TextResourceContents {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(text: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> TextResourceContentsBuilder {
+        TextResourceContentsBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`TextResourceContents`], from [`TextResourceContents::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct TextResourceContentsBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> TextResourceContentsBuilder<__rt::Unset, F1> {
+    /// Sets `text` (required).
+    pub fn text(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TextResourceContentsBuilder<::std::string::String, F1> {
+        TextResourceContentsBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> TextResourceContentsBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TextResourceContentsBuilder<F0, ::std::string::String> {
+        TextResourceContentsBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl TextResourceContentsBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> TextResourceContents {
+        TextResourceContents {
             meta: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            text,
-            uri,
+            text: self.0,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -12948,8 +16283,11 @@ pub struct TitledMultiSelectEnumSchema {
 impl TitledMultiSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "array";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(items: TitledMultiSelectEnumSchemaItems) -> Self {
         Self {
@@ -12961,6 +16299,51 @@ impl TitledMultiSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `maxItems`.
+    #[must_use]
+    pub fn with_max_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.max_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `minItems`.
+    #[must_use]
+    pub fn with_min_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.min_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12990,8 +16373,11 @@ pub struct TitledMultiSelectEnumSchemaItems {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TitledMultiSelectEnumSchemaItems {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(any_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>) -> Self {
         Self {
@@ -13031,8 +16417,11 @@ pub struct TitledSingleSelectEnumSchema {
 impl TitledSingleSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>) -> Self {
         Self {
@@ -13042,6 +16431,35 @@ impl TitledSingleSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13072,13 +16490,67 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TitledSingleSelectEnumSchemaOneOfItem {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(const_: ::std::string::String, title: ::std::string::String) -> Self {
-        Self {
-            const_,
-            title,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> TitledSingleSelectEnumSchemaOneOfItemBuilder {
+        TitledSingleSelectEnumSchemaOneOfItemBuilder(__rt::Unset, __rt::Unset)
+    }
+}
+/// Builder of [`TitledSingleSelectEnumSchemaOneOfItem`], from [`TitledSingleSelectEnumSchemaOneOfItem::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct TitledSingleSelectEnumSchemaOneOfItemBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+>(
+    F0,
+    F1,
+);
+impl<F1> TitledSingleSelectEnumSchemaOneOfItemBuilder<__rt::Unset, F1> {
+    /// Sets `const` (required).
+    pub fn const_(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TitledSingleSelectEnumSchemaOneOfItemBuilder<::std::string::String, F1> {
+        TitledSingleSelectEnumSchemaOneOfItemBuilder(
+            ::core::convert::Into::into(value),
+            self.1,
+        )
+    }
+}
+impl<F0> TitledSingleSelectEnumSchemaOneOfItemBuilder<F0, __rt::Unset> {
+    /// Sets `title` (required).
+    pub fn title(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TitledSingleSelectEnumSchemaOneOfItemBuilder<F0, ::std::string::String> {
+        TitledSingleSelectEnumSchemaOneOfItemBuilder(
+            self.0,
+            ::core::convert::Into::into(value),
+        )
+    }
+}
+impl TitledSingleSelectEnumSchemaOneOfItemBuilder<
+    ::std::string::String,
+    ::std::string::String,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> TitledSingleSelectEnumSchemaOneOfItem {
+        TitledSingleSelectEnumSchemaOneOfItem {
+            const_: self.0,
+            title: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -13145,10 +16617,16 @@ pub struct Tool {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Tool {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(input_schema: ToolInputSchema, name: ::std::string::String) -> Self {
+    pub fn new(
+        input_schema: ToolInputSchema,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
@@ -13156,11 +16634,84 @@ impl Tool {
             execution: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             input_schema,
-            name,
+            name: ::core::convert::Into::into(name),
             output_schema: ::core::option::Option::None,
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<ToolAnnotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `execution`.
+    #[must_use]
+    pub fn with_execution(
+        mut self,
+        value: impl ::core::convert::Into<ToolExecution>,
+    ) -> Self {
+        self.execution = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `outputSchema`.
+    #[must_use]
+    pub fn with_output_schema(
+        mut self,
+        value: impl ::core::convert::Into<ToolOutputSchema>,
+    ) -> Self {
+        self.output_schema = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13223,8 +16774,11 @@ pub struct ToolAnnotations {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ToolAnnotations {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -13235,6 +16789,59 @@ impl ToolAnnotations {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `destructiveHint`.
+    #[must_use]
+    pub fn with_destructive_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.destructive_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `idempotentHint`.
+    #[must_use]
+    pub fn with_idempotent_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.idempotent_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `openWorldHint`.
+    #[must_use]
+    pub fn with_open_world_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.open_world_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `readOnlyHint`.
+    #[must_use]
+    pub fn with_read_only_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.read_only_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13265,14 +16872,26 @@ pub struct ToolChoice {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ToolChoice {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             mode: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `mode`.
+    #[must_use]
+    pub fn with_mode(
+        mut self,
+        value: impl ::core::convert::Into<ToolChoiceMode>,
+    ) -> Self {
+        self.mode = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13305,14 +16924,28 @@ pub struct ToolExecution {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ToolExecution {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             task_support: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `taskSupport`.
+    #[must_use]
+    pub fn with_task_support(
+        mut self,
+        value: impl ::core::convert::Into<ToolExecutionTaskSupport>,
+    ) -> Self {
+        self.task_support = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -13348,8 +16981,11 @@ pub struct ToolInputSchema {
 impl ToolInputSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "object";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -13358,6 +16994,40 @@ impl ToolInputSchema {
             required: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `$schema`.
+    #[must_use]
+    pub fn with_schema(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.schema = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `properties`.
+    #[must_use]
+    pub fn with_properties(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        self.properties = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `required`.
+    #[must_use]
+    pub fn with_required(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.required = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13390,14 +17060,26 @@ impl ToolListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/tools/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13439,8 +17121,11 @@ pub struct ToolOutputSchema {
 impl ToolOutputSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "object";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -13449,6 +17134,40 @@ impl ToolOutputSchema {
             required: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `$schema`.
+    #[must_use]
+    pub fn with_schema(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.schema = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `properties`.
+    #[must_use]
+    pub fn with_properties(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        self.properties = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `required`.
+    #[must_use]
+    pub fn with_required(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.required = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13504,21 +17223,54 @@ pub struct ToolResultContent {
 impl ToolResultContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "tool_result";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         content: ::std::vec::Vec<ContentBlock>,
-        tool_use_id: ::std::string::String,
+        tool_use_id: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
             is_error: ::core::option::Option::None,
             structured_content: ::core::option::Option::None,
-            tool_use_id,
+            tool_use_id: ::core::convert::Into::into(tool_use_id),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `isError`.
+    #[must_use]
+    pub fn with_is_error(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.is_error = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `structuredContent`.
+    #[must_use]
+    pub fn with_structured_content(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.structured_content = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -13564,19 +17316,86 @@ pub struct ToolUseContent {
 impl ToolUseContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "tool_use";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        id: ::std::string::String,
-        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        name: ::std::string::String,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ToolUseContentBuilder {
+        ToolUseContentBuilder(__rt::Unset, __rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     ) -> Self {
-        Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ToolUseContent`], from [`ToolUseContent::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ToolUseContentBuilder<F0 = __rt::Unset, F1 = __rt::Unset, F2 = __rt::Unset>(
+    F0,
+    F1,
+    F2,
+);
+impl<F1, F2> ToolUseContentBuilder<__rt::Unset, F1, F2> {
+    /// Sets `id` (required).
+    pub fn id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ToolUseContentBuilder<::std::string::String, F1, F2> {
+        ToolUseContentBuilder(::core::convert::Into::into(value), self.1, self.2)
+    }
+}
+impl<F0, F2> ToolUseContentBuilder<F0, __rt::Unset, F2> {
+    /// Sets `input` (required).
+    pub fn input(
+        self,
+        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> ToolUseContentBuilder<
+        F0,
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        F2,
+    > {
+        ToolUseContentBuilder(self.0, value, self.2)
+    }
+}
+impl<F0, F1> ToolUseContentBuilder<F0, F1, __rt::Unset> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ToolUseContentBuilder<F0, F1, ::std::string::String> {
+        ToolUseContentBuilder(self.0, self.1, ::core::convert::Into::into(value))
+    }
+}
+impl ToolUseContentBuilder<
+    ::std::string::String,
+    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ::std::string::String,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ToolUseContent {
+        ToolUseContent {
             meta: ::core::option::Option::None,
-            id,
-            input,
-            name,
+            id: self.0,
+            input: self.1,
+            name: self.2,
             extra: ::core::default::Default::default(),
         }
     }
@@ -13611,8 +17430,11 @@ pub struct URLElicitationRequiredError {
 impl URLElicitationRequiredError {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(error: URLElicitationRequiredErrorError) -> Self {
         Self {
@@ -13620,6 +17442,12 @@ impl URLElicitationRequiredError {
             id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `id`.
+    #[must_use]
+    pub fn with_id(mut self, value: impl ::core::convert::Into<RequestId>) -> Self {
+        self.id = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13652,16 +17480,19 @@ pub struct URLElicitationRequiredErrorError {
 impl URLElicitationRequiredErrorError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32042i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         data: URLElicitationRequiredErrorErrorData,
-        message: ::std::string::String,
+        message: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             data,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
     }
@@ -13691,8 +17522,11 @@ pub struct URLElicitationRequiredErrorErrorData {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl URLElicitationRequiredErrorErrorData {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(elicitations: ::std::vec::Vec<ElicitRequestURLParams>) -> Self {
         Self {
@@ -13731,8 +17565,11 @@ impl UnsubscribeRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/unsubscribe";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: UnsubscribeRequestParams) -> Self {
         Self {
@@ -13771,15 +17608,27 @@ pub struct UnsubscribeRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl UnsubscribeRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<RequestParamsMeta>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13818,8 +17667,11 @@ pub struct UntitledMultiSelectEnumSchema {
 impl UntitledMultiSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "array";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(items: UntitledMultiSelectEnumSchemaItems) -> Self {
         Self {
@@ -13831,6 +17683,51 @@ impl UntitledMultiSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `maxItems`.
+    #[must_use]
+    pub fn with_max_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.max_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `minItems`.
+    #[must_use]
+    pub fn with_min_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.min_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13862,8 +17759,11 @@ pub struct UntitledMultiSelectEnumSchemaItems {
 impl UntitledMultiSelectEnumSchemaItems {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(enum_: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -13903,8 +17803,11 @@ pub struct UntitledSingleSelectEnumSchema {
 impl UntitledSingleSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(enum_: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -13914,6 +17817,35 @@ impl UntitledSingleSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -14624,4 +18556,74 @@ pub fn union_choices_named(
                 type_name: type_name.into(),
             })
         })
+}
+pub mod prelude {
+    //! Every type of this module, for `use …::prelude::*`: schema types
+    //! whose names would shadow Rust's (`Result`, `Error`) are exported
+    //! as `ResultObject` and `ErrorObject`.
+    pub use super::{
+        Annotations, AudioContent, AudioContentBuilder, BaseMetadata,
+        BlobResourceContents, BlobResourceContentsBuilder, BooleanSchema,
+        CallToolRequest, CallToolRequestParams, CallToolResult, CancelTaskRequest,
+        CancelTaskResult, CancelTaskResultBuilder, CancelledNotification,
+        CancelledNotificationParams, ClientCapabilities, ClientCapabilitiesElicitation,
+        ClientCapabilitiesRoots, ClientCapabilitiesSampling, ClientCapabilitiesTasks,
+        ClientCapabilitiesTasksRequests, ClientCapabilitiesTasksRequestsElicitation,
+        ClientCapabilitiesTasksRequestsSampling, ClientNotification, ClientRequest,
+        ClientResult, CompleteRequest, CompleteRequestParams,
+        CompleteRequestParamsArgument, CompleteRequestParamsArgumentBuilder,
+        CompleteRequestParamsContext, CompleteRequestParamsRef, CompleteResult,
+        CompleteResultCompletion, ContentBlock, CreateMessageRequest,
+        CreateMessageRequestParams, CreateMessageRequestParamsIncludeContext,
+        CreateMessageResult, CreateTaskResult, Cursor, ElicitRequest,
+        ElicitRequestFormParams, ElicitRequestFormParamsRequestedSchema,
+        ElicitRequestParams, ElicitRequestURLParams, ElicitRequestURLParamsBuilder,
+        ElicitResult, ElicitResultAction, ElicitResultContentValue,
+        ElicitationCompleteNotification, ElicitationCompleteNotificationParams,
+        EmbeddedResource, EmbeddedResourceResource, EmptyResult, EnumSchema,
+        GetPromptRequest, GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequest,
+        GetTaskPayloadResult, GetTaskRequest, GetTaskResult, GetTaskResultBuilder, Icon,
+        IconTheme, Icons, ImageContent, ImageContentBuilder, Implementation,
+        ImplementationBuilder, InitializeRequest, InitializeRequestParams,
+        InitializeResult, InitializedNotification, JSONRPCErrorResponse, JSONRPCMessage,
+        JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, JSONRPCResultResponse,
+        LegacyTitledEnumSchema, ListPromptsRequest, ListPromptsResult,
+        ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
+        ListResourcesResult, ListRootsRequest, ListRootsResult, ListTasksRequest,
+        ListTasksResult, ListToolsRequest, ListToolsResult, LoggingLevel,
+        LoggingMessageNotification, LoggingMessageNotificationParams, ModelHint,
+        ModelPreferences, MultiSelectEnumSchema, Notification, NotificationParams,
+        NumberSchema, NumberSchemaType, PaginatedRequest, PaginatedRequestParams,
+        PaginatedResult, PingRequest, PrimitiveSchemaDefinition, ProgressNotification,
+        ProgressNotificationParams, ProgressToken, Prompt, PromptArgument,
+        PromptListChangedNotification, PromptMessage, PromptReference,
+        ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult,
+        ReadResourceResultContentsItem, RelatedTaskMetadata, Request, RequestId,
+        RequestParams, RequestParamsMeta, Resource, ResourceBuilder, ResourceContents,
+        ResourceLink, ResourceLinkBuilder, ResourceListChangedNotification,
+        ResourceRequestParams, ResourceTemplate, ResourceTemplateBuilder,
+        ResourceTemplateReference, ResourceUpdatedNotification,
+        ResourceUpdatedNotificationParams, Role, Root, RootsListChangedNotification,
+        SamplingMessage, SamplingMessageContent, SamplingMessageContentBlock,
+        ServerCapabilities, ServerCapabilitiesPrompts, ServerCapabilitiesResources,
+        ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests,
+        ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools,
+        ServerNotification, ServerRequest, ServerResult, SetLevelRequest,
+        SetLevelRequestParams, SingleSelectEnumSchema, StringSchema, StringSchemaFormat,
+        SubscribeRequest, SubscribeRequestParams, Task, TaskAugmentedRequestParams,
+        TaskBuilder, TaskMetadata, TaskStatus, TaskStatusNotification,
+        TaskStatusNotificationParams, TaskStatusNotificationParamsBuilder, TextContent,
+        TextResourceContents, TextResourceContentsBuilder, TitledMultiSelectEnumSchema,
+        TitledMultiSelectEnumSchemaItems, TitledSingleSelectEnumSchema,
+        TitledSingleSelectEnumSchemaOneOfItem,
+        TitledSingleSelectEnumSchemaOneOfItemBuilder, Tool, ToolAnnotations, ToolChoice,
+        ToolChoiceMode, ToolExecution, ToolExecutionTaskSupport, ToolInputSchema,
+        ToolListChangedNotification, ToolOutputSchema, ToolResultContent, ToolUseContent,
+        ToolUseContentBuilder, URLElicitationRequiredError,
+        URLElicitationRequiredErrorError, URLElicitationRequiredErrorErrorData,
+        UnsubscribeRequest, UnsubscribeRequestParams, UntitledMultiSelectEnumSchema,
+        UntitledMultiSelectEnumSchemaItems, UntitledSingleSelectEnumSchema,
+    };
+    pub use super::Error as ErrorObject;
+    pub use super::Result as ResultObject;
 }

@@ -664,6 +664,15 @@ impl __rt::Walk for ToolChoiceMode {
         _: &mut ::std::vec::Vec<__rt::UnionChoice>,
     ) {}
 }
+impl __rt::CacheScopeValues for CacheScope {
+    const PUBLIC: Self = CacheScope::Public;
+    const PRIVATE: Self = CacheScope::Private;
+}
+/// How long and by whom a result may be cached: the one argument that
+/// constructors of cacheable results take for `ttlMs` and `cacheScope`
+/// (`CacheHints::public(ttl_ms)`, `CacheHints::private(ttl_ms)`,
+/// `CacheHints::new(ttl_ms, scope)`, `CacheHints::NONE`).
+pub type CacheHints = __rt::CacheHints<CacheScope>;
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Annotations {
@@ -688,8 +697,11 @@ pub struct Annotations {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Annotations {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -698,6 +710,35 @@ impl Annotations {
             priority: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `audience`.
+    #[must_use]
+    pub fn with_audience(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Role>>,
+    ) -> Self {
+        self.audience = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `lastModified`.
+    #[must_use]
+    pub fn with_last_modified(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.last_modified = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `priority`.
+    #[must_use]
+    pub fn with_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.priority = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -731,15 +772,71 @@ pub struct AudioContent {
 impl AudioContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "audio";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(data: ::std::string::String, mime_type: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> AudioContentBuilder {
+        AudioContentBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`AudioContent`], from [`AudioContent::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct AudioContentBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> AudioContentBuilder<__rt::Unset, F1> {
+    /// Sets `data` (required).
+    pub fn data(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> AudioContentBuilder<::std::string::String, F1> {
+        AudioContentBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> AudioContentBuilder<F0, __rt::Unset> {
+    /// Sets `mimeType` (required).
+    pub fn mime_type(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> AudioContentBuilder<F0, ::std::string::String> {
+        AudioContentBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl AudioContentBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> AudioContent {
+        AudioContent {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
-            data,
-            mime_type,
+            data: self.0,
+            mime_type: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -776,15 +873,27 @@ pub struct BaseMetadata {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl BaseMetadata {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            name,
+            name: ::core::convert::Into::into(name),
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -815,15 +924,71 @@ pub struct BlobResourceContents {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl BlobResourceContents {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(blob: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> BlobResourceContentsBuilder {
+        BlobResourceContentsBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`BlobResourceContents`], from [`BlobResourceContents::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct BlobResourceContentsBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> BlobResourceContentsBuilder<__rt::Unset, F1> {
+    /// Sets `blob` (required).
+    pub fn blob(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> BlobResourceContentsBuilder<::std::string::String, F1> {
+        BlobResourceContentsBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> BlobResourceContentsBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> BlobResourceContentsBuilder<F0, ::std::string::String> {
+        BlobResourceContentsBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl BlobResourceContentsBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> BlobResourceContents {
+        BlobResourceContents {
             meta: ::core::option::Option::None,
-            blob,
+            blob: self.0,
             mime_type: ::core::option::Option::None,
-            uri,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -858,8 +1023,11 @@ pub struct BooleanSchema {
 impl BooleanSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "boolean";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -868,6 +1036,32 @@ impl BooleanSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -916,16 +1110,32 @@ pub struct CacheableResult {
 impl CacheableResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(cache_scope: CacheScope, ttl_ms: u64) -> Self {
+    pub fn new(hints: CacheHints) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
-            ttl_ms,
+            cache_scope: hints.scope,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -958,8 +1168,11 @@ impl CallToolRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tools/call";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: CallToolRequestParams) -> Self {
         Self {
@@ -1005,18 +1218,59 @@ pub struct CallToolRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CallToolRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(meta: RequestMetaObject, name: ::std::string::String) -> Self {
+    pub fn new(
+        meta: RequestMetaObject,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             meta,
             arguments: ::core::option::Option::None,
             input_responses: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             request_state: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `inputResponses`.
+    #[must_use]
+    pub fn with_input_responses(
+        mut self,
+        value: impl ::core::convert::Into<InputResponses>,
+    ) -> Self {
+        self.input_responses = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `requestState`.
+    #[must_use]
+    pub fn with_request_state(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.request_state = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -1069,8 +1323,11 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(content: ::std::vec::Vec<ContentBlock>) -> Self {
         Self {
@@ -1080,6 +1337,32 @@ impl CallToolResult {
             structured_content: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `isError`.
+    #[must_use]
+    pub fn with_is_error(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.is_error = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `structuredContent`.
+    #[must_use]
+    pub fn with_structured_content(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.structured_content = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -1112,8 +1395,11 @@ pub struct CallToolResultResponse {
 impl CallToolResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: CallToolResultResponseResult) -> Self {
         Self {
@@ -1317,8 +1603,11 @@ impl CancelledNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/cancelled";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: CancelledNotificationParams) -> Self {
         Self {
@@ -1358,8 +1647,11 @@ pub struct CancelledNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CancelledNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(request_id: RequestId) -> Self {
         Self {
@@ -1368,6 +1660,24 @@ impl CancelledNotificationParams {
             request_id,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<NotificationMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `reason`.
+    #[must_use]
+    pub fn with_reason(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.reason = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1414,8 +1724,11 @@ pub struct ClientCapabilities {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilities {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1426,6 +1739,63 @@ impl ClientCapabilities {
             sampling: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `elicitation`.
+    #[must_use]
+    pub fn with_elicitation(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesElicitation>,
+    ) -> Self {
+        self.elicitation = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `experimental`.
+    #[must_use]
+    pub fn with_experimental(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+        >,
+    ) -> Self {
+        self.experimental = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `extensions`.
+    #[must_use]
+    pub fn with_extensions(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+        >,
+    ) -> Self {
+        self.extensions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `roots`.
+    #[must_use]
+    pub fn with_roots(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.roots = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `sampling`.
+    #[must_use]
+    pub fn with_sampling(
+        mut self,
+        value: impl ::core::convert::Into<ClientCapabilitiesSampling>,
+    ) -> Self {
+        self.sampling = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1457,8 +1827,11 @@ pub struct ClientCapabilitiesElicitation {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesElicitation {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1466,6 +1839,18 @@ impl ClientCapabilitiesElicitation {
             url: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `form`.
+    #[must_use]
+    pub fn with_form(mut self, value: impl ::core::convert::Into<JSONObject>) -> Self {
+        self.form = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `url`.
+    #[must_use]
+    pub fn with_url(mut self, value: impl ::core::convert::Into<JSONObject>) -> Self {
+        self.url = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1494,8 +1879,11 @@ pub struct ClientCapabilitiesSampling {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ClientCapabilitiesSampling {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -1503,6 +1891,21 @@ impl ClientCapabilitiesSampling {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `context`.
+    #[must_use]
+    pub fn with_context(
+        mut self,
+        value: impl ::core::convert::Into<JSONObject>,
+    ) -> Self {
+        self.context = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(mut self, value: impl ::core::convert::Into<JSONObject>) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -1538,8 +1941,11 @@ impl ClientNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/cancelled";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: CancelledNotificationParams) -> Self {
         Self {
@@ -2153,8 +2559,11 @@ impl CompleteRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "completion/complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: CompleteRequestParams) -> Self {
         Self {
@@ -2196,8 +2605,11 @@ pub struct CompleteRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         meta: RequestMetaObject,
@@ -2211,6 +2623,15 @@ impl CompleteRequestParams {
             ref_,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `context`.
+    #[must_use]
+    pub fn with_context(
+        mut self,
+        value: impl ::core::convert::Into<CompleteRequestParamsContext>,
+    ) -> Self {
+        self.context = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -2241,13 +2662,55 @@ pub struct CompleteRequestParamsArgument {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteRequestParamsArgument {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, value: ::std::string::String) -> Self {
-        Self {
-            name,
-            value,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> CompleteRequestParamsArgumentBuilder {
+        CompleteRequestParamsArgumentBuilder(__rt::Unset, __rt::Unset)
+    }
+}
+/// Builder of [`CompleteRequestParamsArgument`], from [`CompleteRequestParamsArgument::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct CompleteRequestParamsArgumentBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(
+    F0,
+    F1,
+);
+impl<F1> CompleteRequestParamsArgumentBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CompleteRequestParamsArgumentBuilder<::std::string::String, F1> {
+        CompleteRequestParamsArgumentBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> CompleteRequestParamsArgumentBuilder<F0, __rt::Unset> {
+    /// Sets `value` (required).
+    pub fn value(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CompleteRequestParamsArgumentBuilder<F0, ::std::string::String> {
+        CompleteRequestParamsArgumentBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl CompleteRequestParamsArgumentBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> CompleteRequestParamsArgument {
+        CompleteRequestParamsArgument {
+            name: self.0,
+            value: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -2277,14 +2740,30 @@ pub struct CompleteRequestParamsContext {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteRequestParamsContext {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             arguments: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        >,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -2464,8 +2943,11 @@ pub struct CompleteResult {
 impl CompleteResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(completion: CompleteResultCompletion) -> Self {
         Self {
@@ -2473,6 +2955,15 @@ impl CompleteResult {
             completion,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -2503,8 +2994,11 @@ pub struct CompleteResultCompletion {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CompleteResultCompletion {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(values: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -2513,6 +3007,18 @@ impl CompleteResultCompletion {
             values,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `hasMore`.
+    #[must_use]
+    pub fn with_has_more(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.has_more = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `total`.
+    #[must_use]
+    pub fn with_total(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.total = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -2542,8 +3048,11 @@ pub struct CompleteResultResponse {
 impl CompleteResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: CompleteResult) -> Self {
         Self {
@@ -2846,8 +3355,11 @@ pub struct CreateMessageRequest {
 impl CreateMessageRequest {
     /// The constant value of `method`.
     pub const METHOD: &'static str = "sampling/createMessage";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: CreateMessageRequestParams) -> Self {
         Self {
@@ -2910,8 +3422,11 @@ pub struct CreateMessageRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CreateMessageRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(max_tokens: i64, messages: ::std::vec::Vec<SamplingMessage>) -> Self {
         Self {
@@ -2927,6 +3442,90 @@ impl CreateMessageRequestParams {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `includeContext`.
+    #[must_use]
+    pub fn with_include_context(
+        mut self,
+        value: impl ::core::convert::Into<CreateMessageRequestParamsIncludeContext>,
+    ) -> Self {
+        self.include_context = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `metadata`.
+    #[must_use]
+    pub fn with_metadata(
+        mut self,
+        value: impl ::core::convert::Into<JSONObject>,
+    ) -> Self {
+        self.metadata = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `modelPreferences`.
+    #[must_use]
+    pub fn with_model_preferences(
+        mut self,
+        value: impl ::core::convert::Into<ModelPreferences>,
+    ) -> Self {
+        self.model_preferences = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `stopSequences`.
+    #[must_use]
+    pub fn with_stop_sequences(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.stop_sequences = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `systemPrompt`.
+    #[must_use]
+    pub fn with_system_prompt(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.system_prompt = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `temperature`.
+    #[must_use]
+    pub fn with_temperature(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.temperature = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `toolChoice`.
+    #[must_use]
+    pub fn with_tool_choice(
+        mut self,
+        value: impl ::core::convert::Into<ToolChoice>,
+    ) -> Self {
+        self.tool_choice = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Tool>>,
+    ) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -2978,22 +3577,42 @@ pub struct CreateMessageResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl CreateMessageResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         content: SamplingMessageContent,
-        model: ::std::string::String,
+        model: impl ::core::convert::Into<::std::string::String>,
         role: Role,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
-            model,
+            model: ::core::convert::Into::into(model),
             role,
             stop_reason: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `stopReason`.
+    #[must_use]
+    pub fn with_stop_reason(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.stop_reason = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -3032,8 +3651,11 @@ impl DiscoverRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "server/discover";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: RequestParams) -> Self {
         Self {
@@ -3103,24 +3725,50 @@ pub struct DiscoverResult {
 impl DiscoverResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        cache_scope: CacheScope,
         capabilities: ServerCapabilities,
         supported_versions: ::std::vec::Vec<::std::string::String>,
-        ttl_ms: u64,
+        hints: CacheHints,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
+            cache_scope: hints.scope,
             capabilities,
             instructions: ::core::option::Option::None,
             supported_versions,
-            ttl_ms,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `instructions`.
+    #[must_use]
+    pub fn with_instructions(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.instructions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -3154,8 +3802,11 @@ pub struct DiscoverResultResponse {
 impl DiscoverResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: DiscoverResult) -> Self {
         Self {
@@ -3191,8 +3842,11 @@ pub struct ElicitRequest {
 impl ElicitRequest {
     /// The constant value of `method`.
     pub const METHOD: &'static str = "elicitation/create";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: ElicitRequestParams) -> Self {
         Self {
@@ -3232,19 +3886,28 @@ pub struct ElicitRequestFormParams {
 impl ElicitRequestFormParams {
     /// The constant value of `mode`.
     pub const MODE: &'static str = "form";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        message: ::std::string::String,
+        message: impl ::core::convert::Into<::std::string::String>,
         requested_schema: ElicitRequestFormParamsRequestedSchema,
     ) -> Self {
         Self {
-            message,
+            message: ::core::convert::Into::into(message),
             mode: false,
             requested_schema,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Whether the optional constant `"mode": "form"` is written.
+    #[must_use]
+    pub fn with_mode(mut self, present: bool) -> Self {
+        self.mode = present;
+        self
     }
 }
 __rt::struct_serde! {
@@ -3282,8 +3945,11 @@ pub struct ElicitRequestFormParamsRequestedSchema {
 impl ElicitRequestFormParamsRequestedSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "object";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         properties: ::std::collections::BTreeMap<
@@ -3297,6 +3963,24 @@ impl ElicitRequestFormParamsRequestedSchema {
             required: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `$schema`.
+    #[must_use]
+    pub fn with_schema(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.schema = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `required`.
+    #[must_use]
+    pub fn with_required(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.required = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -3495,13 +4179,52 @@ pub struct ElicitRequestURLParams {
 impl ElicitRequestURLParams {
     /// The constant value of `mode`.
     pub const MODE: &'static str = "url";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String, url: ::std::string::String) -> Self {
-        Self {
-            message,
-            url,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ElicitRequestURLParamsBuilder {
+        ElicitRequestURLParamsBuilder(__rt::Unset, __rt::Unset)
+    }
+}
+/// Builder of [`ElicitRequestURLParams`], from [`ElicitRequestURLParams::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ElicitRequestURLParamsBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ElicitRequestURLParamsBuilder<__rt::Unset, F1> {
+    /// Sets `message` (required).
+    pub fn message(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ElicitRequestURLParamsBuilder<::std::string::String, F1> {
+        ElicitRequestURLParamsBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ElicitRequestURLParamsBuilder<F0, __rt::Unset> {
+    /// Sets `url` (required).
+    pub fn url(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ElicitRequestURLParamsBuilder<F0, ::std::string::String> {
+        ElicitRequestURLParamsBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ElicitRequestURLParamsBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ElicitRequestURLParams {
+        ElicitRequestURLParams {
+            message: self.0,
+            url: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -3539,8 +4262,11 @@ pub struct ElicitResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ElicitResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(action: ElicitResultAction) -> Self {
         Self {
@@ -3548,6 +4274,17 @@ impl ElicitResult {
             content: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `content`.
+    #[must_use]
+    pub fn with_content(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
+        >,
+    ) -> Self {
+        self.content = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -3748,8 +4485,11 @@ pub struct EmbeddedResource {
 impl EmbeddedResource {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "resource";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(resource: EmbeddedResourceResource) -> Self {
         Self {
@@ -3758,6 +4498,23 @@ impl EmbeddedResource {
             resource,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -4230,16 +4987,31 @@ pub struct Error {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Error {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(code: i64, message: ::std::string::String) -> Self {
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             code,
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4271,8 +5043,11 @@ impl GetPromptRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "prompts/get";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: GetPromptRequestParams) -> Self {
         Self {
@@ -4318,18 +5093,59 @@ pub struct GetPromptRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl GetPromptRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(meta: RequestMetaObject, name: ::std::string::String) -> Self {
+    pub fn new(
+        meta: RequestMetaObject,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             meta,
             arguments: ::core::option::Option::None,
             input_responses: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             request_state: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        >,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `inputResponses`.
+    #[must_use]
+    pub fn with_input_responses(
+        mut self,
+        value: impl ::core::convert::Into<InputResponses>,
+    ) -> Self {
+        self.input_responses = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `requestState`.
+    #[must_use]
+    pub fn with_request_state(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.request_state = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -4366,8 +5182,11 @@ pub struct GetPromptResult {
 impl GetPromptResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(messages: ::std::vec::Vec<PromptMessage>) -> Self {
         Self {
@@ -4376,6 +5195,26 @@ impl GetPromptResult {
             messages,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -4407,8 +5246,11 @@ pub struct GetPromptResultResponse {
 impl GetPromptResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: GetPromptResultResponseResult) -> Self {
         Self {
@@ -4603,8 +5445,11 @@ pub struct HeaderMismatchError {
 impl HeaderMismatchError {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(error: HeaderMismatchErrorError) -> Self {
         Self {
@@ -4612,6 +5457,12 @@ impl HeaderMismatchError {
             id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `id`.
+    #[must_use]
+    pub fn with_id(mut self, value: impl ::core::convert::Into<RequestId>) -> Self {
+        self.id = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4643,15 +5494,27 @@ pub struct HeaderMismatchErrorError {
 impl HeaderMismatchErrorError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32020i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4699,17 +5562,46 @@ pub struct Icon {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Icon {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(src: ::std::string::String) -> Self {
+    pub fn new(src: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             mime_type: ::core::option::Option::None,
             sizes: ::core::option::Option::None,
-            src,
+            src: ::core::convert::Into::into(src),
             theme: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `sizes`.
+    #[must_use]
+    pub fn with_sizes(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.sizes = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `theme`.
+    #[must_use]
+    pub fn with_theme(mut self, value: impl ::core::convert::Into<IconTheme>) -> Self {
+        self.theme = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4744,14 +5636,26 @@ pub struct Icons {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Icons {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             icons: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -4784,15 +5688,71 @@ pub struct ImageContent {
 impl ImageContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "image";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(data: ::std::string::String, mime_type: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ImageContentBuilder {
+        ImageContentBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`ImageContent`], from [`ImageContent::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ImageContentBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ImageContentBuilder<__rt::Unset, F1> {
+    /// Sets `data` (required).
+    pub fn data(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImageContentBuilder<::std::string::String, F1> {
+        ImageContentBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ImageContentBuilder<F0, __rt::Unset> {
+    /// Sets `mimeType` (required).
+    pub fn mime_type(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImageContentBuilder<F0, ::std::string::String> {
+        ImageContentBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ImageContentBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ImageContent {
+        ImageContent {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
-            data,
-            mime_type,
+            data: self.0,
+            mime_type: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -4849,16 +5809,95 @@ pub struct Implementation {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Implementation {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, version: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ImplementationBuilder {
+        ImplementationBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `websiteUrl`.
+    #[must_use]
+    pub fn with_website_url(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.website_url = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`Implementation`], from [`Implementation::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ImplementationBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ImplementationBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImplementationBuilder<::std::string::String, F1> {
+        ImplementationBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ImplementationBuilder<F0, __rt::Unset> {
+    /// Sets `version` (required).
+    pub fn version(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ImplementationBuilder<F0, ::std::string::String> {
+        ImplementationBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ImplementationBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> Implementation {
+        Implementation {
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
-            name,
+            name: self.0,
             title: ::core::option::Option::None,
-            version,
+            version: self.1,
             website_url: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
@@ -5097,8 +6136,11 @@ pub struct InputRequiredResult {
 impl InputRequiredResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "input_required";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -5107,6 +6149,37 @@ impl InputRequiredResult {
             request_state: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `inputRequests`.
+    #[must_use]
+    pub fn with_input_requests(
+        mut self,
+        value: impl ::core::convert::Into<InputRequests>,
+    ) -> Self {
+        self.input_requests = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `requestState`.
+    #[must_use]
+    pub fn with_request_state(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.request_state = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -5316,8 +6389,11 @@ pub struct InputResponseRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl InputResponseRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject) -> Self {
         Self {
@@ -5326,6 +6402,28 @@ impl InputResponseRequestParams {
             request_state: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `inputResponses`.
+    #[must_use]
+    pub fn with_input_responses(
+        mut self,
+        value: impl ::core::convert::Into<InputResponses>,
+    ) -> Self {
+        self.input_responses = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `requestState`.
+    #[must_use]
+    pub fn with_request_state(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.request_state = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -5365,15 +6463,27 @@ pub struct InternalError {
 impl InternalError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32603i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5412,15 +6522,27 @@ pub struct InvalidParamsError {
 impl InvalidParamsError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32602i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5451,15 +6573,27 @@ pub struct InvalidRequestError {
 impl InvalidRequestError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32600i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5494,8 +6628,11 @@ pub struct JSONRPCErrorResponse {
 impl JSONRPCErrorResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(error: Error) -> Self {
         Self {
@@ -5503,6 +6640,12 @@ impl JSONRPCErrorResponse {
             id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `id`.
+    #[must_use]
+    pub fn with_id(mut self, value: impl ::core::convert::Into<RequestId>) -> Self {
+        self.id = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5763,15 +6906,29 @@ pub struct JSONRPCNotification {
 impl JSONRPCNotification {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(method: ::std::string::String) -> Self {
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -5806,16 +6963,33 @@ pub struct JSONRPCRequest {
 impl JSONRPCRequest {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: RequestId, method: ::std::string::String) -> Self {
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             id,
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6000,8 +7174,11 @@ pub struct JSONRPCResultResponse {
 impl JSONRPCResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: Result) -> Self {
         Self {
@@ -6049,8 +7226,11 @@ pub struct LegacyTitledEnumSchema {
 impl LegacyTitledEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(enum_: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -6061,6 +7241,46 @@ impl LegacyTitledEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `enumNames`.
+    #[must_use]
+    pub fn with_enum_names(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.enum_names = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6095,8 +7315,11 @@ impl ListPromptsRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "prompts/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
         Self {
@@ -6159,22 +7382,45 @@ pub struct ListPromptsResult {
 impl ListPromptsResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cache_scope: CacheScope,
-        prompts: ::std::vec::Vec<Prompt>,
-        ttl_ms: u64,
-    ) -> Self {
+    pub fn new(prompts: ::std::vec::Vec<Prompt>, hints: CacheHints) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
+            cache_scope: hints.scope,
             next_cursor: ::core::option::Option::None,
             prompts,
-            ttl_ms,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6206,8 +7452,11 @@ pub struct ListPromptsResultResponse {
 impl ListPromptsResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: ListPromptsResult) -> Self {
         Self {
@@ -6247,8 +7496,11 @@ impl ListResourceTemplatesRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/templates/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
         Self {
@@ -6312,22 +7564,48 @@ pub struct ListResourceTemplatesResult {
 impl ListResourceTemplatesResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        cache_scope: CacheScope,
         resource_templates: ::std::vec::Vec<ResourceTemplate>,
-        ttl_ms: u64,
+        hints: CacheHints,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
+            cache_scope: hints.scope,
             next_cursor: ::core::option::Option::None,
             resource_templates,
-            ttl_ms,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6360,8 +7638,11 @@ pub struct ListResourceTemplatesResultResponse {
 impl ListResourceTemplatesResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: ListResourceTemplatesResult) -> Self {
         Self {
@@ -6402,8 +7683,11 @@ impl ListResourcesRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
         Self {
@@ -6466,22 +7750,45 @@ pub struct ListResourcesResult {
 impl ListResourcesResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cache_scope: CacheScope,
-        resources: ::std::vec::Vec<Resource>,
-        ttl_ms: u64,
-    ) -> Self {
+    pub fn new(resources: ::std::vec::Vec<Resource>, hints: CacheHints) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
+            cache_scope: hints.scope,
             next_cursor: ::core::option::Option::None,
             resources,
-            ttl_ms,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6513,8 +7820,11 @@ pub struct ListResourcesResultResponse {
 impl ListResourcesResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: ListResourcesResult) -> Self {
         Self {
@@ -6556,14 +7866,26 @@ pub struct ListRootsRequest {
 impl ListRootsRequest {
     /// The constant value of `method`.
     pub const METHOD: &'static str = "roots/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<ListRootsRequestParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6589,14 +7911,23 @@ pub struct ListRootsRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListRootsRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             meta: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6623,8 +7954,11 @@ pub struct ListRootsResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ListRootsResult {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(roots: ::std::vec::Vec<Root>) -> Self {
         Self {
@@ -6661,8 +7995,11 @@ impl ListToolsRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "tools/list";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
         Self {
@@ -6725,22 +8062,45 @@ pub struct ListToolsResult {
 impl ListToolsResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cache_scope: CacheScope,
-        tools: ::std::vec::Vec<Tool>,
-        ttl_ms: u64,
-    ) -> Self {
+    pub fn new(tools: ::std::vec::Vec<Tool>, hints: CacheHints) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
+            cache_scope: hints.scope,
             next_cursor: ::core::option::Option::None,
             tools,
-            ttl_ms,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -6772,8 +8132,11 @@ pub struct ListToolsResultResponse {
 impl ListToolsResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: ListToolsResult) -> Self {
         Self {
@@ -6811,8 +8174,11 @@ impl LoggingMessageNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/message";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: LoggingMessageNotificationParams) -> Self {
         Self {
@@ -6852,8 +8218,11 @@ pub struct LoggingMessageNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl LoggingMessageNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(data: ::serde_json::Value, level: LoggingLevel) -> Self {
         Self {
@@ -6863,6 +8232,24 @@ impl LoggingMessageNotificationParams {
             logger: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<NotificationMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `logger`.
+    #[must_use]
+    pub fn with_logger(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.logger = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6914,15 +8301,27 @@ pub struct MethodNotFoundError {
 impl MethodNotFoundError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32601i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6955,8 +8354,11 @@ pub struct MissingRequiredClientCapabilityError {
 impl MissingRequiredClientCapabilityError {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(error: MissingRequiredClientCapabilityErrorError) -> Self {
         Self {
@@ -6964,6 +8366,12 @@ impl MissingRequiredClientCapabilityError {
             id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `id`.
+    #[must_use]
+    pub fn with_id(mut self, value: impl ::core::convert::Into<RequestId>) -> Self {
+        self.id = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -6995,16 +8403,19 @@ pub struct MissingRequiredClientCapabilityErrorError {
 impl MissingRequiredClientCapabilityErrorError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32021i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         data: MissingRequiredClientCapabilityErrorErrorData,
-        message: ::std::string::String,
+        message: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             data,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
     }
@@ -7034,8 +8445,11 @@ pub struct MissingRequiredClientCapabilityErrorErrorData {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl MissingRequiredClientCapabilityErrorErrorData {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(required_capabilities: ClientCapabilities) -> Self {
         Self {
@@ -7079,14 +8493,26 @@ pub struct ModelHint {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ModelHint {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             name: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `name`.
+    #[must_use]
+    pub fn with_name(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.name = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7139,8 +8565,11 @@ pub struct ModelPreferences {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ModelPreferences {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -7150,6 +8579,48 @@ impl ModelPreferences {
             speed_priority: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `costPriority`.
+    #[must_use]
+    pub fn with_cost_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.cost_priority = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `hints`.
+    #[must_use]
+    pub fn with_hints(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<ModelHint>>,
+    ) -> Self {
+        self.hints = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `intelligencePriority`.
+    #[must_use]
+    pub fn with_intelligence_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.intelligence_priority = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `speedPriority`.
+    #[must_use]
+    pub fn with_speed_priority(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.speed_priority = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7361,15 +8832,29 @@ pub struct Notification {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Notification {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(method: ::std::string::String) -> Self {
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7404,14 +8889,28 @@ pub struct NotificationMetaObject {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl NotificationMetaObject {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             subscription_id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `io.modelcontextprotocol/subscriptionId`.
+    #[must_use]
+    pub fn with_subscription_id(
+        mut self,
+        value: impl ::core::convert::Into<RequestId>,
+    ) -> Self {
+        self.subscription_id = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7442,14 +8941,26 @@ pub struct NotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl NotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             meta: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<NotificationMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7485,8 +8996,11 @@ pub struct NumberSchema {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl NumberSchema {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(type_: NumberSchemaType) -> Self {
         Self {
@@ -7498,6 +9012,53 @@ impl NumberSchema {
             type_,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `maximum`.
+    #[must_use]
+    pub fn with_maximum(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.maximum = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `minimum`.
+    #[must_use]
+    pub fn with_minimum(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.minimum = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7531,17 +9092,20 @@ pub struct PaginatedRequest {
 impl PaginatedRequest {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: RequestId,
-        method: ::std::string::String,
+        method: impl ::core::convert::Into<::std::string::String>,
         params: PaginatedRequestParams,
     ) -> Self {
         Self {
             id,
-            method,
+            method: ::core::convert::Into::into(method),
             params,
             extra: ::core::default::Default::default(),
         }
@@ -7576,8 +9140,11 @@ pub struct PaginatedRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PaginatedRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject) -> Self {
         Self {
@@ -7585,6 +9152,15 @@ impl PaginatedRequestParams {
             cursor: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `cursor`.
+    #[must_use]
+    pub fn with_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.cursor = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -7616,8 +9192,11 @@ pub struct PaginatedResult {
 impl PaginatedResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -7625,6 +9204,26 @@ impl PaginatedResult {
             next_cursor: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `nextCursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -7655,15 +9254,27 @@ pub struct ParseError {
 impl ParseError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32700i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(message: ::std::string::String) -> Self {
+    pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             data: ::core::option::Option::None,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `data`.
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.data = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8143,8 +9754,11 @@ impl ProgressNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/progress";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: ProgressNotificationParams) -> Self {
         Self {
@@ -8186,8 +9800,11 @@ pub struct ProgressNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ProgressNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(progress: ::serde_json::Number, progress_token: ProgressToken) -> Self {
         Self {
@@ -8198,6 +9815,33 @@ impl ProgressNotificationParams {
             total: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<NotificationMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `message`.
+    #[must_use]
+    pub fn with_message(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.message = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `total`.
+    #[must_use]
+    pub fn with_total(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Number>,
+    ) -> Self {
+        self.total = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8373,19 +10017,68 @@ pub struct Prompt {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Prompt {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             arguments: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `arguments`.
+    #[must_use]
+    pub fn with_arguments(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<PromptArgument>>,
+    ) -> Self {
+        self.arguments = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8424,17 +10117,46 @@ pub struct PromptArgument {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PromptArgument {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             description: ::core::option::Option::None,
-            name,
+            name: ::core::convert::Into::into(name),
             required: ::core::option::Option::None,
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `required`.
+    #[must_use]
+    pub fn with_required(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.required = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8465,14 +10187,26 @@ impl PromptListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/prompts/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8505,8 +10239,11 @@ pub struct PromptMessage {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl PromptMessage {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(content: ContentBlock, role: Role) -> Self {
         Self {
@@ -8548,15 +10285,27 @@ pub struct PromptReference {
 impl PromptReference {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "ref/prompt";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String) -> Self {
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            name,
+            name: ::core::convert::Into::into(name),
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8589,8 +10338,11 @@ impl ReadResourceRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "resources/read";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: ReadResourceRequestParams) -> Self {
         Self {
@@ -8632,17 +10384,45 @@ pub struct ReadResourceRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ReadResourceRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(meta: RequestMetaObject, uri: ::std::string::String) -> Self {
+    pub fn new(
+        meta: RequestMetaObject,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             meta,
             input_responses: ::core::option::Option::None,
             request_state: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `inputResponses`.
+    #[must_use]
+    pub fn with_input_responses(
+        mut self,
+        value: impl ::core::convert::Into<InputResponses>,
+    ) -> Self {
+        self.input_responses = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `requestState`.
+    #[must_use]
+    pub fn with_request_state(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.request_state = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -8695,21 +10475,36 @@ pub struct ReadResourceResult {
 impl ReadResourceResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        cache_scope: CacheScope,
         contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
-        ttl_ms: u64,
+        hints: CacheHints,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            cache_scope,
+            cache_scope: hints.scope,
             contents,
-            ttl_ms,
+            ttl_ms: hints.ttl_ms,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// The `ttlMs` and `cacheScope` of this result.
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints::new(self.ttl_ms, self.cache_scope)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -8876,8 +10671,11 @@ pub struct ReadResourceResultResponse {
 impl ReadResourceResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: ReadResourceResultResponseResult) -> Self {
         Self {
@@ -9078,15 +10876,29 @@ pub struct Request {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Request {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(method: ::std::string::String) -> Self {
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            method,
+            method: ::core::convert::Into::into(method),
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9266,21 +11078,57 @@ pub struct RequestMetaObject {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl RequestMetaObject {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         client_capabilities: ClientCapabilities,
-        protocol_version: ::std::string::String,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             client_capabilities,
             client_info: ::core::option::Option::None,
             log_level: ::core::option::Option::None,
-            protocol_version,
+            protocol_version: ::core::convert::Into::into(protocol_version),
             progress_token: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `io.modelcontextprotocol/clientInfo`.
+    #[must_use]
+    pub fn with_client_info(
+        mut self,
+        value: impl ::core::convert::Into<Implementation>,
+    ) -> Self {
+        self.client_info = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `io.modelcontextprotocol/logLevel`.
+    #[must_use]
+    pub fn with_log_level(
+        mut self,
+        value: impl ::core::convert::Into<LoggingLevel>,
+    ) -> Self {
+        self.log_level = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `progressToken`.
+    #[must_use]
+    pub fn with_progress_token(
+        mut self,
+        value: impl ::core::convert::Into<ProgressToken>,
+    ) -> Self {
+        self.progress_token = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -9310,8 +11158,11 @@ pub struct RequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl RequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject) -> Self {
         Self {
@@ -9376,20 +11227,122 @@ pub struct Resource {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Resource {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ResourceBuilder {
+        ResourceBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `size`.
+    #[must_use]
+    pub fn with_size(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.size = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`Resource`], from [`Resource::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ResourceBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ResourceBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceBuilder<::std::string::String, F1> {
+        ResourceBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ResourceBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceBuilder<F0, ::std::string::String> {
+        ResourceBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ResourceBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> Resource {
+        Resource {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            name,
+            name: self.0,
             size: ::core::option::Option::None,
             title: ::core::option::Option::None,
-            uri,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -9425,16 +11378,36 @@ pub struct ResourceContents {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceContents {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -9497,20 +11470,122 @@ pub struct ResourceLink {
 impl ResourceLink {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "resource_link";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ResourceLinkBuilder {
+        ResourceLinkBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `size`.
+    #[must_use]
+    pub fn with_size(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.size = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ResourceLink`], from [`ResourceLink::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ResourceLinkBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ResourceLinkBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceLinkBuilder<::std::string::String, F1> {
+        ResourceLinkBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ResourceLinkBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceLinkBuilder<F0, ::std::string::String> {
+        ResourceLinkBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ResourceLinkBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ResourceLink {
+        ResourceLink {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            name,
+            name: self.0,
             size: ::core::option::Option::None,
             title: ::core::option::Option::None,
-            uri,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -9547,14 +11622,26 @@ impl ResourceListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/resources/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9584,13 +11671,19 @@ pub struct ResourceRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(meta: RequestMetaObject, uri: ::std::string::String) -> Self {
+    pub fn new(
+        meta: RequestMetaObject,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             meta,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
     }
@@ -9648,22 +11741,115 @@ pub struct ResourceTemplate {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceTemplate {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        name: ::std::string::String,
-        uri_template: ::std::string::String,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ResourceTemplateBuilder {
+        ResourceTemplateBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
     ) -> Self {
-        Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ResourceTemplate`], from [`ResourceTemplate::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ResourceTemplateBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> ResourceTemplateBuilder<__rt::Unset, F1> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceTemplateBuilder<::std::string::String, F1> {
+        ResourceTemplateBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> ResourceTemplateBuilder<F0, __rt::Unset> {
+    /// Sets `uriTemplate` (required).
+    pub fn uri_template(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ResourceTemplateBuilder<F0, ::std::string::String> {
+        ResourceTemplateBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl ResourceTemplateBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ResourceTemplate {
+        ResourceTemplate {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            name,
+            name: self.0,
             title: ::core::option::Option::None,
-            uri_template,
+            uri_template: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -9697,12 +11883,15 @@ pub struct ResourceTemplateReference {
 impl ResourceTemplateReference {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "ref/resource";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
     }
@@ -9734,8 +11923,11 @@ impl ResourceUpdatedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/resources/updated";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
         Self {
@@ -9771,15 +11963,27 @@ pub struct ResourceUpdatedNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResourceUpdatedNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<NotificationMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9814,15 +12018,27 @@ pub struct Result {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Result {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(result_type: ::std::string::String) -> Self {
+    pub fn new(result_type: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            result_type,
+            result_type: ::core::convert::Into::into(result_type),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<ResultMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9857,14 +12073,28 @@ pub struct ResultMetaObject {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ResultMetaObject {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             server_info: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `io.modelcontextprotocol/serverInfo`.
+    #[must_use]
+    pub fn with_server_info(
+        mut self,
+        value: impl ::core::convert::Into<Implementation>,
+    ) -> Self {
+        self.server_info = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -9903,16 +12133,34 @@ pub struct Root {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Root {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(uri: ::std::string::String) -> Self {
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             name: ::core::option::Option::None,
-            uri,
+            uri: ::core::convert::Into::into(uri),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `name`.
+    #[must_use]
+    pub fn with_name(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.name = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -9942,8 +12190,11 @@ pub struct SamplingMessage {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SamplingMessage {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(content: SamplingMessageContent, role: Role) -> Self {
         Self {
@@ -9952,6 +12203,12 @@ impl SamplingMessage {
             role,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10551,8 +12808,11 @@ pub struct ServerCapabilities {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilities {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -10565,6 +12825,81 @@ impl ServerCapabilities {
             tools: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `completions`.
+    #[must_use]
+    pub fn with_completions(
+        mut self,
+        value: impl ::core::convert::Into<JSONObject>,
+    ) -> Self {
+        self.completions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `experimental`.
+    #[must_use]
+    pub fn with_experimental(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+        >,
+    ) -> Self {
+        self.experimental = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `extensions`.
+    #[must_use]
+    pub fn with_extensions(
+        mut self,
+        value: impl ::core::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, JSONObject>,
+        >,
+    ) -> Self {
+        self.extensions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `logging`.
+    #[must_use]
+    pub fn with_logging(
+        mut self,
+        value: impl ::core::convert::Into<JSONObject>,
+    ) -> Self {
+        self.logging = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `prompts`.
+    #[must_use]
+    pub fn with_prompts(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesPrompts>,
+    ) -> Self {
+        self.prompts = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `resources`.
+    #[must_use]
+    pub fn with_resources(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesResources>,
+    ) -> Self {
+        self.resources = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `tools`.
+    #[must_use]
+    pub fn with_tools(
+        mut self,
+        value: impl ::core::convert::Into<ServerCapabilitiesTools>,
+    ) -> Self {
+        self.tools = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -10595,14 +12930,25 @@ pub struct ServerCapabilitiesPrompts {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesPrompts {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             list_changed: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -10629,8 +12975,11 @@ pub struct ServerCapabilitiesResources {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesResources {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -10638,6 +12987,22 @@ impl ServerCapabilitiesResources {
             subscribe: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `subscribe`.
+    #[must_use]
+    pub fn with_subscribe(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.subscribe = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -10663,14 +13028,25 @@ pub struct ServerCapabilitiesTools {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ServerCapabilitiesTools {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             list_changed: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `listChanged`.
+    #[must_use]
+    pub fn with_list_changed(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -11965,8 +14341,11 @@ pub struct StringSchema {
 impl StringSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -11978,6 +14357,60 @@ impl StringSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `format`.
+    #[must_use]
+    pub fn with_format(
+        mut self,
+        value: impl ::core::convert::Into<StringSchemaFormat>,
+    ) -> Self {
+        self.format = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `maxLength`.
+    #[must_use]
+    pub fn with_max_length(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.max_length = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `minLength`.
+    #[must_use]
+    pub fn with_min_length(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.min_length = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12019,8 +14452,11 @@ pub struct SubscriptionFilter {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SubscriptionFilter {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -12030,6 +14466,50 @@ impl SubscriptionFilter {
             tools_list_changed: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `promptsListChanged`.
+    #[must_use]
+    pub fn with_prompts_list_changed(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.prompts_list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `resourceSubscriptions`.
+    #[must_use]
+    pub fn with_resource_subscriptions(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.resource_subscriptions = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `resourcesListChanged`.
+    #[must_use]
+    pub fn with_resources_list_changed(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.resources_list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `toolsListChanged`.
+    #[must_use]
+    pub fn with_tools_list_changed(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.tools_list_changed = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -12070,8 +14550,11 @@ impl SubscriptionsAcknowledgedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/subscriptions/acknowledged";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(params: SubscriptionsAcknowledgedNotificationParams) -> Self {
         Self {
@@ -12112,8 +14595,11 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SubscriptionsAcknowledgedNotificationParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(notifications: SubscriptionFilter) -> Self {
         Self {
@@ -12121,6 +14607,15 @@ impl SubscriptionsAcknowledgedNotificationParams {
             notifications,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(
+        mut self,
+        value: impl ::core::convert::Into<NotificationMetaObject>,
+    ) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12156,8 +14651,11 @@ impl SubscriptionsListenRequest {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "subscriptions/listen";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, params: SubscriptionsListenRequestParams) -> Self {
         Self {
@@ -12198,8 +14696,11 @@ pub struct SubscriptionsListenRequestParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SubscriptionsListenRequestParams {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject, notifications: SubscriptionFilter) -> Self {
         Self {
@@ -12239,8 +14740,11 @@ pub struct SubscriptionsListenResult {
 impl SubscriptionsListenResult {
     /// The constant value of `resultType`.
     pub const RESULT_TYPE: &'static str = "complete";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: SubscriptionsListenResultMetaObject) -> Self {
         Self {
@@ -12290,8 +14794,11 @@ pub struct SubscriptionsListenResultMetaObject {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl SubscriptionsListenResultMetaObject {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(subscription_id: RequestId) -> Self {
         Self {
@@ -12299,6 +14806,17 @@ impl SubscriptionsListenResultMetaObject {
             subscription_id,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `io.modelcontextprotocol/serverInfo`.
+    #[must_use]
+    pub fn with_server_info(
+        mut self,
+        value: impl ::core::convert::Into<Implementation>,
+    ) -> Self {
+        self.server_info = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -12336,8 +14854,11 @@ pub struct SubscriptionsListenResultResponse {
 impl SubscriptionsListenResultResponse {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: RequestId, result: SubscriptionsListenResult) -> Self {
         Self {
@@ -12379,16 +14900,36 @@ pub struct TextContent {
 impl TextContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "text";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(text: ::std::string::String) -> Self {
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
-            text,
+            text: ::core::convert::Into::into(text),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<Annotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -12421,15 +14962,71 @@ pub struct TextResourceContents {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TextResourceContents {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(text: ::std::string::String, uri: ::std::string::String) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> TextResourceContentsBuilder {
+        TextResourceContentsBuilder(__rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `mimeType`.
+    #[must_use]
+    pub fn with_mime_type(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.mime_type = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+}
+/// Builder of [`TextResourceContents`], from [`TextResourceContents::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct TextResourceContentsBuilder<F0 = __rt::Unset, F1 = __rt::Unset>(F0, F1);
+impl<F1> TextResourceContentsBuilder<__rt::Unset, F1> {
+    /// Sets `text` (required).
+    pub fn text(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TextResourceContentsBuilder<::std::string::String, F1> {
+        TextResourceContentsBuilder(::core::convert::Into::into(value), self.1)
+    }
+}
+impl<F0> TextResourceContentsBuilder<F0, __rt::Unset> {
+    /// Sets `uri` (required).
+    pub fn uri(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TextResourceContentsBuilder<F0, ::std::string::String> {
+        TextResourceContentsBuilder(self.0, ::core::convert::Into::into(value))
+    }
+}
+impl TextResourceContentsBuilder<::std::string::String, ::std::string::String> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> TextResourceContents {
+        TextResourceContents {
             meta: ::core::option::Option::None,
             mime_type: ::core::option::Option::None,
-            text,
-            uri,
+            text: self.0,
+            uri: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -12470,8 +15067,11 @@ pub struct TitledMultiSelectEnumSchema {
 impl TitledMultiSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "array";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(items: TitledMultiSelectEnumSchemaItems) -> Self {
         Self {
@@ -12483,6 +15083,51 @@ impl TitledMultiSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `maxItems`.
+    #[must_use]
+    pub fn with_max_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.max_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `minItems`.
+    #[must_use]
+    pub fn with_min_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.min_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12512,8 +15157,11 @@ pub struct TitledMultiSelectEnumSchemaItems {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TitledMultiSelectEnumSchemaItems {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(any_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>) -> Self {
         Self {
@@ -12553,8 +15201,11 @@ pub struct TitledSingleSelectEnumSchema {
 impl TitledSingleSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>) -> Self {
         Self {
@@ -12564,6 +15215,35 @@ impl TitledSingleSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12594,13 +15274,67 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl TitledSingleSelectEnumSchemaOneOfItem {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(const_: ::std::string::String, title: ::std::string::String) -> Self {
-        Self {
-            const_,
-            title,
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> TitledSingleSelectEnumSchemaOneOfItemBuilder {
+        TitledSingleSelectEnumSchemaOneOfItemBuilder(__rt::Unset, __rt::Unset)
+    }
+}
+/// Builder of [`TitledSingleSelectEnumSchemaOneOfItem`], from [`TitledSingleSelectEnumSchemaOneOfItem::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct TitledSingleSelectEnumSchemaOneOfItemBuilder<
+    F0 = __rt::Unset,
+    F1 = __rt::Unset,
+>(
+    F0,
+    F1,
+);
+impl<F1> TitledSingleSelectEnumSchemaOneOfItemBuilder<__rt::Unset, F1> {
+    /// Sets `const` (required).
+    pub fn const_(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TitledSingleSelectEnumSchemaOneOfItemBuilder<::std::string::String, F1> {
+        TitledSingleSelectEnumSchemaOneOfItemBuilder(
+            ::core::convert::Into::into(value),
+            self.1,
+        )
+    }
+}
+impl<F0> TitledSingleSelectEnumSchemaOneOfItemBuilder<F0, __rt::Unset> {
+    /// Sets `title` (required).
+    pub fn title(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> TitledSingleSelectEnumSchemaOneOfItemBuilder<F0, ::std::string::String> {
+        TitledSingleSelectEnumSchemaOneOfItemBuilder(
+            self.0,
+            ::core::convert::Into::into(value),
+        )
+    }
+}
+impl TitledSingleSelectEnumSchemaOneOfItemBuilder<
+    ::std::string::String,
+    ::std::string::String,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> TitledSingleSelectEnumSchemaOneOfItem {
+        TitledSingleSelectEnumSchemaOneOfItem {
+            const_: self.0,
+            title: self.1,
             extra: ::core::default::Default::default(),
         }
     }
@@ -12675,21 +15409,84 @@ pub struct Tool {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl Tool {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(input_schema: ToolInputSchema, name: ::std::string::String) -> Self {
+    pub fn new(
+        input_schema: ToolInputSchema,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             annotations: ::core::option::Option::None,
             description: ::core::option::Option::None,
             icons: ::core::option::Option::None,
             input_schema,
-            name,
+            name: ::core::convert::Into::into(name),
             output_schema: ::core::option::Option::None,
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `annotations`.
+    #[must_use]
+    pub fn with_annotations(
+        mut self,
+        value: impl ::core::convert::Into<ToolAnnotations>,
+    ) -> Self {
+        self.annotations = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `icons`.
+    #[must_use]
+    pub fn with_icons(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<Icon>>,
+    ) -> Self {
+        self.icons = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `outputSchema`.
+    #[must_use]
+    pub fn with_output_schema(
+        mut self,
+        value: impl ::core::convert::Into<ToolOutputSchema>,
+    ) -> Self {
+        self.output_schema = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12751,8 +15548,11 @@ pub struct ToolAnnotations {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ToolAnnotations {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
@@ -12763,6 +15563,59 @@ impl ToolAnnotations {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `destructiveHint`.
+    #[must_use]
+    pub fn with_destructive_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.destructive_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `idempotentHint`.
+    #[must_use]
+    pub fn with_idempotent_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.idempotent_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `openWorldHint`.
+    #[must_use]
+    pub fn with_open_world_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.open_world_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `readOnlyHint`.
+    #[must_use]
+    pub fn with_read_only_hint(
+        mut self,
+        value: impl ::core::convert::Into<bool>,
+    ) -> Self {
+        self.read_only_hint = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12793,14 +15646,26 @@ pub struct ToolChoice {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ToolChoice {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             mode: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `mode`.
+    #[must_use]
+    pub fn with_mode(
+        mut self,
+        value: impl ::core::convert::Into<ToolChoiceMode>,
+    ) -> Self {
+        self.mode = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12840,14 +15705,26 @@ pub struct ToolInputSchema {
 impl ToolInputSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "object";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             schema: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `$schema`.
+    #[must_use]
+    pub fn with_schema(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.schema = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12877,14 +15754,26 @@ impl ToolListChangedNotification {
     pub const JSONRPC: &'static str = "2.0";
     /// The constant value of `method`.
     pub const METHOD: &'static str = "notifications/tools/list_changed";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             params: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `params`.
+    #[must_use]
+    pub fn with_params(
+        mut self,
+        value: impl ::core::convert::Into<NotificationParams>,
+    ) -> Self {
+        self.params = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12915,14 +15804,26 @@ pub struct ToolOutputSchema {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ToolOutputSchema {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new() -> Self {
         Self {
             schema: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `$schema`.
+    #[must_use]
+    pub fn with_schema(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.schema = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -12969,21 +15870,47 @@ pub struct ToolResultContent {
 impl ToolResultContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "tool_result";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         content: ::std::vec::Vec<ContentBlock>,
-        tool_use_id: ::std::string::String,
+        tool_use_id: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
             content,
             is_error: ::core::option::Option::None,
             structured_content: ::core::option::Option::None,
-            tool_use_id,
+            tool_use_id: ::core::convert::Into::into(tool_use_id),
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `isError`.
+    #[must_use]
+    pub fn with_is_error(mut self, value: impl ::core::convert::Into<bool>) -> Self {
+        self.is_error = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `structuredContent`.
+    #[must_use]
+    pub fn with_structured_content(
+        mut self,
+        value: impl ::core::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.structured_content = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
     }
 }
 __rt::struct_serde! {
@@ -13024,19 +15951,81 @@ pub struct ToolUseContent {
 impl ToolUseContent {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "tool_use";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        id: ::std::string::String,
-        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        name: ::std::string::String,
-    ) -> Self {
-        Self {
+    /// A builder: two required properties of this type have the same
+    /// Rust type, so there is no positional `new` (arguments could be
+    /// swapped silently). Set each required property by name, then
+    /// `build()`; set optional ones with the `with_*` methods.
+    pub fn builder() -> ToolUseContentBuilder {
+        ToolUseContentBuilder(__rt::Unset, __rt::Unset, __rt::Unset)
+    }
+    /// Sets the optional `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, value: impl ::core::convert::Into<MetaObject>) -> Self {
+        self.meta = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+}
+/// Builder of [`ToolUseContent`], from [`ToolUseContent::builder`]: two of its
+/// required properties have the same Rust type, so they are set by name.
+///
+/// Each required property's setter (named like the field) can be called
+/// once: that property's type parameter (in schema order) goes from
+/// `mcp_types::Unset` to the field's type, and `build()` exists only once
+/// all are set. "No method named `build`" means a property is missing: the
+/// one whose parameter is still `Unset` (compiler messages leave out trailing
+/// `Unset` parameters); "no method named" a setter means it was already
+/// called. Optional properties are set on the built value with its `with_*`
+/// methods.
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct ToolUseContentBuilder<F0 = __rt::Unset, F1 = __rt::Unset, F2 = __rt::Unset>(
+    F0,
+    F1,
+    F2,
+);
+impl<F1, F2> ToolUseContentBuilder<__rt::Unset, F1, F2> {
+    /// Sets `id` (required).
+    pub fn id(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ToolUseContentBuilder<::std::string::String, F1, F2> {
+        ToolUseContentBuilder(::core::convert::Into::into(value), self.1, self.2)
+    }
+}
+impl<F0, F2> ToolUseContentBuilder<F0, __rt::Unset, F2> {
+    /// Sets `input` (required).
+    pub fn input(
+        self,
+        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> ToolUseContentBuilder<
+        F0,
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        F2,
+    > {
+        ToolUseContentBuilder(self.0, value, self.2)
+    }
+}
+impl<F0, F1> ToolUseContentBuilder<F0, F1, __rt::Unset> {
+    /// Sets `name` (required).
+    pub fn name(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> ToolUseContentBuilder<F0, F1, ::std::string::String> {
+        ToolUseContentBuilder(self.0, self.1, ::core::convert::Into::into(value))
+    }
+}
+impl ToolUseContentBuilder<
+    ::std::string::String,
+    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ::std::string::String,
+> {
+    /// The value, every optional property absent and no extra keys.
+    pub fn build(self) -> ToolUseContent {
+        ToolUseContent {
             meta: ::core::option::Option::None,
-            id,
-            input,
-            name,
+            id: self.0,
+            input: self.1,
+            name: self.2,
             extra: ::core::default::Default::default(),
         }
     }
@@ -13073,8 +16062,11 @@ pub struct UnsupportedProtocolVersionError {
 impl UnsupportedProtocolVersionError {
     /// The constant value of `jsonrpc`.
     pub const JSONRPC: &'static str = "2.0";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(error: UnsupportedProtocolVersionErrorError) -> Self {
         Self {
@@ -13082,6 +16074,12 @@ impl UnsupportedProtocolVersionError {
             id: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `id`.
+    #[must_use]
+    pub fn with_id(mut self, value: impl ::core::convert::Into<RequestId>) -> Self {
+        self.id = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13113,16 +16111,19 @@ pub struct UnsupportedProtocolVersionErrorError {
 impl UnsupportedProtocolVersionErrorError {
     /// The constant value of `code`.
     pub const CODE: i64 = -32022i64;
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         data: UnsupportedProtocolVersionErrorErrorData,
-        message: ::std::string::String,
+        message: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
             data,
-            message,
+            message: ::core::convert::Into::into(message),
             extra: ::core::default::Default::default(),
         }
     }
@@ -13154,15 +16155,18 @@ pub struct UnsupportedProtocolVersionErrorErrorData {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl UnsupportedProtocolVersionErrorErrorData {
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        requested: ::std::string::String,
+        requested: impl ::core::convert::Into<::std::string::String>,
         supported: ::std::vec::Vec<::std::string::String>,
     ) -> Self {
         Self {
-            requested,
+            requested: ::core::convert::Into::into(requested),
             supported,
             extra: ::core::default::Default::default(),
         }
@@ -13204,8 +16208,11 @@ pub struct UntitledMultiSelectEnumSchema {
 impl UntitledMultiSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "array";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(items: UntitledMultiSelectEnumSchemaItems) -> Self {
         Self {
@@ -13217,6 +16224,51 @@ impl UntitledMultiSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `maxItems`.
+    #[must_use]
+    pub fn with_max_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.max_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `minItems`.
+    #[must_use]
+    pub fn with_min_items(mut self, value: impl ::core::convert::Into<i64>) -> Self {
+        self.min_items = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -13248,8 +16300,11 @@ pub struct UntitledMultiSelectEnumSchemaItems {
 impl UntitledMultiSelectEnumSchemaItems {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(enum_: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -13289,8 +16344,11 @@ pub struct UntitledSingleSelectEnumSchema {
 impl UntitledSingleSelectEnumSchema {
     /// The constant value of `type`.
     pub const TYPE: &'static str = "string";
-    /// A value with the required properties given, every optional one
-    /// absent and no extra keys.
+    /// A value with the required properties given (in schema order,
+    /// cache hints last), every optional one absent (set them with
+    /// the `with_*` methods) and no extra keys. Types with two
+    /// required properties of the same Rust type have `builder()`
+    /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(enum_: ::std::vec::Vec<::std::string::String>) -> Self {
         Self {
@@ -13300,6 +16358,35 @@ impl UntitledSingleSelectEnumSchema {
             title: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
+    }
+    /// Sets the optional `default`.
+    #[must_use]
+    pub fn with_default(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.default = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
+    }
+    /// Sets the optional `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::core::option::Option::Some(
+            ::core::convert::Into::into(value),
+        );
+        self
+    }
+    /// Sets the optional `title`.
+    #[must_use]
+    pub fn with_title(
+        mut self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.title = ::core::option::Option::Some(::core::convert::Into::into(value));
+        self
     }
 }
 __rt::struct_serde! {
@@ -14046,4 +17133,76 @@ pub fn union_choices_named(
                 type_name: type_name.into(),
             })
         })
+}
+pub mod prelude {
+    //! Every type of this module, for `use …::prelude::*`: schema types
+    //! whose names would shadow Rust's (`Result`, `Error`) are exported
+    //! as `ResultObject` and `ErrorObject`.
+    pub use super::{
+        Annotations, AudioContent, AudioContentBuilder, BaseMetadata,
+        BlobResourceContents, BlobResourceContentsBuilder, BooleanSchema, CacheHints,
+        CacheScope, CacheableResult, CallToolRequest, CallToolRequestParams,
+        CallToolResult, CallToolResultResponse, CallToolResultResponseResult,
+        CancelledNotification, CancelledNotificationParams, ClientCapabilities,
+        ClientCapabilitiesElicitation, ClientCapabilitiesSampling, ClientNotification,
+        ClientRequest, ClientResult, CompleteRequest, CompleteRequestParams,
+        CompleteRequestParamsArgument, CompleteRequestParamsArgumentBuilder,
+        CompleteRequestParamsContext, CompleteRequestParamsRef, CompleteResult,
+        CompleteResultCompletion, CompleteResultResponse, ContentBlock,
+        CreateMessageRequest, CreateMessageRequestParams,
+        CreateMessageRequestParamsIncludeContext, CreateMessageResult, Cursor,
+        DiscoverRequest, DiscoverResult, DiscoverResultResponse, ElicitRequest,
+        ElicitRequestFormParams, ElicitRequestFormParamsRequestedSchema,
+        ElicitRequestParams, ElicitRequestURLParams, ElicitRequestURLParamsBuilder,
+        ElicitResult, ElicitResultAction, ElicitResultContentValue, EmbeddedResource,
+        EmbeddedResourceResource, EmptyResult, EnumSchema, GetPromptRequest,
+        GetPromptRequestParams, GetPromptResult, GetPromptResultResponse,
+        GetPromptResultResponseResult, HeaderMismatchError, HeaderMismatchErrorError,
+        Icon, IconTheme, Icons, ImageContent, ImageContentBuilder, Implementation,
+        ImplementationBuilder, InputRequest, InputRequests, InputRequiredResult,
+        InputResponse, InputResponseRequestParams, InputResponses, InternalError,
+        InvalidParamsError, InvalidRequestError, JSONArray, JSONObject,
+        JSONRPCErrorResponse, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest,
+        JSONRPCResponse, JSONRPCResultResponse, JSONValue, LegacyTitledEnumSchema,
+        ListPromptsRequest, ListPromptsResult, ListPromptsResultResponse,
+        ListResourceTemplatesRequest, ListResourceTemplatesResult,
+        ListResourceTemplatesResultResponse, ListResourcesRequest, ListResourcesResult,
+        ListResourcesResultResponse, ListRootsRequest, ListRootsRequestParams,
+        ListRootsResult, ListToolsRequest, ListToolsResult, ListToolsResultResponse,
+        LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParams,
+        MetaObject, MethodNotFoundError, MissingRequiredClientCapabilityError,
+        MissingRequiredClientCapabilityErrorError,
+        MissingRequiredClientCapabilityErrorErrorData, ModelHint, ModelPreferences,
+        MultiSelectEnumSchema, Notification, NotificationMetaObject, NotificationParams,
+        NumberSchema, NumberSchemaType, PaginatedRequest, PaginatedRequestParams,
+        PaginatedResult, ParseError, PrimitiveSchemaDefinition, ProgressNotification,
+        ProgressNotificationParams, ProgressToken, Prompt, PromptArgument,
+        PromptListChangedNotification, PromptMessage, PromptReference,
+        ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult,
+        ReadResourceResultContentsItem, ReadResourceResultResponse,
+        ReadResourceResultResponseResult, Request, RequestId, RequestMetaObject,
+        RequestParams, Resource, ResourceBuilder, ResourceContents, ResourceLink,
+        ResourceLinkBuilder, ResourceListChangedNotification, ResourceRequestParams,
+        ResourceTemplate, ResourceTemplateBuilder, ResourceTemplateReference,
+        ResourceUpdatedNotification, ResourceUpdatedNotificationParams, ResultMetaObject,
+        ResultType, Role, Root, SamplingMessage, SamplingMessageContent,
+        SamplingMessageContentBlock, ServerCapabilities, ServerCapabilitiesPrompts,
+        ServerCapabilitiesResources, ServerCapabilitiesTools, ServerNotification,
+        ServerResult, SingleSelectEnumSchema, StringSchema, StringSchemaFormat,
+        SubscriptionFilter, SubscriptionsAcknowledgedNotification,
+        SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequest,
+        SubscriptionsListenRequestParams, SubscriptionsListenResult,
+        SubscriptionsListenResultMetaObject, SubscriptionsListenResultResponse,
+        TextContent, TextResourceContents, TextResourceContentsBuilder,
+        TitledMultiSelectEnumSchema, TitledMultiSelectEnumSchemaItems,
+        TitledSingleSelectEnumSchema, TitledSingleSelectEnumSchemaOneOfItem,
+        TitledSingleSelectEnumSchemaOneOfItemBuilder, Tool, ToolAnnotations, ToolChoice,
+        ToolChoiceMode, ToolInputSchema, ToolListChangedNotification, ToolOutputSchema,
+        ToolResultContent, ToolUseContent, ToolUseContentBuilder,
+        UnsupportedProtocolVersionError, UnsupportedProtocolVersionErrorError,
+        UnsupportedProtocolVersionErrorErrorData, UntitledMultiSelectEnumSchema,
+        UntitledMultiSelectEnumSchemaItems, UntitledSingleSelectEnumSchema,
+    };
+    pub use super::Error as ErrorObject;
+    pub use super::Result as ResultObject;
 }

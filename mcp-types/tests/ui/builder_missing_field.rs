@@ -1,0 +1,6 @@
+// `uri` is required: without it there is no `build()`.
+use mcp_types::v2026_07_28::Resource;
+
+fn main() {
+    let _ = Resource::builder().name("x").build();
+}
