@@ -1020,7 +1020,7 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
                         fn param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
                             <#self_ty>::#table_fn().param_headers(name)
                         }
-                        fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                        fn tool_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
                             <#self_ty>::#table_fn().problems().to_vec()
                         }
                     }
@@ -1042,7 +1042,7 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
                             -> impl #p::Future<Output = #p::HandlerResult<#p::ListResourceTemplatesResult>> + ::core::marker::Send {
                             ::core::future::ready(<#self_ty>::#table_fn().list_templates(&params, ctx))
                         }
-                        fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                        fn resource_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
                             <#self_ty>::#table_fn().problems().to_vec()
                         }
                     }

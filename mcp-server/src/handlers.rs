@@ -100,7 +100,7 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
     /// What is wrong with the tool catalogue (a schema that cannot be made,
     /// a bad `x-mcp-header`); the transports refuse to start while this is
     /// not empty.
-    fn catalogue_problems(&self) -> Vec<String> {
+    fn tool_catalogue_problems(&self) -> Vec<String> {
         Vec::new()
     }
 }
@@ -146,7 +146,7 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
     /// What is wrong with the resource catalogue (a bad URI template, a
     /// URI served twice); the transports refuse to start while this is not
     /// empty.
-    fn catalogue_problems(&self) -> Vec<String> {
+    fn resource_catalogue_problems(&self) -> Vec<String> {
         Vec::new()
     }
 }

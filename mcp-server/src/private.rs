@@ -200,7 +200,7 @@ pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
         dispatch: dispatch_tools::<S>,
         param_headers: <S as ToolsHandler>::param_headers,
-        problems: <S as ToolsHandler>::catalogue_problems,
+        problems: <S as ToolsHandler>::tool_catalogue_problems,
     }
 }
 
@@ -209,7 +209,7 @@ pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
         dispatch: dispatch_resources::<S>,
         param_headers: no_param_headers::<S>,
-        problems: <S as ResourcesHandler>::catalogue_problems,
+        problems: <S as ResourcesHandler>::resource_catalogue_problems,
     }
 }
 

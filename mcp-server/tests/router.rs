@@ -2,8 +2,7 @@
 //! results (or the relevant fields) compared with the expected JSON.
 
 use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::sync::Arc;
 
 use mcp_server::mcp_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ListToolsResult, PaginatedRequestParams,
@@ -16,15 +15,13 @@ use mcp_server::{
 };
 use serde_json::{Value, json};
 
-/// Runs a future that never waits (every handler here is ready at once).
+/// Runs a future on a one-thread runtime.
 fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-    }
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(future)
 }
 
 fn meta() -> Value {
@@ -1023,4 +1020,46 @@ fn tool_router_rejects_bad_tools() {
 
     assert!(tools.names().is_empty());
     assert!(changes.try_recv().is_err(), "nothing was added");
+}
+
+// ---- a catalogue that only the runtime can find wrong ----
+
+/// Either a number or a word: its schema is `anyOf`, not an object.
+#[derive(serde::Deserialize, mcp_server::schemars::JsonSchema)]
+#[schemars(crate = "mcp_server::schemars")]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum NumberOrWord {
+    Number(i64),
+    Word(String),
+}
+
+#[derive(McpServer)]
+#[mcp(name = "broken", version = "1.0.0", tools)]
+struct Broken;
+
+#[router]
+impl Broken {
+    #[tool]
+    fn guess(&self, #[arguments] guess: NumberOrWord) -> String {
+        let _ = guess;
+        String::new()
+    }
+}
+
+#[test]
+fn transports_refuse_a_catalogue_with_problems() {
+    let problems = Broken.catalogue_problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("tool method `guess`"), "{problems:?}");
+    assert!(problems[0].contains("not an object schema"), "{problems:?}");
+    let served = block_on(mcp_server::stdio::serve_with(
+        Arc::new(Broken),
+        &b""[..],
+        tokio::io::sink(),
+        mcp_server::stdio::StdioConfig::default(),
+    ));
+    let error = served.expect_err("refused");
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(error.to_string().contains("guess"), "{error}");
 }

@@ -318,7 +318,7 @@ impl ::mcp_server::__private::ToolsHandler for Notes {
     ) -> ::core::option::Option<::std::vec::Vec<::mcp_server::__private::ParamHeader>> {
         <Notes>::__mcp_tool_table().param_headers(name)
     }
-    fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+    fn tool_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
         <Notes>::__mcp_tool_table().problems().to_vec()
     }
 }
@@ -358,7 +358,7 @@ impl ::mcp_server::__private::ResourcesHandler for Notes {
             <Notes>::__mcp_resource_table().list_templates(&params, ctx),
         )
     }
-    fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+    fn resource_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
         <Notes>::__mcp_resource_table().problems().to_vec()
     }
 }
