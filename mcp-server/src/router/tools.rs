@@ -486,7 +486,43 @@ type DynToolFn =
 /// event hub given to [`with_events`](Self::with_events) (pass the same hub
 /// to the transport's config). A server serves it by delegating its
 /// [`ToolsHandler`](crate::ToolsHandler) methods to the router's methods of
-/// the same names.
+/// the same names:
+///
+/// ```
+/// use mcp_server::mcp_types::v2026_07_28::prelude::*;
+/// use mcp_server::{HandlerResult, McpServer, ParamHeader, RequestContext, ServerEvents};
+/// use mcp_server::{ToolRouter, ToolsHandler};
+///
+/// #[derive(McpServer)]
+/// #[mcp(name = "plugins", version = "1.0.0", tools(list_changed))]
+/// struct Plugins {
+///     tools: ToolRouter,
+/// }
+///
+/// impl ToolsHandler for Plugins {
+///     async fn list_tools(&self, p: PaginatedRequestParams, ctx: &RequestContext) -> HandlerResult<ListToolsResult> {
+///         self.tools.list_tools(p, ctx).await
+///     }
+///     async fn call_tool(&self, p: CallToolRequestParams, ctx: &RequestContext) -> HandlerResult<CallToolResultResponseResult> {
+///         self.tools.call_tool(p, ctx).await
+///     }
+///     fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+///         self.tools.param_headers(name)
+///     }
+/// }
+///
+/// #[derive(serde::Deserialize, mcp_server::schemars::JsonSchema)]
+/// #[schemars(crate = "mcp_server::schemars")]
+/// struct Echo { text: String }
+///
+/// let events = ServerEvents::new(); // also give it to `StdioConfig`/`HttpConfig`
+/// let tools = ToolRouter::new().with_events(events.clone());
+/// tools.add("echo", "Echoes its text", |args: Echo, _ctx| async move { args.text })?;
+/// assert_eq!(tools.names(), ["echo"]);
+/// let server = Plugins { tools };
+/// # let _ = server;
+/// # Ok::<(), String>(())
+/// ```
 #[derive(Clone, Default)]
 pub struct ToolRouter {
     catalogue: Arc<RwLock<Catalogue<DynToolFn>>>,
