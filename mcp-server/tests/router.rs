@@ -240,7 +240,7 @@ fn tools_list_describes_every_tool() {
                         "type": "object",
                         "properties": {
                             "name": {"type": "string", "description": "Who to greet"},
-                            "region": {"type": ["string", "null"], "x-mcp-header": "Region"}
+                            "region": {"type": "string", "x-mcp-header": "Region"}
                         },
                         "required": ["name"]
                     },

@@ -143,6 +143,33 @@ pub fn output_schema_of<T: JsonSchema + ?Sized>() -> Result<ToolOutputSchema, St
     serde_json::from_value(Value::Object(root_object::<T>()?)).map_err(|e| e.to_string())
 }
 
+/// Drops the `null` alternative schemars writes for `Option<T>`: from a
+/// type list (`["string", "null"]` → `"string"`) or an `anyOf` of two.
+fn without_null(schema: &mut schemars::Schema) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            object.insert("type".into(), only);
+        }
+        return;
+    }
+    let null = json!({ "type": "null" });
+    if let Some(Value::Array(any_of)) = object.get("anyOf")
+        && any_of.len() == 2
+        && any_of.contains(&null)
+        && let Some(Value::Object(other)) = any_of.iter().find(|s| **s != null).cloned()
+    {
+        object.remove("anyOf");
+        for (key, value) in other {
+            object.entry(key).or_insert(value);
+        }
+    }
+}
+
 /// Builds the input schema of a tool whose arguments are plain parameters.
 pub struct InputSchemaBuilder {
     generator: SchemaGenerator,
@@ -176,6 +203,12 @@ impl InputSchemaBuilder {
         header: Option<&str>,
     ) -> &mut Self {
         let mut schema = self.generator.subschema_for::<T>();
+        if !required {
+            // An optional argument is one the client leaves out: `Option<T>`
+            // reads `null` as absent, but the schema offers `T` alone (a
+            // header-mirrored argument must keep a primitive type).
+            without_null(&mut schema);
+        }
         let object = schema.ensure_object();
         if let Some(description) = description {
             object.insert("description".into(), json!(description));
@@ -244,12 +277,18 @@ mod tests {
         let mut builder = InputSchemaBuilder::new();
         builder
             .property::<Point>("p", Some("a point"), true, None)
-            .property::<Option<String>>("region", None, false, Some("Region"));
+            .property::<Option<String>>("region", None, false, Some("Region"))
+            .property::<Option<Point>>("origin", None, false, None);
         let value = serde_json::to_value(builder.build().expect("schema")).expect("json");
         assert_eq!(value["properties"]["p"]["$ref"], "#/$defs/Point");
         assert_eq!(value["properties"]["p"]["description"], "a point");
         assert_eq!(value["properties"]["region"]["x-mcp-header"], "Region");
+        assert_eq!(value["properties"]["region"]["type"], "string");
         assert_eq!(value["required"], json!(["p"]));
         assert!(value["$defs"]["Point"].is_object());
+        assert_eq!(
+            value["properties"]["origin"],
+            json!({ "$ref": "#/$defs/Point" })
+        );
     }
 }

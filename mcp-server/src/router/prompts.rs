@@ -25,7 +25,7 @@ pub type PromptArguments = BTreeMap<String, String>;
 /// A value a prompt method may return. A `String` is one user message.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a prompt",
-    note = "return `String` (one user message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, `InputRequiredResult`, or a `HandlerResult` of one of these"
+    note = "return `String` or `&str` (one user message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, `InputRequiredResult`, or a `HandlerResult` of one of these"
 )]
 pub trait IntoPromptResult {
     /// The `prompts/get` answer.
@@ -36,6 +36,12 @@ impl IntoPromptResult for String {
     fn into_prompt_result(self) -> PromptOutcome {
         let text = ContentBlock::TextContent(TextContent::new(self));
         PromptMessage::new(text, Role::User).into_prompt_result()
+    }
+}
+
+impl IntoPromptResult for &str {
+    fn into_prompt_result(self) -> PromptOutcome {
+        self.to_owned().into_prompt_result()
     }
 }
 

@@ -152,14 +152,14 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 pub enum ToolError {
     /// A JSON-RPC error (`-32021` for a missing client capability, …).
     Protocol(ErrorObject),
-    /// A tool result with `isError: true`.
-    Failed(CallToolResult),
+    /// A tool result with `isError: true` (boxed: the error stays small).
+    Failed(Box<CallToolResult>),
 }
 
 impl ToolError {
     /// A failed result whose text is `message`.
     pub fn failed(message: impl fmt::Display) -> Self {
-        Self::Failed(text_result(message.to_string(), true))
+        Self::Failed(Box::new(text_result(message.to_string(), true)))
     }
 }
 
@@ -189,7 +189,7 @@ impl IntoToolError for ToolError {
     fn into_tool_error(self) -> ToolOutcome {
         match self {
             Self::Protocol(error) => Err(error),
-            Self::Failed(result) => Ok(result.into()),
+            Self::Failed(result) => Ok((*result).into()),
         }
     }
 }
