@@ -5,8 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use mcp_types::v2026_07_28::{
     ContentBlock, GetPromptRequestParams, GetPromptResult, GetPromptResultResponseResult,
-    InputRequiredResult, ListPromptsResult, PaginatedRequestParams, Prompt, PromptMessage, Role,
-    TextContent,
+    InputRequiredResult, ListPromptsResult, PaginatedRequestParams, Prompt, PromptMessage,
 };
 
 use super::RetryInput;
@@ -34,8 +33,7 @@ pub trait IntoPromptResult {
 
 impl IntoPromptResult for String {
     fn into_prompt_result(self) -> PromptOutcome {
-        let text = ContentBlock::TextContent(TextContent::new(self));
-        PromptMessage::new(text, Role::User).into_prompt_result()
+        PromptMessage::user(ContentBlock::text(self)).into_prompt_result()
     }
 }
 

@@ -31,14 +31,6 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// What `tools/call` answers: a complete result or an `input_required` one.
 pub type ToolOutcome = HandlerResult<CallToolResultResponseResult>;
 
-fn text_result(text: String, is_error: bool) -> CallToolResult {
-    let mut result = CallToolResult::new(vec![ContentBlock::TextContent(TextContent::new(text))]);
-    if is_error {
-        result.is_error = Some(true);
-    }
-    result
-}
-
 /// A value a tool method may return. An `Err` of a `Result` becomes a
 /// tool result with `isError: true` (a tool failure is a result the model
 /// can read) unless it is a [`ToolError::Protocol`].
@@ -77,13 +69,13 @@ content_results! {
 
 impl IntoToolResult for String {
     fn into_tool_result(self) -> ToolOutcome {
-        Ok(text_result(self, false).into())
+        Ok(CallToolResult::text(self).into())
     }
 }
 
 impl IntoToolResult for &str {
     fn into_tool_result(self) -> ToolOutcome {
-        Ok(text_result(self.to_owned(), false).into())
+        Ok(CallToolResult::text(self.to_owned()).into())
     }
 }
 
@@ -136,9 +128,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
                 "the structured result could not be serialized: {e}"
             ))
         })?;
-        let mut result = text_result(value.to_string(), false);
-        result.structured_content = Some(value);
-        Ok(result.into())
+        Ok(CallToolResult::structured(value).into())
     }
 
     fn output_schema() -> Option<Result<ToolOutputSchema, String>> {
@@ -159,7 +149,7 @@ pub enum ToolError {
 impl ToolError {
     /// A failed result whose text is `message`.
     pub fn failed(message: impl fmt::Display) -> Self {
-        Self::Failed(Box::new(text_result(message.to_string(), true)))
+        Self::Failed(Box::new(CallToolResult::error(message.to_string())))
     }
 }
 
@@ -181,7 +171,7 @@ pub trait IntoToolError {
 
 impl<E: fmt::Display> IntoToolError for E {
     fn into_tool_error(self) -> ToolOutcome {
-        Ok(text_result(self.to_string(), true).into())
+        Ok(CallToolResult::error(self.to_string()).into())
     }
 }
 
@@ -211,7 +201,7 @@ impl<T: IntoToolResult, E: IntoToolError> IntoToolResult for Result<T, E> {
 /// argument, so the model can correct its call (tools spec, "Error
 /// Handling": input validation errors are tool execution errors).
 pub fn argument_failure(error: ArgumentError) -> ToolOutcome {
-    Ok(text_result(error.to_string(), true).into())
+    Ok(CallToolResult::error(error.to_string()).into())
 }
 
 /// One `x-mcp-header` annotation: argument `argument` is mirrored in the
