@@ -108,9 +108,11 @@ fn lists_in_both_eras() {
         assert_eq!(json["era"], era);
         let uris = names(&json["resources"], "uri");
         assert_eq!(uris[..2], ["test://static-text", "test://static-binary"]);
-        // The draft-path resource exists for modern clients only.
-        let stateless = uris.iter().any(|u| u == "test://stateless-static-text");
-        assert_eq!(stateless, era == "modern", "{uris:?}");
+        // One catalogue for both eras (the fixture is a `#[router]`).
+        assert!(
+            uris.iter().any(|u| u == "test://stateless-static-text"),
+            "{uris:?}"
+        );
         assert_eq!(
             names(&json["resourceTemplates"], "uriTemplate"),
             ["test://template/{id}/data"]
@@ -148,7 +150,9 @@ fn prompts_in_both_eras() {
     for era in ["modern", "legacy"] {
         let text = ok(&stdio(era, &["--get-prompt", "test_simple_prompt"]));
         assert!(
-            text.contains("prompt:\n  user: This is a simple prompt for testing.\n"),
+            text.contains(
+                "prompt:\n  description: A simple prompt without arguments\n  user: This is a simple prompt for testing.\n"
+            ),
             "{era}: {text}"
         );
         let args = r#"{"arg1": "one", "arg2": "two"}"#;

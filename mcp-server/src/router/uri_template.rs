@@ -106,10 +106,11 @@ impl UriTemplate {
     }
 }
 
-/// What a `{var}` value may hold: RFC 3986 unreserved characters and
-/// percent-encoded triplets (level 1 expansion encodes everything else).
+/// What a `{var}` value may hold: RFC 3986 unreserved characters,
+/// percent-encoded triplets (level 1 expansion encodes everything else)
+/// and, as in IRIs (RFC 3987), non-ASCII characters written as they are.
 fn simple_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'%')
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'%') || !b.is_ascii()
 }
 
 fn match_parts(parts: &[Part], uri: &str, out: &mut Vec<(String, String)>) -> bool {
