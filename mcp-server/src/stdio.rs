@@ -16,6 +16,15 @@
 //! * **Concurrency**: each request runs in its own task; everything written
 //!   (responses, the request's notifications) goes through one writer task,
 //!   so lines never interleave.
+//! * **Backpressure** ([`StdioConfig::max_in_flight`], default
+//!   [`DEFAULT_MAX_IN_FLIGHT`]): a request holds a slot from the moment it
+//!   is read until its response is written to stdout. With every slot taken
+//!   the server stops reading requests, so memory stays bounded however
+//!   deep the client pipelines. While it waits it still reads ahead one
+//!   line at a time to take client responses and notifications (a request
+//!   waiting on the client, as a legacy server→client request does, must
+//!   see the answer) and keeps the first request it meets for the next
+//!   free slot. `subscriptions/listen` streams take no slot.
 //! * **Bad lines** get their error and the server lives on: `-32700` for
 //!   bad JSON, `-32600` for a batch array or a bad envelope (no `id` in the
 //!   error when it could not be read).
@@ -29,10 +38,10 @@
 //!   that request's task; nothing further is written for it (not even a
 //!   response). A `subscriptions/listen` request is ended the same way.
 //! * **EOF**: the server stops reading, fails any server→client request
-//!   still waiting for the client, ends listen streams, lets in-flight
-//!   requests finish for up to [`StdioConfig::eof_grace`] (so
-//!   `echo '…' | server` still prints its answers), aborts the rest, flushes
-//!   stdout and returns.
+//!   still waiting for the client, ends listen streams, lets every
+//!   in-flight request finish and write its answer (so `echo '…' | server`
+//!   prints all of them; [`StdioConfig::eof_grace`] bounds the wait when
+//!   set), flushes stdout and returns.
 //! * **Eras**: modern requests need no prior `server/discover` (each one is
 //!   checked on its own `_meta`). A legacy `initialize` (without modern
 //!   `_meta`) starts a legacy session scoped to this process; later legacy
@@ -48,7 +57,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::AbortHandle;
 
 use crate::context::{LegacySession, MessageContext};
@@ -61,14 +70,23 @@ use crate::server::McpServer;
 /// The default line limit: 4 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
+/// The default number of requests in flight (read, not yet answered on
+/// stdout): 256, enough to keep every core busy with I/O-bound handlers
+/// while bounding what a deep pipeline can hold in memory.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+
 /// Settings of the stdio transport.
 #[derive(Debug, Clone)]
 pub struct StdioConfig {
     /// The longest accepted line in bytes, newline excluded (default
     /// [`DEFAULT_MAX_LINE_BYTES`]).
     pub max_line_bytes: usize,
-    /// How long in-flight requests may run after stdin closes (default 5 s).
-    pub eof_grace: Duration,
+    /// How many requests may be in flight, from being read until their
+    /// response is written (default [`DEFAULT_MAX_IN_FLIGHT`]; 0 counts as 1).
+    pub max_in_flight: usize,
+    /// How long in-flight requests may run after stdin closes before they
+    /// are aborted; `None` (the default) waits for every answer.
+    pub eof_grace: Option<Duration>,
     /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]`
     /// (default true).
     pub server_info_in_results: bool,
@@ -81,7 +99,8 @@ impl Default for StdioConfig {
     fn default() -> Self {
         Self {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            eof_grace: Duration::from_secs(5),
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            eof_grace: None,
             server_info_in_results: true,
             events: ServerEvents::new(),
         }
@@ -169,10 +188,14 @@ struct InFlight {
     tasks: HashMap<String, Vec<(u64, AbortHandle, bool)>>,
 }
 
+/// A message for stdout, with the slot of the request it answers (freed
+/// once the line is written).
+type Output = (Value, Option<OwnedSemaphorePermit>);
+
 struct Shared {
     in_flight: Mutex<InFlight>,
     changed: Notify,
-    out: mpsc::UnboundedSender<Value>,
+    out: mpsc::UnboundedSender<Output>,
 }
 
 impl Shared {
@@ -184,7 +207,7 @@ impl Shared {
 
     /// Removes task `seq`; true when it was still registered (not
     /// cancelled), in which case its response may be written.
-    fn finish(&self, key: &str, seq: u64, body: Option<Value>) {
+    fn finish(&self, key: &str, seq: u64, body: Option<Value>, slot: Option<OwnedSemaphorePermit>) {
         let mut in_flight = self.in_flight();
         let Some(tasks) = in_flight.tasks.get_mut(key) else {
             return;
@@ -197,10 +220,14 @@ impl Shared {
             in_flight.tasks.remove(key);
         }
         if let Some(body) = body {
-            let _ = self.out.send(body);
+            let _ = self.out.send((body, slot));
         }
         drop(in_flight);
         self.changed.notify_waiters();
+    }
+
+    fn write(&self, message: Value) {
+        let _ = self.out.send((message, None));
     }
 
     fn cancel(&self, key: &str) {
@@ -237,6 +264,107 @@ fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
+/// What the line reader hands to the dispatcher.
+enum Incoming {
+    Line(Vec<u8>),
+    TooLong,
+    End(io::Result<()>),
+}
+
+/// Reads lines into a channel of one: reading stops while the dispatcher
+/// is not taking lines, and a line is never lost when the dispatcher
+/// stops waiting for one.
+async fn read_lines<R: AsyncRead + Unpin>(reader: R, max: usize, tx: mpsc::Sender<Incoming>) {
+    let mut reader = BufReader::new(reader);
+    loop {
+        let mut line = Vec::new();
+        let incoming = match read_line_limited(&mut reader, &mut line, max).await {
+            Err(e) => Incoming::End(Err(e)),
+            Ok(LineRead::Eof) => Incoming::End(Ok(())),
+            Ok(LineRead::TooLong) => Incoming::TooLong,
+            Ok(LineRead::Line) => Incoming::Line(line),
+        };
+        let end = matches!(incoming, Incoming::End(_));
+        if tx.send(incoming).await.is_err() || end {
+            return;
+        }
+    }
+}
+
+/// Lines that need no slot: bad lines (answered at once), over-long ones,
+/// client responses (to server→client requests) and notifications
+/// (cancellation). Returns the parsed message when it is anything else.
+fn triage(line: &[u8], shared: &Shared, peer: &ClientPeer) -> Option<Value> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let message: Value = match serde_json::from_slice(line) {
+        Ok(message) => message,
+        Err(e) => {
+            tracing::debug!(error = %e, "unparsable line");
+            shared.write(json!({ "jsonrpc": "2.0", "error": errors::parse_error() }));
+            return None;
+        }
+    };
+    if is_response(&message) {
+        if !peer.deliver(&message) {
+            tracing::debug!("response to no pending request; ignored");
+        }
+        return None;
+    }
+    if message.get("id").is_none() && message.get("method").and_then(Value::as_str).is_some() {
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
+            && let Some(request_id) = message.pointer("/params/requestId")
+        {
+            tracing::debug!(%request_id, "cancelled by the client");
+            shared.cancel(&id_key(request_id));
+        }
+        // Other notifications are never answered.
+        return None;
+    }
+    Some(message)
+}
+
+fn too_long(shared: &Shared, max: usize) {
+    tracing::warn!(limit = max, "skipped an over-long line");
+    let error = errors::invalid_request(format!(
+        "Message exceeds the {max}-byte line limit; the line was skipped"
+    ));
+    shared.write(json!({ "jsonrpc": "2.0", "error": error }));
+}
+
+/// Waits for a free slot. Meanwhile it keeps taking lines that need none
+/// (a request in flight may be waiting for a client response), and keeps
+/// the first line that does in `held`, after which it only waits.
+async fn free_slot(
+    slots: &Arc<Semaphore>,
+    lines: &mut mpsc::Receiver<Incoming>,
+    held: &mut Option<Incoming>,
+    shared: &Shared,
+    peer: &ClientPeer,
+    max_line_bytes: usize,
+) -> Option<OwnedSemaphorePermit> {
+    loop {
+        if held.is_some() {
+            return Arc::clone(slots).acquire_owned().await.ok();
+        }
+        tokio::select! {
+            biased;
+            slot = Arc::clone(slots).acquire_owned() => return slot.ok(),
+            incoming = lines.recv() => match incoming {
+                Some(Incoming::Line(line)) => {
+                    if triage(&line, shared, peer).is_some() {
+                        *held = Some(Incoming::Line(line));
+                    }
+                }
+                Some(Incoming::TooLong) => too_long(shared, max_line_bytes),
+                Some(end @ Incoming::End(_)) => *held = Some(end),
+                None => *held = Some(Incoming::End(Ok(()))),
+            },
+        }
+    }
+}
+
 /// Serves `server` on any reader/writer pair (stdin/stdout, an in-memory
 /// duplex in tests) until the reader reaches EOF. Returns write errors
 /// (a closed stdout) and read errors.
@@ -252,7 +380,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     crate::server::check_catalogue(&*server)?;
-    let (out, rx) = mpsc::unbounded_channel::<Value>();
+    let (out, rx) = mpsc::unbounded_channel::<Output>();
     let writer_task = tokio::spawn(write_loop(writer, rx));
     let shared = Arc::new(Shared {
         in_flight: Mutex::default(),
@@ -260,123 +388,115 @@ where
         out,
     });
     let peer = ClientPeer::new();
-    let session: Arc<Mutex<Option<LegacySession>>> = Arc::default();
-    let mut legacy_forwarder: Option<tokio::task::JoinHandle<()>> = None;
-    let seq = AtomicU64::new(0);
-    let mut reader = BufReader::new(reader);
-    let mut line = Vec::new();
-    let read_result = loop {
-        line.clear();
-        match read_line_limited(&mut reader, &mut line, config.max_line_bytes).await {
-            Err(e) => break Err(e),
-            Ok(LineRead::Eof) => break Ok(()),
-            Ok(LineRead::TooLong) => {
-                tracing::warn!(limit = config.max_line_bytes, "skipped an over-long line");
-                let error = errors::invalid_request(format!(
-                    "Message exceeds the {}-byte line limit; the line was skipped",
-                    config.max_line_bytes
-                ));
-                let _ = shared.out.send(json!({ "jsonrpc": "2.0", "error": error }));
-                continue;
-            }
-            Ok(LineRead::Line) => {}
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let message: Value = match serde_json::from_slice(&line) {
-            Ok(message) => message,
-            Err(e) => {
-                tracing::debug!(error = %e, "unparsable line");
-                let _ = shared
-                    .out
-                    .send(json!({ "jsonrpc": "2.0", "error": errors::parse_error() }));
-                continue;
-            }
-        };
-        if is_response(&message) {
-            if !peer.deliver(&message) {
-                tracing::debug!("response to no pending request; ignored");
-            }
-            continue;
-        }
-        let method = message
-            .get("method")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let id = message.get("id").cloned();
-        if id.is_none() && method.is_some() {
-            if method.as_deref() == Some("notifications/cancelled")
-                && let Some(request_id) = message.pointer("/params/requestId")
-            {
-                tracing::debug!(%request_id, "cancelled by the client");
-                shared.cancel(&id_key(request_id));
-            }
-            // Other notifications are never answered.
-            continue;
-        }
-        let current_session = session
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let sink_out = shared.out.clone();
-        let mut ctx = MessageContext::stdio()
-            .with_sink(move |message| {
-                let _ = sink_out.send(message);
-            })
-            .with_peer(peer.clone())
-            .with_events(config.events.clone())
-            .with_server_info_in_results(config.server_info_in_results);
-        if let Some(current) = current_session {
-            ctx = ctx.with_legacy_session(current);
-        }
-        let Some(id) = id else {
-            // Not a request and not a notification: the entry point
-            // answers with the envelope error.
-            let outcome = server.handle_value(message, &ctx).await;
-            if let Some(body) = outcome.body {
-                let _ = shared.out.send(body);
-            }
-            continue;
-        };
-        if method.as_deref() == Some("initialize") {
-            // Handled inline, so the session exists before the next line.
-            let outcome = server.handle_value(message, &ctx).await;
-            if let Some(new_session) = outcome.new_legacy_session {
-                tracing::info!(version = %new_session.protocol_version, "legacy session started");
-                if let Some(old) = legacy_forwarder.take() {
-                    old.abort();
+    let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    let (lines_tx, mut lines) = mpsc::channel::<Incoming>(1);
+    let reading = read_lines(reader, config.max_line_bytes, lines_tx);
+    let dispatching = async {
+        let session: Arc<Mutex<Option<LegacySession>>> = Arc::default();
+        let mut legacy_forwarder: Option<tokio::task::JoinHandle<()>> = None;
+        let seq = AtomicU64::new(0);
+        let mut held: Option<Incoming> = None;
+        let read_result = loop {
+            let incoming = match held.take() {
+                Some(incoming) => incoming,
+                None => lines.recv().await.unwrap_or(Incoming::End(Ok(()))),
+            };
+            let line = match incoming {
+                Incoming::End(result) => break result,
+                Incoming::TooLong => {
+                    too_long(&shared, config.max_line_bytes);
+                    continue;
                 }
-                legacy_forwarder = Some(tokio::spawn(forward_legacy_events::<S>(
-                    config.events.clone(),
-                    new_session.clone(),
-                    shared.out.clone(),
-                )));
-                *session.lock().unwrap_or_else(PoisonError::into_inner) = Some(new_session);
+                Incoming::Line(line) => line,
+            };
+            let Some(message) = triage(&line, &shared, &peer) else {
+                continue;
+            };
+            drop(line);
+            let method = message
+                .get("method")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let current_session = session
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            let sink_out = shared.out.clone();
+            let mut ctx = MessageContext::stdio()
+                .with_sink(move |message| {
+                    let _ = sink_out.send((message, None));
+                })
+                .with_peer(peer.clone())
+                .with_events(config.events.clone())
+                .with_server_info_in_results(config.server_info_in_results);
+            if let Some(current) = current_session {
+                ctx = ctx.with_legacy_session(current);
             }
-            if let Some(body) = outcome.body {
-                let _ = shared.out.send(body);
+            let Some(id) = message.get("id").cloned() else {
+                // Not a request and not a notification: the entry point
+                // answers with the envelope error.
+                let outcome = server.handle_value(message, &ctx).await;
+                if let Some(body) = outcome.body {
+                    shared.write(body);
+                }
+                continue;
+            };
+            if method.as_deref() == Some("initialize") {
+                // Handled inline, so the session exists before the next line.
+                let outcome = server.handle_value(message, &ctx).await;
+                if let Some(new_session) = outcome.new_legacy_session {
+                    tracing::info!(version = %new_session.protocol_version, "legacy session started");
+                    if let Some(old) = legacy_forwarder.take() {
+                        old.abort();
+                    }
+                    legacy_forwarder = Some(tokio::spawn(forward_legacy_events::<S>(
+                        config.events.clone(),
+                        new_session.clone(),
+                        shared.out.clone(),
+                    )));
+                    *session.lock().unwrap_or_else(PoisonError::into_inner) = Some(new_session);
+                }
+                if let Some(body) = outcome.body {
+                    shared.write(body);
+                }
+                continue;
             }
-            continue;
-        }
-        let key = id_key(&id);
-        let task_seq = seq.fetch_add(1, Ordering::Relaxed);
-        let is_listen = method.as_deref() == Some("subscriptions/listen");
-        let task_server = Arc::clone(&server);
-        let task_shared = Arc::clone(&shared);
-        let task_key = key.clone();
-        let mut in_flight = shared.in_flight();
-        let handle = tokio::spawn(async move {
-            let outcome = task_server.handle_value(message, &ctx).await;
-            task_shared.finish(&task_key, task_seq, outcome.body);
-        });
-        in_flight
-            .tasks
-            .entry(key)
-            .or_default()
-            .push((task_seq, handle.abort_handle(), is_listen));
-        drop(in_flight);
+            let is_listen = method.as_deref() == Some("subscriptions/listen");
+            // A listen stream lives until cancelled: it takes no slot.
+            let slot = if is_listen {
+                None
+            } else {
+                free_slot(
+                    &slots,
+                    &mut lines,
+                    &mut held,
+                    &shared,
+                    &peer,
+                    config.max_line_bytes,
+                )
+                .await
+            };
+            let key = id_key(&id);
+            let task_seq = seq.fetch_add(1, Ordering::Relaxed);
+            let task_server = Arc::clone(&server);
+            let task_shared = Arc::clone(&shared);
+            let task_key = key.clone();
+            let mut in_flight = shared.in_flight();
+            let handle = tokio::spawn(async move {
+                let outcome = task_server.handle_value(message, &ctx).await;
+                task_shared.finish(&task_key, task_seq, outcome.body, slot);
+            });
+            in_flight.tasks.entry(key).or_default().push((
+                task_seq,
+                handle.abort_handle(),
+                is_listen,
+            ));
+            drop(in_flight);
+        };
+        (read_result, legacy_forwarder)
     };
+    // The reader ends at EOF; the dispatcher when it has taken the end.
+    let ((), (read_result, legacy_forwarder)) = tokio::join!(reading, dispatching);
     // EOF (or a read error): wind down.
     peer.close();
     shared.abort_where(|listen| listen);
@@ -392,12 +512,14 @@ where
             changed.await;
         }
     };
-    if tokio::time::timeout(config.eof_grace, wait_idle)
-        .await
-        .is_err()
-    {
-        tracing::warn!("requests still running after stdin closed; aborting them");
-        shared.abort_where(|_| true);
+    match config.eof_grace {
+        None => wait_idle.await,
+        Some(grace) => {
+            if tokio::time::timeout(grace, wait_idle).await.is_err() {
+                tracing::warn!("requests still running after stdin closed; aborting them");
+                shared.abort_where(|_| true);
+            }
+        }
     }
     drop(shared);
     let write_result = writer_task
@@ -409,12 +531,14 @@ where
 /// Writes each message as one line, flushing when the queue is empty.
 async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
-    mut rx: mpsc::UnboundedReceiver<Value>,
+    mut rx: mpsc::UnboundedReceiver<Output>,
 ) -> io::Result<()> {
-    while let Some(message) = rx.recv().await {
+    while let Some((message, slot)) = rx.recv().await {
         let mut bytes = serde_json::to_vec(&message).map_err(io::Error::other)?;
         bytes.push(b'\n');
         writer.write_all(&bytes).await?;
+        // The request's slot frees once its answer is on its way.
+        drop(slot);
         if rx.is_empty() {
             writer.flush().await?;
         }
@@ -426,14 +550,14 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 async fn forward_legacy_events<S: McpServer>(
     events: ServerEvents,
     session: LegacySession,
-    out: mpsc::UnboundedSender<Value>,
+    out: mpsc::UnboundedSender<Output>,
 ) {
     let mut rx = events.subscribe();
     loop {
         match rx.recv().await {
             Ok(event) => {
                 if let Some(message) = legacy_notification(S::declaration(), &session, &event)
-                    && out.send(message).is_err()
+                    && out.send((message, None)).is_err()
                 {
                     return;
                 }
