@@ -166,6 +166,13 @@ async fn http_json_answers_and_statuses() {
     let ok = post(&addr, &request(1, "server/discover", json!({})), &[]).await;
     assert_eq!(ok.status, 200);
     assert_eq!(ok.header("content-type"), Some("application/json"));
+    // A whole JSON answer has its length, not chunked encoding.
+    assert_eq!(ok.header("transfer-encoding"), None);
+    assert_eq!(
+        ok.header("content-length")
+            .and_then(|n| n.parse::<usize>().ok()),
+        Some(ok.body.len())
+    );
     assert_eq!(ok.json()["result"]["resultType"], "complete");
     assert!(ok.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
 

@@ -372,6 +372,16 @@ impl hyper::body::Body for Body {
     fn is_end_stream(&self) -> bool {
         matches!(&self.kind, BodyKind::Full(None))
     }
+
+    /// Exact for a whole buffer, so hyper sends `Content-Length` rather
+    /// than chunked encoding.
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match &self.kind {
+            BodyKind::Full(Some(bytes)) => hyper::body::SizeHint::with_exact(bytes.len() as u64),
+            BodyKind::Full(None) => hyper::body::SizeHint::with_exact(0),
+            BodyKind::Stream { .. } => hyper::body::SizeHint::default(),
+        }
+    }
 }
 
 /// Aborts a task when dropped (a closed response cancels its handler).
