@@ -5,8 +5,10 @@
 //   MODE    legacy | auto | pin   (pin = {pin: '2026-07-28'})
 //   TARGET  an http(s):// URL, or a command line to start over stdio
 //
-// Connects, prints era and version, lists tools, calls test_simple_text.
-// Exit 0 when the text is right and the era matches the mode.
+// Connects, prints era and version, lists tools, calls test_simple_text,
+// then an unknown tool, which must come back as a JSON-RPC error (-32602),
+// not as a transport error (an HTTP status the client cannot read).
+// Exit 0 when the text is right, the error is, and the era matches the mode.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -30,8 +32,17 @@ try {
   const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
   const text = result.content?.[0]?.text;
   console.log(`call test_simple_text -> ${JSON.stringify(text)}`);
+  let unknown;
+  try {
+    await client.callTool({ name: 'no_such_tool', arguments: {} });
+    unknown = 'no error';
+  } catch (e) {
+    unknown = e?.code === -32602 ? 'jsonrpc -32602' : `other: ${e?.name} code=${e?.code} ${e?.message}`;
+  }
+  console.log(`call no_such_tool -> ${unknown}`);
   const wantEra = mode === 'legacy' ? 'legacy' : 'modern';
-  const ok = text === EXPECTED && String(era).toLowerCase().includes(wantEra) && tools.includes('test_simple_text');
+  const ok = text === EXPECTED && String(era).toLowerCase().includes(wantEra) && tools.includes('test_simple_text')
+    && unknown === 'jsonrpc -32602';
   console.log(ok ? 'OK' : 'FAIL');
   await client.close();
   clearTimeout(timer);

@@ -176,6 +176,34 @@ async fn http_json_answers_and_statuses() {
     assert_eq!(ok.json()["result"]["resultType"], "complete");
     assert!(ok.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
 
+    // Media types: a body that is not JSON, a client that takes neither
+    // JSON nor SSE.
+    let text_body = post(
+        &addr,
+        &request(1, "server/discover", json!({})),
+        &[("Content-Type", "text/plain")],
+    )
+    .await;
+    assert_eq!(text_body.status, 415);
+    assert_eq!(text_body.json()["error"]["code"], -32600);
+    let html_only = post(
+        &addr,
+        &request(1, "server/discover", json!({})),
+        &[("Accept", "text/html")],
+    )
+    .await;
+    assert_eq!(html_only.status, 406);
+    let charset = post(
+        &addr,
+        &request(1, "server/discover", json!({})),
+        &[
+            ("Content-Type", "application/json; charset=utf-8"),
+            ("Accept", "*/*"),
+        ],
+    )
+    .await;
+    assert_eq!(charset.status, 200);
+
     let removed = post(&addr, &request(2, "ping", json!({})), &[]).await;
     assert_eq!(removed.status, 404);
     assert_eq!(removed.json()["error"]["code"], -32601);
@@ -414,6 +442,38 @@ async fn http_legacy_session_lifecycle_and_stale_session_rule() {
     )
     .await;
     assert_eq!(missing.json()["error"]["code"], -32002);
+    // Inside a legacy session a JSON-RPC error is an HTTP 200 answer; a 404
+    // would read as "session gone" and a 400 as a transport failure.
+    assert_eq!(missing.status, 200);
+    let unknown_tool = http(
+        &addr,
+        "POST",
+        &with_session,
+        &json!({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"no_such_tool"}})
+            .to_string(),
+    )
+    .await;
+    assert_eq!(
+        (
+            unknown_tool.status,
+            unknown_tool.json()["error"]["code"].clone()
+        ),
+        (200, json!(-32602))
+    );
+    let unknown_method = http(
+        &addr,
+        "POST",
+        &with_session,
+        &json!({"jsonrpc":"2.0","id":7,"method":"no/such/method"}).to_string(),
+    )
+    .await;
+    assert_eq!(
+        (
+            unknown_method.status,
+            unknown_method.json()["error"]["code"].clone()
+        ),
+        (200, json!(-32601))
+    );
     // Stale session id on a modern request: ignored, served statelessly.
     let modern = post(
         &addr,

@@ -25,7 +25,11 @@
 //!    notifications) and DELETE ends the session (200). An unknown session
 //!    id gets 404. Without a session id (the modern era has no sessions)
 //!    both get **405** with `Allow: POST`. Other methods: 405.
-//! 4. **POST body**: larger than [`HttpConfig::max_body_bytes`] → **413**
+//! 4. **POST media types**: a `Content-Type` other than `application/json`
+//!    → **415**; an `Accept` that allows neither `application/json` nor
+//!    `text/event-stream` (nor a wildcard covering one) → **406** (both with
+//!    a JSON-RPC `-32600` body and no `id`; a missing header is accepted).
+//!    **POST body**: larger than [`HttpConfig::max_body_bytes`] → **413**
 //!    with a JSON-RPC `-32600` body; not JSON → 400 `-32700`.
 //! 5. A JSON-RPC **response** (a legacy client answering a server→client
 //!    request) is handed to its session and answered 202.
@@ -43,8 +47,12 @@
 //!    `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
 //!    trimmed, names case-insensitive) and gives the status: 400 for
 //!    `-32700`/`-32600`/`-32602`/`-32020`/`-32021`/`-32022`, 404 for
-//!    `-32601`, 200 otherwise. A successful legacy `initialize` creates a
-//!    session and returns its `Mcp-Session-Id` (32 hex digits).
+//!    `-32601`, 200 otherwise. **Inside a legacy session every JSON-RPC
+//!    answer is 200**, errors included: in 2025-11-25 a 404 to a request
+//!    with `Mcp-Session-Id` means "session gone, initialize again", and
+//!    clients report a 4xx as a transport failure rather than the error.
+//!    A successful legacy `initialize` creates a session and returns its
+//!    `Mcp-Session-Id` (32 hex digits).
 //!
 //! # JSON or SSE
 //!
@@ -672,11 +680,64 @@ async fn read_body(request: Request<Incoming>, limit: usize) -> Result<Bytes, Re
     }
 }
 
+/// The media type of a header value, lower-cased, without parameters.
+fn media_type(value: &str) -> String {
+    value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// 415 for a body that is not declared JSON, 406 for a client that takes
+/// neither JSON nor SSE; `None` when the request may go on.
+fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
+    if let Some(content_type) = headers.get(hyper::header::CONTENT_TYPE) {
+        let declared = content_type.to_str().map(media_type).unwrap_or_default();
+        if declared != "application/json" {
+            return Some(error_response(
+                415,
+                None,
+                errors::invalid_request(format!(
+                    "Unsupported Content-Type `{declared}`: send application/json"
+                )),
+            ));
+        }
+    }
+    let accepts = |value: &str| {
+        value.split(',').map(media_type).any(|range| {
+            matches!(
+                range.as_str(),
+                "application/json" | "text/event-stream" | "*/*" | "application/*" | "text/*"
+            )
+        })
+    };
+    let accept_values: Vec<&str> = headers
+        .get_all(hyper::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if !accept_values.is_empty() && !accept_values.iter().any(|v| accepts(v)) {
+        return Some(error_response(
+            406,
+            None,
+            errors::invalid_request(
+                "Not acceptable: the answer is application/json or text/event-stream",
+            ),
+        ));
+    }
+    None
+}
+
 async fn post<S: McpServer + 'static>(
     state: Arc<State<S>>,
     request: Request<Incoming>,
     session_id: Option<String>,
 ) -> Response<Body> {
+    if let Some(refused) = check_media_types(request.headers()) {
+        return refused;
+    }
     let headers = request.headers().clone();
     let body = match read_body(request, state.config.max_body_bytes).await {
         Ok(body) => body,
@@ -805,7 +866,13 @@ async fn post<S: McpServer + 'static>(
     }
     let response = respond(task, rx).await;
     match response {
-        Respond::Json(outcome) => outcome_response(&state, outcome),
+        Respond::Json(mut outcome) => {
+            if session.is_some() {
+                // A legacy session's JSON-RPC answers are all HTTP 200.
+                outcome.http_status = 200;
+            }
+            outcome_response(&state, outcome)
+        }
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
     }
