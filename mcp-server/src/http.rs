@@ -208,15 +208,27 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
         sessions: Mutex::default(),
     });
     let mut shutdown = std::pin::pin!(shutdown);
+    let mut pause = ACCEPT_PAUSE_MIN;
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut shutdown => return Ok(()),
         };
         let (stream, _) = match accepted {
-            Ok(accepted) => accepted,
+            Ok(accepted) => {
+                pause = ACCEPT_PAUSE_MIN;
+                accepted
+            }
             Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
+                // Out of file descriptors (EMFILE/ENFILE) or another
+                // failure that retrying at once would only repeat: pause,
+                // doubling up to a second, with one log line per pause.
+                tracing::warn!(error = %e, pause_ms = pause.as_millis() as u64, "accept failed; pausing");
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = &mut shutdown => return Ok(()),
+                }
+                pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
                 continue;
             }
         };
@@ -335,6 +347,11 @@ impl<S> State<S> {
         }
     }
 }
+
+/// The first pause after a failed `accept` (see the accept loop).
+const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
+/// The longest pause after failed `accept`s in a row.
+const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
 /// The response body: a whole buffer, or a stream of SSE frames.
 pub struct Body {

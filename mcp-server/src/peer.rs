@@ -17,7 +17,12 @@ use crate::errors::{self, ErrorObject};
 /// event of the POST response).
 pub type Sink = Arc<dyn Fn(Value) + Send + Sync>;
 
-type Pending = HashMap<String, oneshot::Sender<Result<Value, ErrorObject>>>;
+/// The requests waiting for the client, and whether the client is gone.
+#[derive(Default)]
+struct Pending {
+    waiting: HashMap<String, oneshot::Sender<Result<Value, ErrorObject>>>,
+    closed: bool,
+}
 
 /// The client side of a stdio process or a legacy HTTP session:
 /// server→client requests (legacy `sampling/createMessage`,
@@ -39,7 +44,7 @@ struct PeerInner {
 impl std::fmt::Debug for ClientPeer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientPeer")
-            .field("pending", &self.pending().len())
+            .field("pending", &self.pending().waiting.len())
             .finish()
     }
 }
@@ -74,7 +79,9 @@ impl ClientPeer {
 
     /// Sends a server→client request through `sink` and waits for the
     /// client's response: its `result`, or its `error`. Fails with `-32603`
-    /// when the peer is closed before the response arrives.
+    /// when the peer is closed before the response arrives, and at once,
+    /// without sending anything, once it is closed (stdin reached EOF, the
+    /// legacy session ended).
     pub async fn request(
         &self,
         sink: &Sink,
@@ -84,7 +91,15 @@ impl ClientPeer {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let id = json!(format!("srv-{id}"));
         let (tx, rx) = oneshot::channel();
-        self.pending().insert(key(&id), tx);
+        {
+            let mut pending = self.pending();
+            if pending.closed {
+                return Err(errors::internal_error(format!(
+                    "The client connection is closed; {method} was not sent"
+                )));
+            }
+            pending.waiting.insert(key(&id), tx);
+        }
         let guard = RemoveOnDrop {
             peer: self,
             key: key(&id),
@@ -108,7 +123,7 @@ impl ClientPeer {
         let Some(id) = object.get("id") else {
             return false;
         };
-        let Some(tx) = self.pending().remove(&key(id)) else {
+        let Some(tx) = self.pending().waiting.remove(&key(id)) else {
             return false;
         };
         let answer = match (object.get("result"), object.get("error")) {
@@ -126,9 +141,12 @@ impl ClientPeer {
         true
     }
 
-    /// Fails every pending request (the connection or session ended).
+    /// Fails every pending request and every later one (the connection or
+    /// session ended).
     pub fn close(&self) {
-        self.pending().clear();
+        let mut pending = self.pending();
+        pending.closed = true;
+        pending.waiting.clear();
     }
 }
 
@@ -139,6 +157,31 @@ struct RemoveOnDrop<'a> {
 
 impl Drop for RemoveOnDrop<'_> {
     fn drop(&mut self) {
-        self.peer.pending().remove(&self.key);
+        self.peer.pending().waiting.remove(&self.key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_closed_peer_fails_requests_at_once_and_sends_nothing() {
+        let peer = ClientPeer::new();
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&sent);
+        let sink: Sink = Arc::new(move |message| log.lock().expect("log").push(message));
+        peer.close();
+        let error = peer
+            .request(&sink, "sampling/createMessage", json!({}))
+            .await
+            .expect_err("closed");
+        assert_eq!(error.code, -32603);
+        assert!(
+            error.message.contains("sampling/createMessage"),
+            "{}",
+            error.message
+        );
+        assert!(sent.lock().expect("log").is_empty());
     }
 }
