@@ -176,6 +176,24 @@ async fn http_json_answers_and_statuses() {
     assert_eq!(ok.json()["result"]["resultType"], "complete");
     assert!(ok.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
 
+    // An HTTP-layer error never echoes an id that is not a valid one.
+    for bad_id in [
+        json!({"a": 1}),
+        json!([1]),
+        json!(1.5),
+        json!(18446744073709551615u64),
+    ] {
+        let mut message = request(9, "tools/list", json!({}));
+        message["id"] = bad_id.clone();
+        let refused = post(&addr, &message, &[("Mcp-Method", "tools/list\u{e9}")]).await;
+        assert_eq!(refused.status, 400, "{bad_id}");
+        assert!(
+            refused.json().get("id").is_none(),
+            "{bad_id}: {}",
+            refused.body
+        );
+    }
+
     // Media types: a body that is not JSON, a client that takes neither
     // JSON nor SSE.
     let text_body = post(
@@ -485,6 +503,11 @@ async fn http_legacy_session_lifecycle_and_stale_session_rule() {
     assert!(modern.header("mcp-session-id").is_none());
     assert_eq!(http(&addr, "DELETE", &with_session, "").await.status, 200);
     assert_eq!(http(&addr, "POST", &with_session, &ping).await.status, 404);
+    // A response posted to an ended session gets 404 without its id.
+    let answer = json!({"jsonrpc":"2.0","id":"srv-1","result":{}}).to_string();
+    let gone = http(&addr, "POST", &with_session, &answer).await;
+    assert_eq!(gone.status, 404);
+    assert!(gone.json().get("id").is_none(), "{}", gone.body);
 }
 
 // --------------------------------------------------------------- stdio ----

@@ -454,9 +454,12 @@ fn json_response(status: u16, body: &Value) -> Response<Body> {
     response
 }
 
+/// An error answer; `id` is echoed only when it is a valid request id (a
+/// string or an integer), as the entry point does on every transport.
 fn error_response(status: u16, id: Option<&Value>, error: ErrorObject) -> Response<Body> {
     let mut body = json!({ "jsonrpc": "2.0", "error": error });
-    if let (Some(id), Value::Object(object)) = (id, &mut body) {
+    let valid = id.filter(|id| id.is_string() || id.as_i64().is_some());
+    if let (Some(id), Value::Object(object)) = (valid, &mut body) {
         object.insert("id".into(), id.clone());
     }
     json_response(status, &body)
@@ -804,7 +807,9 @@ async fn post<S: McpServer + 'static>(
     let session = match (&session_id, has_modern_meta(&message)) {
         (Some(sid), false) => match state.session(sid) {
             Some(session) => Some(session),
-            None => return session_not_found(id.as_ref()),
+            // A response carries the id of a server→client request: not one
+            // the client may see echoed as its own request's.
+            None => return session_not_found(id.as_ref().filter(|_| !is_response(&message))),
         },
         _ => None,
     };
