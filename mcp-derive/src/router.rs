@@ -82,9 +82,9 @@ impl Kind {
 #[derive(Default)]
 struct Settings {
     strings: BTreeMap<String, LitStr>,
-    flags: BTreeMap<String, (bool, Span)>,
+    flags: BTreeMap<String, bool>,
     icons: Vec<Icon>,
-    meta: Option<(String, Span)>,
+    meta: Option<String>,
 }
 
 /// One parameter of a marked method.
@@ -176,13 +176,13 @@ fn settings_key(
             } else {
                 true
             };
-            settings.flags.insert(key, (value, meta.path.span()));
+            settings.flags.insert(key, value);
         }
         "meta" => {
             let span = meta.input.span();
             let JsonLiteral(value) = meta.value()?.parse()?;
             if value.is_object() {
-                settings.meta = Some((value.to_string(), span));
+                settings.meta = Some(value.to_string());
             } else {
                 cx.syn_error(syn::Error::new(
                     span,
@@ -727,7 +727,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
     let mut sets = describe_common(p, method, quote!(tool));
     let flags = &method.settings.flags;
     if !flags.is_empty() {
-        let hints = flags.iter().map(|(key, (value, _))| {
+        let hints = flags.iter().map(|(key, value)| {
             let field = format_ident!("{}_hint", key);
             quote!(annotations.#field = ::core::option::Option::Some(#value);)
         });
@@ -737,7 +737,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
             annotations
         });));
     }
-    if let Some((json, _)) = &method.settings.meta {
+    if let Some(json) = &method.settings.meta {
         sets.push(quote!(tool.meta = ::core::option::Option::Some(#p::meta_object(#json)?);));
     }
     let call = call_expr(method, args);
