@@ -10,12 +10,12 @@ fn discover_and_tools_call_succeed() {
     let ctx = MessageContext::stdio();
     let discover = block_on(BenchServer.handle_message(DISCOVER, &ctx));
     assert_eq!(discover.http_status, 200);
-    let body = discover.body.unwrap_or_default();
+    let body = discover.json().unwrap_or_default();
     assert_eq!(body["result"]["supportedVersions"], json!(["2026-07-28"]));
 
     let call = block_on(BenchServer.handle_message(TOOLS_CALL, &ctx));
     assert_eq!(call.http_status, 200);
-    let body = call.body.unwrap_or_default();
+    let body = call.json().unwrap_or_default();
     assert_eq!(
         body["result"]["content"][0]["text"],
         json!("The quick brown fox jumps over the lazy dog")

@@ -92,6 +92,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::context::{HttpHeaders, LegacySession, MessageContext};
+use crate::envelope::{Parsed, handle_parsed, parse};
 use crate::errors::{self, ErrorObject};
 use crate::events::ServerEvents;
 use crate::listen::legacy_notification;
@@ -431,8 +432,17 @@ impl Drop for AbortOnDrop {
 }
 
 fn sse_frame(message: &Value) -> Bytes {
-    let json = serde_json::to_string(message).unwrap_or_default();
-    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+    sse_frame_bytes(&serde_json::to_vec(message).unwrap_or_default())
+}
+
+/// One SSE `message` event carrying a serialized JSON-RPC message (which
+/// has no newline: serde_json escapes them inside strings).
+fn sse_frame_bytes(json: &[u8]) -> Bytes {
+    let mut frame = Vec::with_capacity(json.len() + 22);
+    frame.extend_from_slice(b"event: message\ndata: ");
+    frame.extend_from_slice(json);
+    frame.extend_from_slice(b"\n\n");
+    Bytes::from(frame)
 }
 
 /// A session id: 128 bits from the operating system's CSPRNG as 32 hex
@@ -444,7 +454,10 @@ fn new_session_id() -> Result<String, getrandom::Error> {
 }
 
 fn json_response(status: u16, body: &Value) -> Response<Body> {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+fn json_bytes_response(status: u16, bytes: Vec<u8>) -> Response<Body> {
     let mut response = Response::new(Body::full(bytes));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     response.headers_mut().insert(
@@ -667,7 +680,11 @@ fn has_modern_meta(message: &Value) -> bool {
     }
 }
 
-async fn read_body(request: Request<Incoming>, limit: usize) -> Result<Bytes, Response<Body>> {
+async fn read_body(
+    headers: &hyper::HeaderMap,
+    body: Incoming,
+    limit: usize,
+) -> Result<Bytes, Response<Body>> {
     let too_large = || {
         error_response(
             413,
@@ -675,18 +692,14 @@ async fn read_body(request: Request<Incoming>, limit: usize) -> Result<Bytes, Re
             errors::invalid_request(format!("Request body exceeds the {limit}-byte limit")),
         )
     };
-    let declared = request
-        .headers()
+    let declared = headers
         .get(hyper::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match http_body_util::Limited::new(request.into_body(), limit)
-        .collect()
-        .await
-    {
+    match http_body_util::Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) => {
             if e.downcast_ref::<http_body_util::LengthLimitError>()
@@ -758,16 +771,20 @@ async fn post<S: McpServer + 'static>(
     if let Some(refused) = check_media_types(request.headers()) {
         return refused;
     }
-    let headers = request.headers().clone();
-    let body = match read_body(request, state.config.max_body_bytes).await {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let body = match read_body(&headers, body, state.config.max_body_bytes).await {
         Ok(body) => body,
         Err(response) => return response,
     };
-    let message: Value = match serde_json::from_slice(&body) {
-        Ok(message) => message,
-        Err(_) => return error_response(400, None, errors::parse_error()),
+    let message = parse(&body);
+    drop(body);
+    let (modern, raw) = match &message {
+        Parsed::Modern(_) => (true, None),
+        Parsed::Json(message) => (has_modern_meta(message), Some(message)),
+        Parsed::Invalid => return error_response(400, None, errors::parse_error()),
     };
-    let id = message.get("id").cloned();
+    let id = message.id_json();
     let mcp_headers = match (
         header(&headers, MCP_PROTOCOL_VERSION),
         header(&headers, MCP_METHOD),
@@ -804,31 +821,30 @@ async fn post<S: McpServer + 'static>(
         }
     };
     // Era and session (the stale-session rule is in the module docs).
-    let session = match (&session_id, has_modern_meta(&message)) {
+    let response = raw.is_some_and(is_response);
+    let session = match (&session_id, modern) {
         (Some(sid), false) => match state.session(sid) {
             Some(session) => Some(session),
             // A response carries the id of a server→client request: not one
             // the client may see echoed as its own request's.
-            None => return session_not_found(id.as_ref().filter(|_| !is_response(&message))),
+            None => return session_not_found(id.as_ref().filter(|_| !response)),
         },
         _ => None,
     };
-    if is_response(&message) {
-        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(&message));
+    if let Some(raw) = raw.filter(|_| response) {
+        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(raw));
         if !delivered {
             tracing::debug!("a response that no request waits for; ignored");
         }
         return status_only(StatusCode::ACCEPTED);
     }
-    let method = message
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    if id.is_none() && !method.is_empty() {
+    if let Some(raw) = raw
+        && raw.get("id").is_none()
+        && let Some(method) = raw.get("method").and_then(Value::as_str)
+        && !method.is_empty()
+    {
         if method == "notifications/cancelled"
-            && let (Some(session), Some(request_id)) =
-                (&session, message.pointer("/params/requestId"))
+            && let (Some(session), Some(request_id)) = (&session, raw.pointer("/params/requestId"))
         {
             let task = session
                 .in_flight
@@ -864,8 +880,12 @@ async fn post<S: McpServer + 'static>(
         drop(tx);
     }
     let server = Arc::clone(&state.server);
-    let in_flight = match (&session, &id) {
-        (Some(session), Some(id)) => Some((Arc::clone(session), id.to_string())),
+    let key = match &message {
+        Parsed::Json(message) => message.get("id").map(Value::to_string),
+        _ => None,
+    };
+    let in_flight = match (&session, key) {
+        (Some(session), Some(key)) => Some((Arc::clone(session), key)),
         _ => None,
     };
     // Legacy requests stay cancellable (`notifications/cancelled`) until
@@ -881,7 +901,7 @@ async fn post<S: McpServer + 'static>(
         .map(|(session, key)| InFlightEntry { session, key });
     let task = tokio::spawn(async move {
         let _guard = guard;
-        server.handle_value(message, &ctx).await
+        handle_parsed(&*server, message, &ctx).await
     });
     if let (Some(mut registry), Some((_, key))) = (registry, &in_flight) {
         registry.insert(key.clone(), task.abort_handle());
@@ -945,7 +965,7 @@ async fn respond(
                         let _ = btx.send(sse_frame(&message));
                     }
                     if let Some(body) = outcome.body {
-                        let _ = btx.send(sse_frame(&body));
+                        let _ = btx.send(sse_frame_bytes(&body));
                     }
                     guard.disarm();
                     return Respond::Sse(sse_response(brx, AbortOnDrop(None)));
@@ -980,7 +1000,7 @@ async fn respond(
                         let _ = btx.send(sse_frame(&message));
                     }
                     if let Ok(Outcome { body: Some(body), .. }) = outcome {
-                        let _ = btx.send(sse_frame(&body));
+                        let _ = btx.send(sse_frame_bytes(&body));
                     }
                     return;
                 }
@@ -990,7 +1010,7 @@ async fn respond(
             body: Some(body), ..
         }) = task.await
         {
-            let _ = btx.send(sse_frame(&body));
+            let _ = btx.send(sse_frame_bytes(&body));
         }
     });
     Respond::Sse(sse_response(
@@ -1000,8 +1020,14 @@ async fn respond(
 }
 
 fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
-    let mut response = match &outcome.body {
-        Some(body) => json_response(outcome.http_status, body),
+    // Only a new session needs the id again (for its error); read it first.
+    let request_id = outcome
+        .new_legacy_session
+        .as_ref()
+        .and_then(|_| outcome.json())
+        .and_then(|body| body.get("id").cloned());
+    let mut response = match outcome.body {
+        Some(body) => json_bytes_response(outcome.http_status, body),
         None => status_only(StatusCode::ACCEPTED),
     };
     if let Some(session) = outcome.new_legacy_session {
@@ -1009,7 +1035,6 @@ fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
             Ok(id) => id,
             Err(error) => {
                 tracing::error!(%error, "no OS randomness for a session id");
-                let request_id = outcome.body.as_ref().and_then(|b| b.get("id")).cloned();
                 let body = json!({"jsonrpc": "2.0", "id": request_id,
                     "error": {"code": -32603, "message": "Cannot create a session: no OS randomness"}});
                 return json_response(500, &body);

@@ -281,6 +281,7 @@ mod listen;
 mod outcome;
 mod param_headers;
 mod peer;
+mod reply;
 pub mod router;
 mod server;
 #[cfg(feature = "stdio")]
@@ -305,6 +306,7 @@ pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;
 pub use peer::{ClientPeer, Sink, is_response};
+pub use reply::Reply;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
 pub use router::prompts::{IntoPromptResult, PromptCall};

@@ -49,7 +49,7 @@ fn ask_json<S: McpServer>(server: &S, message: Value) -> Outcome {
 
 #[track_caller]
 fn expect(outcome: Outcome, status: u16, body: Value) {
-    assert_eq!(outcome.body, Some(body.clone()), "body");
+    assert_eq!(outcome.json(), Some(body.clone()), "body");
     assert_eq!(outcome.http_status, status, "status for {body}");
 }
 
@@ -349,13 +349,13 @@ fn ids_are_echoed_with_their_type() {
             &Weather,
             json!({"jsonrpc":"2.0","id":id,"method":"tools/list"}),
         );
-        assert_eq!(outcome.body.unwrap()["id"], id);
+        assert_eq!(outcome.json().unwrap()["id"], id);
         // …and a result.
         let outcome = ask_json(
             &Weather,
             json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta":meta()}}),
         );
-        assert_eq!(outcome.body.unwrap()["id"], id);
+        assert_eq!(outcome.json().unwrap()["id"], id);
     }
 }
 
@@ -421,7 +421,7 @@ fn malformed_optional_meta_is_invalid_params() {
         "io.modelcontextprotocol/logLevel":"loud"}}});
     let outcome = ask_json(&Weather, request);
     assert_eq!(outcome.http_status, 400);
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(body["error"]["code"], -32602);
     assert_eq!(body["id"], 1);
 }
@@ -434,7 +434,7 @@ fn tolerant_of_unknown_members_and_missing_client_info() {
         "com.example/trace":"abc"}}});
     let outcome = ask_json(&Weather, request);
     assert_eq!(outcome.http_status, 200);
-    assert_eq!(outcome.body.unwrap()["result"]["resultType"], "complete");
+    assert_eq!(outcome.json().unwrap()["result"]["resultType"], "complete");
 }
 
 // ----- the version gate (-32022) ------------------------------------------------------
@@ -471,13 +471,13 @@ fn newer_or_unknown_versions_get_32022_with_discovers_list() {
         &Dual,
         with_version(json!(1), "server/discover", json!("2026-07-28")),
     );
-    let advertised = discover.body.unwrap()["result"]["supportedVersions"].clone();
+    let advertised = discover.json().unwrap()["result"]["supportedVersions"].clone();
     let error = ask_json(
         &Dual,
         with_version(json!(1), "tools/list", json!("v999.0.0")),
     );
     assert_eq!(
-        error.body.unwrap()["error"]["data"]["supported"],
+        error.json().unwrap()["error"]["data"]["supported"],
         advertised
     );
 }
@@ -648,7 +648,7 @@ fn default_resource_templates_list() {
         &Dual,
         with_version(json!(1), "resources/templates/list", json!("2026-07-28")),
     );
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(
         body["result"],
         json!({"resultType":"complete","resourceTemplates":[],"ttlMs":0,"cacheScope":"public",
@@ -664,7 +664,7 @@ fn bad_params_for_a_known_method_are_invalid_params() {
         with_version(json!(6), "tools/call", json!("2026-07-28")),
     );
     assert_eq!(outcome.http_status, 400);
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(body["id"], 6);
     assert_eq!(body["error"]["code"], -32602);
 }
@@ -814,7 +814,7 @@ fn legacy_initialize_never_agrees_to_a_modern_or_unknown_version() {
 fn legacy_initialize_with_bad_params() {
     let request = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}});
     let outcome = ask_json(&Dual, request);
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(body["error"]["code"], -32602);
     assert_eq!(body["id"], 1);
 }

@@ -100,9 +100,7 @@ where
         request: my_runtime::__private::ClientRequest,
         ctx: &my_runtime::__private::RequestContext,
     ) -> impl my_runtime::__private::Future<
-        Output = my_runtime::__private::HandlerResult<
-            my_runtime::__private::serde_json::Value,
-        >,
+        Output = my_runtime::__private::HandlerResult<my_runtime::__private::Reply>,
     > + ::core::marker::Send {
         async move {
             match my_runtime::__private::capability_of(&request) {
