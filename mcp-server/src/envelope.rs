@@ -94,8 +94,9 @@ pub async fn handle_value<S: McpServer>(
 
 /// A message after the one parse it gets.
 pub(crate) enum Parsed {
-    /// A well-formed modern request, read straight into its typed form.
-    Modern(ClientRequest),
+    /// A well-formed modern request, read straight into its typed form
+    /// (boxed: it is large, and moves with its task).
+    Modern(Box<ClientRequest>),
     /// Anything else, as JSON, for the step-by-step checks.
     Json(Value),
     /// Not JSON at all.
@@ -122,7 +123,7 @@ impl Parsed {
 /// checks one by one, so every error is the one the checks would give.
 pub(crate) fn parse(message: &[u8]) -> Parsed {
     if let Some(request) = read_modern(message) {
-        return Parsed::Modern(request);
+        return Parsed::Modern(Box::new(request));
     }
     match serde_json::from_slice::<Value>(message) {
         Ok(value) => Parsed::Json(value),
@@ -136,8 +137,10 @@ pub(crate) async fn handle_parsed<S: McpServer>(
     ctx: &MessageContext,
 ) -> Outcome {
     match parsed {
-        Parsed::Modern(request) => typed_request(server, request, ctx).await,
-        Parsed::Json(message) => handle_value(server, message, ctx).await,
+        // Both boxed: their state is large (kilobytes), and the future of
+        // every request is moved into a task.
+        Parsed::Modern(request) => Box::pin(typed_request(server, *request, ctx)).await,
+        Parsed::Json(message) => Box::pin(handle_value(server, message, ctx)).await,
         Parsed::Invalid => error_outcome(None, errors::parse_error()),
     }
 }
@@ -501,19 +504,21 @@ async fn run_modern<S: McpServer>(
     };
     let result = match request {
         ClientRequest::DiscoverRequest(_) => Ok(Reply::from_static(declaration.discover_bytes())),
-        ClientRequest::SubscriptionsListenRequest(listen) => {
-            crate::listen::listen(declaration, listen.params, &request_ctx)
-                .await
-                .and_then(|result| {
-                    let result = finish_modern_result(declaration, method, result);
-                    let result = if ctx.server_info_in_results {
-                        with_server_info(declaration, result)
-                    } else {
-                        result
-                    };
-                    Reply::from_value(&result)
-                })
-        }
+        ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(crate::listen::listen(
+            declaration,
+            listen.params,
+            &request_ctx,
+        ))
+        .await
+        .and_then(|result| {
+            let result = finish_modern_result(declaration, method, result);
+            let result = if ctx.server_info_in_results {
+                with_server_info(declaration, result)
+            } else {
+                result
+            };
+            Reply::from_value(&result)
+        }),
         request => server.dispatch_capability(request, &request_ctx).await,
     };
     match result {

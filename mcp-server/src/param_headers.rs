@@ -148,7 +148,7 @@ pub(crate) async fn check<S: McpServer>(
         None => {
             let ctx =
                 RequestContext::new(RequestId::String("mcp-param-headers".into()), meta.clone());
-            let (annotations, ttl) = load(server, &ctx).await?;
+            let (annotations, ttl) = Box::pin(load(server, &ctx)).await?;
             let pairs = annotations.get(tool).cloned();
             if let Some(ttl) = ttl {
                 *cache.entry.lock().unwrap_or_else(PoisonError::into_inner) =
