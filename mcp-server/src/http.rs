@@ -888,25 +888,36 @@ async fn post<S: McpServer + 'static>(
         (Some(session), Some(key)) => Some((Arc::clone(session), key)),
         _ => None,
     };
-    // Legacy requests stay cancellable (`notifications/cancelled`) until
-    // their handler ends, whether the answer is JSON or SSE.
-    let registry = in_flight.as_ref().map(|(session, _)| {
-        session
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    });
-    let guard = in_flight
-        .clone()
-        .map(|(session, key)| InFlightEntry { session, key });
-    let task = tokio::spawn(async move {
-        let _guard = guard;
-        handle_parsed(&*server, message, &ctx).await
-    });
-    if let (Some(mut registry), Some((_, key))) = (registry, &in_flight) {
-        registry.insert(key.clone(), task.abort_handle());
-    }
-    let response = respond(task, rx).await;
+    let response = match in_flight {
+        // Legacy requests stay cancellable (`notifications/cancelled`)
+        // until their handler ends, whether the answer is JSON or SSE: a
+        // task of their own, registered before it can finish.
+        Some((session, key)) => {
+            let guard = InFlightEntry {
+                session: Arc::clone(&session),
+                key: key.clone(),
+            };
+            let task = {
+                let mut registry = session
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let task = tokio::spawn(async move {
+                    let _guard = guard;
+                    handle_parsed(&*server, message, &ctx).await
+                });
+                registry.insert(key, task.abort_handle());
+                task
+            };
+            let abort = task.abort_handle();
+            respond(Box::pin(task), Some(abort), rx).await
+        }
+        // Everything else runs in the connection's own task: no spawn.
+        None => {
+            let work = async move { Ok(handle_parsed(&*server, message, &ctx).await) };
+            respond(Box::pin(work), None, rx).await
+        }
+    };
     match response {
         Respond::Json(mut outcome) => {
             if session.is_some() {
@@ -943,12 +954,18 @@ enum Respond {
     Cancelled,
 }
 
-/// JSON unless the handler sends a message before its response.
+/// The handling of one request: its own task (which may be aborted), or a
+/// future run in place.
+type Work = Pin<Box<dyn Future<Output = Result<Outcome, tokio::task::JoinError>> + Send>>;
+
+/// JSON unless the handler sends a message before its response; then SSE,
+/// with the handling moved into the stream's forwarder.
 async fn respond(
-    mut task: tokio::task::JoinHandle<Outcome>,
+    mut task: Work,
+    abort: Option<AbortHandle>,
     mut rx: mpsc::UnboundedReceiver<Value>,
 ) -> Respond {
-    let guard = AbortOnDrop::new(task.abort_handle());
+    let guard = AbortOnDrop(abort);
     let first = tokio::select! {
         biased;
         message = rx.recv() => message,
