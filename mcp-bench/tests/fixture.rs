@@ -1,7 +1,7 @@
 //! The benchmark fixture answers what the benchmarks assume it answers, so
 //! the numbers measure real work, not an error path.
 
-use mcp_bench::{BenchServer, DISCOVER, TOOLS_CALL, block_on};
+use mcp_bench::{BenchServer, DISCOVER, RouterServer, TOOLS_CALL, block_on};
 use mcp_server::{McpServer, MessageContext};
 use serde_json::json;
 
@@ -21,4 +21,15 @@ fn discover_and_tools_call_succeed() {
         json!("The quick brown fox jumps over the lazy dog")
     );
     assert_eq!(body["id"], json!("call-7"));
+}
+
+#[test]
+fn the_router_server_echoes_too() {
+    let ctx = MessageContext::stdio();
+    let call = block_on(RouterServer.handle_message(TOOLS_CALL, &ctx));
+    let body = call.json().unwrap_or_default();
+    assert_eq!(
+        body["result"]["content"][0]["text"],
+        json!("The quick brown fox jumps over the lazy dog")
+    );
 }
