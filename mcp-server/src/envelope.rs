@@ -126,8 +126,34 @@ pub(crate) fn parse(message: &[u8]) -> Parsed {
         return Parsed::Modern(Box::new(request));
     }
     match serde_json::from_slice::<Value>(message) {
-        Ok(value) => Parsed::Json(value),
+        Ok(mut value) => {
+            integer_negative_zero_id(message, &mut value);
+            Parsed::Json(value)
+        }
         Err(_) => Parsed::Invalid,
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct IdOnly<'a> {
+    #[serde(borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// JSON's `-0` is the integer zero, but serde_json reads it as the float
+/// `-0.0` (which, written `-0.0`, is not a valid id): the raw text decides.
+fn integer_negative_zero_id(message: &[u8], value: &mut Value) {
+    let Some(id) = value.get_mut("id") else {
+        return;
+    };
+    if id.as_f64() != Some(0.0) || id.is_i64() || id.is_u64() {
+        return;
+    }
+    let raw = serde_json::from_slice::<IdOnly<'_>>(message)
+        .ok()
+        .and_then(|only| only.id);
+    if raw.is_some_and(|raw| raw.get() == "-0") {
+        *id = Value::from(0);
     }
 }
 

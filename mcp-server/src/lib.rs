@@ -305,7 +305,7 @@ pub use handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHa
 pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;
-pub use peer::{ClientPeer, Sink, is_response};
+pub use peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
 pub use reply::Reply;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};

@@ -94,6 +94,11 @@ pub struct StdioConfig {
     /// The event hub listen streams and legacy sessions follow (default: a
     /// fresh one).
     pub events: ServerEvents,
+    /// How long a server→client request (legacy sampling, elicitation,
+    /// roots) waits for the client (default
+    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::DEFAULT_CLIENT_REQUEST_TIMEOUT));
+    /// see [`ClientPeer::request`] for the error the handler then gets.
+    pub client_request_timeout: Duration,
 }
 
 impl Default for StdioConfig {
@@ -104,6 +109,7 @@ impl Default for StdioConfig {
             eof_grace: None,
             server_info_in_results: true,
             events: ServerEvents::new(),
+            client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
     }
 }
@@ -417,7 +423,7 @@ where
         changed: Notify::new(),
         out,
     });
-    let peer = ClientPeer::new();
+    let peer = ClientPeer::with_timeout(config.client_request_timeout);
     let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
     let (lines_tx, mut lines) = mpsc::channel::<Incoming>(1);
     let reading = read_lines(reader, config.max_line_bytes, lines_tx);
