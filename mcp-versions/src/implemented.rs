@@ -114,6 +114,10 @@ mod tests {
             assert_eq!(crate::era_of(version), Some(Era::Legacy));
             assert!(!is_implemented(version), "{version}");
         }
+        // The draft has types behind a feature of mcp-types, but it is not a
+        // protocol version: unknown here, so the derive refuses it.
+        assert_eq!(crate::era_of("draft"), None);
+        assert!(!is_implemented("draft"));
         assert!(is_implemented("2026-07-28"));
         assert!(is_implemented("2025-11-25"));
     }
