@@ -15,7 +15,7 @@
 //! the small CLI of this package for any schema file:
 //!
 //! ```text
-//! cargo run -p codegen -- --schema schema.json --out src/mcp.rs [--version 2026-07-28]
+//! cargo run -p mcp-era-codegen -- --schema schema.json --out src/mcp.rs [--version 2026-07-28]
 //!     [--module NAME] [--derive PATH]... [--serde PATH] [--serde-json PATH]
 //!     [--runtime PATH] [--named-feature FEATURE] [--command TEXT] [--check]
 //! ```

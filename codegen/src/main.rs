@@ -1,4 +1,4 @@
-//! `codegen`: the generator's CLI, a thin shell over the library for any
+//! `mcp-era-codegen`: the generator's CLI, a thin shell over the library for any
 //! MCP schema file (this repository's own modules come from `cargo xtask regen`).
 
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use codegen::manifest::Era;
 use codegen::{EmitOptions, detect_era, generate_revision};
 
-const USAGE: &str = "usage: codegen --schema FILE [--out FILE] [options]
+const USAGE: &str = "usage: mcp-era-codegen --schema FILE [--out FILE] [options]
 
 Generates Rust types from one MCP JSON schema (stdout without --out).
 
@@ -94,7 +94,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         None => return Err("cannot tell the schema's era: pass --era modern|legacy".into()),
     };
     let command = command.unwrap_or_else(|| {
-        let mut c = format!("codegen --schema {}", schema_path.display());
+        let mut c = format!("mcp-era-codegen --schema {}", schema_path.display());
         if let Some(out) = &out {
             c.push_str(&format!(" --out {}", out.display()));
         }

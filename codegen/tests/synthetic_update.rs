@@ -88,7 +88,7 @@ fn a_synthetic_revision_generates_compiles_and_is_not_served() {
     // Non-default options, as another SDK would set them: a wrapping
     // module and serde reached through a re-export.
     let options = EmitOptions::default()
-        .command("cargo test -p codegen --test synthetic_update")
+        .command("cargo test -p mcp-era-codegen --test synthetic_update")
         .named_feature(None)
         .module("v2026_12_01")
         .serde_path("::mcp_types::__private::serde");
