@@ -10,6 +10,14 @@ use mcp_types::v2026_07_28::{
 };
 use serde_json::Value;
 
+/// The versions the runtime implements, newest first: the only ones a
+/// server may declare (see `docs/adopting-a-revision.md` to add one).
+/// Distinct from `mcp_types::versions::GENERATED_VERSIONS`, the versions
+/// that merely have types.
+pub use mcp_types::versions::{
+    IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
+};
+
 /// The default `ttlMs` of the `server/discover` result: 60 000 ms.
 ///
 /// The discover result is built from compile-time declarations, so it can

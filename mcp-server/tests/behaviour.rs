@@ -106,7 +106,7 @@ impl ToolsHandler for Weather {
     description = "Serves both eras",
     website = "https://example.com",
     icon(src = "https://example.com/icon.png", mime_type = "image/png", sizes = ["48x48"], theme = "dark"),
-    versions(modern = ["2026-07-28"], legacy = ["2025-06-18", "2025-11-25"]),
+    versions(modern = ["2026-07-28"], legacy = ["2025-11-25"]),
     resources(subscribe, list_changed),
     logging,
     experimental("fancy" = { "level": 2, "on": true }),
@@ -218,13 +218,14 @@ fn discover_dual_era_every_declaration() {
 }
 
 #[test]
-fn discover_defaults_come_from_cargo_and_mcp_types() {
+fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
     let declaration = Defaults::declaration();
     assert_eq!(declaration.server_info().name, env!("CARGO_PKG_NAME"));
     assert_eq!(declaration.server_info().version, env!("CARGO_PKG_VERSION"));
+    // Defaults come from what the runtime implements, not from what has types.
     assert_eq!(
         declaration.advertised_versions(),
-        mcp_server::mcp_types::versions::MODERN_VERSIONS
+        mcp_server::IMPLEMENTED_MODERN_VERSIONS
     );
     assert!(declaration.initialize_versions().is_empty());
     assert_eq!(
@@ -250,10 +251,13 @@ fn three_version_lists() {
     assert_eq!(d.advertised_versions(), ["2026-07-28"]);
     assert_eq!(d.accepted_versions(), ["2026-07-28"]);
     // Newest first, whatever the attribute order.
-    assert_eq!(d.initialize_versions(), ["2025-11-25", "2025-06-18"]);
-    assert_eq!(d.negotiate_initialize("2025-06-18"), Some("2025-06-18"));
+    assert_eq!(d.initialize_versions(), ["2025-11-25"]);
+    assert_eq!(d.negotiate_initialize("2025-11-25"), Some("2025-11-25"));
     assert_eq!(d.negotiate_initialize("2026-07-28"), Some("2025-11-25"));
-    assert_eq!(d.negotiate_initialize("2024-11-05"), Some("2025-11-25"));
+    // Known older legacy versions are not implemented, so never agreed to.
+    for older in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        assert_eq!(d.negotiate_initialize(older), Some("2025-11-25"));
+    }
     assert_eq!(
         Weather::declaration().negotiate_initialize("2025-11-25"),
         None
@@ -782,16 +786,50 @@ fn initialize_result(id: Value, version: &str) -> Value {
 
 #[test]
 fn legacy_initialize_echoes_a_declared_legacy_version() {
-    let outcome = ask_json(&Dual, initialize(json!(0), "2025-06-18"));
+    let outcome = ask_json(&Dual, initialize(json!(0), "2025-11-25"));
     assert_eq!(
         outcome.new_legacy_session,
         Some(LegacySession::new(
-            "2025-06-18".to_owned(),
+            "2025-11-25".to_owned(),
             json!({"roots":{"listChanged":true}}),
             json!({"name":"legacy-client","version":"0.9"})
         ))
     );
-    expect(outcome, 200, initialize_result(json!(0), "2025-06-18"));
+    expect(outcome, 200, initialize_result(json!(0), "2025-11-25"));
+}
+
+/// Version negotiation: an `initialize` asking for an older legacy revision
+/// (known, not implemented) gets the server's own version, 2025-11-25; the
+/// client then decides whether it can speak it.
+#[test]
+fn legacy_initialize_answers_older_legacy_versions_with_its_own() {
+    for requested in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        let outcome = ask_json(&Dual, initialize(json!(3), requested));
+        let session = outcome.new_legacy_session.as_ref().unwrap();
+        assert_eq!(session.protocol_version, "2025-11-25", "{requested}");
+        expect(outcome, 200, initialize_result(json!(3), "2025-11-25"));
+    }
+}
+
+/// 2025-03-26 allowed JSON-RPC batches; 2025-11-25 does not, and no session
+/// ever runs 2025-03-26, so a batch is refused in a legacy session too.
+#[test]
+fn batch_arrays_are_refused_in_a_legacy_session() {
+    let session = LegacySession::new(
+        "2025-11-25".to_owned(),
+        json!({}),
+        json!({"name":"c","version":"1"}),
+    );
+    let ctx = MessageContext::stdio().with_legacy_session(session);
+    expect(
+        ask_ctx(
+            &Dual,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            &ctx,
+        ),
+        400,
+        json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Batch arrays are not supported"}}),
+    );
 }
 
 #[test]

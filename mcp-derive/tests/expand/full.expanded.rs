@@ -85,7 +85,7 @@ where
                 my_runtime::__private::ServerDeclaration::new(
                         server_info,
                         &["2026-07-28"],
-                        &["2025-11-25", "2025-06-18"],
+                        &["2025-11-25"],
                     )
                     .with_capabilities(capabilities)
                     .with_instructions("Ask for the forecast.")
