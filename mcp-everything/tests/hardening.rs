@@ -287,3 +287,32 @@ async fn shutdown_ends_listen_streams_with_their_result() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_legacy_request_with_another_version_header_gets_400() {
+    let (addr, _stop, _server) = start(|_| {}).await;
+    let json = ("Content-Type", "application/json");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}});
+    let opened = http(&addr, "POST", &[json], &initialize.to_string()).await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let ask = |version: Option<&'static str>| {
+        let session = session.clone();
+        let addr = addr.clone();
+        let ping = ping.clone();
+        async move {
+            let mut headers = vec![json, ("Mcp-Session-Id", session.as_str())];
+            if let Some(version) = version {
+                headers.push(("MCP-Protocol-Version", version));
+            }
+            http(&addr, "POST", &headers, &ping).await
+        }
+    };
+    let other = ask(Some("2025-06-18")).await;
+    assert_eq!(other.status, 400, "{}", other.body);
+    assert_eq!(other.json()["id"], json!(2));
+    assert_eq!(ask(Some("2025-11-25")).await.status, 200);
+    assert_eq!(ask(None).await.status, 200);
+}

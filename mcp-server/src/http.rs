@@ -52,7 +52,9 @@
 //!    with `Mcp-Session-Id` means "session gone, initialize again", and
 //!    clients report a 4xx as a transport failure rather than the error.
 //!    A successful legacy `initialize` creates a session and returns its
-//!    `Mcp-Session-Id` (32 hex digits).
+//!    `Mcp-Session-Id` (32 hex digits). A request in a session whose
+//!    `MCP-Protocol-Version` header names another version than the one
+//!    `initialize` agreed to gets **400** (a missing header is accepted).
 //!
 //! # JSON or SSE
 //!
@@ -1147,6 +1149,21 @@ async fn post<S: McpServer + 'static>(
         },
         _ => None,
     };
+    // 2025-11-25: a request whose version header is not the session's
+    // negotiated version gets 400.
+    if let Some(session) = &session
+        && let Some(version) = mcp_headers.protocol_version.as_deref()
+        && version != session.session.protocol_version
+    {
+        return error_response(
+            400,
+            id.as_ref().filter(|_| !response),
+            errors::invalid_request(format!(
+                "Unsupported MCP-Protocol-Version header {version:?}: this session speaks {}",
+                session.session.protocol_version
+            )),
+        );
+    }
     if let Some(raw) = raw.filter(|_| response) {
         let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(raw));
         if !delivered {
