@@ -25,6 +25,14 @@
 //!   waiting on the client, as a legacy server→client request does, must
 //!   see the answer) and keeps the first request it meets for the next
 //!   free slot. `subscriptions/listen` streams take no slot.
+//! * **Output backlog** ([`StdioConfig::max_output_backlog_bytes`], default
+//!   [`DEFAULT_MAX_OUTPUT_BACKLOG_BYTES`]): a client that stops reading
+//!   stdout stops the server reading stdin once that much waits to be
+//!   written; past four times it, notifications are dropped. Memory stays
+//!   bounded by the settings, whatever the client does.
+//! * **Server→client requests** (legacy sampling, elicitation, roots) give
+//!   up after [`StdioConfig::client_request_timeout`]; after EOF they fail
+//!   at once (see [`ClientPeer::request`](crate::ClientPeer::request)).
 //! * **Bad lines** get their error and the server lives on: `-32700` for
 //!   bad JSON, `-32600` for a batch array or a bad envelope (no `id` in the
 //!   error when it could not be read).
@@ -51,7 +59,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -99,7 +107,16 @@ pub struct StdioConfig {
     /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::DEFAULT_CLIENT_REQUEST_TIMEOUT));
     /// see [`ClientPeer::request`] for the error the handler then gets.
     pub client_request_timeout: Duration,
+    /// How many bytes may wait for stdout (default
+    /// [`DEFAULT_MAX_OUTPUT_BACKLOG_BYTES`]). Past it the server stops
+    /// reading stdin until the client reads; past four times it, the
+    /// requests' notifications are dropped (with one warning). Answers are
+    /// always queued: at most [`max_in_flight`](Self::max_in_flight) of them.
+    pub max_output_backlog_bytes: usize,
 }
+
+/// The default bound on bytes waiting for stdout: 8 MiB.
+pub const DEFAULT_MAX_OUTPUT_BACKLOG_BYTES: usize = 8 * 1024 * 1024;
 
 impl Default for StdioConfig {
     fn default() -> Self {
@@ -110,6 +127,7 @@ impl Default for StdioConfig {
             server_info_in_results: true,
             events: ServerEvents::new(),
             client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            max_output_backlog_bytes: DEFAULT_MAX_OUTPUT_BACKLOG_BYTES,
         }
     }
 }
@@ -203,6 +221,72 @@ struct Shared {
     in_flight: Mutex<InFlight>,
     changed: Notify,
     out: mpsc::UnboundedSender<Output>,
+    backlog: Arc<Backlog>,
+}
+
+/// The bytes queued for stdout and not yet written. Above the limit the
+/// server stops reading stdin (a client that does not read gets no more
+/// answers queued for it); above four times the limit, notifications are
+/// dropped rather than queued (answers never are: their number is bounded
+/// by the in-flight slots).
+struct Backlog {
+    bytes: AtomicUsize,
+    limit: usize,
+    drained: Notify,
+    dropped: AtomicU64,
+}
+
+impl Backlog {
+    fn new(limit: usize) -> Self {
+        Self {
+            bytes: AtomicUsize::new(0),
+            limit: limit.max(1),
+            drained: Notify::new(),
+            dropped: AtomicU64::new(0),
+        }
+    }
+
+    fn over(&self) -> bool {
+        self.bytes.load(Ordering::Acquire) > self.limit
+    }
+
+    fn added(&self, len: usize) {
+        self.bytes.fetch_add(len, Ordering::AcqRel);
+    }
+
+    fn written(&self, len: usize) {
+        let before = self.bytes.fetch_sub(len, Ordering::AcqRel);
+        if before > self.limit && before - len <= self.limit {
+            self.drained.notify_waiters();
+        }
+    }
+
+    /// Waits until the backlog is at or under the limit.
+    async fn below_limit(&self) {
+        loop {
+            let drained = self.drained.notified();
+            let mut drained = std::pin::pin!(drained);
+            drained.as_mut().enable();
+            if !self.over() {
+                return;
+            }
+            drained.await;
+        }
+    }
+
+    /// Whether a notification may still be queued.
+    fn admits_notification(&self) -> bool {
+        if self.bytes.load(Ordering::Acquire) <= self.limit.saturating_mul(4) {
+            return true;
+        }
+        if self.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
+            tracing::warn!(
+                limit = self.limit,
+                "stdout is not being read; dropping notifications"
+            );
+        }
+        false
+    }
 }
 
 impl Shared {
@@ -233,14 +317,29 @@ impl Shared {
             in_flight.tasks.remove(key);
         }
         if let Some(body) = body {
-            let _ = self.out.send((body, slot));
+            self.send(body, slot);
         }
         drop(in_flight);
         self.changed.notify_waiters();
     }
 
+    fn send(&self, message: Vec<u8>, slot: Option<OwnedSemaphorePermit>) {
+        self.backlog.added(message.len() + 1);
+        if self.out.send((message, slot)).is_err() {
+            self.backlog.bytes.store(0, Ordering::Release);
+        }
+    }
+
     fn write(&self, message: Vec<u8>) {
-        let _ = self.out.send((message, None));
+        self.send(message, None);
+    }
+
+    /// A notification (or a server→client request) for stdout, unless the
+    /// backlog is past its hard bound.
+    fn notify(&self, message: &Value) {
+        if self.backlog.admits_notification() {
+            self.write(serde_json::to_vec(message).unwrap_or_default());
+        }
     }
 
     fn write_json(&self, message: &Value) {
@@ -384,6 +483,14 @@ async fn free_slot(
         if held.is_some() {
             return Arc::clone(slots).acquire_owned().await.ok();
         }
+        if shared.backlog.over() {
+            // Reading on would only queue more for a client that does not read.
+            tokio::select! {
+                biased;
+                slot = Arc::clone(slots).acquire_owned() => return slot.ok(),
+                () = shared.backlog.below_limit() => continue,
+            }
+        }
         tokio::select! {
             biased;
             slot = Arc::clone(slots).acquire_owned() => return slot.ok(),
@@ -417,11 +524,13 @@ where
 {
     crate::server::check_catalogue(&*server)?;
     let (out, rx) = mpsc::unbounded_channel::<Output>();
-    let writer_task = tokio::spawn(write_loop(writer, rx));
+    let backlog = Arc::new(Backlog::new(config.max_output_backlog_bytes));
+    let writer_task = tokio::spawn(write_loop(writer, rx, Arc::clone(&backlog)));
     let shared = Arc::new(Shared {
         in_flight: Mutex::default(),
         changed: Notify::new(),
         out,
+        backlog,
     });
     let peer = ClientPeer::with_timeout(config.client_request_timeout);
     let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
@@ -433,6 +542,7 @@ where
         let seq = AtomicU64::new(0);
         let mut held: Option<Incoming> = None;
         let read_result = loop {
+            shared.backlog.below_limit().await;
             let incoming = match held.take() {
                 Some(incoming) => incoming,
                 None => lines.recv().await.unwrap_or(Incoming::End(Ok(()))),
@@ -454,12 +564,9 @@ where
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone();
-            let sink_out = shared.out.clone();
+            let sink_shared = Arc::clone(&shared);
             let mut ctx = MessageContext::stdio()
-                .with_sink(move |message| {
-                    let bytes = serde_json::to_vec(&message).unwrap_or_default();
-                    let _ = sink_out.send((bytes, None));
-                })
+                .with_sink(move |message| sink_shared.notify(&message))
                 .with_peer(peer.clone())
                 .with_events(config.events.clone())
                 .with_server_info_in_results(config.server_info_in_results);
@@ -486,7 +593,7 @@ where
                     legacy_forwarder = Some(tokio::spawn(forward_legacy_events::<S>(
                         config.events.clone(),
                         new_session.clone(),
-                        shared.out.clone(),
+                        Arc::clone(&shared),
                     )));
                     *session.lock().unwrap_or_else(PoisonError::into_inner) = Some(new_session);
                 }
@@ -566,11 +673,13 @@ where
 async fn write_loop<W: AsyncWrite + Unpin>(
     writer: W,
     mut rx: mpsc::UnboundedReceiver<Output>,
+    backlog: Arc<Backlog>,
 ) -> io::Result<()> {
     let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
     while let Some((message, slot)) = rx.recv().await {
         writer.write_all(&message).await?;
         writer.write_all(b"\n").await?;
+        backlog.written(message.len() + 1);
         // The request's slot frees once its answer is on its way.
         drop(slot);
         if rx.is_empty() {
@@ -584,18 +693,14 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 async fn forward_legacy_events<S: McpServer>(
     events: ServerEvents,
     session: LegacySession,
-    out: mpsc::UnboundedSender<Output>,
+    shared: Arc<Shared>,
 ) {
     let mut rx = events.subscribe();
     loop {
         match rx.recv().await {
             Ok(event) => {
-                if let Some(message) = legacy_notification(S::declaration(), &session, &event)
-                    && out
-                        .send((serde_json::to_vec(&message).unwrap_or_default(), None))
-                        .is_err()
-                {
-                    return;
+                if let Some(message) = legacy_notification(S::declaration(), &session, &event) {
+                    shared.notify(&message);
                 }
             }
             Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}

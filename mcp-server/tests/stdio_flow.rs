@@ -173,3 +173,39 @@ async fn every_answer_is_written_after_eof() {
     ids.sort_unstable();
     assert_eq!(ids, (0..500).collect::<Vec<u64>>());
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_stops_the_server_reading() {
+    let (mut input, server_in) = tokio::io::duplex(4 * 1024);
+    let (server_out, client_out) = tokio::io::duplex(4 * 1024);
+    let config = StdioConfig {
+        max_output_backlog_bytes: 16 * 1024,
+        ..StdioConfig::default()
+    };
+    let task = tokio::spawn(serve_with(
+        Arc::new(Flow::new()),
+        server_in,
+        server_out,
+        config,
+    ));
+    // Every bad line costs an error answer (~70 bytes): 40,000 of them are
+    // ~2.8 MB of answers, far beyond what the pipes and the backlog hold.
+    let garbage = "not json\n".repeat(40_000);
+    let writing = tokio::spawn(async move {
+        input.write_all(garbage.as_bytes()).await.expect("write");
+        input
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !writing.is_finished(),
+        "the server read on while nobody read its answers"
+    );
+    // Reading again lets everything through, each line answered.
+    let reading = tokio::spawn(answers(BufReader::new(client_out)));
+    let input = writing.await.expect("writer");
+    drop(input);
+    let all = reading.await.expect("reader");
+    assert_eq!(all.len(), 40_000);
+    assert!(all.iter().all(|a| a["error"]["code"] == -32700));
+    task.await.expect("server task").expect("server result");
+}

@@ -1,5 +1,5 @@
 //! Typed tools, resources and prompts: what `#[mcp_server::router]`
-//! generates code against, and the macro-free [`ToolRouter`] for catalogues
+//! generates code against, and the macro-free [`ToolRouter`](tools::ToolRouter) for catalogues
 //! known only at run time.
 //!
 //! A router's catalogue is static: each tool, resource, template and prompt
