@@ -8,6 +8,7 @@ use mcp_server::http::HttpConfig;
 
 const USAGE: &str = "usage: mcp-everything stdio
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]...
+                           [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
        mcp-everything demo
 Logs go to stderr; set MCP_LOG=debug|info|warn|error (default warn).";
 
@@ -34,6 +35,13 @@ fn main() -> ExitCode {
         Some("http") => {
             let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
             let mut hosts = Vec::new();
+            let mut config = HttpConfig::new(listen);
+            let number = |flag: &str, value: &str| -> Result<u64, ExitCode> {
+                value.parse().map_err(|e| {
+                    eprintln!("bad {flag} {value:?}: {e}\n{USAGE}");
+                    ExitCode::from(2)
+                })
+            };
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
                 match (arg.as_str(), rest.next()) {
@@ -45,13 +53,27 @@ fn main() -> ExitCode {
                         }
                     },
                     ("--allow-host", Some(host)) => hosts.push(host.clone()),
+                    (
+                        flag @ ("--max-connections" | "--max-sessions" | "--header-timeout-ms"),
+                        Some(value),
+                    ) => {
+                        let n = match number(flag, value) {
+                            Ok(n) => n,
+                            Err(code) => return code,
+                        };
+                        match flag {
+                            "--max-connections" => config.max_connections = n as usize,
+                            "--max-sessions" => config.max_sessions = n as usize,
+                            _ => config.header_read_timeout = std::time::Duration::from_millis(n),
+                        }
+                    }
                     _ => {
                         eprintln!("{USAGE}");
                         return ExitCode::from(2);
                     }
                 }
             }
-            let mut config = HttpConfig::new(listen);
+            config.listen = listen;
             for host in hosts {
                 config = config.allow_host(host);
             }
