@@ -76,6 +76,9 @@ pub struct MessageContext {
     pub(crate) events: Option<ServerEvents>,
     /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
+    /// The HTTP request's parts (method, URI, headers, extensions set by
+    /// middleware), when the message came over HTTP.
+    pub(crate) http_request: Option<Arc<http::request::Parts>>,
 }
 
 impl fmt::Debug for MessageContext {
@@ -98,6 +101,7 @@ impl MessageContext {
             peer: None,
             events: None,
             server_info_in_results: true,
+            http_request: None,
         }
     }
 
@@ -160,6 +164,14 @@ impl MessageContext {
     /// spec says servers SHOULD). Legacy results never do.
     pub fn with_server_info_in_results(mut self, on: bool) -> Self {
         self.server_info_in_results = on;
+        self
+    }
+
+    /// The HTTP request the message came in (its body already read), for
+    /// handlers to read headers and middleware extensions through
+    /// [`RequestContext::http_request`].
+    pub fn with_http_request(mut self, parts: Arc<http::request::Parts>) -> Self {
+        self.http_request = Some(parts);
         self
     }
 }
@@ -272,6 +284,7 @@ pub struct RequestContext {
     pub(crate) declaration: Option<&'static crate::declaration::ServerDeclaration>,
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
+    pub(crate) http_request: Option<Arc<http::request::Parts>>,
 }
 
 impl fmt::Debug for RequestContext {
@@ -297,7 +310,15 @@ impl RequestContext {
             peer: None,
             declaration: None,
             server_info_in_results: false,
+            http_request: None,
         }
+    }
+
+    /// The HTTP request this MCP request came in: method, URI, headers,
+    /// and the extensions middleware set (authentication claims, a tenant).
+    /// `None` on stdio and for contexts built with [`RequestContext::new`].
+    pub fn http_request(&self) -> Option<&http::request::Parts> {
+        self.http_request.as_deref()
     }
 
     /// The identity to put in this request's result, if any.

@@ -527,6 +527,7 @@ async fn run_modern<S: McpServer>(
         peer: None,
         declaration: Some(declaration),
         server_info_in_results: ctx.server_info_in_results,
+        http_request: ctx.http_request.clone(),
     };
     let result = match request {
         ClientRequest::DiscoverRequest(_) => Ok(Reply::from_static(declaration.discover_bytes())),

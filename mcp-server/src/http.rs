@@ -11,6 +11,14 @@
 //! }
 //! ```
 //!
+//! To mount MCP in an existing application (axum's
+//! `Router::nest_service("/mcp", …)`, tower layers, plain hyper), use
+//! [`McpService`], a `tower::Service` over any request body; `run` and
+//! `serve` own the listener and add the connection limits, the header
+//! timeout and graceful shutdown. `cargo run -p mcp-era-server --example
+//! axum` shows MCP beside an app's own routes with tracing, CORS and a
+//! middleware whose request extension a tool reads.
+//!
 //! # What each request gets, in order
 //!
 //! 1. A path other than [`HttpConfig::path`]: 404.
@@ -104,7 +112,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
-use hyper::body::{Frame, Incoming};
+use hyper::body::Frame;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -303,15 +311,7 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
 ) -> io::Result<()> {
     crate::server::check_catalogue(&*server)?;
     let max_connections = config.max_connections.max(1);
-    let state = Arc::new(State {
-        server,
-        config,
-        sessions: Mutex::default(),
-        limit_log: LogLimiter::default(),
-        rejected_log: LogLimiter::default(),
-    });
-    let sweeper = tokio::spawn(sweep_sessions_every(Arc::downgrade(&state)));
-    let _sweeper = AbortOnDrop::new(sweeper.abort_handle());
+    let state = State::new(server, config, false);
     let connections = Arc::new(Semaphore::new(max_connections));
     let (stage, _) = watch::channel(Stage::Serving);
     let stage = Arc::new(stage);
@@ -382,6 +382,59 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
         stage.send_replace(Stage::Dropping);
     }
     Ok(())
+}
+
+/// The transport as a [`tower_service::Service`], for mounting MCP in an
+/// existing application: `axum::Router::nest_service("/mcp", service)`,
+/// tower layers around it (tracing, CORS, timeouts, authentication), or
+/// hyper directly. It serves every path it is given (the host routes), with
+/// every other rule of this module: Host/Origin checks, media types, the
+/// body limit and timeout, legacy sessions (their idle sweep starts with
+/// the first request). Connection limits, the header timeout and graceful
+/// shutdown belong to whoever owns the listener. Handlers see the request's
+/// parts, extensions set by layers included, through
+/// [`RequestContext::http_request`](crate::RequestContext::http_request).
+pub struct McpService<S> {
+    state: Arc<State<S>>,
+}
+
+impl<S> Clone for McpService<S> {
+    fn clone(&self) -> Self {
+        Self {
+            state: Arc::clone(&self.state),
+        }
+    }
+}
+
+impl<S: McpServer + 'static> McpService<S> {
+    /// A service for `server`; `config.listen` and `config.path` are not
+    /// used. Refuses a server whose catalogue is invalid, as [`run`] does.
+    pub fn new(server: S, config: HttpConfig) -> io::Result<Self> {
+        Self::from_arc(Arc::new(server), config)
+    }
+
+    /// Like [`McpService::new`] for a server shared with other code.
+    pub fn from_arc(server: Arc<S>, config: HttpConfig) -> io::Result<Self> {
+        crate::server::check_catalogue(&*server)?;
+        Ok(Self {
+            state: State::new(server, config, true),
+        })
+    }
+}
+
+impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> for McpService<S> {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let state = Arc::clone(&self.state);
+        Box::pin(async move { Ok(handle(state, request).await) })
+    }
 }
 
 /// Where the server is in its life, as connections see it.
@@ -524,9 +577,34 @@ struct Sessions {
 struct State<S> {
     server: Arc<S>,
     config: HttpConfig,
+    /// Serve every path (mounted as a service, the host routes).
+    any_path: bool,
     sessions: Mutex<Sessions>,
+    sweeper: std::sync::Once,
     limit_log: LogLimiter,
     rejected_log: LogLimiter,
+}
+
+impl<S: Send + Sync + 'static> State<S> {
+    fn new(server: Arc<S>, config: HttpConfig, any_path: bool) -> Arc<Self> {
+        Arc::new(State {
+            server,
+            config,
+            any_path,
+            sessions: Mutex::default(),
+            sweeper: std::sync::Once::new(),
+            limit_log: LogLimiter::default(),
+            rejected_log: LogLimiter::default(),
+        })
+    }
+
+    /// Starts the idle-session sweep on the first request (inside the
+    /// runtime); it ends once the transport is gone.
+    fn start_sweeper(self: &Arc<Self>) {
+        self.sweeper.call_once(|| {
+            tokio::spawn(sweep_sessions_every(Arc::downgrade(self)));
+        });
+    }
 }
 
 impl<S> State<S> {
@@ -819,14 +897,29 @@ fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
     }
 }
 
-async fn handle<S: McpServer + 'static>(
+/// A request body the transport can read: hyper's own, axum's, any
+/// `http_body::Body` of bytes.
+pub trait RequestBody:
+    hyper::body::Body<Error: Into<BoxError>, Data: Send> + Send + 'static
+{
+}
+
+impl<B> RequestBody for B where
+    B: hyper::body::Body<Error: Into<BoxError>, Data: Send> + Send + 'static
+{
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+async fn handle<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
-    request: Request<Incoming>,
+    request: Request<B>,
 ) -> Response<Body> {
     let config = &state.config;
-    if request.uri().path() != config.path {
+    if !state.any_path && request.uri().path() != config.path {
         return status_only(StatusCode::NOT_FOUND);
     }
+    state.start_sweeper();
     let headers = request.headers();
     let host = headers
         .get(hyper::header::HOST)
@@ -967,9 +1060,9 @@ fn has_modern_meta(message: &Value) -> bool {
 
 /// The POST body, within the size limit and the time limit. A refused
 /// body is not read to its end, so its answer closes the connection.
-async fn read_body(
+async fn read_body<B: RequestBody>(
     headers: &hyper::HeaderMap,
-    body: Incoming,
+    body: B,
     limit: usize,
     timeout: Duration,
 ) -> Result<Bytes, Response<Body>> {
@@ -1069,18 +1162,19 @@ fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
     None
 }
 
-async fn post<S: McpServer + 'static>(
+async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
-    request: Request<Incoming>,
+    request: Request<B>,
     session_id: Result<Option<String>, String>,
 ) -> Response<Body> {
     if let Some(refused) = check_media_types(request.headers()) {
         return refused;
     }
     let (parts, body) = request.into_parts();
-    let headers = parts.headers;
+    let parts = Arc::new(parts);
+    let headers = &parts.headers;
     let body = match read_body(
-        &headers,
+        headers,
         body,
         state.config.max_body_bytes,
         state.config.body_read_timeout,
@@ -1099,13 +1193,13 @@ async fn post<S: McpServer + 'static>(
     };
     let id = message.id_json();
     let mcp_headers = match (
-        header(&headers, MCP_PROTOCOL_VERSION),
-        header(&headers, MCP_METHOD),
-        header(&headers, MCP_NAME),
+        header(headers, MCP_PROTOCOL_VERSION),
+        header(headers, MCP_METHOD),
+        header(headers, MCP_NAME),
     ) {
         (Ok(protocol_version), Ok(method), Ok(name)) => {
             let mut params = Vec::new();
-            for (header_name, value) in &headers {
+            for (header_name, value) in headers {
                 let Some(suffix) = header_name.as_str().strip_prefix(MCP_PARAM_PREFIX) else {
                     continue;
                 };
@@ -1191,6 +1285,7 @@ async fn post<S: McpServer + 'static>(
         return status_only(StatusCode::ACCEPTED);
     }
     let mut ctx = MessageContext::http_headers(mcp_headers)
+        .with_http_request(Arc::clone(&parts))
         .with_events(state.config.events.clone())
         .with_server_info_in_results(state.config.server_info_in_results);
     if let Some(session) = &session {

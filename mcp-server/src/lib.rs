@@ -258,7 +258,11 @@
 //!   limit with a documented recovery rule.
 //! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::new(addr))`;
 //!   one `/mcp` endpoint, JSON or SSE, header rules, DNS-rebinding
-//!   protection, body limit, legacy sessions, the stale-session rule.
+//!   protection, body limit, legacy sessions, the stale-session rule,
+//!   connection limits, timeouts and graceful shutdown; or
+//!   [`http::McpService`], the same as a `tower::Service` to mount in an
+//!   axum or hyper application (handlers read the HTTP request through
+//!   [`RequestContext::http_request`]).
 //!
 //! Both wire a per-request notification sink into [`RequestContext`]:
 //! [`RequestContext::log`] (only when the request asked for logs),

@@ -1,0 +1,153 @@
+//! The transport as a tower service mounted in an axum application: its
+//! routes and MCP side by side, middleware extensions reaching handlers,
+//! and the transport's own rules (Host check, sessions) still applied.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::get;
+use mcp_server::http::{HttpConfig, McpService};
+use mcp_server::{McpServer, RequestContext, router};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+#[derive(McpServer)]
+#[mcp(name = "mounted", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
+struct Mounted;
+
+#[derive(Clone)]
+struct Claims(&'static str);
+
+#[router]
+impl Mounted {
+    /// Reports what the middleware and the request said.
+    #[tool]
+    fn whoami(&self, ctx: &RequestContext) -> String {
+        let parts = ctx.http_request();
+        let claims = parts
+            .and_then(|p| p.extensions.get::<Claims>())
+            .map(|c| c.0);
+        let agent = parts
+            .and_then(|p| p.headers.get("user-agent"))
+            .and_then(|v| v.to_str().ok());
+        format!("{claims:?} {agent:?}")
+    }
+}
+
+async fn claims(mut request: Request, next: Next) -> Response {
+    request.extensions_mut().insert(Claims("alice"));
+    next.run(request).await
+}
+
+async fn start() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let mcp = McpService::new(Mounted, HttpConfig::new(addr)).expect("a valid catalogue");
+    let app = Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .nest_service("/mcp", mcp)
+        .layer(middleware::from_fn(claims));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("127.0.0.1:{}", addr.port())
+}
+
+/// One request on its own connection: (status, headers lower-cased, body).
+async fn exchange(addr: &str, head: &str, body: &str) -> (u16, String, String) {
+    let run = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let request = format!(
+            "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.expect("read");
+        raw
+    };
+    let raw = tokio::time::timeout(Duration::from_secs(20), run)
+        .await
+        .expect("hang guard");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+fn call(name: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string()
+}
+
+fn mcp_post(addr: &str, extra: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: whoami\r\n\
+         User-Agent: probe/1{extra}"
+    )
+}
+
+#[tokio::test]
+async fn mcp_and_the_app_share_one_router() {
+    let addr = start().await;
+    let (status, _, body) =
+        exchange(&addr, &format!("GET /health HTTP/1.1\r\nHost: {addr}"), "").await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+
+    let (status, _, body) = exchange(&addr, &mcp_post(&addr, ""), &call("whoami")).await;
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        r#"Some("alice") Some("probe/1")"#
+    );
+
+    let (status, _, _) = exchange(
+        &addr,
+        &format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}"),
+        "",
+    )
+    .await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn the_transport_rules_apply_when_mounted() {
+    let addr = start().await;
+    // DNS-rebinding protection.
+    let head = mcp_post(&addr, "").replace(&format!("Host: {addr}"), "Host: evil.example");
+    let (status, _, _) = exchange(&addr, &head, &call("whoami")).await;
+    assert_eq!(status, 403);
+    // The envelope checks.
+    let (status, _, body) = exchange(&addr, &mcp_post(&addr, ""), &call("nope")).await;
+    assert_eq!(status, 400, "{body}");
+    // A legacy session lives in the mounted service.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}})
+    .to_string();
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json");
+    let (status, headers, _) = exchange(&addr, &head, &init).await;
+    assert_eq!(status, 200);
+    let session = headers
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let (status, _, body) = exchange(
+        &addr,
+        &format!("{head}\r\nMcp-Session-Id: {session}"),
+        &ping,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
