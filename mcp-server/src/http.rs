@@ -904,7 +904,7 @@ async fn post<S: McpServer + 'static>(
                     .unwrap_or_else(PoisonError::into_inner);
                 let task = tokio::spawn(async move {
                     let _guard = guard;
-                    handle_parsed(&*server, message, &ctx).await
+                    handle_parsed(&*server, Some(&server), message, &ctx).await
                 });
                 registry.insert(key, task.abort_handle());
                 task
@@ -914,7 +914,8 @@ async fn post<S: McpServer + 'static>(
         }
         // Everything else runs in the connection's own task: no spawn.
         None => {
-            let work = async move { Ok(handle_parsed(&*server, message, &ctx).await) };
+            let work =
+                async move { Ok(handle_parsed(&*server, Some(&server), message, &ctx).await) };
             respond(Box::pin(work), None, rx).await
         }
     };

@@ -201,6 +201,7 @@ async fn bridge<S: McpServer>(
         peer: ctx.peer.clone(),
         declaration: Some(S::declaration()),
         server_info_in_results: false,
+        task_eligible: false,
     };
     for _ in 0..MAX_INPUT_ROUNDS {
         let request_value = json!({

@@ -286,6 +286,7 @@ pub mod router;
 mod server;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+pub mod tasks;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -297,7 +298,8 @@ pub use declaration::{
     DEFAULT_DISCOVER_TTL_MS, ServerDeclaration,
 };
 pub use envelope::{
-    CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_value, http_status_of,
+    CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_message_shared,
+    handle_value, http_status_of,
 };
 pub use errors::{ErrorObject, HandlerResult};
 pub use events::{ServerEvent, ServerEvents};
@@ -315,6 +317,7 @@ pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
 pub use server::McpServer;
+pub use tasks::{TaskSupport, Tasks};
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
 /// block into the server's tools, resources and prompts; see the crate docs.
