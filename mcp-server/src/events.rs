@@ -15,6 +15,10 @@ pub enum ServerEvent {
     ResourcesListChanged,
     /// The resource at this URI changed (`notifications/resources/updated`).
     ResourceUpdated(String),
+    /// A task changed status (tasks extension, `notifications/tasks`): its
+    /// id and its `DetailedTask`, delivered to listen streams that asked
+    /// for that id.
+    TaskStatus(String, serde_json::Value),
 }
 
 /// The event hub of one running server. Cheap to clone; clones publish to

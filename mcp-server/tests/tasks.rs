@@ -757,3 +757,76 @@ async fn the_memory_store_is_bounded() {
     assert!(expired.get("old").await.unwrap().is_none());
     assert!(expired.is_empty());
 }
+
+// ---------------------------------------------------- notifications ----
+
+fn message(id: i64, method: &str, params: Value, ext: bool) -> Vec<u8> {
+    let mut request = request(method, params, ext);
+    request["id"] = json!(id);
+    request.to_string().into_bytes()
+}
+
+#[tokio::test]
+async fn listen_streams_carry_task_status_notifications() {
+    use mcp_server::{MessageContext, ServerEvents};
+    use std::sync::Mutex;
+    let server = Arc::new(Tasky);
+    let events = ServerEvents::new();
+    let ctx = MessageContext::stdio().with_events(events.clone());
+    // Task notifications need the extension on the listen request.
+    let filter = json!({ "notifications": { "taskIds": ["x"] } });
+    let refused = mcp_server::handle_message_shared(
+        &server,
+        &message(1, "subscriptions/listen", filter, false),
+        &ctx,
+    )
+    .await;
+    assert_eq!(refused.json().unwrap()["error"]["code"], -32021);
+
+    let call = json!({ "name": "sleepy", "arguments": { "ms": 100 } });
+    let created =
+        mcp_server::handle_message_shared(&server, &message(2, "tools/call", call, true), &ctx)
+            .await
+            .json()
+            .unwrap();
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let listen_ctx = ctx.clone().with_sink(move |m| sink.lock().unwrap().push(m));
+    let filter = json!({ "notifications": { "taskIds": [id] } });
+    let listen = message(3, "subscriptions/listen", filter, true);
+    let stream = tokio::spawn({
+        let server = Arc::clone(&server);
+        async move { mcp_server::handle_message_shared(&server, &listen, &listen_ctx).await }
+    });
+    let wait = async {
+        loop {
+            let done = seen.lock().unwrap().iter().any(|m| {
+                m["method"] == "notifications/tasks" && m["params"]["status"] == "completed"
+            });
+            if done {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, wait).await.unwrap();
+    stream.abort();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(seen[0]["params"]["notifications"]["taskIds"], json!([id]));
+    let task = seen
+        .iter()
+        .find(|m| m["method"] == "notifications/tasks")
+        .unwrap();
+    assert_eq!(task["params"]["taskId"], id);
+    assert_eq!(task["params"]["result"]["content"][0]["text"], "slept 100");
+    assert!(task["params"].get("resultType").is_none());
+    assert_eq!(
+        task["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        3
+    );
+}

@@ -60,6 +60,7 @@ pub use wire::iso8601;
 use crate::context::{MessageContext, RequestContext};
 use crate::declaration::ServerDeclaration;
 use crate::errors::{self, ErrorObject, HandlerResult};
+use crate::events::ServerEvents;
 use crate::reply::Reply;
 use crate::server::McpServer;
 
@@ -71,6 +72,9 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// `tasks/cancel`.
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// The task status notification, sent on `subscriptions/listen` streams
+/// that asked for the task's id.
+pub const NOTIFICATIONS_TASKS: &str = "notifications/tasks";
 /// The three methods the extension adds.
 pub const TASK_METHODS: &[&str] = &[TASKS_GET, TASKS_UPDATE, TASKS_CANCEL];
 
@@ -255,7 +259,7 @@ impl Tasks {
     }
 
     /// Runs one handler round in the background and records how it ends.
-    fn spawn_round(&'static self, task_id: String, work: Work) {
+    fn spawn_round(&'static self, task_id: String, work: Work, events: Option<ServerEvents>) {
         let handle = tokio::spawn(work);
         self.running()
             .insert(task_id.clone(), handle.abort_handle());
@@ -271,8 +275,11 @@ impl Tasks {
                 Err(join) if join.is_cancelled() => return,
                 Err(_) => RoundEnd::Error(errors::internal_error("The tool panicked")),
             };
-            if let Err(e) = self.end_round(&task_id, end).await {
-                tracing::warn!(task = %task_id, "could not record the end of a task round: {e}");
+            match self.end_round(&task_id, end).await {
+                Ok(record) => announce(events.as_ref(), record.as_ref()),
+                Err(e) => {
+                    tracing::warn!(task = %task_id, "could not record the end of a task round: {e}");
+                }
             }
         });
     }
@@ -307,7 +314,11 @@ impl Tasks {
 
     /// Records the end of a round: parks the task on `input_required`,
     /// or ends it (`completed` / `failed`) unless it already ended.
-    async fn end_round(&self, task_id: &str, end: RoundEnd) -> Result<(), StoreError> {
+    async fn end_round(
+        &self,
+        task_id: &str,
+        end: RoundEnd,
+    ) -> Result<Option<TaskRecord>, StoreError> {
         let store = self.store();
         let now = now_ms();
         let mut change: Box<dyn FnMut(&mut TaskRecord) -> bool + Send> = match end {
@@ -361,7 +372,7 @@ impl Tasks {
                 true
             }),
         };
-        store.update(task_id, &mut *change).await.map(|_| ())
+        store.update(task_id, &mut *change).await
     }
 
     /// Cancels a task: `cancelled` unless it already ended, and its round
@@ -385,6 +396,22 @@ impl Tasks {
         }
         Ok(record)
     }
+}
+
+/// Publishes a task's new status to listen streams (`notifications/tasks`
+/// carries the `DetailedTask`, without `resultType`).
+fn announce(events: Option<&ServerEvents>, record: Option<&TaskRecord>) {
+    let (Some(events), Some(record)) = (events, record) else {
+        return;
+    };
+    let mut task = wire::detailed_task(record);
+    if let Value::Object(object) = &mut task {
+        object.remove("resultType");
+    }
+    events.publish(crate::events::ServerEvent::TaskStatus(
+        record.task_id.clone(),
+        task,
+    ));
 }
 
 enum RoundEnd {
@@ -501,7 +528,7 @@ pub(crate) async fn call_tool<S: McpServer>(
         .create(record.clone())
         .await
         .map_err(store_failure)?;
-    tasks.spawn_round(record.task_id.clone(), work);
+    tasks.spawn_round(record.task_id.clone(), work, ctx.events.clone());
     rendered(
         declaration,
         ctx.server_info_in_results,
@@ -541,11 +568,12 @@ pub(crate) async fn handle_method(
         TASKS_CANCEL => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
-            tasks
+            let record = tasks
                 .cancel(task_id)
                 .await
                 .map_err(store_failure)?
                 .ok_or_else(not_found)?;
+            announce(ctx.events.as_ref(), Some(&record));
             wire::ack()
         }
         TASKS_UPDATE => {
@@ -639,6 +667,7 @@ async fn update(
     let Some((request, state, answers)) = resume else {
         return Ok(());
     };
+    announce(ctx.events.as_ref(), found.as_ref());
     let round = next_round(declaration, request, state, answers, id, ctx).and_then(
         |(request, round_ctx)| {
             detach
@@ -647,7 +676,7 @@ async fn update(
         },
     );
     match round {
-        Ok(work) => tasks.spawn_round(task_id.to_owned(), work),
+        Ok(work) => tasks.spawn_round(task_id.to_owned(), work, ctx.events.clone()),
         Err(error) => {
             let now = now_ms();
             let mut change = |r: &mut TaskRecord| {
