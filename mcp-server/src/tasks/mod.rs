@@ -30,10 +30,13 @@
 //!   `failed`, `tasks/cancel` ends `cancelled` (stopping the work) and is
 //!   an idempotent acknowledgement on a finished task.
 //!
-//! Tasks are kept in a [`TaskStore`] ([`MemoryTaskStore`] by default) for
+//! Tasks are kept in a [`TaskStore`] ([`MemoryTaskStore`] by default;
+//! `RedisTaskStore` with the `redis` feature, for several processes) for
 //! `ttlMs` after creation; the engine of a server type is
 //! [`ServerDeclaration::tasks`](crate::ServerDeclaration::tasks).
 
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 mod wire;
 
@@ -56,6 +59,9 @@ pub use store::{
     TaskStatus, TaskStore,
 };
 pub use wire::iso8601;
+
+#[cfg(feature = "redis")]
+pub use self::redis::{DEFAULT_PREFIX as REDIS_DEFAULT_PREFIX, RedisTaskStore};
 
 use crate::context::{MessageContext, RequestContext};
 use crate::declaration::ServerDeclaration;
