@@ -303,9 +303,9 @@ impl RequestContext {
         }
     }
 
-    /// Whether this call may still become a task: the tool allows it, the
-    /// server and this request declared the tasks extension, and it has
-    /// not answered yet. See [`crate::tasks`].
+    /// Whether this call may become a task (or already runs as one): the
+    /// tool allows it and both the server and this request declared the
+    /// tasks extension. See [`crate::tasks`].
     pub fn may_become_task(&self) -> bool {
         self.task_eligible
     }

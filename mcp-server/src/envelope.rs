@@ -22,7 +22,9 @@ use crate::tasks::Detach;
 use std::sync::Arc;
 
 /// Methods of 2025-11-25 that 2026-07-28 removed; with modern `_meta` they
-/// answer `-32601` and never get legacy handling.
+/// answer `-32601` and never get legacy handling. (`tasks/get` and
+/// `tasks/cancel` come back, with new shapes, when the server declares the
+/// tasks extension; `tasks/result` and `tasks/list` never do.)
 pub const REMOVED_METHODS: &[&str] = &[
     "initialize",
     "ping",

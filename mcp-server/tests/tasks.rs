@@ -168,6 +168,56 @@ impl Stoppable {
     }
 }
 
+/// Tools known at run time: a `ToolRouter` whose task support is set by
+/// hand, served by a hand-written `ToolsHandler`.
+#[derive(McpServer)]
+#[mcp(
+    name = "dynamic",
+    version = "1.0.0",
+    tools,
+    extension("io.modelcontextprotocol/tasks")
+)]
+struct Dynamic {
+    tools: mcp_server::ToolRouter,
+}
+
+impl mcp_server::ToolsHandler for Dynamic {
+    async fn list_tools(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> mcp_server::HandlerResult<ListToolsResult> {
+        self.tools.list_tools(params, ctx).await
+    }
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> mcp_server::HandlerResult<CallToolResultResponseResult> {
+        self.tools.call_tool(params, ctx).await
+    }
+    fn task_support(&self, name: &str) -> mcp_server::TaskSupport {
+        self.tools.task_support(name)
+    }
+}
+
+#[derive(serde::Deserialize, mcp_server::schemars::JsonSchema)]
+#[schemars(crate = "mcp_server::schemars")]
+struct Wait {
+    ms: u64,
+}
+
+fn dynamic() -> Dynamic {
+    let tools = mcp_server::ToolRouter::new();
+    tools
+        .add("wait", "Waits", |args: Wait, _ctx| async move {
+            tokio::time::sleep(Duration::from_millis(args.ms)).await;
+            format!("waited {}", args.ms)
+        })
+        .unwrap();
+    Dynamic { tools }
+}
+
 // ------------------------------------------------------------- client ----
 
 async fn start<S: McpServer + 'static>(server: S) -> String {
@@ -400,6 +450,24 @@ async fn the_server_decides_per_tool_and_per_request() {
         post(&addr, &hinted).await.result()["resultType"],
         "complete"
     );
+}
+
+#[tokio::test]
+async fn tool_routers_and_hand_written_handlers_declare_task_support() {
+    let server = dynamic();
+    let tools = server.tools.clone();
+    let addr = start(server).await;
+    // Added as never: synchronous.
+    let sync = call(&addr, "wait", json!({ "ms": 10 }), true).await;
+    assert_eq!(sync.result()["content"][0]["text"], "waited 10");
+    assert!(tools.set_task_support("wait", mcp_server::TaskSupport::Required));
+    assert!(!tools.set_task_support("missing", mcp_server::TaskSupport::Optional));
+    call(&addr, "wait", json!({ "ms": 10 }), false)
+        .await
+        .error(-32021, 400);
+    let created = create(&addr, "wait", json!({ "ms": 10 })).await;
+    let done = wait_for(&addr, created["taskId"].as_str().unwrap(), "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "waited 10");
 }
 
 #[tokio::test]
