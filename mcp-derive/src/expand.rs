@@ -277,6 +277,9 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
                 (Self::__MCP_TOOLS.param_headers)(self, name)
             }
+            fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
+                (Self::__MCP_TOOLS.task_support)(self, name)
+            }
         }
     });
     let problems = (!hooked.is_empty()).then(|| {

@@ -27,7 +27,9 @@ const TOOL_KEYS: &[&str] = &[
     "open_world",
     "icon",
     "meta",
+    "task",
 ];
+const TASK_SUPPORT: &[&str] = &["never", "optional", "required"];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
     "template",
@@ -514,6 +516,17 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
         let inputs: Vec<&Param> = method.params.iter().filter(|p| !p.context).collect();
         match method.kind {
             Kind::Tool => {
+                if let Some(task) = method.settings.strings.get("task")
+                    && !TASK_SUPPORT.contains(&task.value().as_str())
+                {
+                    cx.error_spanned_by(
+                        task,
+                        format!(
+                            "unknown task support `{}`: use \"never\", \"optional\" or \"required\"",
+                            task.value()
+                        ),
+                    );
+                }
                 if !valid_tool_name(&name) {
                     cx.syn_error(syn::Error::new(
                         name_span(method),
@@ -741,6 +754,17 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
         sets.push(quote!(tool.meta = ::core::option::Option::Some(#p::meta_object(#json)?);));
     }
     let call = call_expr(method, args);
+    let task = match method
+        .settings
+        .strings
+        .get("task")
+        .map(LitStr::value)
+        .as_deref()
+    {
+        Some("optional") => quote!(#p::TaskSupport::Optional),
+        Some("required") => quote!(#p::TaskSupport::Required),
+        _ => quote!(#p::TaskSupport::Never),
+    };
     let helper = quote! {
         #(#consts)*
         #[doc(hidden)]
@@ -769,6 +793,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
                 ::core::result::Result::Ok(tool)
             },
             call: <#self_ty>::#fn_ident,
+            task: #task,
         }
     };
     (helper, spec)
@@ -1022,6 +1047,9 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
                         }
                         fn tool_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
                             <#self_ty>::#table_fn().problems().to_vec()
+                        }
+                        fn task_support(&self, name: &str) -> #p::TaskSupport {
+                            <#self_ty>::#table_fn().task_support(name)
                         }
                     }
                 },

@@ -36,6 +36,7 @@ pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAA
     prompts(list_changed),
     completions,
     logging,
+    extension("io.modelcontextprotocol/tasks"),
     versions(legacy = ["2025-11-25"]),
     discover(ttl_ms = 0, scope = "private"),
     cache(ttl_ms = 300000, scope = "public")
@@ -691,6 +692,119 @@ impl Everything {
             events.prompts_list_changed();
         }
         "Mutation triggered"
+    }
+
+    // ---- tasks extension (the `tasks-*` scenarios) ------------------------
+
+    /// Greets by name (synchronous, never a task)
+    #[tool]
+    fn greet(&self, #[arg(description = "Who to greet")] name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    /// Sleeps `seconds`, then reports; a task when the client allows it
+    #[tool(task = "optional")]
+    async fn slow_compute(
+        &self,
+        #[arg(description = "How long to work, in seconds")] seconds: f64,
+        #[arg(description = "A label echoed in the result")] label: Option<String>,
+    ) -> Result<String, ToolError> {
+        let millis = (seconds.clamp(0.0, 3600.0) * 1000.0).round();
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "clamped to 0..=3 600 000"
+        )]
+        let millis = millis as u64;
+        if millis > 0 {
+            tokio::time::sleep(Duration::from_millis(millis)).await;
+        }
+        let label = label.unwrap_or_default();
+        Ok(format!("Computed {label} in {seconds} s"))
+    }
+
+    /// Fails with a tool error after about a second (a task, required)
+    #[tool(task = "required")]
+    async fn failing_job(&self) -> CallToolResult {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        CallToolResult::error("The job failed: the input could not be processed")
+    }
+
+    /// Ends in a JSON-RPC error after about 200 ms (a task when allowed)
+    #[tool(task = "optional")]
+    async fn protocol_error_job(&self) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Err(errors::internal_error("The job hit an internal error").into())
+    }
+
+    /// Asks for confirmation (key `confirm`) before deleting a file (a task when allowed)
+    #[tool(task = "optional")]
+    async fn confirm_delete(
+        &self,
+        #[arg(description = "The file to delete")] filename: String,
+        retry: &RetryInput,
+        ctx: &RequestContext,
+    ) -> Answer {
+        ctx.continue_as_task().await;
+        let responses = responses(retry);
+        match answer(&responses, "confirm") {
+            Some(reply) => {
+                let accepted = reply.get("action").and_then(Value::as_str) == Some("accept")
+                    && elicited(&responses, "confirm", "confirm") == Some(&json!(true));
+                done(if accepted {
+                    format!("Deleted {filename}")
+                } else {
+                    format!("Kept {filename}")
+                })
+            }
+            None => ask(
+                json!({ "confirm": elicit(&format!("Delete {filename}?"), "confirm", "boolean") }),
+                None,
+            ),
+        }
+    }
+
+    /// Asks two questions at once (keys `input-a`, `input-b`; a task when allowed)
+    #[tool(task = "optional")]
+    async fn multi_input(&self, retry: &RetryInput, ctx: &RequestContext) -> Answer {
+        ctx.continue_as_task().await;
+        let responses = responses(retry);
+        let keys = ["input-a", "input-b"];
+        if keys.iter().all(|k| answer(&responses, k).is_some()) {
+            let text = keys
+                .iter()
+                .map(|k| {
+                    let reply = answer(&responses, k).cloned().unwrap_or_default();
+                    format!("{k}: {}", elicitation_summary(&reply))
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            return done(text);
+        }
+        ask(
+            json!({
+                "input-a": elicit("First input", "name", "string"),
+                "input-b": elicit("Second input", "name", "string"),
+            }),
+            None,
+        )
+    }
+
+    /// MRTR for `user_name`, then a task that greets (task required)
+    #[tool(task = "required")]
+    async fn test_tool_with_task(&self, retry: &RetryInput, ctx: &RequestContext) -> Answer {
+        let responses = responses(retry);
+        let Some(name) = elicited(&responses, "user_name", "name").and_then(Value::as_str) else {
+            ctx.require_client_capability("elicitation")?;
+            return ask(
+                json!({ "user_name": elicit("What is your name?", "name", "string") }),
+                None,
+            );
+        };
+        let greeting = format!("Hello, {name}! (async)");
+        ctx.continue_as_task().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        done(greeting)
     }
 
     // ---- resources (the first listed is read by the `caching` scenario) --

@@ -6,10 +6,14 @@ use std::process::ExitCode;
 use mcp_everything::Everything;
 use mcp_server::http::HttpConfig;
 
-const USAGE: &str = "usage: mcp-everything stdio
-       mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]...
+const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
+       mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
        mcp-everything demo
+--task-store: where tasks (io.modelcontextprotocol/tasks) live: `memory`
+(default, this process only) or `redis://HOST:PORT` (shared by every
+process using it; needs the `redis` feature). Run several `http` processes
+on one Redis behind a load balancer and any of them serves any task.
 Logs go to stderr; set MCP_LOG=debug|info|warn|error (default warn).";
 
 fn init_logging() {
@@ -27,11 +31,52 @@ fn init_logging() {
         .init();
 }
 
+/// Points the fixture's tasks at `store` (`memory` or `redis://…`).
+fn use_task_store(store: &str) -> Result<(), String> {
+    if store == "memory" {
+        return Ok(());
+    }
+    if store.starts_with("redis://") || store.starts_with("rediss://") {
+        #[cfg(feature = "redis")]
+        {
+            use mcp_server::McpServer;
+            let redis = mcp_server::tasks::RedisTaskStore::open(store)
+                .map_err(|e| format!("bad --task-store {store:?}: {e}"))?;
+            Everything::declaration()
+                .tasks()
+                .set_store(std::sync::Arc::new(redis));
+            return Ok(());
+        }
+        #[cfg(not(feature = "redis"))]
+        return Err(format!(
+            "--task-store {store:?}: this binary was built without the `redis` feature"
+        ));
+    }
+    Err(format!(
+        "unknown --task-store {store:?}: use memory or redis://HOST:PORT"
+    ))
+}
+
 fn main() -> ExitCode {
     init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("stdio") => mcp_server::stdio::run(Everything::new()),
+        Some("stdio") => {
+            match args.get(1..).unwrap_or_default() {
+                [] => {}
+                [flag, store] if flag == "--task-store" => {
+                    if let Err(e) = use_task_store(store) {
+                        eprintln!("{e}\n{USAGE}");
+                        return ExitCode::from(2);
+                    }
+                }
+                _ => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
+            mcp_server::stdio::run(Everything::new())
+        }
         Some("http") => {
             let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
             let mut hosts = Vec::new();
@@ -45,6 +90,12 @@ fn main() -> ExitCode {
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
                 match (arg.as_str(), rest.next()) {
+                    ("--task-store", Some(store)) => {
+                        if let Err(e) = use_task_store(store) {
+                            eprintln!("{e}\n{USAGE}");
+                            return ExitCode::from(2);
+                        }
+                    }
                     ("--listen", Some(addr)) => match addr.parse() {
                         Ok(addr) => listen = addr,
                         Err(e) => {

@@ -285,6 +285,8 @@ pub struct RequestContext {
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
+    /// Whether this call may still become a task (tasks extension).
+    pub(crate) task_eligible: bool,
 }
 
 impl fmt::Debug for RequestContext {
@@ -311,6 +313,7 @@ impl RequestContext {
             declaration: None,
             server_info_in_results: false,
             http_request: None,
+            task_eligible: false,
         }
     }
 
@@ -319,6 +322,21 @@ impl RequestContext {
     /// `None` on stdio and for contexts built with [`RequestContext::new`].
     pub fn http_request(&self) -> Option<&http::request::Parts> {
         self.http_request.as_deref()
+    }
+
+    /// Whether this call may become a task (or already runs as one): the
+    /// tool allows it and both the server and this request declared the
+    /// tasks extension. See [`crate::tasks`].
+    pub fn may_become_task(&self) -> bool {
+        self.task_eligible
+    }
+
+    /// Lets a call that may become a task become one now: it answers the
+    /// client with a `CreateTaskResult` and goes on in the background (a
+    /// call also becomes a task when its handler first waits). Elsewhere
+    /// it returns at once and changes nothing.
+    pub fn continue_as_task(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        YieldOnce(!self.task_eligible)
     }
 
     /// The identity to put in this request's result, if any.
@@ -519,6 +537,26 @@ impl RequestContext {
 
     pub(crate) fn sink(&self) -> Option<&Sink> {
         self.sink.as_ref()
+    }
+}
+
+/// Pending once (waking itself), then ready: the point where the runtime
+/// sees a task-eligible call wait.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }
 

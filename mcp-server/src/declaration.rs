@@ -70,6 +70,7 @@ pub struct ServerDeclaration {
     discover_bytes: OnceLock<Vec<u8>>,
     server_info_bytes: OnceLock<Vec<u8>>,
     pub(crate) param_headers: crate::param_headers::ParamHeaderCache,
+    tasks: crate::tasks::Tasks,
 }
 
 impl ServerDeclaration {
@@ -96,6 +97,7 @@ impl ServerDeclaration {
             discover_bytes: OnceLock::new(),
             server_info_bytes: OnceLock::new(),
             param_headers: crate::param_headers::ParamHeaderCache::default(),
+            tasks: crate::tasks::Tasks::new(),
         }
     }
 
@@ -136,6 +138,14 @@ impl ServerDeclaration {
     /// The default `cacheScope` of list and read results.
     pub fn cache_scope(&self) -> CacheScope {
         self.cache_scope
+    }
+
+    /// The tasks of this server type (tasks extension): their store,
+    /// `ttlMs` and `pollIntervalMs`. Used only when the server declares
+    /// `extension("io.modelcontextprotocol/tasks")`; configure it before
+    /// serving, e.g. `MyServer::declaration().tasks().set_store(store)`.
+    pub fn tasks(&self) -> &crate::tasks::Tasks {
+        &self.tasks
     }
 
     /// The server's identity (`io.modelcontextprotocol/serverInfo`).

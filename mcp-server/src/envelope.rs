@@ -18,9 +18,13 @@ use crate::errors::{self, ErrorObject};
 use crate::outcome::Outcome;
 use crate::reply::Reply;
 use crate::server::McpServer;
+use crate::tasks::Detach;
+use std::sync::Arc;
 
 /// Methods of 2025-11-25 that 2026-07-28 removed; with modern `_meta` they
-/// answer `-32601` and never get legacy handling.
+/// answer `-32601` and never get legacy handling. (`tasks/get` and
+/// `tasks/cancel` come back, with new shapes, when the server declares the
+/// tasks extension; `tasks/result` and `tasks/list` never do.)
 pub const REMOVED_METHODS: &[&str] = &[
     "initialize",
     "ping",
@@ -67,13 +71,34 @@ pub async fn handle_message<S: McpServer>(
     message: &[u8],
     ctx: &MessageContext,
 ) -> Outcome {
-    handle_parsed(server, parse(message), ctx).await
+    handle_parsed(server, None, parse(message), ctx).await
+}
+
+/// [`handle_message`] for a server held in an `Arc`, which lets a
+/// `tools/call` outlive its request as a task (tasks extension); the
+/// transports call this. Through [`handle_message`] a task-capable tool
+/// runs synchronously.
+pub async fn handle_message_shared<S: McpServer + 'static>(
+    server: &Arc<S>,
+    message: &[u8],
+    ctx: &MessageContext,
+) -> Outcome {
+    handle_parsed(&**server, Some(server), parse(message), ctx).await
 }
 
 /// Answers one already-parsed JSON-RPC message. Same contract as
 /// [`handle_message`], without the parse step.
 pub async fn handle_value<S: McpServer>(
     server: &S,
+    message: Value,
+    ctx: &MessageContext,
+) -> Outcome {
+    value_request(server, None, message, ctx).await
+}
+
+async fn value_request<S: McpServer>(
+    server: &S,
+    detach: Option<&dyn Detach>,
     message: Value,
     ctx: &MessageContext,
 ) -> Outcome {
@@ -88,7 +113,9 @@ pub async fn handle_value<S: McpServer>(
             crate::legacy::legacy_request(server, declaration, &envelope, &message, ctx).await
         }
         EraChoice::ModernOnlyInitialize(error) => error_outcome(Some(&envelope.id), error),
-        EraChoice::Modern => modern_request(server, declaration, envelope, &message, ctx).await,
+        EraChoice::Modern => {
+            modern_request(server, detach, declaration, envelope, &message, ctx).await
+        }
     }
 }
 
@@ -157,16 +184,18 @@ fn integer_negative_zero_id(message: &[u8], value: &mut Value) {
     }
 }
 
+/// `detach` is the transport's owned handle on the server, for tasks.
 pub(crate) async fn handle_parsed<S: McpServer>(
     server: &S,
+    detach: Option<&dyn Detach>,
     parsed: Parsed,
     ctx: &MessageContext,
 ) -> Outcome {
     match parsed {
         // Both boxed: their state is large (kilobytes), and the future of
         // every request is moved into a task.
-        Parsed::Modern(request) => Box::pin(typed_request(server, *request, ctx)).await,
-        Parsed::Json(message) => Box::pin(handle_value(server, message, ctx)).await,
+        Parsed::Modern(request) => Box::pin(typed_request(server, detach, *request, ctx)).await,
+        Parsed::Json(message) => Box::pin(value_request(server, detach, message, ctx)).await,
         Parsed::Invalid => error_outcome(None, errors::parse_error()),
     }
 }
@@ -249,6 +278,7 @@ fn request_parts(request: &ClientRequest) -> RequestParts<'_> {
 /// Steps 5 and 7–11 for a request read straight into its typed form.
 async fn typed_request<S: McpServer>(
     server: &S,
+    detach: Option<&dyn Detach>,
     request: ClientRequest,
     ctx: &MessageContext,
 ) -> Outcome {
@@ -271,7 +301,7 @@ async fn typed_request<S: McpServer>(
         return error_outcome(Some(&id), error);
     }
     let meta = parts.meta.clone();
-    run_modern(server, declaration, id, method, request, meta, ctx).await
+    run_modern(server, detach, declaration, id, method, request, meta, ctx).await
 }
 
 /// A request whose envelope is valid.
@@ -460,6 +490,7 @@ async fn checks_after_meta<S: McpServer>(
 /// Steps 5–11 for a modern request that took the step-by-step path.
 async fn modern_request<S: McpServer>(
     server: &S,
+    detach: Option<&dyn Detach>,
     declaration: &'static ServerDeclaration,
     envelope: Envelope<'_>,
     message: &Value,
@@ -487,6 +518,23 @@ async fn modern_request<S: McpServer>(
     if let Err(error) = checks_after_meta(server, declaration, ctx, header, &meta, &call).await {
         return error_outcome(Some(id), error);
     }
+    // The extension's methods have no generated request types.
+    if crate::tasks::TASK_METHODS.contains(&envelope.method) {
+        let answer = crate::tasks::handle_method(
+            declaration,
+            detach,
+            id,
+            envelope.method,
+            envelope.params,
+            &meta,
+            ctx,
+        )
+        .await;
+        return match answer {
+            Ok(reply) => reply_outcome(id, &reply),
+            Err(error) => error_outcome(Some(id), error),
+        };
+    }
     let request = match ClientRequest::from_json(message) {
         Ok(request) => request,
         Err(e) => {
@@ -498,6 +546,7 @@ async fn modern_request<S: McpServer>(
     };
     run_modern(
         server,
+        detach,
         declaration,
         id.clone(),
         envelope.method,
@@ -509,8 +558,13 @@ async fn modern_request<S: McpServer>(
 }
 
 /// Step 11: the handler, and the response bytes.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one private step of the pipeline"
+)]
 async fn run_modern<S: McpServer>(
     server: &S,
+    detach: Option<&dyn Detach>,
     declaration: &'static ServerDeclaration,
     id: RequestId,
     method: &str,
@@ -528,6 +582,7 @@ async fn run_modern<S: McpServer>(
         declaration: Some(declaration),
         server_info_in_results: ctx.server_info_in_results,
         http_request: ctx.http_request.clone(),
+        task_eligible: false,
     };
     let result = match request {
         ClientRequest::DiscoverRequest(_) => Ok(Reply::from_static(declaration.discover_bytes())),
@@ -546,6 +601,11 @@ async fn run_modern<S: McpServer>(
             };
             Reply::from_value(&result)
         }),
+        request @ ClientRequest::CallToolRequest(_)
+            if crate::tasks::server_declared(declaration) =>
+        {
+            crate::tasks::call_tool(server, detach, declaration, request, &request_ctx).await
+        }
         request => server.dispatch_capability(request, &request_ctx).await,
     };
     match result {
@@ -705,6 +765,12 @@ pub(crate) fn check_method(
         methods::PROMPTS_LIST | methods::PROMPTS_GET => ("prompts", caps.prompts.is_some()),
         methods::COMPLETION_COMPLETE => ("completions", caps.completions.is_some()),
         methods::SUBSCRIPTIONS_LISTEN => return Ok(()),
+        // The tasks extension's methods, when the server declares it.
+        task if crate::tasks::TASK_METHODS.contains(&task)
+            && crate::tasks::server_declared(declaration) =>
+        {
+            return Ok(());
+        }
         removed if REMOVED_METHODS.contains(&removed) => {
             return Err(errors::method_not_found(format!(
                 "{removed} was removed in MCP 2026-07-28"

@@ -19,6 +19,10 @@ pub enum ServerEvent {
     /// (with their result) and legacy event streams close. Published by
     /// the HTTP transport's graceful shutdown.
     ShuttingDown,
+    /// A task changed status (tasks extension, `notifications/tasks`): its
+    /// id and its `DetailedTask`, delivered to listen streams that asked
+    /// for that id.
+    TaskStatus(String, serde_json::Value),
 }
 
 /// The event hub of one running server. Cheap to clone; clones publish to

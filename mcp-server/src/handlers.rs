@@ -97,6 +97,15 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
         None
     }
 
+    /// Whether tool `name` may run as a task when the server declares the
+    /// tasks extension ([`TaskSupport`](crate::tasks::TaskSupport); the
+    /// default: never). A `#[mcp_server::router]` answers from
+    /// `#[tool(task = "...")]`.
+    fn task_support(&self, name: &str) -> crate::tasks::TaskSupport {
+        let _ = name;
+        crate::tasks::TaskSupport::Never
+    }
+
     /// What is wrong with the tool catalogue (a schema that cannot be made,
     /// a bad `x-mcp-header`); the transports refuse to start while this is
     /// not empty.

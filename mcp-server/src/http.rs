@@ -1332,7 +1332,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
                     .unwrap_or_else(PoisonError::into_inner);
                 let task = tokio::spawn(async move {
                     let _guard = guard;
-                    handle_parsed(&*server, message, &ctx).await
+                    handle_parsed(&*server, Some(&server), message, &ctx).await
                 });
                 registry.insert(key, task.abort_handle());
                 task
@@ -1342,7 +1342,8 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
         }
         // Everything else runs in the connection's own task: no spawn.
         None => {
-            let work = async move { Ok(handle_parsed(&*server, message, &ctx).await) };
+            let work =
+                async move { Ok(handle_parsed(&*server, Some(&server), message, &ctx).await) };
             respond(Box::pin(work), None, rx).await
         }
     };

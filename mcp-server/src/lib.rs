@@ -46,7 +46,9 @@
 //! `title`, `description` (default: the doc comment), `read_only`,
 //! `destructive`, `idempotent`, `open_world` (annotation hints; `= false`
 //! allowed), `icon(src = ..., mime_type = ..., sizes = [...], theme = ...)`
-//! (repeatable), `meta = { JSON object }`.
+//! (repeatable), `meta = { JSON object }`, `task = "never" | "optional" |
+//! "required"` (whether the call may run as a task when the server
+//! declares the tasks extension; see [`tasks`]).
 //!
 //! * Arguments are plain parameters, each a property of the input schema
 //!   (`Option<T>` ones optional): `#[arg(description = "...", name =
@@ -102,6 +104,14 @@
 //! A transport then feeds each message to
 //! [`McpServer::handle_message`] (or [`handle_message`]) with a
 //! [`MessageContext`] and writes the [`Outcome`]'s body with its HTTP status.
+//!
+//! # Tasks (`io.modelcontextprotocol/tasks`)
+//!
+//! Declaring `extension("io.modelcontextprotocol/tasks")` turns on
+//! `tasks/get`, `tasks/update` and `tasks/cancel`, and lets tools marked
+//! `task = "optional"` or `"required"` answer a `CreateTaskResult` to
+//! requests that declared the extension; the rules are in [`tasks`] and
+//! `docs/tasks.md`.
 //!
 //! # `#[mcp(...)]` reference
 //!
@@ -295,6 +305,7 @@ pub mod router;
 mod server;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+pub mod tasks;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -307,7 +318,8 @@ pub use declaration::{
     IMPLEMENTED_VERSIONS, ServerDeclaration,
 };
 pub use envelope::{
-    CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_value, http_status_of,
+    CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_message_shared,
+    handle_value, http_status_of,
 };
 pub use errors::{ErrorObject, HandlerResult};
 pub use events::{ServerEvent, ServerEvents};
@@ -325,6 +337,7 @@ pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
 pub use server::McpServer;
+pub use tasks::{TaskSupport, Tasks};
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
 /// block into the server's tools, resources and prompts; see the crate docs.

@@ -44,7 +44,23 @@ pub fn honoured_filter(
     if subscribe {
         out.resource_subscriptions = filter.resource_subscriptions.clone();
     }
+    // Tasks extension ("Task Status Notifications"): `taskIds`.
+    if crate::tasks::server_declared(declaration)
+        && let Some(ids) = filter.extra.get(TASK_IDS).filter(|ids| ids.is_array())
+    {
+        out.extra.insert(TASK_IDS.into(), ids.clone());
+    }
     out
+}
+
+const TASK_IDS: &str = "taskIds";
+
+fn wants_task(filter: &SubscriptionFilter, task_id: &str) -> bool {
+    filter
+        .extra
+        .get(TASK_IDS)
+        .and_then(Value::as_array)
+        .is_some_and(|ids| ids.iter().any(|id| id == task_id))
 }
 
 fn wanted(filter: &SubscriptionFilter, event: &ServerEvent) -> Option<(&'static str, Value)> {
@@ -69,6 +85,9 @@ fn wanted(filter: &SubscriptionFilter, event: &ServerEvent) -> Option<(&'static 
                 json!({ "uri": uri }),
             ))
         }
+        ServerEvent::TaskStatus(task_id, task) if wants_task(filter, task_id) => {
+            Some((crate::tasks::NOTIFICATIONS_TASKS, task.clone()))
+        }
         _ => None,
     }
 }
@@ -79,6 +98,14 @@ pub(crate) async fn listen(
     params: SubscriptionsListenRequestParams,
     ctx: &RequestContext,
 ) -> HandlerResult<Value> {
+    // Task notifications need the extension on this request ("Task Status
+    // Notifications": MUST answer -32021 otherwise).
+    if crate::tasks::server_declared(declaration)
+        && params.notifications.extra.contains_key(TASK_IDS)
+        && !crate::tasks::client_declared(&ctx.meta)
+    {
+        return Err(crate::tasks::missing_extension());
+    }
     let subscription_id = serde_json::to_value(&ctx.id).unwrap_or(Value::Null);
     let filter = honoured_filter(declaration, &params.notifications);
     let mut events = ctx.events().map(|e| e.subscribe());

@@ -21,6 +21,7 @@ pub use crate::handlers::{
 };
 pub use crate::reply::Reply;
 pub use crate::server::McpServer;
+pub use crate::tasks::TaskSupport;
 
 use std::pin::Pin;
 
@@ -184,6 +185,12 @@ pub struct CapabilityHooks<S> {
     pub param_headers: fn(&S, &str) -> Option<Vec<ParamHeader>>,
     /// The handler's catalogue problems.
     pub problems: fn(&S) -> Vec<String>,
+    /// Whether a tool may run as a task.
+    pub task_support: fn(&S, &str) -> TaskSupport,
+}
+
+fn no_task_support<S>(_: &S, _: &str) -> TaskSupport {
+    TaskSupport::Never
 }
 
 fn no_param_headers<S>(_: &S, _: &str) -> Option<Vec<ParamHeader>> {
@@ -200,6 +207,7 @@ pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
         dispatch: dispatch_tools::<S>,
         param_headers: <S as ToolsHandler>::param_headers,
         problems: <S as ToolsHandler>::tool_catalogue_problems,
+        task_support: <S as ToolsHandler>::task_support,
     }
 }
 
@@ -209,6 +217,7 @@ pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
         dispatch: dispatch_resources::<S>,
         param_headers: no_param_headers::<S>,
         problems: <S as ResourcesHandler>::resource_catalogue_problems,
+        task_support: no_task_support::<S>,
     }
 }
 
@@ -218,6 +227,7 @@ pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
         dispatch: dispatch_prompts::<S>,
         param_headers: no_param_headers::<S>,
         problems: no_problems::<S>,
+        task_support: no_task_support::<S>,
     }
 }
 
@@ -227,6 +237,7 @@ pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
         dispatch: dispatch_completions::<S>,
         param_headers: no_param_headers::<S>,
         problems: no_problems::<S>,
+        task_support: no_task_support::<S>,
     }
 }
 

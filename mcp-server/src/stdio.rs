@@ -576,7 +576,7 @@ where
             let Some(key) = message_key(&message) else {
                 // Not a request and not a notification: the entry point
                 // answers with the envelope error.
-                let outcome = handle_parsed(&*server, message, &ctx).await;
+                let outcome = handle_parsed(&*server, Some(&server), message, &ctx).await;
                 if let Some(body) = outcome.body {
                     shared.write(body);
                 }
@@ -584,7 +584,7 @@ where
             };
             if method.as_deref() == Some("initialize") {
                 // Handled inline, so the session exists before the next line.
-                let outcome = handle_parsed(&*server, message, &ctx).await;
+                let outcome = handle_parsed(&*server, Some(&server), message, &ctx).await;
                 if let Some(new_session) = outcome.new_legacy_session {
                     tracing::info!(version = %new_session.protocol_version, "legacy session started");
                     if let Some(old) = legacy_forwarder.take() {
@@ -623,7 +623,7 @@ where
             let task_key = key.clone();
             let mut in_flight = shared.in_flight();
             let handle = tokio::spawn(async move {
-                let outcome = handle_parsed(&*task_server, message, &ctx).await;
+                let outcome = handle_parsed(&*task_server, Some(&task_server), message, &ctx).await;
                 task_shared.finish(&task_key, task_seq, outcome.body, slot);
             });
             in_flight.tasks.entry(key).or_default().push((

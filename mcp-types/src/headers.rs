@@ -4,9 +4,11 @@
 //! Every POST carries `MCP-Protocol-Version` (equal to the `_meta` version)
 //! and `Mcp-Method` (equal to the body's `method`); `tools/call` and
 //! `prompts/get` add `Mcp-Name` = `params.name`, `resources/read` adds
-//! `Mcp-Name` = `params.uri`. A value that is not plain printable ASCII (or
-//! has surrounding whitespace) travels as `=?base64?{UTF-8 in Base64}?=`;
-//! `Mcp-Param-*` values use the same encoding.
+//! `Mcp-Name` = `params.uri`, and the tasks extension's `tasks/get`,
+//! `tasks/update` and `tasks/cancel` add `Mcp-Name` = `params.taskId`. A
+//! value that is not plain printable ASCII (or has surrounding whitespace)
+//! travels as `=?base64?{UTF-8 in Base64}?=`; `Mcp-Param-*` values use the
+//! same encoding.
 
 use serde_json::Value;
 
@@ -31,6 +33,9 @@ pub fn name_source(method: &str) -> Option<&'static str> {
     match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
+        // The tasks extension (`io.modelcontextprotocol/tasks`, "Streamable
+        // HTTP: Routing Headers"): routes a task's requests to its holder.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

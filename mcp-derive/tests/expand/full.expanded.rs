@@ -128,6 +128,9 @@ where
     ) -> ::core::option::Option<::std::vec::Vec<my_runtime::__private::ParamHeader>> {
         (Self::__MCP_TOOLS.param_headers)(self, name)
     }
+    fn tool_task_support(&self, name: &str) -> my_runtime::__private::TaskSupport {
+        (Self::__MCP_TOOLS.task_support)(self, name)
+    }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
         let mut problems = ::std::vec::Vec::new();
         problems.extend((Self::__MCP_TOOLS.problems)(self));

@@ -150,6 +150,7 @@ impl Notes {
                             ::core::result::Result::Ok(tool)
                         },
                         call: <Notes>::__mcp_tool_add,
+                        task: ::mcp_server::__private::TaskSupport::Never,
                     },
                     ::mcp_server::__private::ToolSpec {
                         method: "search",
@@ -167,6 +168,7 @@ impl Notes {
                             ::core::result::Result::Ok(tool)
                         },
                         call: <Notes>::__mcp_tool_search,
+                        task: ::mcp_server::__private::TaskSupport::Never,
                     },
                 ],
             ))
@@ -320,6 +322,9 @@ impl ::mcp_server::__private::ToolsHandler for Notes {
     }
     fn tool_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
         <Notes>::__mcp_tool_table().problems().to_vec()
+    }
+    fn task_support(&self, name: &str) -> ::mcp_server::__private::TaskSupport {
+        <Notes>::__mcp_tool_table().task_support(name)
     }
 }
 impl ::mcp_server::__private::ResourcesHandler for Notes {

@@ -24,6 +24,7 @@ use super::page::page;
 use crate::context::RequestContext;
 use crate::errors::{self, ErrorObject, HandlerResult};
 use crate::events::ServerEvents;
+use crate::tasks::TaskSupport;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -282,6 +283,7 @@ pub fn param_headers_of(tool: &Tool) -> Result<Vec<ParamHeader>, String> {
 struct Entry<H> {
     tool: Tool,
     headers: Vec<ParamHeader>,
+    task: TaskSupport,
     handler: H,
 }
 
@@ -303,7 +305,7 @@ impl<H> Default for Catalogue<H> {
 impl<H> Catalogue<H> {
     /// Adds or replaces (by name) a tool; its name and header annotations
     /// are checked first.
-    fn insert(&mut self, tool: Tool, handler: H) -> Result<(), String> {
+    fn insert(&mut self, tool: Tool, task: TaskSupport, handler: H) -> Result<(), String> {
         if !valid_tool_name(&tool.name) {
             return Err(format!(
                 "tool name `{}` must be 1 to 128 characters from A-Z a-z 0-9 _ - .",
@@ -314,6 +316,7 @@ impl<H> Catalogue<H> {
         let entry = Entry {
             tool,
             headers,
+            task,
             handler,
         };
         match self.by_name.get(&entry.tool.name) {
@@ -363,6 +366,12 @@ impl<H> Catalogue<H> {
         let at = self.by_name.get(name)?;
         Some(self.entries[*at].headers.clone())
     }
+
+    fn task_support(&self, name: &str) -> TaskSupport {
+        self.by_name
+            .get(name)
+            .map_or(TaskSupport::Never, |&at| self.entries[at].task)
+    }
 }
 
 /// One `tools/call` as a handler sees it.
@@ -395,6 +404,8 @@ pub struct ToolSpec<S> {
     pub describe: fn() -> Result<Tool, String>,
     /// The handler.
     pub call: ToolFn<S>,
+    /// Whether the tool may run as a task (`#[tool(task = "...")]`).
+    pub task: TaskSupport,
 }
 
 /// The tools of a `#[mcp_server::router]` impl, described once.
@@ -412,7 +423,7 @@ impl<S> ToolTable<S> {
         let mut problems = Vec::new();
         for spec in specs {
             let described = (spec.describe)()
-                .and_then(|tool| catalogue.insert(tool, spec.call))
+                .and_then(|tool| catalogue.insert(tool, spec.task, spec.call))
                 .map_err(|e| format!("tool method `{}`: {e}", spec.method));
             problems.extend(described.err());
         }
@@ -463,6 +474,11 @@ impl<S> ToolTable<S> {
     /// The `x-mcp-header` annotations of tool `name`.
     pub fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
         Some(self.catalogue.param_headers(name).unwrap_or_default())
+    }
+
+    /// Whether tool `name` may run as a task (never for an unknown name).
+    pub fn task_support(&self, name: &str) -> TaskSupport {
+        self.catalogue.task_support(name)
     }
 }
 
@@ -576,7 +592,7 @@ impl ToolRouter {
     }
 
     fn insert(&self, tool: Tool, handler: DynToolFn) -> Result<(), String> {
-        self.write().insert(tool, handler)?;
+        self.write().insert(tool, TaskSupport::Never, handler)?;
         self.changed();
         Ok(())
     }
@@ -607,6 +623,23 @@ impl ToolRouter {
                 })
             }),
         )
+    }
+
+    /// Lets tool `name` run as a task (tasks extension) or not; whether
+    /// the tool exists. Tools are added as [`TaskSupport::Never`].
+    pub fn set_task_support(&self, name: &str, support: TaskSupport) -> bool {
+        let mut catalogue = self.write();
+        let Some(&at) = catalogue.by_name.get(name) else {
+            return false;
+        };
+        catalogue.entries[at].task = support;
+        true
+    }
+
+    /// Whether tool `name` may run as a task (for
+    /// [`ToolsHandler::task_support`](crate::ToolsHandler::task_support)).
+    pub fn task_support(&self, name: &str) -> TaskSupport {
+        self.read().task_support(name)
     }
 
     /// Removes tool `name`; whether it was there.
