@@ -237,9 +237,7 @@ fn read_modern(message: &[u8]) -> Option<ClientRequest> {
 struct RequestParts<'a> {
     id: &'a RequestId,
     meta: &'a RequestMetaObject,
-    /// `params.name` or `params.uri`, what `Mcp-Name` must equal.
-    name: Option<&'a str>,
-    arguments: Option<&'a Map<String, Value>>,
+    call: Call<'a>,
 }
 
 /// The id of a typed request.
@@ -248,11 +246,15 @@ pub(crate) fn request_id(request: &ClientRequest) -> &RequestId {
 }
 
 fn request_parts(request: &ClientRequest) -> RequestParts<'_> {
+    let method = request.method();
     let parts = |id, meta, name| RequestParts {
         id,
         meta,
-        name,
-        arguments: None,
+        call: Call {
+            method,
+            name,
+            arguments: None,
+        },
     };
     match request {
         ClientRequest::DiscoverRequest(r) => parts(&r.id, &r.params.meta, None),
@@ -267,10 +269,11 @@ fn request_parts(request: &ClientRequest) -> RequestParts<'_> {
             parts(&r.id, &r.params.meta, Some(r.params.name.as_str()))
         }
         ClientRequest::ListToolsRequest(r) => parts(&r.id, &r.params.meta, None),
-        ClientRequest::CallToolRequest(r) => RequestParts {
-            arguments: r.params.arguments.as_ref(),
-            ..parts(&r.id, &r.params.meta, Some(r.params.name.as_str()))
-        },
+        ClientRequest::CallToolRequest(r) => {
+            let mut parts = parts(&r.id, &r.params.meta, Some(r.params.name.as_str()));
+            parts.call.arguments = r.params.arguments.as_ref();
+            parts
+        }
         ClientRequest::CompleteRequest(r) => parts(&r.id, &r.params.meta, None),
     }
 }
@@ -288,12 +291,7 @@ async fn typed_request<S: McpServer>(
     let id = parts.id.clone();
     let checked = match header_present(ctx) {
         Ok(header) => {
-            let call = Call {
-                method,
-                name: parts.name,
-                arguments: parts.arguments,
-            };
-            checks_after_meta(server, declaration, ctx, header, parts.meta, &call).await
+            checks_after_meta(server, declaration, ctx, header, parts.meta, &parts.call).await
         }
         Err(error) => Err(error),
     };
