@@ -12,7 +12,7 @@
 //! # async fn run() -> Result<(), mcp_client::Error> {
 //! use mcp_client::{Client, ClientOptions};
 //!
-//! let mut client = Client::connect_stdio("my-server", &[], ClientOptions::default()).await?;
+//! let client = Client::connect_stdio("my-server", &[], ClientOptions::default()).await?;
 //! println!("{:?} {}", client.era(), client.protocol_version());
 //! let tools = client.list_tools(None).await?;
 //! # let _ = tools;
@@ -29,12 +29,16 @@
 pub mod cache;
 mod client;
 mod error;
+pub mod handler;
 pub mod headers;
 pub mod negotiate;
 pub mod sse;
+pub mod subscription;
 pub mod transport;
 
 pub use client::{ByEra, Client, ClientOptions, EraMode};
 pub use error::{Error, Result};
+pub use handler::{ClientHandler, HandlerError};
 pub use mcp_types;
 pub use mcp_types::versions::Era;
+pub use subscription::{Notification, Subscription};

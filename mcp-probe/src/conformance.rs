@@ -23,7 +23,7 @@ pub(crate) async fn run(url: &str) -> Result<u8, Failure> {
             .build(),
         ..ClientOptions::default()
     };
-    let mut client = Client::connect_http(url, opts).await?;
+    let client = Client::connect_http(url, opts).await?;
     eprintln!(
         "mcp-probe: scenario `{scenario}`: {:?} era, version {}",
         client.era(),

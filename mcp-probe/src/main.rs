@@ -225,7 +225,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         _ => return Err(usage("--args must be a JSON object")),
     };
     let prompt_args = prompt_arguments(&cli.prompt_args).map_err(usage)?;
-    let mut client = match (&cli.url, cli.server.split_first()) {
+    let client = match (&cli.url, cli.server.split_first()) {
         (Some(url), None) => Client::connect_http(url, opts).await?,
         (None, Some((program, args))) => Client::connect_stdio(program, args, opts).await?,
         _ => return Err(usage("give either --url URL or -- CMD ARGS...")),
@@ -233,7 +233,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
 
     let mut report = summary(&client);
     // Close the connection (ending a legacy session) even when an operation fails.
-    let outcome = operations(cli, &mut client, &mut report, call_args, prompt_args).await;
+    let outcome = operations(cli, &client, &mut report, call_args, prompt_args).await;
     client.close().await;
     let code = outcome?;
 
@@ -264,7 +264,7 @@ fn prompt_arguments(raw: &str) -> Result<BTreeMap<String, String>, String> {
 /// returns the exit code (1 for a tool result with `isError`).
 async fn operations(
     cli: &Cli,
-    client: &mut Client,
+    client: &Client,
     report: &mut Map<String, Value>,
     call_args: Map<String, Value>,
     prompt_args: BTreeMap<String, String>,
