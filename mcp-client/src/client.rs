@@ -624,8 +624,11 @@ impl Client {
             // Server requests not tied to a call come on the session's GET
             // stream; only worth opening when a handler can answer them.
             if t.session_id().is_some() && self.opts().handler.is_some() {
-                let task = t.open_standalone_stream();
-                if let Some(old) = lock(&self.inner.standalone).replace(task) {
+                let task = tokio::time::timeout(self.request_timeout(), t.open_standalone_stream())
+                    .await
+                    .ok()
+                    .flatten();
+                if let Some(old) = std::mem::replace(&mut *lock(&self.inner.standalone), task) {
                     old.abort();
                 }
             }

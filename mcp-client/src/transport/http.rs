@@ -73,6 +73,9 @@ struct Shared {
     session_id: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
     inbound: InboundSlot,
+    /// Requests whose POST stream ended early, by id: a response found on
+    /// another stream goes to them.
+    pending: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -180,6 +183,7 @@ impl HttpTransport {
                 session_id: Mutex::new(None),
                 protocol_version: Mutex::new(None),
                 inbound: InboundSlot::default(),
+                pending: Mutex::default(),
             }),
         })
     }
@@ -303,21 +307,37 @@ impl HttpTransport {
         let id = message.get("id").cloned();
         let mut body = resp.into_body();
         if content_type.starts_with("text/event-stream") {
+            // The response may also come on another stream of the session
+            // (the standalone GET): the reader of that one hands it over.
+            let key = id.as_ref().map(Value::to_string).unwrap_or_default();
+            let (tx, mut rx) = tokio::sync::oneshot::channel();
+            lock(&self.shared.pending).insert(key.clone(), tx);
             let mut state = StreamState::default();
             let mut found = self.read_stream(body, id.as_ref(), &mut state).await;
             // A stream cut before the response is resumed if it gave an event id.
             let mut resumes = 0;
             while found.is_none() && resumes < MAX_RESUMES {
+                if let Ok(msg) = rx.try_recv() {
+                    found = Some(msg);
+                    break;
+                }
                 let Some(last) = state.last_event_id.clone() else {
                     break;
                 };
                 resumes += 1;
-                tokio::time::sleep(state.retry.unwrap_or(DEFAULT_RETRY)).await;
-                let Some(body) = self.resume(&last).await else {
-                    continue;
+                let step = async {
+                    tokio::time::sleep(state.retry.unwrap_or(DEFAULT_RETRY)).await;
+                    match self.resume(&last).await {
+                        Some(body) => self.read_stream(body, id.as_ref(), &mut state).await,
+                        None => None,
+                    }
                 };
-                found = self.read_stream(body, id.as_ref(), &mut state).await;
+                tokio::select! {
+                    handed = &mut rx => found = handed.ok(),
+                    read = step => found = read,
+                }
             }
+            lock(&self.shared.pending).remove(&key);
             return Ok(HttpReply {
                 status,
                 message: found,
@@ -409,6 +429,11 @@ impl HttpTransport {
                     sink.notification(msg);
                 }
             }
+            (None, Some(id)) => {
+                if let Some(tx) = lock(&self.shared.pending).remove(&id.to_string()) {
+                    let _ = tx.send(msg);
+                }
+            }
             _ => {}
         }
     }
@@ -417,13 +442,13 @@ impl HttpTransport {
     /// requests and notifications not tied to a call arrive there. A 405 (or
     /// any failure) ends the task quietly; a cut stream with event ids is
     /// resumed like a POST's.
-    pub fn open_standalone_stream(&self) -> tokio::task::JoinHandle<()> {
+    /// Returns once the server accepted the stream (so nothing sent on it
+    /// is missed), with the task reading it.
+    pub async fn open_standalone_stream(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let body = self.get_stream(None).await?;
         let this = self.clone();
-        tokio::spawn(async move {
+        Some(tokio::spawn(async move {
             let mut state = StreamState::default();
-            let Some(body) = this.get_stream(None).await else {
-                return;
-            };
             this.read_stream(body, None, &mut state).await;
             for _ in 0..MAX_RESUMES {
                 let Some(last) = state.last_event_id.clone() else {
@@ -434,7 +459,7 @@ impl HttpTransport {
                     this.read_stream(body, None, &mut state).await;
                 }
             }
-        })
+        }))
     }
 
     /// `GET` with `Last-Event-ID`: the body of a resumed stream, if the
