@@ -10,9 +10,10 @@
 #      with exit code 4;
 #   3. a deliberately silent stdio server (interop/silent_server.py): the
 #      discover probe must time out, then fall back to initialize;
-#   4. the conformance suite's client scenarios request-metadata,
-#      http-standard-headers and tools_call at 2026-07-28, with
-#      --command "<mcp-probe> conformance".
+#   4. the conformance suite's client scenarios (listed below in
+#      MODERN_SCENARIOS and LEGACY_SCENARIOS; every one must pass), each at
+#      its own wire version, with --command "<mcp-probe> conformance". The
+#      auth/* scenarios are not required: the client has no OAuth yet.
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
 #      must give modern, legacy must give legacy.
@@ -163,20 +164,38 @@ expect "silent stdio auto times out, falls back" legacy --era auto --probe-timeo
   --call ping_tool -- python3 "$SILENT"
 expect_exit "silent stdio modern times out, refused" 4 --era modern --probe-timeout-ms 1000 -- python3 "$SILENT"
 
-echo "== conformance client scenarios at 2026-07-28"
-for scenario in request-metadata http-standard-headers tools_call; do
-  log="$WORK/conformance-$scenario.log"
+# The suite's client scenarios this client must pass, per wire version.
+MODERN_SCENARIOS=(
+  tools_call request-metadata sep-2322-client-request-state http-standard-headers
+  http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
+  json-schema-2020-12-preservation
+)
+LEGACY_SCENARIOS=(
+  initialize tools_call elicitation-sep1034-client-defaults sse-retry
+  json-schema-2020-12-preservation
+)
+
+# conformance_scenario VERSION SCENARIO: one client scenario must pass.
+conformance_scenario() {
+  local version="$1" scenario="$2"
+  local log="$WORK/conformance-$version-${scenario//\//_}.log"
   (cd "$WORK" && timeout 300 conformance client --command "$PROBE conformance" \
-    --scenario "$scenario" --spec-version 2026-07-28 -o "$WORK/conformance-out") >"$log" 2>&1
-  code=$?
+    --scenario "$scenario" --spec-version "$version" -o "$WORK/conformance-out") >"$log" 2>&1
+  local code=$?
+  local totals
   totals="$(grep -E '^Passed: ' "$log" | tail -1)"
   if [[ "$code" == 0 ]]; then
-    pass "conformance $scenario ($totals)"
+    pass "conformance $version $scenario ($totals)"
   else
-    fail "conformance $scenario" "exit $code ($totals)"
-    grep -E 'FAILURE|WARNING' "$log" | sed 's/^/      /'
+    fail "conformance $version $scenario" "exit $code ($totals)"
+    grep -E 'FAILURE|WARNING|timed out' "$log" | sed 's/^/      /'
   fi
-done
+}
+
+echo "== conformance client scenarios at 2026-07-28"
+for scenario in "${MODERN_SCENARIOS[@]}"; do conformance_scenario 2026-07-28 "$scenario"; done
+echo "== conformance client scenarios at 2025-11-25"
+for scenario in "${LEGACY_SCENARIOS[@]}"; do conformance_scenario 2025-11-25 "$scenario"; done
 
 echo
 echo "$PASSED passed, $FAILED failed"
