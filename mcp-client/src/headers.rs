@@ -14,6 +14,19 @@
 //! argument sends no header). [`tool_param_headers`] reads and checks a
 //! tool's annotations; a tool with an invalid one is dropped from
 //! `tools/list` results by the client, with a warning.
+//!
+//! ```
+//! use mcp_client::headers::{param_headers, tool_param_headers};
+//! use serde_json::json;
+//!
+//! let tool = json!({"name": "deploy", "inputSchema": {"type": "object", "properties": {
+//!     "region": {"type": "string", "x-mcp-header": "Region"},
+//!     "note": {"type": "string"}}}});
+//! let annotations = tool_param_headers(&tool).expect("valid annotations");
+//! let args = json!({"region": "Zürich", "note": "not mirrored"});
+//! let headers = param_headers(&annotations, args.as_object().expect("object"));
+//! assert_eq!(headers, [("mcp-param-region".to_owned(), "=?base64?WsO8cmljaA==?=".to_owned())]);
+//! ```
 
 use serde_json::{Map, Value};
 

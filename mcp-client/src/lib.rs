@@ -3,10 +3,26 @@
 //! and older ("legacy": `initialize`).
 //!
 //! * [`Client`] connects over stdio (spawning the server) or Streamable
-//!   HTTP, detects the era, agrees on a version and sends requests.
+//!   HTTP, detects the era, agrees on a version and sends requests. It is
+//!   a cloneable handle: many requests in flight at once, each cancelled
+//!   when its future is dropped or its timeout expires (example on
+//!   [`Client`]'s module docs: concurrent calls).
+//! * Every method is typed ([`Client::list_tools`], [`Client::call_tool`],
+//!   [`Client::read_resource`], [`Client::get_prompt`], [`Client::complete`],
+//!   [`Client::discover`], …), list methods follow every page
+//!   ([`Client::list_all`]) and reuse fresh cached lists, and
+//!   [`Client::subscribe`] turns `subscriptions/listen` into a
+//!   [`Subscription`] stream (example there).
+//! * [`handler`]: the [`ClientHandler`] answering elicitation, sampling and
+//!   roots, through MRTR retries (modern) or server requests (legacy)
+//!   (example there).
+//! * [`headers`]: the Streamable HTTP headers, `Mcp-Param-*` mirroring and
+//!   `x-mcp-header` screening (example there); [`sse`] and
+//!   [`transport::http`]: SSE parsing and resumption (`retry`, `Last-Event-ID`).
 //! * [`negotiate`] holds the detection and selection rules as plain
-//!   functions; [`cache`] what is remembered between connections;
-//!   [`headers`] and [`sse`] the HTTP details.
+//!   functions; [`cache`] what is remembered between connections.
+//! * OAuth is not implemented yet: pass a bearer token in
+//!   [`ClientOptions::authorization`].
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), mcp_client::Error> {
