@@ -1135,8 +1135,9 @@ impl Client {
         self.typed(methods::COMPLETION_COMPLETE, result)
     }
 
-    /// Fetches every page of a list method and merges them into one result
-    /// (see [`merge_page`]), reusing a fresh cached one. A repeated cursor
+    /// Fetches every page of a list method (`items` names the array member)
+    /// and merges them into one result: the items appended, the shortest
+    /// `ttlMs`, `"private"` if any page says so. A fresh cached one is reused. A repeated cursor
     /// or more than `max_pages` pages is an [`Error::InvalidResult`].
     pub async fn list_all(&self, method: &str, items: &str) -> Result<Value> {
         let modern = self.era() == Era::Modern;
