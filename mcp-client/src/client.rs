@@ -623,20 +623,32 @@ impl Client {
             t.set_protocol_version(Some(version.clone()));
             // Server requests not tied to a call come on the session's GET
             // stream; only worth opening when a handler can answer them.
-            if t.session_id().is_some() && self.opts().handler.is_some() {
-                let task = tokio::time::timeout(self.request_timeout(), t.open_standalone_stream())
-                    .await
-                    .ok()
-                    .flatten();
-                if let Some(old) = std::mem::replace(&mut *lock(&self.inner.standalone), task) {
-                    old.abort();
-                }
+            if self.opts().handler.is_some() {
+                self.open_standalone_stream(true).await;
             }
         }
         self.opts()
             .cache
             .remember_era(self.inner.server.clone(), Era::Legacy, version);
         Ok(())
+    }
+
+    /// Opens the legacy HTTP session's GET stream (replacing an old one
+    /// when `replace`, else only if none is open).
+    async fn open_standalone_stream(&self, replace: bool) {
+        let Conn::Http(t) = &self.inner.conn else {
+            return;
+        };
+        if t.session_id().is_none() || (!replace && lock(&self.inner.standalone).is_some()) {
+            return;
+        }
+        let task = tokio::time::timeout(self.request_timeout(), t.open_standalone_stream())
+            .await
+            .ok()
+            .flatten();
+        if let Some(old) = std::mem::replace(&mut *lock(&self.inner.standalone), task) {
+            old.abort();
+        }
     }
 
     async fn notify(&self, notification: &impl Serialize) -> Result<()> {
@@ -1262,7 +1274,10 @@ impl Client {
     /// ```
     pub async fn subscribe(&self, filter: modern::SubscriptionFilter) -> Result<Subscription> {
         if self.era() == Era::Legacy {
-            return Ok(self.inner.routes.general());
+            // Unsolicited legacy notifications come on the session's GET stream.
+            let sub = self.inner.routes.general();
+            self.open_standalone_stream(false).await;
+            return Ok(sub);
         }
         let version = self.state().version.clone();
         let id = json!(self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1);

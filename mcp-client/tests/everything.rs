@@ -292,7 +292,11 @@ async fn subscriptions_deliver_list_changes() {
             .await
             .unwrap();
         let listed = client.list_all_tools().await.unwrap();
-        assert!(matches!(listed, ByEra::Modern(ref l) if !l.tools.is_empty()));
+        let n = match &listed {
+            ByEra::Modern(l) => l.tools.len(),
+            ByEra::Legacy(l) => l.tools.len(),
+        };
+        assert!(n > 0);
         call(&client, "test_trigger_tool_change", json!({}))
             .await
             .unwrap();
@@ -304,6 +308,39 @@ async fn subscriptions_deliver_list_changes() {
         drop(sub);
         client.close().await;
     }
+}
+
+/// A fetched list is reused while fresh and dropped by a list change.
+async fn list_changes_invalidate_the_cached_list() {
+    let url = http_url().await;
+    let cache = Arc::new(mcp_client::cache::Cache::default());
+    let o = ClientOptions {
+        cache: cache.clone(),
+        ..opts(EraMode::Modern)
+    };
+    let client = Client::connect_http(&url, o).await.unwrap();
+    let origin = url.trim_end_matches("/mcp").to_owned();
+    let key = mcp_client::cache::ServerKey::Origin(origin);
+    let mut sub = client
+        .subscribe(m::SubscriptionFilter::new().with_tools_list_changed(true))
+        .await
+        .unwrap();
+    client.list_all_tools().await.unwrap();
+    assert!(
+        cache.list(&key, None, "tools/list").is_some(),
+        "cached for its ttlMs"
+    );
+    call(&client, "test_trigger_tool_change", json!({}))
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(5), sub.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        cache.list(&key, None, "tools/list").is_none(),
+        "dropped by list_changed"
+    );
 }
 
 fn main() -> ExitCode {
@@ -323,7 +360,7 @@ fn main() -> ExitCode {
         .build()
         .unwrap();
     type Test = fn() -> Pin<Box<dyn std::future::Future<Output = ()>>>;
-    let tests: [(&str, Test); 6] = [
+    let tests: [(&str, Test); 7] = [
         ("hundred_concurrent_calls_over_one_pipe", || {
             Box::pin(hundred_concurrent_calls_over_one_pipe())
         }),
@@ -341,6 +378,9 @@ fn main() -> ExitCode {
         }),
         ("subscriptions_deliver_list_changes", || {
             Box::pin(subscriptions_deliver_list_changes())
+        }),
+        ("list_changes_invalidate_the_cached_list", || {
+            Box::pin(list_changes_invalidate_the_cached_list())
         }),
     ];
     let filter = args.iter().find(|a| !a.starts_with('-'));
