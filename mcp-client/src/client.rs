@@ -118,6 +118,9 @@ pub struct ClientOptions {
     /// The most pages a "list everything" method fetches before it gives up
     /// (a server whose cursors never end would otherwise keep it busy).
     pub max_pages: usize,
+    /// OAuth for HTTP servers that ask for it (`401`).
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<crate::auth::OAuthOptions>,
 }
 
 impl std::fmt::Debug for ClientOptions {
@@ -152,6 +155,8 @@ impl Default for ClientOptions {
             authorization: None,
             extra_root_certificates: Vec::new(),
             max_pages: 100,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -347,6 +352,10 @@ impl Client {
             opts.authorization.as_deref(),
             &opts.extra_root_certificates,
         )?;
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = opts.oauth.clone() {
+            t.enable_oauth(oauth)?;
+        }
         let server = ServerKey::Origin(t.origin().to_owned());
         Self::establish(Conn::Http(t), server, opts).await
     }

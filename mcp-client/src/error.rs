@@ -85,6 +85,11 @@ pub enum Error {
         /// The input request's method (`elicitation/create`, …).
         input: String,
     },
+    /// Authorizing with the server's authorization server failed.
+    Auth {
+        /// What went wrong.
+        detail: String,
+    },
     /// The client's handler refused an input request.
     Handler {
         /// The request's method.
@@ -155,6 +160,7 @@ impl fmt::Display for Error {
                 f,
                 "the server does not speak the modern protocol (era forced to modern): {detail}"
             ),
+            Error::Auth { detail } => write!(f, "authorization failed: {detail}"),
             Error::UndeclaredInput { method, input } => write!(
                 f,
                 "`{method}` needs input by `{input}`, which this client did not declare"

@@ -21,7 +21,8 @@
 //!   [`transport::http`]: SSE parsing and resumption (`retry`, `Last-Event-ID`).
 //! * [`negotiate`] holds the detection and selection rules as plain
 //!   functions; [`cache`] what is remembered between connections.
-//! * OAuth is not implemented yet: pass a bearer token in
+//! * `auth` (feature `oauth`): OAuth 2.1 for HTTP servers, started by a
+//!   `401`; without it, pass a bearer token in
 //!   [`ClientOptions::authorization`].
 //!
 //! ```no_run
@@ -42,6 +43,8 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 pub mod cache;
 mod client;
 mod error;

@@ -21,10 +21,15 @@
 //! * `elicitation-sep1034-client-defaults`, `sse-retry`: the scenario's
 //!   one tool (the handler answers with defaults left to the client;
 //!   the cut SSE stream is resumed);
+//! * `auth/*`: OAuth with a [`HeadlessAuthorizer`] (the suite's
+//!   authorization server redirects at once), the client ID metadata
+//!   document URL the suite expects, and the pre-registered client of the
+//!   context when it gives one; then `tools/list` and `test-tool`;
 //! * anything else (including `request-metadata`): `tools/list`.
 
 use std::sync::Arc;
 
+use mcp_client::auth::{HeadlessAuthorizer, OAuthOptions};
 use mcp_client::handler::{ClientHandler, HandlerError};
 use mcp_client::mcp_types::v2026_07_28 as m;
 use mcp_client::mcp_types::versions::LEGACY_VERSIONS;
@@ -84,6 +89,22 @@ impl ClientHandler for Conformer {
     }
 }
 
+/// The client ID metadata document URL the suite's `auth/basic-cimd` expects.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// OAuth as the suite's authorization servers expect it.
+fn oauth(context: &Value) -> OAuthOptions {
+    let mut o = OAuthOptions::new(
+        "http://localhost:3000/callback",
+        Arc::new(HeadlessAuthorizer),
+    );
+    o.client_name = "mcp-probe".into();
+    o.client_metadata_url = Some(CIMD_URL.into());
+    o.client_id = context["client_id"].as_str().map(str::to_owned);
+    o.client_secret = context["client_secret"].as_str().map(str::to_owned);
+    o
+}
+
 /// The options for the wire version the suite asked for.
 fn options() -> ClientOptions {
     let mut opts = ClientOptions {
@@ -116,7 +137,11 @@ pub(crate) async fn run(url: &str) -> Result<u8, Failure> {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
-    let client = Client::connect_http(url, options()).await?;
+    let mut opts = options();
+    if scenario.starts_with("auth/") {
+        opts.oauth = Some(oauth(&context));
+    }
+    let client = Client::connect_http(url, opts).await?;
     eprintln!(
         "mcp-probe: scenario `{scenario}`: {:?} era, version {}",
         client.era(),
@@ -191,6 +216,9 @@ async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Res
         }
         "sse-retry" if has("test_reconnection") => {
             call(client, "test_reconnection", json!({})).await?;
+        }
+        s if s.starts_with("auth/") && has("test-tool") => {
+            call(client, "test-tool", json!({})).await?;
         }
         _ => {}
     }

@@ -55,9 +55,9 @@ pub struct HttpReply {
 }
 
 #[cfg(feature = "rustls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[cfg(not(feature = "rustls"))]
-type Connector = HttpConnector;
+pub(crate) type Connector = HttpConnector;
 
 /// A connection to one Streamable HTTP endpoint.
 #[derive(Debug, Clone)]
@@ -76,6 +76,8 @@ struct Shared {
     /// Requests whose POST stream ended early, by id: a response found on
     /// another stream goes to them.
     pending: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
+    #[cfg(feature = "oauth")]
+    oauth: std::sync::OnceLock<Arc<crate::auth::OAuth>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -94,14 +96,14 @@ struct StreamState {
 }
 
 #[cfg(not(feature = "rustls"))]
-fn connector(_extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
+pub(crate) fn connector(_extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
     Ok(HttpConnector::new())
 }
 
 /// An `http`/`https` connector: ring crypto, the bundled web PKI roots and
 /// the caller's extra roots.
 #[cfg(feature = "rustls")]
-fn connector(extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
+pub(crate) fn connector(extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
     use std::sync::Arc;
 
     let mut roots = rustls::RootCertStore {
@@ -184,6 +186,8 @@ impl HttpTransport {
                 protocol_version: Mutex::new(None),
                 inbound: InboundSlot::default(),
                 pending: Mutex::default(),
+                #[cfg(feature = "oauth")]
+                oauth: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -208,6 +212,16 @@ impl HttpTransport {
     /// sends on its own (answers to server requests, resumption `GET`s).
     pub fn set_protocol_version(&self, version: Option<String>) {
         *lock(&self.shared.protocol_version) = version;
+    }
+
+    /// Authorizes with OAuth when the server asks (`401`, or `403` with
+    /// `insufficient_scope`): the request is retried with the new token.
+    #[cfg(feature = "oauth")]
+    pub fn enable_oauth(&self, options: crate::auth::OAuthOptions) -> Result<()> {
+        let oauth = crate::auth::OAuth::new(options, &self.shared.uri.to_string())
+            .map_err(|e| Error::Auth { detail: e.0 })?;
+        let _ = self.shared.oauth.set(Arc::new(oauth));
+        Ok(())
     }
 
     /// The legacy session id in use.
@@ -267,32 +281,77 @@ impl HttpTransport {
             status,
             detail,
         };
-        let body = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
-            detail: e.to_string(),
-        })?;
-        let mut req = Request::builder()
-            .method(Method::POST)
-            .uri(self.shared.uri.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
-        for (name, value) in headers {
-            req = req.header(*name, value.as_str());
-        }
-        if let Some(auth) = &self.shared.authorization {
-            req = req.header(AUTHORIZATION, auth.clone());
-        }
-        if let Some(id) = self.session_id() {
-            req = req.header(MCP_SESSION_ID, id);
-        }
-        let req = req
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| fail(None, e.to_string()))?;
-        let resp = self
-            .shared
-            .client
-            .request(req)
-            .await
-            .map_err(|e| fail(None, error_chain(&e)))?;
+        let body = Bytes::from(
+            serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+                detail: e.to_string(),
+            })?,
+        );
+        #[cfg(feature = "oauth")]
+        let mut attempts = 0;
+        #[cfg_attr(
+            not(feature = "oauth"),
+            allow(clippy::never_loop, reason = "only an OAuth challenge repeats it")
+        )]
+        let resp = loop {
+            let mut req = Request::builder()
+                .method(Method::POST)
+                .uri(self.shared.uri.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream");
+            for (name, value) in headers {
+                req = req.header(*name, value.as_str());
+            }
+            #[cfg(feature = "oauth")]
+            let bearer = self.shared.oauth.get().and_then(|o| o.bearer());
+            #[cfg(not(feature = "oauth"))]
+            let bearer: Option<String> = None;
+            if let Some(token) = &bearer {
+                req = req.header(AUTHORIZATION, format!("Bearer {token}"));
+            } else if let Some(auth) = &self.shared.authorization {
+                req = req.header(AUTHORIZATION, auth.clone());
+            }
+            if let Some(id) = self.session_id() {
+                req = req.header(MCP_SESSION_ID, id);
+            }
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| fail(None, e.to_string()))?;
+            let resp = self
+                .shared
+                .client
+                .request(req)
+                .await
+                .map_err(|e| fail(None, error_chain(&e)))?;
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = self.shared.oauth.get()
+                && matches!(resp.status().as_u16(), 401 | 403)
+            {
+                attempts += 1;
+                if attempts > oauth.max_attempts() {
+                    return Err(Error::Auth {
+                        detail: format!(
+                            "still refused after {} authorizations",
+                            oauth.max_attempts()
+                        ),
+                    });
+                }
+                let challenge = resp
+                    .headers()
+                    .get(hyper::header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                oauth
+                    .on_challenge(
+                        resp.status().as_u16(),
+                        challenge.as_deref(),
+                        bearer.as_deref(),
+                    )
+                    .await
+                    .map_err(|e| Error::Auth { detail: e.0 })?;
+                continue;
+            }
+            break resp;
+        };
         let status = resp.status().as_u16();
         let header = |name| {
             resp.headers()
