@@ -12,8 +12,10 @@
 #      discover probe must time out, then fall back to initialize;
 #   4. the conformance suite's client scenarios (listed below in
 #      MODERN_SCENARIOS and LEGACY_SCENARIOS; every one must pass), each at
-#      its own wire version, with --command "<mcp-probe> conformance". The
-#      auth/* scenarios are not required: the client has no OAuth yet.
+#      its own wire version, with --command "<mcp-probe> conformance": all
+#      the scored client scenarios of both requirement sets (the [extension]
+#      auth scenarios are not required), plus json-schema-2020-12-preservation;
+#      and one OAuth scenario through the probe's own --oauth flags.
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
 #      must give modern, legacy must give legacy.
@@ -165,21 +167,34 @@ expect "silent stdio auto times out, falls back" legacy --era auto --probe-timeo
 expect_exit "silent stdio modern times out, refused" 4 --era modern --probe-timeout-ms 1000 -- python3 "$SILENT"
 
 # The suite's client scenarios this client must pass, per wire version.
+AUTH_SCENARIOS=(
+  auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+  auth/token-endpoint-auth-none auth/pre-registration
+)
 MODERN_SCENARIOS=(
   tools_call request-metadata sep-2322-client-request-state http-standard-headers
   http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
   json-schema-2020-12-preservation
+  "${AUTH_SCENARIOS[@]}"
+  auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+  auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
+  auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected
+  auth/iss-normalized auth/metadata-issuer-mismatch
 )
 LEGACY_SCENARIOS=(
   initialize tools_call elicitation-sep1034-client-defaults sse-retry
   json-schema-2020-12-preservation
+  "${AUTH_SCENARIOS[@]}"
 )
 
-# conformance_scenario VERSION SCENARIO: one client scenario must pass.
+# conformance_scenario VERSION SCENARIO [COMMAND]: one client scenario must pass.
 conformance_scenario() {
-  local version="$1" scenario="$2"
+  local version="$1" scenario="$2" command="${3:-$PROBE conformance}"
   local log="$WORK/conformance-$version-${scenario//\//_}.log"
-  (cd "$WORK" && timeout 300 conformance client --command "$PROBE conformance" \
+  (cd "$WORK" && timeout 300 conformance client --command "$command" \
     --scenario "$scenario" --spec-version "$version" -o "$WORK/conformance-out") >"$log" 2>&1
   local code=$?
   local totals
@@ -196,6 +211,9 @@ echo "== conformance client scenarios at 2026-07-28"
 for scenario in "${MODERN_SCENARIOS[@]}"; do conformance_scenario 2026-07-28 "$scenario"; done
 echo "== conformance client scenarios at 2025-11-25"
 for scenario in "${LEGACY_SCENARIOS[@]}"; do conformance_scenario 2025-11-25 "$scenario"; done
+echo "== OAuth through the probe's own flags"
+conformance_scenario 2026-07-28 auth/metadata-default \
+  "$PROBE --oauth --oauth-headless --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url"
 
 echo
 echo "$PASSED passed, $FAILED failed"

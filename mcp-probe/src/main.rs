@@ -61,6 +61,35 @@ struct Cli {
     #[arg(long)]
     authorization: Option<String>,
 
+    /// Authorize with OAuth when the server asks (prints the URL to open,
+    /// then waits for the browser on --oauth-redirect-uri).
+    #[arg(long)]
+    oauth: bool,
+
+    /// The OAuth redirect URI (a loopback address).
+    #[arg(
+        long,
+        requires = "oauth",
+        default_value = "http://127.0.0.1:33418/callback"
+    )]
+    oauth_redirect_uri: String,
+
+    /// A pre-registered OAuth client id (else: metadata document or dynamic registration).
+    #[arg(long, requires = "oauth")]
+    oauth_client_id: Option<String>,
+
+    /// The pre-registered client's secret.
+    #[arg(long, requires = "oauth_client_id")]
+    oauth_client_secret: Option<String>,
+
+    /// A client ID metadata document URL, used when the server supports them.
+    #[arg(long, requires = "oauth")]
+    oauth_client_metadata_url: Option<String>,
+
+    /// Follow the authorization URL without a browser (servers that redirect at once).
+    #[arg(long, requires = "oauth")]
+    oauth_headless: bool,
+
     /// Also trust the CA certificate(s) in FILE (PEM or DER) for https.
     #[cfg(feature = "rustls")]
     #[arg(long, value_name = "FILE")]
@@ -139,7 +168,7 @@ struct Failure {
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         let code = match &e {
-            Error::Rpc { .. } => 1,
+            Error::Rpc { .. } | Error::Auth { .. } => 1,
             Error::Spawn { .. } | Error::Io(_) | Error::Closed { .. } | Error::Http { .. } => 3,
             Error::InvalidUrl { .. } => 2,
             Error::Timeout { .. } => 5,
@@ -218,6 +247,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
             .name("mcp-probe")
             .version(env!("CARGO_PKG_VERSION"))
             .build(),
+        oauth: cli.oauth.then(|| oauth_options(cli)),
         ..ClientOptions::default()
     };
     let call_args: Map<String, Value> = match serde_json::from_str(&cli.args) {
@@ -243,6 +273,24 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         print_readable(&report);
     }
     Ok(code)
+}
+
+/// The `--oauth*` flags as options.
+fn oauth_options(cli: &Cli) -> mcp_client::auth::OAuthOptions {
+    use mcp_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
+    use std::sync::Arc;
+
+    let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
+        Arc::new(HeadlessAuthorizer)
+    } else {
+        Arc::new(LoopbackAuthorizer::printing())
+    };
+    let mut o = OAuthOptions::new(cli.oauth_redirect_uri.clone(), authorizer);
+    o.client_name = "mcp-probe".into();
+    o.client_id = cli.oauth_client_id.clone();
+    o.client_secret = cli.oauth_client_secret.clone();
+    o.client_metadata_url = cli.oauth_client_metadata_url.clone();
+    o
 }
 
 /// `--prompt-args`: a JSON object whose values are all strings.
