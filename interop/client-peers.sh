@@ -109,6 +109,8 @@ echo "== Python SDK MCPServer (mcp==2.3.0), stdio"
 expect "python stdio auto"   modern --era auto   "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 expect "python stdio modern" modern --era modern "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 expect "python stdio legacy" legacy --era legacy "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+expect "python stdio modern, 100 concurrent calls" modern --era modern "${ADD[@]}" --concurrent 100 -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+expect "python stdio legacy, 100 concurrent calls" legacy --era legacy "${ADD[@]}" --concurrent 100 -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 
 echo "== Python SDK MCPServer (mcp==2.3.0), Streamable HTTP"
 PORT="$(free_port)"

@@ -107,6 +107,11 @@ struct Cli {
     #[arg(long, requires = "call", default_value = "{}")]
     args: String,
 
+    /// Make the --call this many times at once over the one connection
+    /// (all must succeed with the same result).
+    #[arg(long, requires = "call", default_value_t = 1, value_name = "N")]
+    concurrent: usize,
+
     /// Also list the resources (every page).
     #[arg(long)]
     list_resources: bool,
@@ -327,7 +332,28 @@ async fn operations(
         report.insert("tools".into(), Value::Array(names));
     }
     if let Some(name) = &cli.call {
-        let result = to_json(&client.call_tool(name, call_args).await?);
+        let calls = (0..cli.concurrent.max(1)).map(|_| {
+            let (client, name, args) = (client.clone(), name.clone(), call_args.clone());
+            tokio::spawn(async move { client.call_tool(&name, args).await })
+        });
+        let mut results = Vec::new();
+        for call in calls.collect::<Vec<_>>() {
+            let outcome = call.await.map_err(|e| Failure {
+                code: 4,
+                message: format!("a concurrent call failed: {e}"),
+            })?;
+            results.push(to_json(&outcome?));
+        }
+        let result = results.first().cloned().unwrap_or(Value::Null);
+        if results.iter().any(|r| r["content"] != result["content"]) {
+            return Err(Failure {
+                code: 4,
+                message: format!("{} concurrent calls gave different results", results.len()),
+            });
+        }
+        if results.len() > 1 {
+            report.insert("concurrentCalls".into(), json!(results.len()));
+        }
         if result["isError"] == json!(true) {
             code = 1;
         }

@@ -224,6 +224,16 @@ impl HttpTransport {
         Ok(())
     }
 
+    /// The `Authorization` value to send: the OAuth bearer token when there
+    /// is one, else the configured value.
+    fn authorization(&self) -> Option<HeaderValue> {
+        #[cfg(feature = "oauth")]
+        if let Some(token) = self.shared.oauth.get().and_then(|o| o.bearer()) {
+            return HeaderValue::from_str(&format!("Bearer {token}")).ok();
+        }
+        self.shared.authorization.clone()
+    }
+
     /// The legacy session id in use.
     pub fn session_id(&self) -> Option<String> {
         lock(&self.shared.session_id).clone()
@@ -240,8 +250,8 @@ impl HttpTransport {
             .uri(self.shared.uri.clone())
             .header(MCP_SESSION_ID, id)
             .header(crate::headers::MCP_PROTOCOL_VERSION, protocol_version);
-        if let Some(auth) = &self.shared.authorization {
-            req = req.header(AUTHORIZATION, auth.clone());
+        if let Some(auth) = self.authorization() {
+            req = req.header(AUTHORIZATION, auth);
         }
         if let Ok(req) = req.body(Full::new(Bytes::new())) {
             let _ = tokio::time::timeout(timeout, self.shared.client.request(req)).await;
@@ -539,8 +549,8 @@ impl HttpTransport {
         if let Some(v) = lock(&self.shared.protocol_version).clone() {
             req = req.header(crate::headers::MCP_PROTOCOL_VERSION, v);
         }
-        if let Some(auth) = &self.shared.authorization {
-            req = req.header(AUTHORIZATION, auth.clone());
+        if let Some(auth) = self.authorization() {
+            req = req.header(AUTHORIZATION, auth);
         }
         if let Some(id) = self.session_id() {
             req = req.header(MCP_SESSION_ID, id);
@@ -586,8 +596,8 @@ impl HttpTransport {
         for (name, value) in headers {
             req = req.header(*name, value.as_str());
         }
-        if let Some(auth) = &self.shared.authorization {
-            req = req.header(AUTHORIZATION, auth.clone());
+        if let Some(auth) = self.authorization() {
+            req = req.header(AUTHORIZATION, auth);
         }
         let req = req
             .body(Full::new(Bytes::from(body)))
