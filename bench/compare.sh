@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A comparison anyone can rerun: our `mcp-everything` against a one-tool rmcp
 # 3.11 server (bench/rmcp-server), both built here in release mode, on the
-# same `tools/call` of `test_simple_text`.
+# same `tools/call` of `test_simple_text`; over HTTP also against the
+# bare-hyper floor (bench/rmcp-server/src/bin/floor.rs: hyper, parse the body
+# into a serde_json::Value, answer fixed bytes), the least any JSON-RPC-over-HTTP
+# server must do, to state our req/s as a fraction of it.
 #
 #   HTTP   stateless Streamable HTTP, JSON responses, loopback only: a 2 s
 #          warm-up, then $DURATION s of load from one load-generator thread
@@ -10,8 +13,9 @@
 #          the server's stdin; wall time and peak RSS (/usr/bin/time -v),
 #          and answers lost (requests without a successful answer).
 #
-# The two servers alternate (ours, rmcp, ours, rmcp, ...) for $ROUNDS rounds
-# of each measurement, and a summary table with ratios ours/rmcp ends the run.
+# The servers alternate (HTTP: ours, rmcp, floor, ours, ...; stdio: ours,
+# rmcp, ours, ...) for $ROUNDS rounds of each measurement, and a summary table
+# with ratios ours/rmcp and, for HTTP req/s, ours/floor ends the run.
 #
 # Usage (from anywhere):
 #   bash bench/compare.sh              # full: 10 s HTTP runs, 100,000 stdio lines
@@ -26,13 +30,13 @@
 #   CONNECTIONS=N      HTTP connections (16)
 #   LOADGEN=oha|wrk    load generator (oha, installed with cargo; wrk from apt)
 #   BASE_PORT=P        first loopback port tried for the HTTP servers (38400)
-#   SKIP_BUILD=1       use the release binaries already built
+#   SKIP_BUILD=1       use the release binaries already built (all three)
 #   OURS_BIN=PATH      measure this mcp-everything binary instead of building one
 #   BENCH_OUT=DIR      work and result files (<repo>/target/bench-run)
 #
 # Exit status: 0 when every run of our server answered every request with a
 # success; 1 otherwise (the summary still prints). rmcp's lost or failed
-# answers are reported, not fatal.
+# answers are reported, not fatal, and so are the floor's.
 set -euo pipefail
 
 # ---- pinned versions --------------------------------------------------------
@@ -77,8 +81,10 @@ OUT="$(cd "$OUT" && pwd)"
 CUSTOM_OURS="${OURS_BIN:+1}"
 OURS_BIN="${OURS_BIN:-$REPO_ROOT/target/release/mcp-everything}"
 RMCP_BIN="$RMCP_TARGET/release/rmcp-bench-server"
+FLOOR_BIN="$RMCP_TARGET/release/floor-server"
 OHA="$TOOLS_DIR/bin/oha"
-SERVERS=(ours rmcp)
+SERVERS=(ours rmcp)               # stdio
+HTTP_SERVERS=(ours rmcp floor)    # HTTP: the floor serves HTTP only
 
 log() { printf '[compare] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -101,7 +107,13 @@ retry() {
   done
 }
 
-bin_of() { if [[ "$1" == ours ]]; then echo "$OURS_BIN"; else echo "$RMCP_BIN"; fi; }
+bin_of() {
+  case "$1" in
+    ours) echo "$OURS_BIN" ;;
+    rmcp) echo "$RMCP_BIN" ;;
+    floor) echo "$FLOOR_BIN" ;;
+  esac
+}
 
 # ---- servers started by this script are stopped by PID ----------------------
 SERVER_PID=""
@@ -137,7 +149,7 @@ if [[ ! -x /usr/bin/time ]]; then
   apt_install time || die "could not install GNU time"
 fi
 
-# ---- 1. build both servers (release, one after the other) --------------------
+# ---- 1. build the servers (release, one after the other) ----------------------
 grep -A1 '^name = "rmcp"$' "$SCRIPT_DIR/rmcp-server/Cargo.lock" | grep -q "^version = \"$RMCP_VERSION\"$" \
   || die "bench/rmcp-server/Cargo.lock does not pin rmcp $RMCP_VERSION"
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
@@ -145,13 +157,14 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     log "building mcp-everything (release)"
     (cd "$REPO_ROOT" && cargo build --release -p mcp-everything)
   fi
-  log "building the rmcp $RMCP_VERSION server (release, own workspace, target dir $RMCP_TARGET)"
+  log "building the rmcp $RMCP_VERSION server and the floor (release, own workspace, target dir $RMCP_TARGET)"
   retry cargo fetch --locked --manifest-path "$SCRIPT_DIR/rmcp-server/Cargo.toml"
   cargo build --release --locked --manifest-path "$SCRIPT_DIR/rmcp-server/Cargo.toml" \
     --target-dir "$RMCP_TARGET"
 fi
 [[ -x "$OURS_BIN" ]] || die "missing $OURS_BIN"
 [[ -x "$RMCP_BIN" ]] || die "missing $RMCP_BIN"
+[[ -x "$FLOOR_BIN" ]] || die "missing $FLOOR_BIN (build without SKIP_BUILD=1)"
 
 # ---- 2. the load generator -----------------------------------------------------
 if [[ "$LOADGEN" == oha ]]; then
@@ -170,9 +183,9 @@ else
 fi
 
 # ---- the request -------------------------------------------------------------
-# The same modern 2026-07-28 request for both servers: rmcp 3.11 serves
+# The same modern 2026-07-28 request for every server: rmcp 3.11 serves
 # 2026-07-28 per-request `_meta` statelessly (no initialize, no session) on
-# HTTP and on stdio, as our server does.
+# HTTP and on stdio, as our server does; the floor parses it and reads nothing.
 request_json() { # ID
   printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"test_simple_text","_meta":{"io.modelcontextprotocol/protocolVersion":"%s","io.modelcontextprotocol/clientCapabilities":{}}}}' \
     "$1" "$PROTOCOL_VERSION"
@@ -328,13 +341,15 @@ RESULTS="$OUT/results.tsv"
 FAILED=0
 NOTES=()
 # flag SERVER TEXT: a run that did not answer every request with a success.
-# Fails the script for ours; for rmcp it is a finding, reported at the end.
+# Fails the script for ours; for rmcp or the floor it is a finding, reported
+# at the end.
 flag() {
   NOTES+=("$1: $2")
   [[ "$1" == ours ]] && FAILED=1
   return 0
 }
 START_TS=$(date +%s)
+FLOOR_HYPER="$(grep -A1 '^name = "hyper"$' "$SCRIPT_DIR/rmcp-server/Cargo.lock" | sed -n 's/^version = "\(.*\)"$/\1/p')"
 OURS_REV="$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ -n "$(git -C "$REPO_ROOT" status --porcelain -- '*.rs' '*.toml' Cargo.lock ':!bench' 2>/dev/null || true)" ]]; then
   OURS_REV="$OURS_REV+uncommitted changes"
@@ -342,7 +357,7 @@ fi
 [[ -n "$CUSTOM_OURS" ]] && OURS_REV="OURS_BIN=$OURS_BIN"
 [[ "${SKIP_BUILD:-0}" == 1 && -z "$CUSTOM_OURS" ]] && OURS_REV="$OURS_REV (HEAD now; SKIP_BUILD=1 used the binary as built)"
 CPU="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
-log "ours: mcp-everything @ $OURS_REV; rmcp $RMCP_VERSION; $LOADGEN_VERSION; $(rustc --version)"
+log "ours: mcp-everything @ $OURS_REV; rmcp $RMCP_VERSION; floor: hyper $FLOOR_HYPER; $LOADGEN_VERSION; $(rustc --version)"
 log "machine: $(nproc) cores ($CPU); mode: $([[ "$QUICK" == 1 ]] && echo QUICK || echo full)"
 # How busy the machine is before we start (the busy share of both cores over 1 s).
 cpu_busy_percent() {
@@ -359,7 +374,7 @@ if (( BUSY_START > 20 )); then
 fi
 
 # ---- 4. verify each server's answer by hand before measuring ------------------
-for s in "${SERVERS[@]}"; do
+for s in "${HTTP_SERVERS[@]}"; do
   port="$(free_port)"
   start_http "$s" "$port" "$OUT/verify-$s.log" || die "$s did not start on 127.0.0.1:$port (see $OUT/verify-$s.log)"
   code="$(curl_call "$port" "$OUT/verify-$s.http.json")"
@@ -367,6 +382,7 @@ for s in "${SERVERS[@]}"; do
   [[ "$code" == 200 ]] && check_answer "$OUT/verify-$s.http.json" \
     || die "$s over HTTP: status $code, body $(head -c 400 "$OUT/verify-$s.http.json" 2>/dev/null)"
   log "verified $s over HTTP: 200 $(head -c 300 "$OUT/verify-$s.http.json")"
+  [[ "$s" == floor ]] && continue
   # stdin stays open for a second after the request: rmcp drops answers
   # still in flight when stdin closes (see the stdio runs' "lost").
   (request_json 1; echo; sleep 1) | timeout 10 "$(bin_of "$s")" stdio >"$OUT/verify-$s.stdio.json" 2>/dev/null || true
@@ -375,11 +391,14 @@ for s in "${SERVERS[@]}"; do
     || die "$s over stdio: $(head -c 400 "$OUT/verify-$s.stdio.json")"
   log "verified $s over stdio"
 done
+# The floor answers fixed bytes meant to be ours, byte for byte.
+cmp -s "$OUT/verify-ours.http.json" "$OUT/verify-floor.http.json" \
+  || log "warning: the floor's fixed answer ($(wc -c <"$OUT/verify-floor.http.json") bytes) differs from ours ($(wc -c <"$OUT/verify-ours.http.json") bytes); update ANSWER in bench/rmcp-server/src/bin/floor.rs"
 
 # ---- 5. HTTP -------------------------------------------------------------------------
-log "HTTP: $ROUNDS rounds x {ours, rmcp}: ${WARMUP}s warm-up + ${DURATION}s load, 1 thread, $CONNECTIONS connections ($LOADGEN)"
+log "HTTP: $ROUNDS rounds x {ours, rmcp, floor}: ${WARMUP}s warm-up + ${DURATION}s load, 1 thread, $CONNECTIONS connections ($LOADGEN)"
 for round in $(seq 1 "$ROUNDS"); do
-  for s in "${SERVERS[@]}"; do
+  for s in "${HTTP_SERVERS[@]}"; do
     port="$(free_port)"
     if ! start_http "$s" "$port" "$OUT/http-$s-$round.server.log"; then
       flag "$s" "did not start on port $port"; stop_server; continue
@@ -416,7 +435,7 @@ ELAPSED=$(( $(date +%s) - START_TS ))
 python3 - "$RESULTS" "$DURATION" "$STDIO_LINES" "$ROUNDS" "$CONNECTIONS" <<PY | tee "$OUT/summary.txt"
 import statistics as st, sys
 path, duration, lines, rounds, conns = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-http = {"ours": [], "rmcp": []}
+http = {"ours": [], "rmcp": [], "floor": []}
 stdio = {"ours": [], "rmcp": []}
 for row in open(path):
     f = row.rstrip("\n").split("\t")
@@ -429,13 +448,13 @@ def ratio(a, b):
     return f"{a / b:.2f}" if b else "n/a"
 
 print()
-print("== mcp-everything ($OURS_REV) vs rmcp $RMCP_VERSION ==")
+print("== mcp-everything ($OURS_REV) vs rmcp $RMCP_VERSION (and, HTTP only, the bare-hyper floor) ==")
 print("   $(nproc) cores ($CPU); $LOADGEN_VERSION; $(rustc --version | cut -d' ' -f1-2); CPU busy before the runs ${BUSY_START}%")
 print()
 print(f"HTTP  tools/call test_simple_text, {duration} s per run after ${WARMUP} s warm-up, 1 thread, {conns} connections")
 print(f"  {'round':<6}{'server':<8}{'req/s':>12}{'non-2xx':>10}{'errors':>8}")
 for r in range(1, int(rounds) + 1):
-    for s in ("ours", "rmcp"):
+    for s in ("ours", "rmcp", "floor"):
         for (rr, rps, n2, err) in http[s]:
             if rr == r:
                 print(f"  {r:<6}{s:<8}{rps:>12,.0f}{n2:>10}{err:>8}")
@@ -463,6 +482,13 @@ if stdio["ours"] and stdio["rmcp"]:
     lo, hi = min(a / b for a in o for b in m), max(a / b for a in o for b in m)
     print(f"  {'stdio peak RSS MiB, range':<28}{f'{min(o):.1f}-{max(o):.1f}':>14}{f'{min(m):.1f}-{max(m):.1f}':>14}{f'{lo:.2f}-{hi:.2f}':>11}")
     row("stdio lost answers (total)", sum(x[3] for x in stdio["ours"]), sum(x[3] for x in stdio["rmcp"]), "d", False)
+if http["ours"] and http["floor"]:
+    ours_rps, floor_rps = st.mean(x[1] for x in http["ours"]), st.mean(x[1] for x in http["floor"])
+    print()
+    print("Bare-hyper floor (HTTP only: hyper, body parsed into a JSON value, fixed answer; mean over rounds)")
+    print(f"  {'HTTP req/s floor':<28}{format(floor_rps, ',.0f'):>14}")
+    print(f"  {'HTTP non-2xx floor (total)':<28}{sum(x[2] for x in http['floor']):>14}")
+    print(f"  {'HTTP req/s ours / floor':<28}{ratio(ours_rps, floor_rps):>14}")
 print()
 print("Result files: $OUT  (results.tsv, per-run outputs); took ${ELAPSED} s")
 PY

@@ -11,7 +11,40 @@
 //! 4. [`emit`]: tokens with `quote` (structs, unions, tables) and `typify`
 //!    (string enums), formatted with `prettyplease`.
 //!
-//! This crate never writes files; `cargo xtask regen` does.
+//! This crate never writes files; `cargo xtask regen` does, and so does
+//! the small CLI of this package for any schema file:
+//!
+//! ```text
+//! cargo run -p mcp-era-codegen -- --schema schema.json --out src/mcp.rs [--version 2026-07-28]
+//!     [--module NAME] [--derive PATH]... [--serde PATH] [--serde-json PATH]
+//!     [--runtime PATH] [--named-feature FEATURE] [--command TEXT] [--check]
+//! ```
+//!
+//! # As a library (for other SDKs)
+//!
+//! Schema in, formatted Rust out:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let schema: serde_json::Value =
+//!     serde_json::from_str(&std::fs::read_to_string("schema.json")?)?;
+//! let era = codegen::detect_era(&schema).ok_or("not an MCP schema")?;
+//! let options = codegen::EmitOptions::default()
+//!     .command("my-sdk: cargo run -p my-codegen")
+//!     .module("v2026_07_28")
+//!     .derive("Hash")
+//!     .named_feature(None);
+//! let rust: String = codegen::generate_revision(&schema, era, "2026-07-28", &options)?;
+//! std::fs::write("src/generated.rs", rust)?;
+//! # Ok(()) }
+//! ```
+//!
+//! The output is deterministic (ordered IR, one formatter) and carries a
+//! `@generated` header naming [`EmitOptions::command`]. It calls a small
+//! runtime, `mcp_types::__private` by default ([`EmitOptions::runtime`]):
+//! depend on the `mcp-types` crate of this toolkit (lib name `mcp_types`)
+//! and `serde` / `serde_json`. A schema shape the generator cannot express
+//! is an [`Error`] naming the schema location, never silently wrong code.
 
 #![deny(missing_docs)]
 
@@ -23,7 +56,7 @@ pub mod normalise;
 
 use std::fmt;
 
-pub use emit::{EmitOptions, generate_revision, generate_versions};
+pub use emit::{EmitOptions, detect_era, generate_file, generate_revision, generate_versions};
 
 /// Every failure of the generator, with a message that names the schema
 /// location or file concerned.

@@ -27,6 +27,41 @@ pub struct Manifest {
     /// Every known revision, newest first.
     #[serde(rename = "revision")]
     pub revisions: Vec<Revision>,
+    /// The upstream draft schema, if pinned: generated as `mcp_types::draft`
+    /// behind a cargo feature; not a protocol version, so it is in no
+    /// version table and never served.
+    #[serde(default)]
+    pub draft: Option<Draft>,
+}
+
+/// The pinned draft schema (`[draft]` in the manifest).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Draft {
+    /// The era its rules follow.
+    pub era: Era,
+    /// The cargo feature of `mcp-types` that compiles the module.
+    pub feature: String,
+    /// Download URL of `schema.json` at the pinned commit.
+    pub url: String,
+    /// Expected sha256 of that file, lower-case hex.
+    pub sha256: String,
+}
+
+impl Draft {
+    /// The module name and the directory under the schema directory.
+    pub const NAME: &'static str = "draft";
+
+    /// Where the draft schema lies under a schema directory.
+    pub fn schema_path(&self, schema_dir: &Path) -> PathBuf {
+        schema_dir.join(Self::NAME).join("schema.json")
+    }
+
+    /// Reads the draft schema from `schema_dir`, checks its sha256 and
+    /// parses it.
+    pub fn load(&self, schema_dir: &Path) -> Result<serde_json::Value> {
+        load_verified(&self.schema_path(schema_dir), &self.sha256, Self::NAME)
+    }
 }
 
 /// The upstream repository and the commit every URL is pinned to.
@@ -69,23 +104,40 @@ impl Revision {
     /// Reads this revision's schema from `schema_dir`, checks its sha256 and
     /// parses it.
     pub fn load(&self, schema_dir: &Path) -> Result<serde_json::Value> {
-        let path = self.schema_path(schema_dir);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
-        let actual = sha256_hex(&bytes);
-        if actual != self.sha256 {
-            return Err(Error::new(format!(
-                "{}: sha256 is {actual}, but schema/manifest.toml pins {} for {}. \
-                 If this is a deliberate schema update, update the manifest entry \
-                 (sha256 and commit) and regenerate.",
-                path.display(),
-                self.sha256,
-                self.version
-            )));
-        }
-        serde_json::from_slice(&bytes)
-            .map_err(|e| Error::new(format!("{} is not valid JSON: {e}", path.display())))
+        load_verified(&self.schema_path(schema_dir), &self.sha256, &self.version)
     }
+}
+
+/// Reads `path`, checks its sha256 against the manifest's `pinned` one for
+/// entry `what`, and parses it.
+fn load_verified(path: &Path, pinned: &str, what: &str) -> Result<serde_json::Value> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let actual = sha256_hex(&bytes);
+    if actual != pinned {
+        return Err(Error::new(format!(
+            "{}: sha256 is {actual}, but schema/manifest.toml pins {pinned} for {what}. \
+             If this is a deliberate schema update, update the manifest entry \
+             (sha256 and commit) and regenerate.",
+            path.display(),
+        )));
+    }
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Error::new(format!("{} is not valid JSON: {e}", path.display())))
+}
+
+fn check_pin(what: &str, sha256: &str, url: &str, commit: &str) -> Result<()> {
+    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::new(format!(
+            "schema/manifest.toml: {what}: sha256 must be 64 hex digits"
+        )));
+    }
+    if !url.contains(commit) {
+        return Err(Error::new(format!(
+            "schema/manifest.toml: {what}: url is not pinned to upstream commit {commit}"
+        )));
+    }
+    Ok(())
 }
 
 impl Manifest {
@@ -93,19 +145,13 @@ impl Manifest {
     pub fn parse(text: &str) -> Result<Self> {
         let manifest: Manifest =
             toml::from_str(text).map_err(|e| Error::new(format!("schema/manifest.toml: {e}")))?;
+        let commit = &manifest.upstream.commit;
+        if let Some(draft) = &manifest.draft {
+            check_pin("draft", &draft.sha256, &draft.url, commit)?;
+        }
         for (i, rev) in manifest.revisions.iter().enumerate() {
-            if rev.sha256.len() != 64 || !rev.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(Error::new(format!(
-                    "schema/manifest.toml: revision {}: sha256 must be 64 hex digits",
-                    rev.version
-                )));
-            }
-            if !rev.url.contains(&manifest.upstream.commit) {
-                return Err(Error::new(format!(
-                    "schema/manifest.toml: revision {}: url is not pinned to upstream commit {}",
-                    rev.version, manifest.upstream.commit
-                )));
-            }
+            let what = format!("revision {}", rev.version);
+            check_pin(&what, &rev.sha256, &rev.url, commit)?;
             // Dates compare as strings; `KNOWN_VERSIONS` promises newest first,
             // which also rules out a revision listed twice.
             if i > 0 && manifest.revisions[i - 1].version <= rev.version {
@@ -174,5 +220,7 @@ mod tests {
         let manifest = Manifest::read(std::path::Path::new(path)).unwrap();
         assert!(manifest.generated().any(|r| r.era == Era::Modern));
         assert!(manifest.generated().any(|r| r.era == Era::Legacy));
+        let draft = manifest.draft.expect("the draft schema is pinned");
+        assert_eq!(draft.era, Era::Modern);
     }
 }

@@ -3,7 +3,7 @@
 //! (the floor any JSON-RPC server pays). Run: `cargo bench -p mcp-bench`.
 
 use divan::{Bencher, black_box};
-use mcp_bench::{BenchServer, DISCOVER, TOOLS_CALL, block_on};
+use mcp_bench::{BenchServer, DISCOVER, RouterServer, TOOLS_CALL, block_on};
 use mcp_server::{McpServer, MessageContext};
 
 fn main() {
@@ -16,11 +16,15 @@ fn bare_serde_json(bytes: &[u8]) -> Vec<u8> {
     serde_json::to_vec(&value).unwrap_or_default()
 }
 
-/// Handle the request and serialize the response, as a transport does.
+/// Handle the request: the outcome's body is the bytes a transport writes.
 fn handle(bytes: &[u8]) -> Vec<u8> {
+    handle_with(&BenchServer, bytes)
+}
+
+fn handle_with(server: &impl McpServer, bytes: &[u8]) -> Vec<u8> {
     let ctx = MessageContext::stdio();
-    let outcome = block_on(BenchServer.handle_message(bytes, &ctx));
-    serde_json::to_vec(&outcome.body).unwrap_or_default()
+    let outcome = block_on(server.handle_message(bytes, &ctx));
+    outcome.body.unwrap_or_default()
 }
 
 #[divan::bench_group]
@@ -50,5 +54,11 @@ mod tools_call {
     #[divan::bench]
     fn mcp_server(bencher: Bencher) {
         bencher.bench(|| handle(black_box(TOOLS_CALL)));
+    }
+
+    /// The same call to a `#[router]` tool with a typed argument.
+    #[divan::bench]
+    fn mcp_server_router(bencher: Bencher) {
+        bencher.bench(|| handle_with(&RouterServer, black_box(TOOLS_CALL)));
     }
 }

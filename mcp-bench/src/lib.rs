@@ -49,6 +49,21 @@ impl ToolsHandler for BenchServer {
     }
 }
 
+/// The same tool through `#[router]`, the way most servers declare tools:
+/// typed arguments, a `String` result.
+#[derive(McpServer)]
+#[mcp(name = "bench-router", version = "1.0.0", tools)]
+pub struct RouterServer;
+
+#[mcp_server::router]
+impl RouterServer {
+    /// Returns its `text` argument.
+    #[tool]
+    fn echo(&self, text: String) -> String {
+        text
+    }
+}
+
 /// A `server/discover` request as a client sends it.
 pub const DISCOVER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}}"#;
 

@@ -54,7 +54,7 @@ use std::time::Duration;
 
 use mcp_types::v2025_11_25 as legacy;
 use mcp_types::v2026_07_28::{self as modern, DiscoverResult, RequestMetaObject, methods};
-use mcp_types::versions::{Era, LEGACY_VERSIONS, MODERN_VERSIONS};
+use mcp_types::versions::{Era, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -99,9 +99,15 @@ pub struct ClientOptions {
     pub handler: Option<Arc<dyn ClientHandler>>,
     /// How many `input_required` rounds one request may take.
     pub max_input_rounds: usize,
-    /// Modern versions to offer, newest first.
+    /// Modern versions to offer, newest first. Default:
+    /// [`IMPLEMENTED_MODERN_VERSIONS`](crate::IMPLEMENTED_MODERN_VERSIONS).
+    /// The client speaks 2026-07-28; another version here is offered as is.
     pub modern_versions: Vec<String>,
-    /// Legacy versions to offer through `initialize`, newest first.
+    /// Legacy versions to offer through `initialize`, newest first, and the
+    /// only ones accepted in its answer. Default:
+    /// [`IMPLEMENTED_LEGACY_VERSIONS`](crate::IMPLEMENTED_LEGACY_VERSIONS)
+    /// (2025-11-25): a server answering an older revision is refused rather
+    /// than spoken to with rules it does not follow.
     pub legacy_versions: Vec<String>,
     /// How long the `server/discover` probe waits before concluding "legacy".
     pub probe_timeout: Duration,
@@ -147,8 +153,14 @@ impl Default for ClientOptions {
             capabilities: modern::ClientCapabilities::new(),
             handler: None,
             max_input_rounds: 8,
-            modern_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-            legacy_versions: LEGACY_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            modern_versions: IMPLEMENTED_MODERN_VERSIONS
+                .iter()
+                .map(|v| (*v).to_owned())
+                .collect(),
+            legacy_versions: IMPLEMENTED_LEGACY_VERSIONS
+                .iter()
+                .map(|v| (*v).to_owned())
+                .collect(),
             probe_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(30),
             cache: Arc::default(),
@@ -1563,13 +1575,10 @@ mod tests {
     }
 
     #[test]
-    fn default_options_offer_every_known_version() {
+    fn default_options_offer_the_implemented_versions() {
         let o = ClientOptions::default();
         assert_eq!(o.modern_versions, ["2026-07-28"]);
-        assert_eq!(
-            o.legacy_versions.first().map(String::as_str),
-            Some("2025-11-25")
-        );
+        assert_eq!(o.legacy_versions, ["2025-11-25"]);
     }
 
     #[test]

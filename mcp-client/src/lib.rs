@@ -60,4 +60,10 @@ pub use error::{Error, Result};
 pub use handler::{ClientHandler, HandlerError};
 pub use mcp_types;
 pub use mcp_types::versions::Era;
+/// The versions this client implements, newest first: its default offer
+/// (shared with `mcp-server`; `mcp_types::versions::GENERATED_VERSIONS`
+/// lists the versions that merely have types).
+pub use mcp_types::versions::{
+    IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
+};
 pub use subscription::{Notification, Subscription};

@@ -268,6 +268,24 @@ async fn legacy_initialize_counter_offer_outside_our_list_is_refused() {
     );
 }
 
+/// Older legacy revisions are known but not implemented: a server that can
+/// only speak one of them is refused, never spoken to with 2025-11-25 rules.
+#[tokio::test]
+async fn legacy_counter_offer_of_an_unimplemented_older_revision_is_refused() {
+    for older in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        let handler: Handler = Arc::new(move |req| match req["method"].as_str()? {
+            "initialize" => result(req, initialize_result(older)),
+            _ => error(req, -32601, "Method not found", None),
+        });
+        let e = stdio_client(handler, opts()).await.0.unwrap_err();
+        assert!(
+            matches!(&e, Error::NoMutualVersion { client, server }
+                if server == &[older] && client == &["2025-11-25"]),
+            "{older}: {e}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn negative_ttl_and_extra_members_are_tolerated() {
     let handler: Handler = Arc::new(|req| match req["method"].as_str()? {

@@ -331,7 +331,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                 &self,
                 request: #p::ClientRequest,
                 ctx: &#p::RequestContext,
-            ) -> impl #p::Future<Output = #p::HandlerResult<#p::serde_json::Value>> + ::core::marker::Send {
+            ) -> impl #p::Future<Output = #p::HandlerResult<#p::Reply>> + ::core::marker::Send {
                 async move {
                     match #p::capability_of(&request) {
                         #(#routes)*

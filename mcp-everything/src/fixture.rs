@@ -36,7 +36,7 @@ pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAA
     prompts(list_changed),
     completions,
     logging,
-    versions(legacy = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]),
+    versions(legacy = ["2025-11-25"]),
     discover(ttl_ms = 0, scope = "private"),
     cache(ttl_ms = 300000, scope = "public")
 )]

@@ -4,28 +4,17 @@
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcp_everything::Everything;
 use mcp_server::http::HttpConfig;
 use mcp_server::stdio::StdioConfig;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
 
-const GUARD: Duration = Duration::from_secs(20);
+mod common;
 
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-fn request(id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = meta();
-    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
-}
+use common::{GUARD, http, post, request};
 
 // ---------------------------------------------------------------- HTTP ----
 
@@ -42,122 +31,6 @@ async fn start_http(max_body: Option<usize>) -> String {
         config,
     ));
     format!("127.0.0.1:{}", addr.port())
-}
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap()
-    }
-
-    /// The `data:` payloads of an SSE body.
-    fn events(&self) -> Vec<Value> {
-        self.body
-            .lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .map(|d| serde_json::from_str(d).unwrap())
-            .collect()
-    }
-}
-
-fn dechunk(mut raw: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let Some((size, rest)) = raw.split_once("\r\n") else {
-            return out;
-        };
-        let size = usize::from_str_radix(size.trim(), 16).unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.push_str(&rest[..size]);
-        raw = &rest[size + 2..];
-    }
-}
-
-async fn http(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let mut head = format!(
-            "{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("Host: {addr}\r\n"));
-        }
-        for (name, value) in headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).await.unwrap();
-        stream.write_all(body.as_bytes()).await.unwrap();
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).await.unwrap();
-        raw
-    };
-    let raw = tokio::time::timeout(GUARD, exchange).await.unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-/// A modern POST with correct headers.
-async fn post(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Reply {
-    let method = message["method"].as_str().unwrap().to_owned();
-    let name = message["params"]["name"]
-        .as_str()
-        .or(message["params"]["uri"].as_str())
-        .map(str::to_owned);
-    let mut headers = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", method.as_str()),
-    ];
-    if let Some(name) = &name {
-        headers.push(("Mcp-Name", name.as_str()));
-    }
-    for (n, v) in extra {
-        headers.retain(|(h, _)| !h.eq_ignore_ascii_case(n));
-        headers.push((n, v));
-    }
-    http(addr, "POST", &headers, &message.to_string()).await
 }
 
 #[tokio::test]

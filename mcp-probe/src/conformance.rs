@@ -122,8 +122,16 @@ fn options() -> ClientOptions {
     if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
         if LEGACY_VERSIONS.contains(&version.as_str()) {
             opts.era = EraMode::Legacy;
-            opts.legacy_versions.retain(|v| *v != version);
-            opts.legacy_versions.insert(0, version);
+            // The requested version first, then every known legacy one: the
+            // suite's sse-retry server answers `initialize` with 2025-03-26.
+            opts.legacy_versions = std::iter::once(version.clone())
+                .chain(
+                    LEGACY_VERSIONS
+                        .iter()
+                        .map(|v| (*v).to_owned())
+                        .filter(|v| *v != version),
+                )
+                .collect();
         } else if opts.modern_versions.contains(&version) {
             opts.era = EraMode::Modern;
         }

@@ -1,8 +1,8 @@
 //! A notes server: three typed tools, a `note://{id}` resource template and
 //! a prompt, over stdio or HTTP.
 //!
-//!     cargo run -p mcp-server --example notes            # stdio
-//!     cargo run -p mcp-server --example notes -- http 127.0.0.1:8080
+//!     cargo run -p mcp-era-server --example notes            # stdio
+//!     cargo run -p mcp-era-server --example notes -- http 127.0.0.1:8080
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 

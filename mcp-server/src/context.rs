@@ -270,6 +270,8 @@ pub struct RequestContext {
     pub(crate) events: Option<ServerEvents>,
     pub(crate) peer: Option<ClientPeer>,
     pub(crate) declaration: Option<&'static crate::declaration::ServerDeclaration>,
+    /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
+    pub(crate) server_info_in_results: bool,
 }
 
 impl fmt::Debug for RequestContext {
@@ -294,7 +296,17 @@ impl RequestContext {
             events: None,
             peer: None,
             declaration: None,
+            server_info_in_results: false,
         }
+    }
+
+    /// The identity to put in this request's result, if any.
+    pub(crate) fn result_server_info(&self) -> Option<crate::reply::ServerInfo<'static>> {
+        let declaration = self.declaration.filter(|_| self.server_info_in_results)?;
+        Some(crate::reply::ServerInfo {
+            typed: declaration.server_info(),
+            rendered: declaration.server_info_bytes(),
+        })
     }
 
     /// The declared default `ttlMs` for list and read results

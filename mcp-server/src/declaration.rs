@@ -10,6 +10,14 @@ use mcp_types::v2026_07_28::{
 };
 use serde_json::Value;
 
+/// The versions the runtime implements, newest first: the only ones a
+/// server may declare (see `docs/adopting-a-revision.md` to add one).
+/// Distinct from `mcp_types::versions::GENERATED_VERSIONS`, the versions
+/// that merely have types.
+pub use mcp_types::versions::{
+    IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
+};
+
 /// The default `ttlMs` of the `server/discover` result: 60 000 ms.
 ///
 /// The discover result is built from compile-time declarations, so it can
@@ -59,6 +67,8 @@ pub struct ServerDeclaration {
     cache_ttl_ms: u64,
     cache_scope: CacheScope,
     discover_json: OnceLock<Value>,
+    discover_bytes: OnceLock<Vec<u8>>,
+    server_info_bytes: OnceLock<Vec<u8>>,
     pub(crate) param_headers: crate::param_headers::ParamHeaderCache,
 }
 
@@ -83,6 +93,8 @@ impl ServerDeclaration {
             cache_ttl_ms: DEFAULT_CACHE_TTL_MS,
             cache_scope: DEFAULT_CACHE_SCOPE,
             discover_json: OnceLock::new(),
+            discover_bytes: OnceLock::new(),
+            server_info_bytes: OnceLock::new(),
             param_headers: crate::param_headers::ParamHeaderCache::default(),
         }
     }
@@ -224,6 +236,20 @@ impl ServerDeclaration {
     pub fn discover_json(&self) -> &Value {
         self.discover_json
             .get_or_init(|| serde_json::to_value(self.discover_result()).unwrap_or(Value::Null))
+    }
+
+    /// The `server/discover` result as JSON bytes, rendered once: every
+    /// `server/discover` is answered by splicing in the request id.
+    pub fn discover_bytes(&self) -> &[u8] {
+        self.discover_bytes
+            .get_or_init(|| serde_json::to_vec(self.discover_json()).unwrap_or_default())
+    }
+
+    /// The server identity as JSON bytes, rendered once, for the
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` of every result.
+    pub(crate) fn server_info_bytes(&self) -> &[u8] {
+        self.server_info_bytes
+            .get_or_init(|| serde_json::to_vec(&self.server_info).unwrap_or_default())
     }
 
     /// The capabilities mapped to the 2025-11-25 shape: `experimental`,

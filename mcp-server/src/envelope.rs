@@ -16,6 +16,7 @@ use crate::context::{HttpHeaders, MessageContext, RequestContext, Transport};
 use crate::declaration::ServerDeclaration;
 use crate::errors::{self, ErrorObject};
 use crate::outcome::Outcome;
+use crate::reply::Reply;
 use crate::server::McpServer;
 
 /// Methods of 2025-11-25 that 2026-07-28 removed; with modern `_meta` they
@@ -66,10 +67,7 @@ pub async fn handle_message<S: McpServer>(
     message: &[u8],
     ctx: &MessageContext,
 ) -> Outcome {
-    match serde_json::from_slice::<Value>(message) {
-        Ok(value) => handle_value(server, value, ctx).await,
-        Err(_) => error_outcome(None, errors::parse_error()),
-    }
+    handle_parsed(server, parse(message), ctx).await
 }
 
 /// Answers one already-parsed JSON-RPC message. Same contract as
@@ -92,6 +90,188 @@ pub async fn handle_value<S: McpServer>(
         EraChoice::ModernOnlyInitialize(error) => error_outcome(Some(&envelope.id), error),
         EraChoice::Modern => modern_request(server, declaration, envelope, &message, ctx).await,
     }
+}
+
+/// A message after the one parse it gets.
+pub(crate) enum Parsed {
+    /// A well-formed modern request, read straight into its typed form
+    /// (boxed: it is large, and moves with its task).
+    Modern(Box<ClientRequest>),
+    /// Anything else, as JSON, for the step-by-step checks.
+    Json(Value),
+    /// Not JSON at all.
+    Invalid,
+}
+
+impl Parsed {
+    /// The JSON `id` of a request, string or integer, when one could be read.
+    pub(crate) fn id_json(&self) -> Option<Value> {
+        match self {
+            Parsed::Modern(request) => serde_json::to_value(request_parts(request).id).ok(),
+            Parsed::Json(message) => message
+                .get("id")
+                .filter(|id| id.is_string() || id.as_i64().is_some())
+                .cloned(),
+            Parsed::Invalid => None,
+        }
+    }
+}
+
+/// Parses a message once. A modern request whose every part is well formed
+/// (the common case) is read straight into its typed form; when that
+/// fails for any reason the message is parsed as JSON and goes through the
+/// checks one by one, so every error is the one the checks would give.
+pub(crate) fn parse(message: &[u8]) -> Parsed {
+    if let Some(request) = read_modern(message) {
+        return Parsed::Modern(Box::new(request));
+    }
+    match serde_json::from_slice::<Value>(message) {
+        Ok(mut value) => {
+            integer_negative_zero_id(message, &mut value);
+            Parsed::Json(value)
+        }
+        Err(_) => Parsed::Invalid,
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct IdOnly<'a> {
+    #[serde(borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// JSON's `-0` is the integer zero, but serde_json reads it as the float
+/// `-0.0` (which, written `-0.0`, is not a valid id): the raw text decides.
+fn integer_negative_zero_id(message: &[u8], value: &mut Value) {
+    let Some(id) = value.get_mut("id") else {
+        return;
+    };
+    if id.as_f64() != Some(0.0) || id.is_i64() || id.is_u64() {
+        return;
+    }
+    let raw = serde_json::from_slice::<IdOnly<'_>>(message)
+        .ok()
+        .and_then(|only| only.id);
+    if raw.is_some_and(|raw| raw.get() == "-0") {
+        *id = Value::from(0);
+    }
+}
+
+pub(crate) async fn handle_parsed<S: McpServer>(
+    server: &S,
+    parsed: Parsed,
+    ctx: &MessageContext,
+) -> Outcome {
+    match parsed {
+        // Both boxed: their state is large (kilobytes), and the future of
+        // every request is moved into a task.
+        Parsed::Modern(request) => Box::pin(typed_request(server, *request, ctx)).await,
+        Parsed::Json(message) => Box::pin(handle_value(server, message, ctx)).await,
+        Parsed::Invalid => error_outcome(None, errors::parse_error()),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct MethodOnly<'a> {
+    #[serde(borrow)]
+    method: Option<&'a str>,
+}
+
+/// A request that deserializes into its method's typed request carries,
+/// by construction, everything steps 2–6 check (its `_meta` has the
+/// modern keys, so it is modern whatever the transport says).
+fn read_modern(message: &[u8]) -> Option<ClientRequest> {
+    fn typed<T: serde::de::DeserializeOwned>(message: &[u8]) -> Option<T> {
+        serde_json::from_slice(message).ok()
+    }
+    let method = serde_json::from_slice::<MethodOnly<'_>>(message)
+        .ok()?
+        .method?;
+    Some(match method {
+        methods::SERVER_DISCOVER => ClientRequest::DiscoverRequest(typed(message)?),
+        methods::TOOLS_CALL => ClientRequest::CallToolRequest(typed(message)?),
+        methods::TOOLS_LIST => ClientRequest::ListToolsRequest(typed(message)?),
+        methods::RESOURCES_LIST => ClientRequest::ListResourcesRequest(typed(message)?),
+        methods::RESOURCES_READ => ClientRequest::ReadResourceRequest(typed(message)?),
+        methods::RESOURCES_TEMPLATES_LIST => {
+            ClientRequest::ListResourceTemplatesRequest(typed(message)?)
+        }
+        methods::PROMPTS_LIST => ClientRequest::ListPromptsRequest(typed(message)?),
+        methods::PROMPTS_GET => ClientRequest::GetPromptRequest(typed(message)?),
+        methods::COMPLETION_COMPLETE => ClientRequest::CompleteRequest(typed(message)?),
+        methods::SUBSCRIPTIONS_LISTEN => ClientRequest::SubscriptionsListenRequest(typed(message)?),
+        _ => return None,
+    })
+}
+
+/// What the checks read from a typed request.
+struct RequestParts<'a> {
+    id: &'a RequestId,
+    meta: &'a RequestMetaObject,
+    /// `params.name` or `params.uri`, what `Mcp-Name` must equal.
+    name: Option<&'a str>,
+    arguments: Option<&'a Map<String, Value>>,
+}
+
+/// The id of a typed request.
+pub(crate) fn request_id(request: &ClientRequest) -> &RequestId {
+    request_parts(request).id
+}
+
+fn request_parts(request: &ClientRequest) -> RequestParts<'_> {
+    let parts = |id, meta, name| RequestParts {
+        id,
+        meta,
+        name,
+        arguments: None,
+    };
+    match request {
+        ClientRequest::DiscoverRequest(r) => parts(&r.id, &r.params.meta, None),
+        ClientRequest::ListResourcesRequest(r) => parts(&r.id, &r.params.meta, None),
+        ClientRequest::ListResourceTemplatesRequest(r) => parts(&r.id, &r.params.meta, None),
+        ClientRequest::ReadResourceRequest(r) => {
+            parts(&r.id, &r.params.meta, Some(r.params.uri.as_str()))
+        }
+        ClientRequest::SubscriptionsListenRequest(r) => parts(&r.id, &r.params.meta, None),
+        ClientRequest::ListPromptsRequest(r) => parts(&r.id, &r.params.meta, None),
+        ClientRequest::GetPromptRequest(r) => {
+            parts(&r.id, &r.params.meta, Some(r.params.name.as_str()))
+        }
+        ClientRequest::ListToolsRequest(r) => parts(&r.id, &r.params.meta, None),
+        ClientRequest::CallToolRequest(r) => RequestParts {
+            arguments: r.params.arguments.as_ref(),
+            ..parts(&r.id, &r.params.meta, Some(r.params.name.as_str()))
+        },
+        ClientRequest::CompleteRequest(r) => parts(&r.id, &r.params.meta, None),
+    }
+}
+
+/// Steps 5 and 7–11 for a request read straight into its typed form.
+async fn typed_request<S: McpServer>(
+    server: &S,
+    request: ClientRequest,
+    ctx: &MessageContext,
+) -> Outcome {
+    let declaration = S::declaration();
+    let parts = request_parts(&request);
+    let method = request.method();
+    let id = parts.id.clone();
+    let checked = match header_present(ctx) {
+        Ok(header) => {
+            let call = Call {
+                method,
+                name: parts.name,
+                arguments: parts.arguments,
+            };
+            checks_after_meta(server, declaration, ctx, header, parts.meta, &call).await
+        }
+        Err(error) => Err(error),
+    };
+    if let Err(error) = checked {
+        return error_outcome(Some(&id), error);
+    }
+    let meta = parts.meta.clone();
+    run_modern(server, declaration, id, method, request, meta, ctx).await
 }
 
 /// A request whose envelope is valid.
@@ -217,68 +397,94 @@ fn select_era(
     EraChoice::ModernOnlyInitialize(error)
 }
 
-/// Steps 5–11 for a modern request.
-async fn modern_request<S: McpServer>(
+/// What steps 7–10 read of a request besides its `_meta`.
+struct Call<'a> {
+    method: &'a str,
+    /// `params.name` or `params.uri`, what `Mcp-Name` must equal.
+    name: Option<&'a str>,
+    arguments: Option<&'a Map<String, Value>>,
+}
+
+/// Step 5 (HTTP): the `MCP-Protocol-Version` header, which must be present.
+fn header_present(ctx: &MessageContext) -> Result<Option<&str>, ErrorObject> {
+    match &ctx.transport {
+        Transport::Stdio => Ok(None),
+        Transport::Http(headers) => match headers.protocol_version.as_deref() {
+            Some(version) => Ok(Some(version)),
+            None => Err(errors::header_mismatch(
+                "Missing MCP-Protocol-Version header",
+            )),
+        },
+    }
+}
+
+/// Steps 7–10, once `_meta` is known to be well formed.
+async fn checks_after_meta<S: McpServer>(
     server: &S,
     declaration: &ServerDeclaration,
+    ctx: &MessageContext,
+    header: Option<&str>,
+    meta: &RequestMetaObject,
+    call: &Call<'_>,
+) -> Result<(), ErrorObject> {
+    if let Some(header) = header
+        && header != meta.protocol_version
+    {
+        return Err(errors::header_mismatch(
+            "MCP-Protocol-Version header does not match the _meta protocol version",
+        ));
+    }
+    if !declaration.accepts(&meta.protocol_version) {
+        return Err(errors::unsupported_protocol_version(
+            declaration.advertised_versions(),
+            &meta.protocol_version,
+        ));
+    }
+    let headers = match &ctx.transport {
+        Transport::Stdio => None,
+        Transport::Http(headers) => Some(headers),
+    };
+    if let Some(headers) = headers {
+        check_routing_headers(headers, call)?;
+    }
+    check_method(declaration, call.method)?;
+    if let Some(headers) = headers
+        && headers.method.is_some()
+        && call.method == methods::TOOLS_CALL
+    {
+        crate::param_headers::check(server, headers, call.name, call.arguments, meta).await?;
+    }
+    Ok(())
+}
+
+/// Steps 5–11 for a modern request that took the step-by-step path.
+async fn modern_request<S: McpServer>(
+    server: &S,
+    declaration: &'static ServerDeclaration,
     envelope: Envelope<'_>,
     message: &Value,
     ctx: &MessageContext,
 ) -> Outcome {
     let id = &envelope.id;
-    let headers = match &ctx.transport {
-        Transport::Stdio => None,
-        Transport::Http(headers) => Some(headers),
-    };
-    let header = match headers {
-        None => None,
-        Some(headers) => match headers.protocol_version.as_deref() {
-            Some(version) => Some(version),
-            None => {
-                return error_outcome(
-                    Some(id),
-                    errors::header_mismatch("Missing MCP-Protocol-Version header"),
-                );
-            }
-        },
+    let header = match header_present(ctx) {
+        Ok(header) => header,
+        Err(error) => return error_outcome(Some(id), error),
     };
     let meta = match read_request_meta(envelope.params) {
         Ok(meta) => meta,
         Err(error) => return error_outcome(Some(id), error),
     };
-    if let Some(header) = header
-        && header != meta.protocol_version
-    {
-        return error_outcome(
-            Some(id),
-            errors::header_mismatch(
-                "MCP-Protocol-Version header does not match the _meta protocol version",
-            ),
-        );
-    }
-    if !declaration.accepts(&meta.protocol_version) {
-        return error_outcome(
-            Some(id),
-            errors::unsupported_protocol_version(
-                declaration.advertised_versions(),
-                &meta.protocol_version,
-            ),
-        );
-    }
-    if let Some(headers) = headers
-        && let Err(error) = check_routing_headers(headers, &envelope)
-    {
-        return error_outcome(Some(id), error);
-    }
-    if let Err(error) = check_method(declaration, envelope.method) {
-        return error_outcome(Some(id), error);
-    }
-    if let Some(headers) = headers
-        && headers.method.is_some()
-        && envelope.method == methods::TOOLS_CALL
-        && let Err(error) =
-            crate::param_headers::check(server, headers, envelope.params, &meta).await
-    {
+    let params = envelope.params.and_then(Value::as_object);
+    let call = Call {
+        method: envelope.method,
+        name: mcp_types::headers::name_source(envelope.method)
+            .and_then(|key| params.and_then(|p| p.get(key)))
+            .and_then(Value::as_str),
+        arguments: params
+            .and_then(|p| p.get("arguments"))
+            .and_then(Value::as_object),
+    };
+    if let Err(error) = checks_after_meta(server, declaration, ctx, header, &meta, &call).await {
         return error_outcome(Some(id), error);
     }
     let request = match ClientRequest::from_json(message) {
@@ -290,33 +496,60 @@ async fn modern_request<S: McpServer>(
             );
         }
     };
+    run_modern(
+        server,
+        declaration,
+        id.clone(),
+        envelope.method,
+        request,
+        meta,
+        ctx,
+    )
+    .await
+}
+
+/// Step 11: the handler, and the response bytes.
+async fn run_modern<S: McpServer>(
+    server: &S,
+    declaration: &'static ServerDeclaration,
+    id: RequestId,
+    method: &str,
+    request: ClientRequest,
+    meta: RequestMetaObject,
+    ctx: &MessageContext,
+) -> Outcome {
     let request_ctx = RequestContext {
-        id: id.clone(),
+        id,
         meta,
         legacy: None,
         sink: ctx.sink.clone(),
         events: ctx.events.clone(),
         peer: None,
-        declaration: Some(S::declaration()),
+        declaration: Some(declaration),
+        server_info_in_results: ctx.server_info_in_results,
     };
     let result = match request {
-        ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_json().clone()),
-        ClientRequest::SubscriptionsListenRequest(listen) => {
-            crate::listen::listen(declaration, listen.params, &request_ctx).await
-        }
-        request => server.dispatch_capability(request, &request_ctx).await,
-    };
-    match result {
-        Ok(result) => {
-            let result = finish_modern_result(declaration, envelope.method, result);
+        ClientRequest::DiscoverRequest(_) => Ok(Reply::from_static(declaration.discover_bytes())),
+        ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(crate::listen::listen(
+            declaration,
+            listen.params,
+            &request_ctx,
+        ))
+        .await
+        .and_then(|result| {
+            let result = finish_modern_result(declaration, method, result);
             let result = if ctx.server_info_in_results {
                 with_server_info(declaration, result)
             } else {
                 result
             };
-            result_outcome(id, result)
-        }
-        Err(error) => error_outcome(Some(id), error),
+            Reply::from_value(&result)
+        }),
+        request => server.dispatch_capability(request, &request_ctx).await,
+    };
+    match result {
+        Ok(reply) => reply_outcome(&request_ctx.id, &reply),
+        Err(error) => error_outcome(Some(&request_ctx.id), error),
     }
 }
 
@@ -370,31 +603,24 @@ fn finish_modern_result(declaration: &ServerDeclaration, method: &str, mut resul
 /// (`resources/read`), after decoding the `=?base64?…?=` sentinel.
 /// Skipped when the transport did not report the method header at all
 /// ([`MessageContext::http`]).
-fn check_routing_headers(
-    headers: &HttpHeaders,
-    envelope: &Envelope<'_>,
-) -> Result<(), ErrorObject> {
+fn check_routing_headers(headers: &HttpHeaders, call: &Call<'_>) -> Result<(), ErrorObject> {
     let Some(method_header) = &headers.method else {
         return Ok(());
     };
     match method_header.as_deref() {
         None => return Err(errors::header_mismatch("Missing Mcp-Method header")),
-        Some(value) if value != envelope.method => {
+        Some(value) if value != call.method => {
             return Err(errors::header_mismatch(format!(
                 "Mcp-Method header {value:?} does not match the method {:?}",
-                envelope.method
+                call.method
             )));
         }
         Some(_) => {}
     }
-    let Some(name_key) = mcp_types::headers::name_source(envelope.method) else {
+    let Some(name_key) = mcp_types::headers::name_source(call.method) else {
         return Ok(());
     };
-    let body_name = envelope
-        .params
-        .and_then(|p| p.get(name_key))
-        .and_then(Value::as_str);
-    let Some(body_name) = body_name else {
+    let Some(body_name) = call.name else {
         // The params check reports the missing field.
         return Ok(());
     };
@@ -524,9 +750,25 @@ pub(crate) fn notification_outcome() -> Outcome {
 }
 
 pub(crate) fn result_outcome(id: &RequestId, result: Value) -> Outcome {
-    let id = serde_json::to_value(id).unwrap_or(Value::Null);
+    match Reply::from_value(&result) {
+        Ok(reply) => reply_outcome(id, &reply),
+        Err(error) => error_outcome(Some(id), error),
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}` around an already-rendered result.
+pub(crate) fn reply_outcome(id: &RequestId, reply: &Reply) -> Outcome {
+    let result = reply.as_bytes();
+    let mut body = Vec::with_capacity(result.len() + 48);
+    body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    if serde_json::to_writer(&mut body, id).is_err() {
+        return error_outcome(None, errors::internal_error("the id could not be written"));
+    }
+    body.extend_from_slice(b",\"result\":");
+    body.extend_from_slice(result);
+    body.push(b'}');
     Outcome {
-        body: Some(json!({ "jsonrpc": "2.0", "id": id, "result": result })),
+        body: Some(body),
         http_status: 200,
         new_legacy_session: None,
     }
@@ -550,8 +792,8 @@ pub(crate) fn error_outcome(id: Option<&RequestId>, error: ErrorObject) -> Outco
     let http_status = http_status_of(&error);
     let mut response = JSONRPCErrorResponse::new(error);
     response.id = id.cloned();
-    let body = serde_json::to_value(response).unwrap_or_else(|_| {
-        json!({"jsonrpc": "2.0", "error": {"code": error_codes::INTERNAL_ERROR, "message": "Internal error"}})
+    let body = serde_json::to_vec(&response).unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec()
     });
     Outcome {
         body: Some(body),

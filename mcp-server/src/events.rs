@@ -15,6 +15,10 @@ pub enum ServerEvent {
     ResourcesListChanged,
     /// The resource at this URI changed (`notifications/resources/updated`).
     ResourceUpdated(String),
+    /// The server is shutting down: `subscriptions/listen` streams end
+    /// (with their result) and legacy event streams close. Published by
+    /// the HTTP transport's graceful shutdown.
+    ShuttingDown,
 }
 
 /// The event hub of one running server. Cheap to clone; clones publish to

@@ -42,7 +42,7 @@
 //!    legacy: an unknown or ended session gets **404**.
 //! 7. **Notifications** get **202** and an empty body (a legacy
 //!    `notifications/cancelled` first aborts the named request).
-//! 8. Everything else goes to the entry point ([`crate::handle_value`]),
+//! 8. Everything else goes to the entry point ([`crate::handle_message`]),
 //!    which applies the header rules (`MCP-Protocol-Version` equal to
 //!    `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
 //!    trimmed, names case-insensitive) and gives the status: 400 for
@@ -65,14 +65,38 @@
 //! response, then the end of the stream. So plain requests cost no SSE
 //! framing, and a handler that reports progress streams it as it goes.
 //! Closing the response (client disconnect) cancels the handler.
+//!
+//! # Limits, timeouts and shutdown
+//!
+//! Each has a setting on [`HttpConfig`]; the defaults:
+//!
+//! | What | Default | When exceeded |
+//! |---|---|---|
+//! | connections at once ([`max_connections`](HttpConfig::max_connections)) | 1024 | the server stops accepting until one closes |
+//! | header block ([`header_read_timeout`](HttpConfig::header_read_timeout)) | 30 s, idle keep-alive included | the connection is closed |
+//! | POST body ([`body_read_timeout`](HttpConfig::body_read_timeout)) | 30 s | **408**, `Connection: close` |
+//! | POST body size ([`max_body_bytes`](HttpConfig::max_body_bytes)) | 4 MiB | **413**, `Connection: close` |
+//! | legacy sessions ([`max_sessions`](HttpConfig::max_sessions)) | 10 000 | the oldest never-used session ends (else the least recently used) |
+//! | idle legacy session ([`session_idle_timeout`](HttpConfig::session_idle_timeout)) | 30 min | ended by a background sweep; its id gets 404 |
+//! | server→client request ([`client_request_timeout`](HttpConfig::client_request_timeout)) | 60 s | cancelled; the handler gets `-32603` |
+//! | shutdown ([`shutdown_grace`](HttpConfig::shutdown_grace)) | 10 s | connections still busy are dropped |
+//!
+//! A failed `accept` (out of file descriptors) pauses 10 ms, doubling up to
+//! a second, with one log line per pause; rejected `Host`/`Origin` and the
+//! connection limit log at most once a second, with a count of what was
+//! not logged. [`run`] and [`serve`] shut down gracefully on ctrl-c or
+//! SIGTERM: no new connections, `subscriptions/listen` streams end with
+//! their result, each connection finishes its request in flight, then the
+//! call returns.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -82,18 +106,19 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mcp_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
 
 use crate::context::{HttpHeaders, LegacySession, MessageContext};
+use crate::envelope::{Parsed, handle_parsed, parse};
 use crate::errors::{self, ErrorObject};
-use crate::events::ServerEvents;
+use crate::events::{ServerEvent, ServerEvents};
 use crate::listen::legacy_notification;
 use crate::outcome::Outcome;
 use crate::peer::{ClientPeer, is_response};
@@ -101,6 +126,18 @@ use crate::server::McpServer;
 
 /// The default body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The default cap on connections served at once.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// The default time a client has to send a request's header block.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default time a client has to send a POST body.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default time graceful shutdown gives in-flight requests.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// The hosts allowed by default: loopback only.
 pub const DEFAULT_ALLOWED_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
@@ -128,9 +165,34 @@ pub struct HttpConfig {
     /// A legacy session unused for this long is ended (default 30 min);
     /// its id then gets 404 and the client re-initializes.
     pub session_idle_timeout: Duration,
-    /// At most this many legacy sessions live at once (default 10 000);
-    /// beyond it the least recently used one is ended.
+    /// At most this many legacy sessions live at once (default 10 000).
+    /// At the cap a new session replaces the oldest session that never
+    /// served a request after its `initialize`; only when every session is
+    /// in use does the least recently used one end. So a flood of
+    /// `initialize` calls cannot push out the sessions clients use.
     pub max_sessions: usize,
+    /// At most this many connections are served at once (default
+    /// [`DEFAULT_MAX_CONNECTIONS`]). At the cap the server stops accepting
+    /// (the kernel's backlog holds new connections) until one closes, so
+    /// idle or slow clients cannot exhaust file descriptors.
+    pub max_connections: usize,
+    /// A connection must deliver a request's complete header block within
+    /// this time, counted from when it starts waiting for one, between
+    /// requests on a kept-alive connection too; else it is closed (default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`]). This ends slowloris clients and
+    /// idle keep-alive connections.
+    pub header_read_timeout: Duration,
+    /// A POST body must arrive within this time, else **408** (default
+    /// [`DEFAULT_BODY_READ_TIMEOUT`]).
+    pub body_read_timeout: Duration,
+    /// On shutdown, how long requests in flight may take to finish before
+    /// their connections are dropped (default [`DEFAULT_SHUTDOWN_GRACE`]).
+    pub shutdown_grace: Duration,
+    /// How long a legacy session's server→client request waits for the
+    /// client (default
+    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::DEFAULT_CLIENT_REQUEST_TIMEOUT));
+    /// see [`ClientPeer::request`] for the error the handler then gets.
+    pub client_request_timeout: Duration,
 }
 
 impl HttpConfig {
@@ -149,6 +211,11 @@ impl HttpConfig {
             events: ServerEvents::new(),
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
     }
 
@@ -167,7 +234,8 @@ impl HttpConfig {
 }
 
 /// Binds [`HttpConfig::listen`] and serves `server` on a new multi-threaded
-/// tokio runtime, forever.
+/// tokio runtime until ctrl-c or SIGTERM ([`shutdown_signal`]), then shuts
+/// down gracefully (see [`serve_listener_until`]).
 pub fn run<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -175,11 +243,39 @@ pub fn run<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<
         .block_on(serve(server, config))
 }
 
-/// Binds [`HttpConfig::listen`] and serves `server` forever.
+/// Binds [`HttpConfig::listen`] and serves `server` until ctrl-c or
+/// SIGTERM, then shuts down gracefully.
 pub async fn serve<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<()> {
     let listener = TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, path = %config.path, "MCP over HTTP");
-    serve_listener(Arc::new(server), listener, config).await
+    serve_listener_until(Arc::new(server), listener, config, shutdown_signal()).await
+}
+
+/// Completes on ctrl-c (SIGINT) or, on Unix, SIGTERM. If the handlers
+/// cannot be installed it never completes (the process then ends the usual
+/// way, by the signal's default action).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    tracing::info!("shutting down");
 }
 
 /// Serves `server` on an already bound listener (tests bind
@@ -192,9 +288,11 @@ pub async fn serve_listener<S: McpServer + 'static>(
     serve_listener_until(server, listener, config, std::future::pending()).await
 }
 
-/// Like [`serve_listener`], until `shutdown` completes: then it stops
-/// accepting connections and returns; connections already open finish on
-/// their own.
+/// Like [`serve_listener`], until `shutdown` completes; then it shuts down
+/// gracefully: it stops accepting, ends `subscriptions/listen` and legacy
+/// event streams ([`ServerEvent::ShuttingDown`]), lets each connection
+/// finish the request it is serving (keep-alive off), and drops whatever
+/// is still running after [`HttpConfig::shutdown_grace`].
 pub async fn serve_listener_until<S: McpServer + 'static>(
     server: Arc<S>,
     listener: TcpListener,
@@ -202,17 +300,39 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     crate::server::check_catalogue(&*server)?;
+    let max_connections = config.max_connections.max(1);
     let state = Arc::new(State {
         server,
         config,
         sessions: Mutex::default(),
+        limit_log: LogLimiter::default(),
+        rejected_log: LogLimiter::default(),
     });
+    let sweeper = tokio::spawn(sweep_sessions_every(Arc::downgrade(&state)));
+    let _sweeper = AbortOnDrop::new(sweeper.abort_handle());
+    let connections = Arc::new(Semaphore::new(max_connections));
+    let (stage, _) = watch::channel(Stage::Serving);
+    let stage = Arc::new(stage);
     let mut shutdown = std::pin::pin!(shutdown);
     let mut pause = ACCEPT_PAUSE_MIN;
     loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&connections).acquire_owned() => permit,
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permit else { break };
+        if connections.available_permits() == 0
+            && let Some(suppressed) = state.limit_log.allow()
+        {
+            tracing::warn!(
+                max_connections,
+                suppressed,
+                "connection limit reached; new connections wait"
+            );
+        }
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            () = &mut shutdown => return Ok(()),
+            () = &mut shutdown => break,
         };
         let (stream, _) = match accepted {
             Ok(accepted) => {
@@ -226,25 +346,129 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
                 tracing::warn!(error = %e, pause_ms = pause.as_millis() as u64, "accept failed; pausing");
                 tokio::select! {
                     () = tokio::time::sleep(pause) => {}
-                    () = &mut shutdown => return Ok(()),
+                    () = &mut shutdown => break,
                 }
                 pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
                 continue;
             }
         };
-        let state = Arc::clone(&state);
-        tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let state = Arc::clone(&state);
-                async move { Ok::<_, Infallible>(handle(state, request).await) }
-            });
-            if let Err(e) = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await
-            {
-                tracing::debug!(error = %e, "connection ended with an error");
+        tokio::spawn(serve_connection(
+            Arc::clone(&state),
+            stream,
+            stage.subscribe(),
+            permit,
+        ));
+    }
+    drop(listener);
+    let in_flight = max_connections - connections.available_permits();
+    tracing::info!(
+        connections = in_flight,
+        grace_ms = state.config.shutdown_grace.as_millis() as u64,
+        "no longer accepting; finishing requests in flight"
+    );
+    state.config.events.publish(ServerEvent::ShuttingDown);
+    stage.send_replace(Stage::Draining);
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+    let drained =
+        tokio::time::timeout(state.config.shutdown_grace, connections.acquire_many(all)).await;
+    if drained.is_err() {
+        let left = max_connections - connections.available_permits();
+        tracing::warn!(
+            connections = left,
+            "shutdown grace over; dropping connections"
+        );
+        stage.send_replace(Stage::Dropping);
+    }
+    Ok(())
+}
+
+/// Where the server is in its life, as connections see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Serving,
+    /// Finish the current request, then close.
+    Draining,
+    /// Close now.
+    Dropping,
+}
+
+/// One connection: hyper HTTP/1.1 with the header-read timeout, closed
+/// gracefully on shutdown; it holds its connection slot until it ends.
+async fn serve_connection<S: McpServer + 'static>(
+    state: Arc<State<S>>,
+    stream: tokio::net::TcpStream,
+    mut stage: watch::Receiver<Stage>,
+    _slot: OwnedSemaphorePermit,
+) {
+    let service_state = Arc::clone(&state);
+    let service = service_fn(move |request| {
+        let state = Arc::clone(&service_state);
+        async move { Ok::<_, Infallible>(handle(state, request).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(state.config.header_read_timeout)
+        .serve_connection(TokioIo::new(stream), service);
+    let mut connection = std::pin::pin!(connection);
+    let served = tokio::select! {
+        result = connection.as_mut() => Some(result),
+        _ = stage.wait_for(|s| *s != Stage::Serving) => None,
+    };
+    let result = match served {
+        Some(result) => result,
+        None => {
+            connection.as_mut().graceful_shutdown();
+            tokio::select! {
+                result = connection.as_mut() => result,
+                _ = stage.wait_for(|s| *s == Stage::Dropping) => return,
             }
-        });
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "connection ended with an error");
+    }
+}
+
+/// At most one log line a second for a repeated event (rejected requests,
+/// the connection limit), with how many were not logged meanwhile.
+#[derive(Default)]
+struct LogLimiter {
+    state: Mutex<(Option<Instant>, u64)>,
+}
+
+impl LogLimiter {
+    /// `Some(suppressed)` when this occurrence may be logged.
+    fn allow(&self) -> Option<u64> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        match state.0 {
+            Some(last) if now.duration_since(last) < Duration::from_secs(1) => {
+                state.1 += 1;
+                None
+            }
+            _ => {
+                let suppressed = state.1;
+                *state = (Some(now), 0);
+                Some(suppressed)
+            }
+        }
+    }
+}
+
+/// Ends idle legacy sessions in the background (never on a request's
+/// path), every half idle timeout, at least every minute.
+async fn sweep_sessions_every<S>(state: Weak<State<S>>) {
+    loop {
+        let period = match state.upgrade() {
+            Some(state) => (state.config.session_idle_timeout / 2)
+                .clamp(Duration::from_millis(100), Duration::from_secs(60)),
+            None => return,
+        };
+        tokio::time::sleep(period).await;
+        match state.upgrade() {
+            Some(state) => state.end_idle_sessions(),
+            None => return,
+        }
     }
 }
 
@@ -252,6 +476,8 @@ struct Session {
     session: LegacySession,
     peer: ClientPeer,
     last_seen: Mutex<Instant>,
+    /// Whether a request after `initialize` named this session.
+    used: AtomicBool,
     in_flight: Mutex<HashMap<String, AbortHandle>>,
     stream: Mutex<Option<AbortHandle>>,
 }
@@ -276,22 +502,38 @@ impl Session {
             task.abort();
         }
     }
+
+    fn seen(&self) -> Instant {
+        *self
+            .last_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The live legacy sessions, and the ids of those not used yet, oldest
+/// first (the first to go when the table is full).
+#[derive(Default)]
+struct Sessions {
+    by_id: HashMap<String, Arc<Session>>,
+    unused: VecDeque<String>,
 }
 
 struct State<S> {
     server: Arc<S>,
     config: HttpConfig,
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    sessions: Mutex<Sessions>,
+    limit_log: LogLimiter,
+    rejected_log: LogLimiter,
 }
 
 impl<S> State<S> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Sessions> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn session(&self, id: &str) -> Option<Arc<Session>> {
-        let session = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
-            .cloned()?;
+        let session = self.sessions().by_id.get(id).cloned()?;
         let mut last_seen = session
             .last_seen
             .lock()
@@ -303,45 +545,77 @@ impl<S> State<S> {
         }
         *last_seen = Instant::now();
         drop(last_seen);
+        session.used.store(true, Ordering::Relaxed);
         Some(session)
     }
 
     fn end_session(&self, id: &str) -> bool {
-        let removed = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
+        let removed = self.sessions().by_id.remove(id);
         if let Some(session) = &removed {
             session.end();
         }
         removed.is_some()
     }
 
-    /// Ends idle sessions, then the least recently used ones over the cap.
-    fn sweep_sessions(&self) {
-        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        let seen = |s: &Session| *s.last_seen.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Adds a session; at the cap it first ends the oldest never-used
+    /// session, or, when every session is in use, the least recently used.
+    fn admit(&self, id: String, session: Arc<Session>) {
+        let cap = self.config.max_sessions.max(1);
+        let mut sessions = self.sessions();
+        let mut ended = Vec::new();
+        while sessions.by_id.len() >= cap {
+            let victim = match sessions.unused.pop_front() {
+                Some(old) => match sessions.by_id.get(&old) {
+                    Some(s) if !s.used.load(Ordering::Relaxed) => Some(old),
+                    _ => continue,
+                },
+                // Every session is in use: a scan, rare by construction.
+                None => sessions
+                    .by_id
+                    .iter()
+                    .min_by_key(|(_, s)| s.seen())
+                    .map(|(id, _)| id.clone()),
+            };
+            match victim.and_then(|id| sessions.by_id.remove(&id)) {
+                Some(s) => ended.push(s),
+                None => break,
+            }
+        }
+        // Ids of sessions used or ended since are dropped now and then.
+        if sessions.unused.len() > 2 * cap {
+            let Sessions { by_id, unused } = &mut *sessions;
+            unused.retain(|id| {
+                by_id
+                    .get(id)
+                    .is_some_and(|s| !s.used.load(Ordering::Relaxed))
+            });
+        }
+        sessions.unused.push_back(id.clone());
+        sessions.by_id.insert(id, session);
+        drop(sessions);
+        if !ended.is_empty() {
+            tracing::warn!(
+                ended = ended.len(),
+                cap,
+                "legacy session table full; ended unused or least recently used sessions"
+            );
+        }
+        for session in ended {
+            session.end();
+        }
+    }
+
+    /// Ends sessions idle for longer than the timeout.
+    fn end_idle_sessions(&self) {
         let timeout = self.config.session_idle_timeout;
         let mut ended: Vec<Arc<Session>> = Vec::new();
-        sessions.retain(|_, s| {
-            let keep = seen(s).elapsed() <= timeout;
+        self.sessions().by_id.retain(|_, s| {
+            let keep = s.seen().elapsed() <= timeout;
             if !keep {
                 ended.push(Arc::clone(s));
             }
             keep
         });
-        while sessions.len() >= self.config.max_sessions.max(1) {
-            let oldest = sessions
-                .iter()
-                .min_by_key(|(_, s)| seen(s))
-                .map(|(id, _)| id.clone());
-            match oldest.and_then(|id| sessions.remove(&id)) {
-                Some(s) => ended.push(s),
-                None => break,
-            }
-        }
-        drop(sessions);
         for session in ended {
             session.end();
         }
@@ -431,8 +705,17 @@ impl Drop for AbortOnDrop {
 }
 
 fn sse_frame(message: &Value) -> Bytes {
-    let json = serde_json::to_string(message).unwrap_or_default();
-    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+    sse_frame_bytes(&serde_json::to_vec(message).unwrap_or_default())
+}
+
+/// One SSE `message` event carrying a serialized JSON-RPC message (which
+/// has no newline: serde_json escapes them inside strings).
+fn sse_frame_bytes(json: &[u8]) -> Bytes {
+    let mut frame = Vec::with_capacity(json.len() + 22);
+    frame.extend_from_slice(b"event: message\ndata: ");
+    frame.extend_from_slice(json);
+    frame.extend_from_slice(b"\n\n");
+    Bytes::from(frame)
 }
 
 /// A session id: 128 bits from the operating system's CSPRNG as 32 hex
@@ -444,7 +727,10 @@ fn new_session_id() -> Result<String, getrandom::Error> {
 }
 
 fn json_response(status: u16, body: &Value) -> Response<Body> {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+fn json_bytes_response(status: u16, bytes: Vec<u8>) -> Response<Body> {
     let mut response = Response::new(Body::full(bytes));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     response.headers_mut().insert(
@@ -547,7 +833,9 @@ async fn handle<S: McpServer + 'static>(
         .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
     if !host.as_deref().is_some_and(|h| host_allowed(config, h)) && !config.allowed_hosts.is_empty()
     {
-        tracing::warn!(?host, "rejected Host");
+        if let Some(suppressed) = state.rejected_log.allow() {
+            tracing::warn!(?host, suppressed, "rejected Host");
+        }
         return error_response(
             403,
             None,
@@ -557,7 +845,9 @@ async fn handle<S: McpServer + 'static>(
     if let Some(origin) = headers.get(hyper::header::ORIGIN) {
         let allowed = origin.to_str().is_ok_and(|o| origin_allowed(config, o));
         if !allowed {
-            tracing::warn!(?origin, "rejected Origin");
+            if let Some(suppressed) = state.rejected_log.allow() {
+                tracing::warn!(?origin, suppressed, "rejected Origin");
+            }
             return error_response(
                 403,
                 None,
@@ -565,12 +855,17 @@ async fn handle<S: McpServer + 'static>(
             );
         }
     }
-    let session_id = match header(headers, MCP_SESSION_ID) {
+    // A modern POST ignores the header whatever it holds; the era is only
+    // known once the body is read.
+    let session_id = header(headers, MCP_SESSION_ID);
+    if *request.method() == Method::POST {
+        return post(state, request, session_id).await;
+    }
+    let session_id = match session_id {
         Ok(id) => id,
         Err(reason) => return error_response(400, None, errors::invalid_request(reason)),
     };
     match *request.method() {
-        Method::POST => post(state, request, session_id).await,
         Method::GET => match session_id {
             None => method_not_allowed(),
             Some(id) => match state.session(&id) {
@@ -616,6 +911,7 @@ fn legacy_stream<S: McpServer + 'static>(
         }
         loop {
             match events.recv().await {
+                Ok(ServerEvent::ShuttingDown) => return,
                 Ok(event) => {
                     if let Some(message) = legacy_notification(S::declaration(), &legacy, &event)
                         && tx.send(sse_frame(&message)).is_err()
@@ -667,26 +963,47 @@ fn has_modern_meta(message: &Value) -> bool {
     }
 }
 
-async fn read_body(request: Request<Incoming>, limit: usize) -> Result<Bytes, Response<Body>> {
+/// The POST body, within the size limit and the time limit. A refused
+/// body is not read to its end, so its answer closes the connection.
+async fn read_body(
+    headers: &hyper::HeaderMap,
+    body: Incoming,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, Response<Body>> {
+    let closing = |mut response: Response<Body>| {
+        response
+            .headers_mut()
+            .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+        response
+    };
     let too_large = || {
-        error_response(
+        closing(error_response(
             413,
             None,
             errors::invalid_request(format!("Request body exceeds the {limit}-byte limit")),
-        )
+        ))
     };
-    let declared = request
-        .headers()
+    let declared = headers
         .get(hyper::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match http_body_util::Limited::new(request.into_body(), limit)
-        .collect()
-        .await
-    {
+    let collected =
+        tokio::time::timeout(timeout, http_body_util::Limited::new(body, limit).collect());
+    let Ok(collected) = collected.await else {
+        return Err(closing(error_response(
+            408,
+            None,
+            errors::invalid_request(format!(
+                "Request body not received within {} ms",
+                timeout.as_millis()
+            )),
+        )));
+    };
+    match collected {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) => {
             if e.downcast_ref::<http_body_util::LengthLimitError>()
@@ -753,21 +1070,32 @@ fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
 async fn post<S: McpServer + 'static>(
     state: Arc<State<S>>,
     request: Request<Incoming>,
-    session_id: Option<String>,
+    session_id: Result<Option<String>, String>,
 ) -> Response<Body> {
     if let Some(refused) = check_media_types(request.headers()) {
         return refused;
     }
-    let headers = request.headers().clone();
-    let body = match read_body(request, state.config.max_body_bytes).await {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let body = match read_body(
+        &headers,
+        body,
+        state.config.max_body_bytes,
+        state.config.body_read_timeout,
+    )
+    .await
+    {
         Ok(body) => body,
         Err(response) => return response,
     };
-    let message: Value = match serde_json::from_slice(&body) {
-        Ok(message) => message,
-        Err(_) => return error_response(400, None, errors::parse_error()),
+    let message = parse(&body);
+    drop(body);
+    let (modern, raw) = match &message {
+        Parsed::Modern(_) => (true, None),
+        Parsed::Json(message) => (has_modern_meta(message), Some(message)),
+        Parsed::Invalid => return error_response(400, None, errors::parse_error()),
     };
-    let id = message.get("id").cloned();
+    let id = message.id_json();
     let mcp_headers = match (
         header(&headers, MCP_PROTOCOL_VERSION),
         header(&headers, MCP_METHOD),
@@ -804,31 +1132,35 @@ async fn post<S: McpServer + 'static>(
         }
     };
     // Era and session (the stale-session rule is in the module docs).
-    let session = match (&session_id, has_modern_meta(&message)) {
+    let response = raw.is_some_and(is_response);
+    let session_id = match session_id {
+        Ok(session_id) => session_id,
+        Err(_) if modern => None,
+        Err(reason) => return error_response(400, id.as_ref(), errors::invalid_request(reason)),
+    };
+    let session = match (&session_id, modern) {
         (Some(sid), false) => match state.session(sid) {
             Some(session) => Some(session),
             // A response carries the id of a server→client request: not one
             // the client may see echoed as its own request's.
-            None => return session_not_found(id.as_ref().filter(|_| !is_response(&message))),
+            None => return session_not_found(id.as_ref().filter(|_| !response)),
         },
         _ => None,
     };
-    if is_response(&message) {
-        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(&message));
+    if let Some(raw) = raw.filter(|_| response) {
+        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(raw));
         if !delivered {
             tracing::debug!("a response that no request waits for; ignored");
         }
         return status_only(StatusCode::ACCEPTED);
     }
-    let method = message
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    if id.is_none() && !method.is_empty() {
+    if let Some(raw) = raw
+        && raw.get("id").is_none()
+        && let Some(method) = raw.get("method").and_then(Value::as_str)
+        && !method.is_empty()
+    {
         if method == "notifications/cancelled"
-            && let (Some(session), Some(request_id)) =
-                (&session, message.pointer("/params/requestId"))
+            && let (Some(session), Some(request_id)) = (&session, raw.pointer("/params/requestId"))
         {
             let task = session
                 .in_flight
@@ -864,29 +1196,44 @@ async fn post<S: McpServer + 'static>(
         drop(tx);
     }
     let server = Arc::clone(&state.server);
-    let in_flight = match (&session, &id) {
-        (Some(session), Some(id)) => Some((Arc::clone(session), id.to_string())),
+    let key = match &message {
+        Parsed::Json(message) => message.get("id").map(Value::to_string),
         _ => None,
     };
-    // Legacy requests stay cancellable (`notifications/cancelled`) until
-    // their handler ends, whether the answer is JSON or SSE.
-    let registry = in_flight.as_ref().map(|(session, _)| {
-        session
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    });
-    let guard = in_flight
-        .clone()
-        .map(|(session, key)| InFlightEntry { session, key });
-    let task = tokio::spawn(async move {
-        let _guard = guard;
-        server.handle_value(message, &ctx).await
-    });
-    if let (Some(mut registry), Some((_, key))) = (registry, &in_flight) {
-        registry.insert(key.clone(), task.abort_handle());
-    }
-    let response = respond(task, rx).await;
+    let in_flight = match (&session, key) {
+        (Some(session), Some(key)) => Some((Arc::clone(session), key)),
+        _ => None,
+    };
+    let response = match in_flight {
+        // Legacy requests stay cancellable (`notifications/cancelled`)
+        // until their handler ends, whether the answer is JSON or SSE: a
+        // task of their own, registered before it can finish.
+        Some((session, key)) => {
+            let guard = InFlightEntry {
+                session: Arc::clone(&session),
+                key: key.clone(),
+            };
+            let task = {
+                let mut registry = session
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let task = tokio::spawn(async move {
+                    let _guard = guard;
+                    handle_parsed(&*server, message, &ctx).await
+                });
+                registry.insert(key, task.abort_handle());
+                task
+            };
+            let abort = task.abort_handle();
+            respond(Box::pin(task), Some(abort), rx).await
+        }
+        // Everything else runs in the connection's own task: no spawn.
+        None => {
+            let work = async move { Ok(handle_parsed(&*server, message, &ctx).await) };
+            respond(Box::pin(work), None, rx).await
+        }
+    };
     match response {
         Respond::Json(mut outcome) => {
             if session.is_some() {
@@ -923,12 +1270,18 @@ enum Respond {
     Cancelled,
 }
 
-/// JSON unless the handler sends a message before its response.
+/// The handling of one request: its own task (which may be aborted), or a
+/// future run in place.
+type Work = Pin<Box<dyn Future<Output = Result<Outcome, tokio::task::JoinError>> + Send>>;
+
+/// JSON unless the handler sends a message before its response; then SSE,
+/// with the handling moved into the stream's forwarder.
 async fn respond(
-    mut task: tokio::task::JoinHandle<Outcome>,
+    mut task: Work,
+    abort: Option<AbortHandle>,
     mut rx: mpsc::UnboundedReceiver<Value>,
 ) -> Respond {
-    let guard = AbortOnDrop::new(task.abort_handle());
+    let guard = AbortOnDrop(abort);
     let first = tokio::select! {
         biased;
         message = rx.recv() => message,
@@ -945,7 +1298,7 @@ async fn respond(
                         let _ = btx.send(sse_frame(&message));
                     }
                     if let Some(body) = outcome.body {
-                        let _ = btx.send(sse_frame(&body));
+                        let _ = btx.send(sse_frame_bytes(&body));
                     }
                     guard.disarm();
                     return Respond::Sse(sse_response(brx, AbortOnDrop(None)));
@@ -980,7 +1333,7 @@ async fn respond(
                         let _ = btx.send(sse_frame(&message));
                     }
                     if let Ok(Outcome { body: Some(body), .. }) = outcome {
-                        let _ = btx.send(sse_frame(&body));
+                        let _ = btx.send(sse_frame_bytes(&body));
                     }
                     return;
                 }
@@ -990,7 +1343,7 @@ async fn respond(
             body: Some(body), ..
         }) = task.await
         {
-            let _ = btx.send(sse_frame(&body));
+            let _ = btx.send(sse_frame_bytes(&body));
         }
     });
     Respond::Sse(sse_response(
@@ -1000,8 +1353,14 @@ async fn respond(
 }
 
 fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
-    let mut response = match &outcome.body {
-        Some(body) => json_response(outcome.http_status, body),
+    // Only a new session needs the id again (for its error); read it first.
+    let request_id = outcome
+        .new_legacy_session
+        .as_ref()
+        .and_then(|_| outcome.json())
+        .and_then(|body| body.get("id").cloned());
+    let mut response = match outcome.body {
+        Some(body) => json_bytes_response(outcome.http_status, body),
         None => status_only(StatusCode::ACCEPTED),
     };
     if let Some(session) = outcome.new_legacy_session {
@@ -1009,28 +1368,23 @@ fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
             Ok(id) => id,
             Err(error) => {
                 tracing::error!(%error, "no OS randomness for a session id");
-                let request_id = outcome.body.as_ref().and_then(|b| b.get("id")).cloned();
                 let body = json!({"jsonrpc": "2.0", "id": request_id,
                     "error": {"code": -32603, "message": "Cannot create a session: no OS randomness"}});
                 return json_response(500, &body);
             }
         };
         tracing::info!(session = %id, version = %session.protocol_version, "legacy session started");
-        state.sweep_sessions();
-        state
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                id.clone(),
-                Arc::new(Session {
-                    session,
-                    peer: ClientPeer::new(),
-                    last_seen: Mutex::new(Instant::now()),
-                    in_flight: Mutex::default(),
-                    stream: Mutex::default(),
-                }),
-            );
+        state.admit(
+            id.clone(),
+            Arc::new(Session {
+                session,
+                peer: ClientPeer::with_timeout(state.config.client_request_timeout),
+                last_seen: Mutex::new(Instant::now()),
+                used: AtomicBool::new(false),
+                in_flight: Mutex::default(),
+                stream: Mutex::default(),
+            }),
+        );
         if let Ok(value) = HeaderValue::from_str(&id) {
             response.headers_mut().insert(MCP_SESSION_ID, value);
         }

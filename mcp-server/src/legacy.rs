@@ -200,6 +200,7 @@ async fn bridge<S: McpServer>(
         events: ctx.events.clone(),
         peer: ctx.peer.clone(),
         declaration: Some(S::declaration()),
+        server_info_in_results: false,
     };
     for _ in 0..MAX_INPUT_ROUNDS {
         let request_value = json!({
@@ -211,7 +212,10 @@ async fn bridge<S: McpServer>(
         let request: ClientRequest = serde_json::from_value(request_value).map_err(|e| {
             errors::invalid_params(format!("Invalid params for {}: {e}", envelope.method))
         })?;
-        let result = server.dispatch_capability(request, &request_ctx).await?;
+        let result = server
+            .dispatch_capability(request, &request_ctx)
+            .await?
+            .to_value()?;
         if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
             return Ok(result);
         }

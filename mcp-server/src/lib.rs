@@ -125,17 +125,22 @@
 //! ## Versions
 //!
 //! ```text
-//! versions(modern = ["2026-07-28"], legacy = ["2025-11-25", "2025-06-18"])
+//! versions(modern = ["2026-07-28"], legacy = ["2025-11-25"])
 //! ```
 //!
 //! * `modern`: the 2026-era versions served. Default: every modern version
-//!   `mcp-types` knows ([`mcp_types::versions::MODERN_VERSIONS`]). Must not
-//!   be empty.
-//! * `legacy`: the versions a legacy `initialize` may agree to (dual-era).
-//!   Default: none, i.e. a modern-only server.
+//!   the runtime implements ([`IMPLEMENTED_MODERN_VERSIONS`]), never merely
+//!   one `mcp-types` has types for. Must not be empty.
+//! * `legacy`: the versions a legacy `initialize` may agree to (dual-era),
+//!   from [`IMPLEMENTED_LEGACY_VERSIONS`]. Default: none, i.e. a
+//!   modern-only server.
 //!
-//! Every entry must be a version [`mcp_types::versions::KNOWN_VERSIONS`]
-//! lists, of the right era. Lists are stored newest first whatever the
+//! Every entry must be a version the runtime implements
+//! ([`IMPLEMENTED_VERSIONS`]), of the right era: a known but unimplemented
+//! one (2025-06-18, 2025-03-26, 2024-11-05, or a revision whose types were
+//! just generated) is a compile error that says so. A legacy `initialize`
+//! asking for such a version is answered with the newest declared legacy
+//! version. Lists are stored newest first whatever the
 //! order written. From them come three public lists on
 //! [`ServerDeclaration`]:
 //!
@@ -281,6 +286,7 @@ mod listen;
 mod outcome;
 mod param_headers;
 mod peer;
+mod reply;
 pub mod router;
 mod server;
 #[cfg(feature = "stdio")]
@@ -293,7 +299,8 @@ pub mod __private;
 pub use context::{HttpHeaders, LegacySession, MessageContext, RequestContext, Transport};
 pub use declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
-    DEFAULT_DISCOVER_TTL_MS, ServerDeclaration,
+    DEFAULT_DISCOVER_TTL_MS, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS,
+    IMPLEMENTED_VERSIONS, ServerDeclaration,
 };
 pub use envelope::{
     CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_value, http_status_of,
@@ -304,7 +311,8 @@ pub use handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHa
 pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;
-pub use peer::{ClientPeer, Sink, is_response};
+pub use peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
+pub use reply::Reply;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
 pub use router::prompts::{IntoPromptResult, PromptCall};

@@ -99,6 +99,7 @@ pub(crate) async fn listen(
         None => std::future::pending::<()>().await,
         Some(events) => loop {
             match events.recv().await {
+                Ok(ServerEvent::ShuttingDown) => break,
                 Ok(event) => {
                     if let Some((method, params)) = wanted(&filter, &event) {
                         ctx.notify(method, tag(params));

@@ -82,7 +82,10 @@ async fn load<S: McpServer>(
             RequestId::String("mcp-param-headers".into()),
             ctx.meta.clone(),
         );
-        let page = server.dispatch_capability(request, &list_ctx).await?;
+        let page = server
+            .dispatch_capability(request, &list_ctx)
+            .await?
+            .to_value()?;
         if let Some(tools) = page.get("tools").and_then(Value::as_array) {
             annotations_of(tools, &mut annotations);
         }
@@ -111,7 +114,8 @@ async fn load<S: McpServer>(
 pub(crate) async fn check<S: McpServer>(
     server: &S,
     headers: &HttpHeaders,
-    params: Option<&Value>,
+    tool: Option<&str>,
+    arguments: Option<&Map<String, Value>>,
     meta: &RequestMetaObject,
 ) -> Result<(), ErrorObject> {
     // A recognised header with bad characters is rejected whatever the body says.
@@ -122,12 +126,12 @@ pub(crate) async fn check<S: McpServer>(
         })?;
         decoded.insert(suffix.as_str(), value);
     }
-    let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+    let Some(tool) = tool else {
         return Ok(());
     };
     if let Some(known) = server.tool_param_headers(tool) {
         let pairs = known.into_iter().map(|p| (p.argument, p.header)).collect();
-        return compare(pairs, params, &decoded);
+        return compare(pairs, arguments, &decoded);
     }
     let cache = &S::declaration().param_headers;
     let cached = {
@@ -144,7 +148,7 @@ pub(crate) async fn check<S: McpServer>(
         None => {
             let ctx =
                 RequestContext::new(RequestId::String("mcp-param-headers".into()), meta.clone());
-            let (annotations, ttl) = load(server, &ctx).await?;
+            let (annotations, ttl) = Box::pin(load(server, &ctx)).await?;
             let pairs = annotations.get(tool).cloned();
             if let Some(ttl) = ttl {
                 *cache.entry.lock().unwrap_or_else(PoisonError::into_inner) =
@@ -153,15 +157,14 @@ pub(crate) async fn check<S: McpServer>(
             pairs
         }
     };
-    compare(pairs.unwrap_or_default(), params, &decoded)
+    compare(pairs.unwrap_or_default(), arguments, &decoded)
 }
 
 fn compare(
     pairs: Vec<(String, String)>,
-    params: Option<&Value>,
+    arguments: Option<&Map<String, Value>>,
     decoded: &HashMap<&str, String>,
 ) -> Result<(), ErrorObject> {
-    let arguments = params.and_then(|p| p.get("arguments"));
     for (arg, suffix) in pairs {
         let body = match arguments.and_then(|a| a.get(&arg)) {
             None | Some(Value::Null) => continue,

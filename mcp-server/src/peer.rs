@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -35,10 +36,24 @@ pub struct ClientPeer {
     inner: Arc<PeerInner>,
 }
 
-#[derive(Default)]
+/// How long a server→client request waits for its answer by default: as
+/// long as the TypeScript SDK's default request timeout.
+pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
 struct PeerInner {
     next_id: AtomicI64,
     pending: Mutex<Pending>,
+    timeout: Duration,
+}
+
+impl Default for PeerInner {
+    fn default() -> Self {
+        Self {
+            next_id: AtomicI64::default(),
+            pending: Mutex::default(),
+            timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+        }
+    }
 }
 
 impl std::fmt::Debug for ClientPeer {
@@ -65,9 +80,20 @@ pub fn is_response(message: &Value) -> bool {
 }
 
 impl ClientPeer {
-    /// A peer with no pending requests.
+    /// A peer with no pending requests and the default timeout
+    /// ([`DEFAULT_CLIENT_REQUEST_TIMEOUT`]).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A peer whose server→client requests give up after `timeout`.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        Self {
+            inner: Arc::new(PeerInner {
+                timeout,
+                ..PeerInner::default()
+            }),
+        }
     }
 
     fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
@@ -81,7 +107,10 @@ impl ClientPeer {
     /// client's response: its `result`, or its `error`. Fails with `-32603`
     /// when the peer is closed before the response arrives, and at once,
     /// without sending anything, once it is closed (stdin reached EOF, the
-    /// legacy session ended).
+    /// legacy session ended). When the client has not answered within the
+    /// peer's timeout, the request is cancelled (`notifications/cancelled`
+    /// with reason `timeout` goes to the client) and fails with `-32603`
+    /// "The client did not answer {method} within N ms".
     pub async fn request(
         &self,
         sink: &Sink,
@@ -105,13 +134,25 @@ impl ClientPeer {
             key: key(&id),
         };
         sink(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        let answer = rx.await;
+        let answer = tokio::time::timeout(self.inner.timeout, rx).await;
         drop(guard);
-        answer.unwrap_or_else(|_| {
-            Err(errors::internal_error(format!(
+        match answer {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err(errors::internal_error(format!(
                 "The client connection closed before it answered {method}"
-            )))
-        })
+            ))),
+            Err(_) => {
+                sink(json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": { "requestId": id, "reason": "timeout" },
+                }));
+                Err(errors::internal_error(format!(
+                    "The client did not answer {method} within {} ms",
+                    self.inner.timeout.as_millis()
+                )))
+            }
+        }
     }
 
     /// Hands a client's JSON-RPC response to the request waiting for it.
@@ -183,5 +224,30 @@ mod tests {
             error.message
         );
         assert!(sent.lock().expect("log").is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_request_times_out_and_is_cancelled() {
+        let peer = ClientPeer::with_timeout(Duration::from_secs(5));
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&sent);
+        let sink: Sink = Arc::new(move |message| log.lock().expect("log").push(message));
+        let error = peer
+            .request(&sink, "elicitation/create", json!({}))
+            .await
+            .expect_err("no answer");
+        assert_eq!(error.code, -32603);
+        assert_eq!(
+            error.message,
+            "The client did not answer elicitation/create within 5000 ms"
+        );
+        let sent = sent.lock().expect("log");
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        assert_eq!(sent[1]["method"], "notifications/cancelled");
+        assert_eq!(sent[1]["params"]["requestId"], sent[0]["id"]);
+        assert_eq!(sent[1]["params"]["reason"], "timeout");
+        // A late answer finds nobody waiting.
+        let late = json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}});
+        assert!(!peer.deliver(&late));
     }
 }

@@ -19,26 +19,21 @@ pub use crate::handlers::{
     CompletionsDeclared, CompletionsHandler, PromptsDeclared, PromptsHandler, ResourcesDeclared,
     ResourcesHandler, ToolsDeclared, ToolsHandler,
 };
+pub use crate::reply::Reply;
 pub use crate::server::McpServer;
 
 use std::pin::Pin;
 
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::errors;
+use crate::reply::ResultMeta;
 
 /// The future of a routed request.
-pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = HandlerResult<Value>> + Send + 'a>>;
+pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = HandlerResult<Reply>> + Send + 'a>>;
 
-fn to_json<T: Serialize>(result: HandlerResult<T>) -> HandlerResult<Value> {
-    result.and_then(|value| {
-        serde_json::to_value(value)
-            .map_err(|e| errors::internal_error(format!("the result could not be serialized: {e}")))
-    })
+fn render<T: ResultMeta>(result: HandlerResult<T>, ctx: &RequestContext) -> HandlerResult<Reply> {
+    crate::reply::render(result?, ctx.result_server_info())
 }
 
-fn unrouted(request: &ClientRequest) -> HandlerResult<Value> {
+fn unrouted(request: &ClientRequest) -> HandlerResult<Reply> {
     Err(method_not_found(format!(
         "the server has no handler for `{}`",
         request.method()
@@ -65,8 +60,10 @@ pub fn dispatch_tools<'a, S: ToolsHandler>(
 ) -> BoxFuture<'a> {
     Box::pin(async move {
         match request {
-            ClientRequest::ListToolsRequest(r) => to_json(server.list_tools(r.params, ctx).await),
-            ClientRequest::CallToolRequest(r) => to_json(server.call_tool(r.params, ctx).await),
+            ClientRequest::ListToolsRequest(r) => {
+                render(server.list_tools(r.params, ctx).await, ctx)
+            }
+            ClientRequest::CallToolRequest(r) => render(server.call_tool(r.params, ctx).await, ctx),
             other => unrouted(&other),
         }
     })
@@ -83,13 +80,13 @@ pub fn dispatch_resources<'a, S: ResourcesHandler>(
     Box::pin(async move {
         match request {
             ClientRequest::ListResourcesRequest(r) => {
-                to_json(server.list_resources(r.params, ctx).await)
+                render(server.list_resources(r.params, ctx).await, ctx)
             }
             ClientRequest::ReadResourceRequest(r) => {
-                to_json(server.read_resource(r.params, ctx).await)
+                render(server.read_resource(r.params, ctx).await, ctx)
             }
             ClientRequest::ListResourceTemplatesRequest(r) => {
-                to_json(server.list_resource_templates(r.params, ctx).await)
+                render(server.list_resource_templates(r.params, ctx).await, ctx)
             }
             other => unrouted(&other),
         }
@@ -107,9 +104,11 @@ pub fn dispatch_prompts<'a, S: PromptsHandler>(
     Box::pin(async move {
         match request {
             ClientRequest::ListPromptsRequest(r) => {
-                to_json(server.list_prompts(r.params, ctx).await)
+                render(server.list_prompts(r.params, ctx).await, ctx)
             }
-            ClientRequest::GetPromptRequest(r) => to_json(server.get_prompt(r.params, ctx).await),
+            ClientRequest::GetPromptRequest(r) => {
+                render(server.get_prompt(r.params, ctx).await, ctx)
+            }
             other => unrouted(&other),
         }
     })
@@ -125,7 +124,7 @@ pub fn dispatch_completions<'a, S: CompletionsHandler>(
 ) -> BoxFuture<'a> {
     Box::pin(async move {
         match request {
-            ClientRequest::CompleteRequest(r) => to_json(server.complete(r.params, ctx).await),
+            ClientRequest::CompleteRequest(r) => render(server.complete(r.params, ctx).await, ctx),
             other => unrouted(&other),
         }
     })

@@ -9,6 +9,7 @@ use crate::context::{MessageContext, RequestContext};
 use crate::declaration::ServerDeclaration;
 use crate::errors::{self, HandlerResult};
 use crate::outcome::Outcome;
+use crate::reply::Reply;
 
 /// An MCP server: a declaration plus the handlers of its declared
 /// capabilities. Implement it with `#[derive(McpServer)]` (see the crate
@@ -25,7 +26,7 @@ pub trait McpServer: Send + Sync + Sized {
         &self,
         request: ClientRequest,
         ctx: &RequestContext,
-    ) -> impl Future<Output = HandlerResult<Value>> + Send {
+    ) -> impl Future<Output = HandlerResult<Reply>> + Send {
         let method = request.method();
         let _ = ctx;
         std::future::ready(Err(errors::method_not_found(format!(

@@ -61,6 +61,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::AbortHandle;
 
 use crate::context::{LegacySession, MessageContext};
+use crate::envelope::{Parsed, handle_parsed, parse, request_id};
 use crate::errors;
 use crate::events::ServerEvents;
 use crate::listen::legacy_notification;
@@ -93,6 +94,11 @@ pub struct StdioConfig {
     /// The event hub listen streams and legacy sessions follow (default: a
     /// fresh one).
     pub events: ServerEvents,
+    /// How long a server→client request (legacy sampling, elicitation,
+    /// roots) waits for the client (default
+    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::DEFAULT_CLIENT_REQUEST_TIMEOUT));
+    /// see [`ClientPeer::request`] for the error the handler then gets.
+    pub client_request_timeout: Duration,
 }
 
 impl Default for StdioConfig {
@@ -103,6 +109,7 @@ impl Default for StdioConfig {
             eof_grace: None,
             server_info_in_results: true,
             events: ServerEvents::new(),
+            client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
     }
 }
@@ -188,9 +195,9 @@ struct InFlight {
     tasks: HashMap<String, Vec<(u64, AbortHandle, bool)>>,
 }
 
-/// A message for stdout, with the slot of the request it answers (freed
-/// once the line is written).
-type Output = (Value, Option<OwnedSemaphorePermit>);
+/// A serialized message for stdout (without its newline), with the slot of
+/// the request it answers (freed once the line is written).
+type Output = (Vec<u8>, Option<OwnedSemaphorePermit>);
 
 struct Shared {
     in_flight: Mutex<InFlight>,
@@ -207,7 +214,13 @@ impl Shared {
 
     /// Removes task `seq`; true when it was still registered (not
     /// cancelled), in which case its response may be written.
-    fn finish(&self, key: &str, seq: u64, body: Option<Value>, slot: Option<OwnedSemaphorePermit>) {
+    fn finish(
+        &self,
+        key: &str,
+        seq: u64,
+        body: Option<Vec<u8>>,
+        slot: Option<OwnedSemaphorePermit>,
+    ) {
         let mut in_flight = self.in_flight();
         let Some(tasks) = in_flight.tasks.get_mut(key) else {
             return;
@@ -226,8 +239,12 @@ impl Shared {
         self.changed.notify_waiters();
     }
 
-    fn write(&self, message: Value) {
+    fn write(&self, message: Vec<u8>) {
         let _ = self.out.send((message, None));
+    }
+
+    fn write_json(&self, message: &Value) {
+        self.write(serde_json::to_vec(message).unwrap_or_default());
     }
 
     fn cancel(&self, key: &str) {
@@ -264,6 +281,24 @@ fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
+/// The in-flight key of a message with an `id` (its JSON text, as a
+/// `notifications/cancelled` names it).
+fn message_key(message: &Parsed) -> Option<String> {
+    match message {
+        Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
+        Parsed::Json(message) => message.get("id").map(id_key),
+        Parsed::Invalid => None,
+    }
+}
+
+fn message_method(message: &Parsed) -> Option<&str> {
+    match message {
+        Parsed::Modern(request) => Some(request.method()),
+        Parsed::Json(message) => message.get("method").and_then(Value::as_str),
+        Parsed::Invalid => None,
+    }
+}
+
 /// What the line reader hands to the dispatcher.
 enum Incoming {
     Line(Vec<u8>),
@@ -294,15 +329,16 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, max: usize, tx: mpsc::Sende
 /// Lines that need no slot: bad lines (answered at once), over-long ones,
 /// client responses (to server→client requests) and notifications
 /// (cancellation). Returns the parsed message when it is anything else.
-fn triage(line: &[u8], shared: &Shared, peer: &ClientPeer) -> Option<Value> {
+fn triage(line: &[u8], shared: &Shared, peer: &ClientPeer) -> Option<Parsed> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let message: Value = match serde_json::from_slice(line) {
-        Ok(message) => message,
-        Err(e) => {
-            tracing::debug!(error = %e, "unparsable line");
-            shared.write(json!({ "jsonrpc": "2.0", "error": errors::parse_error() }));
+    let message = match parse(line) {
+        modern @ Parsed::Modern(_) => return Some(modern),
+        Parsed::Json(message) => message,
+        Parsed::Invalid => {
+            tracing::debug!("unparsable line");
+            shared.write_json(&json!({ "jsonrpc": "2.0", "error": errors::parse_error() }));
             return None;
         }
     };
@@ -322,7 +358,7 @@ fn triage(line: &[u8], shared: &Shared, peer: &ClientPeer) -> Option<Value> {
         // Other notifications are never answered.
         return None;
     }
-    Some(message)
+    Some(Parsed::Json(message))
 }
 
 fn too_long(shared: &Shared, max: usize) {
@@ -330,7 +366,7 @@ fn too_long(shared: &Shared, max: usize) {
     let error = errors::invalid_request(format!(
         "Message exceeds the {max}-byte line limit; the line was skipped"
     ));
-    shared.write(json!({ "jsonrpc": "2.0", "error": error }));
+    shared.write_json(&json!({ "jsonrpc": "2.0", "error": error }));
 }
 
 /// Waits for a free slot. Meanwhile it keeps taking lines that need none
@@ -387,7 +423,7 @@ where
         changed: Notify::new(),
         out,
     });
-    let peer = ClientPeer::new();
+    let peer = ClientPeer::with_timeout(config.client_request_timeout);
     let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
     let (lines_tx, mut lines) = mpsc::channel::<Incoming>(1);
     let reading = read_lines(reader, config.max_line_bytes, lines_tx);
@@ -413,10 +449,7 @@ where
                 continue;
             };
             drop(line);
-            let method = message
-                .get("method")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            let method = message_method(&message).map(str::to_owned);
             let current_session = session
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -424,7 +457,8 @@ where
             let sink_out = shared.out.clone();
             let mut ctx = MessageContext::stdio()
                 .with_sink(move |message| {
-                    let _ = sink_out.send((message, None));
+                    let bytes = serde_json::to_vec(&message).unwrap_or_default();
+                    let _ = sink_out.send((bytes, None));
                 })
                 .with_peer(peer.clone())
                 .with_events(config.events.clone())
@@ -432,10 +466,10 @@ where
             if let Some(current) = current_session {
                 ctx = ctx.with_legacy_session(current);
             }
-            let Some(id) = message.get("id").cloned() else {
+            let Some(key) = message_key(&message) else {
                 // Not a request and not a notification: the entry point
                 // answers with the envelope error.
-                let outcome = server.handle_value(message, &ctx).await;
+                let outcome = handle_parsed(&*server, message, &ctx).await;
                 if let Some(body) = outcome.body {
                     shared.write(body);
                 }
@@ -443,7 +477,7 @@ where
             };
             if method.as_deref() == Some("initialize") {
                 // Handled inline, so the session exists before the next line.
-                let outcome = server.handle_value(message, &ctx).await;
+                let outcome = handle_parsed(&*server, message, &ctx).await;
                 if let Some(new_session) = outcome.new_legacy_session {
                     tracing::info!(version = %new_session.protocol_version, "legacy session started");
                     if let Some(old) = legacy_forwarder.take() {
@@ -476,14 +510,13 @@ where
                 )
                 .await
             };
-            let key = id_key(&id);
             let task_seq = seq.fetch_add(1, Ordering::Relaxed);
             let task_server = Arc::clone(&server);
             let task_shared = Arc::clone(&shared);
             let task_key = key.clone();
             let mut in_flight = shared.in_flight();
             let handle = tokio::spawn(async move {
-                let outcome = task_server.handle_value(message, &ctx).await;
+                let outcome = handle_parsed(&*task_server, message, &ctx).await;
                 task_shared.finish(&task_key, task_seq, outcome.body, slot);
             });
             in_flight.tasks.entry(key).or_default().push((
@@ -528,15 +561,16 @@ where
     read_result.and(write_result)
 }
 
-/// Writes each message as one line, flushing when the queue is empty.
+/// Writes each message as one line through a buffer, flushing when the
+/// queue is empty (one write for a burst of answers).
 async fn write_loop<W: AsyncWrite + Unpin>(
-    mut writer: W,
+    writer: W,
     mut rx: mpsc::UnboundedReceiver<Output>,
 ) -> io::Result<()> {
+    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
     while let Some((message, slot)) = rx.recv().await {
-        let mut bytes = serde_json::to_vec(&message).map_err(io::Error::other)?;
-        bytes.push(b'\n');
-        writer.write_all(&bytes).await?;
+        writer.write_all(&message).await?;
+        writer.write_all(b"\n").await?;
         // The request's slot frees once its answer is on its way.
         drop(slot);
         if rx.is_empty() {
@@ -557,7 +591,9 @@ async fn forward_legacy_events<S: McpServer>(
         match rx.recv().await {
             Ok(event) => {
                 if let Some(message) = legacy_notification(S::declaration(), &session, &event)
-                    && out.send((message, None)).is_err()
+                    && out
+                        .send((serde_json::to_vec(&message).unwrap_or_default(), None))
+                        .is_err()
                 {
                     return;
                 }

@@ -134,8 +134,8 @@ fn result(method: &str, params: Value) -> Value {
         label: "greet".to_owned(),
     };
     let outcome = block_on(server.handle_value(request(method, params), &MessageContext::stdio()));
-    assert_eq!(outcome.http_status, 200, "{:?}", outcome.body);
-    let mut result = outcome.body.unwrap()["result"].take();
+    assert_eq!(outcome.http_status, 200, "{:?}", outcome.json());
+    let mut result = outcome.json().unwrap()["result"].take();
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"],
         json!({"name":"kitchen","version":"3.0.0"})

@@ -49,7 +49,7 @@ fn ask_json<S: McpServer>(server: &S, message: Value) -> Outcome {
 
 #[track_caller]
 fn expect(outcome: Outcome, status: u16, body: Value) {
-    assert_eq!(outcome.body, Some(body.clone()), "body");
+    assert_eq!(outcome.json(), Some(body.clone()), "body");
     assert_eq!(outcome.http_status, status, "status for {body}");
 }
 
@@ -106,7 +106,7 @@ impl ToolsHandler for Weather {
     description = "Serves both eras",
     website = "https://example.com",
     icon(src = "https://example.com/icon.png", mime_type = "image/png", sizes = ["48x48"], theme = "dark"),
-    versions(modern = ["2026-07-28"], legacy = ["2025-06-18", "2025-11-25"]),
+    versions(modern = ["2026-07-28"], legacy = ["2025-11-25"]),
     resources(subscribe, list_changed),
     logging,
     experimental("fancy" = { "level": 2, "on": true }),
@@ -218,13 +218,14 @@ fn discover_dual_era_every_declaration() {
 }
 
 #[test]
-fn discover_defaults_come_from_cargo_and_mcp_types() {
+fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
     let declaration = Defaults::declaration();
     assert_eq!(declaration.server_info().name, env!("CARGO_PKG_NAME"));
     assert_eq!(declaration.server_info().version, env!("CARGO_PKG_VERSION"));
+    // Defaults come from what the runtime implements, not from what has types.
     assert_eq!(
         declaration.advertised_versions(),
-        mcp_server::mcp_types::versions::MODERN_VERSIONS
+        mcp_server::IMPLEMENTED_MODERN_VERSIONS
     );
     assert!(declaration.initialize_versions().is_empty());
     assert_eq!(
@@ -250,10 +251,13 @@ fn three_version_lists() {
     assert_eq!(d.advertised_versions(), ["2026-07-28"]);
     assert_eq!(d.accepted_versions(), ["2026-07-28"]);
     // Newest first, whatever the attribute order.
-    assert_eq!(d.initialize_versions(), ["2025-11-25", "2025-06-18"]);
-    assert_eq!(d.negotiate_initialize("2025-06-18"), Some("2025-06-18"));
+    assert_eq!(d.initialize_versions(), ["2025-11-25"]);
+    assert_eq!(d.negotiate_initialize("2025-11-25"), Some("2025-11-25"));
     assert_eq!(d.negotiate_initialize("2026-07-28"), Some("2025-11-25"));
-    assert_eq!(d.negotiate_initialize("2024-11-05"), Some("2025-11-25"));
+    // Known older legacy versions are not implemented, so never agreed to.
+    for older in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        assert_eq!(d.negotiate_initialize(older), Some("2025-11-25"));
+    }
     assert_eq!(
         Weather::declaration().negotiate_initialize("2025-11-25"),
         None
@@ -349,13 +353,13 @@ fn ids_are_echoed_with_their_type() {
             &Weather,
             json!({"jsonrpc":"2.0","id":id,"method":"tools/list"}),
         );
-        assert_eq!(outcome.body.unwrap()["id"], id);
+        assert_eq!(outcome.json().unwrap()["id"], id);
         // …and a result.
         let outcome = ask_json(
             &Weather,
             json!({"jsonrpc":"2.0","id":id,"method":"server/discover","params":{"_meta":meta()}}),
         );
-        assert_eq!(outcome.body.unwrap()["id"], id);
+        assert_eq!(outcome.json().unwrap()["id"], id);
     }
 }
 
@@ -421,7 +425,7 @@ fn malformed_optional_meta_is_invalid_params() {
         "io.modelcontextprotocol/logLevel":"loud"}}});
     let outcome = ask_json(&Weather, request);
     assert_eq!(outcome.http_status, 400);
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(body["error"]["code"], -32602);
     assert_eq!(body["id"], 1);
 }
@@ -434,7 +438,7 @@ fn tolerant_of_unknown_members_and_missing_client_info() {
         "com.example/trace":"abc"}}});
     let outcome = ask_json(&Weather, request);
     assert_eq!(outcome.http_status, 200);
-    assert_eq!(outcome.body.unwrap()["result"]["resultType"], "complete");
+    assert_eq!(outcome.json().unwrap()["result"]["resultType"], "complete");
 }
 
 // ----- the version gate (-32022) ------------------------------------------------------
@@ -471,13 +475,13 @@ fn newer_or_unknown_versions_get_32022_with_discovers_list() {
         &Dual,
         with_version(json!(1), "server/discover", json!("2026-07-28")),
     );
-    let advertised = discover.body.unwrap()["result"]["supportedVersions"].clone();
+    let advertised = discover.json().unwrap()["result"]["supportedVersions"].clone();
     let error = ask_json(
         &Dual,
         with_version(json!(1), "tools/list", json!("v999.0.0")),
     );
     assert_eq!(
-        error.body.unwrap()["error"]["data"]["supported"],
+        error.json().unwrap()["error"]["data"]["supported"],
         advertised
     );
 }
@@ -648,7 +652,7 @@ fn default_resource_templates_list() {
         &Dual,
         with_version(json!(1), "resources/templates/list", json!("2026-07-28")),
     );
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(
         body["result"],
         json!({"resultType":"complete","resourceTemplates":[],"ttlMs":0,"cacheScope":"public",
@@ -664,7 +668,7 @@ fn bad_params_for_a_known_method_are_invalid_params() {
         with_version(json!(6), "tools/call", json!("2026-07-28")),
     );
     assert_eq!(outcome.http_status, 400);
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(body["id"], 6);
     assert_eq!(body["error"]["code"], -32602);
 }
@@ -782,16 +786,50 @@ fn initialize_result(id: Value, version: &str) -> Value {
 
 #[test]
 fn legacy_initialize_echoes_a_declared_legacy_version() {
-    let outcome = ask_json(&Dual, initialize(json!(0), "2025-06-18"));
+    let outcome = ask_json(&Dual, initialize(json!(0), "2025-11-25"));
     assert_eq!(
         outcome.new_legacy_session,
         Some(LegacySession::new(
-            "2025-06-18".to_owned(),
+            "2025-11-25".to_owned(),
             json!({"roots":{"listChanged":true}}),
             json!({"name":"legacy-client","version":"0.9"})
         ))
     );
-    expect(outcome, 200, initialize_result(json!(0), "2025-06-18"));
+    expect(outcome, 200, initialize_result(json!(0), "2025-11-25"));
+}
+
+/// Version negotiation: an `initialize` asking for an older legacy revision
+/// (known, not implemented) gets the server's own version, 2025-11-25; the
+/// client then decides whether it can speak it.
+#[test]
+fn legacy_initialize_answers_older_legacy_versions_with_its_own() {
+    for requested in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        let outcome = ask_json(&Dual, initialize(json!(3), requested));
+        let session = outcome.new_legacy_session.as_ref().unwrap();
+        assert_eq!(session.protocol_version, "2025-11-25", "{requested}");
+        expect(outcome, 200, initialize_result(json!(3), "2025-11-25"));
+    }
+}
+
+/// 2025-03-26 allowed JSON-RPC batches; 2025-11-25 does not, and no session
+/// ever runs 2025-03-26, so a batch is refused in a legacy session too.
+#[test]
+fn batch_arrays_are_refused_in_a_legacy_session() {
+    let session = LegacySession::new(
+        "2025-11-25".to_owned(),
+        json!({}),
+        json!({"name":"c","version":"1"}),
+    );
+    let ctx = MessageContext::stdio().with_legacy_session(session);
+    expect(
+        ask_ctx(
+            &Dual,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            &ctx,
+        ),
+        400,
+        json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Batch arrays are not supported"}}),
+    );
 }
 
 #[test]
@@ -814,7 +852,7 @@ fn legacy_initialize_never_agrees_to_a_modern_or_unknown_version() {
 fn legacy_initialize_with_bad_params() {
     let request = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}});
     let outcome = ask_json(&Dual, request);
-    let body = outcome.body.unwrap();
+    let body = outcome.json().unwrap();
     assert_eq!(body["error"]["code"], -32602);
     assert_eq!(body["id"], 1);
 }

@@ -44,7 +44,7 @@ fn ask_ctx<S: McpServer>(server: &S, message: Value, ctx: &MessageContext) -> Ou
 /// The whole response body of a modern stdio request.
 fn ask<S: McpServer>(server: &S, method: &str, params: Value) -> Value {
     let outcome = ask_ctx(server, request(method, params), &MessageContext::stdio());
-    outcome.body.expect("a request gets a response")
+    outcome.json().expect("a request gets a response")
 }
 
 /// The `result` of a modern request, without the server-info `_meta`.
@@ -553,7 +553,7 @@ fn missing_resource_legacy_is_32002() {
             json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": uri}});
         let outcome = ask_ctx(&Notes, message, &ctx);
         assert_eq!(
-            outcome.body,
+            outcome.json(),
             Some(json!({"jsonrpc": "2.0", "id": 5, "error": {
                 "code": -32002,
                 "message": format!("Resource not found: {uri}"),
@@ -564,7 +564,7 @@ fn missing_resource_legacy_is_32002() {
     }
     // A found resource in the same session reads normally.
     let message = json!({"jsonrpc": "2.0", "id": 6, "method": "resources/read", "params": {"uri": "note://1"}});
-    let body = ask_ctx(&Notes, message, &ctx).body.expect("a response");
+    let body = ask_ctx(&Notes, message, &ctx).json().expect("a response");
     assert_eq!(
         body["result"]["contents"],
         json!([{"uri": "note://1", "mimeType": "text/markdown", "text": "# Note 1"}])
@@ -783,13 +783,13 @@ fn http_tools_call_checks_headers_without_listing() {
     let region = || vec![("region".to_owned(), "eu".to_owned())];
     let ok = http_call("greet", json!({"name": "Ann", "region": "eu"}), region());
     assert_eq!(ok.http_status, 200);
-    let body = ok.body.expect("a response");
+    let body = ok.json().expect("a response");
     assert_eq!(body["result"]["content"][0]["text"], "Hello, Ann from eu!");
 
     let mismatch = http_call("greet", json!({"name": "Ann", "region": "us"}), region());
     assert_eq!(mismatch.http_status, 400);
     assert_eq!(
-        mismatch.body.expect("a response"),
+        mismatch.json().expect("a response"),
         json!({"jsonrpc": "2.0", "id": 1, "error": {
             "code": -32020,
             "message": "Mcp-Param-region header does not match argument region"
@@ -798,14 +798,14 @@ fn http_tools_call_checks_headers_without_listing() {
 
     let missing = http_call("greet", json!({"name": "Ann", "region": "us"}), Vec::new());
     assert_eq!(
-        missing.body.expect("a response")["error"],
+        missing.json().expect("a response")["error"],
         json!({"code": -32020, "message": "Missing Mcp-Param-region header for argument region"})
     );
 
     // An absent optional argument needs no header.
     let absent = http_call("greet", json!({"name": "Ann"}), Vec::new());
     assert_eq!(
-        absent.body.expect("a response")["result"]["content"][0]["text"],
+        absent.json().expect("a response")["result"]["content"][0]["text"],
         "Hello, Ann from nowhere!"
     );
 

@@ -60,7 +60,7 @@ fn run<F: std::future::Future>(f: F) -> F::Output {
 fn declared_cache_defaults_reach_list_results() {
     let outcome =
         run(Cached.handle_value(request("tools/list", json!({})), &MessageContext::stdio()));
-    let result = &outcome.body.unwrap()["result"];
+    let result = &outcome.json().unwrap()["result"];
     assert_eq!(
         (result["ttlMs"].clone(), result["cacheScope"].clone()),
         (json!(1234), json!("public"))
@@ -104,7 +104,7 @@ fn legacy_results_lose_modern_fields() {
     let listed =
         run(Cached.handle_value(json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}), &ctx));
     assert_eq!(
-        listed.body.unwrap(),
+        listed.json().unwrap(),
         json!({"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}})
     );
 }

@@ -2,7 +2,7 @@
 //! understood: the re-serialized message and the variant each union chose.
 //!
 //! ```text
-//! cargo run -p mcp-types --example validate -- [--revision 2025-11-25] TYPE [FILE]
+//! cargo run -p mcp-era-types --example validate -- [--revision 2025-11-25] TYPE [FILE]
 //! ```
 //!
 //! Reads FILE (or standard input). Exit code 0: valid; 1: invalid; 2: usage.

@@ -3,7 +3,13 @@
 //! One module per protocol revision, all compiled together, so a dual-era
 //! program can use both: [`v2026_07_28`] (modern: per-request `_meta`,
 //! `server/discover`) and [`v2025_11_25`] (legacy: the `initialize`
-//! handshake). [`versions`] lists every known protocol version with its era.
+//! handshake). [`versions`] lists every known protocol version with its era,
+//! the versions with types here (`GENERATED_VERSIONS`) and, apart, the
+//! versions the runtime implements (`IMPLEMENTED_VERSIONS`).
+//!
+//! With the cargo feature `draft` (off by default), `mcp_types::draft` holds
+//! the types of the upstream draft schema pinned in `schema/manifest.toml`:
+//! a preview of the next revision, not a protocol version, never served.
 //!
 //! Every generated type keeps the exact JSON it was read from: unions are
 //! dispatched on their discriminator (never tried in turn), `const` fields

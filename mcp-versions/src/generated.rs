@@ -19,7 +19,8 @@ pub struct KnownVersion {
     /// Its era.
     pub era: Era,
 }
-/// Every known version, newest first.
+/// Every known version, newest first: a version string this toolkit
+/// can name and classify, whether or not it has types or is served.
 pub const KNOWN_VERSIONS: &[KnownVersion] = &[
     KnownVersion {
         version: "2026-07-28",
@@ -42,9 +43,25 @@ pub const KNOWN_VERSIONS: &[KnownVersion] = &[
         era: Era::Legacy,
     },
 ];
-/// The modern versions, newest first.
+/// The versions with generated types in `mcp-types` (one module
+/// each, e.g. `mcp_types::v2026_07_28`), newest first. Having types
+/// is not being served: servers and clients use
+/// [`IMPLEMENTED_VERSIONS`](crate::IMPLEMENTED_VERSIONS).
+pub const GENERATED_VERSIONS: &[KnownVersion] = &[
+    KnownVersion {
+        version: "2026-07-28",
+        era: Era::Modern,
+    },
+    KnownVersion {
+        version: "2025-11-25",
+        era: Era::Legacy,
+    },
+];
+/// The known modern versions, newest first (not what servers serve:
+/// see [`IMPLEMENTED_MODERN_VERSIONS`](crate::IMPLEMENTED_MODERN_VERSIONS)).
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
-/// The legacy versions, newest first.
+/// The known legacy versions, newest first (not what servers serve:
+/// see [`IMPLEMENTED_LEGACY_VERSIONS`](crate::IMPLEMENTED_LEGACY_VERSIONS)).
 pub const LEGACY_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2025-06-18",

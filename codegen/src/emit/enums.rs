@@ -13,7 +13,7 @@ use super::{Ctx, ident, sanitize_doc};
 use crate::ir::Kind;
 use crate::{Error, Result};
 
-pub(super) fn emit(ctx: &Ctx<'_>) -> Result<TokenStream> {
+pub(super) fn emit(ctx: &Ctx<'_>, derives: &[String]) -> Result<TokenStream> {
     let rt = &ctx.rt;
     let mut schemas = Vec::new();
     for def in ctx.ir.types.values() {
@@ -33,6 +33,9 @@ pub(super) fn emit(ctx: &Ctx<'_>) -> Result<TokenStream> {
     }
     let mut settings = typify::TypeSpaceSettings::default();
     settings.with_struct_builder(false);
+    for derive in derives {
+        settings.with_derive(derive.clone());
+    }
     let mut space = typify::TypeSpace::new(&settings);
     space
         .add_ref_types(

@@ -1,6 +1,7 @@
 //! Emission: IR → Rust tokens → one formatted source file per revision.
 
 mod enums;
+mod paths;
 mod structs;
 mod tables;
 mod unions;
@@ -14,15 +15,42 @@ use crate::manifest::{Era, Manifest};
 use crate::normalise::normalise;
 use crate::{Error, Result};
 
-/// Settings of one emission.
+/// Settings of one emission. Start from [`EmitOptions::default`] (what
+/// this repository's `cargo xtask regen` uses) and change what you need:
+///
+/// ```
+/// let options = codegen::EmitOptions::default()
+///     .command("my-sdk/build.sh")
+///     .module("mcp")
+///     .derive("Hash")
+///     .serde_path("::my_sdk::serde")
+///     .named_feature(None);
+/// assert_eq!(options.derives, ["Hash"]);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct EmitOptions {
     /// Path of the runtime support module, e.g. `::mcp_types::__private`.
+    /// Generated code needs it (serde tables, unions, builders): depend on
+    /// the `mcp-types` crate, like progenitor output on `progenitor-client`.
     pub runtime: String,
     /// The command named in the `@generated` header.
     pub command: String,
-    /// The cargo feature that gates the named-type lookup, if any.
+    /// The cargo feature that gates the named-type lookup, if any. The
+    /// lookup names `::mcp_types::NamedError`; `None` leaves it out.
     pub named_feature: Option<String>,
+    /// `Some(name)`: wrap the output in `pub mod name { ... }` (for
+    /// `include!` or a single file holding several revisions). `None`: the
+    /// file is itself a module (`#![doc]` at the top).
+    pub module: Option<String>,
+    /// Extra derives for every generated struct, union and string enum
+    /// (e.g. `Hash`, `::my_crate::MyTrait`), after the built-in ones
+    /// (`Clone, Debug, PartialEq, Eq`, `Default` where possible).
+    pub derives: Vec<String>,
+    /// Path of the serde crate in generated code.
+    pub serde: String,
+    /// Path of the serde_json crate in generated code.
+    pub serde_json: String,
 }
 
 impl Default for EmitOptions {
@@ -31,7 +59,66 @@ impl Default for EmitOptions {
             runtime: "::mcp_types::__private".into(),
             command: "cargo xtask regen".into(),
             named_feature: Some("named".into()),
+            module: None,
+            derives: Vec::new(),
+            serde: "::serde".into(),
+            serde_json: "::serde_json".into(),
         }
+    }
+}
+
+impl EmitOptions {
+    /// Sets [`runtime`](Self::runtime).
+    pub fn runtime(mut self, path: impl Into<String>) -> Self {
+        self.runtime = path.into();
+        self
+    }
+
+    /// Sets [`command`](Self::command).
+    pub fn command(mut self, command: impl Into<String>) -> Self {
+        self.command = command.into();
+        self
+    }
+
+    /// Sets [`named_feature`](Self::named_feature).
+    pub fn named_feature(mut self, feature: Option<&str>) -> Self {
+        self.named_feature = feature.map(str::to_owned);
+        self
+    }
+
+    /// Sets [`module`](Self::module).
+    pub fn module(mut self, name: impl Into<String>) -> Self {
+        self.module = Some(name.into());
+        self
+    }
+
+    /// Adds one of [`derives`](Self::derives).
+    pub fn derive(mut self, path: impl Into<String>) -> Self {
+        self.derives.push(path.into());
+        self
+    }
+
+    /// Sets [`serde`](Self::serde).
+    pub fn serde_path(mut self, path: impl Into<String>) -> Self {
+        self.serde = path.into();
+        self
+    }
+
+    /// Sets [`serde_json`](Self::serde_json).
+    pub fn serde_json_path(mut self, path: impl Into<String>) -> Self {
+        self.serde_json = path.into();
+        self
+    }
+
+    fn derive_tokens(&self) -> Result<Vec<TokenStream>> {
+        self.derives
+            .iter()
+            .map(|d| {
+                syn::parse_str::<syn::Path>(d)
+                    .map(|p| quote!(#p))
+                    .map_err(|e| Error::new(format!("derive {d:?} is not a path: {e}")))
+            })
+            .collect()
     }
 }
 
@@ -39,6 +126,8 @@ impl Default for EmitOptions {
 pub(crate) struct Ctx<'a> {
     pub ir: &'a Ir,
     pub rt: TokenStream,
+    /// `EmitOptions::derives`, parsed.
+    pub derives: Vec<TokenStream>,
     /// Whether the revision has a `CacheHints` alias (see [`CACHE_SCOPE`]).
     pub cache_hints: bool,
 }
@@ -130,11 +219,12 @@ pub fn generate_revision(
     let ctx = Ctx {
         ir: &ir,
         rt: quote!(__rt),
+        derives: options.derive_tokens()?,
         cache_hints: has_cache_scope(&ir),
     };
 
     let mut items = TokenStream::new();
-    items.extend(enums::emit(&ctx)?);
+    items.extend(enums::emit(&ctx, &options.derives)?);
     let mut extra_names = Vec::new();
     if ctx.cache_hints {
         items.extend(cache_hints_items());
@@ -178,12 +268,60 @@ pub fn generate_revision(
             Era::Legacy => "legacy",
         }
     );
-    let file = quote! {
-        #![doc = #module_doc]
-        use #runtime as __rt;
-        #items
+    let file = match &options.module {
+        None => quote! {
+            #![doc = #module_doc]
+            use #runtime as __rt;
+            #items
+        },
+        Some(name) => {
+            let name: Ident = syn::parse_str(name)
+                .map_err(|e| Error::new(format!("module name {name:?}: {e}")))?;
+            quote! {
+                #[doc = #module_doc]
+                pub mod #name {
+                    use #runtime as __rt;
+                    #items
+                }
+            }
+        }
     };
+    let file = paths::rewrite(file, &options.serde, &options.serde_json)?;
     format_file(file, &options.command)
+}
+
+/// Generates Rust for one schema file: reads it, detects its era (see
+/// [`detect_era`]) and calls [`generate_revision`] with `version` (the
+/// `VERSION` constant and the module doc).
+pub fn generate_file(
+    path: &std::path::Path,
+    version: &str,
+    options: &EmitOptions,
+) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let schema: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::new(format!("{} is not valid JSON: {e}", path.display())))?;
+    let era = detect_era(&schema).ok_or_else(|| {
+        Error::new(format!(
+            "{}: cannot tell the era (no DiscoverRequest or InitializeRequest in $defs)",
+            path.display()
+        ))
+    })?;
+    generate_revision(&schema, era, version, options)
+}
+
+/// The era of an MCP schema: modern if `$defs` has `DiscoverRequest`
+/// (2026-07-28 and later), legacy if it has `InitializeRequest`.
+pub fn detect_era(schema: &Value) -> Option<Era> {
+    let defs = schema.get("$defs")?.as_object()?;
+    if defs.contains_key("DiscoverRequest") {
+        Some(Era::Modern)
+    } else if defs.contains_key("InitializeRequest") {
+        Some(Era::Legacy)
+    } else {
+        None
+    }
 }
 
 /// Generates `versions.rs`: every known protocol version with its era.

@@ -85,10 +85,11 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, s: &Struct) -> (TokenStream, Op
     let builder_name = (!builder.is_empty()).then(|| format!("{type_name}Builder"));
     let serde_impls = serde_impls(ctx, type_name, s);
     let walk = walk(ctx, s);
+    let derives = &ctx.derives;
 
     let tokens = quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, Eq, #default_derive)]
+        #[derive(Clone, Debug, PartialEq, Eq, #default_derive #(#derives,)*)]
         pub struct #name { #(#decls)* }
 
         impl #name {

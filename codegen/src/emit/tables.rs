@@ -210,6 +210,14 @@ pub(super) fn versions(manifest: &Manifest, options: &EmitOptions) -> Result<Str
     };
     let modern = of_era(Era::Modern);
     let legacy = of_era(Era::Legacy);
+    let generated = manifest.generated().map(|r| {
+        let version = &r.version;
+        let era = match r.era {
+            Era::Modern => quote!(Era::Modern),
+            Era::Legacy => quote!(Era::Legacy),
+        };
+        quote! { KnownVersion { version: #version, era: #era }, }
+    });
     let file = quote! {
         //! Every protocol version known to this crate, with its era, newest first
         //! (from `schema/manifest.toml`).
@@ -233,13 +241,22 @@ pub(super) fn versions(manifest: &Manifest, options: &EmitOptions) -> Result<Str
             pub era: Era,
         }
 
-        /// Every known version, newest first.
+        /// Every known version, newest first: a version string this toolkit
+        /// can name and classify, whether or not it has types or is served.
         pub const KNOWN_VERSIONS: &[KnownVersion] = &[#(#entries)*];
 
-        /// The modern versions, newest first.
+        /// The versions with generated types in `mcp-types` (one module
+        /// each, e.g. `mcp_types::v2026_07_28`), newest first. Having types
+        /// is not being served: servers and clients use
+        /// [`IMPLEMENTED_VERSIONS`](crate::IMPLEMENTED_VERSIONS).
+        pub const GENERATED_VERSIONS: &[KnownVersion] = &[#(#generated)*];
+
+        /// The known modern versions, newest first (not what servers serve:
+        /// see [`IMPLEMENTED_MODERN_VERSIONS`](crate::IMPLEMENTED_MODERN_VERSIONS)).
         pub const MODERN_VERSIONS: &[&str] = &[#(#modern),*];
 
-        /// The legacy versions, newest first.
+        /// The known legacy versions, newest first (not what servers serve:
+        /// see [`IMPLEMENTED_LEGACY_VERSIONS`](crate::IMPLEMENTED_LEGACY_VERSIONS)).
         pub const LEGACY_VERSIONS: &[&str] = &[#(#legacy),*];
 
         /// The era of `version`, or `None` for a version this crate does not know.

@@ -68,13 +68,14 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
         dispatch_deserialize(ctx, type_name, u)
     };
     let tag_accessor = tag_accessor(u);
+    let derives = &ctx.derives;
 
     quote! {
         #doc
         // Messages are short-lived values; boxing variants would cost every
         // pattern match for no gain.
         #[allow(clippy::large_enum_variant)]
-        #[derive(Clone, Debug, PartialEq, Eq)]
+        #[derive(Clone, Debug, PartialEq, Eq #(, #derives)*)]
         pub enum #name { #(#variants)* }
 
         impl #name {

@@ -1,7 +1,10 @@
-//! Validation of the parsed attributes: versions against the one list in
-//! `mcp-types`, extension identifiers, caching hints, cross-key rules.
+//! Validation of the parsed attributes: versions against the known and the
+//! implemented lists of `mcp-versions`, extension identifiers, caching
+//! hints, cross-key rules.
 
-use mcp_versions::{Era, KNOWN_VERSIONS, MODERN_VERSIONS, era_of};
+use mcp_versions::{
+    Era, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, KNOWN_VERSIONS, era_of, is_implemented,
+};
 use syn::{Expr, Lit, LitStr};
 
 use super::attr::Attrs;
@@ -28,9 +31,8 @@ pub struct Checked {
     pub cache_scope_public: Option<bool>,
 }
 
-fn known_list() -> String {
-    KNOWN_VERSIONS
-        .iter()
+fn version_list(list: &[mcp_versions::KnownVersion]) -> String {
+    list.iter()
         .map(|k| {
             let era = match k.era {
                 Era::Modern => "modern",
@@ -52,8 +54,8 @@ fn check_versions(cx: &mut Ctxt, list: &[LitStr], want: Era) -> Vec<&'static str
             cx.error_spanned_by(
                 lit,
                 format!(
-                    "unknown MCP protocol version `{value}`; known versions: {}",
-                    known_list()
+                    "unknown MCP protocol version `{value}`; implemented versions: {}",
+                    version_list(IMPLEMENTED_VERSIONS)
                 ),
             );
             continue;
@@ -81,6 +83,19 @@ fn check_versions(cx: &mut Ctxt, list: &[LitStr], want: Era) -> Vec<&'static str
             }
             _ => {}
         }
+        // Types alone are not enough: the runtime must do what the version says.
+        if !is_implemented(&value) {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "MCP protocol version `{value}` is known but not implemented by the runtime, \
+                     so a server cannot serve it; implemented versions: {} \
+                     (adopting a revision: docs/adopting-a-revision.md)",
+                    version_list(IMPLEMENTED_VERSIONS)
+                ),
+            );
+            continue;
+        }
         if out.contains(&known.version) {
             cx.error_spanned_by(lit, format!("duplicate protocol version `{value}`"));
             continue;
@@ -104,7 +119,7 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
             }
             checked
         }
-        None => MODERN_VERSIONS.to_vec(),
+        None => IMPLEMENTED_MODERN_VERSIONS.to_vec(),
     };
     let legacy = match &attrs.legacy {
         Some((_, list)) => check_versions(cx, list, Era::Legacy),

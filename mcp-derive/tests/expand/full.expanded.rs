@@ -85,7 +85,7 @@ where
                 my_runtime::__private::ServerDeclaration::new(
                         server_info,
                         &["2026-07-28"],
-                        &["2025-11-25", "2025-06-18"],
+                        &["2025-11-25"],
                     )
                     .with_capabilities(capabilities)
                     .with_instructions("Ask for the forecast.")
@@ -100,9 +100,7 @@ where
         request: my_runtime::__private::ClientRequest,
         ctx: &my_runtime::__private::RequestContext,
     ) -> impl my_runtime::__private::Future<
-        Output = my_runtime::__private::HandlerResult<
-            my_runtime::__private::serde_json::Value,
-        >,
+        Output = my_runtime::__private::HandlerResult<my_runtime::__private::Reply>,
     > + ::core::marker::Send {
         async move {
             match my_runtime::__private::capability_of(&request) {

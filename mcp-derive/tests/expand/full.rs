@@ -7,7 +7,7 @@
     website = "https://example.com",
     icon(src = "https://example.com/i.svg", mime_type = "image/svg+xml", sizes = ["any"], theme = "light"),
     instructions = "Ask for the forecast.",
-    versions(modern = ["2026-07-28"], legacy = ["2025-06-18", "2025-11-25"]),
+    versions(modern = ["2026-07-28"], legacy = ["2025-11-25"]),
     tools(list_changed),
     resources(subscribe, list_changed),
     prompts,

@@ -30,9 +30,7 @@ impl ::mcp_server::__private::McpServer for Minimal {
         request: ::mcp_server::__private::ClientRequest,
         ctx: &::mcp_server::__private::RequestContext,
     ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::serde_json::Value,
-        >,
+        Output = ::mcp_server::__private::HandlerResult<::mcp_server::__private::Reply>,
     > + ::core::marker::Send {
         async move {
             match ::mcp_server::__private::capability_of(&request) {

@@ -11,3 +11,9 @@ pub mod v2026_07_28;
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub mod v2025_11_25;
+// Some schema properties have no description.
+// The upstream draft: not a protocol version, never served.
+#[cfg(feature = "draft")]
+#[allow(missing_docs)]
+#[rustfmt::skip]
+pub mod draft;

@@ -1,0 +1,140 @@
+//! HTTP and JSON-RPC helpers shared by the fixture's transport tests:
+//! requests with modern `_meta`, and raw HTTP/1.1 exchanges.
+#![allow(dead_code, reason = "each test file uses its own part")]
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A hang guard only.
+pub const GUARD: Duration = Duration::from_secs(20);
+
+pub fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+pub fn request(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = meta();
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap()
+    }
+
+    /// The `data:` payloads of an SSE body.
+    pub fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect()
+    }
+}
+
+fn dechunk(mut raw: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let Some((size, rest)) = raw.split_once("\r\n") else {
+            return out;
+        };
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&rest[..size]);
+        raw = &rest[size + 2..];
+    }
+}
+
+pub async fn http(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let mut head = format!(
+            "{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {addr}\r\n"));
+        }
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(body.as_bytes()).await.unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.unwrap();
+        raw
+    };
+    let raw = tokio::time::timeout(GUARD, exchange).await.unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// A modern POST with correct headers.
+pub async fn post(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Reply {
+    let method = message["method"].as_str().unwrap().to_owned();
+    let name = message["params"]["name"]
+        .as_str()
+        .or(message["params"]["uri"].as_str())
+        .map(str::to_owned);
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method.as_str()),
+    ];
+    if let Some(name) = &name {
+        headers.push(("Mcp-Name", name.as_str()));
+    }
+    for (n, v) in extra {
+        headers.retain(|(h, _)| !h.eq_ignore_ascii_case(n));
+        headers.push((n, v));
+    }
+    http(addr, "POST", &headers, &message.to_string()).await
+}
