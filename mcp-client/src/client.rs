@@ -942,13 +942,30 @@ impl Client {
         params: Value,
         timeout: Duration,
     ) -> Result<Value> {
-        let mut result = if self.era() == Era::Modern && INPUT_METHODS.contains(&method) {
-            self.request_answering_input(method, params, timeout)
-                .await?
+        let modern = self.era() == Era::Modern;
+        let outcome = if modern && INPUT_METHODS.contains(&method) {
+            self.request_answering_input(method, params.clone(), timeout)
+                .await
         } else {
-            self.request_plain(method, params, timeout).await?
+            self.request_plain(method, params.clone(), timeout).await
         };
-        if method == methods::TOOLS_LIST && self.era() == Era::Modern {
+        let mut result = match outcome {
+            // A tool called before any tools/list: its Mcp-Param-* headers
+            // were unknown. Learn them from the list and try once more.
+            Err(Error::Rpc { error, .. })
+                if modern
+                    && method == methods::TOOLS_CALL
+                    && error.code == modern::error_codes::HEADER_MISMATCH_ERROR
+                    && matches!(self.inner.conn, Conn::Http(_))
+                    && !self.knows_tool_headers(&params) =>
+            {
+                self.learn_tool_headers(timeout).await?;
+                self.request_answering_input(method, params, timeout)
+                    .await?
+            }
+            other => other?,
+        };
+        if method == methods::TOOLS_LIST && modern {
             self.screen_tools(&mut result);
         }
         Ok(result)
@@ -1013,6 +1030,34 @@ impl Client {
             }
             attempt = Value::Object(next);
         }
+    }
+
+    /// Reads every `tools/list` page for the tools' `x-mcp-header` annotations.
+    async fn learn_tool_headers(&self, timeout: Duration) -> Result<()> {
+        let mut cursor: Option<String> = None;
+        for _ in 0..self.opts().max_pages.max(1) {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let mut page = self
+                .request_plain(methods::TOOLS_LIST, params, timeout)
+                .await?;
+            self.screen_tools(&mut page);
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the `x-mcp-header` annotations of the tool `params` call are known.
+    fn knows_tool_headers(&self, params: &Value) -> bool {
+        params
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| lock(&self.inner.tool_headers).contains_key(name))
     }
 
     /// Drops tools whose `x-mcp-header` annotations are invalid (with a

@@ -256,6 +256,21 @@ async fn mrtr_over_http_in_both_eras() {
     }
 }
 
+/// A tool with an `x-mcp-header` argument called before any `tools/list`:
+/// the server's `-32020` makes the client learn the annotations and retry.
+async fn param_headers_are_learned_on_a_header_mismatch() {
+    let url = http_url().await;
+    let client = Client::connect_http(&url, opts(EraMode::Modern))
+        .await
+        .unwrap();
+    for region in ["eu-west", "Zürich", " padded "] {
+        let r = call(&client, "test_custom_header", json!({"region": region}))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), format!("Region: {region}"));
+    }
+}
+
 /// Input of a kind the client did not declare is refused, not answered.
 async fn undeclared_input_is_refused() {
     let me = std::env::current_exe().unwrap();
@@ -360,7 +375,7 @@ fn main() -> ExitCode {
         .build()
         .unwrap();
     type Test = fn() -> Pin<Box<dyn std::future::Future<Output = ()>>>;
-    let tests: [(&str, Test); 7] = [
+    let tests: [(&str, Test); 8] = [
         ("hundred_concurrent_calls_over_one_pipe", || {
             Box::pin(hundred_concurrent_calls_over_one_pipe())
         }),
@@ -381,6 +396,9 @@ fn main() -> ExitCode {
         }),
         ("list_changes_invalidate_the_cached_list", || {
             Box::pin(list_changes_invalidate_the_cached_list())
+        }),
+        ("param_headers_are_learned_on_a_header_mismatch", || {
+            Box::pin(param_headers_are_learned_on_a_header_mismatch())
         }),
     ];
     let filter = args.iter().find(|a| !a.starts_with('-'));
