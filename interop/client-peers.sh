@@ -4,7 +4,9 @@
 #
 #   1. the Python SDK's dual-era MCPServer (mcp==2.3.0; interop/python_mcpserver.py),
 #      stdio and Streamable HTTP, each era: auto and modern must give modern,
-#      legacy must give legacy;
+#      legacy must give legacy; 100 concurrent calls over one stdio pipe; its
+#      eliciting tool answered through the client's handler (MRTR retry in
+#      2026-07-28, a real elicitation/create request in 2025-11-25);
 #   2. @modelcontextprotocol/server-everything@2026.8.31 (legacy only),
 #      stdio and HTTP: auto must fall back to legacy, forced modern must fail
 #      with exit code 4;
@@ -91,6 +93,24 @@ expect() {
   fi
 }
 
+# expect_text NAME ERA TEXT PROBE-ARGS...: mcp-probe exits 0 in era ERA and
+# the --call result's first text block is TEXT.
+expect_text() {
+  local name="$1" era="$2" text="$3"; shift 3
+  local out="$WORK/out.json" err="$WORK/err.txt"
+  if ! timeout 120 "$PROBE" --json "$@" >"$out" 2>"$err"; then
+    fail "$name" "exit $? ($(tail -1 "$err"))"
+    return
+  fi
+  local got
+  got="$("$PEERS_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["era"] + " " + d["callResult"]["content"][0]["text"])' "$out" 2>&1)"
+  if [[ "$got" == "$era $text" ]]; then
+    pass "$name ($got)"
+  else
+    fail "$name" "got '$got', expected '$era $text'"
+  fi
+}
+
 # expect_exit NAME CODE PROBE-ARGS...: mcp-probe exits with CODE.
 expect_exit() {
   local name="$1" code="$2"; shift 2
@@ -111,6 +131,9 @@ expect "python stdio modern" modern --era modern "${ADD[@]}" -- "$PEERS_PYTHON" 
 expect "python stdio legacy" legacy --era legacy "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 expect "python stdio modern, 100 concurrent calls" modern --era modern "${ADD[@]}" --concurrent 100 -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 expect "python stdio legacy, 100 concurrent calls" legacy --era legacy "${ADD[@]}" --concurrent 100 -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+GREET=(--elicit-accept '{"name":"Ada"}' --call greet)
+expect_text "python stdio modern, elicitation by MRTR" modern "Hello, Ada!" --era modern "${GREET[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+expect_text "python stdio legacy, elicitation request" legacy "Hello, Ada!" --era legacy "${GREET[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 
 echo "== Python SDK MCPServer (mcp==2.3.0), Streamable HTTP"
 PORT="$(free_port)"
@@ -121,6 +144,8 @@ if wait_port "$PORT"; then
   expect "python http auto"   modern --era auto   "${ADD[@]}" --url "$URL"
   expect "python http modern" modern --era modern "${ADD[@]}" --url "$URL"
   expect "python http legacy" legacy --era legacy "${ADD[@]}" --url "$URL"
+  expect_text "python http modern, elicitation by MRTR" modern "Hello, Ada!" --era modern "${GREET[@]}" --url "$URL"
+  expect_text "python http legacy, elicitation request" legacy "Hello, Ada!" --era legacy "${GREET[@]}" --url "$URL"
 else
   fail "python http" "the server did not start (see its log below)"; cat "$WORK/py-http.log"
 fi

@@ -107,6 +107,11 @@ struct Cli {
     #[arg(long, requires = "call", default_value = "{}")]
     args: String,
 
+    /// Declare elicitation and accept every elicitation with this JSON
+    /// object as the content (MRTR retries and legacy requests alike).
+    #[arg(long, value_name = "JSON")]
+    elicit_accept: Option<String>,
+
     /// Make the --call this many times at once over the one connection
     /// (all must succeed with the same result).
     #[arg(long, requires = "call", default_value_t = 1, value_name = "N")]
@@ -233,8 +238,27 @@ async fn main() -> ExitCode {
     }
 }
 
+/// `--elicit-accept`: accepts every elicitation with the given content.
+struct Accept(Map<String, Value>);
+
+impl mcp_client::ClientHandler for Accept {
+    fn elicit(
+        &self,
+        _request: mcp_client::mcp_types::v2026_07_28::ElicitRequestParams,
+    ) -> mcp_client::transport::BoxFuture<
+        '_,
+        Result<mcp_client::mcp_types::v2026_07_28::ElicitResult, mcp_client::HandlerError>,
+    > {
+        let result = json!({"action": "accept", "content": self.0});
+        Box::pin(async move {
+            serde_json::from_value(result)
+                .map_err(|e| mcp_client::HandlerError::new(-32603, e.to_string()))
+        })
+    }
+}
+
 async fn probe(cli: &Cli) -> Result<u8, Failure> {
-    let opts = ClientOptions {
+    let mut opts = ClientOptions {
         era: match cli.era {
             EraArg::Auto => EraMode::Auto,
             EraArg::Modern => EraMode::Modern,
@@ -255,6 +279,14 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         oauth: cli.oauth.then(|| oauth_options(cli)),
         ..ClientOptions::default()
     };
+    if let Some(raw) = &cli.elicit_accept {
+        let Ok(Value::Object(content)) = serde_json::from_str(raw) else {
+            return Err(usage("--elicit-accept must be a JSON object"));
+        };
+        opts.capabilities = serde_json::from_value(json!({"elicitation": {"form": {}}}))
+            .map_err(|e| usage(e.to_string()))?;
+        opts.handler = Some(std::sync::Arc::new(Accept(content)));
+    }
     let call_args: Map<String, Value> = match serde_json::from_str(&cli.args) {
         Ok(Value::Object(m)) => m,
         _ => return Err(usage("--args must be a JSON object")),
