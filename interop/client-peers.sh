@@ -4,15 +4,20 @@
 #
 #   1. the Python SDK's dual-era MCPServer (mcp==2.3.0; interop/python_mcpserver.py),
 #      stdio and Streamable HTTP, each era: auto and modern must give modern,
-#      legacy must give legacy;
+#      legacy must give legacy; 100 concurrent calls over one stdio pipe; its
+#      eliciting tool answered through the client's handler (MRTR retry in
+#      2026-07-28, a real elicitation/create request in 2025-11-25);
 #   2. @modelcontextprotocol/server-everything@2026.8.31 (legacy only),
 #      stdio and HTTP: auto must fall back to legacy, forced modern must fail
 #      with exit code 4;
 #   3. a deliberately silent stdio server (interop/silent_server.py): the
 #      discover probe must time out, then fall back to initialize;
-#   4. the conformance suite's client scenarios request-metadata,
-#      http-standard-headers and tools_call at 2026-07-28, with
-#      --command "<mcp-probe> conformance".
+#   4. the conformance suite's client scenarios (listed below in
+#      MODERN_SCENARIOS and LEGACY_SCENARIOS; every one must pass), each at
+#      its own wire version, with --command "<mcp-probe> conformance": all
+#      the scored client scenarios of both requirement sets (the [extension]
+#      auth scenarios are not required), plus json-schema-2020-12-preservation;
+#      and one OAuth scenario through the probe's own --oauth flags.
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
 #      must give modern, legacy must give legacy.
@@ -88,6 +93,24 @@ expect() {
   fi
 }
 
+# expect_text NAME ERA TEXT PROBE-ARGS...: mcp-probe exits 0 in era ERA and
+# the --call result's first text block is TEXT.
+expect_text() {
+  local name="$1" era="$2" text="$3"; shift 3
+  local out="$WORK/out.json" err="$WORK/err.txt"
+  if ! timeout 120 "$PROBE" --json "$@" >"$out" 2>"$err"; then
+    fail "$name" "exit $? ($(tail -1 "$err"))"
+    return
+  fi
+  local got
+  got="$("$PEERS_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["era"] + " " + d["callResult"]["content"][0]["text"])' "$out" 2>&1)"
+  if [[ "$got" == "$era $text" ]]; then
+    pass "$name ($got)"
+  else
+    fail "$name" "got '$got', expected '$era $text'"
+  fi
+}
+
 # expect_exit NAME CODE PROBE-ARGS...: mcp-probe exits with CODE.
 expect_exit() {
   local name="$1" code="$2"; shift 2
@@ -106,6 +129,11 @@ echo "== Python SDK MCPServer (mcp==2.3.0), stdio"
 expect "python stdio auto"   modern --era auto   "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 expect "python stdio modern" modern --era modern "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 expect "python stdio legacy" legacy --era legacy "${ADD[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+expect "python stdio modern, 100 concurrent calls" modern --era modern "${ADD[@]}" --concurrent 100 -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+expect "python stdio legacy, 100 concurrent calls" legacy --era legacy "${ADD[@]}" --concurrent 100 -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+GREET=(--elicit-accept '{"name":"Ada"}' --call greet)
+expect_text "python stdio modern, elicitation by MRTR" modern "Hello, Ada!" --era modern "${GREET[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
+expect_text "python stdio legacy, elicitation request" legacy "Hello, Ada!" --era legacy "${GREET[@]}" -- "$PEERS_PYTHON" "$PY_SERVER" stdio
 
 echo "== Python SDK MCPServer (mcp==2.3.0), Streamable HTTP"
 PORT="$(free_port)"
@@ -116,6 +144,8 @@ if wait_port "$PORT"; then
   expect "python http auto"   modern --era auto   "${ADD[@]}" --url "$URL"
   expect "python http modern" modern --era modern "${ADD[@]}" --url "$URL"
   expect "python http legacy" legacy --era legacy "${ADD[@]}" --url "$URL"
+  expect_text "python http modern, elicitation by MRTR" modern "Hello, Ada!" --era modern "${GREET[@]}" --url "$URL"
+  expect_text "python http legacy, elicitation request" legacy "Hello, Ada!" --era legacy "${GREET[@]}" --url "$URL"
 else
   fail "python http" "the server did not start (see its log below)"; cat "$WORK/py-http.log"
 fi
@@ -163,20 +193,54 @@ expect "silent stdio auto times out, falls back" legacy --era auto --probe-timeo
   --call ping_tool -- python3 "$SILENT"
 expect_exit "silent stdio modern times out, refused" 4 --era modern --probe-timeout-ms 1000 -- python3 "$SILENT"
 
-echo "== conformance client scenarios at 2026-07-28"
-for scenario in request-metadata http-standard-headers tools_call; do
-  log="$WORK/conformance-$scenario.log"
-  (cd "$WORK" && timeout 300 conformance client --command "$PROBE conformance" \
-    --scenario "$scenario" --spec-version 2026-07-28 -o "$WORK/conformance-out") >"$log" 2>&1
-  code=$?
+# The suite's client scenarios this client must pass, per wire version.
+AUTH_SCENARIOS=(
+  auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+  auth/token-endpoint-auth-none auth/pre-registration
+)
+MODERN_SCENARIOS=(
+  tools_call request-metadata sep-2322-client-request-state http-standard-headers
+  http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
+  json-schema-2020-12-preservation
+  "${AUTH_SCENARIOS[@]}"
+  auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+  auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
+  auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected
+  auth/iss-normalized auth/metadata-issuer-mismatch
+)
+LEGACY_SCENARIOS=(
+  initialize tools_call elicitation-sep1034-client-defaults sse-retry
+  json-schema-2020-12-preservation
+  "${AUTH_SCENARIOS[@]}"
+)
+
+# conformance_scenario VERSION SCENARIO [COMMAND]: one client scenario must pass.
+conformance_scenario() {
+  local version="$1" scenario="$2" command="${3:-$PROBE conformance}"
+  local log="$WORK/conformance-$version-${scenario//\//_}.log"
+  (cd "$WORK" && timeout 300 conformance client --command "$command" \
+    --scenario "$scenario" --spec-version "$version" -o "$WORK/conformance-out") >"$log" 2>&1
+  local code=$?
+  local totals
   totals="$(grep -E '^Passed: ' "$log" | tail -1)"
   if [[ "$code" == 0 ]]; then
-    pass "conformance $scenario ($totals)"
+    pass "conformance $version $scenario ($totals)"
   else
-    fail "conformance $scenario" "exit $code ($totals)"
-    grep -E 'FAILURE|WARNING' "$log" | sed 's/^/      /'
+    fail "conformance $version $scenario" "exit $code ($totals)"
+    grep -E 'FAILURE|WARNING|timed out' "$log" | sed 's/^/      /'
   fi
-done
+}
+
+echo "== conformance client scenarios at 2026-07-28"
+for scenario in "${MODERN_SCENARIOS[@]}"; do conformance_scenario 2026-07-28 "$scenario"; done
+echo "== conformance client scenarios at 2025-11-25"
+for scenario in "${LEGACY_SCENARIOS[@]}"; do conformance_scenario 2025-11-25 "$scenario"; done
+echo "== OAuth through the probe's own flags"
+conformance_scenario 2026-07-28 auth/metadata-default \
+  "$PROBE --oauth --oauth-headless --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url"
 
 echo
 echo "$PASSED passed, $FAILED failed"

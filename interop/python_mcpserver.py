@@ -7,8 +7,11 @@ server.
 """
 
 import sys
+from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Elicit, MCPServer, Resolve
 
 server = MCPServer("py-interop", version="2.3.0", instructions="Python SDK MCPServer used for interop tests.")
 
@@ -17,6 +20,21 @@ server = MCPServer("py-interop", version="2.3.0", instructions="Python SDK MCPSe
 def add(a: int, b: int) -> str:
     """Add two integers."""
     return f"{a + b}"
+
+
+class Name(BaseModel):
+    name: str
+
+
+def ask_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+@server.tool()
+def greet(who: Annotated[Name, Resolve(ask_name)]) -> str:
+    """Greet the user, asking their name by elicitation (MRTR in 2026-07-28,
+    a real elicitation/create request in 2025-11-25)."""
+    return f"Hello, {who.name}!"
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@
 //! * `cacheScope: "public"` entries are shared by every authorization
 //!   context; `"private"` ones are keyed by the context they were fetched
 //!   under and never returned to another one.
+//! * Complete list results (`tools/list`, `prompts/list`, `resources/list`,
+//!   `resources/templates/list`, all pages merged) follow the same rules;
+//!   a `notifications/*/list_changed` drops them at once
+//!   ([`Cache::invalidate_list`]).
 //! * Time comes from a [`Clock`], so tests use [`FakeClock`] and never sleep.
 
 use std::collections::HashMap;
@@ -133,7 +137,11 @@ pub struct Cache {
     clock: Arc<dyn Clock>,
     eras: Mutex<HashMap<ServerKey, EraEntry>>,
     discover: Mutex<HashMap<(ServerKey, Scope), DiscoverEntry>>,
+    lists: Mutex<HashMap<ListKey, (Value, Instant)>>,
 }
+
+/// A cached list: which server, in which scope, which method.
+type ListKey = (ServerKey, Scope, String);
 
 impl Default for Cache {
     fn default() -> Self {
@@ -148,6 +156,7 @@ impl Cache {
             clock,
             eras: Mutex::default(),
             discover: Mutex::default(),
+            lists: Mutex::default(),
         }
     }
 
@@ -172,6 +181,59 @@ impl Cache {
     pub fn forget(&self, server: &ServerKey) {
         lock(&self.eras).remove(server);
         lock(&self.discover).retain(|(s, _), _| s != server);
+        lock(&self.lists).retain(|(s, _, _), _| s != server);
+    }
+
+    /// Stores a complete list result of `method` fetched under `auth`, fresh
+    /// for its `ttlMs` (0 or absent: not kept) in its `cacheScope`.
+    pub fn store_list(
+        &self,
+        server: ServerKey,
+        auth: Option<&AuthContext>,
+        method: &str,
+        result: &Value,
+    ) {
+        let ttl = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+        let scope = match result.get("cacheScope").and_then(Value::as_str) {
+            Some("public") => Scope::Public,
+            _ => Scope::Private(auth.cloned()),
+        };
+        let mut map = lock(&self.lists);
+        map.remove(&(server.clone(), Scope::Public, method.to_owned()));
+        map.remove(&(
+            server.clone(),
+            Scope::Private(auth.cloned()),
+            method.to_owned(),
+        ));
+        if ttl == 0 {
+            return;
+        }
+        let fresh_until = self.clock.now() + Duration::from_millis(ttl);
+        map.insert(
+            (server, scope, method.to_owned()),
+            (result.clone(), fresh_until),
+        );
+    }
+
+    /// A fresh complete list result of `method` usable under `auth`.
+    pub fn list(
+        &self,
+        server: &ServerKey,
+        auth: Option<&AuthContext>,
+        method: &str,
+    ) -> Option<Value> {
+        let now = self.clock.now();
+        let map = lock(&self.lists);
+        [Scope::Private(auth.cloned()), Scope::Public]
+            .into_iter()
+            .filter_map(|scope| map.get(&(server.clone(), scope, method.to_owned())))
+            .find(|(_, until)| now < *until)
+            .map(|(v, _)| v.clone())
+    }
+
+    /// Drops every cached list of `method` from `server` (its list changed).
+    pub fn invalidate_list(&self, server: &ServerKey, method: &str) {
+        lock(&self.lists).retain(|(s, _, m), _| !(s == server && m == method));
     }
 
     /// Stores a discover result fetched under `auth`. Results with
@@ -354,6 +416,25 @@ mod tests {
         cache.forget(&key);
         assert!(cache.era(&key).is_none());
         assert!(cache.discover(&key, None).is_none());
+    }
+
+    #[test]
+    fn lists_are_cached_for_their_ttl_until_invalidated() {
+        let (clock, cache, key) = setup();
+        let list = json!({"tools": [], "ttlMs": 1000, "cacheScope": "public"});
+        cache.store_list(key.clone(), None, "tools/list", &list);
+        assert_eq!(cache.list(&key, None, "tools/list"), Some(list.clone()));
+        assert!(cache.list(&key, None, "prompts/list").is_none());
+        cache.invalidate_list(&key, "tools/list");
+        assert!(cache.list(&key, None, "tools/list").is_none());
+        cache.store_list(key.clone(), None, "tools/list", &list);
+        clock.advance(Duration::from_millis(1000));
+        assert!(cache.list(&key, None, "tools/list").is_none());
+        let private = json!({"tools": [], "ttlMs": 1000, "cacheScope": "private"});
+        let alice = AuthContext::new("a");
+        cache.store_list(key.clone(), Some(&alice), "tools/list", &private);
+        assert!(cache.list(&key, None, "tools/list").is_none());
+        assert!(cache.list(&key, Some(&alice), "tools/list").is_some());
     }
 
     #[test]

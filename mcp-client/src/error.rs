@@ -77,6 +77,34 @@ pub enum Error {
         /// What the server answered to `server/discover`.
         detail: String,
     },
+    /// An `input_required` result asked for input of a kind the client did
+    /// not declare (or that no handler answers).
+    UndeclaredInput {
+        /// The request's method.
+        method: String,
+        /// The input request's method (`elicitation/create`, …).
+        input: String,
+    },
+    /// Authorizing with the server's authorization server failed.
+    Auth {
+        /// What went wrong.
+        detail: String,
+    },
+    /// The client's handler refused an input request.
+    Handler {
+        /// The request's method.
+        method: String,
+        /// What the handler said.
+        error: crate::handler::HandlerError,
+    },
+    /// The server kept answering `input_required` past
+    /// [`ClientOptions::max_input_rounds`](crate::ClientOptions::max_input_rounds).
+    TooManyInputRounds {
+        /// The request's method.
+        method: String,
+        /// The rounds answered.
+        rounds: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -132,6 +160,20 @@ impl fmt::Display for Error {
                 f,
                 "the server does not speak the modern protocol (era forced to modern): {detail}"
             ),
+            Error::Auth { detail } => write!(f, "authorization failed: {detail}"),
+            Error::UndeclaredInput { method, input } => write!(
+                f,
+                "`{method}` needs input by `{input}`, which this client did not declare"
+            ),
+            Error::Handler { method, error } => {
+                write!(
+                    f,
+                    "the client's handler refused input for `{method}`: {error}"
+                )
+            }
+            Error::TooManyInputRounds { method, rounds } => {
+                write!(f, "`{method}` still asked for input after {rounds} rounds")
+            }
         }
     }
 }

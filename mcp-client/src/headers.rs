@@ -7,8 +7,28 @@
 //! `prompts/get` add `Mcp-Name` = `params.name`, `resources/read` adds
 //! `Mcp-Name` = `params.uri`. A value that is not plain printable ASCII (or
 //! has surrounding whitespace) travels as `=?base64?{UTF-8 in Base64}?=`.
+//!
+//! A `tools/call` also mirrors each argument whose input-schema property
+//! carries `"x-mcp-header": "{Name}"` into `Mcp-Param-{Name}` (strings as
+//! above, integers in decimal, booleans as `true`/`false`; a null or absent
+//! argument sends no header). [`tool_param_headers`] reads and checks a
+//! tool's annotations; a tool with an invalid one is dropped from
+//! `tools/list` results by the client, with a warning.
+//!
+//! ```
+//! use mcp_client::headers::{param_headers, tool_param_headers};
+//! use serde_json::json;
+//!
+//! let tool = json!({"name": "deploy", "inputSchema": {"type": "object", "properties": {
+//!     "region": {"type": "string", "x-mcp-header": "Region"},
+//!     "note": {"type": "string"}}}});
+//! let annotations = tool_param_headers(&tool).expect("valid annotations");
+//! let args = json!({"region": "Zürich", "note": "not mirrored"});
+//! let headers = param_headers(&annotations, args.as_object().expect("object"));
+//! assert_eq!(headers, [("mcp-param-region".to_owned(), "=?base64?WsO8cmljaA==?=".to_owned())]);
+//! ```
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use mcp_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, encode_value, mcp_name,
@@ -31,10 +51,137 @@ pub fn standard_headers(
     headers
 }
 
+/// A tool's annotated arguments: `(argument name, header name as written)`.
+pub type ParamHeaders = Vec<(String, String)>;
+
+/// RFC 9110 `tchar`: what a header name may contain.
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// Reads the `x-mcp-header` annotations of a tool definition. `Err` names
+/// the first rule broken: an empty name, a character outside the header
+/// token set, a non-primitive property (only `string`, `integer` and
+/// `boolean` may be mirrored), or a name used twice (case-insensitively).
+pub fn tool_param_headers(tool: &Value) -> Result<ParamHeaders, String> {
+    let mut out = ParamHeaders::new();
+    let Some(properties) = tool
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+    else {
+        return Ok(out);
+    };
+    for (arg, schema) in properties {
+        let Some(annotation) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let Some(name) = annotation.as_str() else {
+            return Err(format!("`{arg}`: x-mcp-header is not a string"));
+        };
+        if name.is_empty() {
+            return Err(format!("`{arg}`: x-mcp-header is empty"));
+        }
+        if !name.chars().all(is_tchar) {
+            return Err(format!(
+                "`{arg}`: x-mcp-header `{name}` is not a valid header name"
+            ));
+        }
+        match schema.get("type").and_then(Value::as_str) {
+            Some("string" | "integer" | "boolean") => {}
+            other => {
+                return Err(format!(
+                    "`{arg}`: x-mcp-header on a property of type {}; only string, integer and boolean may be mirrored",
+                    other.unwrap_or("(none)")
+                ));
+            }
+        }
+        if out.iter().any(|(_, n)| n.eq_ignore_ascii_case(name)) {
+            return Err(format!("x-mcp-header `{name}` is used twice"));
+        }
+        out.push((arg.clone(), name.to_owned()));
+    }
+    Ok(out)
+}
+
+/// The `Mcp-Param-*` headers for a call with `arguments`: `(lower-case
+/// header name, encoded value)`, nulls and absent arguments left out.
+pub fn param_headers(
+    annotations: &ParamHeaders,
+    arguments: &Map<String, Value>,
+) -> Vec<(String, String)> {
+    annotations
+        .iter()
+        .filter_map(|(arg, name)| {
+            let value = match arguments.get(arg)? {
+                Value::String(s) => encode_value(s),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => return None,
+            };
+            Some((
+                format!(
+                    "{}{}",
+                    mcp_types::headers::MCP_PARAM_PREFIX,
+                    name.to_ascii_lowercase()
+                ),
+                value,
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn annotations_are_checked() {
+        let tool = |props: Value| json!({"name": "t", "inputSchema": {"type": "object", "properties": props}});
+        assert_eq!(
+            tool_param_headers(&tool(
+                json!({"r": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}})
+            )),
+            Ok(vec![("r".to_owned(), "Region".to_owned())])
+        );
+        for bad in [
+            json!({"v": {"type": "string", "x-mcp-header": ""}}),
+            json!({"v": {"type": "object", "x-mcp-header": "D"}}),
+            json!({"v": {"type": "number", "x-mcp-header": "D"}}),
+            json!({"v": {"type": "null", "x-mcp-header": "D"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "A B"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "A:B"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Régión"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "A\u{1}"}}),
+            json!({"a": {"type": "string", "x-mcp-header": "My"}, "b": {"type": "string", "x-mcp-header": "my"}}),
+        ] {
+            assert!(tool_param_headers(&tool(bad.clone())).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn values_are_encoded_and_nulls_omitted() {
+        let ann = vec![
+            ("r".to_owned(), "Region".to_owned()),
+            ("p".to_owned(), "Priority".to_owned()),
+            ("v".to_owned(), "Verbose".to_owned()),
+            ("n".to_owned(), "NonAscii".to_owned()),
+            ("z".to_owned(), "Nothing".to_owned()),
+        ];
+        let args = json!({"r": "us-west1", "p": 42, "v": null, "n": " padded "});
+        let Value::Object(args) = args else { panic!() };
+        assert_eq!(
+            param_headers(&ann, &args),
+            vec![
+                ("mcp-param-region".to_owned(), "us-west1".to_owned()),
+                ("mcp-param-priority".to_owned(), "42".to_owned()),
+                (
+                    "mcp-param-nonascii".to_owned(),
+                    "=?base64?IHBhZGRlZCA=?=".to_owned()
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn standard_headers_for_a_tool_call() {

@@ -3,16 +3,33 @@
 //! and older ("legacy": `initialize`).
 //!
 //! * [`Client`] connects over stdio (spawning the server) or Streamable
-//!   HTTP, detects the era, agrees on a version and sends requests.
+//!   HTTP, detects the era, agrees on a version and sends requests. It is
+//!   a cloneable handle: many requests in flight at once, each cancelled
+//!   when its future is dropped or its timeout expires (example on
+//!   [`Client`]'s module docs: concurrent calls).
+//! * Every method is typed ([`Client::list_tools`], [`Client::call_tool`],
+//!   [`Client::read_resource`], [`Client::get_prompt`], [`Client::complete`],
+//!   [`Client::discover`], …), list methods follow every page
+//!   ([`Client::list_all`]) and reuse fresh cached lists, and
+//!   [`Client::subscribe`] turns `subscriptions/listen` into a
+//!   [`Subscription`] stream (example there).
+//! * [`handler`]: the [`ClientHandler`] answering elicitation, sampling and
+//!   roots, through MRTR retries (modern) or server requests (legacy)
+//!   (example there).
+//! * [`headers`]: the Streamable HTTP headers, `Mcp-Param-*` mirroring and
+//!   `x-mcp-header` screening (example there); [`sse`] and
+//!   [`transport::http`]: SSE parsing and resumption (`retry`, `Last-Event-ID`).
 //! * [`negotiate`] holds the detection and selection rules as plain
-//!   functions; [`cache`] what is remembered between connections;
-//!   [`headers`] and [`sse`] the HTTP details.
+//!   functions; [`cache`] what is remembered between connections.
+//! * `auth` (feature `oauth`): OAuth 2.1 for HTTP servers, started by a
+//!   `401`; without it, pass a bearer token in
+//!   [`ClientOptions::authorization`].
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), mcp_client::Error> {
 //! use mcp_client::{Client, ClientOptions};
 //!
-//! let mut client = Client::connect_stdio("my-server", &[], ClientOptions::default()).await?;
+//! let client = Client::connect_stdio("my-server", &[], ClientOptions::default()).await?;
 //! println!("{:?} {}", client.era(), client.protocol_version());
 //! let tools = client.list_tools(None).await?;
 //! # let _ = tools;
@@ -26,16 +43,21 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 pub mod cache;
 mod client;
 mod error;
+pub mod handler;
 pub mod headers;
 pub mod negotiate;
 pub mod sse;
+pub mod subscription;
 pub mod transport;
 
 pub use client::{ByEra, Client, ClientOptions, EraMode};
 pub use error::{Error, Result};
+pub use handler::{ClientHandler, HandlerError};
 pub use mcp_types;
 pub use mcp_types::versions::Era;
 /// The versions this client implements, newest first: its default offer
@@ -44,3 +66,4 @@ pub use mcp_types::versions::Era;
 pub use mcp_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
 };
+pub use subscription::{Notification, Subscription};

@@ -89,7 +89,7 @@ fn methods(log: &std::sync::Mutex<Vec<HttpRequest>>) -> Vec<String> {
 #[tokio::test]
 async fn modern_http_sends_meta_and_standard_headers() {
     let (url, log) = http_server(modern_http(0)).await;
-    let mut client = Client::connect_http(&url, opts()).await.unwrap();
+    let client = Client::connect_http(&url, opts()).await.unwrap();
     assert_eq!(client.era(), Era::Modern);
     client.list_tools(None).await.unwrap();
     let mut args = Map::new();
@@ -123,7 +123,7 @@ async fn modern_http_sends_meta_and_standard_headers() {
 #[tokio::test]
 async fn http_400_with_empty_body_falls_back_to_a_legacy_session() {
     let (url, log) = http_server(legacy_http(|| HttpResponse::empty(400))).await;
-    let mut client = Client::connect_http(&url, opts()).await.unwrap();
+    let client = Client::connect_http(&url, opts()).await.unwrap();
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.session_id().as_deref(), Some("sess-1"));
     assert!(
@@ -332,7 +332,7 @@ async fn server_errors_and_refused_connections_are_errors_not_fallbacks() {
 #[tokio::test]
 async fn json_rpc_errors_reach_the_caller() {
     let (url, _log) = http_server(modern_http(0)).await;
-    let mut client = Client::connect_http(&url, opts()).await.unwrap();
+    let client = Client::connect_http(&url, opts()).await.unwrap();
     let e = client.request("nope/nope", Value::Null).await.unwrap_err();
     assert!(
         matches!(&e, Error::Rpc { error, .. } if error.code == -32601),
@@ -360,7 +360,7 @@ async fn an_expired_legacy_session_is_renewed_once_and_closed_with_delete() {
         }
     }))
     .await;
-    let mut client = Client::connect_http(
+    let client = Client::connect_http(
         &url,
         ClientOptions {
             era: EraMode::Legacy,

@@ -116,7 +116,7 @@ fn names(v: &Value, key: &str, field: &str) -> Vec<String> {
         .collect()
 }
 
-async fn exercise(client: &mut Client) {
+async fn exercise(client: &Client) {
     let all = serde_json::to_value(client.list_resources().await.unwrap()).unwrap();
     assert_eq!(names(&all, "resources", "name"), ["a", "b"]);
     assert!(all.get("nextCursor").is_none(), "{all}");
@@ -144,9 +144,9 @@ async fn exercise(client: &mut Client) {
 #[tokio::test]
 async fn modern_lists_follow_cursors_and_requests_carry_meta() {
     let (client, log) = stdio_client(modern_server(), opts(EraMode::Modern)).await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     assert_eq!(client.era(), Era::Modern);
-    exercise(&mut client).await;
+    exercise(&client).await;
     // The merged list keeps the strictest caching hint of its pages.
     match client.list_resources().await.unwrap() {
         ByEra::Modern(r) => assert_eq!(r.ttl_ms, 1_000),
@@ -174,9 +174,9 @@ async fn modern_lists_follow_cursors_and_requests_carry_meta() {
 #[tokio::test]
 async fn legacy_lists_follow_cursors_within_the_session() {
     let (client, log) = stdio_client(legacy_server(), opts(EraMode::Legacy)).await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     assert_eq!(client.era(), Era::Legacy);
-    exercise(&mut client).await;
+    exercise(&client).await;
     assert!(matches!(
         client.read_resource("test://a").await.unwrap(),
         ByEra::Legacy(_)
@@ -207,7 +207,7 @@ async fn endless_or_looping_cursors_are_errors() {
         ..opts(EraMode::Modern)
     };
     let (client, log) = stdio_client(looping, options).await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     let e = client.list_resources().await.unwrap_err();
     assert!(e.to_string().contains("repeated cursor `same`"), "{e}");
     let e = client.list_prompts().await.unwrap_err();
@@ -232,7 +232,7 @@ async fn http_reads_and_prompts_carry_mcp_name() {
         HttpResponse::json(200, &reply.unwrap_or(Value::Null))
     });
     let (url, log) = http_server(handler).await;
-    let mut client = Client::connect_http(&url, opts(EraMode::Modern))
+    let client = Client::connect_http(&url, opts(EraMode::Modern))
         .await
         .unwrap();
     client.read_resource("test://a").await.unwrap();

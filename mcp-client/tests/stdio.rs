@@ -40,11 +40,11 @@ fn assert_modern_meta(req: &Value, version: &str) {
 #[tokio::test]
 async fn modern_server_is_detected_and_every_request_has_meta() {
     let (client, log) = stdio_client(modern_handler(&["2026-07-28"]), opts()).await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     assert_eq!(client.era(), Era::Modern);
     assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(client.supported_versions().unwrap(), ["2026-07-28"]);
-    assert_eq!(client.instructions(), Some("Be nice."));
+    assert_eq!(client.instructions().as_deref(), Some("Be nice."));
     match client.server_info().unwrap() {
         ByEra::Modern(i) => assert_eq!(
             (i.name.as_str(), i.version.as_str()),
@@ -76,11 +76,11 @@ async fn modern_server_is_detected_and_every_request_has_meta() {
 async fn method_not_found_on_discover_falls_back_to_initialize() {
     let handler = legacy_handler(|r| error(r, -32601, "Method not found", None));
     let (client, log) = stdio_client(handler, opts()).await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.protocol_version(), "2025-11-25");
     assert_eq!(client.supported_versions(), None);
-    assert_eq!(client.instructions(), Some("Old school."));
+    assert_eq!(client.instructions().as_deref(), Some("Old school."));
     assert!(matches!(client.server_info().unwrap(), ByEra::Legacy(i) if i.name == "fake-legacy"));
     assert!(
         matches!(client.list_tools(None).await.unwrap(), ByEra::Legacy(t) if t.tools.len() == 1)
@@ -125,7 +125,7 @@ async fn other_legacy_errors_fall_back_too_never_keyed_on_one_code() {
 async fn silent_server_times_out_then_falls_back() {
     let handler = legacy_handler(|_| None);
     let (client, log) = stdio_client(handler, opts()).await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     assert_eq!(client.era(), Era::Legacy);
     // A round trip, so the server has read everything sent before it.
     client.list_tools(None).await.unwrap();
@@ -167,7 +167,7 @@ async fn forced_legacy_skips_the_probe() {
         },
     )
     .await;
-    let mut client = client.unwrap();
+    let client = client.unwrap();
     assert_eq!(client.era(), Era::Legacy);
     client.list_tools(None).await.unwrap();
     assert_eq!(
@@ -241,12 +241,12 @@ async fn unsupported_version_mid_session_is_retried_exactly_once() {
         (handler, count)
     }
     let (handler, count) = server(1);
-    let mut client = stdio_client(handler, opts()).await.0.unwrap();
+    let client = stdio_client(handler, opts()).await.0.unwrap();
     client.list_tools(None).await.unwrap();
     assert_eq!(count.load(Ordering::SeqCst), 2);
 
     let (handler, count) = server(2);
-    let mut client = stdio_client(handler, opts()).await.0.unwrap();
+    let client = stdio_client(handler, opts()).await.0.unwrap();
     let e = client.list_tools(None).await.unwrap_err();
     assert!(
         matches!(&e, Error::Rpc { error, .. } if error.code == -32022),

@@ -7,7 +7,7 @@
 //! | [`types`] | `mcp-era-types`: protocol types generated from the official schemas, one module per revision | always |
 //! | `server` | `mcp-era-server`: runtime, handler traits, stdio and Streamable HTTP | `server` (default) |
 //! | `McpServer`, `router` | `mcp-era-derive` through the server: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
-//! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`) |
+//! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
 //!
 //! Feature `draft` adds `types::draft` (the upstream draft schema, never
 //! served); `named` adds the by-name type lookup of `types`.

@@ -61,6 +61,35 @@ struct Cli {
     #[arg(long)]
     authorization: Option<String>,
 
+    /// Authorize with OAuth when the server asks (prints the URL to open,
+    /// then waits for the browser on --oauth-redirect-uri).
+    #[arg(long)]
+    oauth: bool,
+
+    /// The OAuth redirect URI (a loopback address).
+    #[arg(
+        long,
+        requires = "oauth",
+        default_value = "http://127.0.0.1:33418/callback"
+    )]
+    oauth_redirect_uri: String,
+
+    /// A pre-registered OAuth client id (else: metadata document or dynamic registration).
+    #[arg(long, requires = "oauth")]
+    oauth_client_id: Option<String>,
+
+    /// The pre-registered client's secret.
+    #[arg(long, requires = "oauth_client_id")]
+    oauth_client_secret: Option<String>,
+
+    /// A client ID metadata document URL, used when the server supports them.
+    #[arg(long, requires = "oauth")]
+    oauth_client_metadata_url: Option<String>,
+
+    /// Follow the authorization URL without a browser (servers that redirect at once).
+    #[arg(long, requires = "oauth")]
+    oauth_headless: bool,
+
     /// Also trust the CA certificate(s) in FILE (PEM or DER) for https.
     #[cfg(feature = "rustls")]
     #[arg(long, value_name = "FILE")]
@@ -77,6 +106,16 @@ struct Cli {
     /// Arguments for --call, as a JSON object.
     #[arg(long, requires = "call", default_value = "{}")]
     args: String,
+
+    /// Declare elicitation and accept every elicitation with this JSON
+    /// object as the content (MRTR retries and legacy requests alike).
+    #[arg(long, value_name = "JSON")]
+    elicit_accept: Option<String>,
+
+    /// Make the --call this many times at once over the one connection
+    /// (all must succeed with the same result).
+    #[arg(long, requires = "call", default_value_t = 1, value_name = "N")]
+    concurrent: usize,
 
     /// Also list the resources (every page).
     #[arg(long)]
@@ -139,7 +178,7 @@ struct Failure {
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         let code = match &e {
-            Error::Rpc { .. } => 1,
+            Error::Rpc { .. } | Error::Auth { .. } => 1,
             Error::Spawn { .. } | Error::Io(_) | Error::Closed { .. } | Error::Http { .. } => 3,
             Error::InvalidUrl { .. } => 2,
             Error::Timeout { .. } => 5,
@@ -199,8 +238,27 @@ async fn main() -> ExitCode {
     }
 }
 
+/// `--elicit-accept`: accepts every elicitation with the given content.
+struct Accept(Map<String, Value>);
+
+impl mcp_client::ClientHandler for Accept {
+    fn elicit(
+        &self,
+        _request: mcp_client::mcp_types::v2026_07_28::ElicitRequestParams,
+    ) -> mcp_client::transport::BoxFuture<
+        '_,
+        Result<mcp_client::mcp_types::v2026_07_28::ElicitResult, mcp_client::HandlerError>,
+    > {
+        let result = json!({"action": "accept", "content": self.0});
+        Box::pin(async move {
+            serde_json::from_value(result)
+                .map_err(|e| mcp_client::HandlerError::new(-32603, e.to_string()))
+        })
+    }
+}
+
 async fn probe(cli: &Cli) -> Result<u8, Failure> {
-    let opts = ClientOptions {
+    let mut opts = ClientOptions {
         era: match cli.era {
             EraArg::Auto => EraMode::Auto,
             EraArg::Modern => EraMode::Modern,
@@ -218,14 +276,23 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
             .name("mcp-probe")
             .version(env!("CARGO_PKG_VERSION"))
             .build(),
+        oauth: cli.oauth.then(|| oauth_options(cli)),
         ..ClientOptions::default()
     };
+    if let Some(raw) = &cli.elicit_accept {
+        let Ok(Value::Object(content)) = serde_json::from_str(raw) else {
+            return Err(usage("--elicit-accept must be a JSON object"));
+        };
+        opts.capabilities = serde_json::from_value(json!({"elicitation": {"form": {}}}))
+            .map_err(|e| usage(e.to_string()))?;
+        opts.handler = Some(std::sync::Arc::new(Accept(content)));
+    }
     let call_args: Map<String, Value> = match serde_json::from_str(&cli.args) {
         Ok(Value::Object(m)) => m,
         _ => return Err(usage("--args must be a JSON object")),
     };
     let prompt_args = prompt_arguments(&cli.prompt_args).map_err(usage)?;
-    let mut client = match (&cli.url, cli.server.split_first()) {
+    let client = match (&cli.url, cli.server.split_first()) {
         (Some(url), None) => Client::connect_http(url, opts).await?,
         (None, Some((program, args))) => Client::connect_stdio(program, args, opts).await?,
         _ => return Err(usage("give either --url URL or -- CMD ARGS...")),
@@ -233,7 +300,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
 
     let mut report = summary(&client);
     // Close the connection (ending a legacy session) even when an operation fails.
-    let outcome = operations(cli, &mut client, &mut report, call_args, prompt_args).await;
+    let outcome = operations(cli, &client, &mut report, call_args, prompt_args).await;
     client.close().await;
     let code = outcome?;
 
@@ -243,6 +310,24 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         print_readable(&report);
     }
     Ok(code)
+}
+
+/// The `--oauth*` flags as options.
+fn oauth_options(cli: &Cli) -> mcp_client::auth::OAuthOptions {
+    use mcp_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
+    use std::sync::Arc;
+
+    let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
+        Arc::new(HeadlessAuthorizer)
+    } else {
+        Arc::new(LoopbackAuthorizer::printing())
+    };
+    let mut o = OAuthOptions::new(cli.oauth_redirect_uri.clone(), authorizer);
+    o.client_name = "mcp-probe".into();
+    o.client_id = cli.oauth_client_id.clone();
+    o.client_secret = cli.oauth_client_secret.clone();
+    o.client_metadata_url = cli.oauth_client_metadata_url.clone();
+    o
 }
 
 /// `--prompt-args`: a JSON object whose values are all strings.
@@ -264,7 +349,7 @@ fn prompt_arguments(raw: &str) -> Result<BTreeMap<String, String>, String> {
 /// returns the exit code (1 for a tool result with `isError`).
 async fn operations(
     cli: &Cli,
-    client: &mut Client,
+    client: &Client,
     report: &mut Map<String, Value>,
     call_args: Map<String, Value>,
     prompt_args: BTreeMap<String, String>,
@@ -279,7 +364,28 @@ async fn operations(
         report.insert("tools".into(), Value::Array(names));
     }
     if let Some(name) = &cli.call {
-        let result = to_json(&client.call_tool(name, call_args).await?);
+        let calls = (0..cli.concurrent.max(1)).map(|_| {
+            let (client, name, args) = (client.clone(), name.clone(), call_args.clone());
+            tokio::spawn(async move { client.call_tool(&name, args).await })
+        });
+        let mut results = Vec::new();
+        for call in calls.collect::<Vec<_>>() {
+            let outcome = call.await.map_err(|e| Failure {
+                code: 4,
+                message: format!("a concurrent call failed: {e}"),
+            })?;
+            results.push(to_json(&outcome?));
+        }
+        let result = results.first().cloned().unwrap_or(Value::Null);
+        if results.iter().any(|r| r["content"] != result["content"]) {
+            return Err(Failure {
+                code: 4,
+                message: format!("{} concurrent calls gave different results", results.len()),
+            });
+        }
+        if results.len() > 1 {
+            report.insert("concurrentCalls".into(), json!(results.len()));
+        }
         if result["isError"] == json!(true) {
             code = 1;
         }

@@ -7,8 +7,14 @@
 //! The transport returns the HTTP status along with the JSON-RPC response
 //! it found (if any), because era detection reads both. It also keeps the
 //! legacy `Mcp-Session-Id` once the client sets it.
+//!
+//! On an SSE answer, notifications go to the [`Inbound`] sink and server
+//! requests (legacy sessions) are answered through it with a POST of the
+//! response. A stream that ends before the response after giving event ids
+//! is resumed (2025-11-25 §resumability): wait the stream's `retry` (1 s when
+//! it gave none), then `GET` with `Last-Event-ID`, up to [`MAX_RESUMES`] times.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
@@ -23,6 +29,12 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::headers::MCP_SESSION_ID;
 use crate::sse::SseParser;
+use crate::transport::{Inbound, InboundSlot, answer, reply_message};
+
+/// How many times a cut SSE stream is resumed before giving up.
+pub const MAX_RESUMES: usize = 5;
+/// The wait before resuming when the stream gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
 /// The most of a non-SSE body this client reads.
 const MAX_BODY: usize = 16 * 1024 * 1024;
@@ -43,29 +55,55 @@ pub struct HttpReply {
 }
 
 #[cfg(feature = "rustls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[cfg(not(feature = "rustls"))]
-type Connector = HttpConnector;
+pub(crate) type Connector = HttpConnector;
 
 /// A connection to one Streamable HTTP endpoint.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct HttpTransport {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
     client: HyperClient<Connector, Full<Bytes>>,
     uri: Uri,
     origin: String,
     authorization: Option<HeaderValue>,
     session_id: Mutex<Option<String>>,
+    protocol_version: Mutex<Option<String>>,
+    inbound: InboundSlot,
+    /// Requests whose POST stream ended early, by id: a response found on
+    /// another stream goes to them.
+    pending: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
+    #[cfg(feature = "oauth")]
+    oauth: std::sync::OnceLock<Arc<crate::auth::OAuth>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("uri", &self.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a POST's SSE stream said, besides the response.
+#[derive(Default)]
+struct StreamState {
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
 }
 
 #[cfg(not(feature = "rustls"))]
-fn connector(_extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
+pub(crate) fn connector(_extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
     Ok(HttpConnector::new())
 }
 
 /// An `http`/`https` connector: ring crypto, the bundled web PKI roots and
 /// the caller's extra roots.
 #[cfg(feature = "rustls")]
-fn connector(extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
+pub(crate) fn connector(extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
     use std::sync::Arc;
 
     let mut roots = rustls::RootCertStore {
@@ -139,45 +177,84 @@ impl HttpTransport {
         let client = HyperClient::builder(TokioExecutor::new())
             .build(connector(extra_roots).map_err(|reason| bad(&reason))?);
         Ok(Self {
-            client,
-            uri,
-            origin,
-            authorization,
-            session_id: Mutex::new(None),
+            shared: Arc::new(Shared {
+                client,
+                uri,
+                origin,
+                authorization,
+                session_id: Mutex::new(None),
+                protocol_version: Mutex::new(None),
+                inbound: InboundSlot::default(),
+                pending: Mutex::default(),
+                #[cfg(feature = "oauth")]
+                oauth: std::sync::OnceLock::new(),
+            }),
         })
     }
 
     /// The endpoint's origin, `http://host:port`: the key of the era cache.
     pub fn origin(&self) -> &str {
-        &self.origin
+        &self.shared.origin
     }
 
     /// Sets (or clears) the legacy session id sent with every request.
     pub fn set_session_id(&self, id: Option<String>) {
-        *lock(&self.session_id) = id;
+        *lock(&self.shared.session_id) = id;
+    }
+
+    /// Sets where server requests and notifications found on SSE streams
+    /// go (once; later calls are ignored).
+    pub fn set_inbound(&self, sink: Arc<dyn Inbound>) {
+        let _ = self.shared.inbound.set(sink);
+    }
+
+    /// The `MCP-Protocol-Version` sent with the messages the transport
+    /// sends on its own (answers to server requests, resumption `GET`s).
+    pub fn set_protocol_version(&self, version: Option<String>) {
+        *lock(&self.shared.protocol_version) = version;
+    }
+
+    /// Authorizes with OAuth when the server asks (`401`, or `403` with
+    /// `insufficient_scope`): the request is retried with the new token.
+    #[cfg(feature = "oauth")]
+    pub fn enable_oauth(&self, options: crate::auth::OAuthOptions) -> Result<()> {
+        let oauth = crate::auth::OAuth::new(options, &self.shared.uri.to_string())
+            .map_err(|e| Error::Auth { detail: e.0 })?;
+        let _ = self.shared.oauth.set(Arc::new(oauth));
+        Ok(())
+    }
+
+    /// The `Authorization` value to send: the OAuth bearer token when there
+    /// is one, else the configured value.
+    fn authorization(&self) -> Option<HeaderValue> {
+        #[cfg(feature = "oauth")]
+        if let Some(token) = self.shared.oauth.get().and_then(|o| o.bearer()) {
+            return HeaderValue::from_str(&format!("Bearer {token}")).ok();
+        }
+        self.shared.authorization.clone()
     }
 
     /// The legacy session id in use.
     pub fn session_id(&self) -> Option<String> {
-        lock(&self.session_id).clone()
+        lock(&self.shared.session_id).clone()
     }
 
     /// Ends a legacy session with `DELETE` (best effort: a 405 or a failure
     /// is ignored, the session is forgotten either way).
     pub async fn end_session(&self, protocol_version: &str, timeout: Duration) {
-        let Some(id) = lock(&self.session_id).take() else {
+        let Some(id) = lock(&self.shared.session_id).take() else {
             return;
         };
         let mut req = Request::builder()
             .method(Method::DELETE)
-            .uri(self.uri.clone())
+            .uri(self.shared.uri.clone())
             .header(MCP_SESSION_ID, id)
             .header(crate::headers::MCP_PROTOCOL_VERSION, protocol_version);
-        if let Some(auth) = &self.authorization {
-            req = req.header(AUTHORIZATION, auth.clone());
+        if let Some(auth) = self.authorization() {
+            req = req.header(AUTHORIZATION, auth);
         }
         if let Ok(req) = req.body(Full::new(Bytes::new())) {
-            let _ = tokio::time::timeout(timeout, self.client.request(req)).await;
+            let _ = tokio::time::timeout(timeout, self.shared.client.request(req)).await;
         }
     }
 
@@ -214,31 +291,77 @@ impl HttpTransport {
             status,
             detail,
         };
-        let body = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
-            detail: e.to_string(),
-        })?;
-        let mut req = Request::builder()
-            .method(Method::POST)
-            .uri(self.uri.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
-        for (name, value) in headers {
-            req = req.header(*name, value.as_str());
-        }
-        if let Some(auth) = &self.authorization {
-            req = req.header(AUTHORIZATION, auth.clone());
-        }
-        if let Some(id) = self.session_id() {
-            req = req.header(MCP_SESSION_ID, id);
-        }
-        let req = req
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| fail(None, e.to_string()))?;
-        let resp = self
-            .client
-            .request(req)
-            .await
-            .map_err(|e| fail(None, error_chain(&e)))?;
+        let body = Bytes::from(
+            serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+                detail: e.to_string(),
+            })?,
+        );
+        #[cfg(feature = "oauth")]
+        let mut attempts = 0;
+        #[cfg_attr(
+            not(feature = "oauth"),
+            allow(clippy::never_loop, reason = "only an OAuth challenge repeats it")
+        )]
+        let resp = loop {
+            let mut req = Request::builder()
+                .method(Method::POST)
+                .uri(self.shared.uri.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream");
+            for (name, value) in headers {
+                req = req.header(*name, value.as_str());
+            }
+            #[cfg(feature = "oauth")]
+            let bearer = self.shared.oauth.get().and_then(|o| o.bearer());
+            #[cfg(not(feature = "oauth"))]
+            let bearer: Option<String> = None;
+            if let Some(token) = &bearer {
+                req = req.header(AUTHORIZATION, format!("Bearer {token}"));
+            } else if let Some(auth) = &self.shared.authorization {
+                req = req.header(AUTHORIZATION, auth.clone());
+            }
+            if let Some(id) = self.session_id() {
+                req = req.header(MCP_SESSION_ID, id);
+            }
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| fail(None, e.to_string()))?;
+            let resp = self
+                .shared
+                .client
+                .request(req)
+                .await
+                .map_err(|e| fail(None, error_chain(&e)))?;
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = self.shared.oauth.get()
+                && matches!(resp.status().as_u16(), 401 | 403)
+            {
+                attempts += 1;
+                if attempts > oauth.max_attempts() {
+                    return Err(Error::Auth {
+                        detail: format!(
+                            "still refused after {} authorizations",
+                            oauth.max_attempts()
+                        ),
+                    });
+                }
+                let challenge = resp
+                    .headers()
+                    .get(hyper::header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                oauth
+                    .on_challenge(
+                        resp.status().as_u16(),
+                        challenge.as_deref(),
+                        bearer.as_deref(),
+                    )
+                    .await
+                    .map_err(|e| Error::Auth { detail: e.0 })?;
+                continue;
+            }
+            break resp;
+        };
         let status = resp.status().as_u16();
         let header = |name| {
             resp.headers()
@@ -252,31 +375,41 @@ impl HttpTransport {
             .to_ascii_lowercase();
         let id = message.get("id").cloned();
         let mut body = resp.into_body();
-
         if content_type.starts_with("text/event-stream") {
-            let mut parser = SseParser::new();
-            while let Some(frame) = body.frame().await {
-                let frame = frame.map_err(|e| fail(Some(status), error_chain(&e)))?;
-                let Some(chunk) = frame.data_ref() else {
-                    continue;
+            // The response may also come on another stream of the session
+            // (the standalone GET): the reader of that one hands it over.
+            let key = id.as_ref().map(Value::to_string).unwrap_or_default();
+            let (tx, mut rx) = tokio::sync::oneshot::channel();
+            lock(&self.shared.pending).insert(key.clone(), tx);
+            let mut state = StreamState::default();
+            let mut found = self.read_stream(body, id.as_ref(), &mut state).await;
+            // A stream cut before the response is resumed if it gave an event id.
+            let mut resumes = 0;
+            while found.is_none() && resumes < MAX_RESUMES {
+                if let Ok(msg) = rx.try_recv() {
+                    found = Some(msg);
+                    break;
+                }
+                let Some(last) = state.last_event_id.clone() else {
+                    break;
                 };
-                for event in parser.feed(chunk) {
-                    let Ok(msg) = serde_json::from_str::<Value>(&event.data) else {
-                        continue;
-                    };
-                    if is_response_to(&msg, id.as_ref()) {
-                        return Ok(HttpReply {
-                            status,
-                            message: Some(msg),
-                            body: String::new(),
-                            session_id,
-                        });
+                resumes += 1;
+                let step = async {
+                    tokio::time::sleep(state.retry.unwrap_or(DEFAULT_RETRY)).await;
+                    match self.resume(&last).await {
+                        Some(body) => self.read_stream(body, id.as_ref(), &mut state).await,
+                        None => None,
                     }
+                };
+                tokio::select! {
+                    handed = &mut rx => found = handed.ok(),
+                    read = step => found = read,
                 }
             }
+            lock(&self.shared.pending).remove(&key);
             return Ok(HttpReply {
                 status,
-                message: None,
+                message: found,
                 body: String::new(),
                 session_id,
             });
@@ -304,6 +437,220 @@ impl HttpTransport {
             message,
             body: text.chars().take(SNIPPET).collect(),
             session_id,
+        })
+    }
+}
+
+impl HttpTransport {
+    /// Reads an SSE body until the response to `id`: notifications go to
+    /// the inbound sink, server requests are answered, ids and `retry` are
+    /// kept in `state` for resumption. `None` when the stream ended first.
+    async fn read_stream(
+        &self,
+        mut body: hyper::body::Incoming,
+        id: Option<&Value>,
+        state: &mut StreamState,
+    ) -> Option<Value> {
+        let mut parser = SseParser::new();
+        while let Some(Ok(frame)) = body.frame().await {
+            let Some(chunk) = frame.data_ref() else {
+                continue;
+            };
+            for event in parser.feed(chunk) {
+                if let Some(ms) = event.retry {
+                    state.retry = Some(Duration::from_millis(ms));
+                }
+                if event.id.is_some() {
+                    state.last_event_id = event.id.clone();
+                }
+                let Ok(msg) = serde_json::from_str::<Value>(&event.data) else {
+                    continue;
+                };
+                if is_response_to(&msg, id) {
+                    return Some(msg);
+                }
+                self.deliver(msg);
+            }
+        }
+        None
+    }
+
+    /// Hands a message that is not our response to the inbound sink: a
+    /// server request is answered (its response POSTed back) on its own task.
+    fn deliver(&self, msg: Value) {
+        let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+        match (method, msg.get("id").filter(|i| !i.is_null()).cloned()) {
+            (Some(method), Some(req_id)) => {
+                let this = self.clone();
+                let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                tokio::spawn(async move {
+                    let outcome = answer(&this.shared.inbound, &method, params).await;
+                    let reply = reply_message(&req_id, outcome);
+                    let mut h = Vec::new();
+                    if let Some(v) = lock(&this.shared.protocol_version).clone() {
+                        h.push((crate::headers::MCP_PROTOCOL_VERSION, v));
+                    }
+                    let _ = this.post(&reply, &h, Duration::from_secs(30)).await;
+                });
+            }
+            (Some(_), None) => {
+                if let Some(sink) = self.shared.inbound.get() {
+                    sink.notification(msg);
+                }
+            }
+            (None, Some(id)) => {
+                if let Some(tx) = lock(&self.shared.pending).remove(&id.to_string()) {
+                    let _ = tx.send(msg);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Opens the legacy session's standalone `GET` stream on a task: server
+    /// requests and notifications not tied to a call arrive there. A 405 (or
+    /// any failure) ends the task quietly; a cut stream with event ids is
+    /// resumed like a POST's.
+    /// Returns once the server accepted the stream (so nothing sent on it
+    /// is missed), with the task reading it.
+    pub async fn open_standalone_stream(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let body = self.get_stream(None).await?;
+        let this = self.clone();
+        Some(tokio::spawn(async move {
+            let mut state = StreamState::default();
+            this.read_stream(body, None, &mut state).await;
+            for _ in 0..MAX_RESUMES {
+                let Some(last) = state.last_event_id.clone() else {
+                    return;
+                };
+                tokio::time::sleep(state.retry.unwrap_or(DEFAULT_RETRY)).await;
+                if let Some(body) = this.get_stream(Some(&last)).await {
+                    this.read_stream(body, None, &mut state).await;
+                }
+            }
+        }))
+    }
+
+    /// `GET` with `Last-Event-ID`: the body of a resumed stream, if the
+    /// server opened one.
+    async fn resume(&self, last_event_id: &str) -> Option<hyper::body::Incoming> {
+        self.get_stream(Some(last_event_id)).await
+    }
+
+    /// A `GET` SSE stream of the session (resuming after `last_event_id`).
+    async fn get_stream(&self, last_event_id: Option<&str>) -> Option<hyper::body::Incoming> {
+        let mut req = Request::builder()
+            .method(Method::GET)
+            .uri(self.shared.uri.clone())
+            .header(ACCEPT, "text/event-stream");
+        if let Some(last) = last_event_id {
+            req = req.header("last-event-id", last);
+        }
+        if let Some(v) = lock(&self.shared.protocol_version).clone() {
+            req = req.header(crate::headers::MCP_PROTOCOL_VERSION, v);
+        }
+        if let Some(auth) = self.authorization() {
+            req = req.header(AUTHORIZATION, auth);
+        }
+        if let Some(id) = self.session_id() {
+            req = req.header(MCP_SESSION_ID, id);
+        }
+        let req = req.body(Full::new(Bytes::new())).ok()?;
+        let resp = self.shared.client.request(req).await.ok()?;
+        let is_sse = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+        (resp.status().is_success() && is_sse).then(|| resp.into_body())
+    }
+
+    /// POSTs a long-lived request (`subscriptions/listen`) and forwards
+    /// every message of its answer, notifications and the final response
+    /// alike, to `sink` until the stream ends or `sink` is dropped. Returns
+    /// the status, and the JSON-RPC message of a non-SSE answer.
+    pub async fn post_streaming(
+        &self,
+        message: &Value,
+        headers: &[(&str, String)],
+        sink: tokio::sync::mpsc::UnboundedSender<Value>,
+    ) -> Result<HttpReply> {
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let fail = |status: Option<u16>, detail: String| Error::Http {
+            method: method.clone(),
+            status,
+            detail,
+        };
+        let body = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+            detail: e.to_string(),
+        })?;
+        let mut req = Request::builder()
+            .method(Method::POST)
+            .uri(self.shared.uri.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        for (name, value) in headers {
+            req = req.header(*name, value.as_str());
+        }
+        if let Some(auth) = self.authorization() {
+            req = req.header(AUTHORIZATION, auth);
+        }
+        let req = req
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| fail(None, e.to_string()))?;
+        let resp = self
+            .shared
+            .client
+            .request(req)
+            .await
+            .map_err(|e| fail(None, error_chain(&e)))?;
+        let status = resp.status().as_u16();
+        let is_sse = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+        let mut body = resp.into_body();
+        if !is_sse {
+            let bytes = body
+                .collect()
+                .await
+                .map_err(|e| fail(Some(status), error_chain(&e)))?
+                .to_bytes();
+            return Ok(HttpReply {
+                status,
+                message: serde_json::from_slice(&bytes).ok(),
+                body: String::from_utf8_lossy(&bytes)
+                    .chars()
+                    .take(SNIPPET)
+                    .collect(),
+                session_id: None,
+            });
+        }
+        tokio::spawn(async move {
+            let mut parser = SseParser::new();
+            while let Some(Ok(frame)) = body.frame().await {
+                let Some(chunk) = frame.data_ref() else {
+                    continue;
+                };
+                for event in parser.feed(chunk) {
+                    if let Ok(msg) = serde_json::from_str::<Value>(&event.data)
+                        && sink.send(msg).is_err()
+                    {
+                        return; // Nobody listens: dropping the body closes the stream.
+                    }
+                }
+            }
+        });
+        Ok(HttpReply {
+            status,
+            message: None,
+            body: String::new(),
+            session_id: None,
         })
     }
 }

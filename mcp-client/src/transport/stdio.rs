@@ -2,22 +2,25 @@
 //! on its stdin/stdout; its stderr passes through to ours.
 //!
 //! A reader task routes responses to the waiting request by `id` (compared
-//! exactly: `1` and `"1"` differ), drops notifications and late answers,
-//! and answers server-to-client requests itself (`ping` with `{}`, anything
-//! else with `-32601`), so a legacy server never waits on us.
+//! exactly: `1` and `"1"` differ), so any number of requests can be in
+//! flight on one pipe. Notifications go to the [`Inbound`] sink; server
+//! requests are answered through it on their own task (without a sink:
+//! `ping` gets `{}`, anything else `-32601`), so a legacy server never
+//! waits on us and a slow handler never stalls the reader.
 
 use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, Result};
+use crate::transport::{Inbound, InboundSlot, answer, reply_message};
 
 type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
@@ -28,7 +31,8 @@ pub struct StdioTransport {
     pending: Pending,
     closed: Arc<Mutex<Option<String>>>,
     reader: JoinHandle<()>,
-    child: Option<Child>,
+    inbound: InboundSlot,
+    child: Mutex<Option<Child>>,
     pid: Option<u32>,
     label: String,
 }
@@ -71,7 +75,7 @@ impl StdioTransport {
         };
         let pid = child.id();
         let mut t = Self::from_streams(stdout, stdin, label);
-        t.child = Some(child);
+        t.child = Mutex::new(Some(child));
         t.pid = pid;
         Ok(t)
     }
@@ -86,18 +90,21 @@ impl StdioTransport {
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
         let pending: Pending = Arc::default();
         let closed = Arc::new(Mutex::new(None));
+        let inbound = InboundSlot::default();
         let reader = tokio::spawn(read_loop(
             reader,
             writer.clone(),
             pending.clone(),
             closed.clone(),
+            inbound.clone(),
         ));
         Self {
             writer,
             pending,
             closed,
             reader,
-            child: None,
+            inbound,
+            child: Mutex::new(None),
             pid: None,
             label: label.into(),
         }
@@ -106,6 +113,18 @@ impl StdioTransport {
     /// The server's process id, when this transport spawned it.
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// Sets where server requests and notifications go (once; later calls
+    /// are ignored).
+    pub fn set_inbound(&self, sink: Arc<dyn Inbound>) {
+        let _ = self.inbound.set(sink);
+    }
+
+    /// Stops waiting for the response to the request with `id` (its future
+    /// was dropped); a late answer is then discarded.
+    pub fn forget(&self, id: &Value) {
+        lock(&self.pending).remove(&id.to_string());
     }
 
     /// The command line (or label) of the server.
@@ -171,14 +190,15 @@ impl StdioTransport {
     }
 
     /// Closes stdin, gives the server `grace` to exit, then kills it.
-    pub async fn close(mut self, grace: Duration) {
+    pub async fn close(&self, grace: Duration) {
         {
             let mut w = self.writer.lock().await;
             let _ = w.shutdown().await;
             // Dropping the pipe is what closes it: the server sees EOF.
             *w = Box::new(tokio::io::sink());
         }
-        if let Some(mut child) = self.child.take()
+        let child = lock(&self.child).take();
+        if let Some(mut child) = child
             && tokio::time::timeout(grace, child.wait()).await.is_err()
         {
             let _ = child.kill().await;
@@ -198,6 +218,7 @@ async fn read_loop(
     writer: Writer,
     pending: Pending,
     closed: Arc<Mutex<Option<String>>>,
+    inbound: InboundSlot,
 ) {
     let mut lines = BufReader::new(reader).lines();
     let why = loop {
@@ -212,19 +233,25 @@ async fn read_loop(
         let id = message.get("id").filter(|id| !id.is_null());
         match (message.get("method"), id) {
             (Some(method), Some(id)) => {
-                // A server-to-client request: answer so the server never waits.
-                let reply = if method == "ping" {
-                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
-                } else {
-                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
-                };
-                let mut bytes = reply.to_string().into_bytes();
-                bytes.push(b'\n');
-                let mut w = writer.lock().await;
-                let _ = w.write_all(&bytes).await;
-                let _ = w.flush().await;
+                // A server-to-client request: answered on its own task so
+                // the reader keeps routing responses meanwhile.
+                let method = method.as_str().unwrap_or_default().to_owned();
+                let params = message.get("params").cloned().unwrap_or(Value::Null);
+                let (id, writer, inbound) = (id.clone(), writer.clone(), inbound.clone());
+                tokio::spawn(async move {
+                    let outcome = answer(&inbound, &method, params).await;
+                    let mut bytes = reply_message(&id, outcome).to_string().into_bytes();
+                    bytes.push(b'\n');
+                    let mut w = writer.lock().await;
+                    let _ = w.write_all(&bytes).await;
+                    let _ = w.flush().await;
+                });
             }
-            (Some(_), None) => {} // A notification.
+            (Some(_), None) => {
+                if let Some(sink) = inbound.get() {
+                    sink.notification(message);
+                }
+            }
             (None, Some(id)) => {
                 if let Some(tx) = lock(&pending).remove(&id.to_string()) {
                     let _ = tx.send(message);
