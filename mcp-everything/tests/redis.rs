@@ -9,7 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+mod common;
+
 use tokio::net::TcpStream;
 
 const GUARD: Duration = Duration::from_secs(30);
@@ -68,29 +70,8 @@ async fn post(addr: &str, method: &str, mut params: Value) -> Value {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": { "elicitation": {}, "extensions": { EXT: {} } },
     });
-    let name = mcp_server::mcp_types::headers::mcp_name(method, &params).map(str::to_owned);
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string();
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n",
-        body.len()
-    );
-    if let Some(name) = name {
-        head.push_str(&format!("Mcp-Name: {name}\r\n"));
-    }
-    head.push_str("\r\n");
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        stream.write_all(head.as_bytes()).await.unwrap();
-        stream.write_all(body.as_bytes()).await.unwrap();
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).await.unwrap();
-        raw
-    };
-    let raw = tokio::time::timeout(GUARD, exchange).await.unwrap();
-    let (_, body) = raw.split_once("\r\n\r\n").unwrap();
-    serde_json::from_str(body).unwrap()
+    let message = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    common::post(addr, &message, &[]).await.json()
 }
 
 async fn create(addr: &str, tool: &str, arguments: Value) -> String {
