@@ -115,6 +115,7 @@ use http_body_util::BodyExt;
 use hyper::body::Frame;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::service::service_fn;
+use tower_service::Service as _;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use mcp_types::headers::{
@@ -455,11 +456,11 @@ async fn serve_connection<S: McpServer + 'static>(
     mut stage: watch::Receiver<Stage>,
     _slot: OwnedSemaphorePermit,
 ) {
-    let service_state = Arc::clone(&state);
-    let service = service_fn(move |request| {
-        let state = Arc::clone(&service_state);
-        async move { Ok::<_, Infallible>(handle(state, request).await) }
-    });
+    // The same tower service an application mounts: one path for both.
+    let mcp = McpService {
+        state: Arc::clone(&state),
+    };
+    let service = service_fn(move |request| mcp.clone().call(request));
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(state.config.header_read_timeout)
