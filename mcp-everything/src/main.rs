@@ -9,6 +9,7 @@ use mcp_server::http::HttpConfig;
 const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
+                           [--tls-cert PEM --tls-key PEM]   (feature rustls)
        mcp-everything demo
 --task-store: where tasks (io.modelcontextprotocol/tasks) live: `memory`
 (default, this process only) or `redis://HOST:PORT` (shared by every
@@ -81,6 +82,8 @@ fn main() -> ExitCode {
             let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
             let mut hosts = Vec::new();
             let mut config = HttpConfig::new(listen);
+            #[cfg(feature = "rustls")]
+            let (mut tls_cert, mut tls_key) = (None::<String>, None::<String>);
             let number = |flag: &str, value: &str| -> Result<u64, ExitCode> {
                 value.parse().map_err(|e| {
                     eprintln!("bad {flag} {value:?}: {e}\n{USAGE}");
@@ -104,6 +107,10 @@ fn main() -> ExitCode {
                         }
                     },
                     ("--allow-host", Some(host)) => hosts.push(host.clone()),
+                    #[cfg(feature = "rustls")]
+                    ("--tls-cert", Some(cert)) => tls_cert = Some(cert.clone()),
+                    #[cfg(feature = "rustls")]
+                    ("--tls-key", Some(key)) => tls_key = Some(key.clone()),
                     (
                         flag @ ("--max-connections" | "--max-sessions" | "--header-timeout-ms"),
                         Some(value),
@@ -125,6 +132,17 @@ fn main() -> ExitCode {
                 }
             }
             config.listen = listen;
+            #[cfg(feature = "rustls")]
+            match (tls_cert, tls_key) {
+                (Some(cert), Some(key)) => {
+                    config.tls = Some(mcp_server::http::TlsConfig::from_pem_files(cert, key));
+                }
+                (None, None) => {}
+                _ => {
+                    eprintln!("--tls-cert and --tls-key go together\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
             for host in hosts {
                 config = config.allow_host(host);
             }

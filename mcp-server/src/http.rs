@@ -11,6 +11,9 @@
 //! }
 //! ```
 //!
+//! HTTPS: with the `rustls` feature, set [`HttpConfig::tls`] to a PEM
+//! certificate chain and key (`TlsConfig::from_pem_files`).
+//!
 //! To mount MCP in an existing application (axum's
 //! `Router::nest_service("/mcp", …)`, tower layers, plain hyper), use
 //! [`McpService`], a `tower::Service` over any request body; `run` and
@@ -115,7 +118,6 @@ use http_body_util::BodyExt;
 use hyper::body::Frame;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::service::service_fn;
-use tower_service::Service as _;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use mcp_types::headers::{
@@ -125,6 +127,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
+use tower_service::Service as _;
 
 use crate::context::{HttpHeaders, LegacySession, MessageContext};
 use crate::envelope::{Parsed, handle_parsed, parse};
@@ -204,6 +207,11 @@ pub struct HttpConfig {
     /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::DEFAULT_CLIENT_REQUEST_TIMEOUT));
     /// see [`ClientPeer::request`] for the error the handler then gets.
     pub client_request_timeout: Duration,
+    /// Serve HTTPS with this certificate (feature `rustls`; default: plain
+    /// HTTP). Applies to [`run`], [`serve`] and [`serve_listener_until`];
+    /// a mounted [`McpService`] leaves TLS to its host.
+    #[cfg(feature = "rustls")]
+    pub tls: Option<TlsConfig>,
 }
 
 impl HttpConfig {
@@ -227,6 +235,8 @@ impl HttpConfig {
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            #[cfg(feature = "rustls")]
+            tls: None,
         }
     }
 
@@ -312,6 +322,7 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
 ) -> io::Result<()> {
     crate::server::check_catalogue(&*server)?;
     let max_connections = config.max_connections.max(1);
+    let tls = tokio_tls::acceptor(&config)?;
     let state = State::new(server, config, false);
     let connections = Arc::new(Semaphore::new(max_connections));
     let (stage, _) = watch::channel(Stage::Serving);
@@ -358,6 +369,7 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
         tokio::spawn(serve_connection(
             Arc::clone(&state),
             stream,
+            tls.clone(),
             stage.subscribe(),
             permit,
         ));
@@ -438,6 +450,97 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
     }
 }
 
+/// TLS for the listener (feature `rustls`): a certificate chain and its
+/// private key, both PEM files.
+#[cfg(feature = "rustls")]
+#[derive(Debug, Clone)]
+pub struct TlsConfig {
+    /// The certificate chain, leaf first (PEM).
+    pub cert_chain: std::path::PathBuf,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1).
+    pub private_key: std::path::PathBuf,
+}
+
+#[cfg(feature = "rustls")]
+impl TlsConfig {
+    /// TLS from a PEM certificate chain and a PEM private key.
+    pub fn from_pem_files(
+        cert_chain: impl Into<std::path::PathBuf>,
+        private_key: impl Into<std::path::PathBuf>,
+    ) -> Self {
+        Self {
+            cert_chain: cert_chain.into(),
+            private_key: private_key.into(),
+        }
+    }
+}
+
+/// The listener's TLS acceptor, or none: one type either way, so the
+/// accept loop has no feature switches.
+mod tokio_tls {
+    use super::HttpConfig;
+
+    #[cfg(feature = "rustls")]
+    pub(super) type Acceptor = tokio_rustls::TlsAcceptor;
+
+    /// Without the `rustls` feature there is never an acceptor.
+    #[cfg(not(feature = "rustls"))]
+    #[derive(Clone)]
+    pub(super) enum Acceptor {}
+
+    #[cfg(not(feature = "rustls"))]
+    impl Acceptor {
+        pub(super) async fn accept(
+            &self,
+            _: tokio::net::TcpStream,
+        ) -> std::io::Result<tokio::net::TcpStream> {
+            match *self {}
+        }
+    }
+
+    #[cfg(not(feature = "rustls"))]
+    pub(super) fn acceptor(_: &HttpConfig) -> std::io::Result<Option<Acceptor>> {
+        Ok(None)
+    }
+
+    /// Reads the PEM files and builds the acceptor (HTTP/1.1 by ALPN);
+    /// an unreadable or unusable file is an error naming it.
+    #[cfg(feature = "rustls")]
+    pub(super) fn acceptor(config: &HttpConfig) -> std::io::Result<Option<Acceptor>> {
+        use rustls_pki_types::pem::PemObject as _;
+        use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+        use std::io::{Error, ErrorKind};
+        use std::sync::Arc;
+
+        let Some(tls) = &config.tls else {
+            return Ok(None);
+        };
+        let bad = |path: &std::path::Path, e: &dyn std::fmt::Display| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("TLS: {}: {e}", path.display()),
+            )
+        };
+        let chain = CertificateDer::pem_file_iter(&tls.cert_chain)
+            .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| bad(&tls.cert_chain, &e))?;
+        if chain.is_empty() {
+            return Err(bad(&tls.cert_chain, &"no certificate in the file"));
+        }
+        let key = PrivateKeyDer::from_pem_file(&tls.private_key)
+            .map_err(|e| bad(&tls.private_key, &e))?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut server = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| Error::other(format!("TLS: {e}")))?
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .map_err(|e| bad(&tls.cert_chain, &e))?;
+        server.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Some(tokio_rustls::TlsAcceptor::from(Arc::new(server))))
+    }
+}
+
 /// Where the server is in its life, as connections see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -453,9 +556,31 @@ enum Stage {
 async fn serve_connection<S: McpServer + 'static>(
     state: Arc<State<S>>,
     stream: tokio::net::TcpStream,
+    tls: Option<tokio_tls::Acceptor>,
+    stage: watch::Receiver<Stage>,
+    slot: OwnedSemaphorePermit,
+) {
+    let Some(acceptor) = tls else {
+        return serve_io(state, stream, stage, slot).await;
+    };
+    // The handshake counts against the header timeout: a client that
+    // connects and says nothing is closed either way.
+    let handshake = tokio::time::timeout(state.config.header_read_timeout, acceptor.accept(stream));
+    match handshake.await {
+        Ok(Ok(stream)) => serve_io(state, stream, stage, slot).await,
+        Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
+        Err(_) => tracing::debug!("TLS handshake timed out"),
+    }
+}
+
+async fn serve_io<S: McpServer + 'static, I>(
+    state: Arc<State<S>>,
+    stream: I,
     mut stage: watch::Receiver<Stage>,
     _slot: OwnedSemaphorePermit,
-) {
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     // The same tower service an application mounts: one path for both.
     let mcp = McpService {
         state: Arc::clone(&state),
