@@ -131,6 +131,21 @@ pub(crate) enum Parsed {
 }
 
 impl Parsed {
+    /// The tool a `tools/call` names, if this is one.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn tool_name(&self) -> Option<&str> {
+        match self {
+            Parsed::Modern(request) => match &**request {
+                ClientRequest::CallToolRequest(call) => Some(call.params.name.as_str()),
+                _ => None,
+            },
+            Parsed::Json(message) if message.get("method") == Some(&Value::from("tools/call")) => {
+                message.pointer("/params/name").and_then(Value::as_str)
+            }
+            _ => None,
+        }
+    }
+
     /// The JSON `id` of a request, string or integer, when one could be read.
     pub(crate) fn id_json(&self) -> Option<Value> {
         match self {

@@ -11,6 +11,13 @@
 //! }
 //! ```
 //!
+//! OAuth: with the `auth` feature, [`HttpConfig::auth`] makes the server
+//! an OAuth 2.1 resource server ([`auth`]): Protected Resource Metadata at
+//! `/.well-known/oauth-protected-resource{path}`, 401/403 challenges,
+//! scopes per server and per tool, JWT validation against the issuer's
+//! JWKS. A mounted [`McpService`] answers the metadata too when the host
+//! routes that path to it.
+//!
 //! HTTPS: with the `rustls` feature, set [`HttpConfig::tls`] to a PEM
 //! certificate chain and key (`TlsConfig::from_pem_files`).
 //!
@@ -212,6 +219,10 @@ pub struct HttpConfig {
     /// a mounted [`McpService`] leaves TLS to its host.
     #[cfg(feature = "rustls")]
     pub tls: Option<TlsConfig>,
+    /// Require OAuth bearer tokens (feature `auth`; default: none). See
+    /// [`auth`] for what each request then gets.
+    #[cfg(feature = "auth")]
+    pub auth: Option<auth::AuthConfig>,
 }
 
 impl HttpConfig {
@@ -237,6 +248,8 @@ impl HttpConfig {
             client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
             #[cfg(feature = "rustls")]
             tls: None,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 
@@ -448,6 +461,105 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
         let state = Arc::clone(&self.state);
         Box::pin(async move { Ok(handle(state, request).await) })
     }
+}
+
+#[cfg(feature = "auth")]
+pub mod auth;
+
+/// Checks the bearer token and the server-wide scopes; the claims go into
+/// the request's extensions.
+#[cfg(feature = "auth")]
+async fn authenticate<B>(
+    auth: &auth::AuthConfig,
+    mut request: Request<B>,
+) -> Result<Request<B>, Response<Body>> {
+    let required: Vec<&str> = auth.required_scopes.iter().map(String::as_str).collect();
+    let token = request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim().to_owned());
+    let Some(token) = token else {
+        return Err(auth_refusal(
+            401,
+            auth.challenge(None, &required),
+            "Unauthorized: a bearer token is required",
+        ));
+    };
+    let claims = match auth.validator.validate(&token).await {
+        Ok(claims) => claims,
+        Err(auth::TokenError::Invalid(reason)) => {
+            return Err(auth_refusal(
+                401,
+                auth.challenge(Some(("invalid_token", &reason)), &required),
+                &format!("Unauthorized: {reason}"),
+            ));
+        }
+        Err(auth::TokenError::Unavailable(reason)) => {
+            tracing::warn!(%reason, "token validation unavailable");
+            return Err(error_response(
+                503,
+                None,
+                errors::internal_error("Token validation is unavailable; try again"),
+            ));
+        }
+    };
+    let missing = claims.missing(&auth.required_scopes);
+    if !missing.is_empty() {
+        return Err(auth_refusal(
+            403,
+            auth.challenge(
+                Some(("insufficient_scope", "a required scope is missing")),
+                &required,
+            ),
+            &format!("Forbidden: missing scope {}", missing.join(" ")),
+        ));
+    }
+    request.extensions_mut().insert(claims);
+    Ok(request)
+}
+
+/// The scopes a `tools/call` of `tool` needs beyond the server's, when the
+/// token lacks some of them: a 403 naming all the scopes the call needs.
+#[cfg(feature = "auth")]
+fn tool_scope_refusal(
+    auth: &auth::AuthConfig,
+    parts: &http::request::Parts,
+    tool: &str,
+) -> Option<Response<Body>> {
+    let needed = auth.tool_scopes.get(tool)?;
+    let claims = parts.extensions.get::<auth::Claims>()?;
+    let missing = claims.missing(needed);
+    if missing.is_empty() {
+        return None;
+    }
+    let scopes: Vec<&str> = auth
+        .required_scopes
+        .iter()
+        .chain(needed)
+        .map(String::as_str)
+        .collect();
+    Some(auth_refusal(
+        403,
+        auth.challenge(
+            Some(("insufficient_scope", "the tool needs more scope")),
+            &scopes,
+        ),
+        &format!("Forbidden: {tool} needs scope {}", missing.join(" ")),
+    ))
+}
+
+#[cfg(feature = "auth")]
+fn auth_refusal(status: u16, challenge: String, message: &str) -> Response<Body> {
+    let mut response = error_response(status, None, errors::invalid_request(message));
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(hyper::header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 /// TLS for the listener (feature `rustls`): a certificate chain and its
@@ -1042,6 +1154,16 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     request: Request<B>,
 ) -> Response<Body> {
     let config = &state.config;
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &config.auth
+        && request.method() == Method::GET
+        && auth
+            .metadata_paths()
+            .iter()
+            .any(|p| p == request.uri().path())
+    {
+        return json_response(200, &auth.metadata());
+    }
     if !state.any_path && request.uri().path() != config.path {
         return status_only(StatusCode::NOT_FOUND);
     }
@@ -1076,9 +1198,17 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
             );
         }
     }
+    #[cfg(feature = "auth")]
+    let request = match &config.auth {
+        Some(auth) => match authenticate(auth, request).await {
+            Ok(request) => request,
+            Err(refused) => return refused,
+        },
+        None => request,
+    };
     // A modern POST ignores the header whatever it holds; the era is only
     // known once the body is read.
-    let session_id = header(headers, MCP_SESSION_ID);
+    let session_id = header(request.headers(), MCP_SESSION_ID);
     if *request.method() == Method::POST {
         return post(state, request, session_id).await;
     }
@@ -1312,6 +1442,13 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
     };
     let message = parse(&body);
     drop(body);
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &state.config.auth
+        && let Some(tool) = message.tool_name()
+        && let Some(refused) = tool_scope_refusal(auth, &parts, tool)
+    {
+        return refused;
+    }
     let (modern, raw) = match &message {
         Parsed::Modern(_) => (true, None),
         Parsed::Json(message) => (has_modern_meta(message), Some(message)),

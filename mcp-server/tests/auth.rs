@@ -1,0 +1,282 @@
+//! The OAuth resource server (feature `auth`) over real HTTP, against a
+//! local authorization-server stand-in that serves its RFC 8414 metadata
+//! and a JWKS; tokens are signed with test keys (`tests/auth/*.pem`, test
+//! only). Covers the metadata document, the 401 challenge, expired, wrong
+//! audience, wrong issuer, an unknown `kid` (the JWKS is fetched again), a
+//! missing server scope and a missing tool scope (403), and a good token
+//! whose claims reach the tool.
+
+#![cfg(feature = "auth")]
+#![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_server::http::auth::{AuthConfig, Claims, JwtValidator, now_secs};
+use mcp_server::http::{HttpConfig, serve_listener};
+use mcp_server::{McpServer, RequestContext, router};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+#[derive(McpServer)]
+#[mcp(name = "guarded", version = "1.0.0", tools)]
+struct Guarded;
+
+#[router]
+impl Guarded {
+    /// Names the caller.
+    #[tool]
+    fn whoami(&self, ctx: &RequestContext) -> String {
+        let claims = ctx
+            .http_request()
+            .and_then(|p| p.extensions.get::<Claims>());
+        format!("subject {:?}", claims.and_then(|c| c.subject.clone()))
+    }
+
+    /// Needs the `admin` scope.
+    #[tool]
+    fn reset(&self) -> String {
+        "reset".into()
+    }
+}
+
+const GUARD: Duration = Duration::from_secs(20);
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/auth")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// The stand-in: metadata naming `issuer` and a JWKS whose keys the test
+/// can change.
+async fn authorization_server(jwks: Arc<Mutex<Value>>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let served_issuer = issuer.clone();
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let (issuer, jwks) = (served_issuer.clone(), Arc::clone(&jwks));
+            tokio::spawn(async move {
+                let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                    let body = match request.uri().path() {
+                        "/.well-known/oauth-authorization-server" => json!({
+                            "issuer": issuer,
+                            "authorization_endpoint": format!("{issuer}/authorize"),
+                            "token_endpoint": format!("{issuer}/token"),
+                            "jwks_uri": format!("{issuer}/jwks"),
+                            "response_types_supported": ["code"],
+                        }),
+                        "/jwks" => jwks.lock().unwrap().clone(),
+                        _ => Value::Null,
+                    };
+                    let status = if body.is_null() { 404 } else { 200 };
+                    let mut response =
+                        hyper::Response::new(Full::new(Bytes::from(body.to_string())));
+                    *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                    async move { Ok::<_, Infallible>(response) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    issuer
+}
+
+fn jwks(kids: &[&str]) -> Value {
+    let keys: Vec<Value> = kids
+        .iter()
+        .flat_map(|kid| {
+            let set: Value = serde_json::from_str(&fixture(&format!("{kid}.jwks.json"))).unwrap();
+            set["keys"].as_array().unwrap().clone()
+        })
+        .collect();
+    json!({ "keys": keys })
+}
+
+fn token(kid: &str, claims: Value) -> String {
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some(kid.to_owned());
+    let key = EncodingKey::from_rsa_pem(fixture(&format!("{kid}.pem")).as_bytes()).unwrap();
+    jsonwebtoken::encode(&header, &claims, &key).unwrap()
+}
+
+struct Setup {
+    mcp: String,
+    resource: String,
+    issuer: String,
+    jwks: Arc<Mutex<Value>>,
+}
+
+async fn setup() -> Setup {
+    let jwks_now = Arc::new(Mutex::new(jwks(&["key1"])));
+    let issuer = authorization_server(Arc::clone(&jwks_now)).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://127.0.0.1:{}/mcp", addr.port());
+    let validator =
+        JwtValidator::new(issuer.clone(), resource.clone()).refresh_interval(Duration::ZERO);
+    let mut config = HttpConfig::new(addr);
+    config.auth = Some(
+        AuthConfig::new(resource.clone(), issuer.clone(), Arc::new(validator))
+            .require_scopes(["mcp"])
+            .tool_requires("reset", ["admin"]),
+    );
+    tokio::spawn(serve_listener(Arc::new(Guarded), listener, config));
+    Setup {
+        mcp: format!("127.0.0.1:{}", addr.port()),
+        resource,
+        issuer,
+        jwks: jwks_now,
+    }
+}
+
+fn claims(s: &Setup, scope: &str) -> Value {
+    json!({"iss": s.issuer, "aud": s.resource, "sub": "alice", "scope": scope,
+           "exp": now_secs() + 600, "nbf": now_secs() - 10})
+}
+
+/// (status, lower-cased head, body)
+async fn call(addr: &str, tool: &str, bearer: Option<&str>) -> (u16, String, String) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let auth = bearer.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n{auth}\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    raw(addr, &head).await
+}
+
+async fn raw(addr: &str, request: &str) -> (u16, String, String) {
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.unwrap();
+        raw
+    };
+    let raw = tokio::time::timeout(GUARD, exchange).await.unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+fn challenge(head: &str) -> &str {
+    head.lines()
+        .find_map(|l| l.strip_prefix("www-authenticate: "))
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn metadata_and_the_challenge_point_clients_to_the_authorization_server() {
+    let s = setup().await;
+    let (status, _, body) = raw(
+        &s.mcp,
+        &format!(
+            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            s.mcp
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let metadata: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(metadata["resource"], s.resource);
+    assert_eq!(metadata["authorization_servers"], json!([s.issuer]));
+    assert_eq!(metadata["scopes_supported"], json!(["mcp", "admin"]));
+
+    let (status, head, _) = call(&s.mcp, "whoami", None).await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge(&head),
+        format!(
+            "bearer resource_metadata=\"http://{}/.well-known/oauth-protected-resource/mcp\", scope=\"mcp\"",
+            s.mcp
+        )
+    );
+}
+
+#[tokio::test]
+async fn bad_tokens_get_401_invalid_token() {
+    let s = setup().await;
+    let mut expired = claims(&s, "mcp");
+    expired["exp"] = json!(now_secs() - 3600);
+    let mut audience = claims(&s, "mcp");
+    audience["aud"] = json!("http://elsewhere.example/mcp");
+    let mut issuer = claims(&s, "mcp");
+    issuer["iss"] = json!("http://impostor.example");
+    for (case, token) in [
+        ("expired", token("key1", expired)),
+        ("wrong audience", token("key1", audience)),
+        ("wrong issuer", token("key1", issuer)),
+        ("garbage", "not.a.jwt".to_owned()),
+    ] {
+        let (status, head, _) = call(&s.mcp, "whoami", Some(&token)).await;
+        assert_eq!(status, 401, "{case}");
+        assert!(
+            challenge(&head).contains("error=\"invalid_token\""),
+            "{case}: {head}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_key_is_fetched_again_from_the_jwks() {
+    let s = setup().await;
+    let rotated = token("key2", claims(&s, "mcp"));
+    let (status, _, _) = call(&s.mcp, "whoami", Some(&rotated)).await;
+    assert_eq!(status, 401, "key2 is not published yet");
+    *s.jwks.lock().unwrap() = jwks(&["key1", "key2"]);
+    let (status, _, body) = call(&s.mcp, "whoami", Some(&rotated)).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn scopes_are_required_per_server_and_per_tool() {
+    let s = setup().await;
+    let (status, head, _) = call(&s.mcp, "whoami", Some(&token("key1", claims(&s, "other")))).await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge(&head).contains("error=\"insufficient_scope\""),
+        "{head}"
+    );
+    assert!(challenge(&head).contains("scope=\"mcp\""), "{head}");
+
+    let plain = token("key1", claims(&s, "mcp"));
+    let (status, head, _) = call(&s.mcp, "reset", Some(&plain)).await;
+    assert_eq!(status, 403);
+    assert!(challenge(&head).contains("scope=\"mcp admin\""), "{head}");
+
+    let admin = token("key1", claims(&s, "mcp admin"));
+    let (status, _, body) = call(&s.mcp, "reset", Some(&admin)).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_good_token_reaches_the_tool_with_its_claims() {
+    let s = setup().await;
+    let (status, _, body) = call(&s.mcp, "whoami", Some(&token("key1", claims(&s, "mcp")))).await;
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "subject Some(\"alice\")"
+    );
+}
