@@ -13,12 +13,14 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::http::auth::{AuthConfig, Claims, JwtValidator, now_secs};
+use mcp_server::http::auth::{
+    AuthConfig, Claims, IntrospectionValidator, JwtValidator, TokenValidator, now_secs,
+};
 use mcp_server::http::{HttpConfig, serve_listener};
 use mcp_server::{McpServer, RequestContext, router};
 use serde_json::{Value, json};
@@ -58,35 +60,50 @@ fn fixture(name: &str) -> String {
     .unwrap()
 }
 
-/// The stand-in: metadata naming `issuer` and a JWKS whose keys the test
-/// can change.
-async fn authorization_server(jwks: Arc<Mutex<Value>>) -> String {
+/// The stand-in: metadata naming `issuer`, a JWKS whose keys the test can
+/// change, and an introspection endpoint (client `rs`/`s3cret`) whose
+/// answer the token's text chooses.
+async fn authorization_server(jwks: Arc<Mutex<Value>>, resource: String) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let issuer = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let served_issuer = issuer.clone();
     tokio::spawn(async move {
         loop {
             let (stream, _) = listener.accept().await.unwrap();
-            let (issuer, jwks) = (served_issuer.clone(), Arc::clone(&jwks));
-            tokio::spawn(async move {
-                let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                    let body = match request.uri().path() {
+            let (issuer, jwks, resource) =
+                (served_issuer.clone(), Arc::clone(&jwks), resource.clone());
+            let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let (issuer, jwks, resource) =
+                    (issuer.clone(), Arc::clone(&jwks), resource.clone());
+                async move {
+                    let path = request.uri().path().to_owned();
+                    let basic = request
+                        .headers()
+                        .get("authorization")
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned);
+                    let form = request.into_body().collect().await.unwrap().to_bytes();
+                    let body = match path.as_str() {
                         "/.well-known/oauth-authorization-server" => json!({
                             "issuer": issuer,
                             "authorization_endpoint": format!("{issuer}/authorize"),
                             "token_endpoint": format!("{issuer}/token"),
+                            "introspection_endpoint": format!("{issuer}/introspect"),
                             "jwks_uri": format!("{issuer}/jwks"),
                             "response_types_supported": ["code"],
                         }),
                         "/jwks" => jwks.lock().unwrap().clone(),
+                        "/introspect" => introspection(basic.as_deref(), &form, &resource),
                         _ => Value::Null,
                     };
                     let status = if body.is_null() { 404 } else { 200 };
                     let mut response =
                         hyper::Response::new(Full::new(Bytes::from(body.to_string())));
                     *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
-                    async move { Ok::<_, Infallible>(response) }
-                });
+                    Ok::<_, Infallible>(response)
+                }
+            });
+            tokio::spawn(async move {
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
@@ -94,6 +111,27 @@ async fn authorization_server(jwks: Arc<Mutex<Value>>) -> String {
         }
     });
     issuer
+}
+
+fn introspection(basic: Option<&str>, form: &[u8], resource: &str) -> Value {
+    // base64("rs:s3cret")
+    if basic != Some("Basic cnM6czNjcmV0") {
+        return json!({"active": false});
+    }
+    let form = String::from_utf8_lossy(form);
+    let token = form
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("token="))
+        .unwrap_or_default();
+    match token {
+        "opaque-good" => json!({"active": true, "scope": "mcp", "sub": "bob",
+                                "aud": [resource], "exp": now_secs() + 600}),
+        "opaque-elsewhere" => json!({"active": true, "scope": "mcp",
+                                     "aud": "http://elsewhere.example/mcp"}),
+        "opaque-expired" => json!({"active": true, "scope": "mcp", "aud": resource,
+                                   "exp": now_secs() - 10}),
+        _ => json!({"active": false}),
+    }
 }
 
 fn jwks(kids: &[&str]) -> Value {
@@ -122,18 +160,27 @@ struct Setup {
 }
 
 async fn setup() -> Setup {
-    let jwks_now = Arc::new(Mutex::new(jwks(&["key1"])));
-    let issuer = authorization_server(Arc::clone(&jwks_now)).await;
+    setup_with(|issuer, resource| {
+        Arc::new(JwtValidator::new(issuer, resource).refresh_interval(Duration::ZERO))
+    })
+    .await
+}
+
+async fn setup_with(validator: impl FnOnce(String, String) -> Arc<dyn TokenValidator>) -> Setup {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://127.0.0.1:{}/mcp", addr.port());
-    let validator =
-        JwtValidator::new(issuer.clone(), resource.clone()).refresh_interval(Duration::ZERO);
+    let jwks_now = Arc::new(Mutex::new(jwks(&["key1"])));
+    let issuer = authorization_server(Arc::clone(&jwks_now), resource.clone()).await;
     let mut config = HttpConfig::new(addr);
     config.auth = Some(
-        AuthConfig::new(resource.clone(), issuer.clone(), Arc::new(validator))
-            .require_scopes(["mcp"])
-            .tool_requires("reset", ["admin"]),
+        AuthConfig::new(
+            resource.clone(),
+            issuer.clone(),
+            validator(issuer.clone(), resource.clone()),
+        )
+        .require_scopes(["mcp"])
+        .tool_requires("reset", ["admin"]),
     );
     tokio::spawn(serve_listener(Arc::new(Guarded), listener, config));
     Setup {
@@ -279,4 +326,28 @@ async fn a_good_token_reaches_the_tool_with_its_claims() {
         answer["result"]["content"][0]["text"],
         "subject Some(\"alice\")"
     );
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_checked_by_introspection() {
+    let s = setup_with(|issuer, resource| {
+        Arc::new(IntrospectionValidator::new(
+            format!("{issuer}/introspect"),
+            "rs",
+            "s3cret",
+            resource,
+        ))
+    })
+    .await;
+    let (status, _, body) = call(&s.mcp, "whoami", Some("opaque-good")).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#"subject Some(\"bob\")"#), "{body}");
+    for token in ["opaque-elsewhere", "opaque-expired", "opaque-unknown"] {
+        let (status, head, _) = call(&s.mcp, "whoami", Some(token)).await;
+        assert_eq!(status, 401, "{token}");
+        assert!(
+            challenge(&head).contains("invalid_token"),
+            "{token}: {head}"
+        );
+    }
 }

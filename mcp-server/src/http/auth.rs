@@ -8,7 +8,9 @@
 //! `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (plus
 //! `error="invalid_token"` when a token was sent); a valid token without a
 //! required scope gets **403** with `error="insufficient_scope"` naming the
-//! scopes. Validated [`Claims`] go into the request's extensions, where
+//! scopes. Validators: [`JwtValidator`] (signed JWTs, keys from the
+//! issuer's JWKS) and [`IntrospectionValidator`] (RFC 7662), or your own
+//! [`TokenValidator`]. Validated [`Claims`] go into the request's extensions, where
 //! handlers read them: `ctx.http_request().and_then(|p| p.extensions.get::<Claims>())`.
 
 use std::collections::HashMap;
@@ -17,7 +19,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -373,6 +375,102 @@ impl TokenValidator for JwtValidator {
     }
 }
 
+/// Validates opaque (or any) tokens by asking the authorization server
+/// (RFC 7662 token introspection), authenticating with HTTP Basic: the
+/// token must be `active`, its `aud` (when given) must name this resource,
+/// its `iss` (when given) the expected issuer, and `exp` must not be past.
+pub struct IntrospectionValidator {
+    endpoint: String,
+    authorization: String,
+    audience: String,
+    issuer: Option<String>,
+}
+
+impl IntrospectionValidator {
+    /// Introspection at `endpoint` as client `client_id`/`client_secret`,
+    /// for tokens meant for `audience` (this resource's URI).
+    pub fn new(
+        endpoint: impl Into<String>,
+        client_id: &str,
+        client_secret: &str,
+        audience: impl Into<String>,
+    ) -> Self {
+        use base64::Engine as _;
+        // RFC 6749 §2.3.1: each part form-encoded before Basic encoding.
+        let credentials = format!("{}:{}", form_encode(client_id), form_encode(client_secret));
+        Self {
+            endpoint: endpoint.into(),
+            authorization: format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(credentials)
+            ),
+            audience: audience.into(),
+            issuer: None,
+        }
+    }
+
+    /// Also requires `iss` to be `issuer` when the answer names one.
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+}
+
+impl TokenValidator for IntrospectionValidator {
+    fn validate<'a>(&'a self, token: &'a str) -> ValidationFuture<'a> {
+        Box::pin(async move {
+            let form = format!("token={}&token_type_hint=access_token", form_encode(token));
+            let answer = post_form_json(&self.endpoint, &self.authorization, &form)
+                .await
+                .map_err(|e| TokenError::Unavailable(format!("introspection: {e}")))?;
+            if answer.get("active") != Some(&Value::Bool(true)) {
+                return Err(TokenError::Invalid("the token is not active".into()));
+            }
+            let audience_ok = match answer.get("aud") {
+                None => true,
+                Some(Value::String(aud)) => *aud == self.audience,
+                Some(Value::Array(list)) => list
+                    .iter()
+                    .any(|a| a.as_str() == Some(self.audience.as_str())),
+                Some(_) => false,
+            };
+            if !audience_ok {
+                return Err(TokenError::Invalid(
+                    "the token is for another audience".into(),
+                ));
+            }
+            if let (Some(expected), Some(iss)) = (&self.issuer, answer.get("iss"))
+                && iss.as_str() != Some(expected.as_str())
+            {
+                return Err(TokenError::Invalid("the token has another issuer".into()));
+            }
+            if answer
+                .get("exp")
+                .and_then(Value::as_u64)
+                .is_some_and(|exp| exp <= now_secs())
+            {
+                return Err(TokenError::Invalid("the token has expired".into()));
+            }
+            Ok(Claims::from_raw(answer))
+        })
+    }
+}
+
+/// `application/x-www-form-urlencoded` for one value.
+fn form_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                out.push(char::from(byte));
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
 /// Seconds since the Unix epoch (for tests and validators).
 pub fn now_secs() -> u64 {
     SystemTime::now()
@@ -380,9 +478,19 @@ pub fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// GETs `url` and parses the body as JSON (`http://` only; an authorization
-/// server behind `https://` needs the `rustls` feature).
+/// GETs `url` and parses the body as JSON (an authorization server behind
+/// `https://` needs the `rustls` feature).
 async fn fetch_json(url: &str) -> Result<Value, String> {
+    exchange_json(url, None).await
+}
+
+/// A form POST (`application/x-www-form-urlencoded`) with an
+/// `Authorization` header; the answer parsed as JSON.
+async fn post_form_json(url: &str, authorization: &str, form: &str) -> Result<Value, String> {
+    exchange_json(url, Some((authorization, form))).await
+}
+
+async fn exchange_json(url: &str, form: Option<(&str, &str)>) -> Result<Value, String> {
     let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
     let host = uri
         .host()
@@ -391,14 +499,25 @@ async fn fetch_json(url: &str) -> Result<Value, String> {
     let https = uri.scheme_str() == Some("https");
     let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
     let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-    let request = hyper::Request::get(path)
-        .header(
-            hyper::header::HOST,
-            uri.authority().map_or(host.as_str(), |a| a.as_str()),
-        )
-        .header(hyper::header::ACCEPT, "application/json")
-        .body(Empty::<Bytes>::new())
-        .map_err(|e| e.to_string())?;
+    let authority = uri.authority().map_or(host.as_str(), |a| a.as_str());
+    let builder = hyper::Request::builder()
+        .uri(path)
+        .header(hyper::header::HOST, authority)
+        .header(hyper::header::ACCEPT, "application/json");
+    let request = match form {
+        None => builder
+            .method(hyper::Method::GET)
+            .body(Full::new(Bytes::new())),
+        Some((authorization, form)) => builder
+            .method(hyper::Method::POST)
+            .header(hyper::header::AUTHORIZATION, authorization)
+            .header(
+                hyper::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(Full::new(Bytes::from(form.to_owned()))),
+    }
+    .map_err(|e| e.to_string())?;
     let tcp = tokio::time::timeout(
         Duration::from_secs(10),
         tokio::net::TcpStream::connect((host.as_str(), port)),
@@ -425,7 +544,7 @@ async fn fetch_json(url: &str) -> Result<Value, String> {
 
 async fn send<I>(
     io: I,
-    request: hyper::Request<Empty<Bytes>>,
+    request: hyper::Request<Full<Bytes>>,
 ) -> Result<(hyper::StatusCode, Bytes), String>
 where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
