@@ -771,6 +771,9 @@ struct Session {
     last_seen: Mutex<Instant>,
     /// Whether a request after `initialize` named this session.
     used: AtomicBool,
+    /// Who opened it (the token's subject or client, with `auth`): only
+    /// requests of the same principal may use it.
+    principal: Option<String>,
     in_flight: Mutex<HashMap<String, AbortHandle>>,
     stream: Mutex<Option<AbortHandle>>,
 }
@@ -850,8 +853,12 @@ impl<S> State<S> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn session(&self, id: &str) -> Option<Arc<Session>> {
+    /// The live session `id`, when `principal` opened it.
+    fn session(&self, id: &str, principal: Option<&str>) -> Option<Arc<Session>> {
         let session = self.sessions().by_id.get(id).cloned()?;
+        if session.principal.as_deref() != principal {
+            return None;
+        }
         let mut last_seen = session
             .last_seen
             .lock()
@@ -1219,7 +1226,7 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     match *request.method() {
         Method::GET => match session_id {
             None => method_not_allowed(),
-            Some(id) => match state.session(&id) {
+            Some(id) => match state.session(&id, principal(request.extensions()).as_deref()) {
                 None => session_not_found(None),
                 Some(session) => legacy_stream::<S>(&state, session),
             },
@@ -1227,7 +1234,8 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
         Method::DELETE => match session_id {
             None => method_not_allowed(),
             Some(id) => {
-                if state.end_session(&id) {
+                let owner = principal(request.extensions());
+                if state.session(&id, owner.as_deref()).is_some() && state.end_session(&id) {
                     tracing::info!(session = %id, "legacy session ended by DELETE");
                     status_only(StatusCode::OK)
                 } else {
@@ -1237,6 +1245,17 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
         },
         _ => method_not_allowed(),
     }
+}
+
+/// Who made the request: the validated token's subject (else its client),
+/// with `auth`; nobody without it.
+#[cfg_attr(not(feature = "auth"), allow(unused_variables))]
+fn principal(extensions: &http::Extensions) -> Option<String> {
+    #[cfg(feature = "auth")]
+    if let Some(claims) = extensions.get::<auth::Claims>() {
+        return claims.subject.clone().or_else(|| claims.client_id.clone());
+    }
+    None
 }
 
 fn session_not_found(id: Option<&Value>) -> Response<Body> {
@@ -1498,7 +1517,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
         Err(reason) => return error_response(400, id.as_ref(), errors::invalid_request(reason)),
     };
     let session = match (&session_id, modern) {
-        (Some(sid), false) => match state.session(sid) {
+        (Some(sid), false) => match state.session(sid, principal(&parts.extensions).as_deref()) {
             Some(session) => Some(session),
             // A response carries the id of a server→client request: not one
             // the client may see echoed as its own request's.
@@ -1616,7 +1635,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
                 // A legacy session's JSON-RPC answers are all HTTP 200.
                 outcome.http_status = 200;
             }
-            outcome_response(&state, outcome)
+            outcome_response(&state, outcome, principal(&parts.extensions))
         }
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
@@ -1728,7 +1747,11 @@ async fn respond(
     ))
 }
 
-fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
+fn outcome_response<S>(
+    state: &State<S>,
+    outcome: Outcome,
+    principal: Option<String>,
+) -> Response<Body> {
     // Only a new session needs the id again (for its error); read it first.
     let request_id = outcome
         .new_legacy_session
@@ -1757,6 +1780,7 @@ fn outcome_response<S>(state: &State<S>, outcome: Outcome) -> Response<Body> {
                 peer: ClientPeer::with_timeout(state.config.client_request_timeout),
                 last_seen: Mutex::new(Instant::now()),
                 used: AtomicBool::new(false),
+                principal,
                 in_flight: Mutex::default(),
                 stream: Mutex::default(),
             }),

@@ -4,7 +4,9 @@
 //! only). Covers the metadata document, the 401 challenge, expired, wrong
 //! audience, wrong issuer, an unknown `kid` (the JWKS is fetched again), a
 //! missing server scope and a missing tool scope (403), and a good token
-//! whose claims reach the tool.
+//! whose claims reach the tool; and opaque tokens through the stand-in's
+//! RFC 7662 introspection endpoint; a legacy session serves only the
+//! principal that opened it.
 
 #![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
@@ -28,7 +30,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 #[derive(McpServer)]
-#[mcp(name = "guarded", version = "1.0.0", tools)]
+#[mcp(name = "guarded", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
 struct Guarded;
 
 #[router]
@@ -350,4 +352,38 @@ async fn opaque_tokens_are_checked_by_introspection() {
             "{token}: {head}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_legacy_session_serves_only_its_principal() {
+    let s = setup().await;
+    let alice = token("key1", claims(&s, "mcp"));
+    let mut bob_claims = claims(&s, "mcp");
+    bob_claims["sub"] = json!("bob");
+    let bob = token("key1", bob_claims);
+    let post = |bearer: &str, session: Option<&str>, body: &str| {
+        let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+             Authorization: Bearer {bearer}\r\n{session}Content-Length: {}\r\n\r\n{body}",
+            s.mcp,
+            body.len()
+        )
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}})
+    .to_string();
+    let (status, head, _) = raw(&s.mcp, &post(&alice, None, &initialize)).await;
+    assert_eq!(status, 200);
+    let session = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .unwrap()
+        .to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let (status, _, _) = raw(&s.mcp, &post(&bob, Some(&session), &ping)).await;
+    assert_eq!(status, 404, "another principal must not reach the session");
+    let (status, _, body) = raw(&s.mcp, &post(&alice, Some(&session), &ping)).await;
+    assert_eq!(status, 200, "{body}");
 }
