@@ -97,8 +97,12 @@ pub struct ClientOptions {
     pub capabilities: modern::ClientCapabilities,
     /// Answers elicitation, sampling and roots requests (both eras).
     pub handler: Option<Arc<dyn ClientHandler>>,
-    /// How many `input_required` rounds one request may take.
+    /// How many `input_required` rounds one request (or task) may take.
     pub max_input_rounds: usize,
+    /// Declare the tasks extension (`io.modelcontextprotocol/tasks`) in
+    /// every modern request, so the server may answer a tool call with a
+    /// task; see [`tasks`](crate::tasks). Off by default.
+    pub tasks: bool,
     /// Modern versions to offer, newest first. Default:
     /// [`IMPLEMENTED_MODERN_VERSIONS`](crate::IMPLEMENTED_MODERN_VERSIONS).
     /// The client speaks 2026-07-28; another version here is offered as is.
@@ -136,6 +140,7 @@ impl std::fmt::Debug for ClientOptions {
             .field("client_info", &self.client_info)
             .field("capabilities", &self.capabilities)
             .field("handler", &self.handler.is_some())
+            .field("tasks", &self.tasks)
             .field("probe_timeout", &self.probe_timeout)
             .field("request_timeout", &self.request_timeout)
             .finish_non_exhaustive()
@@ -153,6 +158,7 @@ impl Default for ClientOptions {
             capabilities: modern::ClientCapabilities::new(),
             handler: None,
             max_input_rounds: 8,
+            tasks: false,
             modern_versions: IMPLEMENTED_MODERN_VERSIONS
                 .iter()
                 .map(|v| (*v).to_owned())
@@ -797,7 +803,15 @@ impl Client {
     }
 
     fn meta(&self, version: &str) -> Result<Value> {
-        let mut meta = RequestMetaObject::new(self.opts().capabilities.clone(), version.to_owned());
+        let mut capabilities = self.opts().capabilities.clone();
+        if self.opts().tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(BTreeMap::new)
+                .entry(crate::tasks::TASKS_EXTENSION.to_owned())
+                .or_default();
+        }
+        let mut meta = RequestMetaObject::new(capabilities, version.to_owned());
         meta.client_info = Some(self.opts().client_info.clone());
         to_value(&meta)
     }
@@ -993,32 +1007,12 @@ impl Client {
                 });
             }
             rounds += 1;
-            let mut responses = Map::new();
-            if let Some(requests) = result.get("inputRequests").and_then(Value::as_object) {
-                for (key, request) in requests {
-                    let input = request
-                        .get("method")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    let input_params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                    if !self.inner.responder.declares(input, &input_params) {
-                        return Err(Error::UndeclaredInput {
-                            method: method.to_owned(),
-                            input: input.to_owned(),
-                        });
-                    }
-                    let answer = self
-                        .inner
-                        .responder
-                        .answer(input, input_params)
-                        .await
-                        .map_err(|error| Error::Handler {
-                            method: method.to_owned(),
-                            error,
-                        })?;
-                    responses.insert(key.clone(), answer);
-                }
-            }
+            let empty = Map::new();
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty);
+            let responses = self.answer_inputs(method, requests).await?;
             // Each retry is the original request plus this round's answers.
             let mut next = match &params {
                 Value::Object(m) => m.clone(),
@@ -1030,6 +1024,44 @@ impl Client {
             }
             attempt = Value::Object(next);
         }
+    }
+
+    /// Answers input requests (`{key: {method, params}}`) through the
+    /// handler: MRTR rounds and task `input_required` rounds alike.
+    pub(crate) async fn answer_inputs(
+        &self,
+        method: &str,
+        requests: &Map<String, Value>,
+    ) -> Result<Map<String, Value>> {
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let input = request
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let input_params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+            if !self.inner.responder.declares(input, &input_params) {
+                return Err(Error::UndeclaredInput {
+                    method: method.to_owned(),
+                    input: input.to_owned(),
+                });
+            }
+            let answer = self
+                .inner
+                .responder
+                .answer(input, input_params)
+                .await
+                .map_err(|error| Error::Handler {
+                    method: method.to_owned(),
+                    error,
+                })?;
+            responses.insert(key.clone(), answer);
+        }
+        Ok(responses)
+    }
+
+    pub(crate) fn max_input_rounds(&self) -> usize {
+        self.opts().max_input_rounds
     }
 
     /// Reads every `tools/list` page for the tools' `x-mcp-header` annotations.
@@ -1121,7 +1153,11 @@ impl Client {
         self.typed(methods::TOOLS_LIST, result)
     }
 
-    /// Calls a tool.
+    /// Calls a tool. With [`ClientOptions::tasks`] set the server may
+    /// make the call a task: it is then polled until it ends (see
+    /// [`TaskHandle::wait`](crate::tasks::TaskHandle::wait)) and its result
+    /// returned; [`call_tool_as_task`](Self::call_tool_as_task) gives the
+    /// handle instead.
     pub async fn call_tool(
         &self,
         name: &str,
@@ -1133,6 +1169,15 @@ impl Client {
                 json!({"name": name, "arguments": arguments}),
             )
             .await?;
+        if self.era() == Era::Modern && crate::tasks::is_create_task_result(&result) {
+            let created = parse(methods::TOOLS_CALL, result)?;
+            let done = crate::tasks::TaskHandle::new(self.clone(), created)
+                .wait()
+                .await?;
+            return Ok(ByEra::Modern(
+                modern::CallToolResultResponseResult::CallToolResult(done),
+            ));
+        }
         self.typed(methods::TOOLS_CALL, result)
     }
 
@@ -1576,7 +1621,7 @@ fn convert<T: DeserializeOwned>(v: &impl Serialize) -> Option<T> {
 }
 
 /// Typed parse of a result, naming the failing field.
-fn parse<T: DeserializeOwned>(method: &str, value: Value) -> Result<T> {
+pub(crate) fn parse<T: DeserializeOwned>(method: &str, value: Value) -> Result<T> {
     serde_path_to_error::deserialize(value).map_err(|e| Error::InvalidResult {
         method: method.to_owned(),
         detail: format!("at `{}`: {}", e.path(), e.inner()),

@@ -105,6 +105,18 @@ pub enum Error {
         /// The rounds answered.
         rounds: usize,
     },
+    /// A task ended `failed`: the JSON-RPC error it ended with.
+    TaskFailed {
+        /// The task's id.
+        task_id: String,
+        /// The error from its `DetailedTask`.
+        error: modern::Error,
+    },
+    /// A task ended `cancelled`.
+    TaskCancelled {
+        /// The task's id.
+        task_id: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -174,6 +186,14 @@ impl fmt::Display for Error {
             Error::TooManyInputRounds { method, rounds } => {
                 write!(f, "`{method}` still asked for input after {rounds} rounds")
             }
+            Error::TaskFailed { task_id, error } => {
+                write!(
+                    f,
+                    "task {task_id} failed with JSON-RPC error {}: {}",
+                    error.code, error.message
+                )
+            }
+            Error::TaskCancelled { task_id } => write!(f, "task {task_id} was cancelled"),
         }
     }
 }

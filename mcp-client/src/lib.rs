@@ -19,6 +19,10 @@
 //! * [`headers`]: the Streamable HTTP headers, `Mcp-Param-*` mirroring and
 //!   `x-mcp-header` screening (example there); [`sse`] and
 //!   [`transport::http`]: SSE parsing and resumption (`retry`, `Last-Event-ID`).
+//! * [`tasks`]: the tasks extension (opt in with
+//!   [`ClientOptions::tasks`]): a tool call the server turns into a task is
+//!   polled, its input requests answered and cancellable through a
+//!   [`TaskHandle`] (example there).
 //! * [`negotiate`] holds the detection and selection rules as plain
 //!   functions; [`cache`] what is remembered between connections.
 //! * `auth` (feature `oauth`): OAuth 2.1 for HTTP servers, started by a
@@ -53,6 +57,7 @@ pub mod headers;
 pub mod negotiate;
 pub mod sse;
 pub mod subscription;
+pub mod tasks;
 pub mod transport;
 
 pub use client::{ByEra, Client, ClientOptions, EraMode};
@@ -67,3 +72,4 @@ pub use mcp_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
 };
 pub use subscription::{Notification, Subscription};
+pub use tasks::{Task, TaskCall, TaskHandle, TaskStatus};

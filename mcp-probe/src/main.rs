@@ -107,6 +107,12 @@ struct Cli {
     #[arg(long, requires = "call", default_value = "{}")]
     args: String,
 
+    /// Let the server run the --call as a task (declares the tasks
+    /// extension): its id and status changes are printed to stderr as they
+    /// happen, and Ctrl-C cancels it (`tasks/cancel`).
+    #[arg(long, requires = "call")]
+    as_task: bool,
+
     /// Declare elicitation and accept every elicitation with this JSON
     /// object as the content (MRTR retries and legacy requests alike).
     #[arg(long, value_name = "JSON")]
@@ -178,7 +184,10 @@ struct Failure {
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         let code = match &e {
-            Error::Rpc { .. } | Error::Auth { .. } => 1,
+            Error::Rpc { .. }
+            | Error::Auth { .. }
+            | Error::TaskFailed { .. }
+            | Error::TaskCancelled { .. } => 1,
             Error::Spawn { .. } | Error::Io(_) | Error::Closed { .. } | Error::Http { .. } => 3,
             Error::InvalidUrl { .. } => 2,
             Error::Timeout { .. } => 5,
@@ -277,6 +286,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
             .version(env!("CARGO_PKG_VERSION"))
             .build(),
         oauth: cli.oauth.then(|| oauth_options(cli)),
+        tasks: cli.as_task,
         ..ClientOptions::default()
     };
     if let Some(raw) = &cli.elicit_accept {
@@ -291,6 +301,9 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         Ok(Value::Object(m)) => m,
         _ => return Err(usage("--args must be a JSON object")),
     };
+    if cli.as_task && cli.concurrent > 1 {
+        return Err(usage("--as-task makes one call: drop --concurrent"));
+    }
     let prompt_args = prompt_arguments(&cli.prompt_args).map_err(usage)?;
     let client = match (&cli.url, cli.server.split_first()) {
         (Some(url), None) => Client::connect_http(url, opts).await?,
@@ -363,7 +376,13 @@ async fn operations(
             .unwrap_or_default();
         report.insert("tools".into(), Value::Array(names));
     }
-    if let Some(name) = &cli.call {
+    if let (Some(name), true) = (&cli.call, cli.as_task) {
+        let result = call_as_task(client, name, call_args.clone(), report).await?;
+        if result["isError"] == json!(true) {
+            code = 1;
+        }
+        report.insert("callResult".into(), result);
+    } else if let Some(name) = &cli.call {
         let calls = (0..cli.concurrent.max(1)).map(|_| {
             let (client, name, args) = (client.clone(), name.clone(), call_args.clone());
             tokio::spawn(async move { client.call_tool(&name, args).await })
@@ -415,6 +434,52 @@ async fn operations(
         report.insert("promptResult".into(), result);
     }
     Ok(code)
+}
+
+/// `--call NAME --as-task`: the call, and if the server made it a task,
+/// its status changes on stderr (and as `task` in the report) until it
+/// ends; Ctrl-C sends `tasks/cancel` and waits for the task to say so.
+async fn call_as_task(
+    client: &Client,
+    name: &str,
+    args: Map<String, Value>,
+    report: &mut Map<String, Value>,
+) -> Result<Value, Failure> {
+    use mcp_client::TaskCall;
+
+    let task = match client.call_tool_as_task(name, args).await? {
+        TaskCall::Complete(result) => {
+            eprintln!("{name}: answered at once (no task)");
+            return Ok(serde_json::to_value(&result).unwrap_or(Value::Null));
+        }
+        TaskCall::Task(task) => task,
+    };
+    eprintln!("task {}", task.id());
+    let mut statuses: Vec<Value> = Vec::new();
+    let outcome = {
+        let waiting = task.wait_with(|t| {
+            match &t.status_message {
+                Some(m) => eprintln!("  {} ({m})", t.status.as_str()),
+                None => eprintln!("  {}", t.status.as_str()),
+            }
+            statuses.push(json!(t.status.as_str()));
+        });
+        tokio::pin!(waiting);
+        tokio::select! {
+            outcome = &mut waiting => outcome,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("  cancelling");
+                task.cancel().await?;
+                // The next poll sees `cancelled` (or the end it reached first).
+                waiting.await
+            }
+        }
+    };
+    let mut summary = Map::new();
+    summary.insert("taskId".into(), json!(task.id()));
+    summary.insert("statuses".into(), Value::Array(statuses));
+    report.insert("task".into(), Value::Object(summary));
+    Ok(serde_json::to_value(&outcome?).unwrap_or(Value::Null))
 }
 
 fn to_json<M: serde::Serialize, L: serde::Serialize>(v: &ByEra<M, L>) -> Value {
@@ -509,6 +574,13 @@ fn print_readable(r: &Map<String, Value>) {
             "tools:              {}",
             tools.iter().map(text).collect::<Vec<_>>().join(", ")
         );
+    }
+    if let Some(task) = r.get("task") {
+        let statuses = task["statuses"]
+            .as_array()
+            .map(|a| a.iter().map(text).collect::<Vec<_>>().join(" → "))
+            .unwrap_or_default();
+        println!("task:               {} ({statuses})", text(&task["taskId"]));
     }
     if let Some(result) = r.get("callResult") {
         println!("call result:        {result}");

@@ -254,6 +254,76 @@ fn over_http() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// `--call TOOL --as-task`: the task's id and status changes on stderr,
+/// its statuses in the report; a failed task exits 1; a tool that is never
+/// a task answers at once.
+fn calls_as_tasks() {
+    let url = http_url();
+    for via in ["stdio", "http"] {
+        let run = |args: &[&str]| match via {
+            "stdio" => stdio("modern", args),
+            _ => {
+                let mut all = vec!["--era", "modern", "--url", url];
+                all.extend_from_slice(args);
+                probe(&all)
+            }
+        };
+        let out = run(&[
+            "--json",
+            "--call",
+            "slow_compute",
+            "--args",
+            r#"{"seconds": 0.2, "label": "p"}"#,
+            "--as-task",
+        ]);
+        let report = json_of(&out);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("task ") && err.contains("  working"),
+            "{via}: {err}"
+        );
+        assert!(err.contains("  completed"), "{via}: {err}");
+        assert_eq!(
+            report["task"]["statuses"],
+            json!(["working", "completed"]),
+            "{via}"
+        );
+        assert_eq!(
+            report["callResult"]["content"][0]["text"],
+            "Computed p in 0.2 s"
+        );
+
+        let out = run(&["--call", "protocol_error_job", "--as-task"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{via}: {err}");
+        assert!(
+            err.contains("  failed") && err.contains("-32603"),
+            "{via}: {err}"
+        );
+
+        let out = run(&["--call", "failing_job", "--as-task"]);
+        assert_eq!(out.status.code(), Some(1), "isError exits 1");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("(working → completed)"), "{via}: {text}");
+
+        let out = run(&[
+            "--call",
+            "greet",
+            "--args",
+            r#"{"name": "Bo"}"#,
+            "--as-task",
+        ]);
+        let text = ok(&out);
+        assert!(text.contains("Hello, Bo!"), "{via}: {text}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("answered at once"));
+    }
+    let out = stdio(
+        "modern",
+        &["--call", "greet", "--as-task", "--concurrent", "2"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(FIXTURE) {
@@ -265,12 +335,13 @@ fn main() -> ExitCode {
             }
         };
     }
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
         ("lists_in_both_eras", lists_in_both_eras),
         ("reads_in_both_eras", reads_in_both_eras),
         ("prompts_in_both_eras", prompts_in_both_eras),
         ("errors_and_usage", errors_and_usage),
         ("over_http", over_http),
+        ("calls_as_tasks", calls_as_tasks),
     ];
     // Like libtest: the first argument not starting with `-` filters by name.
     let filter = args.iter().find(|a| !a.starts_with('-'));

@@ -1,0 +1,425 @@
+//! The client side of the tasks extension (`io.modelcontextprotocol/tasks`):
+//! a `tools/call` the server answers with a `CreateTaskResult` is polled
+//! with `tasks/get` until it ends, its `input_required` rounds answered
+//! through the [`ClientHandler`](crate::ClientHandler) and `tasks/update`,
+//! and `tasks/cancel` stops it.
+//!
+//! Opt in with [`ClientOptions::tasks`](crate::ClientOptions::tasks): every
+//! modern request then declares the extension in its `_meta` client
+//! capabilities, so the server may (it alone decides) answer a tool call
+//! with a task. [`Client::call_tool`](crate::Client::call_tool) then waits
+//! for the task transparently; [`Client::call_tool_as_task`] hands back a
+//! [`TaskHandle`] to watch, answer and cancel it.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_client::Error> {
+//! use mcp_client::tasks::TaskCall;
+//! use mcp_client::{Client, ClientOptions};
+//! use serde_json::{Map, json};
+//!
+//! let opts = ClientOptions { tasks: true, ..ClientOptions::default() };
+//! let client = Client::connect_stdio("my-server", &[], opts).await?;
+//! let mut args = Map::new();
+//! args.insert("seconds".into(), json!(5));
+//! match client.call_tool_as_task("slow_compute", args).await? {
+//!     TaskCall::Complete(result) => println!("answered at once: {:?}", result.content),
+//!     TaskCall::Task(task) => {
+//!         println!("task {}", task.id());
+//!         // Called at every status change; `task.cancel()` from a clone stops it.
+//!         let result = task.wait_with(|t| println!("{:?}", t.status)).await?;
+//!         println!("{:?}", result.content);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! The wire shapes are written here by hand: the extension's methods are
+//! not in the generated core schema. Dropping a [`TaskHandle::wait`]
+//! future stops the polling (nothing is left running in the client) but
+//! not the task: the server keeps working on it until it ends, its TTL
+//! expires or [`TaskHandle::cancel`] is sent.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_types::v2026_07_28 as modern;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+
+/// The extension's identifier, the key under `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// `tasks/get`.
+pub const TASKS_GET: &str = "tasks/get";
+/// `tasks/update`.
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// `tasks/cancel`.
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+
+/// The poll interval used when the server suggests none.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Bounds on a server-suggested poll interval: no busy loop on `0`, no
+/// hour-long sleep on a huge value.
+const MIN_POLL: Duration = Duration::from_millis(10);
+const MAX_POLL: Duration = Duration::from_secs(60);
+
+/// A task's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Being worked on.
+    Working,
+    /// Waiting for answers to its `inputRequests` (sent with `tasks/update`).
+    InputRequired,
+    /// Ended with a result (a tool result with `isError` included).
+    Completed,
+    /// Ended with a JSON-RPC error.
+    Failed,
+    /// Cancelled.
+    Cancelled,
+    /// A status this client does not know; treated as still running.
+    #[serde(other)]
+    Unknown,
+}
+
+impl TaskStatus {
+    /// Whether the task has ended (`completed`, `failed`, `cancelled`).
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+
+    /// The status as it travels (`input_required`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+            TaskStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// A task as the server describes it: the `CreateTaskResult` of a
+/// `tools/call` (`resultType: "task"`) or the `DetailedTask` of a
+/// `tasks/get` (`resultType: "complete"`, with `inputRequests`, `result` or
+/// `error` depending on the status).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// The task's id.
+    pub task_id: String,
+    /// Its status.
+    pub status: TaskStatus,
+    /// A human-readable note on the status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// ISO 8601 creation time.
+    #[serde(default)]
+    pub created_at: String,
+    /// ISO 8601 time of the last change.
+    #[serde(default)]
+    pub last_updated_at: String,
+    /// How long the server keeps the task after its creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// How often the server suggests polling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+    /// `input_required`: the outstanding requests, by key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<Map<String, Value>>,
+    /// `completed`: the tool's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// `failed`: the JSON-RPC error it ended with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<modern::Error>,
+}
+
+impl Task {
+    /// The poll interval to honour: the server's, within sane bounds.
+    pub fn poll_interval(&self) -> Duration {
+        self.poll_interval_ms
+            .map_or(DEFAULT_POLL_INTERVAL, Duration::from_millis)
+            .clamp(MIN_POLL, MAX_POLL)
+    }
+}
+
+/// Whether a result is a `CreateTaskResult`.
+pub fn is_create_task_result(result: &Value) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some("task")
+}
+
+/// What [`Client::call_tool_as_task`] got back.
+#[derive(Debug)]
+pub enum TaskCall {
+    /// The server answered at once (it chose not to make a task, the
+    /// client did not opt in, or the server is legacy).
+    Complete(Box<modern::CallToolResult>),
+    /// The server made a task.
+    Task(TaskHandle),
+}
+
+impl TaskCall {
+    /// The final result: at once, or by waiting for the task.
+    pub async fn finish(self) -> Result<modern::CallToolResult> {
+        match self {
+            TaskCall::Complete(result) => Ok(*result),
+            TaskCall::Task(task) => task.wait().await,
+        }
+    }
+}
+
+/// A handle to a task on the server: its id, its last known status, and
+/// the requests that poll, answer and cancel it. Cheap to clone; clones
+/// share the last status.
+#[derive(Debug, Clone)]
+pub struct TaskHandle {
+    client: Client,
+    id: String,
+    /// The request the task came from, for error messages.
+    method: String,
+    last: Arc<Mutex<Task>>,
+}
+
+impl TaskHandle {
+    /// A handle for a task the server just created (or one whose id is
+    /// known from elsewhere: then `created` may be a bare `{taskId, status}`).
+    pub fn new(client: Client, created: Task) -> Self {
+        Self {
+            client,
+            id: created.task_id.clone(),
+            method: modern::methods::TOOLS_CALL.to_owned(),
+            last: Arc::new(Mutex::new(created)),
+        }
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The task as last seen (creation or the latest `tasks/get`).
+    pub fn last(&self) -> Task {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The status as last seen.
+    pub fn status(&self) -> TaskStatus {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).status
+    }
+
+    fn remember(&self, task: &Task) {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = task.clone();
+    }
+
+    /// One `tasks/get`: the task now (also remembered as [`last`](Self::last)).
+    pub async fn get(&self) -> Result<Task> {
+        let raw = self
+            .client
+            .request(TASKS_GET, json!({"taskId": self.id}))
+            .await?;
+        let task: Task = crate::client::parse(TASKS_GET, raw)?;
+        self.remember(&task);
+        Ok(task)
+    }
+
+    /// `tasks/update`: answers to some or all of the outstanding input
+    /// requests, by key.
+    pub async fn update(&self, input_responses: Map<String, Value>) -> Result<()> {
+        self.client
+            .request(
+                TASKS_UPDATE,
+                json!({"taskId": self.id, "inputResponses": input_responses}),
+            )
+            .await
+            .map(drop)
+    }
+
+    /// `tasks/cancel`: asks the server to stop the task (idempotent; an
+    /// ended task stays as it ended). A [`wait`](Self::wait) in progress
+    /// then ends with [`Error::TaskCancelled`].
+    pub async fn cancel(&self) -> Result<()> {
+        self.client
+            .request(TASKS_CANCEL, json!({"taskId": self.id}))
+            .await
+            .map(drop)
+    }
+
+    /// Polls until the task ends and returns its result; see
+    /// [`wait_with`](Self::wait_with).
+    pub async fn wait(&self) -> Result<modern::CallToolResult> {
+        self.wait_with(|_| {}).await
+    }
+
+    /// Polls `tasks/get` every `pollIntervalMs` until the task ends,
+    /// answering `input_required` rounds through the client's handler and
+    /// `tasks/update`. `on_change` sees every status (or status message)
+    /// change, the current one first. `completed` → the tool's result
+    /// (`isError` included); `failed` → [`Error::TaskFailed`];
+    /// `cancelled` → [`Error::TaskCancelled`].
+    pub async fn wait_with(
+        &self,
+        mut on_change: impl FnMut(&Task),
+    ) -> Result<modern::CallToolResult> {
+        let mut task = self.last();
+        let mut shown: Option<(TaskStatus, Option<String>)> = None;
+        // Keys are unique over a task's life: one already answered is not
+        // answered again if a poll races the server taking the update.
+        let mut answered: HashSet<String> = HashSet::new();
+        let mut rounds = 0;
+        loop {
+            let seen = (task.status, task.status_message.clone());
+            if shown.as_ref() != Some(&seen) {
+                on_change(&task);
+                shown = Some(seen);
+            }
+            match task.status {
+                TaskStatus::Completed => {
+                    let result = task
+                        .result
+                        .clone()
+                        .unwrap_or_else(|| json!({"content": []}));
+                    return crate::client::parse(&self.method, result);
+                }
+                TaskStatus::Failed => {
+                    return Err(Error::TaskFailed {
+                        task_id: self.id.clone(),
+                        error: task.error.clone().unwrap_or_else(|| {
+                            modern::Error::new(
+                                -32603,
+                                task.status_message.clone().unwrap_or_else(|| {
+                                    "the task failed without an error".to_owned()
+                                }),
+                            )
+                        }),
+                    });
+                }
+                TaskStatus::Cancelled => {
+                    return Err(Error::TaskCancelled {
+                        task_id: self.id.clone(),
+                    });
+                }
+                TaskStatus::InputRequired => {
+                    let outstanding: Map<String, Value> = task
+                        .input_requests
+                        .clone()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|(key, _)| !answered.contains(key))
+                        .collect();
+                    if !outstanding.is_empty() {
+                        if rounds >= self.client.max_input_rounds() {
+                            return Err(Error::TooManyInputRounds {
+                                method: self.method.clone(),
+                                rounds,
+                            });
+                        }
+                        rounds += 1;
+                        let responses = self
+                            .client
+                            .answer_inputs(&self.method, &outstanding)
+                            .await?;
+                        answered.extend(responses.keys().cloned());
+                        self.update(responses).await?;
+                        task = self.get().await?;
+                        continue;
+                    }
+                }
+                TaskStatus::Working | TaskStatus::Unknown => {}
+            }
+            tokio::time::sleep(task.poll_interval()).await;
+            task = self.get().await?;
+        }
+    }
+}
+
+impl Client {
+    /// Calls a tool, letting the server make it a task: with
+    /// [`ClientOptions::tasks`](crate::ClientOptions::tasks) set the
+    /// request declares the extension, and a `CreateTaskResult` comes back
+    /// as a [`TaskHandle`]. Without the opt-in, or with a legacy server,
+    /// the call is an ordinary one and ends [`TaskCall::Complete`]. MRTR
+    /// rounds before the task is created are answered as in
+    /// [`call_tool`](Self::call_tool).
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<TaskCall> {
+        let method = modern::methods::TOOLS_CALL;
+        let result = self
+            .request(method, json!({"name": name, "arguments": arguments}))
+            .await?;
+        if is_create_task_result(&result) {
+            let created: Task = crate::client::parse(method, result)?;
+            return Ok(TaskCall::Task(TaskHandle::new(self.clone(), created)));
+        }
+        Ok(TaskCall::Complete(Box::new(crate::client::parse(
+            method, result,
+        )?)))
+    }
+
+    /// A handle for a task whose id is known (created earlier, perhaps by
+    /// another connection to the same server). Its [`last`](TaskHandle::last)
+    /// status is `working` until the first [`get`](TaskHandle::get).
+    pub fn task(&self, task_id: &str) -> TaskHandle {
+        TaskHandle::new(
+            self.clone(),
+            Task {
+                task_id: task_id.to_owned(),
+                status: TaskStatus::Working,
+                status_message: None,
+                created_at: String::new(),
+                last_updated_at: String::new(),
+                ttl_ms: None,
+                poll_interval_ms: None,
+                input_requests: None,
+                result: None,
+                error: None,
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_create_task_result_and_a_detailed_task() {
+        let created = json!({"resultType": "task", "taskId": "ab12", "status": "working",
+            "createdAt": "2026-12-01T01:02:03.456Z", "lastUpdatedAt": "2026-12-01T01:02:03.456Z",
+            "ttlMs": 3600000, "pollIntervalMs": 0});
+        assert!(is_create_task_result(&created));
+        let t: Task = serde_json::from_value(created).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.status, TaskStatus::Working);
+        assert_eq!(t.poll_interval(), MIN_POLL, "0 is not a busy loop");
+        let got = json!({"resultType": "complete", "taskId": "ab12", "status": "input_required",
+            "createdAt": "x", "lastUpdatedAt": "y", "ttlMs": null,
+            "inputRequests": {"confirm": {"method": "elicitation/create", "params": {}}}});
+        let t: Task = serde_json::from_value(got).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.status, TaskStatus::InputRequired);
+        assert_eq!(t.poll_interval(), DEFAULT_POLL_INTERVAL);
+        assert!(t.input_requests.is_some_and(|r| r.contains_key("confirm")));
+        let failed = json!({"taskId": "a", "status": "failed",
+            "error": {"code": -32603, "message": "boom"}});
+        let t: Task = serde_json::from_value(failed).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.error.map(|e| e.code), Some(-32603));
+        let odd: Task = serde_json::from_value(json!({"taskId": "a", "status": "paused"}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(odd.status, TaskStatus::Unknown);
+        assert!(!odd.status.is_terminal());
+        assert!(!is_create_task_result(&json!({"resultType": "complete"})));
+    }
+}
