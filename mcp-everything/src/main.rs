@@ -10,6 +10,8 @@ const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
                            [--tls-cert PEM --tls-key PEM]   (feature rustls)
+                           [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
+                                                            (feature auth: JWTs from the issuer's JWKS)
        mcp-everything demo
 --task-store: where tasks (io.modelcontextprotocol/tasks) live: `memory`
 (default, this process only) or `redis://HOST:PORT` (shared by every
@@ -84,6 +86,9 @@ fn main() -> ExitCode {
             let mut config = HttpConfig::new(listen);
             #[cfg(feature = "rustls")]
             let (mut tls_cert, mut tls_key) = (None::<String>, None::<String>);
+            #[cfg(feature = "auth")]
+            let (mut oauth_issuer, mut oauth_resource, mut oauth_scopes) =
+                (None::<String>, None::<String>, Vec::<String>::new());
             let number = |flag: &str, value: &str| -> Result<u64, ExitCode> {
                 value.parse().map_err(|e| {
                     eprintln!("bad {flag} {value:?}: {e}\n{USAGE}");
@@ -107,6 +112,12 @@ fn main() -> ExitCode {
                         }
                     },
                     ("--allow-host", Some(host)) => hosts.push(host.clone()),
+                    #[cfg(feature = "auth")]
+                    ("--oauth-issuer", Some(url)) => oauth_issuer = Some(url.clone()),
+                    #[cfg(feature = "auth")]
+                    ("--oauth-resource", Some(url)) => oauth_resource = Some(url.clone()),
+                    #[cfg(feature = "auth")]
+                    ("--oauth-scope", Some(scope)) => oauth_scopes.push(scope.clone()),
                     #[cfg(feature = "rustls")]
                     ("--tls-cert", Some(cert)) => tls_cert = Some(cert.clone()),
                     #[cfg(feature = "rustls")]
@@ -132,6 +143,22 @@ fn main() -> ExitCode {
                 }
             }
             config.listen = listen;
+            #[cfg(feature = "auth")]
+            match (oauth_issuer, oauth_resource) {
+                (Some(issuer), Some(resource)) => {
+                    use mcp_server::http::auth::{AuthConfig, JwtValidator};
+                    let validator = JwtValidator::new(issuer.clone(), resource.clone());
+                    config.auth = Some(
+                        AuthConfig::new(resource, issuer, std::sync::Arc::new(validator))
+                            .require_scopes(oauth_scopes),
+                    );
+                }
+                (None, None) => {}
+                _ => {
+                    eprintln!("--oauth-issuer and --oauth-resource go together\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
             #[cfg(feature = "rustls")]
             match (tls_cert, tls_key) {
                 (Some(cert), Some(key)) => {
