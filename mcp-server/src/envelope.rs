@@ -131,6 +131,16 @@ pub(crate) enum Parsed {
 }
 
 impl Parsed {
+    /// The method of a request or notification, when it has a string one.
+    #[cfg_attr(not(any(feature = "auth", feature = "stdio")), allow(dead_code))]
+    pub(crate) fn method(&self) -> Option<&str> {
+        match self {
+            Parsed::Modern(request) => Some(request.method()),
+            Parsed::Json(message) => message.get("method").and_then(Value::as_str),
+            Parsed::Invalid => None,
+        }
+    }
+
     /// The tool a `tools/call` names, if this is one.
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) fn tool_name(&self) -> Option<&str> {
@@ -147,6 +157,7 @@ impl Parsed {
     }
 
     /// The JSON `id` of a request, string or integer, when one could be read.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn id_json(&self) -> Option<Value> {
         match self {
             Parsed::Modern(request) => serde_json::to_value(request_parts(request).id).ok(),
@@ -256,6 +267,7 @@ struct RequestParts<'a> {
 }
 
 /// The id of a typed request.
+#[cfg_attr(not(feature = "stdio"), allow(dead_code))]
 pub(crate) fn request_id(request: &ClientRequest) -> &RequestId {
     request_parts(request).id
 }

@@ -506,7 +506,7 @@ async fn authenticate<B>(
             ));
         }
     };
-    let missing = claims.missing(&auth.required_scopes);
+    let missing = auth.missing(&claims, &auth.required_scopes);
     if !missing.is_empty() {
         return Err(auth_refusal(
             403,
@@ -521,33 +521,37 @@ async fn authenticate<B>(
     Ok(request)
 }
 
-/// The scopes a `tools/call` of `tool` needs beyond the server's, when the
-/// token lacks some of them: a 403 naming all the scopes the call needs.
+/// A 403 naming every scope the request needs, when its method's
+/// capability or its tool needs scopes the token lacks.
 #[cfg(feature = "auth")]
-fn tool_scope_refusal(
+fn scope_refusal(
     auth: &auth::AuthConfig,
     parts: &http::request::Parts,
-    tool: &str,
+    message: &Parsed,
 ) -> Option<Response<Body>> {
-    let needed = auth.tool_scopes.get(tool)?;
+    let method = message.method()?;
+    let needed = auth.scopes_for(method, message.tool_name());
+    if needed.is_empty() {
+        return None;
+    }
     let claims = parts.extensions.get::<auth::Claims>()?;
-    let missing = claims.missing(needed);
+    let missing = auth.missing(claims, &needed);
     if missing.is_empty() {
         return None;
     }
     let scopes: Vec<&str> = auth
         .required_scopes
         .iter()
-        .chain(needed)
+        .chain(&needed)
         .map(String::as_str)
         .collect();
     Some(auth_refusal(
         403,
         auth.challenge(
-            Some(("insufficient_scope", "the tool needs more scope")),
+            Some(("insufficient_scope", "the request needs more scope")),
             &scopes,
         ),
-        &format!("Forbidden: {tool} needs scope {}", missing.join(" ")),
+        &format!("Forbidden: {method} needs scope {}", missing.join(" ")),
     ))
 }
 
@@ -1463,8 +1467,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
     drop(body);
     #[cfg(feature = "auth")]
     if let Some(auth) = &state.config.auth
-        && let Some(tool) = message.tool_name()
-        && let Some(refused) = tool_scope_refusal(auth, &parts, tool)
+        && let Some(refused) = scope_refusal(auth, &parts, &message)
     {
         return refused;
     }

@@ -80,6 +80,7 @@ pub trait McpServer: Send + Sync + Sized {
 
 /// Refuses to serve a server whose catalogue could not be built, naming
 /// every problem (the transports call it before reading a byte).
+#[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
 pub(crate) fn check_catalogue<S: McpServer>(server: &S) -> std::io::Result<()> {
     let problems = server.catalogue_problems();
     if problems.is_empty() {

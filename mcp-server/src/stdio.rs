@@ -390,14 +390,6 @@ fn message_key(message: &Parsed) -> Option<String> {
     }
 }
 
-fn message_method(message: &Parsed) -> Option<&str> {
-    match message {
-        Parsed::Modern(request) => Some(request.method()),
-        Parsed::Json(message) => message.get("method").and_then(Value::as_str),
-        Parsed::Invalid => None,
-    }
-}
-
 /// What the line reader hands to the dispatcher.
 enum Incoming {
     Line(Vec<u8>),
@@ -559,7 +551,7 @@ where
                 continue;
             };
             drop(line);
-            let method = message_method(&message).map(str::to_owned);
+            let method = message.method().map(str::to_owned);
             let current_session = session
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)

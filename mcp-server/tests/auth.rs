@@ -6,7 +6,7 @@
 //! missing server scope and a missing tool scope (403), and a good token
 //! whose claims reach the tool; and opaque tokens through the stand-in's
 //! RFC 7662 introspection endpoint; a legacy session serves only the
-//! principal that opened it.
+//! principal that opened it; capability scopes with a scope hierarchy.
 
 #![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
@@ -162,28 +162,34 @@ struct Setup {
 }
 
 async fn setup() -> Setup {
-    setup_with(|issuer, resource| {
-        Arc::new(JwtValidator::new(issuer, resource).refresh_interval(Duration::ZERO))
+    setup_with(jwt, |auth| {
+        auth.require_scopes(["mcp"])
+            .capability_requires("tools", ["tools"])
+            .tool_requires("reset", ["admin"])
+            .scope_implies("mcp", ["tools"])
     })
     .await
 }
 
-async fn setup_with(validator: impl FnOnce(String, String) -> Arc<dyn TokenValidator>) -> Setup {
+fn jwt(issuer: String, resource: String) -> Arc<dyn TokenValidator> {
+    Arc::new(JwtValidator::new(issuer, resource).refresh_interval(Duration::ZERO))
+}
+
+async fn setup_with(
+    validator: impl FnOnce(String, String) -> Arc<dyn TokenValidator>,
+    rules: impl FnOnce(AuthConfig) -> AuthConfig,
+) -> Setup {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://127.0.0.1:{}/mcp", addr.port());
     let jwks_now = Arc::new(Mutex::new(jwks(&["key1"])));
     let issuer = authorization_server(Arc::clone(&jwks_now), resource.clone()).await;
     let mut config = HttpConfig::new(addr);
-    config.auth = Some(
-        AuthConfig::new(
-            resource.clone(),
-            issuer.clone(),
-            validator(issuer.clone(), resource.clone()),
-        )
-        .require_scopes(["mcp"])
-        .tool_requires("reset", ["admin"]),
-    );
+    config.auth = Some(rules(AuthConfig::new(
+        resource.clone(),
+        issuer.clone(),
+        validator(issuer.clone(), resource.clone()),
+    )));
     tokio::spawn(serve_listener(Arc::new(Guarded), listener, config));
     Setup {
         mcp: format!("127.0.0.1:{}", addr.port()),
@@ -249,7 +255,10 @@ async fn metadata_and_the_challenge_point_clients_to_the_authorization_server() 
     let metadata: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(metadata["resource"], s.resource);
     assert_eq!(metadata["authorization_servers"], json!([s.issuer]));
-    assert_eq!(metadata["scopes_supported"], json!(["mcp", "admin"]));
+    assert_eq!(
+        metadata["scopes_supported"],
+        json!(["mcp", "tools", "admin"])
+    );
 
     let (status, head, _) = call(&s.mcp, "whoami", None).await;
     assert_eq!(status, 401);
@@ -311,7 +320,10 @@ async fn scopes_are_required_per_server_and_per_tool() {
     let plain = token("key1", claims(&s, "mcp"));
     let (status, head, _) = call(&s.mcp, "reset", Some(&plain)).await;
     assert_eq!(status, 403);
-    assert!(challenge(&head).contains("scope=\"mcp admin\""), "{head}");
+    assert!(
+        challenge(&head).contains("scope=\"mcp tools admin\""),
+        "{head}"
+    );
 
     let admin = token("key1", claims(&s, "mcp admin"));
     let (status, _, body) = call(&s.mcp, "reset", Some(&admin)).await;
@@ -332,14 +344,17 @@ async fn a_good_token_reaches_the_tool_with_its_claims() {
 
 #[tokio::test]
 async fn opaque_tokens_are_checked_by_introspection() {
-    let s = setup_with(|issuer, resource| {
-        Arc::new(IntrospectionValidator::new(
-            format!("{issuer}/introspect"),
-            "rs",
-            "s3cret",
-            resource,
-        ))
-    })
+    let s = setup_with(
+        |issuer, resource| {
+            Arc::new(IntrospectionValidator::new(
+                format!("{issuer}/introspect"),
+                "rs",
+                "s3cret",
+                resource,
+            ))
+        },
+        |auth| auth.require_scopes(["mcp"]),
+    )
     .await;
     let (status, _, body) = call(&s.mcp, "whoami", Some("opaque-good")).await;
     assert_eq!(status, 200, "{body}");
@@ -385,5 +400,21 @@ async fn a_legacy_session_serves_only_its_principal() {
     let (status, _, _) = raw(&s.mcp, &post(&bob, Some(&session), &ping)).await;
     assert_eq!(status, 404, "another principal must not reach the session");
     let (status, _, body) = raw(&s.mcp, &post(&alice, Some(&session), &ping)).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn capability_scopes_follow_the_scope_hierarchy() {
+    // Tools need `tools:call`; `admin` grants `write`, which grants it.
+    let s = setup_with(jwt, |auth| {
+        auth.capability_requires("tools", ["tools:call"])
+            .scope_implies("admin", ["write"])
+            .scope_implies("write", ["tools:call"])
+    })
+    .await;
+    let (status, head, _) = call(&s.mcp, "whoami", Some(&token("key1", claims(&s, "read")))).await;
+    assert_eq!(status, 403);
+    assert!(challenge(&head).contains("scope=\"tools:call\""), "{head}");
+    let (status, _, body) = call(&s.mcp, "whoami", Some(&token("key1", claims(&s, "admin")))).await;
     assert_eq!(status, 200, "{body}");
 }

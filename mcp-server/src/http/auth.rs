@@ -58,15 +58,6 @@ impl Claims {
             raw,
         }
     }
-
-    /// The scopes of `wanted` this token lacks.
-    pub fn missing<'a>(&self, wanted: &'a [String]) -> Vec<&'a str> {
-        wanted
-            .iter()
-            .filter(|scope| !self.scopes.contains(scope))
-            .map(String::as_str)
-            .collect()
-    }
 }
 
 /// Why a token was refused.
@@ -101,8 +92,14 @@ pub struct AuthConfig {
     pub scopes_supported: Vec<String>,
     /// Scopes every request needs.
     pub required_scopes: Vec<String>,
+    /// Scopes the methods of a capability need on top, by capability
+    /// (`tools`, `resources`, `prompts`, `completions`, `tasks`).
+    pub capability_scopes: HashMap<String, Vec<String>>,
     /// Scopes a `tools/call` of a tool needs on top, by tool name.
     pub tool_scopes: HashMap<String, Vec<String>>,
+    /// Scope hierarchy: a granted scope also grants these (transitively),
+    /// e.g. `admin` → `write` → `read`.
+    pub implied_scopes: HashMap<String, Vec<String>>,
     /// The token check.
     pub validator: Arc<dyn TokenValidator>,
 }
@@ -113,7 +110,9 @@ impl std::fmt::Debug for AuthConfig {
             .field("resource", &self.resource)
             .field("authorization_servers", &self.authorization_servers)
             .field("required_scopes", &self.required_scopes)
+            .field("capability_scopes", &self.capability_scopes)
             .field("tool_scopes", &self.tool_scopes)
+            .field("implied_scopes", &self.implied_scopes)
             .finish_non_exhaustive()
     }
 }
@@ -131,7 +130,9 @@ impl AuthConfig {
             authorization_servers: vec![authorization_server.into()],
             scopes_supported: Vec::new(),
             required_scopes: Vec::new(),
+            capability_scopes: HashMap::new(),
             tool_scopes: HashMap::new(),
+            implied_scopes: HashMap::new(),
             validator,
         }
     }
@@ -156,12 +157,78 @@ impl AuthConfig {
         self
     }
 
+    /// The methods of `capability` (`tools`, `resources`, `prompts`,
+    /// `completions`, `tasks`) need `scopes` as well.
+    pub fn capability_requires<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        capability: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        self.capability_scopes
+            .entry(capability.into())
+            .or_default()
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// A token granted `scope` also holds `implied` (and what those imply).
+    pub fn scope_implies<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        scope: impl Into<String>,
+        implied: I,
+    ) -> Self {
+        self.implied_scopes
+            .entry(scope.into())
+            .or_default()
+            .extend(implied.into_iter().map(Into::into));
+        self
+    }
+
+    /// The scopes of `wanted` that `claims` lack, after the hierarchy.
+    pub fn missing<'a>(&self, claims: &Claims, wanted: &'a [String]) -> Vec<&'a str> {
+        let mut held: Vec<&str> = claims.scopes.iter().map(String::as_str).collect();
+        let mut next = 0;
+        while let Some(scope) = held.get(next).copied() {
+            for implied in self.implied_scopes.get(scope).into_iter().flatten() {
+                if !held.contains(&implied.as_str()) {
+                    held.push(implied);
+                }
+            }
+            next += 1;
+        }
+        wanted
+            .iter()
+            .map(String::as_str)
+            .filter(|scope| !held.contains(scope))
+            .collect()
+    }
+
+    /// Scopes a request for `method` (of tool `tool`, for `tools/call`)
+    /// needs beyond the server-wide ones.
+    pub(crate) fn scopes_for(&self, method: &str, tool: Option<&str>) -> Vec<String> {
+        let capability = match method.split('/').next() {
+            Some("completion") => "completions",
+            Some(prefix) => prefix,
+            None => "",
+        };
+        let mut needed: Vec<String> = self
+            .capability_scopes
+            .get(capability)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(tool) = tool {
+            needed.extend(self.tool_scopes.get(tool).into_iter().flatten().cloned());
+        }
+        needed
+    }
+
     /// The Protected Resource Metadata document (RFC 9728 §2).
     pub fn metadata(&self) -> Value {
         let mut scopes = self.scopes_supported.clone();
         for scope in self
             .required_scopes
             .iter()
+            .chain(self.capability_scopes.values().flatten())
             .chain(self.tool_scopes.values().flatten())
         {
             if !scopes.contains(scope) {
