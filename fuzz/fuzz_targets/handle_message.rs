@@ -1,0 +1,154 @@
+//! Fuzzes `mcp_server::handle_message` on the `mcp-everything` fixture.
+//!
+//! Input: a flags byte, then the message, then (after a 0xFF byte, which
+//! valid UTF-8 never holds) header values separated by 0xFF:
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, then `Mcp-Param-*`
+//! name/value pairs. Invariants: no panic; every answer is a JSON-RPC
+//! object with `jsonrpc: "2.0"`; a request with a valid id (string or
+//! `i64` integer) is answered with exactly that id; an invalid or
+//! unreadable id is never echoed; only `subscriptions/listen` may stay
+//! unanswered.
+#![no_main]
+
+use std::sync::{Arc, Mutex};
+
+use libfuzzer_sys::fuzz_target;
+use mcp_fuzz::{block_on, check_message, is_valid_id, server};
+use mcp_server::mcp_types::headers;
+use mcp_server::{HttpHeaders, LegacySession, MessageContext, ServerEvents, handle_message};
+use serde_json::{Value, json};
+
+const HTTP: u8 = 1;
+const DERIVE_HEADERS: u8 = 2;
+const NO_METHOD_CHECK: u8 = 4;
+const LEGACY_SESSION: u8 = 8;
+const CLIENT_CAPABILITIES: u8 = 16;
+const EVENTS: u8 = 32;
+const NO_SERVER_INFO: u8 = 64;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
+    let mut parts = rest.split(|b| *b == 0xFF);
+    let message = parts.next().unwrap_or_default();
+    let tail: Vec<String> = parts
+        .map(|part| String::from_utf8_lossy(part).trim().to_owned())
+        .collect();
+    let parsed: Option<Value> = serde_json::from_slice(message).ok();
+
+    let mut ctx = if flags & HTTP == 0 {
+        MessageContext::stdio()
+    } else {
+        MessageContext::http_headers(http_headers(flags, parsed.as_ref(), &tail))
+    };
+    if flags & LEGACY_SESSION != 0 {
+        let capabilities = if flags & CLIENT_CAPABILITIES != 0 {
+            json!({ "sampling": {}, "elicitation": {}, "roots": {} })
+        } else {
+            json!({})
+        };
+        ctx = ctx.with_legacy_session(LegacySession::new(
+            "2025-11-25".into(),
+            capabilities,
+            json!({ "name": "fuzz", "version": "0" }),
+        ));
+    }
+    if flags & EVENTS != 0 {
+        ctx = ctx.with_events(ServerEvents::new());
+    }
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&sent);
+    ctx = ctx
+        .with_sink(move |message| sink.lock().expect("sink").push(message))
+        .with_server_info_in_results(flags & NO_SERVER_INFO == 0);
+
+    let server = server();
+    let outcome = block_on(handle_message(&*server, message, &ctx));
+
+    for message in sent.lock().expect("sink").iter() {
+        let bytes = serde_json::to_vec(message).expect("a Value serializes");
+        check_message(&bytes, true);
+    }
+    let object = parsed.as_ref().and_then(Value::as_object);
+    let Some(outcome) = outcome else {
+        let method = object.and_then(|o| o.get("method")).and_then(Value::as_str);
+        assert_eq!(
+            method,
+            Some("subscriptions/listen"),
+            "no answer, and not a listen request"
+        );
+        return;
+    };
+    let answer = outcome
+        .body
+        .as_deref()
+        .map(|body| check_message(body, false));
+    let answer_id = answer
+        .as_ref()
+        .and_then(|a| a.get("id"))
+        .filter(|id| !id.is_null());
+    match object.and_then(|o| o.get("id")) {
+        Some(id) if is_valid_id(id) => {
+            assert_eq!(
+                answer_id,
+                Some(id),
+                "the id is not echoed exactly: {answer:?}"
+            );
+        }
+        Some(id) => assert_eq!(answer_id, None, "the invalid id {id} was echoed"),
+        None => assert_eq!(answer_id, None, "an id out of nowhere: {answer:?}"),
+    }
+});
+
+/// The headers: each one from the tail when it is there, else (with
+/// `DERIVE_HEADERS`) the value a correct client would send, else absent.
+fn http_headers(flags: u8, message: Option<&Value>, tail: &[String]) -> HttpHeaders {
+    let derive = flags & DERIVE_HEADERS != 0;
+    let derived = |pointer: &str| {
+        message
+            .filter(|_| derive)
+            .and_then(|m| m.pointer(pointer))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let method_name = message
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let name = message
+        .filter(|_| derive)
+        .and_then(|m| m.get("params"))
+        .and_then(|params| headers::mcp_name(method_name, params))
+        .map(headers::encode_value);
+    let mut params = Vec::new();
+    if derive
+        && let Some(arguments) = message
+            .and_then(|m| m.pointer("/params/arguments"))
+            .and_then(Value::as_object)
+    {
+        for (key, value) in arguments {
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(_) | Value::Bool(_) => value.to_string(),
+                _ => continue,
+            };
+            params.push((key.to_ascii_lowercase(), headers::encode_value(&text)));
+        }
+    }
+    for pair in tail.get(3..).unwrap_or_default().chunks(2) {
+        if let [name, value] = pair {
+            params.push((name.to_ascii_lowercase(), value.clone()));
+        }
+    }
+    let method = tail.get(1).cloned().or_else(|| derived("/method"));
+    HttpHeaders {
+        protocol_version: tail
+            .first()
+            .cloned()
+            .or_else(|| derived("/params/_meta/io.modelcontextprotocol~1protocolVersion")),
+        method: (flags & NO_METHOD_CHECK == 0).then_some(method),
+        name: tail.get(2).cloned().or(name),
+        params,
+    }
+}
