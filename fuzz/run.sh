@@ -7,8 +7,8 @@
 #   FUZZ_RUNS=10000000 bash fuzz/run.sh 3600  # long local run: each target
 #                                             # stops at 10M executions or 1 h
 #   FUZZ_TARGETS="headers stdio_lines" bash fuzz/run.sh 60
-#   FUZZ_STDIO_IN_FLIGHT=small ...            # stdio_lines with 1-4 slots: finds
-#                                             # the known stdio deadlock
+#   FUZZ_STDIO_IN_FLIGHT=small ...            # stdio_lines with 1-4 slots: requests
+#                                             # queue behind tools waiting on the client
 #
 # Needs the nightly toolchain and cargo-fuzz 0.13.2
 # (`cargo install cargo-fuzz --version 0.13.2 --locked`). Targets are built

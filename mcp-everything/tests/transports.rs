@@ -543,15 +543,9 @@ async fn stdio_legacy_session_is_scoped_to_the_process() {
 
 /// Found by `fuzz/stdio_lines` (with `FUZZ_STDIO_IN_FLIGHT=small`): with
 /// every in-flight slot held by a legacy tool waiting on its server→client
-/// request, one request waits for a slot while reading ahead, the next one
-/// is held, and then the dispatcher stops reading (`free_slot` in
-/// `mcp-server/src/stdio.rs` only waits for a slot once it holds a line),
-/// so the client's answer behind them is never read: all three requests
-/// hang, and so does EOF. Ignored until the stdio reader reads on
-/// past a held request; `cargo test -p mcp-everything --test transports --
-/// --ignored` shows it.
+/// request, the requests behind it must not stop the server reading, or the
+/// client's answer after them is never read and everything hangs.
 #[tokio::test]
-#[ignore = "known deadlock: stdio stops reading while a request waits for a slot"]
 async fn stdio_reads_on_while_every_slot_waits_on_the_client() {
     let mut peer = start_stdio(StdioConfig {
         max_in_flight: 1,

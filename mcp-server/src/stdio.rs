@@ -57,7 +57,7 @@
 //!   notifications. A second process (the TypeScript client probes with a
 //!   short-lived one) shares nothing with the first.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -460,19 +460,35 @@ fn too_long(shared: &Shared, max: usize) {
     shared.write_json(&json!({ "jsonrpc": "2.0", "error": error }));
 }
 
+/// How many requests may wait, read ahead, while every slot is taken (and
+/// how many bytes of them): a request in flight may be waiting for a
+/// client response sent after further requests, so reading must go on
+/// past them, in bounded memory.
+const HELD_REQUESTS: usize = 64;
+const HELD_BYTES: usize = 8 * 1024 * 1024;
+
 /// Waits for a free slot. Meanwhile it keeps taking lines that need none
-/// (a request in flight may be waiting for a client response), and keeps
-/// the first line that does in `held`, after which it only waits.
+/// (a request in flight may be waiting for a client response) and queues
+/// the requests it meets in `held`, up to [`HELD_REQUESTS`] /
+/// [`HELD_BYTES`] or the end of input, after which it only waits.
 async fn free_slot(
     slots: &Arc<Semaphore>,
     lines: &mut mpsc::Receiver<Incoming>,
-    held: &mut Option<Incoming>,
+    held: &mut VecDeque<Incoming>,
     shared: &Shared,
     peer: &ClientPeer,
     max_line_bytes: usize,
 ) -> Option<OwnedSemaphorePermit> {
     loop {
-        if held.is_some() {
+        let held_bytes: usize = held
+            .iter()
+            .map(|h| match h {
+                Incoming::Line(line) => line.len(),
+                _ => 0,
+            })
+            .sum();
+        let ended = matches!(held.back(), Some(Incoming::End(_)));
+        if ended || held.len() >= HELD_REQUESTS || held_bytes >= HELD_BYTES {
             return Arc::clone(slots).acquire_owned().await.ok();
         }
         if shared.backlog.over() {
@@ -489,12 +505,12 @@ async fn free_slot(
             incoming = lines.recv() => match incoming {
                 Some(Incoming::Line(line)) => {
                     if triage(&line, shared, peer).is_some() {
-                        *held = Some(Incoming::Line(line));
+                        held.push_back(Incoming::Line(line));
                     }
                 }
                 Some(Incoming::TooLong) => too_long(shared, max_line_bytes),
-                Some(end @ Incoming::End(_)) => *held = Some(end),
-                None => *held = Some(Incoming::End(Ok(()))),
+                Some(end @ Incoming::End(_)) => held.push_back(end),
+                None => held.push_back(Incoming::End(Ok(()))),
             },
         }
     }
@@ -532,10 +548,10 @@ where
         let session: Arc<Mutex<Option<LegacySession>>> = Arc::default();
         let mut legacy_forwarder: Option<tokio::task::JoinHandle<()>> = None;
         let seq = AtomicU64::new(0);
-        let mut held: Option<Incoming> = None;
+        let mut held: VecDeque<Incoming> = VecDeque::new();
         let read_result = loop {
             shared.backlog.below_limit().await;
-            let incoming = match held.take() {
+            let incoming = match held.pop_front() {
                 Some(incoming) => incoming,
                 None => lines.recv().await.unwrap_or(Incoming::End(Ok(()))),
             };
