@@ -23,8 +23,10 @@
 //!   deep the client pipelines. While it waits it still reads ahead one
 //!   line at a time to take client responses and notifications (a request
 //!   waiting on the client, as a legacy server→client request does, must
-//!   see the answer) and keeps the first request it meets for the next
-//!   free slot. `subscriptions/listen` streams take no slot.
+//!   see the answer), queueing the requests it meets for the next free
+//!   slots, up to 64 of them (8 MiB); a client that pipelines more than
+//!   that before answering a server→client request stalls itself.
+//!   `subscriptions/listen` streams take no slot.
 //! * **Output backlog** ([`StdioConfig::max_output_backlog_bytes`], default
 //!   [`DEFAULT_MAX_OUTPUT_BACKLOG_BYTES`]): a client that stops reading
 //!   stdout stops the server reading stdin once that much waits to be
