@@ -15,6 +15,28 @@ use crate::errors::{self, HandlerResult};
 use crate::events::ServerEvents;
 use crate::peer::{ClientPeer, Sink};
 
+/// Who sent an HTTP request, as authentication middleware of your own
+/// names it: insert one into the request's extensions and legacy sessions
+/// and tasks are bound to it, as they are to a validated token's subject
+/// with the `auth` feature. Two requests with the same value are the same
+/// caller.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+/// Who made an HTTP request: a [`Principal`] set by middleware, else (with
+/// `auth`) the validated token's subject, else its client; nobody without
+/// either. Legacy sessions and tasks are bound to it.
+pub(crate) fn principal(extensions: &http::Extensions) -> Option<String> {
+    if let Some(Principal(name)) = extensions.get::<Principal>() {
+        return Some(name.clone());
+    }
+    #[cfg(feature = "auth")]
+    if let Some(claims) = extensions.get::<crate::http::auth::Claims>() {
+        return claims.subject.clone().or_else(|| claims.client_id.clone());
+    }
+    None
+}
+
 /// Which transport a message arrived on, with what the envelope checks need
 /// from it.
 #[derive(Debug, Clone, PartialEq, Eq)]

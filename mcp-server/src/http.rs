@@ -73,6 +73,9 @@
 //!    `Mcp-Session-Id` (32 hex digits). A request in a session whose
 //!    `MCP-Protocol-Version` header names another version than the one
 //!    `initialize` agreed to gets **400** (a missing header is accepted).
+//!    A session serves only the principal that opened it (a
+//!    [`Principal`](crate::Principal) set by middleware, or the token's
+//!    subject with `auth`): anyone else gets 404 for its id.
 //!
 //! # JSON or SSE
 //!
@@ -136,7 +139,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
 use tower_service::Service as _;
 
-use crate::context::{HttpHeaders, LegacySession, MessageContext};
+use crate::context::{HttpHeaders, LegacySession, MessageContext, principal};
 use crate::envelope::{Parsed, handle_parsed, parse};
 use crate::errors::{self, ErrorObject};
 use crate::events::{ServerEvent, ServerEvents};
@@ -1249,17 +1252,6 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
         },
         _ => method_not_allowed(),
     }
-}
-
-/// Who made the request: the validated token's subject (else its client),
-/// with `auth`; nobody without it.
-#[cfg_attr(not(feature = "auth"), allow(unused_variables))]
-fn principal(extensions: &http::Extensions) -> Option<String> {
-    #[cfg(feature = "auth")]
-    if let Some(claims) = extensions.get::<auth::Claims>() {
-        return claims.subject.clone().or_else(|| claims.client_id.clone());
-    }
-    None
 }
 
 fn session_not_found(id: Option<&Value>) -> Response<Body> {

@@ -311,7 +311,9 @@ pub mod tasks;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use context::{HttpHeaders, LegacySession, MessageContext, RequestContext, Transport};
+pub use context::{
+    HttpHeaders, LegacySession, MessageContext, Principal, RequestContext, Transport,
+};
 pub use declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
     DEFAULT_DISCOVER_TTL_MS, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS,

@@ -781,6 +781,7 @@ fn record(id: &str, status: TaskStatus, ttl_ms: Option<u64>) -> TaskRecord {
         key_map: Default::default(),
         used_keys: Default::default(),
         round: 1,
+        owner: None,
         result: None,
         error: None,
     }

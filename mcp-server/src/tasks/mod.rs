@@ -30,6 +30,14 @@
 //!   `failed`, `tasks/cancel` ends `cancelled` (stopping the work) and is
 //!   an idempotent acknowledgement on a finished task.
 //!
+//! * **Authorization.** A task belongs to the principal that created it
+//!   (a [`Principal`](crate::Principal) set by middleware, or with the
+//!   `auth` feature the validated token's subject, else client id):
+//!   `tasks/get`, `tasks/update` and `tasks/cancel` from anyone else get
+//!   the same `-32602` as an unknown id. Without authentication every
+//!   caller is the same nobody, and the 128-bit random id is the only
+//!   credential.
+//!
 //! Tasks are kept in a [`TaskStore`] ([`MemoryTaskStore`] by default;
 //! `RedisTaskStore` with the `redis` feature, for several processes) for
 //! `ttlMs` after creation; the engine of a server type is
@@ -63,7 +71,7 @@ pub use wire::iso8601;
 #[cfg(feature = "redis")]
 pub use self::redis::{DEFAULT_PREFIX as REDIS_DEFAULT_PREFIX, RedisTaskStore};
 
-use crate::context::{MessageContext, RequestContext};
+use crate::context::{MessageContext, RequestContext, principal};
 use crate::declaration::ServerDeclaration;
 use crate::errors::{self, ErrorObject, HandlerResult};
 use crate::events::ServerEvents;
@@ -237,7 +245,7 @@ impl Tasks {
         self.running().len()
     }
 
-    fn new_record(&self, request: Value) -> HandlerResult<TaskRecord> {
+    fn new_record(&self, request: Value, owner: Option<String>) -> HandlerResult<TaskRecord> {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes)
             .map_err(|e| errors::internal_error(format!("no randomness for a task id: {e}")))?;
@@ -259,6 +267,7 @@ impl Tasks {
             key_map: Default::default(),
             used_keys: Default::default(),
             round: 1,
+            owner,
             result: None,
             error: None,
         })
@@ -489,6 +498,20 @@ fn rendered(
     Reply::from_value(&result)
 }
 
+/// The record of `task_id` if `caller` may see it. Another principal's
+/// task answers exactly like an unknown one, so a leaked id reveals nothing.
+async fn owned(tasks: &Tasks, task_id: &str, caller: Option<&str>) -> HandlerResult<TaskRecord> {
+    match tasks.store().get(task_id).await.map_err(store_failure)? {
+        Some(record) if record.owner.as_deref() == caller => Ok(record),
+        _ => Err(not_found()),
+    }
+}
+
+/// An unknown, expired or someone else's task.
+fn not_found() -> ErrorObject {
+    errors::invalid_params("Failed to retrieve task: Task not found")
+}
+
 fn store_failure(e: StoreError) -> ErrorObject {
     errors::internal_error(format!("The task store failed: {e}"))
 }
@@ -528,7 +551,11 @@ pub(crate) async fn call_tool<S: McpServer>(
         return answer;
     }
     let tasks = declaration.tasks();
-    let record = tasks.new_record(stored)?;
+    let owner = ctx
+        .http_request
+        .as_deref()
+        .and_then(|parts| principal(&parts.extensions));
+    let record = tasks.new_record(stored, owner)?;
     tasks
         .store()
         .create(record.clone())
@@ -558,22 +585,20 @@ pub(crate) async fn handle_method(
         return Err(missing_extension());
     }
     let tasks = declaration.tasks();
-    let not_found = || errors::invalid_params("Failed to retrieve task: Task not found");
+    let caller = ctx
+        .http_request
+        .as_deref()
+        .and_then(|parts| principal(&parts.extensions));
     let result = match method {
         TASKS_GET => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
-            let record = tasks
-                .store()
-                .get(task_id)
-                .await
-                .map_err(store_failure)?
-                .ok_or_else(not_found)?;
-            wire::detailed_task(&record)
+            wire::detailed_task(&owned(tasks, task_id, caller.as_deref()).await?)
         }
         TASKS_CANCEL => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
+            owned(tasks, task_id, caller.as_deref()).await?;
             let record = tasks
                 .cancel(task_id)
                 .await
@@ -585,6 +610,7 @@ pub(crate) async fn handle_method(
         TASKS_UPDATE => {
             let params: wire::UpdateParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
+            owned(tasks, task_id, caller.as_deref()).await?;
             let Some(Value::Object(responses)) = params.input_responses else {
                 return Err(errors::invalid_params(
                     "params.inputResponses must be an object",
@@ -661,9 +687,7 @@ async fn update(
         .await
         .map_err(store_failure)?;
     if found.is_none() {
-        return Err(errors::invalid_params(
-            "Failed to retrieve task: Task not found",
-        ));
+        return Err(not_found());
     }
     if let Some(key) = invalid {
         return Err(errors::invalid_params(format!(

@@ -68,6 +68,10 @@ pub struct TaskRecord {
     pub used_keys: BTreeSet<String>,
     /// How many rounds the handler has run.
     pub round: u32,
+    /// Who created the task (see [`crate::tasks`], "Authorization"):
+    /// only requests of the same principal see it. `None` without `auth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     /// The final result (`completed`).
     pub result: Option<Value>,
     /// The JSON-RPC error (`failed`).
