@@ -446,11 +446,58 @@ impl TokenValidator for JwtValidator {
 /// (RFC 7662 token introspection), authenticating with HTTP Basic: the
 /// token must be `active`, its `aud` (when given) must name this resource,
 /// its `iss` (when given) the expected issuer, and `exp` must not be past.
+///
+/// Every request asks the authorization server unless
+/// [`cache_for`](Self::cache_for) is set: a cache trades revocation
+/// latency for load (RFC 7662 §4), so the choice is yours.
 pub struct IntrospectionValidator {
     endpoint: String,
     authorization: String,
     audience: String,
     issuer: Option<String>,
+    cache: Option<AnswerCache>,
+}
+
+/// Positive introspection answers by token, each until its deadline.
+struct AnswerCache {
+    ttl: Duration,
+    capacity: usize,
+    entries: Mutex<HashMap<String, (Instant, Claims)>>,
+}
+
+impl AnswerCache {
+    fn get(&self, token: &str) -> Option<Claims> {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        match entries.get(token) {
+            Some((deadline, claims)) if *deadline > Instant::now() => Some(claims.clone()),
+            Some(_) => {
+                entries.remove(token);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Keeps `claims` for the cache's TTL, never past the token's `exp`.
+    fn put(&self, token: &str, claims: &Claims) {
+        let now = Instant::now();
+        let mut ttl = self.ttl;
+        if let Some(exp) = claims.raw.get("exp").and_then(Value::as_u64) {
+            ttl = ttl.min(Duration::from_secs(exp.saturating_sub(now_secs())));
+        }
+        if ttl.is_zero() {
+            return;
+        }
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        if entries.len() >= self.capacity {
+            entries.retain(|_, (deadline, _)| *deadline > now);
+        }
+        if entries.len() >= self.capacity {
+            // Full of live answers: start over rather than grow.
+            entries.clear();
+        }
+        entries.insert(token.to_owned(), (now + ttl, claims.clone()));
+    }
 }
 
 impl IntrospectionValidator {
@@ -473,6 +520,7 @@ impl IntrospectionValidator {
             ),
             audience: audience.into(),
             issuer: None,
+            cache: None,
         }
     }
 
@@ -481,11 +529,26 @@ impl IntrospectionValidator {
         self.issuer = Some(issuer.into());
         self
     }
+
+    /// Reuses an accepted token's answer for up to `ttl` (never past its
+    /// `exp`), for at most `capacity` tokens; a token revoked meanwhile
+    /// is accepted until then. Refusals are never cached.
+    pub fn cache_for(mut self, ttl: Duration, capacity: usize) -> Self {
+        self.cache = Some(AnswerCache {
+            ttl,
+            capacity: capacity.max(1),
+            entries: Mutex::new(HashMap::new()),
+        });
+        self
+    }
 }
 
 impl TokenValidator for IntrospectionValidator {
     fn validate<'a>(&'a self, token: &'a str) -> ValidationFuture<'a> {
         Box::pin(async move {
+            if let Some(claims) = self.cache.as_ref().and_then(|c| c.get(token)) {
+                return Ok(claims);
+            }
             let form = format!("token={}&token_type_hint=access_token", form_encode(token));
             let answer = post_form_json(&self.endpoint, &self.authorization, &form)
                 .await
@@ -518,7 +581,11 @@ impl TokenValidator for IntrospectionValidator {
             {
                 return Err(TokenError::Invalid("the token has expired".into()));
             }
-            Ok(Claims::from_raw(answer))
+            let claims = Claims::from_raw(answer);
+            if let Some(cache) = &self.cache {
+                cache.put(token, &claims);
+            }
+            Ok(claims)
         })
     }
 }
