@@ -1,6 +1,8 @@
 //! The transport as a tower service mounted in an axum application: its
 //! routes and MCP side by side, middleware extensions reaching handlers,
-//! and the transport's own rules (Host check, sessions) still applied.
+//! and the transport's own rules (Host check, sessions) still applied; a
+//! `Principal` set by middleware owns the tasks and legacy sessions it
+//! creates, and another caller gets for them what an unknown id gets.
 
 use std::time::Duration;
 
@@ -10,7 +12,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
 use mcp_server::http::{HttpConfig, McpService};
-use mcp_server::{McpServer, RequestContext, router};
+use mcp_server::{McpServer, Principal, RequestContext, router};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -150,4 +152,142 @@ async fn the_transport_rules_apply_when_mounted() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
+}
+
+// ------------------------------------------------------ principals ----
+
+#[derive(McpServer)]
+#[mcp(
+    name = "owned",
+    version = "1.0.0",
+    tools,
+    extension("io.modelcontextprotocol/tasks"),
+    versions(legacy = ["2025-11-25"])
+)]
+struct Owned;
+
+#[router]
+impl Owned {
+    /// Works for a while, as a task when allowed
+    #[tool(task = "optional")]
+    async fn slow(&self) -> &'static str {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "done"
+    }
+}
+
+/// Stands in for an application's own authentication: `X-User` names the
+/// caller.
+async fn authenticate(mut request: Request, next: Next) -> Response {
+    let user = request
+        .headers()
+        .get("x-user")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if let Some(user) = user {
+        request.extensions_mut().insert(Principal(user));
+    }
+    next.run(request).await
+}
+
+async fn start_owned() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let mcp = McpService::new(Owned, HttpConfig::new(addr)).expect("a valid catalogue");
+    let app = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(middleware::from_fn(authenticate));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("127.0.0.1:{}", addr.port())
+}
+
+/// POSTs `body` as `user`, with `extra` header lines (each ending `\r\n`).
+async fn post_as(
+    addr: &str,
+    user: Option<&str>,
+    extra: &str,
+    body: &Value,
+) -> (u16, String, Value) {
+    let user = user.map(|u| format!("\r\nX-User: {u}")).unwrap_or_default();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream{extra}{user}"
+    );
+    let (status, headers, body) = exchange(addr, &head, &body.to_string()).await;
+    (
+        status,
+        headers,
+        serde_json::from_str(&body).unwrap_or(Value::Null),
+    )
+}
+
+/// `tasks/*` or `tools/call` declaring the tasks extension: (status, answer).
+async fn with_tasks(addr: &str, user: Option<&str>, method: &str, name: &str) -> (u16, Value) {
+    let mut params = match method {
+        "tools/call" => json!({"name": name}),
+        "tasks/update" => json!({"taskId": name, "inputResponses": {}}),
+        _ => json!({"taskId": name}),
+    };
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let extra =
+        format!("\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let (status, _, answer) = post_as(addr, user, &extra, &body).await;
+    (status, answer)
+}
+
+#[tokio::test]
+async fn a_task_is_seen_only_by_the_principal_that_created_it() {
+    let addr = start_owned().await;
+    let (status, created) = with_tasks(&addr, Some("alice"), "tools/call", "slow").await;
+    assert_eq!(status, 200, "{created}");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().expect("a task id");
+
+    let (_, unknown) = with_tasks(&addr, Some("alice"), "tasks/get", "0123456789abcdef").await;
+    for user in [Some("bob"), None] {
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let (status, answer) = with_tasks(&addr, user, method, task).await;
+            assert_eq!(status, 400, "{user:?} {method}: {answer}");
+            assert_eq!(answer["error"], unknown["error"], "{user:?} {method}");
+        }
+    }
+
+    let (status, seen) = with_tasks(&addr, Some("alice"), "tasks/get", task).await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(
+        seen["result"]["status"], "working",
+        "bob's cancel did nothing"
+    );
+    let (status, answer) = with_tasks(&addr, Some("alice"), "tasks/cancel", task).await;
+    assert_eq!(status, 200, "{answer}");
+    let (_, seen) = with_tasks(&addr, Some("alice"), "tasks/get", task).await;
+    assert_eq!(seen["result"]["status"], "cancelled", "{seen}");
+}
+
+#[tokio::test]
+async fn a_legacy_session_serves_only_the_principal_that_opened_it() {
+    let addr = start_owned().await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}});
+    let (status, headers, _) = post_as(&addr, Some("alice"), "", &init).await;
+    assert_eq!(status, 200);
+    let session = headers
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .to_owned();
+    let in_session = format!("\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    for user in [Some("bob"), None] {
+        let (status, _, _) = post_as(&addr, user, &in_session, &ping).await;
+        assert_eq!(status, 404, "{user:?}");
+    }
+    let (status, _, answer) = post_as(&addr, Some("alice"), &in_session, &ping).await;
+    assert_eq!(status, 200, "{answer}");
 }
