@@ -441,8 +441,10 @@ pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
-        let _content;
-        syn::parenthesized!(_content in meta.input);
+        let content;
+        syn::parenthesized!(content in meta.input);
+        // Left unread, syn would report the content as unexpected too.
+        content.parse::<proc_macro2::TokenStream>()?;
     }
     Ok(())
 }
