@@ -220,6 +220,27 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         };
         quote!(.with_cache_defaults(#ttl, #scope))
     });
+    // Emitted only when written (and not empty: `[]` has no element type
+    // to infer), so other expansions stay as they were.
+    let required_scopes = attrs
+        .scopes
+        .as_ref()
+        .filter(|scopes| !scopes.list.is_empty())
+        .map(|scopes| {
+            let list = &scopes.list;
+            quote!(.with_required_scopes([#(#list),*]))
+        });
+    let capability_scopes = [
+        ("tools", &attrs.tools),
+        ("resources", &attrs.resources),
+        ("prompts", &attrs.prompts),
+        ("completions", &attrs.completions),
+    ]
+    .into_iter()
+    .filter_map(|(key, cap)| {
+        let list = &cap.as_ref()?.scopes.as_ref()?.list;
+        (!list.is_empty()).then(|| quote!(.with_capability_scopes(#key, [#(#list),*])))
+    });
     let modern = &checked.modern;
     let legacy = &checked.legacy;
 
@@ -280,6 +301,9 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
                 (Self::__MCP_TOOLS.task_support)(self, name)
             }
+            fn tool_scopes(&self) -> #p::ToolScopes {
+                (Self::__MCP_TOOLS.tool_scopes)(self)
+            }
         }
     });
     let problems = (!hooked.is_empty()).then(|| {
@@ -327,6 +351,8 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                         #instructions
                         .with_discover_cache(#ttl, #scope)
                         #cache
+                        #required_scopes
+                        #(#capability_scopes)*
                 })
             }
 

@@ -11,8 +11,8 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
 
 use crate::expand::{icon_value, some_string};
-use crate::internals::attr::{Icon, parse_icon, path_name, skip_value};
-use crate::internals::check::check_icon;
+use crate::internals::attr::{Icon, Scopes, parse_icon, parse_scopes, path_name, skip_value};
+use crate::internals::check::{check_icon, check_scopes};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::json::JsonLiteral;
 use crate::internals::suggest::unknown_key_message;
@@ -28,6 +28,7 @@ const TOOL_KEYS: &[&str] = &[
     "icon",
     "meta",
     "task",
+    "scopes",
 ];
 const TASK_SUPPORT: &[&str] = &["never", "optional", "required"];
 const RESOURCE_KEYS: &[&str] = &[
@@ -87,6 +88,8 @@ struct Settings {
     flags: BTreeMap<String, bool>,
     icons: Vec<Icon>,
     meta: Option<String>,
+    /// `scopes = [...]` (tools only); `Some` once written, even if invalid.
+    scopes: Option<Option<Scopes>>,
 }
 
 /// One parameter of a marked method.
@@ -159,19 +162,34 @@ fn settings_key(
 ) -> syn::Result<()> {
     let key = path_name(&meta.path);
     let context = format!("`#[{}(...)]`", kind.word());
+    if key == "scopes" && kind != Kind::Tool {
+        // Auth decides by method before the catalogue is read: a resource
+        // would need its URI matched, so scopes go on the capability.
+        let capability = format!("{}s", kind.word());
+        cx.error_spanned_by(
+            &meta.path,
+            format!(
+                "`scopes` applies to tools only; for every {} declare `{capability}(scopes = [...])` in `#[mcp(...)]`",
+                kind.word()
+            ),
+        );
+        return skip_value(meta);
+    }
     if !kind.keys().contains(&key.as_str()) {
         cx.error_spanned_by(&meta.path, unknown_key_message(&key, &context, kind.keys()));
         return skip_value(meta);
     }
     let duplicate = settings.strings.contains_key(&key)
         || settings.flags.contains_key(&key)
-        || (key == "meta" && settings.meta.is_some());
+        || (key == "meta" && settings.meta.is_some())
+        || (key == "scopes" && settings.scopes.is_some());
     if duplicate {
         cx.error_spanned_by(&meta.path, format!("duplicate {context} key `{key}`"));
         return skip_value(meta);
     }
     match key.as_str() {
         "icon" => settings.icons.push(parse_icon(cx, meta)?),
+        "scopes" => settings.scopes = Some(parse_scopes(cx, meta)?),
         "read_only" | "destructive" | "idempotent" | "open_world" => {
             let value = if meta.input.peek(syn::Token![=]) {
                 meta.value()?.parse::<syn::LitBool>()?.value
@@ -501,6 +519,9 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
         for icon in &method.settings.icons {
             check_icon(cx, icon);
         }
+        if let Some(Some(scopes)) = &method.settings.scopes {
+            check_scopes(cx, scopes);
+        }
         let name = name_of(method);
         let key = match method.kind {
             Kind::Tool => 0,
@@ -765,6 +786,12 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
         Some("required") => quote!(#p::TaskSupport::Required),
         _ => quote!(#p::TaskSupport::Never),
     };
+    let scopes = method
+        .settings
+        .scopes
+        .iter()
+        .flatten()
+        .flat_map(|scopes| &scopes.list);
     let helper = quote! {
         #(#consts)*
         #[doc(hidden)]
@@ -794,6 +821,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
             },
             call: <#self_ty>::#fn_ident,
             task: #task,
+            scopes: &[#(#scopes),*],
         }
     };
     (helper, spec)
@@ -1050,6 +1078,9 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
                         }
                         fn task_support(&self, name: &str) -> #p::TaskSupport {
                             <#self_ty>::#table_fn().task_support(name)
+                        }
+                        fn tool_scopes(&self) -> #p::ToolScopes {
+                            <#self_ty>::#table_fn().scopes().clone()
                         }
                     }
                 },

@@ -1,7 +1,9 @@
 //! The server declaration the derive builds once per type: identity,
-//! versions, capabilities, discover caching hints, and the results derived
-//! from them (`server/discover`, the legacy `InitializeResult`).
+//! versions, capabilities, discover caching hints, required OAuth scopes,
+//! and the results derived from them (`server/discover`, the legacy
+//! `InitializeResult`).
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use mcp_types::v2025_11_25 as legacy;
@@ -66,6 +68,8 @@ pub struct ServerDeclaration {
     discover_cache_scope: CacheScope,
     cache_ttl_ms: u64,
     cache_scope: CacheScope,
+    required_scopes: Vec<String>,
+    capability_scopes: BTreeMap<String, Vec<String>>,
     discover_json: OnceLock<Value>,
     discover_bytes: OnceLock<Vec<u8>>,
     server_info_bytes: OnceLock<Vec<u8>>,
@@ -93,6 +97,8 @@ impl ServerDeclaration {
             discover_cache_scope: DEFAULT_DISCOVER_CACHE_SCOPE,
             cache_ttl_ms: DEFAULT_CACHE_TTL_MS,
             cache_scope: DEFAULT_CACHE_SCOPE,
+            required_scopes: Vec::new(),
+            capability_scopes: BTreeMap::new(),
             discover_json: OnceLock::new(),
             discover_bytes: OnceLock::new(),
             server_info_bytes: OnceLock::new(),
@@ -128,6 +134,38 @@ impl ServerDeclaration {
         self.cache_ttl_ms = ttl_ms;
         self.cache_scope = scope;
         self
+    }
+
+    /// Adds OAuth scopes every request needs: `#[mcp(scopes = [...])]`.
+    pub fn with_required_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        scopes: I,
+    ) -> Self {
+        extend_unique(&mut self.required_scopes, scopes);
+        self
+    }
+
+    /// Adds OAuth scopes the methods of `capability` (`tools`, `resources`,
+    /// `prompts`, `completions`) need: `#[mcp(tools(scopes = [...]))]`.
+    pub fn with_capability_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        capability: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        let entry = self.capability_scopes.entry(capability.into()).or_default();
+        extend_unique(entry, scopes);
+        self
+    }
+
+    /// The OAuth scopes every request needs (declared; the HTTP transport
+    /// with `auth` adds them to `AuthConfig::required_scopes`).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.required_scopes
+    }
+
+    /// The OAuth scopes each capability's methods need, by capability.
+    pub fn capability_scopes(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.capability_scopes
     }
 
     /// The default `ttlMs` of list and read results.
@@ -316,5 +354,53 @@ impl ServerDeclaration {
         );
         result.instructions = self.instructions.clone();
         Some(result)
+    }
+}
+
+/// Every OAuth scope a server declares it needs: server-wide
+/// (`#[mcp(scopes = [...])]`), per capability (`#[mcp(tools(scopes =
+/// [...]))]`) and per tool (`#[tool(scopes = [...])]`). The declaration
+/// holds no policy of its own: with the `auth` feature the HTTP transport
+/// adds these to its `AuthConfig`, without it they are only carried
+/// (see [`McpServer::declared_scopes`](crate::McpServer::declared_scopes)).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeclaredScopes {
+    /// Scopes every request needs.
+    pub required: Vec<String>,
+    /// Scopes the methods of a capability need, by capability.
+    pub capabilities: BTreeMap<String, Vec<String>>,
+    /// Scopes a `tools/call` of a tool needs, by tool name.
+    pub tools: BTreeMap<String, Vec<String>>,
+}
+
+impl DeclaredScopes {
+    /// Every declared scope once: server-wide, then by capability, then
+    /// by tool (maps in name order).
+    pub fn all(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for scope in self
+            .required
+            .iter()
+            .chain(self.capabilities.values().flatten())
+            .chain(self.tools.values().flatten())
+        {
+            if !out.contains(&scope.as_str()) {
+                out.push(scope);
+            }
+        }
+        out
+    }
+}
+
+/// Appends the scopes of `more` that `list` lacks, in order.
+pub(crate) fn extend_unique<I: IntoIterator<Item = S>, S: Into<String>>(
+    list: &mut Vec<String>,
+    more: I,
+) {
+    for scope in more {
+        let scope = scope.into();
+        if !list.contains(&scope) {
+            list.push(scope);
+        }
     }
 }

@@ -8,6 +8,7 @@
 //! Methods may be written as `async fn`; the returned futures must be `Send`
 //! so that multi-threaded transports can run them.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use mcp_types::v2026_07_28::{
@@ -111,6 +112,14 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
     /// not empty.
     fn tool_catalogue_problems(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The OAuth scopes a `tools/call` of each tool needs, by tool name
+    /// (default: none). A `#[mcp_server::router]` answers from
+    /// `#[tool(scopes = [...])]`; the HTTP transport with `auth` adds them
+    /// to `AuthConfig::tool_scopes` once, at start.
+    fn tool_scopes(&self) -> BTreeMap<String, Vec<String>> {
+        BTreeMap::new()
     }
 }
 

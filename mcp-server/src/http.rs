@@ -14,9 +14,10 @@
 //! OAuth: with the `auth` feature, [`HttpConfig::auth`] makes the server
 //! an OAuth 2.1 resource server ([`auth`]): Protected Resource Metadata at
 //! `/.well-known/oauth-protected-resource{path}`, 401/403 challenges,
-//! scopes per server and per tool, JWT validation against the issuer's
-//! JWKS. A mounted [`McpService`] answers the metadata too when the host
-//! routes that path to it.
+//! scopes per server, per capability and per tool (set in `AuthConfig`,
+//! declared with the server, or both), JWT validation against the
+//! issuer's JWKS. A mounted [`McpService`] answers the metadata too when
+//! the host routes that path to it.
 //!
 //! HTTPS: with the `rustls` feature, set [`HttpConfig::tls`] to a PEM
 //! certificate chain and key (`TlsConfig::from_pem_files`).
@@ -337,6 +338,8 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     crate::server::check_catalogue(&*server)?;
+    #[cfg(feature = "auth")]
+    let config = with_declared_scopes(&*server, config);
     let max_connections = config.max_connections.max(1);
     let tls = tokio_tls::acceptor(&config)?;
     let state = State::new(server, config, false);
@@ -445,6 +448,8 @@ impl<S: McpServer + 'static> McpService<S> {
     /// Like [`McpService::new`] for a server shared with other code.
     pub fn from_arc(server: Arc<S>, config: HttpConfig) -> io::Result<Self> {
         crate::server::check_catalogue(&*server)?;
+        #[cfg(feature = "auth")]
+        let config = with_declared_scopes(&*server, config);
         Ok(Self {
             state: State::new(server, config, true),
         })
@@ -468,6 +473,16 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 
 #[cfg(feature = "auth")]
 pub mod auth;
+
+/// Adds the server's declared scopes to the auth settings, once, before
+/// the first request.
+#[cfg(feature = "auth")]
+fn with_declared_scopes<S: McpServer>(server: &S, mut config: HttpConfig) -> HttpConfig {
+    config.auth = config
+        .auth
+        .map(|auth| auth.with_declared_scopes(&server.declared_scopes()));
+    config
+}
 
 /// Checks the bearer token and the server-wide scopes; the claims go into
 /// the request's extensions.

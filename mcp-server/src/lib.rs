@@ -48,7 +48,9 @@
 //! allowed), `icon(src = ..., mime_type = ..., sizes = [...], theme = ...)`
 //! (repeatable), `meta = { JSON object }`, `task = "never" | "optional" |
 //! "required"` (whether the call may run as a task when the server
-//! declares the tasks extension; see [`tasks`]).
+//! declares the tasks extension; see [`tasks`]), `scopes = ["files:write",
+//! ...]` (OAuth scopes a call of this tool needs; see
+//! [OAuth scopes](#oauth-scopes)).
 //!
 //! * Arguments are plain parameters, each a property of the input schema
 //!   (`Option<T>` ones optional): `#[arg(description = "...", name =
@@ -78,6 +80,11 @@
 //! (bytes), resource contents, `ReadResourceResult`, `Option<T>` (`None` is
 //! resource not found: `-32602` with `data.uri`, `-32002` in legacy
 //! sessions), or `HandlerResult<T>`.
+//!
+//! Resources and prompts take no `scopes`: the HTTP layer checks scopes by
+//! method before any handler runs, so a resource's would need its URI
+//! matched against every template there; declare them for the whole
+//! capability instead (`resources(scopes = [...])`).
 //!
 //! **`#[prompt(...)]`**: `name`, `title`, `description`, `icon(...)`; each
 //! parameter is a prompt argument (`Option<T>` optional, others required,
@@ -169,10 +176,10 @@
 //!
 //! | Key | Example | Handler trait the type must implement (a `#[router]` implements it) |
 //! |---|---|---|
-//! | `tools` | `tools` or `tools(list_changed)` | [`ToolsHandler`] |
-//! | `resources` | `resources`, `resources(subscribe, list_changed)` | [`ResourcesHandler`] |
-//! | `prompts` | `prompts` or `prompts(list_changed)` | [`PromptsHandler`] |
-//! | `completions` | `completions` | [`CompletionsHandler`] |
+//! | `tools` | `tools` or `tools(list_changed, scopes = ["tools"])` | [`ToolsHandler`] |
+//! | `resources` | `resources`, `resources(subscribe, list_changed, scopes = ["files:read"])` | [`ResourcesHandler`] |
+//! | `prompts` | `prompts` or `prompts(list_changed, scopes = [...])` | [`PromptsHandler`] |
+//! | `completions` | `completions` or `completions(scopes = [...])` | [`CompletionsHandler`] |
 //! | `logging` | `logging` | none |
 //! | `experimental` | `experimental("com.example.fancy" = { "level": 2 })` | none |
 //! | `extension` | `extension("io.modelcontextprotocol/tasks" = { "list": {} }, "com.example/ui")` or `extension("com.example/x" = my::settings_fn)` | none |
@@ -219,6 +226,33 @@
 //! runtime knows nothing about the handler's data, so no caching and no
 //! sharing unless declared.
 //!
+//! ## OAuth scopes
+//!
+//! ```text
+//! scopes = ["mcp"], tools(scopes = ["tools"])      // on #[mcp(...)]
+//! #[tool(scopes = ["files:write"])]                // on a #[router] method
+//! ```
+//!
+//! The scopes a token must hold: `scopes` on `#[mcp(...)]` for every
+//! request, inside `tools(...)`, `resources(...)`, `prompts(...)` or
+//! `completions(...)` for that capability's methods, and on `#[tool(...)]`
+//! for the calls of that tool. Each is an RFC 6749 scope token (printable
+//! ASCII without spaces, `"` or `\`), listed once.
+//!
+//! Declaring grants nothing and checks nothing by itself:
+//! [`McpServer::declared_scopes`] reports the scopes (without the HTTP
+//! `auth` feature that is all that happens, and stdio ignores them). With
+//! `auth`, the HTTP transport adds them to `HttpConfig::auth`
+//! (`mcp_server::http::auth::AuthConfig`) when it starts: a token lacking a
+//! declared scope gets **403** `insufficient_scope` naming what the
+//! request needs, the Protected Resource Metadata lists them in
+//! `scopes_supported`, and `AuthConfig::scope_implies` applies to them.
+//! Scopes set on `AuthConfig` by hand (`require_scopes`,
+//! `capability_requires`, `tool_requires`) still apply: each list is the
+//! union of both. A tool a token may not call is still listed by
+//! `tools/list`. The tasks extension has no place to declare scopes; use
+//! `AuthConfig::capability_requires("tasks", ...)`.
+//!
 //! ## Runtime path
 //!
 //! * `crate = "path"`: where generated code finds this crate (default
@@ -236,7 +270,8 @@
 //! a prefix, negative, overflowing or non-integer `ttl_ms`, unknown
 //! `scope`, duplicate keys and entries, unknown keys (with "did you mean"),
 //! `instructions` with `instructions_file`, an icon without `src` or with
-//! an unknown theme, and a declared capability without its handler trait.
+//! an unknown theme, `scopes` that are not a list of valid, distinct OAuth
+//! scopes, and a declared capability without its handler trait.
 //!
 //! ```compile_fail
 //! use mcp_server::McpServer;
@@ -316,8 +351,8 @@ pub use context::{
 };
 pub use declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
-    DEFAULT_DISCOVER_TTL_MS, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS,
-    IMPLEMENTED_VERSIONS, ServerDeclaration,
+    DEFAULT_DISCOVER_TTL_MS, DeclaredScopes, IMPLEMENTED_LEGACY_VERSIONS,
+    IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, ServerDeclaration,
 };
 pub use envelope::{
     CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_message_shared,

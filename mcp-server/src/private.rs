@@ -187,6 +187,15 @@ pub struct CapabilityHooks<S> {
     pub problems: fn(&S) -> Vec<String>,
     /// Whether a tool may run as a task.
     pub task_support: fn(&S, &str) -> TaskSupport,
+    /// The OAuth scopes of the tools, by name.
+    pub tool_scopes: fn(&S) -> ToolScopes,
+}
+
+/// OAuth scopes by tool name.
+pub type ToolScopes = std::collections::BTreeMap<String, Vec<String>>;
+
+fn no_tool_scopes<S>(_: &S) -> ToolScopes {
+    ToolScopes::new()
 }
 
 fn no_task_support<S>(_: &S, _: &str) -> TaskSupport {
@@ -208,6 +217,7 @@ pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
         param_headers: <S as ToolsHandler>::param_headers,
         problems: <S as ToolsHandler>::tool_catalogue_problems,
         task_support: <S as ToolsHandler>::task_support,
+        tool_scopes: <S as ToolsHandler>::tool_scopes,
     }
 }
 
@@ -218,6 +228,7 @@ pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
         param_headers: no_param_headers::<S>,
         problems: <S as ResourcesHandler>::resource_catalogue_problems,
         task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
     }
 }
 
@@ -228,6 +239,7 @@ pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
         param_headers: no_param_headers::<S>,
         problems: no_problems::<S>,
         task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
     }
 }
 
@@ -238,6 +250,7 @@ pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
         param_headers: no_param_headers::<S>,
         problems: no_problems::<S>,
         task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
     }
 }
 

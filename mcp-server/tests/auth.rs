@@ -6,7 +6,10 @@
 //! missing server scope and a missing tool scope (403), and a good token
 //! whose claims reach the tool; and opaque tokens through the stand-in's
 //! RFC 7662 introspection endpoint; a legacy session serves only the
-//! principal that opened it; capability scopes with a scope hierarchy.
+//! principal that opened it; capability scopes with a scope hierarchy;
+//! scopes declared with the server (`#[mcp(scopes = ...)]`,
+//! `tools(scopes = ...)`, `#[tool(scopes = ...)]`) joined to the
+//! configured ones.
 
 #![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
@@ -48,6 +51,27 @@ impl Guarded {
     #[tool]
     fn reset(&self) -> String {
         "reset".into()
+    }
+}
+
+/// Declares its scopes: `mcp` for everything, `tools` for the tools
+/// capability, `files:write` for `write` alone.
+#[derive(McpServer)]
+#[mcp(name = "files", version = "1.0.0", scopes = ["mcp"], tools(scopes = ["tools"]))]
+struct Files;
+
+#[router]
+impl Files {
+    /// Reads.
+    #[tool]
+    fn read(&self) -> String {
+        "read".into()
+    }
+
+    /// Writes.
+    #[tool(scopes = ["files:write"])]
+    fn write(&self) -> String {
+        "written".into()
     }
 }
 
@@ -179,6 +203,14 @@ async fn setup_with(
     validator: impl FnOnce(String, String) -> Arc<dyn TokenValidator>,
     rules: impl FnOnce(AuthConfig) -> AuthConfig,
 ) -> Setup {
+    setup_server(Guarded, validator, rules).await
+}
+
+async fn setup_server<S: McpServer + 'static>(
+    server: S,
+    validator: impl FnOnce(String, String) -> Arc<dyn TokenValidator>,
+    rules: impl FnOnce(AuthConfig) -> AuthConfig,
+) -> Setup {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://127.0.0.1:{}/mcp", addr.port());
@@ -190,7 +222,7 @@ async fn setup_with(
         issuer.clone(),
         validator(issuer.clone(), resource.clone()),
     )));
-    tokio::spawn(serve_listener(Arc::new(Guarded), listener, config));
+    tokio::spawn(serve_listener(Arc::new(server), listener, config));
     Setup {
         mcp: format!("127.0.0.1:{}", addr.port()),
         resource,
@@ -417,4 +449,77 @@ async fn capability_scopes_follow_the_scope_hierarchy() {
     assert!(challenge(&head).contains("scope=\"tools:call\""), "{head}");
     let (status, _, body) = call(&s.mcp, "whoami", Some(&token("key1", claims(&s, "admin")))).await;
     assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn declared_scopes_join_the_configured_ones() {
+    // Declared: `mcp`, `tools`, `write` → `files:write`. Configured: `mcp`
+    // again, `read` → `files:read`, and `files:admin` implies `files:write`.
+    let s = setup_server(Files, jwt, |auth| {
+        auth.require_scopes(["mcp"])
+            .tool_requires("read", ["files:read"])
+            .scope_implies("files:admin", ["files:write"])
+    })
+    .await;
+    let (status, _, body) = raw(
+        &s.mcp,
+        &format!(
+            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            s.mcp
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let metadata: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        metadata["scopes_supported"],
+        json!(["mcp", "tools", "files:read", "files:write"])
+    );
+
+    // Without a token, the challenge names the declared server-wide scope.
+    let (status, head, _) = call(&s.mcp, "read", None).await;
+    assert_eq!(status, 401);
+    assert!(challenge(&head).contains("scope=\"mcp\""), "{head}");
+
+    let reader = token("key1", claims(&s, "mcp tools files:read"));
+    let (status, _, body) = call(&s.mcp, "read", Some(&reader)).await;
+    assert_eq!(status, 200, "other tools work: {body}");
+    let (status, head, body) = call(&s.mcp, "write", Some(&reader)).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        challenge(&head).contains("error=\"insufficient_scope\""),
+        "{head}"
+    );
+    assert!(
+        challenge(&head).contains("scope=\"mcp tools files:write\""),
+        "{head}"
+    );
+    assert!(
+        body.contains("tools/call needs scope files:write"),
+        "{body}"
+    );
+
+    let (status, head, _) = call(
+        &s.mcp,
+        "write",
+        Some(&token("key1", claims(&s, "mcp files:write"))),
+    )
+    .await;
+    assert_eq!(status, 403, "the declared capability scope is required");
+    assert!(challenge(&head).contains("insufficient_scope"), "{head}");
+    let (status, head, _) = call(
+        &s.mcp,
+        "write",
+        Some(&token("key1", claims(&s, "tools files:write"))),
+    )
+    .await;
+    assert_eq!(status, 403, "the declared server scope is required");
+    assert!(challenge(&head).contains("scope=\"mcp\""), "{head}");
+
+    for granted in ["mcp tools files:write", "mcp tools files:admin"] {
+        let writer = token("key1", claims(&s, granted));
+        let (status, _, body) = call(&s.mcp, "write", Some(&writer)).await;
+        assert_eq!(status, 200, "{granted}: {body}");
+        assert!(body.contains("written"), "{body}");
+    }
 }

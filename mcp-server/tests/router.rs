@@ -1063,3 +1063,61 @@ fn transports_refuse_a_catalogue_with_problems() {
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
     assert!(error.to_string().contains("guess"), "{error}");
 }
+
+/// Scopes declared on the server, its capabilities and its tools are
+/// carried without the `auth` feature, and change nothing on stdio.
+#[derive(McpServer)]
+#[mcp(name = "scoped", version = "1.0.0", scopes = ["mcp"], tools(scopes = ["tools"]), prompts(scopes = ["prompts"]))]
+struct Scoped;
+
+#[mcp_server::router]
+impl Scoped {
+    /// Reads.
+    #[tool]
+    fn read(&self) -> String {
+        "read".into()
+    }
+
+    /// Writes.
+    #[tool(scopes = ["files:write", "audit"])]
+    fn write(&self) -> String {
+        "written".into()
+    }
+
+    /// Greets.
+    #[prompt]
+    fn greet(&self) -> String {
+        "hi".into()
+    }
+}
+
+#[test]
+fn declared_scopes_are_carried() {
+    let declared = Scoped.declared_scopes();
+    assert_eq!(declared.required, ["mcp"]);
+    assert_eq!(
+        declared.capabilities,
+        [
+            ("prompts".to_owned(), vec!["prompts".to_owned()]),
+            ("tools".to_owned(), vec!["tools".to_owned()]),
+        ]
+        .into()
+    );
+    assert_eq!(
+        declared.tools,
+        [(
+            "write".to_owned(),
+            vec!["files:write".to_owned(), "audit".to_owned()]
+        )]
+        .into()
+    );
+    assert_eq!(
+        declared.all(),
+        ["mcp", "prompts", "tools", "files:write", "audit"]
+    );
+    assert_eq!(Scoped::declaration().required_scopes(), ["mcp"]);
+    assert_eq!(
+        result(&Scoped, "tools/call", json!({"name": "write"})),
+        text_result("written", false)
+    );
+}

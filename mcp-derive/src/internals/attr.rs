@@ -32,12 +32,14 @@ pub const KEYS: &[&str] = &[
     "extension",
     "discover",
     "cache",
+    "scopes",
     "crate",
 ];
 const VERSIONS_KEYS: &[&str] = &["modern", "legacy"];
-const TOOLS_KEYS: &[&str] = &["list_changed"];
-const PROMPTS_KEYS: &[&str] = &["list_changed"];
-const RESOURCES_KEYS: &[&str] = &["subscribe", "list_changed"];
+const TOOLS_KEYS: &[&str] = &["list_changed", "scopes"];
+const PROMPTS_KEYS: &[&str] = &["list_changed", "scopes"];
+const RESOURCES_KEYS: &[&str] = &["subscribe", "list_changed", "scopes"];
+const COMPLETIONS_KEYS: &[&str] = &["scopes"];
 const DISCOVER_KEYS: &[&str] = &["ttl_ms", "scope"];
 const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 
@@ -49,6 +51,14 @@ pub struct Capability {
     pub list_changed: bool,
     /// `subscribe` was given (resources only).
     pub subscribe: bool,
+    /// `scopes = [...]`: OAuth scopes the capability's methods need.
+    pub scopes: Option<Scopes>,
+}
+
+/// A `scopes = ["...", ...]` list of OAuth scopes.
+pub struct Scopes {
+    /// The scopes as written.
+    pub list: Vec<LitStr>,
 }
 
 /// Extension or experimental settings.
@@ -128,6 +138,8 @@ pub struct Attrs {
     pub cache_ttl_ms: Option<Expr>,
     /// `cache(scope = ...)`.
     pub cache_scope: Option<LitStr>,
+    /// `scopes = [...]`: OAuth scopes every request needs.
+    pub scopes: Option<Scopes>,
     /// `crate = "..."`.
     pub krate: Option<syn::Path>,
     seen: BTreeMap<String, Span>,
@@ -192,6 +204,12 @@ impl Attrs {
                 }
             }
             "icon" => self.icons.push(parse_icon(cx, meta)?),
+            "scopes" => {
+                let scopes = parse_scopes(cx, meta)?;
+                if self.first(cx, &key, meta) {
+                    self.scopes = scopes;
+                }
+            }
             "versions" => {
                 let first = self.first(cx, &key, meta);
                 meta.parse_nested_meta(|inner| {
@@ -236,11 +254,13 @@ impl Attrs {
                     ident,
                     list_changed: false,
                     subscribe: false,
+                    scopes: None,
                 };
                 let allowed: &[&str] = match key.as_str() {
                     "tools" => TOOLS_KEYS,
                     "prompts" => PROMPTS_KEYS,
                     "resources" => RESOURCES_KEYS,
+                    "completions" => COMPLETIONS_KEYS,
                     _ => &[],
                 };
                 if meta.input.peek(syn::token::Paren) {
@@ -255,6 +275,18 @@ impl Attrs {
                             };
                             cx.error_spanned_by(&inner.path, message);
                             return skip_value(&inner);
+                        }
+                        if k == "scopes" {
+                            let scopes = parse_scopes(cx, &inner)?;
+                            if cap.scopes.is_some() {
+                                cx.error_spanned_by(
+                                    &inner.path,
+                                    format!("duplicate {context} key `{k}`"),
+                                );
+                            } else {
+                                cap.scopes = scopes;
+                            }
+                            return Ok(());
                         }
                         let flag = if k == "subscribe" {
                             &mut cap.subscribe
@@ -427,6 +459,27 @@ pub fn parse_icon(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Icon
     Ok(icon)
 }
 
+/// `scopes = ["a", "b"]`; `None` after an error. Another shape (`scopes =
+/// "a"`, `scopes("a")`) gets one message showing the list form.
+pub fn parse_scopes(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Scopes>> {
+    const SHAPE: &str = "`scopes` takes a list of OAuth scopes: `scopes = [\"files:read\", ...]`";
+    if !meta.input.peek(Token![=]) {
+        cx.error_spanned_by(&meta.path, SHAPE);
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    match meta.value()?.parse::<Expr>()? {
+        Expr::Array(array) => {
+            let list = parse_str_array(cx, array);
+            Ok(Some(Scopes { list }))
+        }
+        other => {
+            cx.error_spanned_by(other, SHAPE);
+            Ok(None)
+        }
+    }
+}
+
 /// The key as written (`crate` included).
 pub fn path_name(path: &syn::Path) -> String {
     path.segments
@@ -441,8 +494,10 @@ pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
-        let _content;
-        syn::parenthesized!(_content in meta.input);
+        let content;
+        syn::parenthesized!(content in meta.input);
+        // Left unread, syn would report the content as unexpected too.
+        content.parse::<proc_macro2::TokenStream>()?;
     }
     Ok(())
 }

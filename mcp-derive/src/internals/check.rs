@@ -164,6 +164,20 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
     for icon in &attrs.icons {
         check_icon(cx, icon);
     }
+    let capabilities = [
+        &attrs.tools,
+        &attrs.resources,
+        &attrs.prompts,
+        &attrs.completions,
+    ];
+    for scopes in capabilities
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.scopes.as_ref())
+        .chain(&attrs.scopes)
+    {
+        check_scopes(cx, scopes);
+    }
     Checked {
         modern,
         legacy,
@@ -238,5 +252,33 @@ pub fn check_icon(cx: &mut Ctxt, icon: &super::attr::Icon) {
                 theme.value()
             ),
         );
+    }
+}
+
+/// Each scope is an RFC 6749 §3.3 `scope-token` (printable ASCII without
+/// space, `"` or `\`: scopes travel space-separated in a quoted
+/// `WWW-Authenticate` parameter), listed once.
+pub fn check_scopes(cx: &mut Ctxt, scopes: &super::attr::Scopes) {
+    let mut seen: Vec<String> = Vec::new();
+    for lit in &scopes.list {
+        let scope = lit.value();
+        let token = scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E));
+        if scope.is_empty() {
+            cx.error_spanned_by(lit, "an OAuth scope must not be empty");
+        } else if !token {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`{}` is not an OAuth scope: a scope is one or more printable ASCII characters without spaces, `\"` or `\\` (RFC 6749 §3.3)",
+                    scope.escape_debug()
+                ),
+            );
+        } else if seen.contains(&scope) {
+            cx.error_spanned_by(lit, format!("duplicate scope `{scope}`"));
+        } else {
+            seen.push(scope);
+        }
     }
 }

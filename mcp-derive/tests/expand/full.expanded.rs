@@ -131,6 +131,9 @@ where
     fn tool_task_support(&self, name: &str) -> my_runtime::__private::TaskSupport {
         (Self::__MCP_TOOLS.task_support)(self, name)
     }
+    fn tool_scopes(&self) -> my_runtime::__private::ToolScopes {
+        (Self::__MCP_TOOLS.tool_scopes)(self)
+    }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
         let mut problems = ::std::vec::Vec::new();
         problems.extend((Self::__MCP_TOOLS.problems)(self));

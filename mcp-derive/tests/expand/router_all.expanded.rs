@@ -151,6 +151,7 @@ impl Notes {
                         },
                         call: <Notes>::__mcp_tool_add,
                         task: ::mcp_server::__private::TaskSupport::Never,
+                        scopes: &[],
                     },
                     ::mcp_server::__private::ToolSpec {
                         method: "search",
@@ -169,6 +170,7 @@ impl Notes {
                         },
                         call: <Notes>::__mcp_tool_search,
                         task: ::mcp_server::__private::TaskSupport::Never,
+                        scopes: &["notes:read", "search"],
                     },
                 ],
             ))
@@ -325,6 +327,9 @@ impl ::mcp_server::__private::ToolsHandler for Notes {
     }
     fn task_support(&self, name: &str) -> ::mcp_server::__private::TaskSupport {
         <Notes>::__mcp_tool_table().task_support(name)
+    }
+    fn tool_scopes(&self) -> ::mcp_server::__private::ToolScopes {
+        <Notes>::__mcp_tool_table().scopes().clone()
     }
 }
 impl ::mcp_server::__private::ResourcesHandler for Notes {

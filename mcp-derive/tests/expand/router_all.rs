@@ -5,7 +5,7 @@ impl Notes {
         todo!()
     }
 
-    #[tool(name = "find")]
+    #[tool(name = "find", scopes = ["notes:read", "search"])]
     fn search(&self, #[arguments] query: Query, retry: &RetryInput) -> Result<String, String> {
         todo!()
     }

@@ -1,8 +1,17 @@
 //! OAuth 2.1 resource server for the HTTP transport (feature `auth`): the
 //! Protected Resource Metadata document (RFC 9728), bearer-token checks
-//! with `WWW-Authenticate` challenges, required scopes per server and per
-//! tool, and a JWT validator whose keys come from the authorization
-//! server's JWKS.
+//! with `WWW-Authenticate` challenges, required scopes per server, per
+//! capability and per tool, and a JWT validator whose keys come from the
+//! authorization server's JWKS.
+//!
+//! Scopes are set here ([`AuthConfig::require_scopes`],
+//! [`AuthConfig::capability_requires`], [`AuthConfig::tool_requires`]) or
+//! declared with the server: `#[mcp(scopes = ["mcp"], tools(scopes =
+//! ["tools"]))]` and `#[tool(scopes = ["files:write"])]`. The transport
+//! requires both (each list is the union; see
+//! [`AuthConfig::with_declared_scopes`]), and the metadata's
+//! `scopes_supported` lists both. [`AuthConfig::scope_implies`] applies to
+//! declared scopes too.
 //!
 //! A request without a valid token gets **401** with
 //! `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (plus
@@ -24,6 +33,8 @@ use hyper::body::Bytes;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Value, json};
+
+use crate::declaration::extend_unique;
 
 /// What a validator learned from a valid token.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,6 +195,27 @@ impl AuthConfig {
         self
     }
 
+    /// Adds the scopes the server declares (`#[mcp(scopes = [...])]`,
+    /// `#[mcp(tools(scopes = [...]))]`, `#[tool(scopes = [...])]`) to the
+    /// ones set here: each list becomes the union of both. The transport
+    /// does this at start with
+    /// [`McpServer::declared_scopes`](crate::McpServer::declared_scopes).
+    pub fn with_declared_scopes(mut self, declared: &crate::DeclaredScopes) -> Self {
+        extend_unique(&mut self.required_scopes, declared.required.iter().cloned());
+        for (capability, scopes) in &declared.capabilities {
+            let entry = self
+                .capability_scopes
+                .entry(capability.clone())
+                .or_default();
+            extend_unique(entry, scopes.iter().cloned());
+        }
+        for (tool, scopes) in &declared.tools {
+            let entry = self.tool_scopes.entry(tool.clone()).or_default();
+            extend_unique(entry, scopes.iter().cloned());
+        }
+        self
+    }
+
     /// The scopes of `wanted` that `claims` lack, after the hierarchy.
     pub fn missing<'a>(&self, claims: &Claims, wanted: &'a [String]) -> Vec<&'a str> {
         let mut held: Vec<&str> = claims.scopes.iter().map(String::as_str).collect();
@@ -228,8 +260,8 @@ impl AuthConfig {
         for scope in self
             .required_scopes
             .iter()
-            .chain(self.capability_scopes.values().flatten())
-            .chain(self.tool_scopes.values().flatten())
+            .chain(by_key(&self.capability_scopes))
+            .chain(by_key(&self.tool_scopes))
         {
             if !scopes.contains(scope) {
                 scopes.push(scope.clone());
@@ -275,6 +307,14 @@ impl AuthConfig {
         }
         value
     }
+}
+
+/// The scopes of `map` in key order, so the metadata is the same on every
+/// start.
+fn by_key(map: &HashMap<String, Vec<String>>) -> impl Iterator<Item = &String> {
+    let mut entries: Vec<(&String, &Vec<String>)> = map.iter().collect();
+    entries.sort();
+    entries.into_iter().flat_map(|(_, scopes)| scopes)
 }
 
 fn split_origin(url: &str) -> (&str, &str) {

@@ -1,7 +1,7 @@
 //! Tools: results from return types, the static table behind `#[tool]`
 //! methods, and the dynamic [`ToolRouter`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -406,11 +406,14 @@ pub struct ToolSpec<S> {
     pub call: ToolFn<S>,
     /// Whether the tool may run as a task (`#[tool(task = "...")]`).
     pub task: TaskSupport,
+    /// The OAuth scopes a call needs (`#[tool(scopes = [...])]`).
+    pub scopes: &'static [&'static str],
 }
 
 /// The tools of a `#[mcp_server::router]` impl, described once.
 pub struct ToolTable<S: 'static> {
     catalogue: Catalogue<ToolFn<S>>,
+    scopes: BTreeMap<String, Vec<String>>,
     problems: Vec<String>,
     list_pages: AtomicUsize,
 }
@@ -420,15 +423,27 @@ impl<S> ToolTable<S> {
     /// and named in [`problems`](Self::problems).
     pub fn build(specs: &[ToolSpec<S>]) -> Self {
         let mut catalogue = Catalogue::default();
+        let mut scopes = BTreeMap::new();
         let mut problems = Vec::new();
         for spec in specs {
             let described = (spec.describe)()
-                .and_then(|tool| catalogue.insert(tool, spec.task, spec.call))
+                .and_then(|tool| {
+                    let name = tool.name.clone();
+                    catalogue.insert(tool, spec.task, spec.call)?;
+                    Ok(name)
+                })
                 .map_err(|e| format!("tool method `{}`: {e}", spec.method));
-            problems.extend(described.err());
+            match described {
+                Ok(name) if !spec.scopes.is_empty() => {
+                    scopes.insert(name, spec.scopes.iter().map(|s| (*s).to_owned()).collect());
+                }
+                Ok(_) => {}
+                Err(problem) => problems.push(problem),
+            }
         }
         Self {
             catalogue,
+            scopes,
             problems,
             list_pages: AtomicUsize::new(0),
         }
@@ -479,6 +494,11 @@ impl<S> ToolTable<S> {
     /// Whether tool `name` may run as a task (never for an unknown name).
     pub fn task_support(&self, name: &str) -> TaskSupport {
         self.catalogue.task_support(name)
+    }
+
+    /// The OAuth scopes of the tools that declare some, by tool name.
+    pub fn scopes(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.scopes
     }
 }
 

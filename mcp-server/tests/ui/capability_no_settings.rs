@@ -1,7 +1,7 @@
 use mcp_server::McpServer;
 
 #[derive(McpServer)]
-#[mcp(completions(list_changed))]
+#[mcp(logging(list_changed))]
 struct Server;
 
 fn main() {}

@@ -1,0 +1,15 @@
+use mcp_server::{McpServer, router};
+
+#[derive(McpServer)]
+#[mcp(name = "s", version = "1", tools)]
+struct Server;
+
+#[router]
+impl Server {
+    #[tool(scopes = ["files:read", "files write", ""])]
+    fn write(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(scopes = ["mcp"], tools(scopes = ["tools", "mcp", "tools"]))]
+struct Server;
+
+fn main() {}

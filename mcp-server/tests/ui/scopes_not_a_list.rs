@@ -1,0 +1,7 @@
+use mcp_server::McpServer;
+
+#[derive(McpServer)]
+#[mcp(scopes = "mcp", prompts(scopes("prompts")))]
+struct Server;
+
+fn main() {}
