@@ -6,7 +6,15 @@
 #   - the Python SDK client mcp==2.3.0 (auto, 2026-07-28, legacy) and the
 #     TypeScript client @modelcontextprotocol/client@2.4.0 (legacy, auto,
 #     pin) over stdio and over HTTP: connect, report era + version, list
-#     tools, call one.
+#     tools, call one;
+#   - OAuth: a second `mcp-everything http` with --oauth-issuer/-resource
+#     (feature auth) behind the authorization-server stand-in
+#     interop/oauth_as.py; both clients run their own OAuth support headless
+#     (py_oauth_client.py, ts_oauth_client.mjs): 401 challenge parsed, PRM,
+#     RFC 8414 metadata, dynamic registration (each client auth method once),
+#     PKCE + resource, token, call; Python also a refresh_token grant; then
+#     the server is restarted needing one more scope and both clients must
+#     step up (403 insufficient_scope -> re-authorize with the union).
 # Needs the peers: `bash interop/install-peers.sh` (writes target/peers/env.sh).
 # Prints each result and ends with a plain `N passed, M failed` line; exits
 # non-zero on any failure. Every peer run has a timeout; the server is
@@ -38,25 +46,38 @@ record() { # name status detail
   if [[ "$2" == ok ]]; then PASSED=$((PASSED + 1)); RESULTS+=("PASS $1 $3"); else FAILED=$((FAILED + 1)); RESULTS+=("FAIL $1 $3"); fi
 }
 
-echo "== building mcp-everything (debug)"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything); then
+# With the auth feature for the OAuth checks; without --oauth-* flags the
+# binary serves exactly as a build without it.
+echo "== building mcp-everything (debug, feature auth)"
+if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything --features auth); then
   echo "build failed"; echo "0 passed, 1 failed"; exit 1
 fi
 BIN="$REPO_ROOT/target/debug/mcp-everything"
 
 # A free loopback port.
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_port() { # port: up to 5 s
+  for _ in $(seq 1 50); do
+    if (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+stop() { # pid...: the processes this script started
+  local pid
+  for pid in "$@"; do
+    if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  done
+}
+PORT="$(free_port)"
 URL="http://localhost:$PORT/mcp"
-SERVER_PID=""
-cleanup() { if [[ -n "$SERVER_PID" ]]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi; }
+SERVER_PID="" AS_PID="" AUTH_PID=""
+cleanup() { stop "$SERVER_PID" "$AUTH_PID" "$AS_PID"; }
 trap cleanup EXIT INT TERM
 
 MCP_LOG="${MCP_LOG:-warn}" "$BIN" http --listen "127.0.0.1:$PORT" >"$OUT_DIR/server.log" 2>&1 &
 SERVER_PID=$!
-for _ in $(seq 1 50); do
-  if (echo >"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+wait_port "$PORT"
 echo "== mcp-everything http on $URL (pid $SERVER_PID)"
 
 # ---- conformance, both requirement sets, same URL ---------------------------
@@ -100,6 +121,88 @@ for mode in legacy auto pin; do
     if [[ $status -eq 0 ]]; then record "ts-$mode-$transport" ok "($summary)"; else echo "$out" | tail -20; record "ts-$mode-$transport" fail "(exit $status)"; fi
   done
 done
+
+# ---- OAuth: both clients' own OAuth support, headless ---------------------------
+# The authorization server is a stand-in (interop/oauth_as.py: in-memory,
+# auto-approving, strict about what clients send); tokens live 3 s so that
+# the Python run sees its refresh_token grant (the server allows 60 s of
+# clock skew, so a token is still accepted after that).
+AS_PORT="$(free_port)"
+AUTH_PORT="$(free_port)"
+ISSUER="http://127.0.0.1:$AS_PORT"
+AUTH_URL="http://localhost:$AUTH_PORT/mcp"
+TOKEN_TTL=3
+"$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" --port "$AS_PORT" --resource "$AUTH_URL" \
+  --scopes "mcp:read mcp:write" --token-ttl "$TOKEN_TTL" --log "$OUT_DIR/oauth-as.jsonl" \
+  >"$OUT_DIR/oauth-as.log" 2>&1 &
+AS_PID=$!
+start_auth_server() { # scope...: the server-wide scopes
+  local flags=() scope
+  for scope in "$@"; do flags+=(--oauth-scope "$scope"); done
+  MCP_LOG="${MCP_LOG:-warn}" "$BIN" http --listen "127.0.0.1:$AUTH_PORT" \
+    --oauth-issuer "$ISSUER" --oauth-resource "$AUTH_URL" "${flags[@]}" >>"$OUT_DIR/auth-server.log" 2>&1 &
+  AUTH_PID=$!
+  wait_port "$AUTH_PORT"
+}
+start_auth_server mcp:read
+wait_port "$AS_PORT"
+echo "== OAuth: stand-in authorization server $ISSUER (pid $AS_PID), mcp-everything with auth on $AUTH_URL (pid $AUTH_PID)"
+cp "$SCRIPT_DIR/ts_oauth_client.mjs" "$NPM_DIR/mcp-rs-ts-oauth-client.mjs"
+PY_STORE="$OUT_DIR/oauth-py-store.json"
+TS_STORE="$OUT_DIR/oauth-ts-store.json"
+oauth_check() { # name label py|ts mode args...
+  local name="$1" label="$2" client="$3" mode="$4" out status summary cmd
+  shift 4
+  if [[ $client == py ]]; then cmd=("$PEERS_PYTHON" "$SCRIPT_DIR/py_oauth_client.py"); else cmd=(node "$NPM_DIR/mcp-rs-ts-oauth-client.mjs"); fi
+  out="$(timeout "$STEP_TIMEOUT" "${cmd[@]}" "$mode" "$AUTH_URL" --issuer "$ISSUER" "$@" 2>&1)"
+  status=$?
+  echo "$out" >"$OUT_DIR/$name.txt"
+  if [[ $status -eq 0 ]]; then
+    summary="$(echo "$out" | tail -1)"
+  else
+    summary="$(echo "$out" | grep -m1 '^FAIL' || echo "$out" | tail -1)"
+  fi
+  echo "== $label: $summary"
+  if [[ $status -eq 0 ]]; then
+    record "$name" ok "($summary)"
+  else
+    echo "$out" | tail -25
+    record "$name" fail "(exit $status; see $OUT_DIR/$name.txt)"
+  fi
+}
+rm -f "$PY_STORE" "$TS_STORE"
+# The stand-in refuses what a client could get wrong, or a pass below would
+# prove little.
+out="$(timeout "$STEP_TIMEOUT" "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" self-test "$ISSUER" "$AUTH_URL" 2>&1)"
+status=$?
+echo "$out" >"$OUT_DIR/oauth-as-self-test.txt"
+summary="$(echo "$out" | grep -c '^ok ') cases as expected, $(echo "$out" | grep -c '^FAIL') not"
+echo "== oauth_as.py self-test: $summary"
+if [[ $status -eq 0 ]]; then record oauth-as-self-test ok "($summary)"; else echo "$out" | grep '^FAIL'; record oauth-as-self-test fail "($summary)"; fi
+# Each client auth method once per client (none given: the RFC 7591 default,
+# client_secret_basic).
+oauth_check python-oauth-2026-07-28 "python mcp==2.3.0 OAuth 2026-07-28 (client_secret_basic, refresh)" \
+  py 2026-07-28 --scope mcp:read --store "$PY_STORE" --refresh-after "$((TOKEN_TTL + 1))"
+oauth_check python-oauth-legacy "python mcp==2.3.0 OAuth legacy (client_secret_post)" \
+  py legacy --scope mcp:read --auth-method client_secret_post
+oauth_check python-oauth-auto "python mcp==2.3.0 OAuth auto (public client)" \
+  py auto --scope mcp:read --auth-method none
+oauth_check ts-oauth-auto "ts @modelcontextprotocol/client@2.4.0 OAuth auto (client_secret_basic)" \
+  ts auto --scope mcp:read --store "$TS_STORE"
+oauth_check ts-oauth-legacy "ts @modelcontextprotocol/client@2.4.0 OAuth legacy (public client)" \
+  ts legacy --scope mcp:read --auth-method none
+oauth_check ts-oauth-pin "ts @modelcontextprotocol/client@2.4.0 OAuth pin (client_secret_post)" \
+  ts pin --scope mcp:read --auth-method client_secret_post
+# Step-up: the same server now needs mcp:write too; the clients come back
+# with their stored mcp:read tokens.
+stop "$AUTH_PID"
+start_auth_server mcp:read mcp:write
+oauth_check python-oauth-step-up "python mcp==2.3.0 OAuth step-up" \
+  py 2026-07-28 --scope "mcp:read mcp:write" --store "$PY_STORE" --step-up mcp:read
+oauth_check ts-oauth-step-up "ts @modelcontextprotocol/client@2.4.0 OAuth step-up" \
+  ts auto --scope "mcp:read mcp:write" --store "$TS_STORE" --step-up mcp:read
+stop "$AUTH_PID" "$AS_PID"
+AUTH_PID="" AS_PID=""
 
 echo
 echo "== summary"

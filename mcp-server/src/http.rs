@@ -1231,7 +1231,10 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     let request = match &config.auth {
         Some(auth) => match authenticate(auth, request).await {
             Ok(request) => request,
-            Err(refused) => return refused,
+            // Refused before the body is read: hyper will close the
+            // connection, and the client's next request (the metadata
+            // fetch, usually) must not be sent on it.
+            Err(refused) => return closing(refused),
         },
         None => request,
     };
@@ -1344,6 +1347,17 @@ fn has_modern_meta(message: &Value) -> bool {
     }
 }
 
+/// `response` with `Connection: close`: for answers given without reading
+/// the request body to its end, after which hyper closes the connection.
+/// Said out loud, a client opens a new connection for its next request
+/// instead of racing the close on this one (RFC 9112 §9.6).
+fn closing(mut response: Response<Body>) -> Response<Body> {
+    response
+        .headers_mut()
+        .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 /// The POST body, within the size limit and the time limit. A refused
 /// body is not read to its end, so its answer closes the connection.
 async fn read_body<B: RequestBody>(
@@ -1352,12 +1366,6 @@ async fn read_body<B: RequestBody>(
     limit: usize,
     timeout: Duration,
 ) -> Result<Bytes, Response<Body>> {
-    let closing = |mut response: Response<Body>| {
-        response
-            .headers_mut()
-            .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
-        response
-    };
     let too_large = || {
         closing(error_response(
             413,

@@ -9,7 +9,8 @@
 //! principal that opened it; capability scopes with a scope hierarchy;
 //! scopes declared with the server (`#[mcp(scopes = ...)]`,
 //! `tools(scopes = ...)`, `#[tool(scopes = ...)]`) joined to the
-//! configured ones.
+//! configured ones; refusals given before the body is read say
+//! `Connection: close`.
 
 #![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
@@ -301,6 +302,72 @@ async fn metadata_and_the_challenge_point_clients_to_the_authorization_server() 
             s.mcp
         )
     );
+}
+
+/// A refusal decided from the headers leaves the body unread, and hyper
+/// then closes the connection (unless the whole body happened to be in its
+/// buffer already): the answer must say `Connection: close`, or a client
+/// that reuses the connection for its next request (the metadata fetch)
+/// races the close. The Python SDK (mcp 2.3.0) lost that race in its
+/// legacy OAuth flow: "Server disconnected without sending a response".
+#[tokio::test]
+async fn refusals_before_the_body_is_read_say_connection_close() {
+    let s = setup().await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let narrow = token("key1", claims(&s, "other"));
+    for (case, authorization, want) in [
+        ("no token", String::new(), 401),
+        (
+            "bad token",
+            "Authorization: Bearer not.a.jwt\r\n".to_owned(),
+            401,
+        ),
+        (
+            "no server scope",
+            format!("Authorization: Bearer {narrow}\r\n"),
+            403,
+        ),
+    ] {
+        // A keep-alive request: nothing asks for the close.
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{authorization}\
+             Content-Length: {}\r\n\r\n{body}",
+            s.mcp,
+            body.len()
+        );
+        let head = tokio::time::timeout(GUARD, first_head(&s.mcp, &request))
+            .await
+            .unwrap();
+        assert!(
+            head.starts_with(&format!("http/1.1 {want} ")),
+            "{case}: {head}"
+        );
+        assert!(
+            head.lines().any(|l| l == "connection: close"),
+            "{case}: {head}"
+        );
+    }
+}
+
+/// The lower-cased head of the first answer on a connection that is not
+/// read to its end (whether hyper closes it depends on how much of the body
+/// had arrived).
+async fn first_head(addr: &str, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !raw.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "closed before a full head");
+        raw.extend_from_slice(&chunk[..n]);
+    }
+    let raw = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+    raw.split("\r\n\r\n").next().unwrap().to_owned()
 }
 
 #[tokio::test]

@@ -17,8 +17,12 @@
 //! `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (plus
 //! `error="invalid_token"` when a token was sent); a valid token without a
 //! required scope gets **403** with `error="insufficient_scope"` naming the
-//! scopes. Validators: [`JwtValidator`] (signed JWTs, keys from the
-//! issuer's JWKS) and [`IntrospectionValidator`] (RFC 7662), or your own
+//! scopes. A refusal decided from the headers alone (no token, a bad token,
+//! a missing server-wide scope) leaves the body unread and closes the
+//! connection, with `Connection: close` so that the client's next request
+//! (the metadata fetch) goes on a new one. Validators: [`JwtValidator`]
+//! (signed JWTs, keys from the issuer's JWKS) and
+//! [`IntrospectionValidator`] (RFC 7662), or your own
 //! [`TokenValidator`]. Validated [`Claims`] go into the request's extensions, where
 //! handlers read them: `ctx.http_request().and_then(|p| p.extensions.get::<Claims>())`.
 

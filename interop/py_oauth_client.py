@@ -1,0 +1,375 @@
+"""Drive mcp-everything (started with --oauth-issuer/--oauth-resource) with the
+Python SDK client (mcp==2.3.0) and its OAuth support, headless.
+
+usage: py_oauth_client.py MODE URL --issuer ISSUER --scope SCOPE
+                          [--auth-method none|client_secret_basic|client_secret_post]
+                          [--store FILE] [--refresh-after SECONDS] [--step-up OLD_SCOPE]
+  MODE    auto | 2026-07-28 | legacy
+  URL     the MCP endpoint (also the resource the server protects)
+
+The SDK's OAuthClientProvider does the flow; no browser: the redirect handler
+GETs the authorization URL itself (the authorization server stand-in,
+interop/oauth_as.py, approves at once), reads code, state and iss from the
+302's Location, and the callback handler hands them back. Every HTTP exchange
+goes through a recording transport, and the script then checks the trace:
+
+  1. the first MCP request (no token) got 401 with exactly
+     `Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource<path>", scope="SCOPE"`,
+     and the SDK's own parsers read resource_metadata and scope from it;
+  2. the next request fetched that resource_metadata URL (RFC 9728) and got
+     resource = URL and authorization_servers = [ISSUER];
+  3. RFC 8414 metadata, RFC 7591 registration (with --auth-method, or the
+     client's default), /authorize with resource, scope, S256 PKCE and state;
+  4. the token request: authorization_code, resource = URL, a code_verifier,
+     the client authentication of the registered method; a JWT whose aud is
+     URL and whose scope is SCOPE;
+  5. the MCP request was sent again with that bearer token and succeeded;
+     tools are listed and test_simple_text is called in the era MODE asks for.
+  --refresh-after S: wait S seconds (the token's lifetime), call again, and
+     require a refresh_token grant (with resource) and a successful call.
+  --step-up OLD: tokens and client come from --store, granted OLD; the server
+     now needs SCOPE: the first request carries the stored token and must get
+     403 insufficient_scope naming SCOPE; the client must re-authorize (no new
+     registration) asking for the union of OLD and SCOPE, then succeed.
+Prints the key exchanges, then OK or FAIL: reasons; exit 0 on OK.
+"""
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import re
+import sys
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+from mcp import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.auth.utils import (
+    extract_field_from_www_auth,
+    extract_resource_metadata_from_www_auth,
+    extract_scope_from_www_auth,
+)
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+EXPECTED_TEXT = "This is a simple text response for testing."
+REDIRECT_URI = "http://127.0.0.1:33418/callback"  # never listened on: the script reads the 302 itself
+
+
+class Sent:
+    """What a request was when it went out (the auth flow later edits the same
+    object: it adds the token and sends it again)."""
+
+    def __init__(self, request):
+        self.method = request.method
+        self.url = request.url
+        self.headers = httpx2.Headers(request.headers)
+        self.content = request.content
+
+
+class Exchange:
+    def __init__(self, request, response, body):
+        self.request = Sent(request)
+        self.response = response
+        self.body = body  # response body (not for MCP responses, which may stream)
+
+    @property
+    def method(self):
+        return self.request.method
+
+    @property
+    def url(self):
+        return str(self.request.url)
+
+    @property
+    def status(self):
+        return self.response.status_code
+
+    def form(self):
+        return {k: v[0] for k, v in parse_qs(self.request.content.decode()).items()}
+
+
+class Recorder(httpx2.AsyncBaseTransport):
+    """Passes every request on and keeps (request, response) in order."""
+
+    def __init__(self, mcp_url):
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.mcp_url = mcp_url
+        self.trace = []
+
+    async def handle_async_request(self, request):
+        response = await self.inner.handle_async_request(request)
+        body = None
+        if str(request.url) != self.mcp_url:
+            body = await response.aread()
+            response = httpx2.Response(
+                response.status_code, headers=response.headers, content=body, request=request,
+                extensions=response.extensions,
+            )
+        self.trace.append(Exchange(request, response, body))
+        return response
+
+    async def aclose(self):
+        await self.inner.aclose()
+
+
+class FileStorage:
+    """TokenStorage in a JSON file (or in memory without a path)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.data = {}
+        if path and os.path.exists(path):
+            with open(path) as f:
+                self.data = json.load(f)
+
+    def _save(self):
+        if self.path:
+            with open(self.path, "w") as f:
+                json.dump(self.data, f)
+
+    async def get_tokens(self):
+        t = self.data.get("tokens")
+        return OAuthToken.model_validate(t) if t else None
+
+    async def set_tokens(self, tokens):
+        self.data["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
+        self._save()
+
+    async def get_client_info(self):
+        c = self.data.get("client_info")
+        return OAuthClientInformationFull.model_validate(c) if c else None
+
+    async def set_client_info(self, client_info):
+        self.data["client_info"] = client_info.model_dump(mode="json", exclude_none=True)
+        self._save()
+
+
+def jwt_claims(token):
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def short(text, n=160):
+    return text if len(text) <= n else text[:n] + f"...({len(text)} bytes)"
+
+
+def mcp_method(exchange):
+    try:
+        return json.loads(exchange.request.content).get("method", "response")
+    except ValueError:
+        return exchange.method
+
+
+async def main(args):
+    url = args.url
+    parts = urlsplit(url)
+    prm_url = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path.rstrip('/')}"
+    recorder = Recorder(url)
+    authorization = {}
+
+    async def redirect_handler(authorization_url):
+        # The "browser": one GET, no redirect following; the 302 is the answer.
+        async with httpx2.AsyncClient(transport=recorder, follow_redirects=False, timeout=10) as browser:
+            answer = await browser.get(authorization_url)
+        if answer.status_code != 302:
+            raise RuntimeError(f"/authorize answered {answer.status_code}: {answer.text}")
+        location = answer.headers["location"]
+        if not location.startswith(REDIRECT_URI + "?"):
+            raise RuntimeError(f"redirected elsewhere: {location}")
+        query = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+        if "error" in query:
+            raise RuntimeError(f"authorization refused: {query}")
+        authorization.update(query)
+
+    async def callback_handler():
+        return AuthorizationCodeResult(
+            code=authorization.pop("code"), state=authorization.pop("state", None), iss=authorization.pop("iss", None)
+        )
+
+    metadata = OAuthClientMetadata(
+        client_name="mcp-rs-interop (python mcp 2.3.0)",
+        redirect_uris=[REDIRECT_URI],
+        token_endpoint_auth_method=None if args.auth_method == "default" else args.auth_method,
+    )
+    storage = FileStorage(args.store)
+    provider = OAuthClientProvider(url, metadata, storage, redirect_handler, callback_handler)
+    http = httpx2.AsyncClient(
+        auth=provider, transport=recorder, timeout=httpx2.Timeout(30, read=300), follow_redirects=False
+    )
+    problems = []
+    steps = []  # what was shown, for the OK line
+
+    def need(cond, what):
+        if not cond:
+            problems.append(what)
+        return cond
+
+    first_call_end = None
+    call_summary = "no call"
+    try:
+        async with http:
+            async with Client(
+                streamable_http_client(url, http_client=http), mode=args.mode, read_timeout_seconds=15
+            ) as c:
+                version = str(c.protocol_version)
+                era = "legacy" if version.startswith("2025") or version.startswith("2024") else "modern"
+                tools = [t.name for t in (await c.list_tools()).tools]
+                result = await c.call_tool("test_simple_text", {})
+                text = result.content[0].text if result.content else None
+                print(f"mode={args.mode} era={era} version={version} tools={len(tools)} call -> {text!r}")
+                need(text == EXPECTED_TEXT, f"test_simple_text returned {text!r}")
+                need(era == ("legacy" if args.mode == "legacy" else "modern"), f"era {era} for mode {args.mode}")
+                call_summary = f"{era} {version}: tools/list + tools/call ok"
+                first_call_end = len(recorder.trace)
+                if args.refresh_after:
+                    await asyncio.sleep(args.refresh_after)
+                    again = await c.call_tool("test_simple_text", {})
+                    need(again.content and again.content[0].text == EXPECTED_TEXT, "the call after the refresh failed")
+    except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the task groups, reported below
+        print(f"mode={args.mode}: the client failed: {e!r}")
+        while isinstance(e, BaseExceptionGroup):
+            e = e.exceptions[0]
+        problems.append(f"client error {e!r}")
+    if first_call_end is None:
+        first_call_end = len(recorder.trace)
+
+    trace = recorder.trace
+    for e in trace:
+        tag = mcp_method(e) if e.url == url else ""
+        auth = e.request.headers.get("authorization", "")
+        auth = (auth.split(" ")[0] + " …") if auth else "-"
+        print(f"  {e.method} {short(e.url, 110)} {tag} auth={auth} -> {e.status}")
+
+    # ---- 1. the challenge ------------------------------------------------------
+    first = trace[0]
+    www = first.response.headers.get("www-authenticate", "")
+    if args.step_up is None:
+        want = f'Bearer resource_metadata="{prm_url}", scope="{args.scope}"'
+        need(first.url == url and first.status == 401, f"first request: {first.method} {first.url} -> {first.status}")
+        need("authorization" not in first.request.headers, "the first request already carried a token")
+        need(www == want, f"401 WWW-Authenticate {www!r}, expected {want!r}")
+        print(f"401 WWW-Authenticate: {www}")
+    else:
+        need(first.url == url and first.status == 403, f"first request: {first.method} {first.url} -> {first.status}")
+        need(first.request.headers.get("authorization", "").startswith("Bearer "), "the stored token was not sent")
+        pattern = (
+            rf'^Bearer resource_metadata="{re.escape(prm_url)}", scope="{re.escape(args.scope)}", '
+            r'error="insufficient_scope", error_description="[^"]*"$'
+        )
+        need(re.match(pattern, www), f"403 WWW-Authenticate {www!r}")
+        print(f"403 WWW-Authenticate: {www}")
+        need(extract_field_from_www_auth(first.response, "error") == "insufficient_scope", "SDK did not read error")
+    if need(extract_resource_metadata_from_www_auth(first.response) == prm_url, "SDK did not read resource_metadata") \
+            and need(extract_scope_from_www_auth(first.response) == args.scope, "SDK did not read scope"):
+        steps.append(f"{first.status} challenge parsed (scope={args.scope!r})")
+
+    # ---- 2. protected resource metadata ------------------------------------------
+    second = trace[1] if len(trace) > 1 else None
+    if need(second is not None and second.method == "GET" and second.url == prm_url,
+            f"after the challenge the client fetched {second and second.url}, not {prm_url}"):
+        prm = json.loads(second.body)
+        print(f"PRM {second.url} -> {second.status} {second.body.decode()}")
+        if need(second.status == 200 and prm.get("resource") == url
+                and prm.get("authorization_servers") == [args.issuer], f"PRM {prm}"):
+            steps.append("PRM")
+
+    # ---- 3. metadata, registration, authorization ---------------------------------
+    def find(method, path, start=0):
+        return [e for e in trace[start:first_call_end] if e.method == method and urlsplit(e.url).path == path
+                and e.url.startswith(args.issuer)]
+
+    need(any(e.status == 200 for e in find("GET", "/.well-known/oauth-authorization-server")),
+         "no RFC 8414 metadata fetched")
+    registrations = find("POST", "/register")
+    if args.step_up is None:
+        if need(len(registrations) == 1 and registrations[0].status == 201, "one dynamic registration (201)"):
+            reg = json.loads(registrations[0].body)
+            want_method = "client_secret_basic" if args.auth_method == "default" else args.auth_method
+            need(reg.get("token_endpoint_auth_method") == want_method, f"registered {reg.get('token_endpoint_auth_method')}")
+            print(f"register -> {registrations[0].status} token_endpoint_auth_method={reg['token_endpoint_auth_method']}")
+            steps.append(f"register({reg['token_endpoint_auth_method']})")
+    else:
+        need(not registrations, "step-up registered the client again")
+    authorizes = find("GET", "/authorize")
+    want_scope = args.scope if args.step_up is None else " ".join(
+        dict.fromkeys(args.step_up.split() + args.scope.split()))
+    if need(len(authorizes) == 1 and authorizes[0].status == 302, "one /authorize answered 302"):
+        q = {k: v[0] for k, v in parse_qs(urlsplit(authorizes[0].url).query).items()}
+        print(f"authorize ?{urlsplit(authorizes[0].url).query[:400]}")
+        need(q.get("resource") == url, f"authorize resource {q.get('resource')}")
+        need(q.get("scope") == want_scope, f"authorize scope {q.get('scope')!r}, expected {want_scope!r}")
+        need(q.get("code_challenge_method") == "S256", "PKCE S256")
+        need(bool(q.get("state")), "state")
+        steps.append(f"authorize(scope={q.get('scope')!r}) 302")
+        print(f"  -> 302 Location: {short(authorizes[0].response.headers['location'], 200)}")
+
+    # ---- 4. the token request ----------------------------------------------------
+    tokens = [e for e in find("POST", "/token") if e.form().get("grant_type") == "authorization_code"]
+    token = None
+    if need(len(tokens) == 1, f"{len(tokens)} authorization_code token requests"):
+        t = tokens[0]
+        form = t.form()
+        print(f"token request: POST {t.url} Authorization: {t.request.headers.get('authorization', '-')[:14]}…")
+        print(f"  body: {short(t.request.content.decode(), 400)}")
+        print(f"  -> {t.status} {short(t.body.decode(), 120)}")
+        need(t.status == 200, f"token endpoint {t.status}: {t.body!r}")
+        need(form.get("resource") == url, f"token resource {form.get('resource')}")
+        need(len(form.get("code_verifier", "")) >= 43, "code_verifier")
+        method = json.loads(registrations[0].body)["token_endpoint_auth_method"] if registrations else None
+        if method == "client_secret_basic":
+            need(t.request.headers.get("authorization", "").startswith("Basic "), "Basic client authentication")
+        if method == "client_secret_post":
+            need("client_secret" in form, "client_secret_post authentication")
+        if method == "none":
+            need("client_secret" not in form and "authorization" not in t.request.headers, "public client")
+        if t.status == 200:
+            token = json.loads(t.body)["access_token"]
+            claims = jwt_claims(token)
+            print(f"  access token claims: {json.dumps(claims)}")
+            need(claims.get("aud") == url and claims.get("iss") == args.issuer, "token aud/iss")
+            need(set(want_scope.split()) <= set(claims.get("scope", "").split()), f"token scope {claims.get('scope')}")
+            steps.append("token(code+PKCE+resource)")
+
+    # ---- 5. the retried request -----------------------------------------------------
+    if token:
+        bearer = [e for e in trace[:first_call_end] if e.url == url and e.request.headers.get("authorization") == f"Bearer {token}"]
+        need(bearer and bearer[0].status in (200, 202), "the MCP request was not retried with the new token")
+        if bearer:
+            print(f"retry {mcp_method(bearer[0])} with Bearer token -> {bearer[0].status}")
+            steps.append(call_summary)
+
+    if args.refresh_after:
+        refreshes = [e for e in trace[first_call_end:] if urlsplit(e.url).path == "/token"
+                     and e.form().get("grant_type") == "refresh_token"]
+        if need(refreshes and all(e.status == 200 for e in refreshes), "no successful refresh_token grant"):
+            r = refreshes[-1]
+            print(f"refresh: body {short(r.request.content.decode(), 200)} -> {r.status}")
+            need(r.form().get("resource") == url, "refresh without resource")
+            new = json.loads(r.body)["access_token"]
+            after = [e for e in trace[first_call_end:] if e.url == url and e.request.headers.get("authorization") == f"Bearer {new}"]
+            if need(after and after[-1].status == 200, "no MCP request with the refreshed token"):
+                steps.append("refresh_token grant + call")
+
+    if problems:
+        print("FAIL: " + "; ".join(problems))
+        return 1
+    print("OK: " + " -> ".join(steps))
+    return 0
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["auto", "2026-07-28", "legacy"])
+    ap.add_argument("url")
+    ap.add_argument("--issuer", required=True)
+    ap.add_argument("--scope", required=True)
+    ap.add_argument("--auth-method", default="default",
+                    choices=["default", "none", "client_secret_basic", "client_secret_post"])
+    ap.add_argument("--store")
+    ap.add_argument("--refresh-after", type=float, default=0)
+    ap.add_argument("--step-up", metavar="OLD_SCOPE")
+    args = ap.parse_args()
+    sys.exit(asyncio.run(main(args)))

@@ -1,0 +1,283 @@
+// Drive mcp-everything (started with --oauth-issuer/--oauth-resource) with the
+// TypeScript SDK v2 client (@modelcontextprotocol/client@2.4.0) and its OAuth
+// support, headless.
+//
+// usage: node ts_oauth_client.mjs MODE URL --issuer ISSUER --scope SCOPE
+//          [--auth-method none|client_secret_basic|client_secret_post]
+//          [--store FILE] [--step-up OLD_SCOPE]
+//   MODE  legacy | auto | pin   (pin = {pin: '2026-07-28'})
+//
+// An OAuthClientProvider whose redirectToAuthorization is the "browser": it
+// GETs the authorization URL (the stand-in interop/oauth_as.py approves at
+// once) without following the 302 and keeps code and iss from its Location;
+// the SDK then throws UnauthorizedError as designed, the script calls
+// transport.finishAuth(code, iss) and connects again with the tokens. Every
+// fetch is recorded and the trace checked:
+//   1. the first MCP request got 401 with exactly
+//      `Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource<path>", scope="SCOPE"`,
+//      and the SDK's exported parsers (extractWWWAuthenticateParams,
+//      extractResourceMetadataUrl) read resource_metadata and scope from it;
+//   2. the PRM was fetched from that URL, then RFC 8414 metadata, RFC 7591
+//      registration, /authorize (resource, scope, S256, state) -> 302;
+//   3. the token request: authorization_code, resource = URL, code_verifier,
+//      the registered client authentication; a JWT with aud = URL;
+//   4. listTools and callTool(test_simple_text) succeed in the era asked for.
+//   --step-up OLD: tokens, client and discovery state come from --store
+//      (granted OLD); the server now needs SCOPE: the first request carries
+//      the stored token and gets 403 insufficient_scope naming SCOPE, which
+//      the SDK parses; it re-authorizes (no new registration) asking for the
+//      union of OLD and SCOPE, and the call succeeds.
+// Prints the key exchanges, then OK or FAIL: reasons; exit 0 on OK.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  extractResourceMetadataUrl,
+  extractWWWAuthenticateParams,
+} from '@modelcontextprotocol/client';
+
+const EXPECTED = 'This is a simple text response for testing.';
+const REDIRECT_URI = 'http://127.0.0.1:33419/callback'; // never listened on: the 302 is read directly
+
+const argv = process.argv.slice(2);
+const [mode, url] = argv;
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const issuer = opt('issuer');
+const scope = opt('scope');
+const authMethod = opt('auth-method');
+const storePath = opt('store');
+const stepUp = opt('step-up');
+const negotiation = mode === 'pin' ? { pin: '2026-07-28' } : mode;
+const parsed = new URL(url);
+const prmUrl = `${parsed.origin}/.well-known/oauth-protected-resource${parsed.pathname.replace(/\/$/, '')}`;
+
+// ---- recording fetch ---------------------------------------------------------
+const trace = [];
+const recordingFetch = async (input, init = {}) => {
+  const request = input instanceof Request ? input : undefined;
+  const target = String(request ? request.url : input);
+  const headers = new Headers(init.headers ?? request?.headers);
+  const body = init.body === undefined || init.body === null ? '' : String(init.body);
+  const response = await fetch(input, init);
+  const entry = { method: init.method ?? request?.method ?? 'GET', url: target, headers, body, response, status: response.status };
+  if (target !== url) entry.text = await response.clone().text();
+  trace.push(entry);
+  return response;
+};
+
+// ---- the provider -------------------------------------------------------------
+const store = storePath && existsSync(storePath) ? JSON.parse(readFileSync(storePath, 'utf8')) : {};
+const save = () => storePath && writeFileSync(storePath, JSON.stringify(store));
+const pending = {};
+
+const provider = {
+  get redirectUrl() {
+    return REDIRECT_URI;
+  },
+  get clientMetadata() {
+    const meta = {
+      client_name: 'mcp-rs-interop (ts @modelcontextprotocol/client 2.4.0)',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    };
+    if (authMethod) meta.token_endpoint_auth_method = authMethod;
+    return meta;
+  },
+  state() {
+    pending.state = randomBytes(16).toString('hex');
+    return pending.state;
+  },
+  clientInformation: () => store.clientInformation,
+  saveClientInformation(info) {
+    store.clientInformation = info;
+    save();
+  },
+  tokens: () => store.tokens,
+  saveTokens(tokens) {
+    store.tokens = tokens;
+    save();
+  },
+  discoveryState: () => store.discoveryState,
+  saveDiscoveryState(state) {
+    store.discoveryState = state;
+    save();
+  },
+  saveCodeVerifier(verifier) {
+    pending.verifier = verifier;
+  },
+  codeVerifier: () => pending.verifier,
+  async redirectToAuthorization(authorizationUrl) {
+    // The "browser": one GET; the 302 is the answer.
+    const answer = await recordingFetch(authorizationUrl, { redirect: 'manual' });
+    const location = answer.headers.get('location');
+    if (answer.status !== 302 || !location?.startsWith(`${REDIRECT_URI}?`)) {
+      throw new Error(`/authorize answered ${answer.status} ${location ?? (await answer.text())}`);
+    }
+    const query = new URL(location).searchParams;
+    if (query.get('error')) throw new Error(`authorization refused: ${query}`);
+    if (query.get('state') !== pending.state) throw new Error(`state mismatch: ${query.get('state')}`);
+    pending.code = query.get('code');
+    pending.iss = query.get('iss') ?? undefined;
+  },
+};
+
+// ---- run -------------------------------------------------------------------------
+const problems = [];
+const steps = []; // what was shown, for the OK line
+const need = (cond, what) => {
+  if (!cond) problems.push(what);
+  return cond;
+};
+const newTransport = () => new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: recordingFetch });
+const newClient = () => new Client({ name: 'mcp-rs-interop', version: '0.1.0' }, { versionNegotiation: { mode: negotiation } });
+
+const timer = setTimeout(() => {
+  console.log('FAIL: timeout');
+  process.exit(1);
+}, 30000);
+
+let redirected = false;
+let callSummary = 'no call';
+let firstFlowEnd = 0;
+try {
+  let transport = newTransport();
+  let client = newClient();
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    if (!(e instanceof UnauthorizedError) || !pending.code) throw e;
+    redirected = true;
+    await transport.finishAuth(pending.code, pending.iss);
+    firstFlowEnd = trace.length;
+    transport = newTransport();
+    client = newClient();
+    await client.connect(transport);
+  }
+  const era = String(client.getProtocolEra());
+  const version = client.getNegotiatedProtocolVersion();
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
+  const text = result.content?.[0]?.text;
+  console.log(`mode=${mode} era=${era} version=${version} tools=${tools.length} call -> ${JSON.stringify(text)}`);
+  need(text === EXPECTED, `test_simple_text returned ${JSON.stringify(text)}`);
+  need(era.toLowerCase().includes(mode === 'legacy' ? 'legacy' : 'modern'), `era ${era} for mode ${mode}`);
+  callSummary = `${era} ${version}: tools/list + tools/call ok`;
+  await client.close();
+} catch (e) {
+  console.log(`mode=${mode}: the client failed: ${e?.stack ?? e}`);
+  problems.push(`client error ${e?.name}: ${e?.message}`);
+}
+need(redirected, 'the client never went through the authorization redirect');
+
+const short = (s, n = 160) => (s.length <= n ? s : `${s.slice(0, n)}...(${s.length} bytes)`);
+const mcpMethod = (e) => {
+  try {
+    return JSON.parse(e.body).method ?? 'response';
+  } catch {
+    return '';
+  }
+};
+for (const e of trace) {
+  const auth = e.headers.get('authorization');
+  console.log(`  ${e.method} ${short(e.url, 110)} ${e.url === url ? mcpMethod(e) : ''} auth=${auth ? `${auth.split(' ')[0]} …` : '-'} -> ${e.status}`);
+}
+
+// 1. the challenge, and the SDK's parsers on it
+const first = trace[0];
+const www = first?.response.headers.get('www-authenticate') ?? '';
+if (!stepUp) {
+  const want = `Bearer resource_metadata="${prmUrl}", scope="${scope}"`;
+  need(first?.url === url && first.status === 401, `first request ${first?.url} -> ${first?.status}`);
+  need(!first?.headers.get('authorization'), 'the first request already carried a token');
+  need(www === want, `401 WWW-Authenticate ${JSON.stringify(www)}, expected ${JSON.stringify(want)}`);
+  console.log(`401 WWW-Authenticate: ${www}`);
+  need(extractResourceMetadataUrl(first.response)?.href === prmUrl, 'extractResourceMetadataUrl did not read resource_metadata');
+} else {
+  need(first?.url === url && first.status === 403, `first request ${first?.url} -> ${first?.status}`);
+  need(first?.headers.get('authorization')?.startsWith('Bearer '), 'the stored token was not sent');
+  console.log(`403 WWW-Authenticate: ${www}`);
+}
+if (first) {
+  const params = extractWWWAuthenticateParams(first.response);
+  console.log(`extractWWWAuthenticateParams -> ${JSON.stringify({ ...params, resourceMetadataUrl: params.resourceMetadataUrl?.href })}`);
+  need(params.resourceMetadataUrl?.href === prmUrl, `SDK resourceMetadataUrl ${params.resourceMetadataUrl}`);
+  need(params.scope === scope, `SDK scope ${JSON.stringify(params.scope)}`);
+  need(params.error === (stepUp ? 'insufficient_scope' : undefined), `SDK error ${params.error}`);
+  if (params.resourceMetadataUrl?.href === prmUrl && params.scope === scope) steps.push(`${first.status} challenge parsed (scope='${scope}')`);
+}
+
+// 2. discovery, registration, authorization
+const at = (method, path) => trace.filter((e) => e.method === method && e.url.startsWith(issuer) && new URL(e.url).pathname === path);
+const prm = trace.find((e) => e.url === prmUrl);
+if (!stepUp && need(prm && prm.status === 200, 'the PRM was not fetched from resource_metadata')) {
+  console.log(`PRM ${prm.url} -> ${prm.status} ${prm.text}`);
+  const doc = JSON.parse(prm.text);
+  need(doc.resource === url && JSON.stringify(doc.authorization_servers) === JSON.stringify([issuer]), `PRM ${prm.text}`);
+  if (need(trace.indexOf(prm) === 1, 'the PRM was not the request right after the challenge')) steps.push('PRM');
+}
+if (!stepUp) need(at('GET', '/.well-known/oauth-authorization-server').some((e) => e.status === 200), 'no RFC 8414 metadata');
+const registrations = at('POST', '/register');
+let registered;
+if (!stepUp) {
+  if (need(registrations.length === 1 && registrations[0].status === 201, 'one dynamic registration (201)')) {
+    registered = JSON.parse(registrations[0].text).token_endpoint_auth_method;
+    console.log(`register -> 201 token_endpoint_auth_method=${registered}`);
+    need(registered === (authMethod ?? 'client_secret_basic'), `registered ${registered}`);
+    steps.push(`register(${registered})`);
+  }
+} else {
+  need(registrations.length === 0, 'step-up registered the client again');
+  registered = store.clientInformation?.token_endpoint_auth_method;
+}
+const wantScope = stepUp ? [...new Set([...stepUp.split(' '), ...scope.split(' ')])].join(' ') : scope;
+const authorizes = at('GET', '/authorize');
+if (need(authorizes.length === 1 && authorizes[0].status === 302, 'one /authorize answered 302')) {
+  const q = new URL(authorizes[0].url).searchParams;
+  console.log(`authorize ?${short(new URL(authorizes[0].url).search.slice(1), 400)}`);
+  need(q.get('resource') === url, `authorize resource ${q.get('resource')}`);
+  need(q.get('scope') === wantScope, `authorize scope ${JSON.stringify(q.get('scope'))}, expected ${JSON.stringify(wantScope)}`);
+  need(q.get('code_challenge_method') === 'S256' && q.get('state'), 'PKCE S256 and state');
+  steps.push(`authorize(scope='${q.get('scope')}') 302`);
+}
+
+// 3. the token request
+const tokenRequests = at('POST', '/token').filter((e) => new URLSearchParams(e.body).get('grant_type') === 'authorization_code');
+if (need(tokenRequests.length === 1, `${tokenRequests.length} authorization_code token requests`)) {
+  const t = tokenRequests[0];
+  const form = new URLSearchParams(t.body);
+  console.log(`token request: POST ${t.url} Authorization: ${(t.headers.get('authorization') ?? '-').slice(0, 14)}…`);
+  console.log(`  body: ${short(t.body, 400)}`);
+  console.log(`  -> ${t.status} ${short(t.text, 120)}`);
+  need(t.status === 200, `token endpoint ${t.status} ${t.text}`);
+  need(form.get('resource') === url, `token resource ${form.get('resource')}`);
+  need((form.get('code_verifier') ?? '').length >= 43, 'code_verifier');
+  if (registered === 'client_secret_basic') need(t.headers.get('authorization')?.startsWith('Basic '), 'Basic client authentication');
+  if (registered === 'client_secret_post') need(form.has('client_secret'), 'client_secret_post authentication');
+  if (registered === 'none') need(!form.has('client_secret') && !t.headers.get('authorization'), 'public client');
+  if (t.status === 200) {
+    const token = JSON.parse(t.text).access_token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+    console.log(`  access token claims: ${JSON.stringify(claims)}`);
+    need(claims.aud === url && claims.iss === issuer, 'token aud/iss');
+    need(wantScope.split(' ').every((s) => claims.scope.split(' ').includes(s)), `token scope ${claims.scope}`);
+    steps.push('finishAuth: token(code+PKCE+resource)');
+    const bearer = trace.slice(firstFlowEnd).filter((e) => e.url === url && e.headers.get('authorization') === `Bearer ${token}`);
+    need(bearer.length && bearer.every((e) => e.status === 200 || e.status === 202), 'the MCP requests with the new token did not succeed');
+    if (bearer.length) console.log(`after finishAuth: ${bearer.length} MCP requests with the new Bearer token, first -> ${bearer[0].status}`);
+    steps.push(`reconnect: ${callSummary}`);
+  }
+}
+
+clearTimeout(timer);
+if (problems.length) {
+  console.log(`FAIL: ${problems.join('; ')}`);
+  process.exit(1);
+}
+console.log(`OK: ${steps.join(' -> ')}`);
+process.exit(0);
