@@ -1,6 +1,7 @@
 //! The HTTP transport's limits against misbehaving clients: header and body
 //! timeouts, the connection cap, the legacy session table under a flood,
-//! the session header of modern requests, `-0` ids, and graceful shutdown.
+//! the session header of modern requests, `-0` ids, graceful shutdown, and
+//! `Connection: close` on answers given before the body is read.
 //! Timeouts in the configs are set short so that each rule shows within a
 //! second; the waits around them are hang guards or generous margins.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
@@ -105,6 +106,43 @@ async fn a_body_that_never_arrives_gets_408_and_the_connection_closes() {
         raw.contains("Request body not received within 300 ms"),
         "{raw}"
     );
+}
+
+#[tokio::test]
+async fn an_answer_given_before_the_body_is_read_closes_the_connection() {
+    let (addr, _stop, _server) = start(|_| {}).await;
+    for (case, path, extra, want) in [
+        ("another path", "/elsewhere", "", "404"),
+        ("Origin", "/mcp", "Origin: http://evil.example\r\n", "403"),
+        (
+            "Content-Type",
+            "/mcp",
+            "Content-Type: text/plain\r\n",
+            "415",
+        ),
+        ("Accept", "/mcp", "Accept: text/html\r\n", "406"),
+    ] {
+        // Keep-alive, and most of the body still to come: the answer must
+        // say the connection ends rather than leave the client to race it.
+        let mut stream = TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Length: 100\r\n\r\n{{\"jsonrpc\""
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut raw = String::new();
+        tokio::time::timeout(GUARD, stream.read_to_string(&mut raw))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            raw.starts_with(&format!("HTTP/1.1 {want}")),
+            "{case}: {raw}"
+        );
+        assert!(
+            raw.to_ascii_lowercase().contains("connection: close"),
+            "{case}: {raw}"
+        );
+    }
 }
 
 #[tokio::test]

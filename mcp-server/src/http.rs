@@ -1183,6 +1183,15 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     request: Request<B>,
 ) -> Response<Body> {
     let config = &state.config;
+    // Answers given before the body is read close the connection.
+    let unread_body = !hyper::body::Body::is_end_stream(request.body());
+    let refuse = |response| {
+        if unread_body {
+            closing(response)
+        } else {
+            response
+        }
+    };
     #[cfg(feature = "auth")]
     if let Some(auth) = &config.auth
         && request.method() == Method::GET
@@ -1194,7 +1203,7 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
         return json_response(200, &auth.metadata());
     }
     if !state.any_path && request.uri().path() != config.path {
-        return status_only(StatusCode::NOT_FOUND);
+        return refuse(status_only(StatusCode::NOT_FOUND));
     }
     state.start_sweeper();
     let headers = request.headers();
@@ -1208,11 +1217,11 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
         if let Some(suppressed) = state.rejected_log.allow() {
             tracing::warn!(?host, suppressed, "rejected Host");
         }
-        return error_response(
+        return refuse(error_response(
             403,
             None,
             errors::invalid_request("Forbidden: Host not allowed"),
-        );
+        ));
     }
     if let Some(origin) = headers.get(hyper::header::ORIGIN) {
         let allowed = origin.to_str().is_ok_and(|o| origin_allowed(config, o));
@@ -1220,21 +1229,20 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
             if let Some(suppressed) = state.rejected_log.allow() {
                 tracing::warn!(?origin, suppressed, "rejected Origin");
             }
-            return error_response(
+            return refuse(error_response(
                 403,
                 None,
                 errors::invalid_request("Forbidden: Origin not allowed"),
-            );
+            ));
         }
     }
     #[cfg(feature = "auth")]
     let request = match &config.auth {
         Some(auth) => match authenticate(auth, request).await {
             Ok(request) => request,
-            // Refused before the body is read: hyper will close the
-            // connection, and the client's next request (the metadata
-            // fetch, usually) must not be sent on it.
-            Err(refused) => return closing(refused),
+            // The client's next request (the metadata fetch, usually)
+            // must not be sent on this connection.
+            Err(refused) => return refuse(refused),
         },
         None => request,
     };
@@ -1462,7 +1470,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
     session_id: Result<Option<String>, String>,
 ) -> Response<Body> {
     if let Some(refused) = check_media_types(request.headers()) {
-        return refused;
+        return closing(refused);
     }
     let (parts, body) = request.into_parts();
     let parts = Arc::new(parts);
