@@ -13,6 +13,7 @@
 //! server→client request. The queue is bounded (64 requests): a client
 //! that pipelines more before answering stalls by design, which this mode
 //! can report as a timeout.
+#![no_main]
 
 use std::io;
 use std::pin::Pin;
