@@ -3,7 +3,7 @@ Python SDK client (mcp==2.3.0) and its OAuth support, headless.
 
 usage: py_oauth_client.py MODE URL --issuer ISSUER --scope SCOPE
                           [--auth-method none|client_secret_basic|client_secret_post]
-                          [--store FILE] [--refresh-after SECONDS] [--step-up OLD_SCOPE]
+                          [--refresh-after SECONDS] [--step-up TOOL_SCOPE]
   MODE    auto | 2026-07-28 | legacy
   URL     the MCP endpoint (also the resource the server protects)
 
@@ -27,10 +27,11 @@ goes through a recording transport, and the script then checks the trace:
      tools are listed and test_simple_text is called in the era MODE asks for.
   --refresh-after S: wait S seconds (the token's lifetime), call again, and
      require a refresh_token grant (with resource) and a successful call.
-  --step-up OLD: tokens and client come from --store, granted OLD; the server
-     now needs SCOPE: the first request carries the stored token and must get
-     403 insufficient_scope naming SCOPE; the client must re-authorize (no new
-     registration) asking for the union of OLD and SCOPE, then succeed.
+  --step-up TOOL_SCOPE: then call test_scoped_write, which needs TOOL_SCOPE
+     besides SCOPE: the call with the SCOPE token must get 403
+     insufficient_scope naming `SCOPE TOOL_SCOPE`; the SDK must re-authorize
+     inline (no new registration) asking for the union, and the same call,
+     sent again with the new token, must succeed.
 Prints the key exchanges, then OK or FAIL: reasons; exit 0 on OK.
 """
 
@@ -38,7 +39,6 @@ import argparse
 import asyncio
 import base64
 import json
-import os
 import re
 import sys
 from urllib.parse import parse_qs, urlsplit
@@ -55,6 +55,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 EXPECTED_TEXT = "This is a simple text response for testing."
+SCOPED_TOOL = "test_scoped_write"  # mcp-everything's tool with #[tool(scopes = ["mcp:write"])]
+SCOPED_TEXT = "Scoped write done"
 REDIRECT_URI = "http://127.0.0.1:33418/callback"  # never listened on: the script reads the 302 itself
 
 
@@ -115,20 +117,11 @@ class Recorder(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-class FileStorage:
-    """TokenStorage in a JSON file (or in memory without a path)."""
+class MemoryStorage:
+    """TokenStorage for this one run, kept as JSON (the round trip a file store makes)."""
 
-    def __init__(self, path):
-        self.path = path
+    def __init__(self):
         self.data = {}
-        if path and os.path.exists(path):
-            with open(path) as f:
-                self.data = json.load(f)
-
-    def _save(self):
-        if self.path:
-            with open(self.path, "w") as f:
-                json.dump(self.data, f)
 
     async def get_tokens(self):
         t = self.data.get("tokens")
@@ -136,7 +129,6 @@ class FileStorage:
 
     async def set_tokens(self, tokens):
         self.data["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
-        self._save()
 
     async def get_client_info(self):
         c = self.data.get("client_info")
@@ -144,7 +136,6 @@ class FileStorage:
 
     async def set_client_info(self, client_info):
         self.data["client_info"] = client_info.model_dump(mode="json", exclude_none=True)
-        self._save()
 
 
 def jwt_claims(token):
@@ -158,9 +149,13 @@ def short(text, n=160):
 
 def mcp_method(exchange):
     try:
-        return json.loads(exchange.request.content).get("method", "response")
+        message = json.loads(exchange.request.content)
     except ValueError:
         return exchange.method
+    method = message.get("method", "response")
+    if method == "tools/call":
+        return f"tools/call({message.get('params', {}).get('name')})"
+    return method
 
 
 async def main(args):
@@ -194,7 +189,7 @@ async def main(args):
         redirect_uris=[REDIRECT_URI],
         token_endpoint_auth_method=None if args.auth_method == "default" else args.auth_method,
     )
-    storage = FileStorage(args.store)
+    storage = MemoryStorage()
     provider = OAuthClientProvider(url, metadata, storage, redirect_handler, callback_handler)
     http = httpx2.AsyncClient(
         auth=provider, transport=recorder, timeout=httpx2.Timeout(30, read=300), follow_redirects=False
@@ -208,7 +203,9 @@ async def main(args):
         return cond
 
     first_call_end = None
+    step_up_start = None
     call_summary = "no call"
+    scoped_text = None
     try:
         async with http:
             async with Client(
@@ -228,6 +225,14 @@ async def main(args):
                     await asyncio.sleep(args.refresh_after)
                     again = await c.call_tool("test_simple_text", {})
                     need(again.content and again.content[0].text == EXPECTED_TEXT, "the call after the refresh failed")
+                if args.step_up:
+                    # The step-up happens inside this one call: the SDK's auth
+                    # flow meets the 403, re-authorizes and sends it again.
+                    step_up_start = len(recorder.trace)
+                    scoped = await c.call_tool(SCOPED_TOOL, {})
+                    scoped_text = scoped.content[0].text if scoped.content else None
+                    print(f"{SCOPED_TOOL} -> {scoped_text!r}")
+                    need(scoped_text == SCOPED_TEXT, f"{SCOPED_TOOL} returned {scoped_text!r}")
     except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the task groups, reported below
         print(f"mode={args.mode}: the client failed: {e!r}")
         while isinstance(e, BaseExceptionGroup):
@@ -246,25 +251,14 @@ async def main(args):
     # ---- 1. the challenge ------------------------------------------------------
     first = trace[0]
     www = first.response.headers.get("www-authenticate", "")
-    if args.step_up is None:
-        want = f'Bearer resource_metadata="{prm_url}", scope="{args.scope}"'
-        need(first.url == url and first.status == 401, f"first request: {first.method} {first.url} -> {first.status}")
-        need("authorization" not in first.request.headers, "the first request already carried a token")
-        need(www == want, f"401 WWW-Authenticate {www!r}, expected {want!r}")
-        print(f"401 WWW-Authenticate: {www}")
-    else:
-        need(first.url == url and first.status == 403, f"first request: {first.method} {first.url} -> {first.status}")
-        need(first.request.headers.get("authorization", "").startswith("Bearer "), "the stored token was not sent")
-        pattern = (
-            rf'^Bearer resource_metadata="{re.escape(prm_url)}", scope="{re.escape(args.scope)}", '
-            r'error="insufficient_scope", error_description="[^"]*"$'
-        )
-        need(re.match(pattern, www), f"403 WWW-Authenticate {www!r}")
-        print(f"403 WWW-Authenticate: {www}")
-        need(extract_field_from_www_auth(first.response, "error") == "insufficient_scope", "SDK did not read error")
+    want = f'Bearer resource_metadata="{prm_url}", scope="{args.scope}"'
+    need(first.url == url and first.status == 401, f"first request: {first.method} {first.url} -> {first.status}")
+    need("authorization" not in first.request.headers, "the first request already carried a token")
+    need(www == want, f"401 WWW-Authenticate {www!r}, expected {want!r}")
+    print(f"401 WWW-Authenticate: {www}")
     if need(extract_resource_metadata_from_www_auth(first.response) == prm_url, "SDK did not read resource_metadata") \
             and need(extract_scope_from_www_auth(first.response) == args.scope, "SDK did not read scope"):
-        steps.append(f"{first.status} challenge parsed (scope={args.scope!r})")
+        steps.append(f"401 challenge parsed (scope={args.scope!r})")
 
     # ---- 2. protected resource metadata ------------------------------------------
     second = trace[1] if len(trace) > 1 else None
@@ -277,26 +271,25 @@ async def main(args):
             steps.append("PRM")
 
     # ---- 3. metadata, registration, authorization ---------------------------------
-    def find(method, path, start=0):
-        return [e for e in trace[start:first_call_end] if e.method == method and urlsplit(e.url).path == path
+    def find(method, path, start=0, end=first_call_end):
+        return [e for e in trace[start:end] if e.method == method and urlsplit(e.url).path == path
                 and e.url.startswith(args.issuer)]
 
     need(any(e.status == 200 for e in find("GET", "/.well-known/oauth-authorization-server")),
          "no RFC 8414 metadata fetched")
     registrations = find("POST", "/register")
-    if args.step_up is None:
-        if need(len(registrations) == 1 and registrations[0].status == 201, "one dynamic registration (201)"):
-            reg = json.loads(registrations[0].body)
-            want_method = "client_secret_basic" if args.auth_method == "default" else args.auth_method
-            need(reg.get("token_endpoint_auth_method") == want_method, f"registered {reg.get('token_endpoint_auth_method')}")
-            print(f"register -> {registrations[0].status} token_endpoint_auth_method={reg['token_endpoint_auth_method']}")
-            steps.append(f"register({reg['token_endpoint_auth_method']})")
-    else:
-        need(not registrations, "step-up registered the client again")
-    authorizes = find("GET", "/authorize")
-    want_scope = args.scope if args.step_up is None else " ".join(
-        dict.fromkeys(args.step_up.split() + args.scope.split()))
-    if need(len(authorizes) == 1 and authorizes[0].status == 302, "one /authorize answered 302"):
+    registered = None
+    if need(len(registrations) == 1 and registrations[0].status == 201, "one dynamic registration (201)"):
+        reg = json.loads(registrations[0].body)
+        registered = reg.get("token_endpoint_auth_method")
+        want_method = "client_secret_basic" if args.auth_method == "default" else args.auth_method
+        need(registered == want_method, f"registered {registered}")
+        print(f"register -> {registrations[0].status} token_endpoint_auth_method={registered}")
+        steps.append(f"register({registered})")
+
+    def check_authorize(authorizes, want_scope):
+        if not need(len(authorizes) == 1 and authorizes[0].status == 302, "one /authorize answered 302"):
+            return None
         q = {k: v[0] for k, v in parse_qs(urlsplit(authorizes[0].url).query).items()}
         print(f"authorize ?{urlsplit(authorizes[0].url).query[:400]}")
         need(q.get("resource") == url, f"authorize resource {q.get('resource')}")
@@ -305,11 +298,16 @@ async def main(args):
         need(bool(q.get("state")), "state")
         steps.append(f"authorize(scope={q.get('scope')!r}) 302")
         print(f"  -> 302 Location: {short(authorizes[0].response.headers['location'], 200)}")
+        return q
+
+    first_authorize = check_authorize(find("GET", "/authorize"), args.scope)
 
     # ---- 4. the token request ----------------------------------------------------
-    tokens = [e for e in find("POST", "/token") if e.form().get("grant_type") == "authorization_code"]
-    token = None
-    if need(len(tokens) == 1, f"{len(tokens)} authorization_code token requests"):
+    def check_token(exchanges, want_scope):
+        """The one authorization_code grant among `exchanges`; its access token."""
+        tokens = [e for e in exchanges if e.form().get("grant_type") == "authorization_code"]
+        if not need(len(tokens) == 1, f"{len(tokens)} authorization_code token requests"):
+            return None
         t = tokens[0]
         form = t.form()
         print(f"token request: POST {t.url} Authorization: {t.request.headers.get('authorization', '-')[:14]}…")
@@ -318,20 +316,23 @@ async def main(args):
         need(t.status == 200, f"token endpoint {t.status}: {t.body!r}")
         need(form.get("resource") == url, f"token resource {form.get('resource')}")
         need(len(form.get("code_verifier", "")) >= 43, "code_verifier")
-        method = json.loads(registrations[0].body)["token_endpoint_auth_method"] if registrations else None
-        if method == "client_secret_basic":
+        if registered == "client_secret_basic":
             need(t.request.headers.get("authorization", "").startswith("Basic "), "Basic client authentication")
-        if method == "client_secret_post":
+        if registered == "client_secret_post":
             need("client_secret" in form, "client_secret_post authentication")
-        if method == "none":
+        if registered == "none":
             need("client_secret" not in form and "authorization" not in t.request.headers, "public client")
-        if t.status == 200:
-            token = json.loads(t.body)["access_token"]
-            claims = jwt_claims(token)
-            print(f"  access token claims: {json.dumps(claims)}")
-            need(claims.get("aud") == url and claims.get("iss") == args.issuer, "token aud/iss")
-            need(set(want_scope.split()) <= set(claims.get("scope", "").split()), f"token scope {claims.get('scope')}")
-            steps.append("token(code+PKCE+resource)")
+        if t.status != 200:
+            return None
+        access = json.loads(t.body)["access_token"]
+        claims = jwt_claims(access)
+        print(f"  access token claims: {json.dumps(claims)}")
+        need(claims.get("aud") == url and claims.get("iss") == args.issuer, "token aud/iss")
+        need(set(want_scope.split()) <= set(claims.get("scope", "").split()), f"token scope {claims.get('scope')}")
+        steps.append("token(code+PKCE+resource)")
+        return access
+
+    token = check_token(find("POST", "/token"), args.scope)
 
     # ---- 5. the retried request -----------------------------------------------------
     if token:
@@ -353,6 +354,45 @@ async def main(args):
             if need(after and after[-1].status == 200, "no MCP request with the refreshed token"):
                 steps.append("refresh_token grant + call")
 
+    # ---- 6. per-tool step-up ----------------------------------------------------------
+    if args.step_up and need(step_up_start is not None, f"{SCOPED_TOOL} was never called"):
+        segment = trace[step_up_start:]
+        calls = [e for e in segment if e.url == url and mcp_method(e) == f"tools/call({SCOPED_TOOL})"]
+        refused = calls[0] if calls else None
+        challenged = f"{args.scope} {args.step_up}"  # what our server needs: server-wide + the tool's
+        union = " ".join(dict.fromkeys(args.scope.split() + challenged.split()))
+        if need(refused is not None and refused.status == 403, f"{SCOPED_TOOL} with the {args.scope!r} token was not refused 403"):
+            www = refused.response.headers.get("www-authenticate", "")
+            print(f"{SCOPED_TOOL} with the {args.scope!r} token -> 403")
+            print(f"403 WWW-Authenticate: {www}")
+            pattern = (
+                rf'^Bearer resource_metadata="{re.escape(prm_url)}", scope="{re.escape(challenged)}", '
+                r'error="insufficient_scope", error_description="[^"]*"$'
+            )
+            need(re.match(pattern, www), f"403 WWW-Authenticate {www!r}")
+            # The first token, or its refresh if it expired meanwhile: granted SCOPE only.
+            sent = refused.request.headers.get("authorization", "").removeprefix("Bearer ")
+            need(sent and jwt_claims(sent).get("scope") == args.scope, f"the 403 was for a token granted other than {args.scope!r}")
+            if need(extract_field_from_www_auth(refused.response, "error") == "insufficient_scope", "SDK did not read error") \
+                    and need(extract_scope_from_www_auth(refused.response) == challenged, "SDK did not read scope") \
+                    and need(extract_resource_metadata_from_www_auth(refused.response) == prm_url,
+                             "SDK did not read resource_metadata"):
+                steps.append(f"{SCOPED_TOOL}: 403 insufficient_scope parsed (scope={challenged!r})")
+            after = trace.index(refused) + 1
+            rediscovered = [e for e in trace[after:] if e.method == "GET" and "/.well-known/" in e.url]
+            print(f"after the 403: {len(rediscovered)} discovery requests (metadata held from the first flow)")
+            need(not find("POST", "/register", after, None), "step-up registered the client again")
+            second_authorize = check_authorize(find("GET", "/authorize", after, None), union)
+            if first_authorize and second_authorize:
+                need(second_authorize.get("client_id") == first_authorize.get("client_id"), "step-up used another client_id")
+            stepped = check_token(find("POST", "/token", after, None), union)
+            if stepped:
+                retried = [e for e in calls[1:] if e.request.headers.get("authorization") == f"Bearer {stepped}"]
+                need(len(calls) == 2, f"{len(calls)} {SCOPED_TOOL} requests for one call_tool, expected 403 + 200")
+                if need(retried and retried[0].status == 200, f"{SCOPED_TOOL} was not sent again with the new token"):
+                    print(f"retry tools/call({SCOPED_TOOL}) with the new Bearer token -> {retried[0].status}")
+                    steps.append(f"{SCOPED_TOOL} sent again -> {scoped_text!r}")
+
     if problems:
         print("FAIL: " + "; ".join(problems))
         return 1
@@ -368,8 +408,7 @@ if __name__ == "__main__":
     ap.add_argument("--scope", required=True)
     ap.add_argument("--auth-method", default="default",
                     choices=["default", "none", "client_secret_basic", "client_secret_post"])
-    ap.add_argument("--store")
     ap.add_argument("--refresh-after", type=float, default=0)
-    ap.add_argument("--step-up", metavar="OLD_SCOPE")
+    ap.add_argument("--step-up", metavar="TOOL_SCOPE")
     args = ap.parse_args()
     sys.exit(asyncio.run(main(args)))

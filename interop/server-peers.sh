@@ -13,8 +13,9 @@
 #     (py_oauth_client.py, ts_oauth_client.mjs): 401 challenge parsed, PRM,
 #     RFC 8414 metadata, dynamic registration (each client auth method once),
 #     PKCE + resource, token, call; Python also a refresh_token grant; then
-#     the server is restarted needing one more scope and both clients must
-#     step up (403 insufficient_scope -> re-authorize with the union).
+#     per-tool step-up: each client, holding an mcp:read token, calls
+#     test_scoped_write (#[tool(scopes = ["mcp:write"])]) and must step up
+#     (403 insufficient_scope -> re-authorize with the union -> call again).
 # Needs the peers: `bash interop/install-peers.sh` (writes target/peers/env.sh).
 # Prints each result and ends with a plain `N passed, M failed` line; exits
 # non-zero on any failure. Every peer run has a timeout; the server is
@@ -136,20 +137,14 @@ TOKEN_TTL=3
   --scopes "mcp:read mcp:write" --token-ttl "$TOKEN_TTL" --log "$OUT_DIR/oauth-as.jsonl" \
   >"$OUT_DIR/oauth-as.log" 2>&1 &
 AS_PID=$!
-start_auth_server() { # scope...: the server-wide scopes
-  local flags=() scope
-  for scope in "$@"; do flags+=(--oauth-scope "$scope"); done
-  MCP_LOG="${MCP_LOG:-warn}" "$BIN" http --listen "127.0.0.1:$AUTH_PORT" \
-    --oauth-issuer "$ISSUER" --oauth-resource "$AUTH_URL" "${flags[@]}" >>"$OUT_DIR/auth-server.log" 2>&1 &
-  AUTH_PID=$!
-  wait_port "$AUTH_PORT"
-}
-start_auth_server mcp:read
+# Server-wide scope mcp:read; test_scoped_write adds its own mcp:write.
+MCP_LOG="${MCP_LOG:-warn}" "$BIN" http --listen "127.0.0.1:$AUTH_PORT" \
+  --oauth-issuer "$ISSUER" --oauth-resource "$AUTH_URL" --oauth-scope mcp:read >"$OUT_DIR/auth-server.log" 2>&1 &
+AUTH_PID=$!
+wait_port "$AUTH_PORT"
 wait_port "$AS_PORT"
 echo "== OAuth: stand-in authorization server $ISSUER (pid $AS_PID), mcp-everything with auth on $AUTH_URL (pid $AUTH_PID)"
 cp "$SCRIPT_DIR/ts_oauth_client.mjs" "$NPM_DIR/mcp-rs-ts-oauth-client.mjs"
-PY_STORE="$OUT_DIR/oauth-py-store.json"
-TS_STORE="$OUT_DIR/oauth-ts-store.json"
 oauth_check() { # name label py|ts mode args...
   local name="$1" label="$2" client="$3" mode="$4" out status summary cmd
   shift 4
@@ -170,7 +165,6 @@ oauth_check() { # name label py|ts mode args...
     record "$name" fail "(exit $status; see $OUT_DIR/$name.txt)"
   fi
 }
-rm -f "$PY_STORE" "$TS_STORE"
 # The stand-in refuses what a client could get wrong, or a pass below would
 # prove little.
 out="$(timeout "$STEP_TIMEOUT" "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" self-test "$ISSUER" "$AUTH_URL" 2>&1)"
@@ -182,25 +176,25 @@ if [[ $status -eq 0 ]]; then record oauth-as-self-test ok "($summary)"; else ech
 # Each client auth method once per client (none given: the RFC 7591 default,
 # client_secret_basic).
 oauth_check python-oauth-2026-07-28 "python mcp==2.3.0 OAuth 2026-07-28 (client_secret_basic, refresh)" \
-  py 2026-07-28 --scope mcp:read --store "$PY_STORE" --refresh-after "$((TOKEN_TTL + 1))"
+  py 2026-07-28 --scope mcp:read --refresh-after "$((TOKEN_TTL + 1))"
 oauth_check python-oauth-legacy "python mcp==2.3.0 OAuth legacy (client_secret_post)" \
   py legacy --scope mcp:read --auth-method client_secret_post
 oauth_check python-oauth-auto "python mcp==2.3.0 OAuth auto (public client)" \
   py auto --scope mcp:read --auth-method none
 oauth_check ts-oauth-auto "ts @modelcontextprotocol/client@2.4.0 OAuth auto (client_secret_basic)" \
-  ts auto --scope mcp:read --store "$TS_STORE"
+  ts auto --scope mcp:read
 oauth_check ts-oauth-legacy "ts @modelcontextprotocol/client@2.4.0 OAuth legacy (public client)" \
   ts legacy --scope mcp:read --auth-method none
 oauth_check ts-oauth-pin "ts @modelcontextprotocol/client@2.4.0 OAuth pin (client_secret_post)" \
   ts pin --scope mcp:read --auth-method client_secret_post
-# Step-up: the same server now needs mcp:write too; the clients come back
-# with their stored mcp:read tokens.
-stop "$AUTH_PID"
-start_auth_server mcp:read mcp:write
-oauth_check python-oauth-step-up "python mcp==2.3.0 OAuth step-up" \
-  py 2026-07-28 --scope "mcp:read mcp:write" --store "$PY_STORE" --step-up mcp:read
-oauth_check ts-oauth-step-up "ts @modelcontextprotocol/client@2.4.0 OAuth step-up" \
-  ts auto --scope "mcp:read mcp:write" --store "$TS_STORE" --step-up mcp:read
+# Per-tool step-up, same server: authorized for mcp:read, test_simple_text
+# works, test_scoped_write gets 403 naming "mcp:read mcp:write"; Python's
+# auth flow re-authorizes and resends inside the one call, TS redirects and
+# throws UnauthorizedError, then finishAuth and the call again.
+oauth_check python-oauth-step-up "python mcp==2.3.0 OAuth per-tool step-up" \
+  py 2026-07-28 --scope mcp:read --step-up mcp:write
+oauth_check ts-oauth-step-up "ts @modelcontextprotocol/client@2.4.0 OAuth per-tool step-up" \
+  ts auto --scope mcp:read --step-up mcp:write
 stop "$AUTH_PID" "$AS_PID"
 AUTH_PID="" AS_PID=""
 

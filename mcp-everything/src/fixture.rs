@@ -807,6 +807,15 @@ impl Everything {
         done(greeting)
     }
 
+    // ---- OAuth (interop/server-peers.sh: per-tool step-up; without
+    // --oauth-* the scope is declared but nothing checks it) ---------------
+
+    /// Needs scope mcp:write besides the server-wide ones (OAuth step-up test)
+    #[tool(scopes = ["mcp:write"])]
+    fn test_scoped_write(&self) -> &'static str {
+        "Scoped write done"
+    }
+
     // ---- resources (the first listed is read by the `caching` scenario) --
 
     /// A static text resource for testing
