@@ -84,12 +84,12 @@ async fn a_slow_header_block_and_an_idle_connection_are_closed() {
     assert_eq!(discover.status, 200);
 }
 
-#[tokio::test]
-async fn a_body_that_never_arrives_gets_408_and_the_connection_closes() {
-    let (addr, _stop, _server) = start(|c| c.body_read_timeout = Duration::from_millis(300)).await;
-    let mut stream = TcpStream::connect(&addr).await.unwrap();
+/// A keep-alive POST to `path` with `extra` header lines that sends 11 of
+/// its 100 body bytes; everything the server writes until it closes.
+async fn partial_post(addr: &str, path: &str, extra: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Length: 100\r\n\r\n{{\"jsonrpc\""
     );
     stream.write_all(head.as_bytes()).await.unwrap();
     let mut raw = String::new();
@@ -97,6 +97,13 @@ async fn a_body_that_never_arrives_gets_408_and_the_connection_closes() {
         .await
         .unwrap()
         .unwrap();
+    raw
+}
+
+#[tokio::test]
+async fn a_body_that_never_arrives_gets_408_and_the_connection_closes() {
+    let (addr, _stop, _server) = start(|c| c.body_read_timeout = Duration::from_millis(300)).await;
+    let raw = partial_post(&addr, "/mcp", "Content-Type: application/json\r\n").await;
     assert!(raw.starts_with("HTTP/1.1 408"), "{raw}");
     assert!(
         raw.to_ascii_lowercase().contains("connection: close"),
@@ -122,18 +129,9 @@ async fn an_answer_given_before_the_body_is_read_closes_the_connection() {
         ),
         ("Accept", "/mcp", "Accept: text/html\r\n", "406"),
     ] {
-        // Keep-alive, and most of the body still to come: the answer must
-        // say the connection ends rather than leave the client to race it.
-        let mut stream = TcpStream::connect(&addr).await.unwrap();
-        let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Length: 100\r\n\r\n{{\"jsonrpc\""
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
-        let mut raw = String::new();
-        tokio::time::timeout(GUARD, stream.read_to_string(&mut raw))
-            .await
-            .unwrap()
-            .unwrap();
+        // Most of the body still to come: the answer must say the
+        // connection ends rather than leave the client to race it.
+        let raw = partial_post(&addr, path, extra).await;
         assert!(
             raw.starts_with(&format!("HTTP/1.1 {want}")),
             "{case}: {raw}"

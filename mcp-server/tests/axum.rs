@@ -4,6 +4,7 @@
 //! `Principal` set by middleware owns the tasks and legacy sessions it
 //! creates, and another caller gets for them what an unknown id gets.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
@@ -45,16 +46,24 @@ async fn claims(mut request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-async fn start() -> String {
+/// Serves the app `build` makes for the bound address; returns `host:port`.
+async fn serve(build: impl FnOnce(SocketAddr) -> Router) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let mcp = McpService::new(Mounted, HttpConfig::new(addr)).expect("a valid catalogue");
-    let app = Router::new()
-        .route("/health", get(|| async { "ok" }))
-        .nest_service("/mcp", mcp)
-        .layer(middleware::from_fn(claims));
+    let app = build(addr);
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("127.0.0.1:{}", addr.port())
+}
+
+async fn start() -> String {
+    serve(|addr| {
+        let mcp = McpService::new(Mounted, HttpConfig::new(addr)).expect("a valid catalogue");
+        Router::new()
+            .route("/health", get(|| async { "ok" }))
+            .nest_service("/mcp", mcp)
+            .layer(middleware::from_fn(claims))
+    })
+    .await
 }
 
 /// One request on its own connection: (status, headers lower-cased, body).
@@ -191,14 +200,13 @@ async fn authenticate(mut request: Request, next: Next) -> Response {
 }
 
 async fn start_owned() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let mcp = McpService::new(Owned, HttpConfig::new(addr)).expect("a valid catalogue");
-    let app = Router::new()
-        .nest_service("/mcp", mcp)
-        .layer(middleware::from_fn(authenticate));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("127.0.0.1:{}", addr.port())
+    serve(|addr| {
+        let mcp = McpService::new(Owned, HttpConfig::new(addr)).expect("a valid catalogue");
+        Router::new()
+            .nest_service("/mcp", mcp)
+            .layer(middleware::from_fn(authenticate))
+    })
+    .await
 }
 
 /// POSTs `body` as `user`, with `extra` header lines (each ending `\r\n`).
