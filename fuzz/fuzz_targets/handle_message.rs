@@ -4,8 +4,8 @@
 //! valid UTF-8 never holds) header values separated by 0xFF:
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, then `Mcp-Param-*`
 //! name/value pairs. Invariants: no panic; every answer is a JSON-RPC
-//! object with `jsonrpc: "2.0"`; a request with a valid id (string or
-//! `i64` integer) is answered with exactly that id; an invalid or
+//! object with `jsonrpc: "2.0"`; a request with a valid id (string,
+//! `i64` integer, `-0` as 0) is answered with exactly that id; an invalid or
 //! unreadable id is never echoed; only `subscriptions/listen` may stay
 //! unanswered.
 #![no_main]
@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex};
 
 use libfuzzer_sys::fuzz_target;
-use mcp_fuzz::{block_on, check_message, is_valid_id, server};
+use mcp_fuzz::{block_on, check_message, echoed_id, server};
 use mcp_server::mcp_types::headers;
 use mcp_server::{HttpHeaders, LegacySession, MessageContext, ServerEvents, handle_message};
 use serde_json::{Value, json};
@@ -89,14 +89,14 @@ fuzz_target!(|data: &[u8]| {
         .and_then(|a| a.get("id"))
         .filter(|id| !id.is_null());
     match object.and_then(|o| o.get("id")) {
-        Some(id) if is_valid_id(id) => {
-            assert_eq!(
+        Some(id) => match echoed_id(message, id) {
+            Some(expected) => assert_eq!(
                 answer_id,
-                Some(id),
+                Some(&expected),
                 "the id is not echoed exactly: {answer:?}"
-            );
-        }
-        Some(id) => assert_eq!(answer_id, None, "the invalid id {id} was echoed"),
+            ),
+            None => assert_eq!(answer_id, None, "the invalid id {id} was echoed"),
+        },
         None => assert_eq!(answer_id, None, "an id out of nowhere: {answer:?}"),
     }
 });

@@ -39,10 +39,20 @@ pub fn server() -> Arc<Everything> {
     Arc::clone(SERVER.get_or_init(|| Arc::new(Everything::new())))
 }
 
-/// A JSON-RPC id the server must echo: a string or an integer that fits
-/// `i64` (the envelope's rule).
-pub fn is_valid_id(id: &Value) -> bool {
-    id.is_string() || id.as_i64().is_some()
+/// The id the server must echo for `id` read from `message`, if it is a
+/// valid one: a string, an integer that fits `i64`, or `-0` written so
+/// (JSON's integer zero, which serde_json reads as the float `-0.0`).
+pub fn echoed_id(message: &[u8], id: &Value) -> Option<Value> {
+    if id.is_string() || id.as_i64().is_some() {
+        return Some(id.clone());
+    }
+    #[derive(serde::Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    let raw = serde_json::from_slice::<IdOnly<'_>>(message).ok()?.id?;
+    (raw.get() == "-0").then(|| Value::from(0))
 }
 
 /// Checks one answer the server wrote: a JSON object with `jsonrpc: "2.0"`
