@@ -3,10 +3,12 @@
 //! on a loopback port. Concurrency, cancellation by drop, timeouts, MRTR in
 //! both eras, and `subscriptions/listen`.
 //!
-//! `harness = false`: run with [`FIXTURE`] as its argument this binary is
-//! the stdio fixture server.
+//! `harness = false`: run with `fixture::FIXTURE` as its argument this
+//! binary is the stdio fixture server.
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
+mod fixture;
 
 use std::pin::Pin;
 use std::process::{ExitCode, Stdio};
@@ -14,15 +16,12 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use fixture::http_url;
 use mcp_client::mcp_types::v2026_07_28 as m;
 use mcp_client::transport::BoxFuture;
 use mcp_client::{ByEra, Client, ClientHandler, ClientOptions, Era, EraMode, Error, HandlerError};
-use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 use serde_json::{Value, json};
 use tokio::io::AsyncWrite;
-
-const FIXTURE: &str = "--serve-everything-stdio";
 
 /// Answers elicitation with a name, sampling with "Paris", roots with one root.
 struct Answers;
@@ -68,21 +67,7 @@ fn opts(era: EraMode) -> ClientOptions {
 }
 
 async fn stdio(era: EraMode) -> Client {
-    let me = std::env::current_exe().unwrap();
-    Client::connect_stdio(me.to_str().unwrap(), &[FIXTURE.to_owned()], opts(era))
-        .await
-        .unwrap()
-}
-
-/// An in-process HTTP fixture on a loopback port.
-async fn http_url() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let server = Arc::new(Everything::new());
-        mcp_server::http::serve_listener(server, listener, HttpConfig::new(addr)).await
-    });
-    format!("http://{addr}/mcp")
+    fixture::stdio(opts(era)).await
 }
 
 fn text(result: &Value) -> String {
@@ -155,7 +140,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Tee<W> {
 async fn dropped_and_timed_out_requests_are_cancelled() {
     let me = std::env::current_exe().unwrap();
     let mut child = tokio::process::Command::new(me)
-        .arg(FIXTURE)
+        .arg(fixture::FIXTURE)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -273,15 +258,12 @@ async fn param_headers_are_learned_on_a_header_mismatch() {
 
 /// Input of a kind the client did not declare is refused, not answered.
 async fn undeclared_input_is_refused() {
-    let me = std::env::current_exe().unwrap();
     let o = ClientOptions {
         era: EraMode::Modern,
         handler: Some(Arc::new(Answers)),
         ..ClientOptions::default()
     };
-    let client = Client::connect_stdio(me.to_str().unwrap(), &[FIXTURE.to_owned()], o)
-        .await
-        .unwrap();
+    let client = fixture::stdio(o).await;
     let e = call(&client, "test_input_required_result_sampling", json!({})).await;
     assert!(
         matches!(
@@ -359,23 +341,7 @@ async fn list_changes_invalidate_the_cached_list() {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some(FIXTURE) {
-        return match mcp_server::stdio::run(Everything::new()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("fixture: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    type Test = fn() -> Pin<Box<dyn std::future::Future<Output = ()>>>;
-    let tests: [(&str, Test); 8] = [
+    fixture::main(&[
         ("hundred_concurrent_calls_over_one_pipe", || {
             Box::pin(hundred_concurrent_calls_over_one_pipe())
         }),
@@ -400,33 +366,5 @@ fn main() -> ExitCode {
         ("param_headers_are_learned_on_a_header_mismatch", || {
             Box::pin(param_headers_are_learned_on_a_header_mismatch())
         }),
-    ];
-    let filter = args.iter().find(|a| !a.starts_with('-'));
-    let mut failed = Vec::new();
-    for (name, test) in tests {
-        if filter.is_some_and(|f| !name.contains(f.as_str())) {
-            continue;
-        }
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rt.block_on(async {
-                tokio::time::timeout(Duration::from_secs(60), test())
-                    .await
-                    .unwrap()
-            })
-        }));
-        match outcome {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed.push(name);
-            }
-        }
-    }
-    if failed.is_empty() {
-        println!("test result: ok");
-        ExitCode::SUCCESS
-    } else {
-        println!("test result: FAILED ({})", failed.join(", "));
-        ExitCode::FAILURE
-    }
+    ])
 }

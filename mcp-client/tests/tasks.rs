@@ -5,27 +5,25 @@
 //! `input_required` answered through the handler, cancel, and the calls
 //! that stay synchronous.
 //!
-//! `harness = false`: run with [`FIXTURE`] as its argument this binary is
-//! the stdio fixture server.
+//! `harness = false`: run with `fixture::FIXTURE` as its argument this
+//! binary is the stdio fixture server.
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
-use std::pin::Pin;
+mod fixture;
+
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use fixture::http_url;
 use mcp_client::mcp_types::v2026_07_28 as m;
 use mcp_client::transport::BoxFuture;
 use mcp_client::{
     ByEra, Client, ClientHandler, ClientOptions, EraMode, Error, HandlerError, TaskCall,
     TaskHandle, TaskStatus,
 };
-use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 use serde_json::{Map, Value, json};
-
-const FIXTURE: &str = "--serve-everything-stdio";
 
 /// Accepts every elicitation: `true` for a boolean `confirm`, else a name.
 struct Answers;
@@ -71,27 +69,11 @@ const BOTH: [Via; 2] = [Via::Stdio, Via::Http];
 
 async fn connect(via: Via, tasks: bool) -> Client {
     match via {
-        Via::Stdio => {
-            let me = std::env::current_exe().unwrap();
-            Client::connect_stdio(me.to_str().unwrap(), &[FIXTURE.to_owned()], opts(tasks))
-                .await
-                .unwrap()
-        }
+        Via::Stdio => fixture::stdio(opts(tasks)).await,
         Via::Http => Client::connect_http(&http_url().await, opts(tasks))
             .await
             .unwrap(),
     }
-}
-
-/// An in-process HTTP fixture on a loopback port.
-async fn http_url() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let server = Arc::new(Everything::new());
-        mcp_server::http::serve_listener(server, listener, HttpConfig::new(addr)).await
-    });
-    format!("http://{addr}/mcp")
 }
 
 fn args(v: Value) -> Map<String, Value> {
@@ -291,14 +273,11 @@ async fn without_the_opt_in_calls_stay_synchronous() {
         client.close().await;
     }
     // A legacy session has no tasks: the call answers at once.
-    let me = std::env::current_exe().unwrap();
     let legacy = ClientOptions {
         era: EraMode::Legacy,
         ..opts(true)
     };
-    let client = Client::connect_stdio(me.to_str().unwrap(), &[FIXTURE.to_owned()], legacy)
-        .await
-        .unwrap();
+    let client = fixture::stdio(legacy).await;
     match client
         .call_tool_as_task("slow_compute", args(json!({"seconds": 0.05, "label": "l"})))
         .await
@@ -311,23 +290,7 @@ async fn without_the_opt_in_calls_stay_synchronous() {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some(FIXTURE) {
-        return match mcp_server::stdio::run(Everything::new()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("fixture: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    type Test = fn() -> Pin<Box<dyn std::future::Future<Output = ()>>>;
-    let tests: [(&str, Test); 7] = [
+    fixture::main(&[
         ("a_task_completes", || Box::pin(a_task_completes())),
         ("a_protocol_error_fails_the_task", || {
             Box::pin(a_protocol_error_fails_the_task())
@@ -343,33 +306,5 @@ fn main() -> ExitCode {
         ("without_the_opt_in_calls_stay_synchronous", || {
             Box::pin(without_the_opt_in_calls_stay_synchronous())
         }),
-    ];
-    let filter = args.iter().find(|a| !a.starts_with('-'));
-    let mut failed = Vec::new();
-    for (name, test) in tests {
-        if filter.is_some_and(|f| !name.contains(f.as_str())) {
-            continue;
-        }
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rt.block_on(async {
-                tokio::time::timeout(Duration::from_secs(60), test())
-                    .await
-                    .unwrap()
-            })
-        }));
-        match outcome {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed.push(name);
-            }
-        }
-    }
-    if failed.is_empty() {
-        println!("test result: ok");
-        ExitCode::SUCCESS
-    } else {
-        println!("test result: FAILED ({})", failed.join(", "));
-        ExitCode::FAILURE
-    }
+    ])
 }

@@ -106,6 +106,21 @@ fn mcp_post(addr: &str, extra: &str) -> String {
     )
 }
 
+fn legacy_initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}})
+}
+
+/// The `Mcp-Session-Id` of a lower-cased response head.
+fn session_id(headers: &str) -> String {
+    headers
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .to_owned()
+}
+
 #[tokio::test]
 async fn mcp_and_the_app_share_one_router() {
     let addr = start().await;
@@ -141,18 +156,11 @@ async fn the_transport_rules_apply_when_mounted() {
     let (status, _, body) = exchange(&addr, &mcp_post(&addr, ""), &call("nope")).await;
     assert_eq!(status, 400, "{body}");
     // A legacy session lives in the mounted service.
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "old", "version": "1"}}})
-    .to_string();
+    let init = legacy_initialize().to_string();
     let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json");
     let (status, headers, _) = exchange(&addr, &head, &init).await;
     assert_eq!(status, 200);
-    let session = headers
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .to_owned();
+    let session = session_id(&headers);
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
     let (status, _, body) = exchange(
         &addr,
@@ -280,16 +288,10 @@ async fn a_task_is_seen_only_by_the_principal_that_created_it() {
 #[tokio::test]
 async fn a_legacy_session_serves_only_the_principal_that_opened_it() {
     let addr = start_owned().await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "old", "version": "1"}}});
+    let init = legacy_initialize();
     let (status, headers, _) = post_as(&addr, Some("alice"), "", &init).await;
     assert_eq!(status, 200);
-    let session = headers
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .to_owned();
+    let session = session_id(&headers);
     let in_session = format!("\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25");
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     for user in [Some("bob"), None] {
