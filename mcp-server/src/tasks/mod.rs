@@ -390,12 +390,17 @@ impl Tasks {
         store.update(task_id, &mut *change).await
     }
 
-    /// Cancels a task: `cancelled` unless it already ended, and its round
-    /// in this process (if any) is stopped. `None` for an unknown id.
-    pub async fn cancel(&self, task_id: &str) -> Result<Option<TaskRecord>, StoreError> {
+    /// Cancels the task of `owner` (see the module docs, "Authorization"):
+    /// `cancelled` unless it already ended, and its round in this process
+    /// (if any) is stopped. `None` for an unknown id or another owner's task.
+    pub async fn cancel(
+        &self,
+        task_id: &str,
+        owner: Option<&str>,
+    ) -> Result<Option<TaskRecord>, StoreError> {
         let now = now_ms();
         let mut change = |r: &mut TaskRecord| {
-            if r.status.is_terminal() {
+            if r.owner.as_deref() != owner || r.status.is_terminal() {
                 return false;
             }
             r.status = TaskStatus::Cancelled;
@@ -405,11 +410,16 @@ impl Tasks {
             r.last_updated_at_ms = now;
             true
         };
-        let record = self.store().update(task_id, &mut change).await?;
+        let Some(record) = self.store().update(task_id, &mut change).await? else {
+            return Ok(None);
+        };
+        if record.owner.as_deref() != owner {
+            return Ok(None);
+        }
         if let Some(abort) = self.running().remove(task_id) {
             abort.abort();
         }
-        Ok(record)
+        Ok(Some(record))
     }
 }
 
@@ -498,15 +508,6 @@ fn rendered(
     Reply::from_value(&result)
 }
 
-/// The record of `task_id` if `caller` may see it. Another principal's
-/// task answers exactly like an unknown one, so a leaked id reveals nothing.
-async fn owned(tasks: &Tasks, task_id: &str, caller: Option<&str>) -> HandlerResult<TaskRecord> {
-    match tasks.store().get(task_id).await.map_err(store_failure)? {
-        Some(record) if record.owner.as_deref() == caller => Ok(record),
-        _ => Err(not_found()),
-    }
-}
-
 /// An unknown, expired or someone else's task.
 fn not_found() -> ErrorObject {
     errors::invalid_params("Failed to retrieve task: Task not found")
@@ -585,6 +586,9 @@ pub(crate) async fn handle_method(
         return Err(missing_extension());
     }
     let tasks = declaration.tasks();
+    // Another principal's task answers exactly like an unknown one, so a
+    // leaked id reveals nothing; the check goes with the read or the
+    // atomic change, not in a read of its own.
     let caller = ctx
         .http_request
         .as_deref()
@@ -593,14 +597,20 @@ pub(crate) async fn handle_method(
         TASKS_GET => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
-            wire::detailed_task(&owned(tasks, task_id, caller.as_deref()).await?)
+            let record = tasks
+                .store()
+                .get(task_id)
+                .await
+                .map_err(store_failure)?
+                .filter(|record| record.owner == caller)
+                .ok_or_else(not_found)?;
+            wire::detailed_task(&record)
         }
         TASKS_CANCEL => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
-            owned(tasks, task_id, caller.as_deref()).await?;
             let record = tasks
-                .cancel(task_id)
+                .cancel(task_id, caller.as_deref())
                 .await
                 .map_err(store_failure)?
                 .ok_or_else(not_found)?;
@@ -610,13 +620,21 @@ pub(crate) async fn handle_method(
         TASKS_UPDATE => {
             let params: wire::UpdateParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
-            owned(tasks, task_id, caller.as_deref()).await?;
             let Some(Value::Object(responses)) = params.input_responses else {
                 return Err(errors::invalid_params(
                     "params.inputResponses must be an object",
                 ));
             };
-            update(declaration, detach, id, task_id, responses, ctx).await?;
+            update(
+                declaration,
+                detach,
+                id,
+                task_id,
+                caller.as_deref(),
+                responses,
+                ctx,
+            )
+            .await?;
             wire::ack()
         }
         other => {
@@ -633,6 +651,7 @@ async fn update(
     detach: Option<&dyn Detach>,
     id: &RequestId,
     task_id: &str,
+    caller: Option<&str>,
     responses: Map<String, Value>,
     ctx: &MessageContext,
 ) -> HandlerResult<()> {
@@ -643,7 +662,7 @@ async fn update(
     let mut change = |r: &mut TaskRecord| {
         invalid = None;
         resume = None;
-        if r.status != TaskStatus::InputRequired {
+        if r.owner.as_deref() != caller || r.status != TaskStatus::InputRequired {
             return false;
         }
         let mut taken = Map::new();
@@ -686,7 +705,7 @@ async fn update(
         .update(task_id, &mut change)
         .await
         .map_err(store_failure)?;
-    if found.is_none() {
+    if found.as_ref().is_none_or(|r| r.owner.as_deref() != caller) {
         return Err(not_found());
     }
     if let Some(key) = invalid {
