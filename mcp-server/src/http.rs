@@ -127,7 +127,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Frame;
-use hyper::header::{HeaderMap, HeaderValue};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -473,6 +473,7 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 
 #[cfg(feature = "auth")]
 pub mod auth;
+mod outbox;
 
 /// Adds the server's declared scopes to the auth settings, once, before
 /// the first request.
@@ -1117,26 +1118,26 @@ fn method_not_allowed() -> Response<Body> {
 }
 
 /// The hostname of a `Host` value or URL authority: port removed, IPv6
-/// brackets removed, lower case.
-fn hostname(authority: &str) -> String {
+/// brackets removed (compared case-insensitively).
+fn hostname(authority: &str) -> &str {
     let authority = authority.trim();
-    let host = if let Some(rest) = authority.strip_prefix('[') {
+    if let Some(rest) = authority.strip_prefix('[') {
         rest.split(']').next().unwrap_or_default()
     } else {
         match authority.rsplit_once(':') {
             Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
             _ => authority,
         }
-    };
-    host.to_ascii_lowercase()
+    }
 }
 
 fn host_allowed(config: &HttpConfig, authority: &str) -> bool {
+    let hostname = hostname(authority);
     config.allowed_hosts.is_empty()
         || config
             .allowed_hosts
             .iter()
-            .any(|h| h.eq_ignore_ascii_case(&hostname(authority)))
+            .any(|h| h.eq_ignore_ascii_case(hostname))
 }
 
 fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
@@ -1152,9 +1153,15 @@ fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
     }
 }
 
+// Parsed once: a lookup by `&str` would parse and validate the name again.
+const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);
+const METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
+const NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
+const SESSION_ID_HEADER: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
+
 /// A header value, trimmed; `Err` when it has bytes outside visible ASCII
 /// and spaces.
-fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
+fn header(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, String> {
     match headers.get(name) {
         None => Ok(None),
         Some(value) => value
@@ -1210,10 +1217,8 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     let host = headers
         .get(hyper::header::HOST)
         .and_then(|h| h.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
-    if !host.as_deref().is_some_and(|h| host_allowed(config, h)) && !config.allowed_hosts.is_empty()
-    {
+        .or_else(|| request.uri().authority().map(|a| a.as_str()));
+    if !host.is_some_and(|h| host_allowed(config, h)) && !config.allowed_hosts.is_empty() {
         if let Some(suppressed) = state.rejected_log.allow() {
             tracing::warn!(?host, suppressed, "rejected Host");
         }
@@ -1248,7 +1253,7 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     };
     // A modern POST ignores the header whatever it holds; the era is only
     // known once the body is read.
-    let session_id = header(request.headers(), MCP_SESSION_ID);
+    let session_id = header(request.headers(), &SESSION_ID_HEADER);
     if *request.method() == Method::POST {
         return post(state, request, session_id).await;
     }
@@ -1414,14 +1419,9 @@ async fn read_body<B: RequestBody>(
     }
 }
 
-/// The media type of a header value, lower-cased, without parameters.
-fn media_type(value: &str) -> String {
-    value
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
+/// The media type of a header value, without parameters.
+fn media_type(value: &str) -> &str {
+    value.split(';').next().unwrap_or_default().trim()
 }
 
 /// 415 for a body that is not declared JSON, 406 for a client that takes
@@ -1429,30 +1429,36 @@ fn media_type(value: &str) -> String {
 fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
     if let Some(content_type) = headers.get(hyper::header::CONTENT_TYPE) {
         let declared = content_type.to_str().map(media_type).unwrap_or_default();
-        if declared != "application/json" {
+        if !declared.eq_ignore_ascii_case("application/json") {
             return Some(error_response(
                 415,
                 None,
                 errors::invalid_request(format!(
-                    "Unsupported Content-Type `{declared}`: send application/json"
+                    "Unsupported Content-Type `{}`: send application/json",
+                    declared.to_ascii_lowercase()
                 )),
             ));
         }
     }
     let accepts = |value: &str| {
         value.split(',').map(media_type).any(|range| {
-            matches!(
-                range.as_str(),
-                "application/json" | "text/event-stream" | "*/*" | "application/*" | "text/*"
-            )
+            [
+                "application/json",
+                "text/event-stream",
+                "*/*",
+                "application/*",
+                "text/*",
+            ]
+            .iter()
+            .any(|accepted| range.eq_ignore_ascii_case(accepted))
         })
     };
-    let accept_values: Vec<&str> = headers
+    let mut accept_values = headers
         .get_all(hyper::header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .collect();
-    if !accept_values.is_empty() && !accept_values.iter().any(|v| accepts(v)) {
+        .peekable();
+    if accept_values.peek().is_some() && !accept_values.any(accepts) {
         return Some(error_response(
             406,
             None,
@@ -1501,9 +1507,9 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
     };
     let id = message.id_json();
     let mcp_headers = match (
-        header(headers, MCP_PROTOCOL_VERSION),
-        header(headers, MCP_METHOD),
-        header(headers, MCP_NAME),
+        header(headers, &PROTOCOL_VERSION_HEADER),
+        header(headers, &METHOD_HEADER),
+        header(headers, &NAME_HEADER),
     ) {
         (Ok(protocol_version), Ok(method), Ok(name)) => {
             let mut params = Vec::new();
@@ -1601,7 +1607,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
             .with_legacy_session(session.session.clone())
             .with_peer(session.peer.clone());
     }
-    let (tx, rx) = mpsc::unbounded_channel::<Value>();
+    let (tx, rx) = outbox::outbox();
     // A client that does not accept SSE gets JSON only: the request's
     // notifications are dropped (and legacy server→client requests fail).
     let sse_ok = headers
@@ -1609,9 +1615,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
         .and_then(|a| a.to_str().ok())
         .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
     if sse_ok {
-        ctx = ctx.with_sink(move |message| {
-            let _ = tx.send(message);
-        });
+        ctx = ctx.with_sink(move |message| tx.send(message));
     } else {
         drop(tx);
     }
@@ -1697,25 +1701,21 @@ type Work = Pin<Box<dyn Future<Output = Result<Outcome, tokio::task::JoinError>>
 
 /// JSON unless the handler sends a message before its response; then SSE,
 /// with the handling moved into the stream's forwarder.
-async fn respond(
-    mut task: Work,
-    abort: Option<AbortHandle>,
-    mut rx: mpsc::UnboundedReceiver<Value>,
-) -> Respond {
+async fn respond(mut task: Work, abort: Option<AbortHandle>, rx: Arc<outbox::Outbox>) -> Respond {
     let guard = AbortOnDrop(abort);
     let first = tokio::select! {
         biased;
         message = rx.recv() => message,
         outcome = &mut task => {
             match (outcome, rx.try_recv()) {
-                (Ok(outcome), Err(_)) => {
+                (Ok(outcome), None) => {
                     guard.disarm();
                     return Respond::Json(outcome);
                 }
-                (Ok(outcome), Ok(message)) => {
+                (Ok(outcome), Some(message)) => {
                     let (btx, brx) = mpsc::unbounded_channel();
                     let _ = btx.send(sse_frame(&message));
-                    while let Ok(message) = rx.try_recv() {
+                    while let Some(message) = rx.try_recv() {
                         let _ = btx.send(sse_frame(&message));
                     }
                     if let Some(body) = outcome.body {
@@ -1750,7 +1750,7 @@ async fn respond(
                     None => break,
                 },
                 outcome = &mut task => {
-                    while let Ok(message) = rx.try_recv() {
+                    while let Some(message) = rx.try_recv() {
                         let _ = btx.send(sse_frame(&message));
                     }
                     if let Ok(Outcome { body: Some(body), .. }) = outcome {
