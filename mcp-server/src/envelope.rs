@@ -175,8 +175,9 @@ impl Parsed {
 /// fails for any reason the message is parsed as JSON and goes through the
 /// checks one by one, so every error is the one the checks would give.
 pub(crate) fn parse(message: &[u8]) -> Parsed {
-    if let Some(request) = read_modern(message) {
-        return Parsed::Modern(Box::new(request));
+    let request = crate::read_request::read(message).or_else(|| read_modern(message).map(Box::new));
+    if let Some(request) = request {
+        return Parsed::Modern(request);
     }
     match serde_json::from_slice::<Value>(message) {
         Ok(mut value) => {
@@ -220,7 +221,7 @@ pub(crate) async fn handle_parsed<S: McpServer>(
     match parsed {
         // Both boxed: their state is large (kilobytes), and the future of
         // every request is moved into a task.
-        Parsed::Modern(request) => Box::pin(typed_request(server, detach, *request, ctx)).await,
+        Parsed::Modern(request) => Box::pin(typed_request(server, detach, request, ctx)).await,
         Parsed::Json(message) => Box::pin(value_request(server, detach, message, ctx)).await,
         Parsed::Invalid => error_outcome(None, errors::parse_error()),
     }
@@ -309,13 +310,11 @@ fn request_parts(request: &ClientRequest) -> RequestParts<'_> {
 async fn typed_request<S: McpServer>(
     server: &S,
     detach: Option<&dyn Detach>,
-    request: ClientRequest,
+    request: Box<ClientRequest>,
     ctx: &MessageContext,
 ) -> Outcome {
     let declaration = S::declaration();
     let parts = request_parts(&request);
-    let method = request.method();
-    let id = parts.id.clone();
     let checked = match header_present(ctx) {
         Ok(header) => {
             checks_after_meta(server, declaration, ctx, header, parts.meta, &parts.call).await
@@ -323,9 +322,18 @@ async fn typed_request<S: McpServer>(
         Err(error) => Err(error),
     };
     if let Err(error) = checked {
-        return error_outcome(Some(&id), error);
+        return error_outcome(Some(parts.id), error);
     }
+    // Pre-rendered: no handler, so no request context either.
+    if let ClientRequest::DiscoverRequest(discover) = &*request {
+        return reply_outcome(
+            &discover.id,
+            &Reply::from_static(declaration.discover_bytes()),
+        );
+    }
+    let id = parts.id.clone();
     let meta = parts.meta.clone();
+    let method = request.method();
     run_modern(server, detach, declaration, id, method, request, meta, ctx).await
 }
 
@@ -575,7 +583,7 @@ async fn modern_request<S: McpServer>(
         declaration,
         id.clone(),
         envelope.method,
-        request,
+        Box::new(request),
         meta,
         ctx,
     )
@@ -593,7 +601,7 @@ async fn run_modern<S: McpServer>(
     declaration: &'static ServerDeclaration,
     id: RequestId,
     method: &str,
-    request: ClientRequest,
+    request: Box<ClientRequest>,
     meta: RequestMetaObject,
     ctx: &MessageContext,
 ) -> Outcome {
@@ -609,7 +617,7 @@ async fn run_modern<S: McpServer>(
         http_request: ctx.http_request.clone(),
         task_eligible: false,
     };
-    let result = match request {
+    let result = match *request {
         ClientRequest::DiscoverRequest(_) => Ok(Reply::from_static(declaration.discover_bytes())),
         ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(crate::listen::listen(
             declaration,
@@ -626,10 +634,23 @@ async fn run_modern<S: McpServer>(
             };
             Reply::from_value(&result)
         }),
-        request @ ClientRequest::CallToolRequest(_)
-            if crate::tasks::server_declared(declaration) =>
-        {
-            crate::tasks::call_tool(server, detach, declaration, request, &request_ctx).await
+        ClientRequest::CallToolRequest(call) if crate::tasks::server_declared(declaration) => {
+            match crate::tasks::task_route(server, detach, &call, &request_ctx) {
+                Ok(None) => {
+                    let request = ClientRequest::CallToolRequest(call);
+                    server.dispatch_capability(request, &request_ctx).await
+                }
+                Ok(Some(detach)) => {
+                    Box::pin(crate::tasks::call_tool_as_task(
+                        detach,
+                        declaration,
+                        call,
+                        &request_ctx,
+                    ))
+                    .await
+                }
+                Err(error) => Err(error),
+            }
         }
         request => server.dispatch_capability(request, &request_ctx).await,
     };

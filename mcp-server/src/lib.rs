@@ -335,6 +335,7 @@ mod listen;
 mod outcome;
 mod param_headers;
 mod peer;
+mod read_request;
 mod reply;
 pub mod router;
 mod server;

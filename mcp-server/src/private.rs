@@ -34,11 +34,12 @@ fn render<T: ResultMeta>(result: HandlerResult<T>, ctx: &RequestContext) -> Hand
     crate::reply::render(result?, ctx.result_server_info())
 }
 
-fn unrouted(request: &ClientRequest) -> HandlerResult<Reply> {
-    Err(method_not_found(format!(
+fn unrouted<'a>(request: &ClientRequest) -> BoxFuture<'a> {
+    let error = method_not_found(format!(
         "the server has no handler for `{}`",
         request.method()
-    )))
+    ));
+    Box::pin(std::future::ready(Err(error)))
 }
 
 /// Parses a settings literal the derive validated at compile time.
@@ -53,21 +54,22 @@ pub fn settings_from(f: fn() -> JSONObject) -> JSONObject {
 
 /// Routes `tools/*` to [`ToolsHandler`].
 ///
-/// Boxed, so that a missing impl is reported once, at the call.
+/// Boxed, so that a missing impl is reported once, at the call. Each arm
+/// boxes only its own params and handler future, not the whole request.
 pub fn dispatch_tools<'a, S: ToolsHandler>(
     server: &'a S,
     request: ClientRequest,
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
-    Box::pin(async move {
-        match request {
-            ClientRequest::ListToolsRequest(r) => {
-                render(server.list_tools(r.params, ctx).await, ctx)
-            }
-            ClientRequest::CallToolRequest(r) => render(server.call_tool(r.params, ctx).await, ctx),
-            other => unrouted(&other),
+    match request {
+        ClientRequest::ListToolsRequest(r) => {
+            Box::pin(async move { render(server.list_tools(r.params, ctx).await, ctx) })
         }
-    })
+        ClientRequest::CallToolRequest(r) => {
+            Box::pin(async move { render(server.call_tool(r.params, ctx).await, ctx) })
+        }
+        other => unrouted(&other),
+    }
 }
 
 /// Routes `resources/*` to [`ResourcesHandler`].
@@ -78,20 +80,20 @@ pub fn dispatch_resources<'a, S: ResourcesHandler>(
     request: ClientRequest,
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
-    Box::pin(async move {
-        match request {
-            ClientRequest::ListResourcesRequest(r) => {
-                render(server.list_resources(r.params, ctx).await, ctx)
-            }
-            ClientRequest::ReadResourceRequest(r) => {
-                render(server.read_resource(r.params, ctx).await, ctx)
-            }
-            ClientRequest::ListResourceTemplatesRequest(r) => {
-                render(server.list_resource_templates(r.params, ctx).await, ctx)
-            }
-            other => unrouted(&other),
+    match request {
+        ClientRequest::ListResourcesRequest(r) => {
+            Box::pin(async move { render(server.list_resources(r.params, ctx).await, ctx) })
         }
-    })
+        ClientRequest::ReadResourceRequest(r) => {
+            Box::pin(async move { render(server.read_resource(r.params, ctx).await, ctx) })
+        }
+        ClientRequest::ListResourceTemplatesRequest(r) => {
+            Box::pin(
+                async move { render(server.list_resource_templates(r.params, ctx).await, ctx) },
+            )
+        }
+        other => unrouted(&other),
+    }
 }
 
 /// Routes `prompts/*` to [`PromptsHandler`].
@@ -102,17 +104,15 @@ pub fn dispatch_prompts<'a, S: PromptsHandler>(
     request: ClientRequest,
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
-    Box::pin(async move {
-        match request {
-            ClientRequest::ListPromptsRequest(r) => {
-                render(server.list_prompts(r.params, ctx).await, ctx)
-            }
-            ClientRequest::GetPromptRequest(r) => {
-                render(server.get_prompt(r.params, ctx).await, ctx)
-            }
-            other => unrouted(&other),
+    match request {
+        ClientRequest::ListPromptsRequest(r) => {
+            Box::pin(async move { render(server.list_prompts(r.params, ctx).await, ctx) })
         }
-    })
+        ClientRequest::GetPromptRequest(r) => {
+            Box::pin(async move { render(server.get_prompt(r.params, ctx).await, ctx) })
+        }
+        other => unrouted(&other),
+    }
 }
 
 /// Routes `completion/complete` to [`CompletionsHandler`].
@@ -123,12 +123,12 @@ pub fn dispatch_completions<'a, S: CompletionsHandler>(
     request: ClientRequest,
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
-    Box::pin(async move {
-        match request {
-            ClientRequest::CompleteRequest(r) => render(server.complete(r.params, ctx).await, ctx),
-            other => unrouted(&other),
+    match request {
+        ClientRequest::CompleteRequest(r) => {
+            Box::pin(async move { render(server.complete(r.params, ctx).await, ctx) })
         }
-    })
+        other => unrouted(&other),
+    }
 }
 
 /// Which capability a request belongs to, for the generated router.

@@ -517,37 +517,42 @@ fn store_failure(e: StoreError) -> ErrorObject {
     errors::internal_error(format!("The task store failed: {e}"))
 }
 
-/// `tools/call` on a server that declares the extension: synchronous, a
-/// `-32021`, or a task, as the module docs say.
-pub(crate) async fn call_tool<S: McpServer>(
+/// How a `tools/call` on a server that declares the extension runs, as
+/// the module docs say: synchronously (`None`), as a possible task (the
+/// owned handle it needs), or not at all (`-32021`). Decided before any
+/// future is built, so that the common synchronous call carries none of
+/// the task machinery.
+pub(crate) fn task_route<'d, S: McpServer>(
     server: &S,
-    detach: Option<&dyn Detach>,
+    detach: Option<&'d dyn Detach>,
+    call: &CallToolRequest,
+    ctx: &RequestContext,
+) -> HandlerResult<Option<&'d dyn Detach>> {
+    let support = server.tool_task_support(&call.params.name);
+    match (support, client_declared(&ctx.meta)) {
+        (TaskSupport::Never, _) | (TaskSupport::Optional, false) => Ok(None),
+        (TaskSupport::Required, false) => Err(missing_extension()),
+        // Without an owned handle on the server (a direct `handle_message`
+        // call) nothing can outlive the request: run synchronously.
+        (_, true) => Ok(detach),
+    }
+}
+
+/// A `tools/call` that [`task_route`] sent here: it runs, and becomes a
+/// task if it has not answered at its first poll.
+pub(crate) async fn call_tool_as_task(
+    detach: &dyn Detach,
     declaration: &'static ServerDeclaration,
-    request: ClientRequest,
+    call: CallToolRequest,
     ctx: &RequestContext,
 ) -> HandlerResult<Reply> {
-    let ClientRequest::CallToolRequest(call) = &request else {
-        return server.dispatch_capability(request, ctx).await;
-    };
-    let support = server.tool_task_support(&call.params.name);
-    let declared = client_declared(&ctx.meta);
-    let detach = match (support, declared, detach) {
-        (TaskSupport::Never, _, _) | (TaskSupport::Optional, false, _) => None,
-        (TaskSupport::Required, false, _) => return Err(missing_extension()),
-        (_, true, detach) => detach,
-    };
-    // Without an owned handle on the server (a direct `handle_message`
-    // call) nothing can outlive the request: run synchronously.
-    let Some(detach) = detach else {
-        return server.dispatch_capability(request, ctx).await;
-    };
     let stored = wire::to_json(&call.params);
     let mut task_ctx = ctx.clone();
     task_ctx.task_eligible = true;
     // Progress and log notifications are not carried by tasks ("Task
     // Status Notifications"); a call that may become one sends none.
     task_ctx.sink = None;
-    let mut work = detach.start(request, task_ctx);
+    let mut work = detach.start(ClientRequest::CallToolRequest(call), task_ctx);
     if let Poll::Ready(answer) = poll_once(&mut work).await {
         return answer;
     }
