@@ -9,6 +9,7 @@
 //! cached on the declaration for the list's `ttlMs` when its `cacheScope`
 //! is `public`; a `private` list is read again on every call.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -163,7 +164,7 @@ pub(crate) async fn check<S: McpServer>(
 fn compare(
     pairs: Vec<(String, String)>,
     arguments: Option<&Map<String, Value>>,
-    decoded: &HashMap<&str, String>,
+    decoded: &HashMap<&str, Cow<'_, str>>,
 ) -> Result<(), ErrorObject> {
     for (arg, suffix) in pairs {
         let body = match arguments.and_then(|a| a.get(&arg)) {
@@ -177,7 +178,7 @@ fn compare(
                     "Missing Mcp-Param-{suffix} header for argument {arg}"
                 )));
             }
-            Some(value) if *value != body => {
+            Some(value) if **value != *body => {
                 return Err(errors::header_mismatch(format!(
                     "Mcp-Param-{suffix} header does not match argument {arg}"
                 )));

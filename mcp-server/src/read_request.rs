@@ -20,6 +20,10 @@ use serde_json::value::RawValue;
 macro_rules! modern_requests {
     ($( $method:path => $variant:ident($request:ident, $params:ty), )*) => {
         /// The params of a known method.
+        #[allow(
+            clippy::enum_variant_names,
+            reason = "named after the `ClientRequest` variants they become"
+        )]
         enum Params {
             $( $variant($params), )*
         }
@@ -178,7 +182,7 @@ mod tests {
             format!(r#"{{"jsonrpc":"1.0","id":1,"method":"tools/call",{params}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping",{params}}}"#),
             format!(r#"{{"jsonrpc":"2.0","method":"tools/call",{params}}}"#),
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call"}}"#),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#.to_owned(),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call",{params}}} x"#),
         ] {

@@ -10,6 +10,8 @@
 //! travels as `=?base64?{UTF-8 in Base64}?=`; `Mcp-Param-*` values use the
 //! same encoding.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::v2026_07_28::methods;
@@ -71,21 +73,23 @@ pub fn encode_value(value: &str) -> String {
 
 /// Decodes a header value: `=?base64?<data>?=` is strict standard Base64
 /// (with padding) of UTF-8 text; any other value is taken literally. The
-/// error says what is wrong (bad characters, bad padding, not UTF-8).
-pub fn decode_value(raw: &str) -> Result<String, String> {
+/// error says what is wrong (bad characters, bad padding, not UTF-8). A
+/// literal value is borrowed, not copied.
+pub fn decode_value(raw: &str) -> Result<Cow<'_, str>, String> {
     let Some(inner) = raw
         .strip_prefix(SENTINEL_START)
         .and_then(|rest| rest.strip_suffix(SENTINEL_END))
     else {
-        return Ok(raw.to_owned());
+        return Ok(Cow::Borrowed(raw));
     };
     let bytes = base64_decode(inner)?;
-    String::from_utf8(bytes).map_err(|_| "the base64 value is not UTF-8".to_owned())
+    String::from_utf8(bytes)
+        .map(Cow::Owned)
+        .map_err(|_| "the base64 value is not UTF-8".to_owned())
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// Standard Base64 (RFC 4648 §4, with padding).
 /// Standard Base64 with padding (RFC 4648 §4).
 pub fn base64_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
