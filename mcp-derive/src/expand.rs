@@ -290,9 +290,9 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             }
         }
     });
-    let routes = hooked.iter().map(
-        |(_, key, konst, _)| quote!(#key => (Self::#konst.dispatch)(self, request, ctx).await,),
-    );
+    let routes = hooked
+        .iter()
+        .map(|(_, key, konst, _)| quote!(#key => (Self::#konst.dispatch)(self, request, ctx),));
     let param_headers = attrs.tools.as_ref().map(|_| {
         quote! {
             fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
@@ -356,19 +356,18 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                 })
             }
 
-            fn dispatch_capability(
-                &self,
+            fn dispatch_capability<'a>(
+                &'a self,
                 request: #p::ClientRequest,
-                ctx: &#p::RequestContext,
-            ) -> impl #p::Future<Output = #p::HandlerResult<#p::Reply>> + ::core::marker::Send {
-                async move {
-                    match #p::capability_of(&request) {
-                        #(#routes)*
-                        _ => ::core::result::Result::Err(#p::method_not_found(
-                            ::std::format!("the server has no handler for `{}`", request.method()),
-                        )),
-                    }
-                }
+                ctx: &'a #p::RequestContext,
+            ) -> impl #p::Future<Output = #p::HandlerResult<#p::Reply>> + ::core::marker::Send + 'a {
+                // The handler's boxed future as is: no future of our own
+                // around it, which would hold the request too.
+                let routed: #p::BoxFuture<'a> = match #p::capability_of(&request) {
+                    #(#routes)*
+                    _ => #p::unrouted(&request),
+                };
+                routed
             }
 
             #param_headers

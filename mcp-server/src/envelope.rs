@@ -331,10 +331,18 @@ async fn typed_request<S: McpServer>(
             &Reply::from_static(declaration.discover_bytes()),
         );
     }
-    let id = parts.id.clone();
-    let meta = parts.meta.clone();
+    let request_ctx = request_context(declaration, parts.id.clone(), parts.meta.clone(), ctx);
     let method = request.method();
-    run_modern(server, detach, declaration, id, method, request, meta, ctx).await
+    run_modern(
+        server,
+        detach,
+        declaration,
+        method,
+        request,
+        &request_ctx,
+        ctx,
+    )
+    .await
 }
 
 /// A request whose envelope is valid.
@@ -577,35 +585,27 @@ async fn modern_request<S: McpServer>(
             );
         }
     };
+    let request_ctx = request_context(declaration, id.clone(), meta, ctx);
     run_modern(
         server,
         detach,
         declaration,
-        id.clone(),
         envelope.method,
         Box::new(request),
-        meta,
+        &request_ctx,
         ctx,
     )
     .await
 }
 
-/// Step 11: the handler, and the response bytes.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one private step of the pipeline"
-)]
-async fn run_modern<S: McpServer>(
-    server: &S,
-    detach: Option<&dyn Detach>,
+/// The context a modern request's handler gets.
+fn request_context(
     declaration: &'static ServerDeclaration,
     id: RequestId,
-    method: &str,
-    request: Box<ClientRequest>,
     meta: RequestMetaObject,
     ctx: &MessageContext,
-) -> Outcome {
-    let request_ctx = RequestContext {
+) -> RequestContext {
+    RequestContext {
         id,
         meta,
         legacy: None,
@@ -616,44 +616,59 @@ async fn run_modern<S: McpServer>(
         server_info_in_results: ctx.server_info_in_results,
         http_request: ctx.http_request.clone(),
         task_eligible: false,
-    };
-    let result = match *request {
-        ClientRequest::DiscoverRequest(_) => Ok(Reply::from_static(declaration.discover_bytes())),
-        ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(crate::listen::listen(
-            declaration,
-            listen.params,
-            &request_ctx,
-        ))
-        .await
-        .and_then(|result| {
-            let result = finish_modern_result(declaration, method, result);
-            let result = if ctx.server_info_in_results {
-                with_server_info(declaration, result)
-            } else {
-                result
-            };
-            Reply::from_value(&result)
-        }),
+    }
+}
+
+/// Step 11: the handler, and the response bytes. The request stays boxed
+/// and the context borrowed, so that this future, which every request
+/// moves, stays small.
+async fn run_modern<S: McpServer>(
+    server: &S,
+    detach: Option<&dyn Detach>,
+    declaration: &'static ServerDeclaration,
+    method: &str,
+    request: Box<ClientRequest>,
+    request_ctx: &RequestContext,
+    ctx: &MessageContext,
+) -> Outcome {
+    let route = match &*request {
         ClientRequest::CallToolRequest(call) if crate::tasks::server_declared(declaration) => {
-            match crate::tasks::task_route(server, detach, &call, &request_ctx) {
-                Ok(None) => {
-                    let request = ClientRequest::CallToolRequest(call);
-                    server.dispatch_capability(request, &request_ctx).await
-                }
-                Ok(Some(detach)) => {
-                    Box::pin(crate::tasks::call_tool_as_task(
-                        detach,
-                        declaration,
-                        call,
-                        &request_ctx,
-                    ))
-                    .await
-                }
-                Err(error) => Err(error),
-            }
+            crate::tasks::task_route(server, detach, call, request_ctx)
         }
-        request => server.dispatch_capability(request, &request_ctx).await,
+        _ => Ok(None),
     };
+    let result =
+        match route {
+            Err(error) => Err(error),
+            Ok(Some(detach)) => {
+                Box::pin(crate::tasks::call_tool_as_task(
+                    detach,
+                    declaration,
+                    request,
+                    request_ctx,
+                ))
+                .await
+            }
+            Ok(None) => match *request {
+                ClientRequest::DiscoverRequest(_) => {
+                    Ok(Reply::from_static(declaration.discover_bytes()))
+                }
+                ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(
+                    crate::listen::listen(declaration, listen.params, request_ctx),
+                )
+                .await
+                .and_then(|result| {
+                    let result = finish_modern_result(declaration, method, result);
+                    let result = if ctx.server_info_in_results {
+                        with_server_info(declaration, result)
+                    } else {
+                        result
+                    };
+                    Reply::from_value(&result)
+                }),
+                request => server.dispatch_capability(request, request_ctx).await,
+            },
+        };
     match result {
         Ok(reply) => reply_outcome(&request_ctx.id, &reply),
         Err(error) => error_outcome(Some(&request_ctx.id), error),

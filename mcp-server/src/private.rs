@@ -34,7 +34,8 @@ fn render<T: ResultMeta>(result: HandlerResult<T>, ctx: &RequestContext) -> Hand
     crate::reply::render(result?, ctx.result_server_info())
 }
 
-fn unrouted<'a>(request: &ClientRequest) -> BoxFuture<'a> {
+/// `-32601` for a request no handler takes.
+pub fn unrouted<'a>(request: &ClientRequest) -> BoxFuture<'a> {
     let error = method_not_found(format!(
         "the server has no handler for `{}`",
         request.method()

@@ -95,32 +95,23 @@ where
                     )
             })
     }
-    fn dispatch_capability(
-        &self,
+    fn dispatch_capability<'a>(
+        &'a self,
         request: my_runtime::__private::ClientRequest,
-        ctx: &my_runtime::__private::RequestContext,
+        ctx: &'a my_runtime::__private::RequestContext,
     ) -> impl my_runtime::__private::Future<
         Output = my_runtime::__private::HandlerResult<my_runtime::__private::Reply>,
-    > + ::core::marker::Send {
-        async move {
-            match my_runtime::__private::capability_of(&request) {
-                "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx).await,
-                "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx).await,
-                "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx).await,
-                "completions" => {
-                    (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx).await
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        my_runtime::__private::method_not_found(
-                            ::std::format!(
-                                "the server has no handler for `{}`", request.method()
-                            ),
-                        ),
-                    )
-                }
-            }
-        }
+    > + ::core::marker::Send + 'a {
+        let routed: my_runtime::__private::BoxFuture<'a> = match my_runtime::__private::capability_of(
+            &request,
+        ) {
+            "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx),
+            "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx),
+            "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx),
+            "completions" => (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx),
+            _ => my_runtime::__private::unrouted(&request),
+        };
+        routed
     }
     fn tool_param_headers(
         &self,

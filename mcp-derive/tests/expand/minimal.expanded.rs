@@ -25,25 +25,18 @@ impl ::mcp_server::__private::McpServer for Minimal {
                     )
             })
     }
-    fn dispatch_capability(
-        &self,
+    fn dispatch_capability<'a>(
+        &'a self,
         request: ::mcp_server::__private::ClientRequest,
-        ctx: &::mcp_server::__private::RequestContext,
+        ctx: &'a ::mcp_server::__private::RequestContext,
     ) -> impl ::mcp_server::__private::Future<
         Output = ::mcp_server::__private::HandlerResult<::mcp_server::__private::Reply>,
-    > + ::core::marker::Send {
-        async move {
-            match ::mcp_server::__private::capability_of(&request) {
-                _ => {
-                    ::core::result::Result::Err(
-                        ::mcp_server::__private::method_not_found(
-                            ::std::format!(
-                                "the server has no handler for `{}`", request.method()
-                            ),
-                        ),
-                    )
-                }
-            }
-        }
+    > + ::core::marker::Send + 'a {
+        let routed: ::mcp_server::__private::BoxFuture<'a> = match ::mcp_server::__private::capability_of(
+            &request,
+        ) {
+            _ => ::mcp_server::__private::unrouted(&request),
+        };
+        routed
     }
 }

@@ -41,32 +41,23 @@ impl ::mcp_server::__private::McpServer for Files {
                     .with_capability_scopes("completions", ["files:read", "complete"])
             })
     }
-    fn dispatch_capability(
-        &self,
+    fn dispatch_capability<'a>(
+        &'a self,
         request: ::mcp_server::__private::ClientRequest,
-        ctx: &::mcp_server::__private::RequestContext,
+        ctx: &'a ::mcp_server::__private::RequestContext,
     ) -> impl ::mcp_server::__private::Future<
         Output = ::mcp_server::__private::HandlerResult<::mcp_server::__private::Reply>,
-    > + ::core::marker::Send {
-        async move {
-            match ::mcp_server::__private::capability_of(&request) {
-                "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx).await,
-                "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx).await,
-                "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx).await,
-                "completions" => {
-                    (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx).await
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::mcp_server::__private::method_not_found(
-                            ::std::format!(
-                                "the server has no handler for `{}`", request.method()
-                            ),
-                        ),
-                    )
-                }
-            }
-        }
+    > + ::core::marker::Send + 'a {
+        let routed: ::mcp_server::__private::BoxFuture<'a> = match ::mcp_server::__private::capability_of(
+            &request,
+        ) {
+            "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx),
+            "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx),
+            "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx),
+            "completions" => (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx),
+            _ => ::mcp_server::__private::unrouted(&request),
+        };
+        routed
     }
     fn tool_param_headers(
         &self,

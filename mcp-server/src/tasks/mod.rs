@@ -543,16 +543,24 @@ pub(crate) fn task_route<'d, S: McpServer>(
 pub(crate) async fn call_tool_as_task(
     detach: &dyn Detach,
     declaration: &'static ServerDeclaration,
-    call: CallToolRequest,
+    request: Box<ClientRequest>,
     ctx: &RequestContext,
 ) -> HandlerResult<Reply> {
-    let stored = wire::to_json(&call.params);
+    let stored = match &*request {
+        ClientRequest::CallToolRequest(call) => wire::to_json(&call.params),
+        other => {
+            return Err(errors::internal_error(format!(
+                "{} cannot become a task",
+                other.method()
+            )));
+        }
+    };
     let mut task_ctx = ctx.clone();
     task_ctx.task_eligible = true;
     // Progress and log notifications are not carried by tasks ("Task
     // Status Notifications"); a call that may become one sends none.
     task_ctx.sink = None;
-    let mut work = detach.start(ClientRequest::CallToolRequest(call), task_ctx);
+    let mut work = detach.start(*request, task_ctx);
     if let Poll::Ready(answer) = poll_once(&mut work).await {
         return answer;
     }
