@@ -138,7 +138,6 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
-use tower_service::Service as _;
 
 use crate::context::{HttpHeaders, LegacySession, MessageContext, principal};
 use crate::envelope::{Parsed, handle_parsed, parse};
@@ -716,11 +715,13 @@ async fn serve_io<S: McpServer + 'static, I>(
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    // The same tower service an application mounts: one path for both.
-    let mcp = McpService {
-        state: Arc::clone(&state),
-    };
-    let service = service_fn(move |request| mcp.clone().call(request));
+    // What the tower service an application mounts runs (`handle`), without
+    // its boxed future: hyper holds this one in place.
+    let service_state = Arc::clone(&state);
+    let service = service_fn(move |request| {
+        let state = Arc::clone(&service_state);
+        async move { Ok::<_, Infallible>(handle(state, request).await) }
+    });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(state.config.header_read_timeout)
