@@ -171,7 +171,8 @@ impl Parsed {
 }
 
 /// Parses a message once. A modern request whose every part is well formed
-/// (the common case) is read straight into its typed form; when that
+/// (the common case) is read straight into its typed form (in one pass
+/// when it has the common shape, see `read_request`); when that
 /// fails for any reason the message is parsed as JSON and goes through the
 /// checks one by one, so every error is the one the checks would give.
 pub(crate) fn parse(message: &[u8]) -> Parsed {
