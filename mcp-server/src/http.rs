@@ -1702,7 +1702,7 @@ type Work = Pin<Box<dyn Future<Output = Result<Outcome, tokio::task::JoinError>>
 
 /// JSON unless the handler sends a message before its response; then SSE,
 /// with the handling moved into the stream's forwarder.
-async fn respond(mut task: Work, abort: Option<AbortHandle>, rx: Arc<outbox::Outbox>) -> Respond {
+async fn respond(mut task: Work, abort: Option<AbortHandle>, rx: outbox::Receiver) -> Respond {
     let guard = AbortOnDrop(abort);
     let first = tokio::select! {
         biased;

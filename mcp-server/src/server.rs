@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::context::{MessageContext, RequestContext};
 use crate::declaration::{DeclaredScopes, ServerDeclaration};
-use crate::errors::{self, HandlerResult};
+use crate::errors::HandlerResult;
 use crate::outcome::Outcome;
 use crate::reply::Reply;
 
@@ -27,11 +27,8 @@ pub trait McpServer: Send + Sync + Sized {
         request: ClientRequest,
         ctx: &'a RequestContext,
     ) -> impl Future<Output = HandlerResult<Reply>> + Send + 'a {
-        let method = request.method();
         let _ = ctx;
-        std::future::ready(Err(errors::method_not_found(format!(
-            "the server has no handler for `{method}`"
-        ))))
+        crate::__private::unrouted(&request)
     }
 
     /// The `x-mcp-header` annotations of tool `name`, from the tools

@@ -10,9 +10,8 @@ use std::task::{Poll, Waker};
 
 use serde_json::Value;
 
-/// The reading side; `recv` ends with `None` once the sender is dropped
-/// and the queue is empty.
-pub(super) struct Outbox {
+/// The queue both sides share.
+struct Outbox {
     state: Mutex<State>,
 }
 
@@ -20,29 +19,38 @@ pub(super) struct Outbox {
 struct State {
     queue: VecDeque<Value>,
     reader: Option<Waker>,
+    /// The sender is gone: nothing more will come.
     closed: bool,
+    /// The receiver is gone: what is sent is dropped, as a channel would.
+    unread: bool,
 }
 
 /// The sending side (one: the request's sink).
 pub(super) struct Sender(Arc<Outbox>);
 
-/// A new outbox and its sender.
-pub(super) fn outbox() -> (Sender, Arc<Outbox>) {
+/// The reading side; `recv` ends with `None` once the sender is dropped
+/// and the queue is empty.
+pub(super) struct Receiver(Arc<Outbox>);
+
+/// A new outbox: its sender and its receiver.
+pub(super) fn outbox() -> (Sender, Receiver) {
     let outbox = Arc::new(Outbox {
         state: Mutex::new(State::default()),
     });
-    (Sender(Arc::clone(&outbox)), outbox)
+    (Sender(Arc::clone(&outbox)), Receiver(outbox))
 }
 
 impl Outbox {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
 
+impl Receiver {
     /// The next message, waiting for one; `None` when no more can come.
     pub(super) async fn recv(&self) -> Option<Value> {
         poll_fn(|cx| {
-            let mut state = self.state();
+            let mut state = self.0.state();
             if let Some(message) = state.queue.pop_front() {
                 return Poll::Ready(Some(message));
             }
@@ -57,7 +65,15 @@ impl Outbox {
 
     /// The next message if one is queued.
     pub(super) fn try_recv(&self) -> Option<Value> {
-        self.state().queue.pop_front()
+        self.0.state().queue.pop_front()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.unread = true;
+        state.queue.clear();
     }
 }
 
@@ -65,6 +81,9 @@ impl Sender {
     pub(super) fn send(&self, message: Value) {
         let reader = {
             let mut state = self.0.state();
+            if state.unread {
+                return;
+            }
             state.queue.push_back(message);
             state.reader.take()
         };
@@ -94,15 +113,12 @@ mod tests {
     #[tokio::test]
     async fn delivers_in_order_then_ends_when_the_sender_goes() {
         let (sender, outbox) = outbox();
-        let reader = tokio::spawn({
-            let outbox = Arc::clone(&outbox);
-            async move {
-                let mut got = Vec::new();
-                while let Some(message) = outbox.recv().await {
-                    got.push(message);
-                }
-                got
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            while let Some(message) = outbox.recv().await {
+                got.push(message);
             }
+            got
         });
         tokio::task::yield_now().await;
         sender.send(Value::from(1));
@@ -110,6 +126,15 @@ mod tests {
         drop(sender);
         let got = reader.await.expect("reader");
         assert_eq!(got, [Value::from(1), Value::from(2)]);
-        assert_eq!(outbox.try_recv(), None);
+    }
+
+    #[test]
+    fn keeps_nothing_once_the_receiver_is_gone() {
+        let (sender, outbox) = outbox();
+        let shared = Arc::clone(&outbox.0);
+        sender.send(Value::from(1));
+        drop(outbox);
+        sender.send(Value::from(2));
+        assert!(shared.state().queue.is_empty());
     }
 }
