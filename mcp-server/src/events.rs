@@ -19,10 +19,16 @@ pub enum ServerEvent {
     /// (with their result) and legacy event streams close. Published by
     /// the HTTP transport's graceful shutdown.
     ShuttingDown,
-    /// A task changed status (tasks extension, `notifications/tasks`): its
-    /// id and its `DetailedTask`, delivered to listen streams that asked
-    /// for that id.
-    TaskStatus(String, serde_json::Value),
+    /// A task changed status (tasks extension, `notifications/tasks`),
+    /// delivered to the owner's listen streams that asked for its id.
+    TaskStatus {
+        /// The task's id.
+        task_id: String,
+        /// The principal that created it (`None`: unauthenticated).
+        owner: Option<String>,
+        /// Its `DetailedTask`, without `resultType`.
+        task: serde_json::Value,
+    },
 }
 
 /// The event hub of one running server. Cheap to clone; clones publish to

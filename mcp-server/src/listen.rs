@@ -2,7 +2,8 @@
 //! events to a modern client. The acknowledgement comes first; every
 //! notification is tagged with the listen request's id as
 //! `_meta["io.modelcontextprotocol/subscriptionId"]`; only the types the
-//! filter asked for (and the server declared) are delivered.
+//! filter asked for (and the server declared) are delivered; task ids
+//! only for the caller's own tasks (the tasks module's ownership rule).
 //!
 //! The request never completes on its own: it ends when the client cancels
 //! it (stdio `notifications/cancelled`, or closing the HTTP stream), which
@@ -63,7 +64,13 @@ fn wants_task(filter: &SubscriptionFilter, task_id: &str) -> bool {
         .is_some_and(|ids| ids.iter().any(|id| id == task_id))
 }
 
-fn wanted(filter: &SubscriptionFilter, event: &ServerEvent) -> Option<(&'static str, Value)> {
+/// The notification `event` makes for a stream with `filter` opened by
+/// `caller`, if it asked for it (and may see it).
+fn wanted(
+    filter: &SubscriptionFilter,
+    caller: Option<&str>,
+    event: &ServerEvent,
+) -> Option<(&'static str, Value)> {
     match event {
         ServerEvent::ToolsListChanged if filter.tools_list_changed == Some(true) => {
             Some((methods::NOTIFICATIONS_TOOLS_LIST_CHANGED, json!({})))
@@ -85,7 +92,11 @@ fn wanted(filter: &SubscriptionFilter, event: &ServerEvent) -> Option<(&'static 
                 json!({ "uri": uri }),
             ))
         }
-        ServerEvent::TaskStatus(task_id, task) if wants_task(filter, task_id) => {
+        ServerEvent::TaskStatus {
+            task_id,
+            owner,
+            task,
+        } if wants_task(filter, task_id) && crate::tasks::owned_by(owner.as_deref(), caller) => {
             Some((crate::tasks::NOTIFICATIONS_TASKS, task.clone()))
         }
         _ => None,
@@ -107,7 +118,12 @@ pub(crate) async fn listen(
         return Err(crate::tasks::missing_extension());
     }
     let subscription_id = serde_json::to_value(&ctx.id).unwrap_or(Value::Null);
-    let filter = honoured_filter(declaration, &params.notifications);
+    let caller = crate::tasks::caller_of(ctx.http_request());
+    let mut filter = honoured_filter(declaration, &params.notifications);
+    if let Some(Value::Array(ids)) = filter.extra.get(TASK_IDS) {
+        let ids = crate::tasks::followable(declaration, ids, caller.as_deref()).await?;
+        filter.extra.insert(TASK_IDS.into(), Value::Array(ids));
+    }
     let mut events = ctx.events().map(|e| e.subscribe());
     let tag = |mut params: Value| {
         if let Value::Object(object) = &mut params {
@@ -128,7 +144,7 @@ pub(crate) async fn listen(
             match events.recv().await {
                 Ok(ServerEvent::ShuttingDown) => break,
                 Ok(event) => {
-                    if let Some((method, params)) = wanted(&filter, &event) {
+                    if let Some((method, params)) = wanted(&filter, caller.as_deref(), &event) {
                         ctx.notify(method, tag(params));
                     }
                 }
@@ -158,6 +174,7 @@ pub fn legacy_notification(
     all.resources_list_changed = Some(true);
     all.resource_subscriptions = Some(session.subscriptions());
     let filter = honoured_filter(declaration, &all);
-    let (method, params) = wanted(&filter, event)?;
+    // No task ids in a legacy filter: the caller does not matter.
+    let (method, params) = wanted(&filter, None, event)?;
     Some(json!({ "jsonrpc": "2.0", "method": method, "params": params }))
 }

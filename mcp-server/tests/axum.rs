@@ -301,3 +301,102 @@ async fn a_legacy_session_serves_only_the_principal_that_opened_it() {
     let (status, _, answer) = post_as(&addr, Some("alice"), &in_session, &ping).await;
     assert_eq!(status, 200, "{answer}");
 }
+
+/// A `subscriptions/listen` stream opened as `user`, read as it arrives.
+struct Listen {
+    stream: TcpStream,
+    unread: String,
+}
+
+impl Listen {
+    async fn open(addr: &str, user: &str, task_ids: &[&str]) -> Self {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+            "notifications": {"taskIds": task_ids},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities":
+                          {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}})
+        .to_string();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: subscriptions/listen\r\nX-User: {user}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        Self {
+            stream,
+            unread: String::new(),
+        }
+    }
+
+    /// The next message on the stream whose `method` is `method`.
+    async fn next(&mut self, method: &str) -> Value {
+        let read = async {
+            loop {
+                while let Some((line, rest)) = self.unread.split_once('\n') {
+                    let message = line.trim_end().strip_prefix("data: ").map(str::to_owned);
+                    self.unread = rest.to_owned();
+                    if let Some(message) =
+                        message.and_then(|m| serde_json::from_str::<Value>(&m).ok())
+                        && message["method"] == method
+                    {
+                        return message;
+                    }
+                }
+                let mut chunk = vec![0; 4096];
+                let n = self.stream.read(&mut chunk).await.expect("read");
+                assert!(n > 0, "the stream ended before {method}");
+                self.unread.push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .expect("hang guard")
+    }
+}
+
+#[tokio::test]
+async fn a_listen_stream_follows_only_its_principal_s_tasks() {
+    let addr = start_owned().await;
+    let mut tasks = Vec::new();
+    for user in ["alice", "bob"] {
+        let (status, created) = with_tasks(&addr, Some(user), "tools/call", "slow").await;
+        assert_eq!(status, 200, "{created}");
+        tasks.push(
+            created["result"]["taskId"]
+                .as_str()
+                .expect("an id")
+                .to_owned(),
+        );
+    }
+    let (alices, bobs) = (tasks[0].as_str(), tasks[1].as_str());
+
+    // Bob names both tasks: only his own is acknowledged, as an unknown id
+    // would not be.
+    let mut bob = Listen::open(&addr, "bob", &[alices, bobs, "0123456789abcdef"]).await;
+    let ack = bob.next("notifications/subscriptions/acknowledged").await;
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([bobs]),
+        "{ack}"
+    );
+    let mut alice = Listen::open(&addr, "alice", &[alices, bobs]).await;
+    let ack = alice.next("notifications/subscriptions/acknowledged").await;
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([alices]),
+        "{ack}"
+    );
+
+    // Alice's task ends first: bob's stream skips it and carries his own.
+    let (status, answer) = with_tasks(&addr, Some("alice"), "tasks/cancel", alices).await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = with_tasks(&addr, Some("bob"), "tasks/cancel", bobs).await;
+    assert_eq!(status, 200, "{answer}");
+    let seen = bob.next("notifications/tasks").await;
+    assert_eq!(seen["params"]["taskId"], bobs, "{seen}");
+    let seen = alice.next("notifications/tasks").await;
+    assert_eq!(seen["params"]["taskId"], alices, "{seen}");
+    assert_eq!(seen["params"]["status"], "cancelled", "{seen}");
+}

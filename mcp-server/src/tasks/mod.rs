@@ -34,9 +34,12 @@
 //!   (a [`Principal`](crate::Principal) set by middleware, or with the
 //!   `auth` feature the validated token's subject, else client id):
 //!   `tasks/get`, `tasks/update` and `tasks/cancel` from anyone else get
-//!   the same `-32602` as an unknown id. Without authentication every
-//!   caller is the same nobody, and the 128-bit random id is the only
-//!   credential.
+//!   the same `-32602` as an unknown id, a `subscriptions/listen` naming
+//!   it leaves it out of the acknowledged `taskIds` as it leaves out an
+//!   unknown one, and its `notifications/tasks` reach only listen streams
+//!   of the owner. Every one of these paths asks [`owned_by`]. Without
+//!   authentication every caller is the same nobody, and the 128-bit
+//!   random id is the only credential.
 //!
 //! Tasks are kept in a [`TaskStore`] ([`MemoryTaskStore`] by default;
 //! `RedisTaskStore` with the `redis` feature, for several processes) for
@@ -111,6 +114,50 @@ pub enum TaskSupport {
     Optional,
     /// A task when the request declared the extension, else `-32021`.
     Required,
+}
+
+/// The extension's one authorization rule: a task is visible to, and
+/// changed by, the principal that created it and nobody else (`None` is
+/// the unauthenticated caller).
+pub(crate) fn owned_by(owner: Option<&str>, caller: Option<&str>) -> bool {
+    owner == caller
+}
+
+/// The principal of a request, for [`owned_by`].
+pub(crate) fn caller_of(http_request: Option<&http::request::Parts>) -> Option<String> {
+    http_request.and_then(|parts| principal(&parts.extensions))
+}
+
+/// How many `taskIds` one `subscriptions/listen` may follow; ids past it
+/// are not acknowledged (each costs a store read when the stream opens).
+pub const MAX_LISTEN_TASK_IDS: usize = 256;
+
+/// The ids of a listen filter's `taskIds` that `caller` may follow: its
+/// own tasks in the store, first [`MAX_LISTEN_TASK_IDS`] distinct ids. An
+/// unknown and another principal's id are left out alike, so the
+/// acknowledgement tells nothing about other callers' tasks.
+pub(crate) async fn followable(
+    declaration: &ServerDeclaration,
+    ids: &[Value],
+    caller: Option<&str>,
+) -> HandlerResult<Vec<Value>> {
+    let store = declaration.tasks().store();
+    let mut kept: Vec<Value> = Vec::new();
+    let mut asked = 0;
+    for id in ids {
+        let Some(task_id) = id.as_str() else {
+            continue;
+        };
+        if asked == MAX_LISTEN_TASK_IDS || kept.contains(id) {
+            continue;
+        }
+        asked += 1;
+        let record = store.get(task_id).await.map_err(store_failure)?;
+        if record.is_some_and(|r| owned_by(r.owner.as_deref(), caller)) {
+            kept.push(id.clone());
+        }
+    }
+    Ok(kept)
 }
 
 /// Milliseconds since the Unix epoch.
@@ -400,7 +447,7 @@ impl Tasks {
     ) -> Result<Option<TaskRecord>, StoreError> {
         let now = now_ms();
         let mut change = |r: &mut TaskRecord| {
-            if r.owner.as_deref() != owner || r.status.is_terminal() {
+            if !owned_by(r.owner.as_deref(), owner) || r.status.is_terminal() {
                 return false;
             }
             r.status = TaskStatus::Cancelled;
@@ -413,7 +460,7 @@ impl Tasks {
         let Some(record) = self.store().update(task_id, &mut change).await? else {
             return Ok(None);
         };
-        if record.owner.as_deref() != owner {
+        if !owned_by(record.owner.as_deref(), owner) {
             return Ok(None);
         }
         if let Some(abort) = self.running().remove(task_id) {
@@ -433,10 +480,11 @@ fn announce(events: Option<&ServerEvents>, record: Option<&TaskRecord>) {
     if let Value::Object(object) = &mut task {
         object.remove("resultType");
     }
-    events.publish(crate::events::ServerEvent::TaskStatus(
-        record.task_id.clone(),
+    events.publish(crate::events::ServerEvent::TaskStatus {
+        task_id: record.task_id.clone(),
+        owner: record.owner.clone(),
         task,
-    ));
+    });
 }
 
 enum RoundEnd {
@@ -565,11 +613,7 @@ pub(crate) async fn call_tool_as_task(
         return answer;
     }
     let tasks = declaration.tasks();
-    let owner = ctx
-        .http_request
-        .as_deref()
-        .and_then(|parts| principal(&parts.extensions));
-    let record = tasks.new_record(stored, owner)?;
+    let record = tasks.new_record(stored, caller_of(ctx.http_request.as_deref()))?;
     tasks
         .store()
         .create(record.clone())
@@ -602,10 +646,7 @@ pub(crate) async fn handle_method(
     // Another principal's task answers exactly like an unknown one, so a
     // leaked id reveals nothing; the check goes with the read or the
     // atomic change, not in a read of its own.
-    let caller = ctx
-        .http_request
-        .as_deref()
-        .and_then(|parts| principal(&parts.extensions));
+    let caller = caller_of(ctx.http_request.as_deref());
     let result = match method {
         TASKS_GET => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
@@ -615,7 +656,7 @@ pub(crate) async fn handle_method(
                 .get(task_id)
                 .await
                 .map_err(store_failure)?
-                .filter(|record| record.owner == caller)
+                .filter(|record| owned_by(record.owner.as_deref(), caller.as_deref()))
                 .ok_or_else(not_found)?;
             wire::detailed_task(&record)
         }
@@ -675,7 +716,7 @@ async fn update(
     let mut change = |r: &mut TaskRecord| {
         invalid = None;
         resume = None;
-        if r.owner.as_deref() != caller || r.status != TaskStatus::InputRequired {
+        if !owned_by(r.owner.as_deref(), caller) || r.status != TaskStatus::InputRequired {
             return false;
         }
         let mut taken = Map::new();
@@ -718,7 +759,10 @@ async fn update(
         .update(task_id, &mut change)
         .await
         .map_err(store_failure)?;
-    if found.as_ref().is_none_or(|r| r.owner.as_deref() != caller) {
+    if found
+        .as_ref()
+        .is_none_or(|r| !owned_by(r.owner.as_deref(), caller))
+    {
         return Err(not_found());
     }
     if let Some(key) = invalid {
