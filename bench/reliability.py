@@ -27,6 +27,11 @@ Scenarios (each starts its own release server on a free loopback port):
                  answer once it reads.
   eof-in-flight  stdio: a legacy tool call whose sampling request is pending
                  when stdin closes: how soon its answer comes and what it says.
+  listen-flood   2,000 idle `subscriptions/listen` streams at once against the
+                 default caps (1,024 connections, 512 streams): how many were
+                 admitted and refused (429), whether refused connections were
+                 closed, and a new client's `server/discover` latency while
+                 every admitted stream stays open.
 
 Each prints its figures and PASS or FAIL; the exit status is 1 if any failed.
 """
@@ -393,7 +398,68 @@ SCENARIOS = {
     "session-flood": session_flood,
     "stops-reading": stops_reading,
     "eof-in-flight": eof_in_flight,
+    "listen-flood": listen_flood,
 }
+
+
+async def open_listen(port, request_id):
+    """One idle listen: ('open', writer) once acknowledged, else (status, None)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen",
+                       "params": {"notifications": {"toolsListChanged": True},
+                                  "_meta": META}}).encode()
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            f"MCP-Protocol-Version: {VERSION}\r\nMcp-Method: subscriptions/listen\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(head + body)
+        await writer.drain()
+        seen = b""
+        while b"acknowledged" not in seen and b'"error"' not in seen:
+            chunk = await asyncio.wait_for(reader.read(65536), timeout=30)
+            if not chunk:
+                return "closed", None
+            seen += chunk
+        if seen.startswith(b"HTTP/1.1 200"):
+            return "open", writer
+        closed = await asyncio.wait_for(reader.read(), timeout=5) == b""
+        writer.close()
+        return f"{seen[9:12].decode()}{' closed' if closed else ' kept open'}", None
+    except (OSError, asyncio.TimeoutError) as e:
+        return type(e).__name__, None
+
+
+def listen_flood():
+    raise_own_nofile(20000)
+    proc, port = start_http(nofile=20000)
+
+    async def run():
+        results = await asyncio.gather(*(open_listen(port, i) for i in range(2000)))
+        # Every admitted stream is still open while a new client asks.
+        latency = await asyncio.to_thread(discover, port, 10.0)
+        for _, writer in results:
+            if writer is not None:
+                writer.close()
+        return results, latency
+
+    started = time.monotonic()
+    results, (status, latency) = asyncio.run(run())
+    wall = time.monotonic() - started
+    rss = peak_rss_mib(proc.pid)
+    stop(proc)
+    outcomes = {}
+    for outcome, _ in results:
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    admitted = outcomes.get("open", 0)
+    refused = outcomes.get("429 closed", 0)
+    ok = status == 200 and latency < 1.0 and admitted == 512 and admitted + refused == 2000
+    report("listen-flood (2,000 idle listens, stream cap 512)", ok, {
+        "outcomes": ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items())),
+        "new client's discover": f"{status} in {latency * 1000:.0f} ms",
+        "wall time (open all, then discover)": f"{wall:.1f} s",
+        "server peak RSS": f"{rss:.1f} MiB",
+    })
 
 
 def main():

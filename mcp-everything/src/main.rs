@@ -9,6 +9,7 @@ use mcp_server::http::HttpConfig;
 const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
+                           [--max-streams N] [--max-streams-per-principal N]
                            [--tls-cert PEM --tls-key PEM]   (feature rustls)
                            [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
                                                             (feature auth: JWTs from the issuer's JWKS)
@@ -123,7 +124,11 @@ fn main() -> ExitCode {
                     #[cfg(feature = "rustls")]
                     ("--tls-key", Some(key)) => tls_key = Some(key.clone()),
                     (
-                        flag @ ("--max-connections" | "--max-sessions" | "--header-timeout-ms"),
+                        flag @ ("--max-connections"
+                        | "--max-sessions"
+                        | "--header-timeout-ms"
+                        | "--max-streams"
+                        | "--max-streams-per-principal"),
                         Some(value),
                     ) => {
                         let n = match number(flag, value) {
@@ -133,6 +138,10 @@ fn main() -> ExitCode {
                         match flag {
                             "--max-connections" => config.max_connections = n as usize,
                             "--max-sessions" => config.max_sessions = n as usize,
+                            "--max-streams" => config.max_streams = n as usize,
+                            "--max-streams-per-principal" => {
+                                config.max_streams_per_principal = n as usize
+                            }
                             _ => config.header_read_timeout = std::time::Duration::from_millis(n),
                         }
                     }

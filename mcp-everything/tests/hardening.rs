@@ -352,3 +352,109 @@ async fn a_legacy_request_with_another_version_header_gets_400() {
     assert_eq!(ask(Some("2025-11-25")).await.status, 200);
     assert_eq!(ask(None).await.status, 200);
 }
+
+/// Opens a `subscriptions/listen` on its own connection and reads until
+/// its answer starts: (status, head and what came of the body, stream).
+async fn open_listen(addr: &str, id: i64) -> (u16, String, TcpStream) {
+    let body = request(
+        id,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    // An admitted stream shows its acknowledgement, a refused one its error.
+    while !seen.contains("acknowledged") && !seen.contains("\"error\"") {
+        let mut chunk = vec![0; 4096];
+        let n = stream.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "closed before an answer: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&chunk[..n]));
+    }
+    let status = seen[9..12].parse().unwrap();
+    (status, seen, stream)
+}
+
+#[tokio::test]
+async fn idle_listen_streams_past_their_cap_never_lock_out_other_requests() {
+    let (addr, _stop, _server) = start(|c| {
+        c.max_connections = 8;
+        c.max_streams = 4;
+    })
+    .await;
+    // Twelve idle listens, more than the connections: four are admitted,
+    // the others refused with their connection closed.
+    let opening: Vec<_> = (0..12)
+        .map(|id| {
+            let addr = addr.clone();
+            tokio::spawn(async move { tokio::time::timeout(GUARD, open_listen(&addr, id)).await })
+        })
+        .collect();
+    let mut open = Vec::new();
+    for listen in opening {
+        let (status, seen, mut stream) = listen.await.unwrap().expect("hang guard");
+        match status {
+            200 => open.push(stream),
+            429 => {
+                let lower = seen.to_ascii_lowercase();
+                assert!(lower.contains("connection: close"), "{seen}");
+                assert!(lower.contains("retry-after: 1"), "{seen}");
+                let (_, body) = seen.split_once("\r\n\r\n").unwrap();
+                let error: serde_json::Value = serde_json::from_str(body).unwrap();
+                assert_eq!(error["error"]["code"], -32603, "{body}");
+                assert!(error["id"].is_i64(), "{body}");
+                assert!(closed_within(&mut stream, GUARD).await, "kept open");
+            }
+            other => panic!("{other}: {seen}"),
+        }
+    }
+    assert_eq!(open.len(), 4);
+    let discover = tokio::time::timeout(
+        GUARD,
+        post(&addr, &request(99, "server/discover", json!({})), &[]),
+    )
+    .await
+    .expect("discover waited behind idle streams");
+    assert_eq!(discover.status, 200);
+    // A closed stream frees its place.
+    drop(open.pop());
+    let reopened = async {
+        loop {
+            let (status, _, stream) = open_listen(&addr, 100).await;
+            if status == 200 {
+                return stream;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, reopened)
+        .await
+        .expect("no place freed");
+}
+
+#[tokio::test]
+async fn legacy_get_streams_share_the_stream_cap() {
+    let (addr, _stop, _server) = start(|c| c.max_streams = 1).await;
+    let (_status, _, _held) = open_listen(&addr, 1).await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}});
+    let json = ("Content-Type", "application/json");
+    let opened = http(&addr, "POST", &[json], &initialize.to_string()).await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let headers = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+    ];
+    let refused = http(&addr, "GET", &headers, "").await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(refused.json()["error"]["code"], -32603);
+    assert_eq!(refused.header("connection"), Some("close"));
+}

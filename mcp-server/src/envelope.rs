@@ -132,7 +132,10 @@ pub(crate) enum Parsed {
 
 impl Parsed {
     /// The method of a request or notification, when it has a string one.
-    #[cfg_attr(not(any(feature = "auth", feature = "stdio")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "auth", feature = "stdio", feature = "http")),
+        allow(dead_code)
+    )]
     pub(crate) fn method(&self) -> Option<&str> {
         match self {
             Parsed::Modern(request) => Some(request.method()),

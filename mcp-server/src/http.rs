@@ -97,6 +97,8 @@
 //! | What | Default | When exceeded |
 //! |---|---|---|
 //! | connections at once ([`max_connections`](HttpConfig::max_connections)) | 1024 | the server stops accepting until one closes |
+| long-lived streams at once: `subscriptions/listen` and legacy GET ([`max_streams`](HttpConfig::max_streams)) | 512 | **429**, `Retry-After: 1`, `Connection: close`, JSON-RPC `-32603` naming the cap |
+| streams of one principal ([`max_streams_per_principal`](HttpConfig::max_streams_per_principal)) | 32 | the same |
 //! | header block ([`header_read_timeout`](HttpConfig::header_read_timeout)) | 30 s, idle keep-alive included | the connection is closed |
 //! | POST body ([`body_read_timeout`](HttpConfig::body_read_timeout)) | 30 s | **408**, `Connection: close` |
 //! | POST body size ([`max_body_bytes`](HttpConfig::max_body_bytes)) | 4 MiB | **413**, `Connection: close` |
@@ -154,6 +156,13 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// The default cap on connections served at once.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
+/// The default cap on long-lived streams open at once: half the
+/// connections, so ordinary requests always keep the other half.
+pub const DEFAULT_MAX_STREAMS: usize = DEFAULT_MAX_CONNECTIONS / 2;
+
+/// The default cap on long-lived streams of one principal.
+pub const DEFAULT_MAX_STREAMS_PER_PRINCIPAL: usize = 32;
+
 /// The default time a client has to send a request's header block.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -200,6 +209,20 @@ pub struct HttpConfig {
     /// (the kernel's backlog holds new connections) until one closes, so
     /// idle or slow clients cannot exhaust file descriptors.
     pub max_connections: usize,
+    /// At most this many long-lived streams (`subscriptions/listen`
+    /// requests and legacy GET streams) are open at once (default
+    /// [`DEFAULT_MAX_STREAMS`]); one more gets **429** with a JSON-RPC
+    /// error and `Connection: close`. Each stream holds a connection, so
+    /// keep this below [`max_connections`](Self::max_connections): the
+    /// difference is what ordinary requests always have.
+    pub max_streams: usize,
+    /// At most this many streams of one principal (a [`Principal`] set by
+    /// middleware, or the token's subject with `auth`) are open at once
+    /// (default [`DEFAULT_MAX_STREAMS_PER_PRINCIPAL`]); unauthenticated
+    /// streams count toward [`max_streams`](Self::max_streams) only.
+    ///
+    /// [`Principal`]: crate::Principal
+    pub max_streams_per_principal: usize,
     /// A connection must deliver a request's complete header block within
     /// this time, counted from when it starts waiting for one, between
     /// requests on a kept-alive connection too; else it is closed (default
@@ -245,6 +268,8 @@ impl HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_streams: DEFAULT_MAX_STREAMS,
+            max_streams_per_principal: DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
@@ -340,6 +365,13 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
     #[cfg(feature = "auth")]
     let config = with_declared_scopes(&*server, config);
     let max_connections = config.max_connections.max(1);
+    if config.max_streams >= max_connections {
+        tracing::warn!(
+            max_streams = config.max_streams,
+            max_connections,
+            "max_streams is not below max_connections: idle streams can lock out other requests"
+        );
+    }
     let tls = tokio_tls::acceptor(&config)?;
     let state = State::new(server, config, false);
     let connections = Arc::new(Semaphore::new(max_connections));
@@ -473,6 +505,7 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 #[cfg(feature = "auth")]
 pub mod auth;
 mod outbox;
+mod streams;
 
 /// Adds the server's declared scopes to the auth settings, once, before
 /// the first request.
@@ -848,13 +881,17 @@ struct State<S> {
     sweeper: std::sync::Once,
     limit_log: LogLimiter,
     rejected_log: LogLimiter,
+    streams: Arc<streams::StreamLimits>,
 }
 
 impl<S: Send + Sync + 'static> State<S> {
     fn new(server: Arc<S>, config: HttpConfig, any_path: bool) -> Arc<Self> {
+        let streams =
+            streams::StreamLimits::new(config.max_streams, config.max_streams_per_principal);
         Arc::new(State {
             server,
             config,
+            streams,
             any_path,
             sessions: Mutex::default(),
             sweeper: std::sync::Once::new(),
@@ -1159,6 +1196,7 @@ const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL
 const METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
 const NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
 const SESSION_ID_HEADER: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
+const LISTEN: &str = mcp_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
 
 /// A header value, trimmed; `Err` when it has bytes outside visible ASCII
 /// and spaces.
@@ -1265,10 +1303,16 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     match *request.method() {
         Method::GET => match session_id {
             None => method_not_allowed(),
-            Some(id) => match state.session(&id, principal(request.extensions()).as_deref()) {
-                None => session_not_found(None),
-                Some(session) => legacy_stream::<S>(&state, session),
-            },
+            Some(id) => {
+                let caller = principal(request.extensions());
+                match state.session(&id, caller.as_deref()) {
+                    None => session_not_found(None),
+                    Some(session) => match state.streams.admit(caller.as_deref()) {
+                        Ok(permit) => legacy_stream::<S>(&state, session, permit),
+                        Err(refusal) => too_many_streams(None, refusal),
+                    },
+                }
+            }
         },
         Method::DELETE => match session_id {
             None => method_not_allowed(),
@@ -1298,11 +1342,13 @@ fn session_not_found(id: Option<&Value>) -> Response<Body> {
 fn legacy_stream<S: McpServer + 'static>(
     state: &State<S>,
     session: Arc<Session>,
+    permit: streams::StreamPermit,
 ) -> Response<Body> {
     let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
     let mut events = state.config.events.subscribe();
     let legacy = session.session.clone();
     let task = tokio::spawn(async move {
+        let _permit = permit;
         // An SSE comment opens the stream at once for the client.
         if tx.send(Bytes::from_static(b": stream open\n\n")).is_err() {
             return;
@@ -1331,6 +1377,20 @@ fn legacy_stream<S: McpServer + 'static>(
         old.abort();
     }
     sse_response(rx, AbortOnDrop::new(task.abort_handle()))
+}
+
+/// 429 for a stream past its cap, closing the connection: a client that
+/// floods streams must not keep the connections either.
+fn too_many_streams(id: Option<&Value>, refusal: streams::Refusal) -> Response<Body> {
+    let mut response = closing(error_response(
+        429,
+        id,
+        errors::internal_error(refusal.message()),
+    ));
+    response
+        .headers_mut()
+        .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 fn sse_response(rx: mpsc::UnboundedReceiver<Bytes>, guard: AbortOnDrop) -> Response<Body> {
@@ -1655,8 +1715,20 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
         }
         // Everything else runs in the connection's own task: no spawn.
         None => {
-            let work =
-                async move { Ok(handle_parsed(&*server, Some(&server), message, &ctx).await) };
+            // A listen holds its place until its stream ends.
+            let permit = match message.method() {
+                Some(LISTEN) => {
+                    match state.streams.admit(principal(&parts.extensions).as_deref()) {
+                        Ok(permit) => Some(permit),
+                        Err(refusal) => return too_many_streams(id.as_ref(), refusal),
+                    }
+                }
+                _ => None,
+            };
+            let work = async move {
+                let _permit = permit;
+                Ok(handle_parsed(&*server, Some(&server), message, &ctx).await)
+            };
             respond(Box::pin(work), None, rx).await
         }
     };

@@ -208,8 +208,14 @@ async fn authenticate(mut request: Request, next: Next) -> Response {
 }
 
 async fn start_owned() -> String {
+    start_owned_with(|_| {}).await
+}
+
+async fn start_owned_with(tweak: impl FnOnce(&mut HttpConfig)) -> String {
     serve(|addr| {
-        let mcp = McpService::new(Owned, HttpConfig::new(addr)).expect("a valid catalogue");
+        let mut config = HttpConfig::new(addr);
+        tweak(&mut config);
+        let mcp = McpService::new(Owned, config).expect("a valid catalogue");
         Router::new()
             .nest_service("/mcp", mcp)
             .layer(middleware::from_fn(authenticate))
@@ -399,4 +405,31 @@ async fn a_listen_stream_follows_only_its_principal_s_tasks() {
     let seen = alice.next("notifications/tasks").await;
     assert_eq!(seen["params"]["taskId"], alices, "{seen}");
     assert_eq!(seen["params"]["status"], "cancelled", "{seen}");
+}
+
+#[tokio::test]
+async fn each_principal_has_its_own_stream_cap() {
+    let addr = start_owned_with(|c| c.max_streams_per_principal = 2).await;
+    let mut open = Vec::new();
+    for user in ["alice", "alice", "bob"] {
+        let mut listen = Listen::open(&addr, user, &[]).await;
+        listen
+            .next("notifications/subscriptions/acknowledged")
+            .await;
+        open.push(listen);
+    }
+    let listen = json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": {
+        "notifications": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let extra = "\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen";
+    let (status, headers, answer) = post_as(&addr, Some("alice"), extra, &listen).await;
+    assert_eq!(status, 429, "{answer}");
+    assert!(headers.contains("retry-after: 1"), "{headers}");
+    assert_eq!(answer["id"], 5, "{answer}");
+    let message = answer["error"]["message"].as_str().expect("a message");
+    assert!(message.contains("at most 2"), "{message}");
+    // Bob's second stream still fits.
+    let mut bobs = Listen::open(&addr, "bob", &[]).await;
+    bobs.next("notifications/subscriptions/acknowledged").await;
 }
