@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BIN = REPO / "target" / "release" / "mcp-everything"
+BIN = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "release" / "mcp-everything"
 VERSION = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": VERSION,
@@ -391,17 +391,6 @@ def eof_in_flight():
            })
 
 
-SCENARIOS = {
-    "fd-exhaustion": fd_exhaustion,
-    "slowloris": slowloris,
-    "connections": connections,
-    "session-flood": session_flood,
-    "stops-reading": stops_reading,
-    "eof-in-flight": eof_in_flight,
-    "listen-flood": listen_flood,
-}
-
-
 async def open_listen(port, request_id):
     """One idle listen: ('open', writer) once acknowledged, else (status, None)."""
     body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen",
@@ -460,6 +449,17 @@ def listen_flood():
         "wall time (open all, then discover)": f"{wall:.1f} s",
         "server peak RSS": f"{rss:.1f} MiB",
     })
+
+
+SCENARIOS = {
+    "fd-exhaustion": fd_exhaustion,
+    "slowloris": slowloris,
+    "connections": connections,
+    "session-flood": session_flood,
+    "stops-reading": stops_reading,
+    "eof-in-flight": eof_in_flight,
+    "listen-flood": listen_flood,
+}
 
 
 def main():

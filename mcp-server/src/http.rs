@@ -97,8 +97,8 @@
 //! | What | Default | When exceeded |
 //! |---|---|---|
 //! | connections at once ([`max_connections`](HttpConfig::max_connections)) | 1024 | the server stops accepting until one closes |
-| long-lived streams at once: `subscriptions/listen` and legacy GET ([`max_streams`](HttpConfig::max_streams)) | 512 | **429**, `Retry-After: 1`, `Connection: close`, JSON-RPC `-32603` naming the cap |
-| streams of one principal ([`max_streams_per_principal`](HttpConfig::max_streams_per_principal)) | 32 | the same |
+//! | long-lived streams at once: `subscriptions/listen` and legacy GET ([`max_streams`](HttpConfig::max_streams)) | 512 | **429**, `Retry-After: 1`, `Connection: close`, JSON-RPC `-32603` naming the cap |
+//! | streams of one principal ([`max_streams_per_principal`](HttpConfig::max_streams_per_principal)) | 32 | the same |
 //! | header block ([`header_read_timeout`](HttpConfig::header_read_timeout)) | 30 s, idle keep-alive included | the connection is closed |
 //! | POST body ([`body_read_timeout`](HttpConfig::body_read_timeout)) | 30 s | **408**, `Connection: close` |
 //! | POST body size ([`max_body_bytes`](HttpConfig::max_body_bytes)) | 4 MiB | **413**, `Connection: close` |
