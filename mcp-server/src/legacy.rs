@@ -316,13 +316,12 @@ pub fn legacy_result(method: &str, mut result: Value) -> Value {
                 tools.iter_mut().for_each(legacy_tool);
             }
         }
-        methods::TOOLS_CALL => {
+        methods::TOOLS_CALL
             if object
                 .get("structuredContent")
-                .is_some_and(|c| !c.is_object())
-            {
-                object.remove("structuredContent");
-            }
+                .is_some_and(|c| !c.is_object()) =>
+        {
+            object.remove("structuredContent");
         }
         _ => {}
     }
