@@ -272,7 +272,7 @@ impl JsonSchema for Sep1613Arguments {
     }
 }
 
-/// One note of `list_notes`.
+/// A note: a title and its text
 #[derive(serde::Serialize, JsonSchema)]
 #[schemars(crate = "mcp_server::schemars")]
 struct Note {
