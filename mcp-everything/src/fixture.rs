@@ -14,7 +14,7 @@ use std::time::Duration;
 use mcp_server::mcp_types::v2026_07_28::prelude::*;
 use mcp_server::schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use mcp_server::{
-    Arguments, CompletionsHandler, HandlerResult, McpServer, RequestContext, ResourceRequest,
+    Arguments, CompletionsHandler, HandlerResult, Json, McpServer, RequestContext, ResourceRequest,
     RetryInput, ToolError, errors, router,
 };
 use serde_json::{Map, Value, json};
@@ -271,6 +271,21 @@ impl JsonSchema for Sep1613Arguments {
         })
     }
 }
+
+/// A note: a title and its text
+#[derive(serde::Serialize, JsonSchema)]
+#[schemars(crate = "mcp_server::schemars")]
+struct Note {
+    /// The note's title
+    title: String,
+    /// The note's text
+    body: String,
+}
+
+const NOTES: [(&str, &str); 2] = [
+    ("Shopping", "Milk, bread and tea"),
+    ("Meeting", "Thursday at 10:00"),
+];
 
 /// One text content of a resource read, with the fixture's read hints
 /// (`private`, overriding the declared `public` list default).
@@ -805,6 +820,28 @@ impl Everything {
         ctx.continue_as_task().await;
         tokio::time::sleep(Duration::from_millis(100)).await;
         done(greeting)
+    }
+
+    // ---- structured output whose root is not an object (a 2025-11-25
+    // session gets the text block only; see `mcp_server::legacy_result`) -
+
+    /// Lists notes as structured output: a JSON array of {title, body}
+    #[tool]
+    fn list_notes(
+        &self,
+        #[arg(description = "Only notes whose title contains this text")] title: Option<String>,
+    ) -> Json<Vec<Note>> {
+        let wanted = title.unwrap_or_default();
+        Json(
+            NOTES
+                .iter()
+                .filter(|(title, _)| title.contains(wanted.as_str()))
+                .map(|(title, body)| Note {
+                    title: (*title).to_owned(),
+                    body: (*body).to_owned(),
+                })
+                .collect(),
+        )
     }
 
     // ---- OAuth (interop/server-peers.sh: per-tool step-up; without

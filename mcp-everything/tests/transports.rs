@@ -383,6 +383,85 @@ async fn http_legacy_session_lifecycle_and_stale_session_rule() {
     assert!(gone.json().get("id").is_none(), "{}", gone.body);
 }
 
+/// A tool whose structured output is an array (`Json<Vec<_>>`): modern
+/// answers keep the array, a 2025-11-25 session (whose schema wants objects
+/// there) gets neither `outputSchema` nor `structuredContent`, only the
+/// text block with the same JSON.
+#[tokio::test]
+async fn http_list_shaped_structured_output_in_both_eras() {
+    let addr = start_http(None).await;
+    let find = |listed: &Value| {
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "list_notes")
+            .cloned()
+            .unwrap()
+    };
+    let call = json!({"name": "list_notes", "arguments": {"title": "Shop"}});
+    let notes = json!([{"title": "Shopping", "body": "Milk, bread and tea"}]);
+
+    let listed = post(&addr, &request(1, "tools/list", json!({})), &[]).await;
+    assert_eq!(find(&listed.json())["outputSchema"]["type"], "array");
+    let called = post(&addr, &request(2, "tools/call", call.clone()), &[]).await;
+    assert_eq!(called.json()["result"]["structuredContent"], notes);
+
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let reply = http(
+        &addr,
+        "POST",
+        &[("Content-Type", "application/json")],
+        &init.to_string(),
+    )
+    .await;
+    let session = reply.header("mcp-session-id").unwrap().to_owned();
+    let legacy = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let message = json!({"jsonrpc":"2.0","id":3,"method":"tools/list"});
+    let listed = http(&addr, "POST", &legacy, &message.to_string()).await;
+    let tool = find(&listed.json());
+    assert!(tool.get("outputSchema").is_none(), "{tool}");
+    assert_eq!(tool["inputSchema"]["type"], "object");
+    let message = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params": call});
+    let called = http(&addr, "POST", &legacy, &message.to_string()).await;
+    let result = &called.json()["result"];
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), notes);
+
+    // Both legacy answers fit the 2025-11-25 schema, when it is at hand.
+    let Some(dir) = std::env::var_os("MCP_SCHEMA_DIR").map(std::path::PathBuf::from) else {
+        return;
+    };
+    let dir = if dir.is_relative() {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(dir)
+    } else {
+        dir
+    };
+    let text = std::fs::read_to_string(dir.join("2025-11-25/schema.json")).unwrap();
+    let mut schema: Value = serde_json::from_str(&text).unwrap();
+    for (answer, result_def) in [
+        (listed.json(), "ListToolsResult"),
+        (called.json(), "CallToolResult"),
+    ] {
+        schema["$ref"] = json!(format!("#/$defs/{result_def}"));
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&answer["result"])
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{result_def}: {errors:?}");
+    }
+}
+
 // --------------------------------------------------------------- stdio ----
 
 struct StdioPeer {

@@ -7,9 +7,9 @@
 //! session (`protocolVersion` = the negotiated legacy version,
 //! `clientCapabilities` = those sent to `initialize`, `progressToken` from
 //! the request's `_meta`), then turns the modern result into its legacy
-//! shape: `resultType`, `ttlMs`, `cacheScope` and the `_meta` serverInfo
-//! are removed, and a resource-not-found `-32602` (with `data.uri`) on
-//! `resources/read` becomes `-32002`.
+//! shape in one step, [`legacy_result`] (see there for every difference
+//! between the two schemas it adapts), and a resource-not-found `-32602`
+//! (with `data.uri`) on `resources/read` becomes `-32002`.
 //!
 //! An `input_required` result (MRTR) is fulfilled the 2025 way: each input
 //! request is sent to the client as a real JSON-RPC request on the
@@ -110,7 +110,7 @@ pub(crate) async fn legacy_request<S: McpServer>(
                 return error_outcome(Some(id), error);
             }
             match bridge(server, envelope, message, session, ctx).await {
-                Ok(result) => result_outcome(id, legacy_result(result)),
+                Ok(result) => result_outcome(id, legacy_result(envelope.method, result)),
                 Err(error) => error_outcome(Some(id), legacy_error(envelope.method, error)),
             }
         }
@@ -275,21 +275,82 @@ async fn fulfil(
     Ok(responses)
 }
 
-/// The legacy shape of a modern result: no `resultType`, `ttlMs`,
-/// `cacheScope`, nor `_meta` serverInfo.
-pub fn legacy_result(mut result: Value) -> Value {
-    if let Value::Object(object) = &mut result {
-        object.remove("resultType");
-        object.remove("ttlMs");
-        object.remove("cacheScope");
-        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-            meta.remove("io.modelcontextprotocol/serverInfo");
-            if meta.is_empty() {
-                object.remove("_meta");
+/// The 2025-11-25 shape of the modern result of `method`. Where the two
+/// schemas differ in what a result may hold:
+///
+/// * every result: `resultType` (modern only) is removed, and so are the
+///   caching hints `ttlMs` / `cacheScope` and the `_meta` serverInfo;
+/// * `tools/list`: a legacy `outputSchema` must be `"type": "object"`, so
+///   any other one is left out; in `inputSchema` and `outputSchema` each
+///   `properties` entry must be an object, so a boolean schema becomes its
+///   object form (`true` → `{}`, `false` → `{"not": {}}`);
+/// * `tools/call`: a legacy `structuredContent` must be an object, so any
+///   other value is left out.
+///
+/// Non-object structured output is left out, not wrapped as
+/// `{"result": …}`: the text block [`Json`](crate::Json) writes already
+/// holds the same JSON (the legacy spec's fallback), while a wrapper would
+/// give legacy clients a shape the text block and the declared schema do
+/// not have (and break the schema's `$ref`s). Clients check
+/// `structuredContent` only against an `outputSchema`, which goes with it.
+///
+/// The other differences are looser in 2025-11-25 (untyped `_meta`,
+/// completion `values` without `maxItems`) or absent from results
+/// (`Tool.execution` is optional; legacy sessions get no tasks).
+pub fn legacy_result(method: &str, mut result: Value) -> Value {
+    let Value::Object(object) = &mut result else {
+        return result;
+    };
+    object.remove("resultType");
+    object.remove("ttlMs");
+    object.remove("cacheScope");
+    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+        meta.remove("io.modelcontextprotocol/serverInfo");
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
+    match method {
+        methods::TOOLS_LIST => {
+            if let Some(Value::Array(tools)) = object.get_mut("tools") {
+                tools.iter_mut().for_each(legacy_tool);
+            }
+        }
+        methods::TOOLS_CALL
+            if object
+                .get("structuredContent")
+                .is_some_and(|c| !c.is_object()) =>
+        {
+            object.remove("structuredContent");
+        }
+        _ => {}
+    }
+    result
+}
+
+/// One `tools/list` entry in its legacy shape (see [`legacy_result`]).
+fn legacy_tool(tool: &mut Value) {
+    let Value::Object(tool) = tool else { return };
+    if tool
+        .get("outputSchema")
+        .is_some_and(|schema| schema.get("type") != Some(&json!("object")))
+    {
+        tool.remove("outputSchema");
+    }
+    for key in ["inputSchema", "outputSchema"] {
+        if let Some(Value::Object(properties)) = tool
+            .get_mut(key)
+            .and_then(|schema| schema.get_mut("properties"))
+        {
+            for property in properties.values_mut() {
+                match property {
+                    Value::Bool(true) => *property = json!({}),
+                    Value::Bool(false) => *property = json!({ "not": {} }),
+                    _ => {}
+                }
             }
         }
     }
-    result
 }
 
 /// The legacy form of a handler error: resource-not-found is `-32002`.

@@ -65,7 +65,9 @@
 //!   is `-32602 "Unknown tool: X"`.
 //! * Return types ([`IntoToolResult`]): `String`, a content block,
 //!   `Vec<ContentBlock>`, `CallToolResult`, [`Json<T>`] (`structuredContent`
-//!   plus a text copy, and `T`'s schema as `outputSchema`),
+//!   plus a text copy, and `T`'s schema as `outputSchema`; a 2025-11-25
+//!   session, whose schema allows only objects there, gets the text copy
+//!   alone when `T` is not an object, see [`legacy_result`]),
 //!   `InputRequiredResult` (MRTR), `()`, or `Result<T, E>`: an `Err` whose
 //!   type implements `Display` is a result with `isError: true`;
 //!   [`ToolError::Protocol`] is a JSON-RPC error (`?` on a

@@ -108,3 +108,47 @@ fn legacy_results_lose_modern_fields() {
         json!({"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}})
     );
 }
+
+/// Where the 2025-11-25 schema is narrower than 2026-07-28: `outputSchema`
+/// and `structuredContent` must be objects, and so must each `properties`
+/// entry of a tool schema.
+#[test]
+fn legacy_results_fit_the_narrower_legacy_schema() {
+    let listed = json!({
+        "resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+        "tools": [
+            { "name": "list", "inputSchema": { "type": "object", "properties": { "any": true, "none": false } },
+              "outputSchema": { "type": "array", "items": { "type": "string" } } },
+            { "name": "record", "inputSchema": { "type": "object" },
+              "outputSchema": { "type": "object", "properties": { "extra": true } } },
+        ],
+    });
+    assert_eq!(
+        mcp_server::legacy_result("tools/list", listed),
+        json!({ "tools": [
+            { "name": "list", "inputSchema": { "type": "object", "properties": { "any": {}, "none": { "not": {} } } } },
+            { "name": "record", "inputSchema": { "type": "object" },
+              "outputSchema": { "type": "object", "properties": { "extra": {} } } },
+        ] })
+    );
+    let called = |structured: Value| {
+        mcp_server::legacy_result(
+            "tools/call",
+            json!({ "resultType": "complete", "content": [], "structuredContent": structured }),
+        )
+    };
+    assert_eq!(called(json!(["a"])), json!({ "content": [] }));
+    assert_eq!(called(json!(7)), json!({ "content": [] }));
+    assert_eq!(
+        called(json!({ "a": 1 })),
+        json!({ "content": [], "structuredContent": { "a": 1 } })
+    );
+    // Only a tools/call result has structured content to adapt.
+    assert_eq!(
+        mcp_server::legacy_result(
+            "prompts/get",
+            json!({ "messages": [], "structuredContent": [1] })
+        ),
+        json!({ "messages": [], "structuredContent": [1] })
+    );
+}
