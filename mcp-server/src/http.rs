@@ -127,19 +127,17 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Frame;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use hyper::header::HeaderValue;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use mcp_types::headers::{
-    MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
-};
+use mcp_types::headers::MCP_SESSION_ID;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
 
-use crate::context::{HttpHeaders, LegacySession, MessageContext, principal};
+use crate::context::{LegacySession, MessageContext, principal};
 use crate::envelope::{Parsed, handle_parsed, parse};
 use crate::errors::{self, ErrorObject};
 use crate::events::{ServerEvent, ServerEvents};
@@ -472,6 +470,7 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 
 #[cfg(feature = "auth")]
 pub mod auth;
+mod mcp_headers;
 mod outbox;
 
 /// Adds the server's declared scopes to the auth settings, once, before
@@ -1154,24 +1153,6 @@ fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
     }
 }
 
-// Parsed once: a lookup by `&str` would parse and validate the name again.
-const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);
-const METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
-const NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
-const SESSION_ID_HEADER: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
-
-/// A header value, trimmed; `Err` when it has bytes outside visible ASCII
-/// and spaces.
-fn header(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, String> {
-    match headers.get(name) {
-        None => Ok(None),
-        Some(value) => value
-            .to_str()
-            .map(|v| Some(v.trim().to_owned()))
-            .map_err(|_| format!("The {name} header has invalid characters")),
-    }
-}
-
 /// A request body the transport can read: hyper's own, axum's, any
 /// `http_body::Body` of bytes.
 pub trait RequestBody:
@@ -1254,7 +1235,7 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     };
     // A modern POST ignores the header whatever it holds; the era is only
     // known once the body is read.
-    let session_id = header(request.headers(), &SESSION_ID_HEADER);
+    let session_id = mcp_headers::session_id(request.headers());
     if *request.method() == Method::POST {
         return post(state, request, session_id).await;
     }
@@ -1507,40 +1488,9 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
         Parsed::Invalid => return error_response(400, None, errors::parse_error()),
     };
     let id = message.id_json();
-    let mcp_headers = match (
-        header(headers, &PROTOCOL_VERSION_HEADER),
-        header(headers, &METHOD_HEADER),
-        header(headers, &NAME_HEADER),
-    ) {
-        (Ok(protocol_version), Ok(method), Ok(name)) => {
-            let mut params = Vec::new();
-            for (header_name, value) in headers {
-                let Some(suffix) = header_name.as_str().strip_prefix(MCP_PARAM_PREFIX) else {
-                    continue;
-                };
-                match value.to_str() {
-                    Ok(value) => params.push((suffix.to_owned(), value.trim().to_owned())),
-                    Err(_) => {
-                        return error_response(
-                            400,
-                            id.as_ref(),
-                            errors::header_mismatch(format!(
-                                "The Mcp-Param-{suffix} header has invalid characters"
-                            )),
-                        );
-                    }
-                }
-            }
-            HttpHeaders {
-                protocol_version,
-                method: Some(method),
-                name,
-                params,
-            }
-        }
-        (Err(reason), _, _) | (_, Err(reason), _) | (_, _, Err(reason)) => {
-            return error_response(400, id.as_ref(), errors::header_mismatch(reason));
-        }
+    let mcp_headers = match mcp_headers::read(headers) {
+        Ok(mcp_headers) => mcp_headers,
+        Err(error) => return error_response(400, id.as_ref(), error),
     };
     // Era and session (the stale-session rule is in the module docs).
     let response = raw.is_some_and(is_response);
