@@ -1,6 +1,7 @@
 //! Findings of a black-box probe, replayed over raw sockets (a hyper client
 //! would normalize the very headers under test): repeated MCP header
-//! lines.
+//! lines and the `Host` rules of RFC 9112 §3.2 (missing, repeated,
+//! invalid, absolute-form targets).
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 mod common;
@@ -233,4 +234,95 @@ async fn a_repeated_session_header_is_refused_unless_the_request_is_modern() {
     )
     .await;
     assert_eq!(modern.status(), 200, "{}", modern.raw);
+}
+
+/// A modern `server/discover` POST to `target` with `host_lines`.
+async fn discover_at(addr: &str, target: &str, host_lines: &str) -> Wire {
+    let body = request(1, "server/discover", json!({})).to_string();
+    let head = format!(
+        "POST {target} HTTP/1.1\r\n{host_lines}Connection: close\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nContent-Length: {}",
+        body.len()
+    );
+    exchange(addr, &head, &body).await
+}
+
+fn assert_refused(case: &str, wire: &Wire, status: u16) {
+    assert_eq!(wire.status(), status, "{case}: {}", wire.raw);
+    assert_eq!(code(wire), json!(-32600), "{case}: {}", wire.raw);
+    assert!(wire.json().get("id").is_none(), "{case}: {}", wire.raw);
+}
+
+#[tokio::test]
+async fn host_follows_rfc_9112_section_3_2() {
+    let addr = start(|_| {}).await;
+    let allowed = format!("Host: {addr}\r\n");
+    assert_eq!(discover_at(&addr, "/mcp", &allowed).await.status(), 200);
+    for (case, target, host_lines, status) in [
+        ("no Host", "/mcp", String::new(), 400),
+        (
+            "two Host lines, the first allowed",
+            "/mcp",
+            format!("Host: {addr}\r\nHost: evil.example\r\n"),
+            400,
+        ),
+        (
+            "the same Host twice",
+            "/mcp",
+            format!("{allowed}{allowed}"),
+            400,
+        ),
+        (
+            "an invalid Host",
+            "/mcp",
+            "Host: local host\r\n".to_owned(),
+            400,
+        ),
+        ("an empty Host", "/mcp", "Host: \r\n".to_owned(), 400),
+        (
+            "a Host with userinfo",
+            "/mcp",
+            "Host: evil.example@localhost\r\n".to_owned(),
+            400,
+        ),
+        (
+            "an absolute-form target with another authority",
+            "http://other.example/mcp",
+            allowed.clone(),
+            403,
+        ),
+        (
+            "a disallowed Host",
+            "/mcp",
+            "Host: evil.example\r\n".to_owned(),
+            403,
+        ),
+    ] {
+        let wire = discover_at(&addr, target, &host_lines).await;
+        assert_refused(case, &wire, status);
+    }
+    // The target's authority counts, not the Host line (RFC 9112 §3.2.2).
+    let absolute = format!("http://{addr}/mcp");
+    let wire = discover_at(&addr, &absolute, "Host: evil.example\r\n").await;
+    assert_eq!(wire.status(), 200, "{}", wire.raw);
+}
+
+#[tokio::test]
+async fn any_host_still_needs_exactly_one_valid_host_line() {
+    let addr = start(|c| *c = c.clone().allow_any_host()).await;
+    let absolute = discover_at(&addr, "http://other.example/mcp", "Host: x\r\n").await;
+    assert_eq!(absolute.status(), 200, "{}", absolute.raw);
+    assert_eq!(
+        discover_at(&addr, "/mcp", "Host: anything.example\r\n")
+            .await
+            .status(),
+        200
+    );
+    for (case, host_lines) in [
+        ("no Host", ""),
+        ("two Host lines", "Host: a.example\r\nHost: b.example\r\n"),
+        ("an invalid Host", "Host: a.example:80x\r\n"),
+    ] {
+        let wire = discover_at(&addr, "/mcp", host_lines).await;
+        assert_refused(case, &wire, 400);
+    }
 }

@@ -470,6 +470,7 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 
 #[cfg(feature = "auth")]
 pub mod auth;
+mod host;
 mod mcp_headers;
 mod outbox;
 
@@ -1117,42 +1118,6 @@ fn method_not_allowed() -> Response<Body> {
     response
 }
 
-/// The hostname of a `Host` value or URL authority: port removed, IPv6
-/// brackets removed (compared case-insensitively).
-fn hostname(authority: &str) -> &str {
-    let authority = authority.trim();
-    if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        match authority.rsplit_once(':') {
-            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
-            _ => authority,
-        }
-    }
-}
-
-fn host_allowed(config: &HttpConfig, authority: &str) -> bool {
-    let hostname = hostname(authority);
-    config.allowed_hosts.is_empty()
-        || config
-            .allowed_hosts
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(hostname))
-}
-
-fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
-    if config.allowed_origins.iter().any(|o| o == origin) {
-        return true;
-    }
-    let rest = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"));
-    match rest {
-        Some(authority) => host_allowed(config, authority.trim_end_matches('/')),
-        None => config.allowed_hosts.is_empty(),
-    }
-}
-
 /// A request body the transport can read: hyper's own, axum's, any
 /// `http_body::Body` of bytes.
 pub trait RequestBody:
@@ -1196,11 +1161,12 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     }
     state.start_sweeper();
     let headers = request.headers();
-    let host = headers
-        .get(hyper::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()));
-    if !host.is_some_and(|h| host_allowed(config, h)) && !config.allowed_hosts.is_empty() {
+    let host = match host::request_authority(request.version(), request.uri(), headers) {
+        Ok(host) => host,
+        Err(reason) => return refuse(error_response(400, None, errors::invalid_request(reason))),
+    };
+    let allowed_hosts = &config.allowed_hosts;
+    if !allowed_hosts.is_empty() && !host.is_some_and(|h| host::host_allowed(allowed_hosts, h)) {
         if let Some(suppressed) = state.rejected_log.allow() {
             tracing::warn!(?host, suppressed, "rejected Host");
         }
@@ -1211,7 +1177,9 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
         ));
     }
     if let Some(origin) = headers.get(hyper::header::ORIGIN) {
-        let allowed = origin.to_str().is_ok_and(|o| origin_allowed(config, o));
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| host::origin_allowed(allowed_hosts, &config.allowed_origins, o));
         if !allowed {
             if let Some(suppressed) = state.rejected_log.allow() {
                 tracing::warn!(?origin, suppressed, "rejected Origin");
