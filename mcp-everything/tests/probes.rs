@@ -1,7 +1,7 @@
 //! Findings of a black-box probe, replayed over raw sockets (a hyper client
 //! would normalize the very headers under test): repeated MCP header
-//! lines and the `Host` rules of RFC 9112 §3.2 (missing, repeated,
-//! invalid, absolute-form targets).
+//! lines, the `Host` rules of RFC 9112 §3.2 (missing, repeated, invalid,
+//! absolute-form targets) and transfer codings other than `chunked`.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 mod common;
@@ -324,5 +324,31 @@ async fn any_host_still_needs_exactly_one_valid_host_line() {
     ] {
         let wire = discover_at(&addr, "/mcp", host_lines).await;
         assert_refused(case, &wire, 400);
+    }
+}
+
+#[tokio::test]
+async fn a_transfer_coding_other_than_chunked_gets_501() {
+    let addr = start(|_| {}).await;
+    let body = request(1, "server/discover", json!({})).to_string();
+    let chunked = format!("{:x}\r\n{body}\r\n0\r\n\r\n", body.len());
+    let with_coding = |coding: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n{coding}"
+        )
+    };
+    for coding in ["Transfer-Encoding: chunked", "Transfer-Encoding:  Chunked "] {
+        let wire = exchange(&addr, &with_coding(coding), &chunked).await;
+        assert_eq!(wire.status(), 200, "{coding}: {}", wire.raw);
+    }
+    for coding in [
+        "Transfer-Encoding: gzip, chunked",
+        "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked",
+        "Transfer-Encoding: identity, chunked",
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked",
+    ] {
+        let wire = exchange(&addr, &with_coding(coding), &chunked).await;
+        assert_refused(coding, &wire, 501);
+        assert_eq!(wire.header("connection"), Some("close"), "{}", wire.raw);
     }
 }

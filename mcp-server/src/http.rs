@@ -1137,6 +1137,9 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     request: Request<B>,
 ) -> Response<Body> {
     let config = &state.config;
+    if let Some(refused) = unsupported_transfer_coding(request.headers()) {
+        return refused;
+    }
     // Answers given before the body is read close the connection.
     let unread_body = !hyper::body::Body::is_end_stream(request.body());
     let refuse = |response| {
@@ -1319,6 +1322,29 @@ fn closing(mut response: Response<Body>) -> Response<Body> {
         .headers_mut()
         .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
     response
+}
+
+/// 501 for a transfer coding other than one `chunked` (RFC 9112 §6.1):
+/// the body could not be read as sent. `identity` is no coding since RFC
+/// 7230 and is refused too; hyper itself answers 400 when `chunked` is
+/// missing or not last.
+fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
+    let mut codings = headers
+        .get_all(hyper::header::TRANSFER_ENCODING)
+        .iter()
+        .flat_map(|line| line.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        // Empty list elements do not count (RFC 9110 §5.6.1).
+        .filter(|coding| !coding.is_empty());
+    let coding = codings.next()?;
+    if coding.eq_ignore_ascii_case("chunked") && codings.next().is_none() {
+        return None;
+    }
+    Some(closing(error_response(
+        501,
+        None,
+        errors::invalid_request("Not Implemented: the only transfer coding served is chunked"),
+    )))
 }
 
 /// The POST body, within the size limit and the time limit. A refused
