@@ -32,36 +32,52 @@
 //!
 //! # What each request gets, in order
 //!
-//! 1. A path other than [`HttpConfig::path`]: 404.
-//! 2. **Host / Origin** (DNS-rebinding protection): the `Host` hostname
-//!    must be in [`HttpConfig::allowed_hosts`] (default `localhost`,
-//!    `127.0.0.1`, `::1`, any port), and an `Origin`, when present, must be
-//!    `http(s)://` plus an allowed host (or be listed in
-//!    [`HttpConfig::allowed_origins`]); else **403** with a JSON-RPC error
-//!    body without `id`.
-//! 3. **GET / DELETE**: with the `Mcp-Session-Id` of a live legacy session,
+//! 1. **Transfer coding**: a `Transfer-Encoding` other than one `chunked`
+//!    (`gzip, chunked`, `identity, chunked`, `chunked` twice) gets **501**
+//!    (RFC 9112 §6.1) with a JSON-RPC `-32600` body without `id` and
+//!    `Connection: close`; hyper itself answers 400 (no body) when
+//!    `chunked` is missing or not the last coding.
+//! 2. A path other than [`HttpConfig::path`]: 404.
+//! 3. **Host** (RFC 9112 §3.2): an HTTP/1.1 request without `Host`, with
+//!    more than one `Host` line, or with an invalid one (or an absolute-form
+//!    target with an invalid authority) gets **400**, whatever the
+//!    allow-list. **Host / Origin** (DNS-rebinding protection): the host is
+//!    the target's authority when the target is absolute-form (or HTTP/2's
+//!    `:authority`), else `Host`; its hostname must be in
+//!    [`HttpConfig::allowed_hosts`] (default `localhost`, `127.0.0.1`,
+//!    `::1`, any port), and an `Origin`, when present, must be `http(s)://`
+//!    plus an allowed host (or be listed in
+//!    [`HttpConfig::allowed_origins`]); else **403**. Both with a JSON-RPC
+//!    `-32600` body without `id`.
+//! 4. **GET / DELETE**: with the `Mcp-Session-Id` of a live legacy session,
 //!    GET opens that session's SSE stream (server-wide events as legacy
 //!    notifications) and DELETE ends the session (200). An unknown session
-//!    id gets 404. Without a session id (the modern era has no sessions)
-//!    both get **405** with `Allow: POST`. Other methods: 405.
-//! 4. **POST media types**: a `Content-Type` other than `application/json`
+//!    id gets 404; more than one `Mcp-Session-Id` line, 400 `-32600`.
+//!    Without a session id (the modern era has no sessions) both get
+//!    **405** with `Allow: POST`. Other methods: 405.
+//! 5. **POST media types**: a `Content-Type` other than `application/json`
 //!    → **415**; an `Accept` that allows neither `application/json` nor
 //!    `text/event-stream` (nor a wildcard covering one) → **406** (both with
 //!    a JSON-RPC `-32600` body and no `id`; a missing header is accepted).
 //!    **POST body**: larger than [`HttpConfig::max_body_bytes`] → **413**
 //!    with a JSON-RPC `-32600` body; not JSON → 400 `-32700`.
-//! 5. A JSON-RPC **response** (a legacy client answering a server→client
+//! 6. **MCP header lines**: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
+//!    and each `Mcp-Param-{Name}` may come as one line only; a second line,
+//!    even with the same value, or bytes outside visible ASCII get **400**
+//!    `-32020` with the request's `id` (a comma-joined value is one line).
+//! 7. A JSON-RPC **response** (a legacy client answering a server→client
 //!    request) is handed to its session and answered 202.
-//! 6. **Era and session**. A message whose `params._meta` carries the
+//! 8. **Era and session**. A message whose `params._meta` carries the
 //!    modern keys is modern, whatever else it carries. **Stale session id
 //!    rule** (digest edge case 14): the spec says modern `_meta` wins, so a
 //!    modern request with an `Mcp-Session-Id` is served statelessly and the
 //!    header is ignored: not validated, not echoed, no 404 even if the
 //!    session is unknown. Any other message with an `Mcp-Session-Id` is
-//!    legacy: an unknown or ended session gets **404**.
-//! 7. **Notifications** get **202** and an empty body (a legacy
+//!    legacy: an unknown or ended session gets **404**, more than one
+//!    `Mcp-Session-Id` line 400 `-32600`.
+//! 9. **Notifications** get **202** and an empty body (a legacy
 //!    `notifications/cancelled` first aborts the named request).
-//! 8. Everything else goes to the entry point ([`crate::handle_message`]),
+//! 10. Everything else goes to the entry point ([`crate::handle_message`]),
 //!    which applies the header rules (`MCP-Protocol-Version` equal to
 //!    `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
 //!    trimmed, names case-insensitive) and gives the status: 400 for
