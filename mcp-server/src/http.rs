@@ -1345,15 +1345,18 @@ fn closing(mut response: Response<Body>) -> Response<Body> {
 /// 7230 and is refused too; hyper itself answers 400 when `chunked` is
 /// missing or not last.
 fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
-    let mut codings = headers
-        .get_all(hyper::header::TRANSFER_ENCODING)
+    let lines = headers.get_all(hyper::header::TRANSFER_ENCODING);
+    let mut codings = lines
         .iter()
         .flat_map(|line| line.to_str().unwrap_or("?").split(','))
         .map(str::trim)
         // Empty list elements do not count (RFC 9110 §5.6.1).
         .filter(|coding| !coding.is_empty());
-    let coding = codings.next()?;
-    if coding.eq_ignore_ascii_case("chunked") && codings.next().is_none() {
+    let only_chunked = matches!(
+        (codings.next(), codings.next()),
+        (Some(coding), None) if coding.eq_ignore_ascii_case("chunked")
+    );
+    if only_chunked || lines.iter().next().is_none() {
         return None;
     }
     Some(closing(error_response(
