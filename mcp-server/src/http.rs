@@ -78,21 +78,21 @@
 //! 9. **Notifications** get **202** and an empty body (a legacy
 //!    `notifications/cancelled` first aborts the named request).
 //! 10. Everything else goes to the entry point ([`crate::handle_message`]),
-//!    which applies the header rules (`MCP-Protocol-Version` equal to
-//!    `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
-//!    trimmed, names case-insensitive) and gives the status: 400 for
-//!    `-32700`/`-32600`/`-32602`/`-32020`/`-32021`/`-32022`, 404 for
-//!    `-32601`, 200 otherwise. **Inside a legacy session every JSON-RPC
-//!    answer is 200**, errors included: in 2025-11-25 a 404 to a request
-//!    with `Mcp-Session-Id` means "session gone, initialize again", and
-//!    clients report a 4xx as a transport failure rather than the error.
-//!    A successful legacy `initialize` creates a session and returns its
-//!    `Mcp-Session-Id` (32 hex digits). A request in a session whose
-//!    `MCP-Protocol-Version` header names another version than the one
-//!    `initialize` agreed to gets **400** (a missing header is accepted).
-//!    A session serves only the principal that opened it (a
-//!    [`Principal`](crate::Principal) set by middleware, or the token's
-//!    subject with `auth`): anyone else gets 404 for its id.
+//!     which applies the header rules (`MCP-Protocol-Version` equal to
+//!     `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
+//!     trimmed, names case-insensitive) and gives the status: 400 for
+//!     `-32700`/`-32600`/`-32602`/`-32020`/`-32021`/`-32022`, 404 for
+//!     `-32601`, 200 otherwise. **Inside a legacy session every JSON-RPC
+//!     answer is 200**, errors included: in 2025-11-25 a 404 to a request
+//!     with `Mcp-Session-Id` means "session gone, initialize again", and
+//!     clients report a 4xx as a transport failure rather than the error.
+//!     A successful legacy `initialize` creates a session and returns its
+//!     `Mcp-Session-Id` (32 hex digits). A request in a session whose
+//!     `MCP-Protocol-Version` header names another version than the one
+//!     `initialize` agreed to gets **400** (a missing header is accepted).
+//!     A session serves only the principal that opened it (a
+//!     [`Principal`](crate::Principal) set by middleware, or the token's
+//!     subject with `auth`): anyone else gets 404 for its id.
 //!
 //! # JSON or SSE
 //!
