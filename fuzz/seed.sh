@@ -107,6 +107,13 @@ write("stdio_lines", b"\x10\x01" + compact(hand[16]) + b"\n" + compact(hand[22])
 for s in ["tools/call", "test://static-text", "=?base64?SGVsbG8=?=", "=?base64?=", "h\u00e9llo",
           " spaced ", "=?base64?ZX=?=", "=?base64?/w==?=", "caf\u00e9 \u2615", ""]:
     write("headers", s.encode())
+# Request heads for the transport half of `headers`: flags, then lines of
+# a name index (NAMES in fuzz_targets/headers.rs) and a value.
+good = [(4, "localhost"), (0, "2026-07-28"), (1, "tools/call"), (2, "test_custom_header"), (3, "eu")]
+for flags, lines in [(0, good), (0, good + [(2, "test_simple_text")]), (0, good + [(3, "eu")]),
+                     (0, good[1:]), (0, good + [(4, "localhost")]), (3, good), (1, good),
+                     (0, good + [(5, "gzip, chunked")]), (0, good + [(5, "chunked")])]:
+    write("headers", bytes([flags]) + b"\xff".join(bytes([n]) + v.encode() for n, v in lines))
 for target in ("handle_message", "union_from_json", "stdio_lines", "headers"):
     print(f"seed.sh: {target}: {len(list((corpus / target).iterdir()))} files")
 PY

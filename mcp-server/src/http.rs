@@ -32,51 +32,68 @@
 //!
 //! # What each request gets, in order
 //!
-//! 1. A path other than [`HttpConfig::path`]: 404.
-//! 2. **Host / Origin** (DNS-rebinding protection): the `Host` hostname
-//!    must be in [`HttpConfig::allowed_hosts`] (default `localhost`,
-//!    `127.0.0.1`, `::1`, any port), and an `Origin`, when present, must be
-//!    `http(s)://` plus an allowed host (or be listed in
-//!    [`HttpConfig::allowed_origins`]); else **403** with a JSON-RPC error
-//!    body without `id`.
-//! 3. **GET / DELETE**: with the `Mcp-Session-Id` of a live legacy session,
+//! 1. **Transfer coding**: a `Transfer-Encoding` other than one `chunked`
+//!    (`gzip, chunked`, `identity, chunked`, `chunked` twice) gets **501**
+//!    (RFC 9112 §6.1) with a JSON-RPC `-32600` body without `id` and
+//!    `Connection: close`; hyper itself answers 400 (no body) when
+//!    `chunked` is missing or not the last coding.
+//! 2. A path other than [`HttpConfig::path`]: 404.
+//! 3. **Host** (RFC 9112 §3.2): an HTTP/1.1 request without `Host`, with
+//!    more than one `Host` line, or with an invalid one (or an absolute-form
+//!    target with an invalid authority) gets **400**, whatever the
+//!    allow-list. **Host / Origin** (DNS-rebinding protection): the host is
+//!    the target's authority when the target is absolute-form (or HTTP/2's
+//!    `:authority`), else `Host`; its hostname must be in
+//!    [`HttpConfig::allowed_hosts`] (default `localhost`, `127.0.0.1`,
+//!    `::1`, any port), and each `Origin` line must be `http(s)://`
+//!    plus an allowed host (or be listed in
+//!    [`HttpConfig::allowed_origins`]); else **403**. Both with a JSON-RPC
+//!    `-32600` body without `id`.
+//! 4. **GET / DELETE**: with the `Mcp-Session-Id` of a live legacy session,
 //!    GET opens that session's SSE stream (server-wide events as legacy
 //!    notifications) and DELETE ends the session (200). An unknown session
-//!    id gets 404. Without a session id (the modern era has no sessions)
-//!    both get **405** with `Allow: POST`. Other methods: 405.
-//! 4. **POST media types**: a `Content-Type` other than `application/json`
+//!    id gets 404; more than one `Mcp-Session-Id` line, 400 `-32600`.
+//!    Without a session id (the modern era has no sessions) both get
+//!    **405** with `Allow: POST`. Other methods: 405. A GET stream past
+//!    the stream caps gets **429** (see the limits below).
+//! 5. **POST media types**: a `Content-Type` other than `application/json`
 //!    → **415**; an `Accept` that allows neither `application/json` nor
 //!    `text/event-stream` (nor a wildcard covering one) → **406** (both with
 //!    a JSON-RPC `-32600` body and no `id`; a missing header is accepted).
 //!    **POST body**: larger than [`HttpConfig::max_body_bytes`] → **413**
 //!    with a JSON-RPC `-32600` body; not JSON → 400 `-32700`.
-//! 5. A JSON-RPC **response** (a legacy client answering a server→client
+//! 6. **MCP header lines**: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
+//!    and each `Mcp-Param-{Name}` may come as one line only; a second line,
+//!    even with the same value, or bytes outside visible ASCII get **400**
+//!    `-32020` with the request's `id` (a comma-joined value is one line).
+//! 7. A JSON-RPC **response** (a legacy client answering a server→client
 //!    request) is handed to its session and answered 202.
-//! 6. **Era and session**. A message whose `params._meta` carries the
+//! 8. **Era and session**. A message whose `params._meta` carries the
 //!    modern keys is modern, whatever else it carries. **Stale session id
 //!    rule** (digest edge case 14): the spec says modern `_meta` wins, so a
 //!    modern request with an `Mcp-Session-Id` is served statelessly and the
 //!    header is ignored: not validated, not echoed, no 404 even if the
 //!    session is unknown. Any other message with an `Mcp-Session-Id` is
-//!    legacy: an unknown or ended session gets **404**.
-//! 7. **Notifications** get **202** and an empty body (a legacy
+//!    legacy: an unknown or ended session gets **404**, more than one
+//!    `Mcp-Session-Id` line 400 `-32600`.
+//! 9. **Notifications** get **202** and an empty body (a legacy
 //!    `notifications/cancelled` first aborts the named request).
-//! 8. Everything else goes to the entry point ([`crate::handle_message`]),
-//!    which applies the header rules (`MCP-Protocol-Version` equal to
-//!    `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
-//!    trimmed, names case-insensitive) and gives the status: 400 for
-//!    `-32700`/`-32600`/`-32602`/`-32020`/`-32021`/`-32022`, 404 for
-//!    `-32601`, 200 otherwise. **Inside a legacy session every JSON-RPC
-//!    answer is 200**, errors included: in 2025-11-25 a 404 to a request
-//!    with `Mcp-Session-Id` means "session gone, initialize again", and
-//!    clients report a 4xx as a transport failure rather than the error.
-//!    A successful legacy `initialize` creates a session and returns its
-//!    `Mcp-Session-Id` (32 hex digits). A request in a session whose
-//!    `MCP-Protocol-Version` header names another version than the one
-//!    `initialize` agreed to gets **400** (a missing header is accepted).
-//!    A session serves only the principal that opened it (a
-//!    [`Principal`](crate::Principal) set by middleware, or the token's
-//!    subject with `auth`): anyone else gets 404 for its id.
+//! 10. Everything else goes to the entry point ([`crate::handle_message`]),
+//!     which applies the header rules (`MCP-Protocol-Version` equal to
+//!     `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
+//!     trimmed, names case-insensitive) and gives the status: 400 for
+//!     `-32700`/`-32600`/`-32602`/`-32020`/`-32021`/`-32022`, 404 for
+//!     `-32601`, 200 otherwise. **Inside a legacy session every JSON-RPC
+//!     answer is 200**, errors included: in 2025-11-25 a 404 to a request
+//!     with `Mcp-Session-Id` means "session gone, initialize again", and
+//!     clients report a 4xx as a transport failure rather than the error.
+//!     A successful legacy `initialize` creates a session and returns its
+//!     `Mcp-Session-Id` (32 hex digits). A request in a session whose
+//!     `MCP-Protocol-Version` header names another version than the one
+//!     `initialize` agreed to gets **400** (a missing header is accepted).
+//!     A session serves only the principal that opened it (a
+//!     [`Principal`](crate::Principal) set by middleware, or the token's
+//!     subject with `auth`): anyone else gets 404 for its id.
 //!
 //! # JSON or SSE
 //!
@@ -129,19 +146,17 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Frame;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use hyper::header::HeaderValue;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use mcp_types::headers::{
-    MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
-};
+use mcp_types::headers::MCP_SESSION_ID;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
 
-use crate::context::{HttpHeaders, LegacySession, MessageContext, principal};
+use crate::context::{LegacySession, MessageContext, principal};
 use crate::envelope::{Parsed, handle_parsed, parse};
 use crate::errors::{self, ErrorObject};
 use crate::events::{ServerEvent, ServerEvents};
@@ -504,6 +519,8 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 
 #[cfg(feature = "auth")]
 pub mod auth;
+mod host;
+mod mcp_headers;
 mod outbox;
 mod streams;
 
@@ -1155,60 +1172,7 @@ fn method_not_allowed() -> Response<Body> {
     response
 }
 
-/// The hostname of a `Host` value or URL authority: port removed, IPv6
-/// brackets removed (compared case-insensitively).
-fn hostname(authority: &str) -> &str {
-    let authority = authority.trim();
-    if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        match authority.rsplit_once(':') {
-            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
-            _ => authority,
-        }
-    }
-}
-
-fn host_allowed(config: &HttpConfig, authority: &str) -> bool {
-    let hostname = hostname(authority);
-    config.allowed_hosts.is_empty()
-        || config
-            .allowed_hosts
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(hostname))
-}
-
-fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
-    if config.allowed_origins.iter().any(|o| o == origin) {
-        return true;
-    }
-    let rest = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"));
-    match rest {
-        Some(authority) => host_allowed(config, authority.trim_end_matches('/')),
-        None => config.allowed_hosts.is_empty(),
-    }
-}
-
-// Parsed once: a lookup by `&str` would parse and validate the name again.
-const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);
-const METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
-const NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
-const SESSION_ID_HEADER: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
 const LISTEN: &str = mcp_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
-
-/// A header value, trimmed; `Err` when it has bytes outside visible ASCII
-/// and spaces.
-fn header(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, String> {
-    match headers.get(name) {
-        None => Ok(None),
-        Some(value) => value
-            .to_str()
-            .map(|v| Some(v.trim().to_owned()))
-            .map_err(|_| format!("The {name} header has invalid characters")),
-    }
-}
 
 /// A request body the transport can read: hyper's own, axum's, any
 /// `http_body::Body` of bytes.
@@ -1229,6 +1193,9 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     request: Request<B>,
 ) -> Response<Body> {
     let config = &state.config;
+    if let Some(refused) = unsupported_transfer_coding(request.headers()) {
+        return refused;
+    }
     // Answers given before the body is read close the connection.
     let unread_body = !hyper::body::Body::is_end_stream(request.body());
     let refuse = |response| {
@@ -1253,11 +1220,12 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     }
     state.start_sweeper();
     let headers = request.headers();
-    let host = headers
-        .get(hyper::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()));
-    if !host.is_some_and(|h| host_allowed(config, h)) && !config.allowed_hosts.is_empty() {
+    let host = match host::request_authority(request.version(), request.uri(), headers) {
+        Ok(host) => host,
+        Err(reason) => return refuse(error_response(400, None, errors::invalid_request(reason))),
+    };
+    let allowed_hosts = &config.allowed_hosts;
+    if !allowed_hosts.is_empty() && !host.is_some_and(|h| host::host_allowed(allowed_hosts, h)) {
         if let Some(suppressed) = state.rejected_log.allow() {
             tracing::warn!(?host, suppressed, "rejected Host");
         }
@@ -1267,8 +1235,11 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
             errors::invalid_request("Forbidden: Host not allowed"),
         ));
     }
-    if let Some(origin) = headers.get(hyper::header::ORIGIN) {
-        let allowed = origin.to_str().is_ok_and(|o| origin_allowed(config, o));
+    // Every `Origin` line must pass, not just the first.
+    for origin in headers.get_all(hyper::header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| host::origin_allowed(allowed_hosts, &config.allowed_origins, o));
         if !allowed {
             if let Some(suppressed) = state.rejected_log.allow() {
                 tracing::warn!(?origin, suppressed, "rejected Origin");
@@ -1292,7 +1263,7 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
     };
     // A modern POST ignores the header whatever it holds; the era is only
     // known once the body is read.
-    let session_id = header(request.headers(), &SESSION_ID_HEADER);
+    let session_id = mcp_headers::session_id(request.headers());
     if *request.method() == Method::POST {
         return post(state, request, session_id).await;
     }
@@ -1432,6 +1403,32 @@ fn closing(mut response: Response<Body>) -> Response<Body> {
     response
 }
 
+/// 501 for a transfer coding other than one `chunked` (RFC 9112 §6.1):
+/// the body could not be read as sent. `identity` is no coding since RFC
+/// 7230 and is refused too; hyper itself answers 400 when `chunked` is
+/// missing or not last.
+fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
+    let lines = headers.get_all(hyper::header::TRANSFER_ENCODING);
+    let mut codings = lines
+        .iter()
+        .flat_map(|line| line.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        // Empty list elements do not count (RFC 9110 §5.6.1).
+        .filter(|coding| !coding.is_empty());
+    let only_chunked = matches!(
+        (codings.next(), codings.next()),
+        (Some(coding), None) if coding.eq_ignore_ascii_case("chunked")
+    );
+    if only_chunked || lines.iter().next().is_none() {
+        return None;
+    }
+    Some(closing(error_response(
+        501,
+        None,
+        errors::invalid_request("Not Implemented: the only transfer coding served is chunked"),
+    )))
+}
+
 /// The POST body, within the size limit and the time limit. A refused
 /// body is not read to its end, so its answer closes the connection.
 async fn read_body<B: RequestBody>(
@@ -1567,40 +1564,9 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
         Parsed::Invalid => return error_response(400, None, errors::parse_error()),
     };
     let id = message.id_json();
-    let mcp_headers = match (
-        header(headers, &PROTOCOL_VERSION_HEADER),
-        header(headers, &METHOD_HEADER),
-        header(headers, &NAME_HEADER),
-    ) {
-        (Ok(protocol_version), Ok(method), Ok(name)) => {
-            let mut params = Vec::new();
-            for (header_name, value) in headers {
-                let Some(suffix) = header_name.as_str().strip_prefix(MCP_PARAM_PREFIX) else {
-                    continue;
-                };
-                match value.to_str() {
-                    Ok(value) => params.push((suffix.to_owned(), value.trim().to_owned())),
-                    Err(_) => {
-                        return error_response(
-                            400,
-                            id.as_ref(),
-                            errors::header_mismatch(format!(
-                                "The Mcp-Param-{suffix} header has invalid characters"
-                            )),
-                        );
-                    }
-                }
-            }
-            HttpHeaders {
-                protocol_version,
-                method: Some(method),
-                name,
-                params,
-            }
-        }
-        (Err(reason), _, _) | (_, Err(reason), _) | (_, _, Err(reason)) => {
-            return error_response(400, id.as_ref(), errors::header_mismatch(reason));
-        }
+    let mcp_headers = match mcp_headers::read(headers) {
+        Ok(mcp_headers) => mcp_headers,
+        Err(error) => return error_response(400, id.as_ref(), error),
     };
     // Era and session (the stale-session rule is in the module docs).
     let response = raw.is_some_and(is_response);
