@@ -39,8 +39,8 @@ source "$ENV_SH"
 
 cd "$REPO_ROOT"
 cargo build -q -p mcp-probe -p mcp-everything || { echo "client-peers: building mcp-probe or mcp-everything failed" >&2; exit 2; }
-PROBE="$REPO_ROOT/target/debug/mcp-probe"
-OURS="$REPO_ROOT/target/debug/mcp-everything"
+PROBE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-probe"
+OURS="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 EVERYTHING="$PEERS_NPM_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 PY_SERVER="$SCRIPT_DIR/python_mcpserver.py"
 SILENT="$SCRIPT_DIR/silent_server.py"

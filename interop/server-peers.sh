@@ -53,7 +53,7 @@ echo "== building mcp-everything (debug, feature auth)"
 if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything --features auth); then
   echo "build failed"; echo "0 passed, 1 failed"; exit 1
 fi
-BIN="$REPO_ROOT/target/debug/mcp-everything"
+BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 
 # A free loopback port.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
