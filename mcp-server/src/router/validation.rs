@@ -39,7 +39,7 @@ impl ToolSchemas {
         let output = match &tool.output_schema {
             Some(schema) => {
                 let schema = serde_json::to_value(schema).map_err(|e| e.to_string())?;
-                Some(compile(&schema).map_err(|e| e.replace("inputSchema", "outputSchema"))?)
+                Some(compile(&schema, "outputSchema")?)
             }
             None => None,
         };
@@ -89,14 +89,15 @@ impl fmt::Debug for OutputValidator {
     }
 }
 
-/// A validator for `schema`, no remote references.
-fn compile(schema: &Value) -> Result<Validator, String> {
+/// A validator for the tool's `schema` (its `inputSchema` or
+/// `outputSchema`, as `which` says), no remote references.
+fn compile(schema: &Value, which: &str) -> Result<Validator, String> {
     jsonschema::options()
         .offline()
         .build(schema)
         .map_err(|e| match e.instance_path().as_str() {
-            "" => format!("its inputSchema does not compile: {e}"),
-            at => format!("its inputSchema does not compile: {e} (at `{at}`)"),
+            "" => format!("its {which} does not compile: {e}"),
+            at => format!("its {which} does not compile: {e} (at `{at}`)"),
         })
 }
 
@@ -139,7 +140,7 @@ impl InputValidator {
                 })
                 .unwrap_or_default()
         });
-        let validator = compile(&schema)?;
+        let validator = compile(&schema, "inputSchema")?;
         Ok(Self {
             validator,
             nulls_absent_unless,
@@ -369,5 +370,29 @@ mod tests {
                 .admit(arguments(json!({"name": "Ann", "region": null})))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn output_schemas_compile_or_refuse_the_tool() {
+        let mut tool = Tool::new(schema(json!({"type": "object"})), "out".to_owned());
+        tool.output_schema = Some(
+            serde_json::from_value(json!({"type": "object", "required": "sum"})).expect("object"),
+        );
+        let error = ToolSchemas::compile(&tool, true).expect_err("`required` is an array");
+        assert!(
+            error.starts_with("its outputSchema does not compile: "),
+            "{error}"
+        );
+        tool.output_schema = Some(
+            serde_json::from_value(json!({"type": "object", "required": ["sum"]})).expect("object"),
+        );
+        let schemas = ToolSchemas::compile(&tool, true).expect("compiles");
+        // A mismatch is logged, never answered differently.
+        #[cfg(debug_assertions)]
+        schemas.check_output(
+            "out",
+            &Ok(mcp_types::v2026_07_28::CallToolResult::structured(json!({"total": 1})).into()),
+        );
+        let _ = schemas;
     }
 }
