@@ -156,6 +156,7 @@ impl InputValidator {
         }
         let instance = Value::Object(arguments);
         if self.validator.is_valid(&instance) {
+            // Always the object built above; matched, not unwrapped.
             return Ok(match instance {
                 Value::Object(arguments) => arguments,
                 _ => Arguments::new(),
