@@ -5,6 +5,8 @@
 # time (the same syscalls for all three servers) is not counted.
 #
 #   bash bench/instructions.sh        # after bench/compare.sh built the servers
+#   CALL=greet bash bench/instructions.sh              # ours only, a call with arguments
+#   OURS_BIN=old/mcp-everything CALL=greet bash ...    # the same for another build
 #
 # Each server runs under callgrind on a loopback port and answers
 # $DURATION s of the compare.sh request (wrk, 1 thread, 4 connections); the
@@ -14,6 +16,15 @@
 # Environment: DURATION=S (8), BENCH_OUT=DIR (<repo>/target/bench-run, where
 # compare.sh left post.lua), OURS_BIN / RMCP_BIN / FLOOR_BIN (the release
 # binaries compare.sh builds).
+#
+# CALL=NAME measures our server alone on another tools/call, to state what
+# the arguments cost (the inputSchema check, the typed parse): `greet`
+# (`{"name": "Ann"}`, one derived `String` parameter), `sep1613`
+# (`json_schema_2020_12_tool` with four arguments, a `$ref` and
+# `if`/`then`/`else`: the fixture's hand-written schema) or `simple` (the
+# compare.sh request, `test_simple_text` without arguments). Run it for two
+# builds (OURS_BIN) and subtract: the difference is what a change costs per
+# call. Needs only the one binary.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,7 +46,38 @@ for tool in valgrind wrk; do
       || die "could not install $tool"
   fi
 done
-[[ -f "$OUT/post.lua" ]] || die "no $OUT/post.lua: run LOADGEN=wrk bash bench/compare.sh first"
+CALL="${CALL:-}"
+mkdir -p "$OUT"
+WRK_SCRIPT="$OUT/post.lua"
+if [[ -n "$CALL" ]]; then
+  case "$CALL" in
+    simple) tool=test_simple_text arguments='' ;;
+    greet) tool=greet arguments='{"name":"Ann"}' ;;
+    sep1613) tool=json_schema_2020_12_tool
+      arguments='{"name":"Ann","contactMethod":"email","email":"ann@example.com","address":{"street":"1 Main St","city":"Springfield"}}' ;;
+    *) die "CALL must be simple, greet or sep1613" ;;
+  esac
+  WRK_SCRIPT="$OUT/post-$CALL.lua"
+  python3 - "$tool" "$arguments" >"$WRK_SCRIPT" <<'PY'
+import json, sys
+tool, arguments = sys.argv[1], sys.argv[2]
+params = {"name": tool}
+if arguments:
+    params["arguments"] = json.loads(arguments)
+params["_meta"] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                   "io.modelcontextprotocol/clientCapabilities": {}}
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params},
+                  separators=(",", ":"))
+print('wrk.method = "POST"')
+print(f"wrk.body = {json.dumps(body)}")
+for name, value in [("Content-Type", "application/json"),
+                    ("Accept", "application/json, text/event-stream"),
+                    ("MCP-Protocol-Version", "2026-07-28"),
+                    ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)]:
+    print(f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}")
+PY
+fi
+[[ -f "$WRK_SCRIPT" ]] || die "no $WRK_SCRIPT: run LOADGEN=wrk bash bench/compare.sh first"
 
 count() { # NAME BIN ARGS...
   local name=$1 bin=$2; shift 2
@@ -49,7 +91,12 @@ count() { # NAME BIN ARGS...
     sleep 0.2
   done
   (( ready )) || { kill "$pid" 2>/dev/null; die "$name did not start (see $OUT/callgrind-$name.log)"; }
-  wrk -t1 -c4 -d "${DURATION}s" -s "$OUT/post.lua" "http://127.0.0.1:$PORT/mcp" >"$OUT/callgrind-$name.wrk"
+  if [[ -n "$CALL" ]]; then # the answer must be a success, not a failed result
+    local answer
+    answer="$(wrk_request_once)"
+    grep -q '"isError":true\|"error":' <<<"$answer" && die "$name: $CALL failed: $answer"
+  fi
+  wrk -t1 -c4 -d "${DURATION}s" -s "$WRK_SCRIPT" "http://127.0.0.1:$PORT/mcp" >"$OUT/callgrind-$name.wrk"
   kill -TERM "$pid"; wait "$pid" || true
   local requests total
   requests="$(awk '/requests in/ {print $1}' "$OUT/callgrind-$name.wrk")"
@@ -59,6 +106,23 @@ count() { # NAME BIN ARGS...
     "$name" "$requests" "$total" $(( total / requests ))
 }
 
-count ours "$OURS_BIN" http --listen
-count rmcp "$RMCP_BIN" http
-count floor "$FLOOR_BIN" http
+# The request of $WRK_SCRIPT, sent once with curl.
+wrk_request_once() {
+  python3 - "$WRK_SCRIPT" "http://127.0.0.1:$PORT/mcp" <<'PY'
+import json, re, sys, urllib.request
+script, url = open(sys.argv[1]).read(), sys.argv[2]
+body = json.loads(re.search(r"^wrk.body = (.*)$", script, re.M).group(1))
+headers = {json.loads(n): json.loads(v)
+           for n, v in re.findall(r'^wrk.headers\[(".*?")\] = (".*")$', script, re.M)}
+request = urllib.request.Request(url, data=body.encode(), headers=headers, method="POST")
+print(urllib.request.urlopen(request).read().decode())
+PY
+}
+
+if [[ -n "$CALL" ]]; then
+  count "ours-$CALL" "$OURS_BIN" http --listen
+else
+  count ours "$OURS_BIN" http --listen
+  count rmcp "$RMCP_BIN" http
+  count floor "$FLOOR_BIN" http
+fi

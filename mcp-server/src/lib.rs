@@ -59,10 +59,16 @@
 //!   whose type is the whole arguments object. Argument types implement
 //!   `serde::Deserialize` and [`schemars::JsonSchema`] (schemars 1,
 //!   re-exported: JSON Schema 2020-12).
-//! * Arguments that do not fit answer a result with `isError: true` naming
-//!   the argument path (``Invalid argument `items[1]`: ...``), as the spec
-//!   files input validation under tool execution errors; an unknown tool
-//!   is `-32602 "Unknown tool: X"`.
+//! * Arguments are checked against the advertised `inputSchema` (JSON
+//!   Schema 2020-12 unless its `$schema` names another draft; compiled
+//!   once per tool) before the handler runs, for `#[tool]` methods and
+//!   [`ToolRouter`] tools alike. Arguments that do not fit answer a result
+//!   with `isError: true` naming the instance path and keyword of each
+//!   violation (``Invalid argument `/items/1` (type): ...``, at most five),
+//!   as the spec files input validation under tool execution errors; an
+//!   unknown tool is `-32602 "Unknown tool: X"`. In derived schemas a
+//!   `null` for an optional argument reads as absent, as serde reads
+//!   `Option<T>`; `format` is an annotation (the 2020-12 default).
 //! * Return types ([`IntoToolResult`]): `String`, a content block,
 //!   `Vec<ContentBlock>`, `CallToolResult`, [`Json<T>`] (`structuredContent`
 //!   plus a text copy, and `T`'s schema as `outputSchema`; a 2025-11-25

@@ -370,7 +370,7 @@ fn bad_argument_names_its_path() {
             json!({"name": "add", "arguments": {"a": 1, "b": "two"}})
         ),
         text_result(
-            "Invalid argument `b`: invalid type: string \"two\", expected i64",
+            "Invalid argument `/b` (type): \"two\" is not of type \"integer\"",
             true
         )
     );
@@ -384,7 +384,10 @@ fn missing_required_argument_is_a_failed_result() {
             "tools/call",
             json!({"name": "add", "arguments": {"a": 1}})
         ),
-        text_result("Invalid argument `b`: missing required argument", true)
+        text_result(
+            "Invalid arguments (required): \"b\" is a required property",
+            true
+        )
     );
 }
 
@@ -397,7 +400,7 @@ fn arguments_struct_errors_name_nested_paths() {
             json!({"name": "search", "arguments": {"text": "x", "items": [1, "two"]}})
         ),
         text_result(
-            "Invalid argument `items[1]`: invalid type: string \"two\", expected u32",
+            "Invalid argument `/items/1` (type): \"two\" is not of type \"integer\"",
             true
         )
     );
@@ -407,7 +410,10 @@ fn arguments_struct_errors_name_nested_paths() {
             "tools/call",
             json!({"name": "search", "arguments": {"items": [1]}})
         ),
-        text_result("Invalid arguments: missing field `text`", true)
+        text_result(
+            "Invalid arguments (required): \"text\" is a required property",
+            true
+        )
     );
 }
 
@@ -750,7 +756,7 @@ fn plain_struct_parameter_errors_name_nested_paths() {
             json!({"name": "count", "arguments": {"filter": {"text": "x", "items": [1, -2]}}})
         ),
         text_result(
-            "Invalid argument `filter.items[1]`: invalid value: integer `-2`, expected u32",
+            "Invalid argument `/filter/items/1` (minimum): -2 is less than the minimum of 0",
             true
         )
     );
@@ -952,7 +958,7 @@ fn tool_router_add_call_remove_and_announce() {
             json!({"name": "sum", "arguments": {"a": 40, "b": true}})
         ),
         text_result(
-            "Invalid argument `b`: invalid type: boolean `true`, expected i64",
+            "Invalid argument `/b` (type): true is not of type \"integer\"",
             true
         )
     );
@@ -1119,5 +1125,174 @@ fn declared_scopes_are_carried() {
     assert_eq!(
         result(&Scoped, "tools/call", json!({"name": "write"})),
         text_result("written", false)
+    );
+}
+
+// ----- arguments checked against the advertised inputSchema ------------------
+
+/// A raw tool's schema: a `$ref` into `$defs`, an `enum` and a `minimum`.
+fn measured_tool() -> Tool {
+    let schema: ToolInputSchema = serde_json::from_value(json!({
+        "type": "object",
+        "$defs": { "positive": { "type": "integer", "minimum": 1 } },
+        "properties": {
+            "count": { "$ref": "#/$defs/positive" },
+            "unit": { "enum": ["m", "s"] }
+        },
+        "required": ["count"],
+        "additionalProperties": false
+    }))
+    .expect("an object schema");
+    Tool::new(schema, "measure".to_owned())
+}
+
+#[test]
+fn raw_tool_arguments_are_checked_before_the_handler_runs() {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let server = Dynamic {
+        tools: ToolRouter::new(),
+    };
+    let counter = Arc::clone(&runs);
+    server
+        .tools
+        .add_raw(measured_tool(), move |call: ToolCall, _: RequestContext| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            async move { Value::Object(call.arguments).to_string() }
+        })
+        .expect("a valid raw tool");
+    let call = |arguments: Value| {
+        result(
+            &server,
+            "tools/call",
+            json!({"name": "measure", "arguments": arguments}),
+        )
+    };
+    assert_eq!(
+        call(json!({"count": 3, "unit": "m"})),
+        text_result(r#"{"count":3,"unit":"m"}"#, false)
+    );
+    assert_eq!(
+        call(json!({"count": 0})),
+        text_result(
+            "Invalid argument `/count` (minimum): 0 is less than the minimum of 1",
+            true
+        )
+    );
+    assert_eq!(
+        call(json!({"count": 2, "unit": "kg"})),
+        text_result(
+            r#"Invalid argument `/unit` (enum): "kg" is not one of "m" or "s""#,
+            true
+        )
+    );
+    // Every violation is named, one per line.
+    assert_eq!(
+        call(json!({"count": "3", "extra": 1})),
+        text_result(
+            "Invalid argument `/count` (type): \"3\" is not of type \"integer\"\n\
+             Invalid arguments (additionalProperties): Additional properties are not allowed ('extra' was unexpected)",
+            true
+        )
+    );
+    // No `arguments` reads as `{}`, which lacks `count`.
+    assert_eq!(
+        result(&server, "tools/call", json!({"name": "measure"})),
+        text_result(
+            "Invalid arguments (required): \"count\" is a required property",
+            true
+        )
+    );
+    assert_eq!(runs.load(std::sync::atomic::Ordering::Relaxed), 1);
+}
+
+#[test]
+fn add_raw_refuses_a_schema_that_does_not_compile() {
+    let events = ServerEvents::new();
+    let mut changes = events.subscribe();
+    let tools = ToolRouter::new().with_events(events);
+    let remote: ToolInputSchema = serde_json::from_value(json!({
+        "type": "object",
+        "properties": { "a": { "$ref": "https://example.com/a.json" } }
+    }))
+    .expect("an object schema");
+    let error = tools
+        .add_raw(
+            Tool::new(remote, "remote".to_owned()),
+            |_: ToolCall, _: RequestContext| async { String::new() },
+        )
+        .expect_err("no remote references");
+    assert!(
+        error.starts_with("tool `remote`: its inputSchema does not compile: "),
+        "{error}"
+    );
+    assert!(error.contains("https://example.com/a.json"), "{error}");
+    let invalid: ToolInputSchema = serde_json::from_value(json!({
+        "type": "object",
+        "properties": { "a": { "minimum": "one" } }
+    }))
+    .expect("an object schema");
+    let error = tools
+        .add_raw(
+            Tool::new(invalid, "invalid".to_owned()),
+            |_: ToolCall, _: RequestContext| async { String::new() },
+        )
+        .expect_err("not a valid schema");
+    assert!(error.contains("(at `/properties/a/minimum`)"), "{error}");
+    assert!(tools.names().is_empty());
+    assert!(changes.try_recv().is_err(), "nothing was added");
+}
+
+/// Bounds only the schema states: serde reads any `u32` and any string.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Pick {
+    #[schemars(range(min = 1, max = 10))]
+    count: u32,
+    #[schemars(length(max = 3))]
+    code: String,
+}
+
+#[derive(McpServer)]
+#[mcp(name = "bounded", version = "1.0.0", tools)]
+struct Bounded;
+
+#[router]
+impl Bounded {
+    #[tool]
+    fn pick(&self, #[arguments] pick: Pick) -> String {
+        format!("{} {}", pick.count, pick.code)
+    }
+}
+
+#[test]
+fn derived_schema_bounds_serde_does_not_check_are_enforced() {
+    let listed = result(&Bounded, "tools/list", json!({}));
+    assert_eq!(
+        listed["tools"][0]["inputSchema"]["properties"]["count"]["maximum"],
+        10
+    );
+    let call = |arguments: Value| {
+        result(
+            &Bounded,
+            "tools/call",
+            json!({"name": "pick", "arguments": arguments}),
+        )
+    };
+    assert_eq!(
+        call(json!({"count": 3, "code": "abc"})),
+        text_result("3 abc", false)
+    );
+    assert_eq!(
+        call(json!({"count": 50, "code": "abc"})),
+        text_result(
+            "Invalid argument `/count` (maximum): 50 is greater than the maximum of 10",
+            true
+        )
+    );
+    assert_eq!(
+        call(json!({"count": 3, "code": "abcd"})),
+        text_result(
+            "Invalid argument `/code` (maxLength): \"abcd\" is longer than 3 characters",
+            true
+        )
     );
 }

@@ -13,6 +13,7 @@ pub mod prompts;
 pub mod resources;
 pub mod tools;
 pub mod uri_template;
+mod validation;
 
 pub use page::PAGE_SIZE;
 

@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::RetryInput;
 use super::args::{self, ArgumentError, Arguments};
 use super::page::page;
+use super::validation::ToolSchemas;
 use crate::context::RequestContext;
 use crate::errors::{self, ErrorObject, HandlerResult};
 use crate::events::ServerEvents;
@@ -205,6 +206,13 @@ pub fn argument_failure(error: ArgumentError) -> ToolOutcome {
     Ok(CallToolResult::error(error.to_string()).into())
 }
 
+/// Arguments that break the tool's input schema: a failed result naming
+/// each violation (tools spec, "Error Handling": input validation errors
+/// are tool execution errors).
+fn schema_failure(violations: String) -> ToolOutcome {
+    Ok(CallToolResult::error(violations).into())
+}
+
 /// One `x-mcp-header` annotation: argument `argument` is mirrored in the
 /// HTTP header `Mcp-Param-{header}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,6 +291,9 @@ pub fn param_headers_of(tool: &Tool) -> Result<Vec<ParamHeader>, String> {
 struct Entry<H> {
     tool: Tool,
     headers: Vec<ParamHeader>,
+    /// The schemas, compiled (shared: a [`ToolRouter`] call checks
+    /// arguments after releasing the catalogue lock).
+    schemas: Arc<ToolSchemas>,
     task: TaskSupport,
     handler: H,
 }
@@ -304,8 +315,15 @@ impl<H> Default for Catalogue<H> {
 
 impl<H> Catalogue<H> {
     /// Adds or replaces (by name) a tool; its name and header annotations
-    /// are checked first.
-    fn insert(&mut self, tool: Tool, task: TaskSupport, handler: H) -> Result<(), String> {
+    /// are checked and its schemas compiled first. `derived`: the input
+    /// schema comes from the handler's Rust types.
+    fn insert(
+        &mut self,
+        tool: Tool,
+        derived: bool,
+        task: TaskSupport,
+        handler: H,
+    ) -> Result<(), String> {
         if !valid_tool_name(&tool.name) {
             return Err(format!(
                 "tool name `{}` must be 1 to 128 characters from A-Z a-z 0-9 _ - .",
@@ -313,9 +331,12 @@ impl<H> Catalogue<H> {
             ));
         }
         let headers = param_headers_of(&tool).map_err(|e| format!("tool `{}`: {e}", tool.name))?;
+        let schemas = ToolSchemas::compile(&tool, derived)
+            .map_err(|e| format!("tool `{}`: {e}", tool.name))?;
         let entry = Entry {
             tool,
             headers,
+            schemas: Arc::new(schemas),
             task,
             handler,
         };
@@ -384,11 +405,14 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    fn from_params(params: CallToolRequestParams) -> Self {
-        Self {
-            arguments: params.arguments.unwrap_or_default(),
+    /// The call, if its arguments fit the tool's input schema; else the
+    /// text of the failed result, naming each violation.
+    fn checked(params: CallToolRequestParams, schemas: &ToolSchemas) -> Result<Self, String> {
+        let arguments = schemas.input.admit(params.arguments.unwrap_or_default())?;
+        Ok(Self {
+            arguments,
             retry: RetryInput::new(params.input_responses, params.request_state),
-        }
+        })
     }
 }
 
@@ -429,7 +453,7 @@ impl<S> ToolTable<S> {
             let described = (spec.describe)()
                 .and_then(|tool| {
                     let name = tool.name.clone();
-                    catalogue.insert(tool, spec.task, spec.call)?;
+                    catalogue.insert(tool, true, spec.task, spec.call)?;
                     Ok(name)
                 })
                 .map_err(|e| format!("tool method `{}`: {e}", spec.method));
@@ -475,7 +499,8 @@ impl<S> ToolTable<S> {
         self.catalogue.list(params, ctx)
     }
 
-    /// `tools/call`: an unknown name is `-32602 "Unknown tool: X"`.
+    /// `tools/call`: an unknown name is `-32602 "Unknown tool: X"`;
+    /// arguments that break the input schema get a failed result.
     pub async fn call(
         &self,
         server: &S,
@@ -483,7 +508,14 @@ impl<S> ToolTable<S> {
         ctx: &RequestContext,
     ) -> ToolOutcome {
         let entry = self.catalogue.get(&params.name)?;
-        (entry.handler)(server, ToolCall::from_params(params), ctx).await
+        let call = match ToolCall::checked(params, &entry.schemas) {
+            Ok(call) => call,
+            Err(violations) => return schema_failure(violations),
+        };
+        let outcome = (entry.handler)(server, call, ctx).await;
+        #[cfg(debug_assertions)]
+        entry.schemas.check_output(&entry.tool.name, &outcome);
+        outcome
     }
 
     /// The `x-mcp-header` annotations of tool `name`.
@@ -595,7 +627,10 @@ impl ToolRouter {
 
     /// Adds (or replaces, by name) a tool described by hand, whose handler
     /// reads the raw call (arguments object, retry answers and state). Fails on a name or `x-mcp-header`
-    /// annotation that breaks the spec's rules.
+    /// annotation that breaks the spec's rules, and on an `inputSchema`
+    /// that does not compile (an invalid schema, a remote `$ref`, an unknown
+    /// `$schema`). Calls whose arguments break the schema get a failed
+    /// result naming each violation; the handler sees only valid arguments.
     pub fn add_raw<F, Fut, R>(&self, tool: Tool, handler: F) -> Result<(), String>
     where
         F: Fn(ToolCall, RequestContext) -> Fut + Send + Sync + 'static,
@@ -604,6 +639,7 @@ impl ToolRouter {
     {
         self.insert(
             tool,
+            false,
             Arc::new(move |call, ctx| {
                 let future = handler(call, ctx);
                 Box::pin(async move { future.await.into_tool_result() })
@@ -611,15 +647,17 @@ impl ToolRouter {
         )
     }
 
-    fn insert(&self, tool: Tool, handler: DynToolFn) -> Result<(), String> {
-        self.write().insert(tool, TaskSupport::Never, handler)?;
+    fn insert(&self, tool: Tool, derived: bool, handler: DynToolFn) -> Result<(), String> {
+        self.write()
+            .insert(tool, derived, TaskSupport::Never, handler)?;
         self.changed();
         Ok(())
     }
 
     /// Adds (or replaces) a tool whose arguments are one `A`: the input
     /// schema comes from `A` (an object schema), the output schema from `R`.
-    /// Arguments that do not fit `A` answer a failed result naming the path.
+    /// Arguments that break that schema, or do not parse as `A`, answer a
+    /// failed result naming the path.
     pub fn add<A, F, Fut, R>(&self, name: &str, description: &str, handler: F) -> Result<(), String>
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
@@ -633,6 +671,7 @@ impl ToolRouter {
         let handler = Arc::new(handler);
         self.insert(
             tool,
+            true,
             Arc::new(move |call: ToolCall, ctx| {
                 let handler = Arc::clone(&handler);
                 Box::pin(async move {
@@ -689,14 +728,28 @@ impl ToolRouter {
         self.read().list(&params, ctx)
     }
 
-    /// `tools/call`.
+    /// `tools/call`: an unknown name is `-32602 "Unknown tool: X"`;
+    /// arguments that break the input schema get a failed result.
     pub async fn call_tool(
         &self,
         params: CallToolRequestParams,
         ctx: &RequestContext,
     ) -> ToolOutcome {
-        let handler = Arc::clone(&self.read().get(&params.name)?.handler);
-        handler(ToolCall::from_params(params), ctx.clone()).await
+        let (handler, schemas) = {
+            let catalogue = self.read();
+            let entry = catalogue.get(&params.name)?;
+            (Arc::clone(&entry.handler), Arc::clone(&entry.schemas))
+        };
+        #[cfg(debug_assertions)]
+        let name = params.name.clone();
+        let call = match ToolCall::checked(params, &schemas) {
+            Ok(call) => call,
+            Err(violations) => return schema_failure(violations),
+        };
+        let outcome = handler(call, ctx.clone()).await;
+        #[cfg(debug_assertions)]
+        schemas.check_output(&name, &outcome);
+        outcome
     }
 
     /// The `x-mcp-header` annotations of tool `name` (for
