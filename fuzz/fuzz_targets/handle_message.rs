@@ -7,7 +7,8 @@
 //! object with `jsonrpc: "2.0"`; a request with a valid id (string,
 //! `i64` integer, `-0` as 0) is answered with exactly that id; an invalid or
 //! unreadable id is never echoed; only `subscriptions/listen` may stay
-//! unanswered.
+//! unanswered; a legacy session's results keep to what 2025-11-25 allows
+//! where it is narrower (object `structuredContent` and `outputSchema`).
 #![no_main]
 
 use std::sync::{Arc, Mutex};
@@ -84,6 +85,11 @@ fuzz_target!(|data: &[u8]| {
         .body
         .as_deref()
         .map(|body| check_message(body, false));
+    if flags & LEGACY_SESSION != 0
+        && let Some(result) = answer.as_ref().and_then(|a| a.get("result"))
+    {
+        check_legacy_result(result);
+    }
     let answer_id = answer
         .as_ref()
         .and_then(|a| a.get("id"))
@@ -150,5 +156,19 @@ fn http_headers(flags: u8, message: Option<&Value>, tail: &[String]) -> HttpHead
         method: (flags & NO_METHOD_CHECK == 0).then_some(method),
         name: tail.get(2).cloned().or(name),
         params,
+    }
+}
+
+/// The 2025-11-25 schema's narrower result shapes: `structuredContent`
+/// and each tool's `outputSchema` are objects, the latter `"type": "object"`.
+fn check_legacy_result(result: &Value) {
+    if let Some(structured) = result.get("structuredContent") {
+        assert!(structured.is_object(), "legacy structuredContent: {result}");
+    }
+    let tools = result.get("tools").and_then(Value::as_array);
+    for tool in tools.into_iter().flatten() {
+        if let Some(schema) = tool.get("outputSchema") {
+            assert_eq!(schema["type"], "object", "legacy outputSchema: {tool}");
+        }
     }
 }

@@ -191,6 +191,11 @@ pub trait PromptsHandler: Send + Sync + PromptsDeclared {
     ) -> impl Future<Output = HandlerResult<GetPromptResultResponseResult>> + Send;
 }
 
+/// The most values one `completion/complete` answer may carry (the
+/// schema's `maxItems`); the transport cuts a longer list and sets
+/// `hasMore`.
+pub const MAX_COMPLETION_VALUES: usize = 100;
+
 /// The `completions` capability: `completion/complete`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `completions` capability but does not implement `CompletionsHandler`",
@@ -198,7 +203,8 @@ pub trait PromptsHandler: Send + Sync + PromptsDeclared {
     note = "implement `mcp_server::CompletionsHandler` for `{Self}`, or remove `completions` from `#[mcp(...)]`"
 )]
 pub trait CompletionsHandler: Send + Sync + CompletionsDeclared {
-    /// `completion/complete`.
+    /// `completion/complete`. Values past [`MAX_COMPLETION_VALUES`] are
+    /// cut from the answer.
     fn complete(
         &self,
         params: CompleteRequestParams,

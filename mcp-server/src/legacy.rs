@@ -13,7 +13,8 @@
 //!
 //! An `input_required` result (MRTR) is fulfilled the 2025 way: each input
 //! request is sent to the client as a real JSON-RPC request on the
-//! request's stream, the answers are collected, and the handler is called
+//! request's stream (a URL-mode elicitation with the `elicitationId` the
+//! 2025-11-25 schema requires), the answers are collected, and the handler is called
 //! again with `inputResponses` and `requestState`, until it completes (at
 //! most [`MAX_INPUT_ROUNDS`] rounds). A tool written once in MRTR style so
 //! works in both eras.
@@ -268,11 +269,32 @@ async fn fulfil(
         if session.client_capabilities.get(capability).is_none() {
             return Err(errors::missing_client_capability(json!({ capability: {} })));
         }
-        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        legacy_input_request(method, &mut params)?;
         let answer = peer.request(sink, method, params).await?;
         responses.insert(key.clone(), answer);
     }
     Ok(responses)
+}
+
+/// The 2025-11-25 shape of a modern input request's `params`: a URL-mode
+/// elicitation needs the `elicitationId` that 2026-07-28 dropped (random,
+/// as the client echoes it in `notifications/elicitation/complete`).
+fn legacy_input_request(method: &str, params: &mut Value) -> Result<(), ErrorObject> {
+    if method != methods::ELICITATION_CREATE
+        || params.get("mode").and_then(Value::as_str) != Some("url")
+        || params.get("elicitationId").is_some()
+    {
+        return Ok(());
+    }
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| errors::internal_error(format!("no randomness for an elicitationId: {e}")))?;
+    let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    if let Value::Object(params) = params {
+        params.insert("elicitationId".into(), Value::String(id));
+    }
+    Ok(())
 }
 
 /// The 2025-11-25 shape of the modern result of `method`. Where the two
@@ -363,4 +385,33 @@ fn legacy_error(method: &str, mut error: ErrorObject) -> ErrorObject {
         error.code = LEGACY_RESOURCE_NOT_FOUND;
     }
     error
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+    use super::*;
+
+    #[test]
+    fn a_url_elicitation_gets_the_elicitation_id_2025_11_25_requires() {
+        let mut url = json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"});
+        legacy_input_request(methods::ELICITATION_CREATE, &mut url).unwrap();
+        let id = url["elicitationId"].as_str().unwrap();
+        assert_eq!(id.len(), 32);
+        let mut again = url.clone();
+        legacy_input_request(methods::ELICITATION_CREATE, &mut again).unwrap();
+        assert_eq!(again, url, "an id already there is kept");
+        for (method, params) in [
+            (
+                methods::ELICITATION_CREATE,
+                json!({"message": "Name?", "requestedSchema": {}}),
+            ),
+            (methods::SAMPLING_CREATE_MESSAGE, json!({"mode": "url"})),
+        ] {
+            let mut adapted = params.clone();
+            legacy_input_request(method, &mut adapted).unwrap();
+            assert_eq!(adapted, params, "{method}");
+        }
+    }
 }

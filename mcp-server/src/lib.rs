@@ -369,7 +369,9 @@ pub use envelope::{
 };
 pub use errors::{ErrorObject, HandlerResult};
 pub use events::{ServerEvent, ServerEvents};
-pub use handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHandler};
+pub use handlers::{
+    CompletionsHandler, MAX_COMPLETION_VALUES, PromptsHandler, ResourcesHandler, ToolsHandler,
+};
 pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use listen::{honoured_filter, legacy_notification};
 pub use outcome::Outcome;

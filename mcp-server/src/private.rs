@@ -126,10 +126,27 @@ pub fn dispatch_completions<'a, S: CompletionsHandler>(
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::CompleteRequest(r) => {
-            Box::pin(async move { render(server.complete(r.params, ctx).await, ctx) })
+            Box::pin(async move { render(server.complete(r.params, ctx).await.map(capped), ctx) })
         }
         other => unrouted(&other),
     }
+}
+
+/// A completion of at most [`MAX_COMPLETION_VALUES`] values, as the schema
+/// requires: a longer list is cut, with `hasMore` and the full `total`.
+fn capped(
+    mut result: mcp_types::v2026_07_28::CompleteResult,
+) -> mcp_types::v2026_07_28::CompleteResult {
+    let completion = &mut result.completion;
+    let all = completion.values.len();
+    if all > crate::handlers::MAX_COMPLETION_VALUES {
+        completion
+            .values
+            .truncate(crate::handlers::MAX_COMPLETION_VALUES);
+        completion.has_more = Some(true);
+        completion.total = Some(completion.total.unwrap_or(0).max(all as i64));
+    }
+    result
 }
 
 /// Which capability a request belongs to, for the generated router.

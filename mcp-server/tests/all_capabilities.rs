@@ -115,6 +115,10 @@ impl<T: Send + Sync + AsRef<str>> CompletionsHandler for Kitchen<T> {
         params: CompleteRequestParams,
         _: &RequestContext,
     ) -> HandlerResult<CompleteResult> {
+        if params.argument.value == "many" {
+            let values = (0..150).map(|n| format!("v{n}")).collect();
+            return Ok(CompleteResult::new(CompleteResultCompletion::new(values)));
+        }
         let value = format!("{}!", params.argument.value);
         Ok(CompleteResult::new(CompleteResultCompletion::new(vec![
             value,
@@ -174,6 +178,20 @@ fn prompts_and_completions_are_routed() {
         result("resources/list", json!({})),
         json!({"resultType":"complete","resources":[],"ttlMs":10,"cacheScope":"private"})
     );
+}
+
+#[test]
+fn a_completion_past_the_schema_s_100_values_is_cut_and_says_so() {
+    let answer = result(
+        "completion/complete",
+        json!({"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"a","value":"many"}}),
+    );
+    let completion = &answer["completion"];
+    let values = completion["values"].as_array().unwrap();
+    assert_eq!(values.len(), mcp_server::MAX_COMPLETION_VALUES);
+    assert_eq!(values[99], "v99");
+    assert_eq!(completion["hasMore"], true);
+    assert_eq!(completion["total"], 150);
 }
 
 #[test]
