@@ -1280,7 +1280,7 @@ async fn handle<S: McpServer + 'static, B: RequestBody>(
                     None => session_not_found(None),
                     Some(session) => match state.streams.admit(caller.as_deref()) {
                         Ok(permit) => legacy_stream::<S>(&state, session, permit),
-                        Err(refusal) => too_many_streams(None, refusal),
+                        Err(refusal) => too_many_streams(&state, None, refusal),
                     },
                 }
             }
@@ -1352,7 +1352,14 @@ fn legacy_stream<S: McpServer + 'static>(
 
 /// 429 for a stream past its cap, closing the connection: a client that
 /// floods streams must not keep the connections either.
-fn too_many_streams(id: Option<&Value>, refusal: streams::Refusal) -> Response<Body> {
+fn too_many_streams<S>(
+    state: &State<S>,
+    id: Option<&Value>,
+    refusal: streams::Refusal,
+) -> Response<Body> {
+    if let Some(suppressed) = state.limit_log.allow() {
+        tracing::warn!(?refusal, suppressed, "stream cap reached; stream refused");
+    }
     let mut response = closing(error_response(
         429,
         id,
@@ -1686,7 +1693,7 @@ async fn post<S: McpServer + 'static, B: RequestBody>(
                 Some(LISTEN) => {
                     match state.streams.admit(principal(&parts.extensions).as_deref()) {
                         Ok(permit) => Some(permit),
-                        Err(refusal) => return too_many_streams(id.as_ref(), refusal),
+                        Err(refusal) => return too_many_streams(&state, id.as_ref(), refusal),
                     }
                 }
                 _ => None,
