@@ -537,6 +537,16 @@ const ERRORS: &[&str] = &[
     "MissingRequiredClientCapabilityError",
 ];
 
+/// The entries of `dir`, in name order.
+fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    entries
+}
+
 #[test]
 fn official_example_answers_fit_both_eras() {
     let Some(dir) = schema_dir() else {
@@ -546,19 +556,9 @@ fn official_example_answers_fit_both_eras() {
     let mut modern = EraSchema::load(&dir, MODERN);
     let mut legacy = EraSchema::load(&dir, LEGACY);
     let examples = dir.join(MODERN).join("examples");
-    let mut type_dirs: Vec<PathBuf> = std::fs::read_dir(&examples)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    type_dirs.sort();
-    for type_dir in type_dirs {
+    for type_dir in sorted_entries(&examples) {
         let type_name = type_dir.file_name().unwrap().to_string_lossy().into_owned();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&type_dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        for file in files {
+        for file in sorted_entries(&type_dir) {
             let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
             if (type_name.as_str(), file_name.as_str()) == LACKS_CACHE_HINTS {
                 continue;

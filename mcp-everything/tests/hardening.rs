@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{GUARD, http, post, request};
+use common::{GUARD, http, open_legacy_session, post, request};
 use mcp_everything::Everything;
 use mcp_server::http::HttpConfig;
 use serde_json::json;
@@ -443,12 +443,7 @@ async fn idle_listen_streams_past_their_cap_never_lock_out_other_requests() {
 async fn legacy_get_streams_share_the_stream_cap() {
     let (addr, _stop, _server) = start(|c| c.max_streams = 1).await;
     let (_status, _, _held) = open_listen(&addr, 1).await;
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "old", "version": "1"}}});
-    let json = ("Content-Type", "application/json");
-    let opened = http(&addr, "POST", &[json], &initialize.to_string()).await;
-    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let session = open_legacy_session(&addr).await;
     let headers = [
         ("Accept", "text/event-stream"),
         ("Mcp-Session-Id", session.as_str()),

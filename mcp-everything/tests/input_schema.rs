@@ -12,7 +12,7 @@ use tokio::net::TcpListener;
 
 mod common;
 
-use common::{http, post, request};
+use common::{http, open_legacy_session, post, request};
 
 async fn start_http() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -136,16 +136,7 @@ async fn derived_schema_is_enforced_and_optional_null_is_absent() {
 #[tokio::test]
 async fn legacy_sessions_are_checked_too() {
     let addr = start_http().await;
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
-    let reply = http(
-        &addr,
-        "POST",
-        &[("Content-Type", "application/json")],
-        &init.to_string(),
-    )
-    .await;
-    let session = reply.header("mcp-session-id").unwrap().to_owned();
+    let session = open_legacy_session(&addr).await;
     let with_session = [
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),

@@ -14,7 +14,7 @@ use tokio::net::TcpListener;
 
 mod common;
 
-use common::{GUARD, http, post, request};
+use common::{GUARD, http, open_legacy_session, post, request};
 
 // ---------------------------------------------------------------- HTTP ----
 
@@ -407,16 +407,7 @@ async fn http_list_shaped_structured_output_in_both_eras() {
     let called = post(&addr, &request(2, "tools/call", call.clone()), &[]).await;
     assert_eq!(called.json()["result"]["structuredContent"], notes);
 
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
-    let reply = http(
-        &addr,
-        "POST",
-        &[("Content-Type", "application/json")],
-        &init.to_string(),
-    )
-    .await;
-    let session = reply.header("mcp-session-id").unwrap().to_owned();
+    let session = open_legacy_session(&addr).await;
     let legacy = [
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),

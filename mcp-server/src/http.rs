@@ -1121,14 +1121,6 @@ fn sse_frame_bytes(json: &[u8]) -> Bytes {
     Bytes::from(frame)
 }
 
-/// A session id: 128 bits from the operating system's CSPRNG as 32 hex
-/// digits (visible ASCII, unguessable, as the 2025-11-25 transport asks).
-fn new_session_id() -> Result<String, getrandom::Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 fn json_response(status: u16, body: &Value) -> Response<Body> {
     json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
 }
@@ -1835,7 +1827,7 @@ fn outcome_response<S>(
         None => status_only(StatusCode::ACCEPTED),
     };
     if let Some(session) = outcome.new_legacy_session {
-        let id = match new_session_id() {
+        let id = match crate::random_id::random_id() {
             Ok(id) => id,
             Err(error) => {
                 tracing::error!(%error, "no OS randomness for a session id");

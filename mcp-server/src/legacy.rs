@@ -287,10 +287,8 @@ fn legacy_input_request(method: &str, params: &mut Value) -> Result<(), ErrorObj
     {
         return Ok(());
     }
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
+    let id = crate::random_id::random_id()
         .map_err(|e| errors::internal_error(format!("no randomness for an elicitationId: {e}")))?;
-    let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     if let Value::Object(params) = params {
         params.insert("elicitationId".into(), Value::String(id));
     }

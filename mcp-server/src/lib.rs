@@ -343,6 +343,7 @@ mod listen;
 mod outcome;
 mod param_headers;
 mod peer;
+mod random_id;
 mod read_request;
 mod reply;
 pub mod router;

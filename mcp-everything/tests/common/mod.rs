@@ -136,3 +136,18 @@ pub async fn post(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Reply 
     }
     http(addr, "POST", &headers, &message.to_string()).await
 }
+
+/// Opens a 2025-11-25 session with a headerless `initialize`; its id.
+pub async fn open_legacy_session(addr: &str) -> String {
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let reply = http(
+        addr,
+        "POST",
+        &[("Content-Type", "application/json")],
+        &init.to_string(),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.header("mcp-session-id").unwrap().to_owned()
+}

@@ -293,10 +293,8 @@ impl Tasks {
     }
 
     fn new_record(&self, request: Value, owner: Option<String>) -> HandlerResult<TaskRecord> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes)
+        let task_id = crate::random_id::random_id()
             .map_err(|e| errors::internal_error(format!("no randomness for a task id: {e}")))?;
-        let task_id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let settings = *self.read_settings();
         let now = now_ms();
         Ok(TaskRecord {

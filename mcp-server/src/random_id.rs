@@ -1,0 +1,9 @@
+//! Unguessable ids (legacy session ids, task ids, elicitation ids): 128
+//! bits from the operating system's CSPRNG as 32 lower-case hex digits.
+
+/// A new id, or the OS's error when it has no randomness to give.
+pub(crate) fn random_id() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
