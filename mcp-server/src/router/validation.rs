@@ -55,7 +55,13 @@ impl ToolSchemas {
     /// Debug builds: logs a complete, successful result whose
     /// `structuredContent` breaks the `outputSchema`.
     #[cfg(debug_assertions)]
-    pub fn check_output(&self, tool: &str, outcome: &super::tools::ToolOutcome) {
+    pub fn check_output(
+        &self,
+        tool: &str,
+        outcome: &crate::errors::HandlerResult<
+            mcp_types::v2026_07_28::CallToolResultResponseResult,
+        >,
+    ) {
         use mcp_types::v2026_07_28::CallToolResultResponseResult;
         let (Some(output), Ok(CallToolResultResponseResult::CallToolResult(result))) =
             (&self.output, outcome)
