@@ -4,6 +4,10 @@
 //! - `regen [--check] [--schema-dir DIR]`: regenerate `mcp-types/src/generated/`
 //!   from the schemas pinned in `schema/manifest.toml`.
 //! - `fetch-schema [--dest DIR]`: download the pinned schema files and verify them.
+//! - `layers [--doc FILE]`: check that each crate's files import one another
+//!   only along the layers that `ARCHITECTURE.md` declares (see [`layers`]).
+
+mod layers;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,16 +21,22 @@ use mcp_versions::{IMPLEMENTED_VERSIONS, KnownVersion};
 const USAGE: &str = "usage:
   cargo xtask regen [--check] [--schema-dir DIR]
   cargo xtask fetch-schema [--dest DIR]
+  cargo xtask layers [--doc FILE]
 
 The schema directory holds <revision>/schema.json for every revision of
 schema/manifest.toml. It defaults to $MCP_SCHEMA_DIR, then to schema/upstream
-(where fetch-schema puts the files).";
+(where fetch-schema puts the files).
+
+layers checks every crate that a ```layers block of ARCHITECTURE.md (or of
+--doc FILE) declares: no file imports a higher layer or a sibling group of
+its own layer, and no files import each other in a circle.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("regen") => regen(&args[1..]),
         Some("fetch-schema") => fetch_schema(&args[1..]),
+        Some("layers") => check_layers(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -234,6 +244,17 @@ fn module_index(modules: &[(String, Option<String>)], command: &str) -> String {
         ));
     }
     out
+}
+
+fn check_layers(args: &[String]) -> Result<(), String> {
+    let mut args = args.to_vec();
+    let root = workspace_root();
+    let doc = take_value(&mut args, "--doc")?
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(layers::DOC));
+    no_more(&args)?;
+    print!("{}", layers::run(&root, &doc)?);
+    Ok(())
 }
 
 fn fetch_schema(args: &[String]) -> Result<(), String> {
