@@ -4,7 +4,7 @@
 
 use divan::{Bencher, black_box};
 use mcp_bench::{BenchServer, DISCOVER, RouterServer, TOOLS_CALL, block_on};
-use mcp_server::{McpServer, MessageContext};
+use mcp_server::{McpServer, McpServerExt, MessageContext};
 
 fn main() {
     divan::main();

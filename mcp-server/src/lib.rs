@@ -303,6 +303,18 @@
 //! `-32020`, version `-32022`, method and capability `-32601`, params
 //! `-32602`. The HTTP transport passes the `MCP-Protocol-Version` header in
 //! [`MessageContext::http`]; stdio uses [`MessageContext::stdio`].
+//! [`McpServerExt`] offers both as methods (`server.handle_value(..)`).
+//!
+//! # Layout
+//!
+//! The crate is built in layers, each depending only on those below it
+//! (the repository's `ARCHITECTURE.md` has the code map; `cargo xtask
+//! layers` checks it): `wire` (bytes ⇄ JSON-RPC, [`errors`]) ← `state`
+//! (the event hub, the task engine and stores) ← `model` (the
+//! declaration, contexts, handler traits, [`McpServer`]) ← [`router`] and
+//! the features ([`tasks`], listen) ← `era` (the modern gate, the legacy
+//! session) ← `dispatch` (the entry points above) ← the transports
+//! [`stdio`] and [`http`], which never import each other.
 //!
 //! # Transports
 //!
@@ -330,54 +342,46 @@
 
 #![deny(missing_docs)]
 
-mod context;
-mod declaration;
-mod envelope;
-pub mod errors;
-mod events;
-mod handlers;
+// Layers, lowest first; each imports only those below it (ARCHITECTURE.md,
+// checked by `cargo xtask layers`).
+mod dispatch;
+mod era;
+mod features;
 #[cfg(feature = "http")]
 pub mod http;
-mod legacy;
-mod listen;
-mod outcome;
-mod param_headers;
-mod peer;
-mod random_id;
-mod read_request;
-mod reply;
+mod model;
 pub mod router;
-mod server;
+mod state;
 #[cfg(feature = "stdio")]
 pub mod stdio;
-pub mod tasks;
+mod wire;
+
+pub use features::tasks;
+pub use wire::errors;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use context::{
+pub use dispatch::{INITIALIZE, McpServerExt, handle_message, handle_message_shared, handle_value};
+pub use era::legacy::{MAX_INPUT_ROUNDS, legacy_result};
+pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
+pub use features::listen::{honoured_filter, legacy_notification};
+pub use features::tasks::{TaskSupport, Tasks};
+pub use model::context::{
     HttpHeaders, LegacySession, MessageContext, Principal, RequestContext, Transport,
 };
-pub use declaration::{
+pub use model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
     DEFAULT_DISCOVER_TTL_MS, DeclaredScopes, IMPLEMENTED_LEGACY_VERSIONS,
     IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, ServerDeclaration,
 };
-pub use envelope::{
-    CACHEABLE_METHODS, INITIALIZE, REMOVED_METHODS, handle_message, handle_message_shared,
-    handle_value, http_status_of,
-};
-pub use errors::{ErrorObject, HandlerResult};
-pub use events::{ServerEvent, ServerEvents};
-pub use handlers::{
+pub use model::handlers::{
     CompletionsHandler, MAX_COMPLETION_VALUES, PromptsHandler, ResourcesHandler, ToolsHandler,
 };
-pub use legacy::{MAX_INPUT_ROUNDS, legacy_result};
-pub use listen::{honoured_filter, legacy_notification};
-pub use outcome::Outcome;
-pub use peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
-pub use reply::Reply;
+pub use model::outcome::Outcome;
+pub use model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
+pub use model::server::McpServer;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
 pub use router::prompts::{IntoPromptResult, PromptCall};
@@ -385,8 +389,9 @@ pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
-pub use server::McpServer;
-pub use tasks::{TaskSupport, Tasks};
+pub use state::events::{ServerEvent, ServerEvents};
+pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
+pub use wire::reply::Reply;
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
 /// block into the server's tools, resources and prompts; see the crate docs.

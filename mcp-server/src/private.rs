@@ -12,36 +12,29 @@ pub use serde_json;
 pub use std::future::Future;
 pub use std::sync::OnceLock;
 
-pub use crate::context::RequestContext;
-pub use crate::declaration::ServerDeclaration;
-pub use crate::errors::{HandlerResult, method_not_found};
-pub use crate::handlers::{
+pub use crate::features::tasks::TaskSupport;
+pub use crate::model::context::RequestContext;
+pub use crate::model::declaration::ServerDeclaration;
+pub use crate::model::handlers::{
     CompletionsDeclared, CompletionsHandler, PromptsDeclared, PromptsHandler, ResourcesDeclared,
     ResourcesHandler, ToolsDeclared, ToolsHandler,
 };
-pub use crate::reply::Reply;
-pub use crate::server::McpServer;
-pub use crate::tasks::TaskSupport;
+pub use crate::model::server::McpServer;
+pub use crate::wire::errors::{HandlerResult, method_not_found};
+pub use crate::wire::reply::Reply;
 
 use std::pin::Pin;
 
-use crate::reply::ResultMeta;
+use crate::wire::reply::ResultMeta;
 
 /// The future of a routed request.
 pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = HandlerResult<Reply>> + Send + 'a>>;
 
 fn render<T: ResultMeta>(result: HandlerResult<T>, ctx: &RequestContext) -> HandlerResult<Reply> {
-    crate::reply::render(result?, ctx.result_server_info())
+    crate::wire::reply::render(result?, ctx.result_server_info())
 }
 
-/// `-32601` for a request no handler takes.
-pub fn unrouted<'a>(request: &ClientRequest) -> BoxFuture<'a> {
-    let error = method_not_found(format!(
-        "the server has no handler for `{}`",
-        request.method()
-    ));
-    Box::pin(std::future::ready(Err(error)))
-}
+pub use crate::model::server::unrouted;
 
 /// Parses a settings literal the derive validated at compile time.
 pub fn settings(json: &str) -> JSONObject {
@@ -139,10 +132,10 @@ fn capped(
 ) -> mcp_types::v2026_07_28::CompleteResult {
     let completion = &mut result.completion;
     let all = completion.values.len();
-    if all > crate::handlers::MAX_COMPLETION_VALUES {
+    if all > crate::model::handlers::MAX_COMPLETION_VALUES {
         completion
             .values
-            .truncate(crate::handlers::MAX_COMPLETION_VALUES);
+            .truncate(crate::model::handlers::MAX_COMPLETION_VALUES);
         completion.has_more = Some(true);
         completion.total = Some(completion.total.unwrap_or(0).max(all as i64));
     }
@@ -162,7 +155,7 @@ pub fn capability_of(request: &ClientRequest) -> &'static str {
     }
 }
 
-pub use crate::declaration::{
+pub use crate::model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
     DEFAULT_DISCOVER_TTL_MS,
 };

@@ -15,8 +15,8 @@ use mcp_server::mcp_types::v2026_07_28::{
     ReadResourceResultResponseResult,
 };
 use mcp_server::{
-    CompletionsHandler, HandlerResult, McpServer, MessageContext, PromptsHandler, RequestContext,
-    ResourcesHandler, ToolsHandler, errors,
+    CompletionsHandler, HandlerResult, McpServer, McpServerExt, MessageContext, PromptsHandler,
+    RequestContext, ResourcesHandler, ToolsHandler, errors,
 };
 use serde_json::{Value, json};
 

@@ -13,8 +13,8 @@ use mcp_server::mcp_types::v2026_07_28::{
     ContentBlock, ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
 };
 use mcp_server::{
-    HandlerResult, LegacySession, McpServer, MessageContext, Outcome, RequestContext, ToolsHandler,
-    errors,
+    HandlerResult, LegacySession, McpServer, McpServerExt, MessageContext, Outcome, RequestContext,
+    ToolsHandler, errors,
 };
 use serde_json::{Value, json};
 

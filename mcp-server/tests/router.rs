@@ -9,9 +9,9 @@ use mcp_server::mcp_types::v2026_07_28::{
     Tool, ToolInputSchema,
 };
 use mcp_server::{
-    HandlerResult, HttpHeaders, Json, LegacySession, McpServer, MessageContext, Outcome,
-    RequestContext, ServerEvent, ServerEvents, ToolCall, ToolError, ToolRouter, ToolsHandler,
-    errors, router,
+    HandlerResult, HttpHeaders, Json, LegacySession, McpServer, McpServerExt, MessageContext,
+    Outcome, RequestContext, ServerEvent, ServerEvents, ToolCall, ToolError, ToolRouter,
+    ToolsHandler, errors, router,
 };
 use serde_json::{Value, json};
 

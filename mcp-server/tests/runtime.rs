@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_server::mcp_types::v2026_07_28::*;
 use mcp_server::{
-    HandlerResult, LegacySession, McpServer, MessageContext, RequestContext, ToolsHandler,
+    HandlerResult, LegacySession, McpServer, McpServerExt, MessageContext, RequestContext,
+    ToolsHandler,
 };
 use serde_json::{Value, json};
 

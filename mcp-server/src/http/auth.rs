@@ -38,7 +38,7 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Value, json};
 
-use crate::declaration::extend_unique;
+use crate::model::declaration::extend_unique;
 
 /// What a validator learned from a valid token.
 #[derive(Debug, Clone, PartialEq)]
@@ -204,7 +204,10 @@ impl AuthConfig {
     /// ones set here: each list becomes the union of both. The transport
     /// does this at start with
     /// [`McpServer::declared_scopes`](crate::McpServer::declared_scopes).
-    pub fn with_declared_scopes(mut self, declared: &crate::DeclaredScopes) -> Self {
+    pub fn with_declared_scopes(
+        mut self,
+        declared: &crate::model::declaration::DeclaredScopes,
+    ) -> Self {
         extend_unique(&mut self.required_scopes, declared.required.iter().cloned());
         for (capability, scopes) in &declared.capabilities {
             let entry = self

@@ -13,8 +13,8 @@ use mcp_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 
-use crate::context::HttpHeaders;
-use crate::errors::{self, ErrorObject};
+use crate::model::context::HttpHeaders;
+use crate::wire::errors::{self, ErrorObject};
 
 // Parsed once: a lookup by `&str` would parse and validate the name again.
 const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);

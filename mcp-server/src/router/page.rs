@@ -1,7 +1,7 @@
 //! Cursor pagination over a table built once: the cursor is the offset of
 //! the next page, opaque to clients.
 
-use crate::errors::{self, HandlerResult};
+use crate::wire::errors::{self, HandlerResult};
 
 /// How many entries one `*/list` page holds.
 pub const PAGE_SIZE: usize = 100;

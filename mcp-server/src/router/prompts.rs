@@ -12,8 +12,8 @@ use super::RetryInput;
 use super::args::ArgumentError;
 use super::page::page;
 use super::tools::BoxFuture;
-use crate::context::RequestContext;
-use crate::errors::{self, ErrorObject, HandlerResult};
+use crate::model::context::RequestContext;
+use crate::wire::errors::{self, ErrorObject, HandlerResult};
 
 /// What `prompts/get` answers.
 pub type PromptOutcome = HandlerResult<GetPromptResultResponseResult>;

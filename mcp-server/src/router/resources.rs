@@ -15,8 +15,8 @@ use super::RetryInput;
 use super::page::page;
 use super::tools::BoxFuture;
 use super::uri_template::UriTemplate;
-use crate::context::RequestContext;
-use crate::errors::{self, ErrorObject, HandlerResult};
+use crate::model::context::RequestContext;
+use crate::wire::errors::{self, ErrorObject, HandlerResult};
 
 /// What `resources/read` answers.
 pub type ReadOutcome = HandlerResult<ReadResourceResultResponseResult>;

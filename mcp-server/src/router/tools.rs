@@ -22,10 +22,11 @@ use super::RetryInput;
 use super::args::{self, ArgumentError, Arguments};
 use super::page::page;
 use super::validation::ToolSchemas;
-use crate::context::RequestContext;
-use crate::errors::{self, ErrorObject, HandlerResult};
-use crate::events::ServerEvents;
-use crate::tasks::TaskSupport;
+use crate::model::context::RequestContext;
+pub use crate::model::handlers::ParamHeader;
+use crate::model::handlers::TaskSupport;
+use crate::state::events::ServerEvents;
+use crate::wire::errors::{self, ErrorObject, HandlerResult};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -211,16 +212,6 @@ pub fn argument_failure(error: ArgumentError) -> ToolOutcome {
 /// are tool execution errors).
 fn schema_failure(violations: String) -> ToolOutcome {
     Ok(CallToolResult::error(violations).into())
-}
-
-/// One `x-mcp-header` annotation: argument `argument` is mirrored in the
-/// HTTP header `Mcp-Param-{header}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParamHeader {
-    /// The argument (input schema property) name.
-    pub argument: String,
-    /// The header name suffix, lower-cased.
-    pub header: String,
 }
 
 /// Whether `name` follows the spec's tool name rules: 1 to 128 characters

@@ -58,7 +58,7 @@ impl ToolSchemas {
     pub fn check_output(
         &self,
         tool: &str,
-        outcome: &crate::errors::HandlerResult<
+        outcome: &crate::wire::errors::HandlerResult<
             mcp_types::v2026_07_28::CallToolResultResponseResult,
         >,
     ) {

@@ -68,7 +68,7 @@ pub struct TaskRecord {
     pub used_keys: BTreeSet<String>,
     /// How many rounds the handler has run.
     pub round: u32,
-    /// Who created the task (see [`crate::tasks`], "Authorization"):
+    /// Who created the task (see [`crate::features::tasks`], "Authorization"):
     /// only requests of the same principal see it. `None` without `auth`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
@@ -183,7 +183,7 @@ impl MemoryTaskStore {
 
     /// Drops every expired record; returns how many.
     pub fn sweep(&self) -> usize {
-        let now = super::now_ms();
+        let now = now_ms();
         let mut tasks = self.lock();
         let before = tasks.len();
         tasks.retain(|_, r| !expired(r, now));
@@ -209,7 +209,7 @@ fn expired(record: &TaskRecord, now: u64) -> bool {
 
 impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
-        let now = super::now_ms();
+        let now = now_ms();
         let mut tasks = self.lock();
         if tasks.len() >= self.capacity {
             tasks.retain(|_, r| !expired(r, now));
@@ -237,7 +237,7 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
-        let now = super::now_ms();
+        let now = now_ms();
         let mut tasks = self.lock();
         let found = Self::live(&mut tasks, task_id, now).map(|r| r.clone());
         Box::pin(std::future::ready(Ok(found)))
@@ -248,7 +248,7 @@ impl TaskStore for MemoryTaskStore {
         task_id: &'a str,
         change: Change<'a>,
     ) -> StoreFuture<'a, Option<TaskRecord>> {
-        let now = super::now_ms();
+        let now = now_ms();
         let mut tasks = self.lock();
         let found = Self::live(&mut tasks, task_id, now).map(|record| {
             let mut edited = record.clone();
@@ -259,4 +259,11 @@ impl TaskStore for MemoryTaskStore {
         });
         Box::pin(std::future::ready(Ok(found)))
     }
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -92,3 +92,16 @@ pub fn resource_not_found(uri: impl Into<String>) -> ErrorObject {
 
 /// The legacy (2025-11-25) resource-not-found code.
 pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
+/// The HTTP status of an error (digest §5, §6 item 10).
+pub fn http_status_of(error: &ErrorObject) -> u16 {
+    match error.code {
+        error_codes::METHOD_NOT_FOUND_ERROR => 404,
+        error_codes::PARSE_ERROR
+        | error_codes::INVALID_REQUEST_ERROR
+        | error_codes::INVALID_PARAMS_ERROR
+        | error_codes::HEADER_MISMATCH_ERROR
+        | error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY_ERROR
+        | error_codes::UNSUPPORTED_PROTOCOL_VERSION_ERROR => 400,
+        _ => 200,
+    }
+}

@@ -18,9 +18,31 @@ use mcp_types::v2026_07_28::{
     ReadResourceRequestParams, ReadResourceResultResponseResult,
 };
 
-use crate::context::RequestContext;
-use crate::errors::HandlerResult;
-use crate::router::tools::ParamHeader;
+use crate::model::context::RequestContext;
+use crate::wire::errors::HandlerResult;
+
+/// One `x-mcp-header` annotation: argument `argument` is mirrored in the
+/// HTTP header `Mcp-Param-{header}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The argument (input schema property) name.
+    pub argument: String,
+    /// The header name suffix, lower-cased.
+    pub header: String,
+}
+
+/// Whether a tool may run as a task. The wire carries no such flag: it
+/// only feeds the server's own decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    /// Always synchronous.
+    #[default]
+    Never,
+    /// A task when the request declared the extension, else synchronous.
+    Optional,
+    /// A task when the request declared the extension, else `-32021`.
+    Required,
+}
 
 /// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
 /// `tools`; the handler trait requires it, so serving an undeclared
@@ -99,12 +121,12 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
     }
 
     /// Whether tool `name` may run as a task when the server declares the
-    /// tasks extension ([`TaskSupport`](crate::tasks::TaskSupport); the
+    /// tasks extension ([`TaskSupport`](TaskSupport); the
     /// default: never). A `#[mcp_server::router]` answers from
     /// `#[tool(task = "...")]`.
-    fn task_support(&self, name: &str) -> crate::tasks::TaskSupport {
+    fn task_support(&self, name: &str) -> TaskSupport {
         let _ = name;
-        crate::tasks::TaskSupport::Never
+        TaskSupport::Never
     }
 
     /// What is wrong with the tool catalogue (a schema that cannot be made,
@@ -139,7 +161,7 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
     ) -> impl Future<Output = HandlerResult<ListResourcesResult>> + Send;
 
     /// `resources/read`. A resource that does not exist is `-32602`
-    /// ([`crate::errors::invalid_params`]), never `-32002`.
+    /// ([`crate::wire::errors::invalid_params`]), never `-32002`.
     fn read_resource(
         &self,
         params: ReadResourceRequestParams,

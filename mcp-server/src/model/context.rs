@@ -11,9 +11,9 @@ use mcp_types::v2026_07_28::{
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::errors::{self, HandlerResult};
-use crate::events::ServerEvents;
-use crate::peer::{ClientPeer, Sink};
+use crate::model::peer::{ClientPeer, Sink};
+use crate::state::events::ServerEvents;
+use crate::wire::errors::{self, HandlerResult};
 
 /// Who sent an HTTP request, as authentication middleware of your own
 /// names it: insert one into the request's extensions and legacy sessions
@@ -22,20 +22,6 @@ use crate::peer::{ClientPeer, Sink};
 /// caller.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
-
-/// Who made an HTTP request: a [`Principal`] set by middleware, else (with
-/// `auth`) the validated token's subject, else its client; nobody without
-/// either. Legacy sessions and tasks are bound to it.
-pub(crate) fn principal(extensions: &http::Extensions) -> Option<String> {
-    if let Some(Principal(name)) = extensions.get::<Principal>() {
-        return Some(name.clone());
-    }
-    #[cfg(feature = "auth")]
-    if let Some(claims) = extensions.get::<crate::http::auth::Claims>() {
-        return claims.subject.clone().or_else(|| claims.client_id.clone());
-    }
-    None
-}
 
 /// Which transport a message arrived on, with what the envelope checks need
 /// from it.
@@ -101,6 +87,9 @@ pub struct MessageContext {
     /// The HTTP request's parts (method, URI, headers, extensions set by
     /// middleware), when the message came over HTTP.
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
+    /// Who sent the message, resolved once by the transport; legacy
+    /// sessions and tasks are bound to it.
+    pub(crate) principal: Option<String>,
 }
 
 impl fmt::Debug for MessageContext {
@@ -124,6 +113,7 @@ impl MessageContext {
             events: None,
             server_info_in_results: true,
             http_request: None,
+            principal: None,
         }
     }
 
@@ -192,8 +182,23 @@ impl MessageContext {
     /// The HTTP request the message came in (its body already read), for
     /// handlers to read headers and middleware extensions through
     /// [`RequestContext::http_request`].
+    /// A [`Principal`] among its extensions names the caller, unless
+    /// [`MessageContext::with_principal`] already did.
     pub fn with_http_request(mut self, parts: Arc<http::request::Parts>) -> Self {
+        if self.principal.is_none()
+            && let Some(Principal(name)) = parts.extensions.get::<Principal>()
+        {
+            self.principal = Some(name.clone());
+        }
         self.http_request = Some(parts);
+        self
+    }
+
+    /// Who sent the message (the HTTP transport: a [`Principal`] set by
+    /// middleware, else with `auth` the validated token's subject, else its
+    /// client). Legacy sessions and tasks are bound to it.
+    pub fn with_principal(mut self, principal: Option<String>) -> Self {
+        self.principal = principal;
         self
     }
 }
@@ -303,10 +308,12 @@ pub struct RequestContext {
     pub(crate) sink: Option<Sink>,
     pub(crate) events: Option<ServerEvents>,
     pub(crate) peer: Option<ClientPeer>,
-    pub(crate) declaration: Option<&'static crate::declaration::ServerDeclaration>,
+    pub(crate) declaration: Option<&'static crate::model::declaration::ServerDeclaration>,
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
+    /// Who sent the request (see [`MessageContext::with_principal`]).
+    pub(crate) principal: Option<String>,
     /// Whether this call may still become a task (tasks extension).
     pub(crate) task_eligible: bool,
 }
@@ -335,6 +342,7 @@ impl RequestContext {
             declaration: None,
             server_info_in_results: false,
             http_request: None,
+            principal: None,
             task_eligible: false,
         }
     }
@@ -348,7 +356,7 @@ impl RequestContext {
 
     /// Whether this call may become a task (or already runs as one): the
     /// tool allows it and both the server and this request declared the
-    /// tasks extension. See [`crate::tasks`].
+    /// tasks extension. See [`crate::features::tasks`].
     pub fn may_become_task(&self) -> bool {
         self.task_eligible
     }
@@ -362,9 +370,9 @@ impl RequestContext {
     }
 
     /// The identity to put in this request's result, if any.
-    pub(crate) fn result_server_info(&self) -> Option<crate::reply::ServerInfo<'static>> {
+    pub(crate) fn result_server_info(&self) -> Option<crate::wire::reply::ServerInfo<'static>> {
         let declaration = self.declaration.filter(|_| self.server_info_in_results)?;
-        Some(crate::reply::ServerInfo {
+        Some(crate::wire::reply::ServerInfo {
             typed: declaration.server_info(),
             rendered: declaration.server_info_bytes(),
         })
@@ -377,7 +385,7 @@ impl RequestContext {
     /// A handler overrides it per result by passing another value.
     pub fn cache_ttl_ms(&self) -> u64 {
         self.declaration
-            .map_or(crate::declaration::DEFAULT_CACHE_TTL_MS, |d| {
+            .map_or(crate::model::declaration::DEFAULT_CACHE_TTL_MS, |d| {
                 d.cache_ttl_ms()
             })
     }
@@ -394,7 +402,9 @@ impl RequestContext {
     /// [`DEFAULT_CACHE_SCOPE`](crate::DEFAULT_CACHE_SCOPE)).
     pub fn cache_scope(&self) -> mcp_types::v2026_07_28::CacheScope {
         self.declaration
-            .map_or(crate::declaration::DEFAULT_CACHE_SCOPE, |d| d.cache_scope())
+            .map_or(crate::model::declaration::DEFAULT_CACHE_SCOPE, |d| {
+                d.cache_scope()
+            })
     }
 
     /// The protocol version of this request (one of the accepted versions,

@@ -70,13 +70,14 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::AbortHandle;
 
-use crate::context::{LegacySession, MessageContext};
-use crate::envelope::{Parsed, handle_parsed, parse, request_id};
-use crate::errors;
-use crate::events::ServerEvents;
-use crate::listen::legacy_notification;
-use crate::peer::{ClientPeer, is_response};
-use crate::server::McpServer;
+use crate::dispatch::handle_parsed;
+use crate::features::listen::legacy_notification;
+use crate::model::context::{LegacySession, MessageContext};
+use crate::model::peer::{ClientPeer, is_response};
+use crate::model::server::McpServer;
+use crate::state::events::ServerEvents;
+use crate::wire::errors;
+use crate::wire::message::{Parsed, parse, request_id};
 
 /// The default line limit: 4 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -128,7 +129,7 @@ impl Default for StdioConfig {
             eof_grace: None,
             server_info_in_results: true,
             events: ServerEvents::new(),
-            client_request_timeout: crate::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            client_request_timeout: crate::model::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
             max_output_backlog_bytes: DEFAULT_MAX_OUTPUT_BACKLOG_BYTES,
         }
     }
@@ -532,7 +533,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    crate::server::check_catalogue(&*server)?;
+    crate::model::server::check_catalogue(&*server)?;
     let (out, rx) = mpsc::unbounded_channel::<Output>();
     let backlog = Arc::new(Backlog::new(config.max_output_backlog_bytes));
     let writer_task = tokio::spawn(write_loop(writer, rx, Arc::clone(&backlog)));

@@ -11,28 +11,20 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject};
 use serde_json::{Map, Value, json};
 
-use crate::context::{HttpHeaders, RequestContext};
-use crate::errors::{self, ErrorObject};
-use crate::server::McpServer;
+use crate::model::context::{HttpHeaders, RequestContext};
+use crate::model::server::McpServer;
+use crate::wire::errors::{self, ErrorObject};
 use mcp_types::headers::decode_value;
 
 /// How many `tools/list` pages are read to find a tool's annotations.
 pub const MAX_PAGES: usize = 16;
 
-/// Tool name → (argument name, header suffix in lower case).
-type Annotations = HashMap<String, Vec<(String, String)>>;
-
-/// The cached annotations of one server type.
-#[derive(Debug, Default)]
-pub(crate) struct ParamHeaderCache {
-    entry: Mutex<Option<(Instant, Annotations)>>,
-}
+use crate::state::param_header_cache::Annotations;
 
 fn annotations_of(tools: &[Value], into: &mut Annotations) {
     for tool in tools {
@@ -135,15 +127,7 @@ pub(crate) async fn check<S: McpServer>(
         return compare(pairs, arguments, &decoded);
     }
     let cache = &S::declaration().param_headers;
-    let cached = {
-        let entry = cache.entry.lock().unwrap_or_else(PoisonError::into_inner);
-        match &*entry {
-            Some((until, annotations)) if Instant::now() < *until => {
-                Some(annotations.get(tool).cloned())
-            }
-            _ => None,
-        }
-    };
+    let cached = cache.get(tool);
     let pairs = match cached {
         Some(pairs) => pairs,
         None => {
@@ -152,8 +136,7 @@ pub(crate) async fn check<S: McpServer>(
             let (annotations, ttl) = Box::pin(load(server, &ctx)).await?;
             let pairs = annotations.get(tool).cloned();
             if let Some(ttl) = ttl {
-                *cache.entry.lock().unwrap_or_else(PoisonError::into_inner) =
-                    Some((Instant::now() + ttl, annotations));
+                cache.put(annotations, ttl);
             }
             pairs
         }

@@ -23,16 +23,32 @@ use mcp_types::v2025_11_25 as legacy;
 use mcp_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
 use serde_json::{Map, Value, json};
 
-use crate::context::{LegacySession, MessageContext, RequestContext};
-use crate::declaration::ServerDeclaration;
-use crate::envelope::{Envelope, INITIALIZE, check_method, error_outcome, result_outcome};
-use crate::errors::{self, ErrorObject, LEGACY_RESOURCE_NOT_FOUND};
-use crate::outcome::Outcome;
-use crate::server::McpServer;
+use crate::era::modern::check_method;
+use crate::model::context::{LegacySession, MessageContext, RequestContext};
+use crate::model::declaration::ServerDeclaration;
+use crate::model::server::McpServer;
+use crate::wire::errors::{self, ErrorObject, LEGACY_RESOURCE_NOT_FOUND};
+use crate::wire::message::Envelope;
 
 /// How many `input_required` rounds the legacy bridge fulfils for one
 /// request before it gives up with `-32603`.
 pub const MAX_INPUT_ROUNDS: usize = 16;
+
+/// What a legacy request answers: its result, and the session a
+/// successful `initialize` starts.
+pub(crate) struct LegacyAnswer {
+    pub(crate) result: Value,
+    pub(crate) new_session: Option<LegacySession>,
+}
+
+impl From<Value> for LegacyAnswer {
+    fn from(result: Value) -> Self {
+        Self {
+            result,
+            new_session: None,
+        }
+    }
+}
 
 /// A legacy (2025-11-25 era) request on a dual-era server.
 pub(crate) async fn legacy_request<S: McpServer>(
@@ -41,63 +57,54 @@ pub(crate) async fn legacy_request<S: McpServer>(
     envelope: &Envelope<'_>,
     message: &Value,
     ctx: &MessageContext,
-) -> Outcome {
-    let id = &envelope.id;
-    if envelope.method == INITIALIZE {
+) -> Result<LegacyAnswer, ErrorObject> {
+    if envelope.method == legacy::methods::INITIALIZE {
         return initialize(declaration, envelope);
     }
     let Some(session) = &ctx.legacy_session else {
-        return error_outcome(
-            Some(id),
-            errors::invalid_request("No legacy session: send initialize first"),
-        );
+        return Err(errors::invalid_request(
+            "No legacy session: send initialize first",
+        ));
     };
     let caps = declaration.capabilities();
     match envelope.method {
-        legacy::methods::PING => result_outcome(id, json!({})),
+        legacy::methods::PING => Ok(json!({}).into()),
         legacy::methods::LOGGING_SET_LEVEL => {
             if caps.logging.is_none() {
-                return error_outcome(
-                    Some(id),
-                    errors::method_not_found("The server does not declare the logging capability"),
-                );
+                return Err(errors::method_not_found(
+                    "The server does not declare the logging capability",
+                ));
             }
             let level = envelope
                 .params
                 .and_then(|p| p.get("level"))
                 .cloned()
                 .map(serde_json::from_value::<LoggingLevel>);
-            match level {
-                Some(Ok(level)) => {
-                    session.set_log_level(level);
-                    result_outcome(id, json!({}))
-                }
-                _ => error_outcome(
-                    Some(id),
-                    errors::invalid_params("logging/setLevel needs a valid level"),
-                ),
-            }
+            let Some(Ok(level)) = level else {
+                return Err(errors::invalid_params(
+                    "logging/setLevel needs a valid level",
+                ));
+            };
+            session.set_log_level(level);
+            Ok(json!({}).into())
         }
         legacy::methods::RESOURCES_SUBSCRIBE | legacy::methods::RESOURCES_UNSUBSCRIBE => {
             if caps.resources.as_ref().and_then(|r| r.subscribe) != Some(true) {
-                return error_outcome(
-                    Some(id),
-                    errors::method_not_found("The server does not support resource subscriptions"),
-                );
+                return Err(errors::method_not_found(
+                    "The server does not support resource subscriptions",
+                ));
             }
-            let Some(uri) = envelope
+            let uri = envelope
                 .params
                 .and_then(|p| p.get("uri"))
                 .and_then(Value::as_str)
-            else {
-                return error_outcome(Some(id), errors::invalid_params("Missing params.uri"));
-            };
+                .ok_or_else(|| errors::invalid_params("Missing params.uri"))?;
             if envelope.method == legacy::methods::RESOURCES_SUBSCRIBE {
                 session.subscribe(uri.to_owned());
             } else {
                 session.unsubscribe(uri);
             }
-            result_outcome(id, json!({}))
+            Ok(json!({}).into())
         }
         methods::TOOLS_LIST
         | methods::TOOLS_CALL
@@ -107,58 +114,38 @@ pub(crate) async fn legacy_request<S: McpServer>(
         | methods::PROMPTS_LIST
         | methods::PROMPTS_GET
         | methods::COMPLETION_COMPLETE => {
-            if let Err(error) = check_method(declaration, envelope.method) {
-                return error_outcome(Some(id), error);
-            }
+            check_method(declaration, envelope.method)?;
             match bridge(server, envelope, message, session, ctx).await {
-                Ok(result) => result_outcome(id, legacy_result(envelope.method, result)),
-                Err(error) => error_outcome(Some(id), legacy_error(envelope.method, error)),
+                Ok(result) => Ok(legacy_result(envelope.method, result).into()),
+                Err(error) => Err(legacy_error(envelope.method, error)),
             }
         }
-        other => error_outcome(
-            Some(id),
-            errors::method_not_found(format!("Unknown method {other}")),
-        ),
+        other => Err(errors::method_not_found(format!("Unknown method {other}"))),
     }
 }
 
-fn initialize(declaration: &ServerDeclaration, envelope: &Envelope<'_>) -> Outcome {
-    let id = &envelope.id;
-    let params: legacy::InitializeRequestParams =
-        match envelope.params.cloned().map(serde_json::from_value) {
-            Some(Ok(params)) => params,
-            Some(Err(e)) => {
-                return error_outcome(
-                    Some(id),
-                    errors::invalid_params(format!("Invalid initialize params: {e}")),
-                );
-            }
-            None => {
-                return error_outcome(
-                    Some(id),
-                    errors::invalid_params("Missing initialize params"),
-                );
-            }
-        };
-    let Some(result) = declaration.initialize_result(&params.protocol_version) else {
-        return error_outcome(
-            Some(id),
-            errors::internal_error("This server serves no legacy version"),
-        );
+fn initialize(
+    declaration: &ServerDeclaration,
+    envelope: &Envelope<'_>,
+) -> Result<LegacyAnswer, ErrorObject> {
+    let params: legacy::InitializeRequestParams = match envelope.params {
+        Some(params) => serde_json::from_value(params.clone())
+            .map_err(|e| errors::invalid_params(format!("Invalid initialize params: {e}")))?,
+        None => return Err(errors::invalid_params("Missing initialize params")),
     };
+    let result = declaration
+        .initialize_result(&params.protocol_version)
+        .ok_or_else(|| errors::internal_error("This server serves no legacy version"))?;
     let session = LegacySession::new(
         result.protocol_version.clone(),
         serde_json::to_value(&params.capabilities).unwrap_or(Value::Null),
         serde_json::to_value(&params.client_info).unwrap_or(Value::Null),
     );
-    match serde_json::to_value(result) {
-        Ok(result) => {
-            let mut outcome = result_outcome(id, result);
-            outcome.new_legacy_session = Some(session);
-            outcome
-        }
-        Err(e) => error_outcome(Some(id), errors::internal_error(e.to_string())),
-    }
+    let result = serde_json::to_value(result).map_err(|e| errors::internal_error(e.to_string()))?;
+    Ok(LegacyAnswer {
+        result,
+        new_session: Some(session),
+    })
 }
 
 /// Calls the modern handler for a legacy request, fulfilling
@@ -203,6 +190,7 @@ async fn bridge<S: McpServer>(
         declaration: Some(S::declaration()),
         server_info_in_results: false,
         http_request: ctx.http_request.clone(),
+        principal: ctx.principal.clone(),
         task_eligible: false,
     };
     for _ in 0..MAX_INPUT_ROUNDS {
@@ -287,7 +275,7 @@ fn legacy_input_request(method: &str, params: &mut Value) -> Result<(), ErrorObj
     {
         return Ok(());
     }
-    let id = crate::random_id::random_id()
+    let id = crate::wire::random_id::random_id()
         .map_err(|e| errors::internal_error(format!("no randomness for an elicitationId: {e}")))?;
     if let Value::Object(params) = params {
         params.insert("elicitationId".into(), Value::String(id));

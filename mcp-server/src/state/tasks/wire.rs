@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::store::{TaskRecord, TaskStatus};
-use crate::errors::{self, ErrorObject};
+use crate::wire::errors::{self, ErrorObject};
 
 /// `tasks/get` and `tasks/cancel` params: `{taskId}`.
 #[derive(Debug, Deserialize)]

@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 
 use mcp_types::v2025_11_25 as legacy;
 use mcp_types::v2026_07_28::{
-    CacheScope, DiscoverResult, Implementation, ResultMetaObject, ServerCapabilities,
+    CacheScope, DiscoverResult, Implementation, ResultMetaObject, ServerCapabilities, meta_keys,
 };
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The versions the runtime implements, newest first: the only ones a
 /// server may declare (see `docs/adopting-a-revision.md` to add one).
@@ -73,8 +73,8 @@ pub struct ServerDeclaration {
     discover_json: OnceLock<Value>,
     discover_bytes: OnceLock<Vec<u8>>,
     server_info_bytes: OnceLock<Vec<u8>>,
-    pub(crate) param_headers: crate::param_headers::ParamHeaderCache,
-    tasks: crate::tasks::Tasks,
+    pub(crate) param_headers: crate::state::param_header_cache::ParamHeaderCache,
+    tasks: crate::state::tasks::Tasks,
 }
 
 impl ServerDeclaration {
@@ -102,8 +102,8 @@ impl ServerDeclaration {
             discover_json: OnceLock::new(),
             discover_bytes: OnceLock::new(),
             server_info_bytes: OnceLock::new(),
-            param_headers: crate::param_headers::ParamHeaderCache::default(),
-            tasks: crate::tasks::Tasks::new(),
+            param_headers: crate::state::param_header_cache::ParamHeaderCache::default(),
+            tasks: crate::state::tasks::Tasks::new(),
         }
     }
 
@@ -182,8 +182,25 @@ impl ServerDeclaration {
     /// `ttlMs` and `pollIntervalMs`. Used only when the server declares
     /// `extension("io.modelcontextprotocol/tasks")`; configure it before
     /// serving, e.g. `MyServer::declaration().tasks().set_store(store)`.
-    pub fn tasks(&self) -> &crate::tasks::Tasks {
+    pub fn tasks(&self) -> &crate::state::tasks::Tasks {
         &self.tasks
+    }
+
+    /// Adds `_meta["io.modelcontextprotocol/serverInfo"]` to a modern result
+    /// that does not carry it yet.
+    pub(crate) fn with_server_info(&self, mut result: Value) -> Value {
+        if let Value::Object(object) = &mut result {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta
+                && !meta.contains_key(meta_keys::SERVER_INFO)
+                && let Ok(info) = serde_json::to_value(self.server_info())
+            {
+                meta.insert(meta_keys::SERVER_INFO.to_owned(), info);
+            }
+        }
+        result
     }
 
     /// The server's identity (`io.modelcontextprotocol/serverInfo`).

@@ -13,7 +13,7 @@ use mcp_types::v2026_07_28::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::errors::{self, HandlerResult};
+use crate::wire::errors::{self, HandlerResult};
 
 /// One result object as JSON bytes, ready to be wrapped in a response.
 #[derive(Debug, Clone, PartialEq, Eq)]

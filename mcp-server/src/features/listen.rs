@@ -16,10 +16,10 @@ use mcp_types::v2026_07_28::{
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::context::RequestContext;
-use crate::declaration::ServerDeclaration;
-use crate::errors::HandlerResult;
-use crate::events::ServerEvent;
+use crate::model::context::RequestContext;
+use crate::model::declaration::ServerDeclaration;
+use crate::state::events::ServerEvent;
+use crate::wire::errors::HandlerResult;
 
 /// The part of `filter` this server honours, given its declared
 /// capabilities.
@@ -46,7 +46,7 @@ pub fn honoured_filter(
         out.resource_subscriptions = filter.resource_subscriptions.clone();
     }
     // Tasks extension ("Task Status Notifications"): `taskIds`.
-    if crate::tasks::server_declared(declaration)
+    if crate::features::tasks::server_declared(declaration)
         && let Some(ids) = filter.extra.get(TASK_IDS).filter(|ids| ids.is_array())
     {
         out.extra.insert(TASK_IDS.into(), ids.clone());
@@ -96,8 +96,10 @@ fn wanted(
             task_id,
             owner,
             task,
-        } if wants_task(filter, task_id) && crate::tasks::owned_by(owner.as_deref(), caller) => {
-            Some((crate::tasks::NOTIFICATIONS_TASKS, task.clone()))
+        } if wants_task(filter, task_id)
+            && crate::state::tasks::owned_by(owner.as_deref(), caller) =>
+        {
+            Some((crate::features::tasks::NOTIFICATIONS_TASKS, task.clone()))
         }
         _ => None,
     }
@@ -111,17 +113,17 @@ pub(crate) async fn listen(
 ) -> HandlerResult<Value> {
     // Task notifications need the extension on this request ("Task Status
     // Notifications": MUST answer -32021 otherwise).
-    if crate::tasks::server_declared(declaration)
+    if crate::features::tasks::server_declared(declaration)
         && params.notifications.extra.contains_key(TASK_IDS)
-        && !crate::tasks::client_declared(&ctx.meta)
+        && !crate::features::tasks::client_declared(&ctx.meta)
     {
-        return Err(crate::tasks::missing_extension());
+        return Err(crate::features::tasks::missing_extension());
     }
     let subscription_id = serde_json::to_value(&ctx.id).unwrap_or(Value::Null);
-    let caller = crate::tasks::caller_of(ctx.http_request());
+    let caller = ctx.principal.clone();
     let mut filter = honoured_filter(declaration, &params.notifications);
     if let Some(Value::Array(ids)) = filter.extra.get(TASK_IDS) {
-        let ids = crate::tasks::followable(declaration, ids, caller.as_deref()).await?;
+        let ids = crate::features::tasks::followable(declaration, ids, caller.as_deref()).await?;
         filter.extra.insert(TASK_IDS.into(), Value::Array(ids));
     }
     let mut events = ctx.events().map(|e| e.subscribe());
@@ -165,7 +167,7 @@ pub(crate) async fn listen(
 /// did not ask for it.
 pub fn legacy_notification(
     declaration: &ServerDeclaration,
-    session: &crate::context::LegacySession,
+    session: &crate::model::context::LegacySession,
     event: &ServerEvent,
 ) -> Option<Value> {
     let mut all = SubscriptionFilter::new();

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::errors::{self, ErrorObject};
+use crate::wire::errors::{self, ErrorObject};
 
 /// Where a request's own messages go: the transport writes each value as
 /// one JSON-RPC message on the request's stream (a stdout line, an SSE

@@ -1,0 +1,418 @@
+//! The modern (2026-07-28) gate, steps 5–11 of the checks: the version
+//! header, `_meta`, the version, the method and its capability, the
+//! routing headers, then the handler. Checks return `Result` and the
+//! dispatcher frames the error once.
+
+use mcp_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
+use serde::Deserialize as _;
+use serde_json::{Value, json};
+
+use crate::features::tasks::Detach;
+use crate::model::context::{HttpHeaders, MessageContext, RequestContext, Transport};
+use crate::model::declaration::ServerDeclaration;
+use crate::model::server::McpServer;
+use crate::wire::errors::{self, ErrorObject, HandlerResult};
+use crate::wire::message::{Call, Envelope, request_parts};
+use crate::wire::reply::Reply;
+
+/// Methods of 2025-11-25 that 2026-07-28 removed; with modern `_meta` they
+/// answer `-32601` and never get legacy handling. (`tasks/get` and
+/// `tasks/cancel` come back, with new shapes, when the server declares the
+/// tasks extension; `tasks/result` and `tasks/list` never do.)
+pub const REMOVED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+];
+
+/// Steps 5 and 7–11 for a request read straight into its typed form.
+pub(crate) async fn typed_request<S: McpServer>(
+    server: &S,
+    detach: Option<&dyn Detach>,
+    request: Box<ClientRequest>,
+    ctx: &MessageContext,
+) -> (RequestId, HandlerResult<Reply>) {
+    let declaration = S::declaration();
+    let parts = request_parts(&request);
+    let checked = match header_present(ctx) {
+        Ok(header) => {
+            checks_after_meta(server, declaration, ctx, header, parts.meta, &parts.call).await
+        }
+        Err(error) => Err(error),
+    };
+    if let Err(error) = checked {
+        return (parts.id.clone(), Err(error));
+    }
+    // Pre-rendered: no handler, so no request context either.
+    if let ClientRequest::DiscoverRequest(discover) = &*request {
+        let reply = Reply::from_static(declaration.discover_bytes());
+        return (discover.id.clone(), Ok(reply));
+    }
+    let request_ctx = request_context(declaration, parts.id.clone(), parts.meta.clone(), ctx);
+    let method = request.method();
+    let answer = run_modern(
+        server,
+        detach,
+        declaration,
+        method,
+        request,
+        &request_ctx,
+        ctx,
+    )
+    .await;
+    // The id moves out of the context: no second copy per request.
+    (request_ctx.id, answer)
+}
+
+/// Step 5 (HTTP): the `MCP-Protocol-Version` header, which must be present.
+fn header_present(ctx: &MessageContext) -> Result<Option<&str>, ErrorObject> {
+    match &ctx.transport {
+        Transport::Stdio => Ok(None),
+        Transport::Http(headers) => match headers.protocol_version.as_deref() {
+            Some(version) => Ok(Some(version)),
+            None => Err(errors::header_mismatch(
+                "Missing MCP-Protocol-Version header",
+            )),
+        },
+    }
+}
+
+/// Steps 7–10, once `_meta` is known to be well formed.
+async fn checks_after_meta<S: McpServer>(
+    server: &S,
+    declaration: &ServerDeclaration,
+    ctx: &MessageContext,
+    header: Option<&str>,
+    meta: &RequestMetaObject,
+    call: &Call<'_>,
+) -> Result<(), ErrorObject> {
+    if let Some(header) = header
+        && header != meta.protocol_version
+    {
+        return Err(errors::header_mismatch(
+            "MCP-Protocol-Version header does not match the _meta protocol version",
+        ));
+    }
+    if !declaration.accepts(&meta.protocol_version) {
+        return Err(errors::unsupported_protocol_version(
+            declaration.advertised_versions(),
+            &meta.protocol_version,
+        ));
+    }
+    let headers = match &ctx.transport {
+        Transport::Stdio => None,
+        Transport::Http(headers) => Some(headers),
+    };
+    if let Some(headers) = headers {
+        check_routing_headers(headers, call)?;
+    }
+    check_method(declaration, call.method)?;
+    if let Some(headers) = headers
+        && headers.method.is_some()
+        && call.method == methods::TOOLS_CALL
+    {
+        crate::era::param_headers::check(server, headers, call.name, call.arguments, meta).await?;
+    }
+    Ok(())
+}
+
+/// Steps 5–11 for a modern request that took the step-by-step path.
+pub(crate) async fn modern_request<S: McpServer>(
+    server: &S,
+    detach: Option<&dyn Detach>,
+    declaration: &'static ServerDeclaration,
+    envelope: &Envelope<'_>,
+    message: &Value,
+    ctx: &MessageContext,
+) -> HandlerResult<Reply> {
+    let id = &envelope.id;
+    let header = header_present(ctx)?;
+    let meta = read_request_meta(envelope.params)?;
+    let call = envelope.call();
+    checks_after_meta(server, declaration, ctx, header, &meta, &call).await?;
+    // The extension's methods have no generated request types.
+    if crate::features::tasks::TASK_METHODS.contains(&envelope.method) {
+        return crate::features::tasks::handle_method(
+            declaration,
+            detach,
+            id,
+            envelope.method,
+            envelope.params,
+            &meta,
+            ctx,
+        )
+        .await;
+    }
+    let request = ClientRequest::from_json(message).map_err(|e| {
+        errors::invalid_params(format!("Invalid params for {}: {e}", envelope.method))
+    })?;
+    let request_ctx = request_context(declaration, id.clone(), meta, ctx);
+    run_modern(
+        server,
+        detach,
+        declaration,
+        envelope.method,
+        Box::new(request),
+        &request_ctx,
+        ctx,
+    )
+    .await
+}
+
+/// The context a modern request's handler gets.
+fn request_context(
+    declaration: &'static ServerDeclaration,
+    id: RequestId,
+    meta: RequestMetaObject,
+    ctx: &MessageContext,
+) -> RequestContext {
+    RequestContext {
+        id,
+        meta,
+        legacy: None,
+        sink: ctx.sink.clone(),
+        events: ctx.events.clone(),
+        peer: None,
+        declaration: Some(declaration),
+        server_info_in_results: ctx.server_info_in_results,
+        http_request: ctx.http_request.clone(),
+        principal: ctx.principal.clone(),
+        task_eligible: false,
+    }
+}
+
+/// Step 11: the handler, and the response bytes. The request stays boxed
+/// and the context borrowed, so that this future, which every request
+/// moves, stays small.
+async fn run_modern<S: McpServer>(
+    server: &S,
+    detach: Option<&dyn Detach>,
+    declaration: &'static ServerDeclaration,
+    method: &str,
+    request: Box<ClientRequest>,
+    request_ctx: &RequestContext,
+    ctx: &MessageContext,
+) -> HandlerResult<Reply> {
+    let route = match &*request {
+        ClientRequest::CallToolRequest(call)
+            if crate::features::tasks::server_declared(declaration) =>
+        {
+            crate::features::tasks::task_route(server, detach, call, request_ctx)
+        }
+        _ => Ok(None),
+    };
+    match route {
+        Err(error) => Err(error),
+        Ok(Some(detach)) => {
+            Box::pin(crate::features::tasks::call_tool_as_task(
+                detach,
+                declaration,
+                request,
+                request_ctx,
+            ))
+            .await
+        }
+        Ok(None) => match *request {
+            ClientRequest::DiscoverRequest(_) => {
+                Ok(Reply::from_static(declaration.discover_bytes()))
+            }
+            ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(
+                crate::features::listen::listen(declaration, listen.params, request_ctx),
+            )
+            .await
+            .and_then(|result| {
+                let result = finish_modern_result(declaration, method, result);
+                let result = if ctx.server_info_in_results {
+                    declaration.with_server_info(result)
+                } else {
+                    result
+                };
+                Reply::from_value(&result)
+            }),
+            request => server.dispatch_capability(request, request_ctx).await,
+        },
+    }
+}
+
+/// The six methods whose complete results carry caching hints.
+pub const CACHEABLE_METHODS: &[&str] = &[
+    methods::SERVER_DISCOVER,
+    methods::TOOLS_LIST,
+    methods::PROMPTS_LIST,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::RESOURCES_READ,
+];
+
+/// Every modern result carries `resultType` (`"complete"` unless the
+/// handler said otherwise); complete results of the six cacheable methods
+/// carry `ttlMs` and `cacheScope`, taken from the declaration
+/// (`#[mcp(cache(...))]`, or `discover(...)` for discover) when the handler
+/// left them out. Typed results already have them;
+/// this covers results built as raw JSON.
+fn finish_modern_result(declaration: &ServerDeclaration, method: &str, mut result: Value) -> Value {
+    if let Value::Object(object) = &mut result {
+        let complete = match object.get("resultType") {
+            None => {
+                object.insert("resultType".into(), json!("complete"));
+                true
+            }
+            Some(kind) => kind == "complete",
+        };
+        if complete && CACHEABLE_METHODS.contains(&method) {
+            let (ttl, scope) = if method == methods::SERVER_DISCOVER {
+                (
+                    declaration.discover_ttl_ms(),
+                    declaration.discover_cache_scope(),
+                )
+            } else {
+                (declaration.cache_ttl_ms(), declaration.cache_scope())
+            };
+            if !object.contains_key("ttlMs") {
+                object.insert("ttlMs".into(), json!(ttl));
+            }
+            if !object.contains_key("cacheScope") {
+                object.insert("cacheScope".into(), json!(scope));
+            }
+        }
+    }
+    result
+}
+
+/// Step 10 (HTTP): `Mcp-Method` equals the body's method; `Mcp-Name`
+/// equals `params.name` (`tools/call`, `prompts/get`) or `params.uri`
+/// (`resources/read`), after decoding the `=?base64?…?=` sentinel.
+/// Skipped when the transport did not report the method header at all
+/// ([`MessageContext::http`]).
+fn check_routing_headers(headers: &HttpHeaders, call: &Call<'_>) -> Result<(), ErrorObject> {
+    let Some(method_header) = &headers.method else {
+        return Ok(());
+    };
+    match method_header.as_deref() {
+        None => return Err(errors::header_mismatch("Missing Mcp-Method header")),
+        Some(value) if value != call.method => {
+            return Err(errors::header_mismatch(format!(
+                "Mcp-Method header {value:?} does not match the method {:?}",
+                call.method
+            )));
+        }
+        Some(_) => {}
+    }
+    let Some(name_key) = mcp_types::headers::name_source(call.method) else {
+        return Ok(());
+    };
+    let Some(body_name) = call.name else {
+        // The params check reports the missing field.
+        return Ok(());
+    };
+    let Some(raw) = headers.name.as_deref() else {
+        return Err(errors::header_mismatch("Missing Mcp-Name header"));
+    };
+    let decoded = mcp_types::headers::decode_value(raw)
+        .map_err(|reason| errors::header_mismatch(format!("Invalid Mcp-Name header: {reason}")))?;
+    if decoded != body_name {
+        return Err(errors::header_mismatch(format!(
+            "Mcp-Name header does not match params.{name_key}"
+        )));
+    }
+    Ok(())
+}
+
+/// Step 6: the required `_meta` fields, then the whole `RequestMetaObject`.
+fn read_request_meta(params: Option<&Value>) -> Result<RequestMetaObject, ErrorObject> {
+    let invalid = |reason: String| errors::invalid_params(reason);
+    let params = match params {
+        None => {
+            return Err(invalid(
+                "Missing params: every request carries params._meta".into(),
+            ));
+        }
+        Some(Value::Object(params)) => params,
+        Some(_) => return Err(invalid("params must be an object".into())),
+    };
+    let (meta_value, meta) = match params.get("_meta") {
+        None => return Err(invalid("Missing params._meta".into())),
+        Some(value @ Value::Object(meta)) => (value, meta),
+        Some(_) => return Err(invalid("params._meta must be an object".into())),
+    };
+    match meta.get(meta_keys::PROTOCOL_VERSION) {
+        None => {
+            return Err(invalid(format!(
+                "Missing _meta[\"{}\"]",
+                meta_keys::PROTOCOL_VERSION
+            )));
+        }
+        Some(Value::String(_)) => {}
+        Some(_) => {
+            return Err(invalid(format!(
+                "_meta[\"{}\"] must be a string",
+                meta_keys::PROTOCOL_VERSION
+            )));
+        }
+    }
+    match meta.get(meta_keys::CLIENT_CAPABILITIES) {
+        None => {
+            return Err(invalid(format!(
+                "Missing _meta[\"{}\"]",
+                meta_keys::CLIENT_CAPABILITIES
+            )));
+        }
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(invalid(format!(
+                "_meta[\"{}\"] must be an object",
+                meta_keys::CLIENT_CAPABILITIES
+            )));
+        }
+    }
+    RequestMetaObject::deserialize(meta_value)
+        .map_err(|e| invalid(format!("Invalid params._meta: {e}")))
+}
+
+/// Step 9: the method is a modern client request and its server capability
+/// is declared.
+pub(crate) fn check_method(
+    declaration: &ServerDeclaration,
+    method: &str,
+) -> Result<(), ErrorObject> {
+    let caps = declaration.capabilities();
+    let (capability, declared) = match method {
+        methods::SERVER_DISCOVER => return Ok(()),
+        methods::TOOLS_LIST | methods::TOOLS_CALL => ("tools", caps.tools.is_some()),
+        methods::RESOURCES_LIST | methods::RESOURCES_READ | methods::RESOURCES_TEMPLATES_LIST => {
+            ("resources", caps.resources.is_some())
+        }
+        methods::PROMPTS_LIST | methods::PROMPTS_GET => ("prompts", caps.prompts.is_some()),
+        methods::COMPLETION_COMPLETE => ("completions", caps.completions.is_some()),
+        methods::SUBSCRIPTIONS_LISTEN => return Ok(()),
+        // The tasks extension's methods, when the server declares it.
+        task if crate::features::tasks::TASK_METHODS.contains(&task)
+            && crate::features::tasks::server_declared(declaration) =>
+        {
+            return Ok(());
+        }
+        removed if REMOVED_METHODS.contains(&removed) => {
+            return Err(errors::method_not_found(format!(
+                "{removed} was removed in MCP 2026-07-28"
+            )));
+        }
+        unknown => {
+            return Err(errors::method_not_found(format!(
+                "Unknown method {unknown}"
+            )));
+        }
+    };
+    if declared {
+        Ok(())
+    } else {
+        Err(errors::method_not_found(format!(
+            "The server does not declare the {capability} capability"
+        )))
+    }
+}

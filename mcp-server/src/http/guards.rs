@@ -1,0 +1,272 @@
+//! The checks a request passes before its body reaches the dispatcher:
+//! bearer auth and scopes, the caller, transfer codings, media types, the
+//! body size and time.
+
+#[cfg(feature = "auth")]
+use super::auth;
+use super::response::{Body, closing, error_response, status_only};
+use crate::model::context::Principal;
+use crate::wire::errors;
+#[cfg(feature = "auth")]
+use crate::wire::message::Parsed;
+use bytes::Bytes;
+use http_body_util::BodyExt;
+#[cfg(feature = "auth")]
+use hyper::Request;
+#[cfg(feature = "auth")]
+use hyper::header::HeaderValue;
+use hyper::{Response, StatusCode};
+use std::time::Duration;
+
+/// Who made an HTTP request: a [`Principal`] set by middleware, else (with
+/// `auth`) the validated token's subject, else its client; nobody without
+/// either. Resolved once per request and carried on the message context.
+pub(super) fn principal(extensions: &http::Extensions) -> Option<String> {
+    if let Some(Principal(name)) = extensions.get::<Principal>() {
+        return Some(name.clone());
+    }
+    #[cfg(feature = "auth")]
+    if let Some(claims) = extensions.get::<auth::Claims>() {
+        return claims.subject.clone().or_else(|| claims.client_id.clone());
+    }
+    None
+}
+
+/// Checks the bearer token and the server-wide scopes; the claims go into
+/// the request's extensions.
+#[cfg(feature = "auth")]
+pub(super) async fn authenticate<B>(
+    auth: &auth::AuthConfig,
+    mut request: Request<B>,
+) -> Result<Request<B>, Response<Body>> {
+    let required: Vec<&str> = auth.required_scopes.iter().map(String::as_str).collect();
+    let token = request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim().to_owned());
+    let Some(token) = token else {
+        return Err(auth_refusal(
+            401,
+            auth.challenge(None, &required),
+            "Unauthorized: a bearer token is required",
+        ));
+    };
+    let claims = match auth.validator.validate(&token).await {
+        Ok(claims) => claims,
+        Err(auth::TokenError::Invalid(reason)) => {
+            return Err(auth_refusal(
+                401,
+                auth.challenge(Some(("invalid_token", &reason)), &required),
+                &format!("Unauthorized: {reason}"),
+            ));
+        }
+        Err(auth::TokenError::Unavailable(reason)) => {
+            tracing::warn!(%reason, "token validation unavailable");
+            return Err(error_response(
+                503,
+                None,
+                errors::internal_error("Token validation is unavailable; try again"),
+            ));
+        }
+    };
+    let missing = auth.missing(&claims, &auth.required_scopes);
+    if !missing.is_empty() {
+        return Err(auth_refusal(
+            403,
+            auth.challenge(
+                Some(("insufficient_scope", "a required scope is missing")),
+                &required,
+            ),
+            &format!("Forbidden: missing scope {}", missing.join(" ")),
+        ));
+    }
+    request.extensions_mut().insert(claims);
+    Ok(request)
+}
+
+/// A 403 naming every scope the request needs, when its method's
+/// capability or its tool needs scopes the token lacks.
+#[cfg(feature = "auth")]
+pub(super) fn scope_refusal(
+    auth: &auth::AuthConfig,
+    parts: &http::request::Parts,
+    message: &Parsed,
+) -> Option<Response<Body>> {
+    let method = message.method()?;
+    let needed = auth.scopes_for(method, message.tool_name());
+    if needed.is_empty() {
+        return None;
+    }
+    let claims = parts.extensions.get::<auth::Claims>()?;
+    let missing = auth.missing(claims, &needed);
+    if missing.is_empty() {
+        return None;
+    }
+    let scopes: Vec<&str> = auth
+        .required_scopes
+        .iter()
+        .chain(&needed)
+        .map(String::as_str)
+        .collect();
+    Some(auth_refusal(
+        403,
+        auth.challenge(
+            Some(("insufficient_scope", "the request needs more scope")),
+            &scopes,
+        ),
+        &format!("Forbidden: {method} needs scope {}", missing.join(" ")),
+    ))
+}
+
+#[cfg(feature = "auth")]
+pub(super) fn auth_refusal(status: u16, challenge: String, message: &str) -> Response<Body> {
+    let mut response = error_response(status, None, errors::invalid_request(message));
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(hyper::header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// 501 for a transfer coding other than one `chunked` (RFC 9112 §6.1):
+/// the body could not be read as sent. `identity` is no coding since RFC
+/// 7230 and is refused too; hyper itself answers 400 when `chunked` is
+/// missing or not last.
+pub(super) fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
+    let lines = headers.get_all(hyper::header::TRANSFER_ENCODING);
+    let mut codings = lines
+        .iter()
+        .flat_map(|line| line.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        // Empty list elements do not count (RFC 9110 §5.6.1).
+        .filter(|coding| !coding.is_empty());
+    let only_chunked = matches!(
+        (codings.next(), codings.next()),
+        (Some(coding), None) if coding.eq_ignore_ascii_case("chunked")
+    );
+    if only_chunked || lines.iter().next().is_none() {
+        return None;
+    }
+    Some(closing(error_response(
+        501,
+        None,
+        errors::invalid_request("Not Implemented: the only transfer coding served is chunked"),
+    )))
+}
+
+/// A request body the transport can read: hyper's own, axum's, any
+/// `http_body::Body` of bytes.
+pub trait RequestBody:
+    hyper::body::Body<Error: Into<BoxError>, Data: Send> + Send + 'static
+{
+}
+
+impl<B> RequestBody for B where
+    B: hyper::body::Body<Error: Into<BoxError>, Data: Send> + Send + 'static
+{
+}
+
+pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The POST body, within the size limit and the time limit. A refused
+/// body is not read to its end, so its answer closes the connection.
+pub(super) async fn read_body<B: RequestBody>(
+    headers: &hyper::HeaderMap,
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, Response<Body>> {
+    let too_large = || {
+        closing(error_response(
+            413,
+            None,
+            errors::invalid_request(format!("Request body exceeds the {limit}-byte limit")),
+        ))
+    };
+    let declared = headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let collected =
+        tokio::time::timeout(timeout, http_body_util::Limited::new(body, limit).collect());
+    let Ok(collected) = collected.await else {
+        return Err(closing(error_response(
+            408,
+            None,
+            errors::invalid_request(format!(
+                "Request body not received within {} ms",
+                timeout.as_millis()
+            )),
+        )));
+    };
+    match collected {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) => {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                Err(too_large())
+            } else {
+                Err(status_only(StatusCode::BAD_REQUEST))
+            }
+        }
+    }
+}
+
+/// The media type of a header value, without parameters.
+pub(super) fn media_type(value: &str) -> &str {
+    value.split(';').next().unwrap_or_default().trim()
+}
+
+/// 415 for a body that is not declared JSON, 406 for a client that takes
+/// neither JSON nor SSE; `None` when the request may go on.
+pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
+    if let Some(content_type) = headers.get(hyper::header::CONTENT_TYPE) {
+        let declared = content_type.to_str().map(media_type).unwrap_or_default();
+        if !declared.eq_ignore_ascii_case("application/json") {
+            return Some(error_response(
+                415,
+                None,
+                errors::invalid_request(format!(
+                    "Unsupported Content-Type `{}`: send application/json",
+                    declared.to_ascii_lowercase()
+                )),
+            ));
+        }
+    }
+    let accepts = |value: &str| {
+        value.split(',').map(media_type).any(|range| {
+            [
+                "application/json",
+                "text/event-stream",
+                "*/*",
+                "application/*",
+                "text/*",
+            ]
+            .iter()
+            .any(|accepted| range.eq_ignore_ascii_case(accepted))
+        })
+    };
+    let mut accept_values = headers
+        .get_all(hyper::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .peekable();
+    if accept_values.peek().is_some() && !accept_values.any(accepts) {
+        return Some(error_response(
+            406,
+            None,
+            errors::invalid_request(
+                "Not acceptable: the answer is application/json or text/event-stream",
+            ),
+        ));
+    }
+    None
+}

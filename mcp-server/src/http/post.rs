@@ -1,0 +1,199 @@
+//! One POST: MCP headers, era and session, the message context, dispatch,
+//! and the answer as JSON or SSE.
+
+#[cfg(feature = "auth")]
+use super::guards::scope_refusal;
+use super::guards::{RequestBody, check_media_types, read_body};
+use super::mcp_headers;
+use super::outbox;
+use super::response::{Body, closing, error_response, session_not_found, status_only};
+use super::sse::{Respond, respond};
+use super::state::{InFlightEntry, State, outcome_response, too_many_streams};
+use crate::dispatch::handle_parsed;
+use crate::model::context::MessageContext;
+use crate::model::peer::is_response;
+use crate::model::server::McpServer;
+use crate::wire::errors::{self};
+use crate::wire::message::{Parsed, has_modern_meta, parse};
+use hyper::{Request, Response, StatusCode};
+use serde_json::Value;
+use std::sync::{Arc, PoisonError};
+
+pub(super) const LISTEN: &str = mcp_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
+
+pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
+    state: Arc<State<S>>,
+    request: Request<B>,
+    session_id: Result<Option<String>, String>,
+    caller: Option<String>,
+) -> Response<Body> {
+    if let Some(refused) = check_media_types(request.headers()) {
+        return closing(refused);
+    }
+    let (parts, body) = request.into_parts();
+    let parts = Arc::new(parts);
+    let headers = &parts.headers;
+    let body = match read_body(
+        headers,
+        body,
+        state.config.max_body_bytes,
+        state.config.body_read_timeout,
+    )
+    .await
+    {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let message = parse(&body);
+    drop(body);
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &state.config.auth
+        && let Some(refused) = scope_refusal(auth, &parts, &message)
+    {
+        return refused;
+    }
+    let (modern, raw) = match &message {
+        Parsed::Modern(_) => (true, None),
+        Parsed::Json(message) => (has_modern_meta(message.get("params")), Some(message)),
+        Parsed::Invalid => return error_response(400, None, errors::parse_error()),
+    };
+    let id = message.id_json();
+    let mcp_headers = match mcp_headers::read(headers) {
+        Ok(mcp_headers) => mcp_headers,
+        Err(error) => return error_response(400, id.as_ref(), error),
+    };
+    // Era and session (the stale-session rule is in the module docs).
+    let response = raw.is_some_and(is_response);
+    let session_id = match session_id {
+        Ok(session_id) => session_id,
+        Err(_) if modern => None,
+        Err(reason) => return error_response(400, id.as_ref(), errors::invalid_request(reason)),
+    };
+    let session = match (&session_id, modern) {
+        (Some(sid), false) => match state.session(sid, caller.as_deref()) {
+            Some(session) => Some(session),
+            // A response carries the id of a server→client request: not one
+            // the client may see echoed as its own request's.
+            None => return session_not_found(id.as_ref().filter(|_| !response)),
+        },
+        _ => None,
+    };
+    // 2025-11-25: a request whose version header is not the session's
+    // negotiated version gets 400.
+    if let Some(session) = &session
+        && let Some(version) = mcp_headers.protocol_version.as_deref()
+        && version != session.session.protocol_version
+    {
+        return error_response(
+            400,
+            id.as_ref().filter(|_| !response),
+            errors::invalid_request(format!(
+                "Unsupported MCP-Protocol-Version header {version:?}: this session speaks {}",
+                session.session.protocol_version
+            )),
+        );
+    }
+    if let Some(raw) = raw.filter(|_| response) {
+        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(raw));
+        if !delivered {
+            tracing::debug!("a response that no request waits for; ignored");
+        }
+        return status_only(StatusCode::ACCEPTED);
+    }
+    if let Some(raw) = raw
+        && raw.get("id").is_none()
+        && let Some(method) = raw.get("method").and_then(Value::as_str)
+        && !method.is_empty()
+    {
+        if method == "notifications/cancelled"
+            && let (Some(session), Some(request_id)) = (&session, raw.pointer("/params/requestId"))
+        {
+            let task = session
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&request_id.to_string());
+            if let Some(task) = task {
+                task.abort();
+            }
+        }
+        return status_only(StatusCode::ACCEPTED);
+    }
+    let mut ctx = MessageContext::http_headers(mcp_headers)
+        .with_principal(caller.clone())
+        .with_http_request(Arc::clone(&parts))
+        .with_events(state.config.events.clone())
+        .with_server_info_in_results(state.config.server_info_in_results);
+    if let Some(session) = &session {
+        ctx = ctx
+            .with_legacy_session(session.session.clone())
+            .with_peer(session.peer.clone());
+    }
+    let (tx, rx) = outbox::outbox();
+    // A client that does not accept SSE gets JSON only: the request's
+    // notifications are dropped (and legacy server→client requests fail).
+    let sse_ok = headers
+        .get(hyper::header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
+    if sse_ok {
+        ctx = ctx.with_sink(move |message| tx.send(message));
+    } else {
+        drop(tx);
+    }
+    let server = Arc::clone(&state.server);
+    let key = match &message {
+        Parsed::Json(message) => message.get("id").map(Value::to_string),
+        _ => None,
+    };
+    let in_flight = match (&session, key) {
+        (Some(session), Some(key)) => Some((Arc::clone(session), key)),
+        _ => None,
+    };
+    let response = match in_flight {
+        // Legacy requests stay cancellable (`notifications/cancelled`)
+        // until their handler ends, whether the answer is JSON or SSE: a
+        // task of their own, registered before it can finish.
+        Some((session, key)) => {
+            let guard = InFlightEntry {
+                session: Arc::clone(&session),
+                key: key.clone(),
+            };
+            let task = {
+                let mut registry = session
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let task = tokio::spawn(async move {
+                    let _guard = guard;
+                    handle_parsed(&*server, Some(&server), message, &ctx).await
+                });
+                registry.insert(key, task.abort_handle());
+                task
+            };
+            let abort = task.abort_handle();
+            respond(Box::pin(task), Some(abort), rx).await
+        }
+        // Everything else runs in the connection's own task: no spawn.
+        None => {
+            // A listen holds its place until its stream ends.
+            let permit = match message.method() {
+                Some(LISTEN) => match state.streams.admit(caller.as_deref()) {
+                    Ok(permit) => Some(permit),
+                    Err(refusal) => return too_many_streams(&state, id.as_ref(), refusal),
+                },
+                _ => None,
+            };
+            let work = async move {
+                let _permit = permit;
+                Ok(handle_parsed(&*server, Some(&server), message, &ctx).await)
+            };
+            respond(Box::pin(work), None, rx).await
+        }
+    };
+    match response {
+        Respond::Json(outcome) => outcome_response(&state, outcome, caller),
+        Respond::Sse(response) => response,
+        Respond::Cancelled => status_only(StatusCode::ACCEPTED),
+    }
+}

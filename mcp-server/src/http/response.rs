@@ -1,0 +1,157 @@
+//! HTTP responses: the body type (whole or streamed), JSON and error
+//! answers, the bare statuses.
+
+use crate::wire::errors::{self, ErrorObject};
+use bytes::Bytes;
+use hyper::body::Frame;
+use hyper::header::HeaderValue;
+use hyper::{Response, StatusCode};
+use serde_json::{Value, json};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+/// The response body: a whole buffer, or a stream of SSE frames.
+pub struct Body {
+    pub(super) kind: BodyKind,
+}
+
+pub(super) enum BodyKind {
+    Full(Option<Bytes>),
+    Stream {
+        rx: mpsc::UnboundedReceiver<Bytes>,
+        _guard: AbortOnDrop,
+    },
+}
+
+impl Body {
+    pub(super) fn full(bytes: impl Into<Bytes>) -> Self {
+        Self {
+            kind: BodyKind::Full(Some(bytes.into())),
+        }
+    }
+
+    pub(super) fn empty() -> Self {
+        Self {
+            kind: BodyKind::Full(None),
+        }
+    }
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().kind {
+            BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            BodyKind::Stream { rx, .. } => rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(&self.kind, BodyKind::Full(None))
+    }
+
+    /// Exact for a whole buffer, so hyper sends `Content-Length` rather
+    /// than chunked encoding.
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match &self.kind {
+            BodyKind::Full(Some(bytes)) => hyper::body::SizeHint::with_exact(bytes.len() as u64),
+            BodyKind::Full(None) => hyper::body::SizeHint::with_exact(0),
+            BodyKind::Stream { .. } => hyper::body::SizeHint::default(),
+        }
+    }
+}
+
+/// Aborts a task when dropped (a closed response cancels its handler).
+pub(super) struct AbortOnDrop(pub(super) Option<AbortHandle>);
+
+impl AbortOnDrop {
+    pub(super) fn new(handle: AbortHandle) -> Self {
+        Self(Some(handle))
+    }
+
+    pub(super) fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.abort();
+        }
+    }
+}
+
+pub(super) fn json_response(status: u16, body: &Value) -> Response<Body> {
+    json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+pub(super) fn json_bytes_response(status: u16, bytes: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Body::full(bytes));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An error answer; `id` is echoed only when it is a valid request id (a
+/// string or an integer), as the entry point does on every transport.
+pub(super) fn error_response(
+    status: u16,
+    id: Option<&Value>,
+    error: ErrorObject,
+) -> Response<Body> {
+    let mut body = json!({ "jsonrpc": "2.0", "error": error });
+    let valid = id.filter(|id| id.is_string() || id.as_i64().is_some());
+    if let (Some(id), Value::Object(object)) = (valid, &mut body) {
+        object.insert("id".into(), id.clone());
+    }
+    json_response(status, &body)
+}
+
+pub(super) fn status_only(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+pub(super) fn method_not_allowed() -> Response<Body> {
+    let mut response = error_response(
+        405,
+        None,
+        errors::invalid_request("Method not allowed: this endpoint accepts POST"),
+    );
+    response
+        .headers_mut()
+        .insert(hyper::header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+pub(super) fn session_not_found(id: Option<&Value>) -> Response<Body> {
+    error_response(
+        404,
+        id,
+        errors::invalid_request("Session not found: initialize a new session"),
+    )
+}
+
+/// `response` with `Connection: close`: for answers given without reading
+/// the request body to its end, after which hyper closes the connection.
+/// Said out loud, a client opens a new connection for its next request
+/// instead of racing the close on this one (RFC 9112 §9.6).
+pub(super) fn closing(mut response: Response<Body>) -> Response<Body> {
+    response
+        .headers_mut()
+        .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}

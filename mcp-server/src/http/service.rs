@@ -1,0 +1,193 @@
+//! `McpService`, the transport as a tower service, and `handle`, which
+//! routes a request by path and method (POST, GET stream, DELETE).
+
+use super::config::HttpConfig;
+#[cfg(feature = "auth")]
+use super::config::with_declared_scopes;
+#[cfg(feature = "auth")]
+use super::guards::authenticate;
+use super::guards::{RequestBody, principal, unsupported_transfer_coding};
+use super::host;
+use super::mcp_headers;
+use super::post::post;
+#[cfg(feature = "auth")]
+use super::response::json_response;
+use super::response::{
+    Body, closing, error_response, method_not_allowed, session_not_found, status_only,
+};
+use super::state::{State, legacy_stream, too_many_streams};
+use crate::model::server::McpServer;
+use crate::wire::errors;
+use hyper::{Method, Request, Response, StatusCode};
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// The transport as a [`tower_service::Service`], for mounting MCP in an
+/// existing application: `axum::Router::nest_service("/mcp", service)`,
+/// tower layers around it (tracing, CORS, timeouts, authentication), or
+/// hyper directly. It serves every path it is given (the host routes), with
+/// every other rule of this module: Host/Origin checks, media types, the
+/// body limit and timeout, legacy sessions (their idle sweep starts with
+/// the first request). Connection limits, the header timeout and graceful
+/// shutdown belong to whoever owns the listener. Handlers see the request's
+/// parts, extensions set by layers included, through
+/// [`RequestContext::http_request`](crate::RequestContext::http_request).
+pub struct McpService<S> {
+    pub(super) state: Arc<State<S>>,
+}
+
+impl<S> Clone for McpService<S> {
+    fn clone(&self) -> Self {
+        Self {
+            state: Arc::clone(&self.state),
+        }
+    }
+}
+
+impl<S: McpServer + 'static> McpService<S> {
+    /// A service for `server`; `config.listen` and `config.path` are not
+    /// used. Refuses a server whose catalogue is invalid, as [`run`] does.
+    pub fn new(server: S, config: HttpConfig) -> io::Result<Self> {
+        Self::from_arc(Arc::new(server), config)
+    }
+
+    /// Like [`McpService::new`] for a server shared with other code.
+    pub fn from_arc(server: Arc<S>, config: HttpConfig) -> io::Result<Self> {
+        crate::model::server::check_catalogue(&*server)?;
+        #[cfg(feature = "auth")]
+        let config = with_declared_scopes(&*server, config);
+        Ok(Self {
+            state: State::new(server, config, true),
+        })
+    }
+}
+
+impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> for McpService<S> {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let state = Arc::clone(&self.state);
+        Box::pin(async move { Ok(handle(state, request).await) })
+    }
+}
+
+pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
+    state: Arc<State<S>>,
+    request: Request<B>,
+) -> Response<Body> {
+    let config = &state.config;
+    if let Some(refused) = unsupported_transfer_coding(request.headers()) {
+        return refused;
+    }
+    // Answers given before the body is read close the connection.
+    let unread_body = !hyper::body::Body::is_end_stream(request.body());
+    let refuse = |response| {
+        if unread_body {
+            closing(response)
+        } else {
+            response
+        }
+    };
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &config.auth
+        && request.method() == Method::GET
+        && auth
+            .metadata_paths()
+            .iter()
+            .any(|p| p == request.uri().path())
+    {
+        return json_response(200, &auth.metadata());
+    }
+    if !state.any_path && request.uri().path() != config.path {
+        return refuse(status_only(StatusCode::NOT_FOUND));
+    }
+    state.start_sweeper();
+    let headers = request.headers();
+    let host = match host::request_authority(request.version(), request.uri(), headers) {
+        Ok(host) => host,
+        Err(reason) => return refuse(error_response(400, None, errors::invalid_request(reason))),
+    };
+    let allowed_hosts = &config.allowed_hosts;
+    if !allowed_hosts.is_empty() && !host.is_some_and(|h| host::host_allowed(allowed_hosts, h)) {
+        if let Some(suppressed) = state.rejected_log.allow() {
+            tracing::warn!(?host, suppressed, "rejected Host");
+        }
+        return refuse(error_response(
+            403,
+            None,
+            errors::invalid_request("Forbidden: Host not allowed"),
+        ));
+    }
+    // Every `Origin` line must pass, not just the first.
+    for origin in headers.get_all(hyper::header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| host::origin_allowed(allowed_hosts, &config.allowed_origins, o));
+        if !allowed {
+            if let Some(suppressed) = state.rejected_log.allow() {
+                tracing::warn!(?origin, suppressed, "rejected Origin");
+            }
+            return refuse(error_response(
+                403,
+                None,
+                errors::invalid_request("Forbidden: Origin not allowed"),
+            ));
+        }
+    }
+    #[cfg(feature = "auth")]
+    let request = match &config.auth {
+        Some(auth) => match authenticate(auth, request).await {
+            Ok(request) => request,
+            // The client's next request (the metadata fetch, usually)
+            // must not be sent on this connection.
+            Err(refused) => return refuse(refused),
+        },
+        None => request,
+    };
+    // A modern POST ignores the header whatever it holds; the era is only
+    // known once the body is read.
+    let session_id = mcp_headers::session_id(request.headers());
+    // The caller, resolved once (after authentication) for everything below.
+    let caller = principal(request.extensions());
+    if *request.method() == Method::POST {
+        return post(state, request, session_id, caller).await;
+    }
+    let session_id = match session_id {
+        Ok(id) => id,
+        Err(reason) => return error_response(400, None, errors::invalid_request(reason)),
+    };
+    match *request.method() {
+        Method::GET => match session_id {
+            None => method_not_allowed(),
+            Some(id) => match state.session(&id, caller.as_deref()) {
+                None => session_not_found(None),
+                Some(session) => match state.streams.admit(caller.as_deref()) {
+                    Ok(permit) => legacy_stream::<S>(&state, session, permit),
+                    Err(refusal) => too_many_streams(&state, None, refusal),
+                },
+            },
+        },
+        Method::DELETE => match session_id {
+            None => method_not_allowed(),
+            Some(id) => {
+                if state.session(&id, caller.as_deref()).is_some() && state.end_session(&id) {
+                    tracing::info!(session = %id, "legacy session ended by DELETE");
+                    status_only(StatusCode::OK)
+                } else {
+                    session_not_found(None)
+                }
+            }
+        },
+        _ => method_not_allowed(),
+    }
+}
