@@ -351,6 +351,8 @@ mod features;
 pub mod http;
 mod model;
 pub mod router;
+#[cfg(any(feature = "http", feature = "stdio"))]
+mod runtime;
 mod state;
 #[cfg(feature = "stdio")]
 pub mod stdio;

@@ -1,13 +1,14 @@
 //! Every setting of the HTTP transport and its default (`HttpConfig`,
 //! `TlsConfig`).
 
+use std::net::SocketAddr;
+use std::time::Duration;
+
 #[cfg(feature = "auth")]
 use super::auth;
 #[cfg(feature = "auth")]
 use crate::model::server::McpServer;
 use crate::state::events::ServerEvents;
-use std::net::SocketAddr;
-use std::time::Duration;
 
 /// The default body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;

@@ -2,13 +2,8 @@
 //! bearer auth and scopes, the caller, transfer codings, media types, the
 //! body size and time.
 
-#[cfg(feature = "auth")]
-use super::auth;
-use super::response::{Body, closing, error_response, status_only};
-use crate::model::context::Principal;
-use crate::wire::errors;
-#[cfg(feature = "auth")]
-use crate::wire::message::Parsed;
+use std::time::Duration;
+
 use bytes::Bytes;
 use http_body_util::BodyExt;
 #[cfg(feature = "auth")]
@@ -16,7 +11,14 @@ use hyper::Request;
 #[cfg(feature = "auth")]
 use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
-use std::time::Duration;
+
+#[cfg(feature = "auth")]
+use super::auth;
+use super::response::{Body, closing, error_response, status_only};
+use crate::model::context::Principal;
+use crate::wire::errors;
+#[cfg(feature = "auth")]
+use crate::wire::message::Parsed;
 
 /// Who made an HTTP request: a [`Principal`] set by middleware, else (with
 /// `auth`) the validated token's subject, else its client; nobody without

@@ -1,6 +1,17 @@
 //! Serving on a socket: the accept loop, TLS, the connection cap, header
 //! timeouts and graceful shutdown.
 
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
 use super::config::HttpConfig;
 #[cfg(feature = "auth")]
 use super::config::with_declared_scopes;
@@ -8,15 +19,6 @@ use super::service::handle;
 use super::state::State;
 use crate::model::server::McpServer;
 use crate::state::events::ServerEvent;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use std::convert::Infallible;
-use std::future::Future;
-use std::io;
-use std::sync::Arc;
-use std::time::Duration;
-use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 /// Binds [`HttpConfig::listen`] and serves `server` on a new multi-threaded
 /// tokio runtime until ctrl-c or SIGTERM ([`shutdown_signal`]), then shuts

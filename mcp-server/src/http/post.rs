@@ -1,6 +1,11 @@
 //! One POST: MCP headers, era and session, the message context, dispatch,
 //! and the answer as JSON or SSE.
 
+use std::sync::Arc;
+
+use hyper::{Request, Response, StatusCode};
+use serde_json::Value;
+
 #[cfg(feature = "auth")]
 use super::guards::scope_refusal;
 use super::guards::{RequestBody, check_media_types, read_body};
@@ -8,16 +13,14 @@ use super::mcp_headers;
 use super::outbox;
 use super::response::{Body, closing, error_response, session_not_found, status_only};
 use super::sse::{Respond, respond};
-use super::state::{InFlightEntry, State, outcome_response, too_many_streams};
+use super::state::{State, outcome_response, too_many_streams};
 use crate::dispatch::handle_parsed;
 use crate::model::context::MessageContext;
 use crate::model::peer::is_response;
 use crate::model::server::McpServer;
-use crate::wire::errors::{self};
+use crate::runtime::in_flight::{cancelled_request, id_key};
+use crate::wire::errors;
 use crate::wire::message::{Parsed, has_modern_meta, parse};
-use hyper::{Request, Response, StatusCode};
-use serde_json::Value;
-use std::sync::{Arc, PoisonError};
 
 pub(super) const LISTEN: &str = mcp_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
 
@@ -102,20 +105,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     }
     if let Some(raw) = raw
         && raw.get("id").is_none()
-        && let Some(method) = raw.get("method").and_then(Value::as_str)
-        && !method.is_empty()
+        && raw
+            .get("method")
+            .and_then(Value::as_str)
+            .is_some_and(|method| !method.is_empty())
     {
-        if method == "notifications/cancelled"
-            && let (Some(session), Some(request_id)) = (&session, raw.pointer("/params/requestId"))
-        {
-            let task = session
-                .in_flight
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&request_id.to_string());
-            if let Some(task) = task {
-                task.abort();
-            }
+        if let (Some(session), Some(request_id)) = (&session, cancelled_request(raw)) {
+            session.in_flight.cancel(&id_key(request_id));
         }
         return status_only(StatusCode::ACCEPTED);
     }
@@ -143,7 +139,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     }
     let server = Arc::clone(&state.server);
     let key = match &message {
-        Parsed::Json(message) => message.get("id").map(Value::to_string),
+        Parsed::Json(message) => message.get("id").map(id_key),
         _ => None,
     };
     let in_flight = match (&session, key) {
@@ -155,22 +151,10 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         // until their handler ends, whether the answer is JSON or SSE: a
         // task of their own, registered before it can finish.
         Some((session, key)) => {
-            let guard = InFlightEntry {
-                session: Arc::clone(&session),
-                key: key.clone(),
-            };
-            let task = {
-                let mut registry = session
-                    .in_flight
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                let task = tokio::spawn(async move {
-                    let _guard = guard;
-                    handle_parsed(&*server, Some(&server), message, &ctx).await
-                });
-                registry.insert(key, task.abort_handle());
-                task
-            };
+            let task = session.in_flight.spawn(key, false, |finish| async move {
+                let _finish = finish;
+                handle_parsed(&*server, Some(&server), message, &ctx).await
+            });
             let abort = task.abort_handle();
             respond(Box::pin(task), Some(abort), rx).await
         }

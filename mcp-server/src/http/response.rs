@@ -1,17 +1,19 @@
 //! HTTP responses: the body type (whole or streamed), JSON and error
 //! answers, the bare statuses.
 
-use crate::wire::errors::{self, ErrorObject};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use bytes::Bytes;
 use hyper::body::Frame;
 use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
 use serde_json::{Value, json};
-use std::convert::Infallible;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
+
+use crate::wire::errors::{self, ErrorObject};
 
 /// The response body: a whole buffer, or a stream of SSE frames.
 pub struct Body {

@@ -1,6 +1,15 @@
 //! `McpService`, the transport as a tower service, and `handle`, which
 //! routes a request by path and method (POST, GET stream, DELETE).
 
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use hyper::{Method, Request, Response, StatusCode};
+
 use super::config::HttpConfig;
 #[cfg(feature = "auth")]
 use super::config::with_declared_scopes;
@@ -18,13 +27,6 @@ use super::response::{
 use super::state::{State, legacy_stream, too_many_streams};
 use crate::model::server::McpServer;
 use crate::wire::errors;
-use hyper::{Method, Request, Response, StatusCode};
-use std::convert::Infallible;
-use std::future::Future;
-use std::io;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
 
 /// The transport as a [`tower_service::Service`], for mounting MCP in an
 /// existing application: `axum::Router::nest_service("/mcp", service)`,

@@ -1,17 +1,19 @@
 //! Server-sent events: frames, the stream response, and the JSON-or-SSE
 //! switch of one POST (`respond`).
 
-use super::outbox;
-use super::response::{AbortOnDrop, Body, BodyKind};
-use crate::model::outcome::Outcome;
+use std::future::Future;
+use std::pin::Pin;
+
 use bytes::Bytes;
 use hyper::Response;
 use hyper::header::HeaderValue;
 use serde_json::Value;
-use std::future::Future;
-use std::pin::Pin;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
+
+use super::outbox;
+use super::response::{AbortOnDrop, Body, BodyKind};
+use crate::model::outcome::Outcome;
 
 pub(super) fn sse_frame(message: &Value) -> Bytes {
     sse_frame_bytes(&serde_json::to_vec(message).unwrap_or_default())

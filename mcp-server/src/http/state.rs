@@ -2,30 +2,32 @@
 //! rate-limited logs, and the legacy session table (admit, look up, end,
 //! idle sweep) with its streams and its requests in flight.
 
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hyper::header::HeaderValue;
+use hyper::{Response, StatusCode};
+use mcp_types::headers::MCP_SESSION_ID;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
 use super::config::HttpConfig;
 use super::response::{
     AbortOnDrop, Body, closing, error_response, json_bytes_response, json_response, status_only,
 };
 use super::sse::{sse_frame, sse_response};
 use super::streams;
-use crate::features::listen::legacy_notification;
 use crate::model::context::LegacySession;
 use crate::model::outcome::Outcome;
 use crate::model::peer::ClientPeer;
 use crate::model::server::McpServer;
-use crate::state::events::ServerEvent;
-use crate::wire::errors::{self};
-use bytes::Bytes;
-use hyper::header::HeaderValue;
-use hyper::{Response, StatusCode};
-use mcp_types::headers::MCP_SESSION_ID;
-use serde_json::{Value, json};
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
+use crate::runtime::in_flight::InFlight;
+use crate::runtime::legacy_events::forward_legacy_events;
+use crate::wire::errors;
 
 /// At most one log line a second for a repeated event (rejected requests,
 /// the connection limit), with how many were not logged meanwhile.
@@ -79,7 +81,7 @@ pub(super) struct Session {
     /// Who opened it (the token's subject or client, with `auth`): only
     /// requests of the same principal may use it.
     pub(super) principal: Option<String>,
-    pub(super) in_flight: Mutex<HashMap<String, AbortHandle>>,
+    pub(super) in_flight: Arc<InFlight>,
     pub(super) stream: Mutex<Option<AbortHandle>>,
 }
 
@@ -94,14 +96,7 @@ impl Session {
         {
             stream.abort();
         }
-        for (_, task) in self
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .drain()
-        {
-            task.abort();
-        }
+        self.in_flight.abort_all(false);
     }
 
     pub(super) fn seen(&self) -> Instant {
@@ -256,23 +251,6 @@ impl<S> State<S> {
     }
 }
 
-/// Removes a legacy request from its session's cancellable set when its
-/// handler ends (or is aborted).
-pub(super) struct InFlightEntry {
-    pub(super) session: Arc<Session>,
-    pub(super) key: String,
-}
-
-impl Drop for InFlightEntry {
-    fn drop(&mut self) {
-        self.session
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.key);
-    }
-}
-
 /// The legacy GET stream: server-wide events as legacy notifications.
 pub(super) fn legacy_stream<S: McpServer + 'static>(
     state: &State<S>,
@@ -280,7 +258,7 @@ pub(super) fn legacy_stream<S: McpServer + 'static>(
     permit: streams::StreamPermit,
 ) -> Response<Body> {
     let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
-    let mut events = state.config.events.subscribe();
+    let events = state.config.events.clone();
     let legacy = session.session.clone();
     let task = tokio::spawn(async move {
         let _permit = permit;
@@ -288,20 +266,10 @@ pub(super) fn legacy_stream<S: McpServer + 'static>(
         if tx.send(Bytes::from_static(b": stream open\n\n")).is_err() {
             return;
         }
-        loop {
-            match events.recv().await {
-                Ok(ServerEvent::ShuttingDown) => return,
-                Ok(event) => {
-                    if let Some(message) = legacy_notification(S::declaration(), &legacy, &event)
-                        && tx.send(sse_frame(&message)).is_err()
-                    {
-                        return;
-                    }
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            }
-        }
+        forward_legacy_events::<S>(&events, &legacy, |message| {
+            tx.send(sse_frame(message)).is_ok()
+        })
+        .await;
     });
     if let Some(old) = session
         .stream
@@ -369,7 +337,7 @@ pub(super) fn outcome_response<S>(
                 last_seen: Mutex::new(Instant::now()),
                 used: AtomicBool::new(false),
                 principal,
-                in_flight: Mutex::default(),
+                in_flight: Arc::default(),
                 stream: Mutex::default(),
             }),
         );

@@ -59,25 +59,29 @@
 //!   notifications. A second process (the TypeScript client probes with a
 //!   short-lived one) shares nothing with the first.
 
-use std::collections::{HashMap, VecDeque};
+mod lines;
+mod output;
+
+use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
-use tokio::task::AbortHandle;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::dispatch::handle_parsed;
-use crate::features::listen::legacy_notification;
 use crate::model::context::{LegacySession, MessageContext};
 use crate::model::peer::{ClientPeer, is_response};
 use crate::model::server::McpServer;
+use crate::runtime::in_flight::{cancelled_request, id_key};
+use crate::runtime::legacy_events::forward_legacy_events;
 use crate::state::events::ServerEvents;
 use crate::wire::errors;
 use crate::wire::message::{Parsed, parse, request_id};
+use lines::{Incoming, read_lines};
+use output::{Backlog, Output, Shared, write_loop};
 
 /// The default line limit: 4 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -156,233 +160,6 @@ pub async fn serve<S: McpServer + 'static>(server: S) -> io::Result<()> {
     .await
 }
 
-enum LineRead {
-    Line,
-    TooLong,
-    Eof,
-}
-
-/// Reads one line into `buf` (newline excluded). A line longer than `max`
-/// is skipped through its newline without being buffered.
-async fn read_line_limited<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> io::Result<LineRead> {
-    let mut discarding = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if discarding {
-                LineRead::TooLong
-            } else if buf.is_empty() {
-                LineRead::Eof
-            } else {
-                LineRead::Line
-            });
-        }
-        match available.iter().position(|b| *b == b'\n') {
-            Some(end) => {
-                if !discarding && buf.len() + end <= max {
-                    buf.extend_from_slice(&available[..end]);
-                } else {
-                    discarding = true;
-                }
-                reader.consume(end + 1);
-                return Ok(if discarding {
-                    LineRead::TooLong
-                } else {
-                    LineRead::Line
-                });
-            }
-            None => {
-                let len = available.len();
-                if !discarding && buf.len() + len <= max {
-                    buf.extend_from_slice(available);
-                } else {
-                    discarding = true;
-                    buf.clear();
-                }
-                reader.consume(len);
-            }
-        }
-    }
-}
-
-/// In-flight requests by id (several when ids repeat), with a sequence
-/// number per task.
-#[derive(Default)]
-struct InFlight {
-    tasks: HashMap<String, Vec<(u64, AbortHandle, bool)>>,
-}
-
-/// A serialized message for stdout (without its newline), with the slot of
-/// the request it answers (freed once the line is written).
-type Output = (Vec<u8>, Option<OwnedSemaphorePermit>);
-
-struct Shared {
-    in_flight: Mutex<InFlight>,
-    changed: Notify,
-    out: mpsc::UnboundedSender<Output>,
-    backlog: Arc<Backlog>,
-}
-
-/// The bytes queued for stdout and not yet written. Above the limit the
-/// server stops reading stdin (a client that does not read gets no more
-/// answers queued for it); above four times the limit, notifications are
-/// dropped rather than queued (answers never are: their number is bounded
-/// by the in-flight slots).
-struct Backlog {
-    bytes: AtomicUsize,
-    limit: usize,
-    drained: Notify,
-    dropped: AtomicU64,
-}
-
-impl Backlog {
-    fn new(limit: usize) -> Self {
-        Self {
-            bytes: AtomicUsize::new(0),
-            limit: limit.max(1),
-            drained: Notify::new(),
-            dropped: AtomicU64::new(0),
-        }
-    }
-
-    fn over(&self) -> bool {
-        self.bytes.load(Ordering::Acquire) > self.limit
-    }
-
-    fn added(&self, len: usize) {
-        self.bytes.fetch_add(len, Ordering::AcqRel);
-    }
-
-    fn written(&self, len: usize) {
-        let before = self.bytes.fetch_sub(len, Ordering::AcqRel);
-        if before > self.limit && before - len <= self.limit {
-            self.drained.notify_waiters();
-        }
-    }
-
-    /// Waits until the backlog is at or under the limit.
-    async fn below_limit(&self) {
-        loop {
-            let drained = self.drained.notified();
-            let mut drained = std::pin::pin!(drained);
-            drained.as_mut().enable();
-            if !self.over() {
-                return;
-            }
-            drained.await;
-        }
-    }
-
-    /// Whether a notification may still be queued.
-    fn admits_notification(&self) -> bool {
-        if self.bytes.load(Ordering::Acquire) <= self.limit.saturating_mul(4) {
-            return true;
-        }
-        if self.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
-            tracing::warn!(
-                limit = self.limit,
-                "stdout is not being read; dropping notifications"
-            );
-        }
-        false
-    }
-}
-
-impl Shared {
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, InFlight> {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Removes task `seq`; true when it was still registered (not
-    /// cancelled), in which case its response may be written.
-    fn finish(
-        &self,
-        key: &str,
-        seq: u64,
-        body: Option<Vec<u8>>,
-        slot: Option<OwnedSemaphorePermit>,
-    ) {
-        let mut in_flight = self.in_flight();
-        let Some(tasks) = in_flight.tasks.get_mut(key) else {
-            return;
-        };
-        let Some(pos) = tasks.iter().position(|(s, _, _)| *s == seq) else {
-            return;
-        };
-        tasks.remove(pos);
-        if tasks.is_empty() {
-            in_flight.tasks.remove(key);
-        }
-        if let Some(body) = body {
-            self.send(body, slot);
-        }
-        drop(in_flight);
-        self.changed.notify_waiters();
-    }
-
-    fn send(&self, message: Vec<u8>, slot: Option<OwnedSemaphorePermit>) {
-        self.backlog.added(message.len() + 1);
-        if self.out.send((message, slot)).is_err() {
-            self.backlog.bytes.store(0, Ordering::Release);
-        }
-    }
-
-    fn write(&self, message: Vec<u8>) {
-        self.send(message, None);
-    }
-
-    /// A notification (or a server→client request) for stdout, unless the
-    /// backlog is past its hard bound.
-    fn notify(&self, message: &Value) {
-        if self.backlog.admits_notification() {
-            self.write(serde_json::to_vec(message).unwrap_or_default());
-        }
-    }
-
-    fn write_json(&self, message: &Value) {
-        self.write(serde_json::to_vec(message).unwrap_or_default());
-    }
-
-    fn cancel(&self, key: &str) {
-        let removed = self.in_flight().tasks.remove(key);
-        for (_, handle, _) in removed.into_iter().flatten() {
-            handle.abort();
-        }
-        self.changed.notify_waiters();
-    }
-
-    fn abort_where(&self, pred: impl Fn(bool) -> bool) {
-        let mut in_flight = self.in_flight();
-        for tasks in in_flight.tasks.values_mut() {
-            tasks.retain(|(_, handle, listen)| {
-                if pred(*listen) {
-                    handle.abort();
-                    false
-                } else {
-                    true
-                }
-            });
-        }
-        in_flight.tasks.retain(|_, tasks| !tasks.is_empty());
-        drop(in_flight);
-        self.changed.notify_waiters();
-    }
-
-    fn is_idle(&self) -> bool {
-        self.in_flight().tasks.is_empty()
-    }
-}
-
-fn id_key(id: &Value) -> String {
-    id.to_string()
-}
-
 /// The in-flight key of a message with an `id` (its JSON text, as a
 /// `notifications/cancelled` names it).
 fn message_key(message: &Parsed) -> Option<String> {
@@ -390,33 +167,6 @@ fn message_key(message: &Parsed) -> Option<String> {
         Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
         Parsed::Json(message) => message.get("id").map(id_key),
         Parsed::Invalid => None,
-    }
-}
-
-/// What the line reader hands to the dispatcher.
-enum Incoming {
-    Line(Vec<u8>),
-    TooLong,
-    End(io::Result<()>),
-}
-
-/// Reads lines into a channel of one: reading stops while the dispatcher
-/// is not taking lines, and a line is never lost when the dispatcher
-/// stops waiting for one.
-async fn read_lines<R: AsyncRead + Unpin>(reader: R, max: usize, tx: mpsc::Sender<Incoming>) {
-    let mut reader = BufReader::new(reader);
-    loop {
-        let mut line = Vec::new();
-        let incoming = match read_line_limited(&mut reader, &mut line, max).await {
-            Err(e) => Incoming::End(Err(e)),
-            Ok(LineRead::Eof) => Incoming::End(Ok(())),
-            Ok(LineRead::TooLong) => Incoming::TooLong,
-            Ok(LineRead::Line) => Incoming::Line(line),
-        };
-        let end = matches!(incoming, Incoming::End(_));
-        if tx.send(incoming).await.is_err() || end {
-            return;
-        }
     }
 }
 
@@ -443,11 +193,9 @@ fn triage(line: &[u8], shared: &Shared, peer: &ClientPeer) -> Option<Parsed> {
         return None;
     }
     if message.get("id").is_none() && message.get("method").and_then(Value::as_str).is_some() {
-        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
-            && let Some(request_id) = message.pointer("/params/requestId")
-        {
+        if let Some(request_id) = cancelled_request(&message) {
             tracing::debug!(%request_id, "cancelled by the client");
-            shared.cancel(&id_key(request_id));
+            shared.in_flight.cancel(&id_key(request_id));
         }
         // Other notifications are never answered.
         return None;
@@ -468,6 +216,7 @@ fn too_long(shared: &Shared, max: usize) {
 /// client response sent after further requests, so reading must go on
 /// past them, in bounded memory.
 const HELD_REQUESTS: usize = 64;
+
 const HELD_BYTES: usize = 8 * 1024 * 1024;
 
 /// Waits for a free slot. Meanwhile it keeps taking lines that need none
@@ -538,8 +287,7 @@ where
     let backlog = Arc::new(Backlog::new(config.max_output_backlog_bytes));
     let writer_task = tokio::spawn(write_loop(writer, rx, Arc::clone(&backlog)));
     let shared = Arc::new(Shared {
-        in_flight: Mutex::default(),
-        changed: Notify::new(),
+        in_flight: Arc::default(),
         out,
         backlog,
     });
@@ -550,7 +298,6 @@ where
     let dispatching = async {
         let session: Arc<Mutex<Option<LegacySession>>> = Arc::default();
         let mut legacy_forwarder: Option<tokio::task::JoinHandle<()>> = None;
-        let seq = AtomicU64::new(0);
         let mut held: VecDeque<Incoming> = VecDeque::new();
         let read_result = loop {
             shared.backlog.below_limit().await;
@@ -601,11 +348,18 @@ where
                     if let Some(old) = legacy_forwarder.take() {
                         old.abort();
                     }
-                    legacy_forwarder = Some(tokio::spawn(forward_legacy_events::<S>(
+                    let (events, legacy, shared) = (
                         config.events.clone(),
                         new_session.clone(),
                         Arc::clone(&shared),
-                    )));
+                    );
+                    legacy_forwarder = Some(tokio::spawn(async move {
+                        forward_legacy_events::<S>(&events, &legacy, |message| {
+                            shared.notify(message);
+                            true
+                        })
+                        .await;
+                    }));
                     *session.lock().unwrap_or_else(PoisonError::into_inner) = Some(new_session);
                 }
                 if let Some(body) = outcome.body {
@@ -628,21 +382,17 @@ where
                 )
                 .await
             };
-            let task_seq = seq.fetch_add(1, Ordering::Relaxed);
             let task_server = Arc::clone(&server);
             let task_shared = Arc::clone(&shared);
-            let task_key = key.clone();
-            let mut in_flight = shared.in_flight();
-            let handle = tokio::spawn(async move {
+            shared.in_flight.spawn(key, is_listen, |finish| async move {
                 let outcome = handle_parsed(&*task_server, Some(&task_server), message, &ctx).await;
-                task_shared.finish(&task_key, task_seq, outcome.body, slot);
+                // A cancelled request's answer is never written.
+                if finish.finish()
+                    && let Some(body) = outcome.body
+                {
+                    task_shared.send(body, slot);
+                }
             });
-            in_flight.tasks.entry(key).or_default().push((
-                task_seq,
-                handle.abort_handle(),
-                is_listen,
-            ));
-            drop(in_flight);
         };
         (read_result, legacy_forwarder)
     };
@@ -650,25 +400,17 @@ where
     let ((), (read_result, legacy_forwarder)) = tokio::join!(reading, dispatching);
     // EOF (or a read error): wind down.
     peer.close();
-    shared.abort_where(|listen| listen);
+    shared.in_flight.abort_all(true);
     if let Some(forwarder) = legacy_forwarder {
         forwarder.abort();
     }
-    let wait_idle = async {
-        loop {
-            let changed = shared.changed.notified();
-            if shared.is_idle() {
-                break;
-            }
-            changed.await;
-        }
-    };
+    let wait_idle = shared.in_flight.idle();
     match config.eof_grace {
         None => wait_idle.await,
         Some(grace) => {
             if tokio::time::timeout(grace, wait_idle).await.is_err() {
                 tracing::warn!("requests still running after stdin closed; aborting them");
-                shared.abort_where(|_| true);
+                shared.in_flight.abort_all(false);
             }
         }
     }
@@ -677,45 +419,4 @@ where
         .await
         .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))?;
     read_result.and(write_result)
-}
-
-/// Writes each message as one line through a buffer, flushing when the
-/// queue is empty (one write for a burst of answers).
-async fn write_loop<W: AsyncWrite + Unpin>(
-    writer: W,
-    mut rx: mpsc::UnboundedReceiver<Output>,
-    backlog: Arc<Backlog>,
-) -> io::Result<()> {
-    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-    while let Some((message, slot)) = rx.recv().await {
-        writer.write_all(&message).await?;
-        writer.write_all(b"\n").await?;
-        backlog.written(message.len() + 1);
-        // The request's slot frees once its answer is on its way.
-        drop(slot);
-        if rx.is_empty() {
-            writer.flush().await?;
-        }
-    }
-    writer.flush().await
-}
-
-/// Delivers server-wide events to the process's legacy session.
-async fn forward_legacy_events<S: McpServer>(
-    events: ServerEvents,
-    session: LegacySession,
-    shared: Arc<Shared>,
-) {
-    let mut rx = events.subscribe();
-    loop {
-        match rx.recv().await {
-            Ok(event) => {
-                if let Some(message) = legacy_notification(S::declaration(), &session, &event) {
-                    shared.notify(&message);
-                }
-            }
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-        }
-    }
 }
