@@ -51,7 +51,7 @@ use oauth2::{
 };
 use serde_json::{Value, json};
 
-use crate::transport::BoxFuture;
+use crate::future::BoxFuture;
 use crate::transport::http::{Connector, connector};
 
 /// How long one HTTP exchange of the flow may take.

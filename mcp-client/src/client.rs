@@ -62,15 +62,16 @@ use tokio::sync::mpsc;
 
 use crate::cache::{AuthContext, Cache, ServerKey, normalise_discover};
 use crate::error::{Error, Result};
+use crate::future::BoxFuture;
 use crate::handler::{ClientHandler, Responder};
 use crate::headers::{self, ParamHeaders};
 use crate::negotiate::{
     self, ModernError, Verdict, recognise_modern_error, select_version, split_response,
 };
 use crate::subscription::{Routes, Subscription};
+use crate::transport::Inbound;
 use crate::transport::http::HttpTransport;
 use crate::transport::stdio::StdioTransport;
-use crate::transport::{BoxFuture, Inbound};
 
 /// Which era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

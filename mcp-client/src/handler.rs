@@ -36,7 +36,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub use crate::error::HandlerError;
-use crate::transport::BoxFuture;
+use crate::future::BoxFuture;
 
 /// What the user of the client supplies to answer server requests. Every
 /// method has a default: elicitation is declined, sampling is refused,

@@ -52,6 +52,7 @@ pub mod auth;
 pub mod cache;
 mod client;
 mod error;
+mod future;
 pub mod handler;
 pub mod headers;
 pub mod negotiate;
