@@ -51,13 +51,13 @@ use oauth2::{
 };
 use serde_json::{Value, json};
 
+use crate::connector::{Connector, connector};
 use crate::future::BoxFuture;
-use crate::transport::http::{Connector, connector};
 
 /// How long one HTTP exchange of the flow may take.
 const HTTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The HTTP client the flow uses (the transport's connector).
+/// The HTTP client the flow uses (the same connector as the transport).
 #[derive(Clone)]
 pub(crate) struct HyperHttp {
     client: hyper_util::client::legacy::Client<Connector, Full<Bytes>>,

@@ -51,6 +51,7 @@
 pub mod auth;
 pub mod cache;
 mod client;
+mod connector;
 mod error;
 mod future;
 pub mod handler;
