@@ -131,7 +131,7 @@ pub struct ClientOptions {
     pub max_pages: usize,
     /// OAuth for HTTP servers that ask for it (`401`).
     #[cfg(feature = "oauth")]
-    pub oauth: Option<crate::auth::OAuthOptions>,
+    pub oauth: Option<crate::auth::options::OAuthOptions>,
 }
 
 impl std::fmt::Debug for ClientOptions {

@@ -72,7 +72,7 @@ struct Shared {
     /// another stream goes to them.
     pending: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
     #[cfg(feature = "oauth")]
-    oauth: std::sync::OnceLock<Arc<crate::auth::OAuth>>,
+    oauth: std::sync::OnceLock<Arc<crate::auth::oauth::OAuth>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -179,8 +179,8 @@ impl HttpTransport {
     /// Authorizes with OAuth when the server asks (`401`, or `403` with
     /// `insufficient_scope`): the request is retried with the new token.
     #[cfg(feature = "oauth")]
-    pub fn enable_oauth(&self, options: crate::auth::OAuthOptions) -> Result<()> {
-        let oauth = crate::auth::OAuth::new(options, &self.shared.uri.to_string())
+    pub fn enable_oauth(&self, options: crate::auth::options::OAuthOptions) -> Result<()> {
+        let oauth = crate::auth::oauth::OAuth::new(options, &self.shared.uri.to_string())
             .map_err(|e| Error::Auth { detail: e.0 })?;
         let _ = self.shared.oauth.set(Arc::new(oauth));
         Ok(())
