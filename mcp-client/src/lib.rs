@@ -59,9 +59,9 @@ pub mod headers;
 pub mod negotiate;
 pub mod sse;
 pub mod subscription;
-pub mod tasks;
 pub mod transport;
 
+pub use client::tasks;
 pub use client::{ByEra, Client, ClientOptions, EraMode};
 pub use error::{Error, Result};
 pub use handler::{ClientHandler, HandlerError};
@@ -74,4 +74,7 @@ pub use mcp_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
 };
 pub use subscription::{Notification, Subscription};
+
+// Documented as re-exports of `tasks`, as before it moved into `client`.
+#[doc(no_inline)]
 pub use tasks::{Task, TaskCall, TaskHandle, TaskStatus};

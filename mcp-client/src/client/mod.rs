@@ -47,6 +47,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod tasks;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
