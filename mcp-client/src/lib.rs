@@ -61,8 +61,9 @@ pub mod sse;
 pub mod subscription;
 pub mod transport;
 
+pub use client::options::{ClientOptions, EraMode};
 pub use client::tasks;
-pub use client::{ByEra, Client, ClientOptions, EraMode};
+pub use client::{ByEra, Client};
 pub use error::{Error, Result};
 pub use handler::{ClientHandler, HandlerError};
 pub use mcp_types;
