@@ -216,7 +216,7 @@ impl From<std::io::Error> for Error {
 }
 
 /// Why a handler did not answer: sent to a legacy server as the JSON-RPC
-/// error, and returned from a modern call as [`Error::Handler`](crate::Error::Handler).
+/// error, and returned from a modern call as [`Error::Handler`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct HandlerError {
     /// The JSON-RPC error code.
