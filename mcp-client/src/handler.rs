@@ -35,6 +35,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+// Defined in `error`, whose `Error::Handler` carries it.
 pub use crate::error::HandlerError;
 use crate::future::BoxFuture;
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 pub mod http;
 pub mod stdio;
 
+// Defined in `future`, so that handlers and OAuth need not import the transport.
 pub use crate::future::BoxFuture;
 
 /// Where a transport delivers what the server sends on its own: requests
