@@ -1,4 +1,5 @@
-//! The client's error type.
+//! The client's error types: [`Error`], and the [`HandlerError`] a
+//! handler answers with (here, not in `handler`, because `Error` carries it).
 
 use std::fmt;
 use std::time::Duration;
@@ -95,7 +96,7 @@ pub enum Error {
         /// The request's method.
         method: String,
         /// What the handler said.
-        error: crate::handler::HandlerError,
+        error: HandlerError,
     },
     /// The server kept answering `input_required` past
     /// [`ClientOptions::max_input_rounds`](crate::ClientOptions::max_input_rounds).
@@ -211,6 +212,37 @@ impl std::error::Error for Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Io(e)
+    }
+}
+
+/// Why a handler did not answer: sent to a legacy server as the JSON-RPC
+/// error, and returned from a modern call as [`Error::Handler`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandlerError {
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// A short sentence.
+    pub message: String,
+}
+
+impl HandlerError {
+    /// An error with `code` and `message`.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `-32601`: this client does not do that.
+    pub fn unsupported(what: &str) -> Self {
+        Self::new(-32601, format!("{what} is not supported by this client"))
+    }
+}
+
+impl fmt::Display for HandlerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
     }
 }
 

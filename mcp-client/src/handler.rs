@@ -28,7 +28,6 @@
 //! requested schema it leaves out (SEP-1034), so a handler may answer with
 //! only what the user changed.
 
-use std::fmt;
 use std::sync::Arc;
 
 use mcp_types::v2026_07_28 as modern;
@@ -36,38 +35,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::transport::BoxFuture;
-
-/// Why a handler did not answer: sent to a legacy server as the JSON-RPC
-/// error, and returned from a modern call as [`Error::Handler`](crate::Error::Handler).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HandlerError {
-    /// The JSON-RPC error code.
-    pub code: i64,
-    /// A short sentence.
-    pub message: String,
-}
-
-impl HandlerError {
-    /// An error with `code` and `message`.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// `-32601`: this client does not do that.
-    pub fn unsupported(what: &str) -> Self {
-        Self::new(-32601, format!("{what} is not supported by this client"))
-    }
-}
-
-impl fmt::Display for HandlerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
-    }
-}
+// Defined in `error`, whose `Error::Handler` carries it.
+pub use crate::error::HandlerError;
+use crate::future::BoxFuture;
 
 /// What the user of the client supplies to answer server requests. Every
 /// method has a default: elicitation is declined, sampling is refused,

@@ -51,16 +51,19 @@
 pub mod auth;
 pub mod cache;
 mod client;
+mod connector;
 mod error;
+mod future;
 pub mod handler;
 pub mod headers;
 pub mod negotiate;
 pub mod sse;
 pub mod subscription;
-pub mod tasks;
 pub mod transport;
 
-pub use client::{ByEra, Client, ClientOptions, EraMode};
+pub use client::options::{ClientOptions, EraMode};
+pub use client::tasks;
+pub use client::{ByEra, Client};
 pub use error::{Error, Result};
 pub use handler::{ClientHandler, HandlerError};
 pub use mcp_types;
@@ -72,4 +75,7 @@ pub use mcp_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
 };
 pub use subscription::{Notification, Subscription};
+
+// Documented as re-exports of `tasks`, as before it moved into `client`.
+#[doc(no_inline)]
 pub use tasks::{Task, TaskCall, TaskHandle, TaskStatus};

@@ -22,10 +22,10 @@ use hyper::body::Bytes;
 use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Uri};
 use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
+use crate::connector::{Connector, connector};
 use crate::error::{Error, Result};
 use crate::headers::MCP_SESSION_ID;
 use crate::sse::SseParser;
@@ -54,11 +54,6 @@ pub struct HttpReply {
     pub session_id: Option<String>,
 }
 
-#[cfg(feature = "rustls")]
-pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-#[cfg(not(feature = "rustls"))]
-pub(crate) type Connector = HttpConnector;
-
 /// A connection to one Streamable HTTP endpoint.
 #[derive(Debug, Clone)]
 pub struct HttpTransport {
@@ -77,7 +72,7 @@ struct Shared {
     /// another stream goes to them.
     pending: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
     #[cfg(feature = "oauth")]
-    oauth: std::sync::OnceLock<Arc<crate::auth::OAuth>>,
+    oauth: std::sync::OnceLock<Arc<crate::auth::oauth::OAuth>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -93,39 +88,6 @@ impl std::fmt::Debug for Shared {
 struct StreamState {
     last_event_id: Option<String>,
     retry: Option<Duration>,
-}
-
-#[cfg(not(feature = "rustls"))]
-pub(crate) fn connector(_extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
-    Ok(HttpConnector::new())
-}
-
-/// An `http`/`https` connector: ring crypto, the bundled web PKI roots and
-/// the caller's extra roots.
-#[cfg(feature = "rustls")]
-pub(crate) fn connector(extra_roots: &[Vec<u8>]) -> std::result::Result<Connector, String> {
-    use std::sync::Arc;
-
-    let mut roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    for der in extra_roots {
-        roots
-            .add(rustls::pki_types::CertificateDer::from(der.clone()))
-            .map_err(|e| format!("an extra root certificate is not usable: {e}"))?;
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| format!("TLS setup failed: {e}"))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    Ok(hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_http1()
-        .build())
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -217,8 +179,8 @@ impl HttpTransport {
     /// Authorizes with OAuth when the server asks (`401`, or `403` with
     /// `insufficient_scope`): the request is retried with the new token.
     #[cfg(feature = "oauth")]
-    pub fn enable_oauth(&self, options: crate::auth::OAuthOptions) -> Result<()> {
-        let oauth = crate::auth::OAuth::new(options, &self.shared.uri.to_string())
+    pub fn enable_oauth(&self, options: crate::auth::options::OAuthOptions) -> Result<()> {
+        let oauth = crate::auth::oauth::OAuth::new(options, &self.shared.uri.to_string())
             .map_err(|e| Error::Auth { detail: e.0 })?;
         let _ = self.shared.oauth.set(Arc::new(oauth));
         Ok(())

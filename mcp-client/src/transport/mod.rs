@@ -4,8 +4,6 @@
 //! mean is the [`Client`](crate::Client)'s business, reached through
 //! [`Inbound`] for whatever the server sends unasked.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
@@ -13,8 +11,8 @@ use serde_json::Value;
 pub mod http;
 pub mod stdio;
 
-/// A boxed, sendable future (what [`Inbound`] and handlers return).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+// Defined in `future`, so that handlers and OAuth need not import the transport.
+pub use crate::future::BoxFuture;
 
 /// Where a transport delivers what the server sends on its own: requests
 /// (legacy sessions: elicitation, sampling, roots, ping) and notifications.

@@ -47,11 +47,12 @@ use mcp_types::v2026_07_28 as modern;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::client::Client;
+use super::Client;
+use super::exchange::parse;
 use crate::error::{Error, Result};
 
-/// The extension's identifier, the key under `capabilities.extensions`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+// Defined beside `ClientOptions::tasks`, which declares it.
+pub use super::options::TASKS_EXTENSION;
 
 /// `tasks/get`.
 pub const TASKS_GET: &str = "tasks/get";
@@ -229,7 +230,7 @@ impl TaskHandle {
             .client
             .request(TASKS_GET, json!({"taskId": self.id}))
             .await?;
-        let task: Task = crate::client::parse(TASKS_GET, raw)?;
+        let task: Task = parse(TASKS_GET, raw)?;
         self.remember(&task);
         Ok(task)
     }
@@ -290,7 +291,7 @@ impl TaskHandle {
                         .result
                         .clone()
                         .unwrap_or_else(|| json!({"content": []}));
-                    return crate::client::parse(&self.method, result);
+                    return parse(&self.method, result);
                 }
                 TaskStatus::Failed => {
                     return Err(Error::TaskFailed {
@@ -362,12 +363,10 @@ impl Client {
             .request(method, json!({"name": name, "arguments": arguments}))
             .await?;
         if is_create_task_result(&result) {
-            let created: Task = crate::client::parse(method, result)?;
+            let created: Task = parse(method, result)?;
             return Ok(TaskCall::Task(TaskHandle::new(self.clone(), created)));
         }
-        Ok(TaskCall::Complete(Box::new(crate::client::parse(
-            method, result,
-        )?)))
+        Ok(TaskCall::Complete(Box::new(parse(method, result)?)))
     }
 
     /// A handle for a task whose id is known (created earlier, perhaps by

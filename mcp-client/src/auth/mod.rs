@@ -1,0 +1,56 @@
+//! OAuth 2.1 for Streamable HTTP servers (feature `oauth`): what the client
+//! does when a server answers `401` (or `403` with `insufficient_scope`).
+//!
+//! 1. Protected Resource Metadata (RFC 9728): the `resource_metadata` of the
+//!    `WWW-Authenticate` challenge, else the path-based well-known URL, else
+//!    the root one. Its `resource` must be the MCP URL or a prefix of it.
+//! 2. Authorization server metadata (RFC 8414, then OpenID discovery, in
+//!    the MCP order for issuers with a path); its `issuer` must be exactly
+//!    the issuer the URL was built from.
+//! 3. A client: pre-registered, a client ID metadata document URL when the
+//!    server supports those, else dynamic registration (RFC 7591).
+//! 4. Authorization code with PKCE S256 and the `resource` indicator
+//!    (RFC 8707), through a pluggable [`Authorizer`]; the redirect's `iss`
+//!    (RFC 9207) is compared exactly with the issuer, and required when the
+//!    server advertises it.
+//! 5. The token request (`client_secret_basic`, `client_secret_post` or
+//!    `none`, as registered or as the server supports), refresh on a later
+//!    `401`, and step-up on `insufficient_scope` with the union of scopes,
+//!    at most [`OAuthOptions::max_attempts`] times.
+//!
+//! The code exchange and PKCE are the `oauth2` crate's; discovery and
+//! registration, which it does not cover, are here.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_client::Error> {
+//! use std::sync::Arc;
+//! use mcp_client::auth::{HeadlessAuthorizer, OAuthOptions};
+//! use mcp_client::{Client, ClientOptions};
+//!
+//! let opts = ClientOptions {
+//!     oauth: Some(OAuthOptions::new("http://localhost:3000/callback", Arc::new(HeadlessAuthorizer))),
+//!     ..ClientOptions::default()
+//! };
+//! let client = Client::connect_http("https://example.com/mcp", opts).await?;
+//! # let _ = client;
+//! # Ok(()) }
+//! ```
+
+// One file a step: `discovery` (1, 2), `registration` (3), `grant` (4, 5),
+// driven by `flow`; `oauth` is the state they share.
+mod authorizer;
+mod discovery;
+mod error;
+mod flow;
+mod grant;
+mod http;
+pub(crate) mod oauth;
+pub(crate) mod options;
+mod registration;
+mod tokens;
+
+pub use authorizer::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer};
+pub use discovery::{Challenge, parse_challenge};
+pub use error::AuthError;
+pub use options::OAuthOptions;
+pub use tokens::{MemoryTokenStore, TokenStore, Tokens};
