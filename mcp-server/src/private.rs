@@ -278,9 +278,9 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {
 /// without `Deserialize`/`JsonSchema` is reported once.
 pub struct ArgumentHooks<T> {
     /// Takes the argument out of the arguments object.
-    pub take: fn(&mut Arguments, &str) -> Result<T, crate::ArgumentError>,
+    pub take: fn(&mut Arguments, &str) -> Result<T, crate::router::args::ArgumentError>,
     /// The whole arguments object as a `T`.
-    pub whole: fn(Arguments) -> Result<T, crate::ArgumentError>,
+    pub whole: fn(Arguments) -> Result<T, crate::router::args::ArgumentError>,
     /// Adds the property to an input schema.
     pub property: fn(&mut InputSchemaBuilder, &str, Option<&str>, bool, Option<&str>),
     /// `T`'s schema as a whole input schema.
@@ -319,7 +319,7 @@ impl<T: std::str::FromStr<Err: std::fmt::Display>> FromArgument for T {}
 pub fn prompt_argument<T: FromArgument>(
     arguments: &mut PromptArguments,
     name: &str,
-) -> Result<Option<T>, crate::ArgumentError> {
+) -> Result<Option<T>, crate::router::args::ArgumentError> {
     args::prompt_argument(arguments, name)
 }
 

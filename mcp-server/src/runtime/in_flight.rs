@@ -67,8 +67,11 @@ impl InFlight {
             seq,
             done: false,
         };
+        // Built before the lock: a `Finish` dropped while building must not
+        // wait for it. Spawned under it: registered before it can run.
+        let work = work(finish);
         let mut entries = self.entries();
-        let handle = tokio::spawn(work(finish));
+        let handle = tokio::spawn(work);
         entries.entry(key).or_default().push(Entry {
             seq,
             abort: handle.abort_handle(),
@@ -194,8 +197,12 @@ mod tests {
     #[tokio::test]
     async fn ending_input_stops_listen_streams_only() {
         let in_flight = Arc::new(InFlight::default());
-        let listen = in_flight.spawn("1".into(), true, |_finish| std::future::pending::<()>());
-        let call = in_flight.spawn("2".into(), false, |_finish| std::future::pending::<()>());
+        let forever = |finish: Finish| async move {
+            let _finish = finish;
+            std::future::pending::<()>().await;
+        };
+        let listen = in_flight.spawn("1".into(), true, forever);
+        let call = in_flight.spawn("2".into(), false, forever);
         in_flight.abort_all(true);
         assert!(listen.await.is_err_and(|e| e.is_cancelled()));
         assert_eq!(in_flight.entries().len(), 1);
