@@ -190,7 +190,6 @@ async fn bridge<S: McpServer>(
         declaration: Some(S::declaration()),
         server_info_in_results: false,
         http_request: ctx.http_request.clone(),
-        principal: ctx.principal.clone(),
         task_eligible: false,
     };
     for _ in 0..MAX_INPUT_ROUNDS {

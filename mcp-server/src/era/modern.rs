@@ -166,6 +166,7 @@ pub(crate) async fn modern_request<S: McpServer>(
 }
 
 /// The context a modern request's handler gets.
+#[inline(always)]
 fn request_context(
     declaration: &'static ServerDeclaration,
     id: RequestId,
@@ -182,7 +183,6 @@ fn request_context(
         declaration: Some(declaration),
         server_info_in_results: ctx.server_info_in_results,
         http_request: ctx.http_request.clone(),
-        principal: ctx.principal.clone(),
         task_eligible: false,
     }
 }

@@ -120,10 +120,10 @@ pub(crate) async fn listen(
         return Err(crate::features::tasks::missing_extension());
     }
     let subscription_id = serde_json::to_value(&ctx.id).unwrap_or(Value::Null);
-    let caller = ctx.principal.clone();
+    let caller = ctx.principal();
     let mut filter = honoured_filter(declaration, &params.notifications);
     if let Some(Value::Array(ids)) = filter.extra.get(TASK_IDS) {
-        let ids = crate::features::tasks::followable(declaration, ids, caller.as_deref()).await?;
+        let ids = crate::features::tasks::followable(declaration, ids, caller).await?;
         filter.extra.insert(TASK_IDS.into(), Value::Array(ids));
     }
     let mut events = ctx.events().map(|e| e.subscribe());
@@ -146,7 +146,7 @@ pub(crate) async fn listen(
             match events.recv().await {
                 Ok(ServerEvent::ShuttingDown) => break,
                 Ok(event) => {
-                    if let Some((method, params)) = wanted(&filter, caller.as_deref(), &event) {
+                    if let Some((method, params)) = wanted(&filter, caller, &event) {
                         ctx.notify(method, tag(params));
                     }
                 }

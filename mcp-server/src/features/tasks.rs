@@ -226,7 +226,7 @@ pub(crate) async fn call_tool_as_task(
         return answer;
     }
     let tasks = declaration.tasks();
-    let record = tasks.new_record(stored, ctx.principal.clone())?;
+    let record = tasks.new_record(stored, ctx.principal().map(str::to_owned))?;
     tasks
         .store()
         .create(record.clone())
@@ -259,7 +259,7 @@ pub(crate) async fn handle_method(
     // Another principal's task answers exactly like an unknown one, so a
     // leaked id reveals nothing; the check goes with the read or the
     // atomic change, not in a read of its own.
-    let caller = ctx.principal.clone();
+    let caller = ctx.principal();
     let result = match method {
         TASKS_GET => {
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
@@ -269,7 +269,7 @@ pub(crate) async fn handle_method(
                 .get(task_id)
                 .await
                 .map_err(store_failure)?
-                .filter(|record| owned_by(record.owner.as_deref(), caller.as_deref()))
+                .filter(|record| owned_by(record.owner.as_deref(), caller))
                 .ok_or_else(not_found)?;
             wire::detailed_task(&record)
         }
@@ -277,7 +277,7 @@ pub(crate) async fn handle_method(
             let params: wire::TaskIdParams = wire::read_params(method, params)?;
             let task_id = wire::task_id(&params.task_id)?;
             let record = tasks
-                .cancel(task_id, caller.as_deref())
+                .cancel(task_id, caller)
                 .await
                 .map_err(store_failure)?
                 .ok_or_else(not_found)?;
@@ -292,16 +292,7 @@ pub(crate) async fn handle_method(
                     "params.inputResponses must be an object",
                 ));
             };
-            update(
-                declaration,
-                detach,
-                id,
-                task_id,
-                caller.as_deref(),
-                responses,
-                ctx,
-            )
-            .await?;
+            update(declaration, detach, id, task_id, caller, responses, ctx).await?;
             wire::ack()
         }
         other => {
@@ -445,7 +436,6 @@ fn next_round(
         server_info_in_results: false,
         // The round runs for the `tasks/update` that completed its input.
         http_request: ctx.http_request.clone(),
-        principal: ctx.principal.clone(),
         task_eligible: false,
     };
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(id.clone(), params));

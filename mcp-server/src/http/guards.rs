@@ -15,23 +15,26 @@ use hyper::{Response, StatusCode};
 #[cfg(feature = "auth")]
 use super::auth;
 use super::response::{Body, closing, error_response, status_only};
+#[cfg(feature = "auth")]
 use crate::model::context::Principal;
 use crate::wire::errors;
 #[cfg(feature = "auth")]
 use crate::wire::message::Parsed;
 
-/// Who made an HTTP request: a [`Principal`] set by middleware, else (with
-/// `auth`) the validated token's subject, else its client; nobody without
-/// either. Resolved once per request and carried on the message context.
-pub(super) fn principal(extensions: &http::Extensions) -> Option<String> {
-    if let Some(Principal(name)) = extensions.get::<Principal>() {
-        return Some(name.clone());
-    }
+/// Resolves who made an HTTP request, once: a [`Principal`](crate::Principal) set by
+/// middleware, else (with `auth`) the validated token's subject, else its
+/// client; nobody without either. The answer stays among the extensions,
+/// where sessions, tasks and listen streams read it.
+pub(super) fn resolve_principal(extensions: &mut http::Extensions) {
     #[cfg(feature = "auth")]
-    if let Some(claims) = extensions.get::<auth::Claims>() {
-        return claims.subject.clone().or_else(|| claims.client_id.clone());
+    if extensions.get::<Principal>().is_none()
+        && let Some(claims) = extensions.get::<auth::Claims>()
+        && let Some(name) = claims.subject.clone().or_else(|| claims.client_id.clone())
+    {
+        extensions.insert(Principal(name));
     }
-    None
+    #[cfg(not(feature = "auth"))]
+    let _ = extensions;
 }
 
 /// Checks the bearer token and the server-wide scopes; the claims go into

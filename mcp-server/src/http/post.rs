@@ -15,7 +15,7 @@ use super::response::{Body, closing, error_response, session_not_found, status_o
 use super::sse::{Respond, respond};
 use super::state::{State, outcome_response, too_many_streams};
 use crate::dispatch::handle_parsed;
-use crate::model::context::MessageContext;
+use crate::model::context::{MessageContext, principal_in};
 use crate::model::peer::is_response;
 use crate::model::server::McpServer;
 use crate::runtime::in_flight::{cancelled_request, id_key};
@@ -28,13 +28,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
     session_id: Result<Option<String>, String>,
-    caller: Option<String>,
 ) -> Response<Body> {
     if let Some(refused) = check_media_types(request.headers()) {
         return closing(refused);
     }
     let (parts, body) = request.into_parts();
     let parts = Arc::new(parts);
+    let caller = principal_in(&parts.extensions);
     let headers = &parts.headers;
     let body = match read_body(
         headers,
@@ -73,7 +73,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Err(reason) => return error_response(400, id.as_ref(), errors::invalid_request(reason)),
     };
     let session = match (&session_id, modern) {
-        (Some(sid), false) => match state.session(sid, caller.as_deref()) {
+        (Some(sid), false) => match state.session(sid, caller) {
             Some(session) => Some(session),
             // A response carries the id of a server→client request: not one
             // the client may see echoed as its own request's.
@@ -116,7 +116,6 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         return status_only(StatusCode::ACCEPTED);
     }
     let mut ctx = MessageContext::http_headers(mcp_headers)
-        .with_principal(caller.clone())
         .with_http_request(Arc::clone(&parts))
         .with_events(state.config.events.clone())
         .with_server_info_in_results(state.config.server_info_in_results);
@@ -162,7 +161,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         None => {
             // A listen holds its place until its stream ends.
             let permit = match message.method() {
-                Some(LISTEN) => match state.streams.admit(caller.as_deref()) {
+                Some(LISTEN) => match state.streams.admit(caller) {
                     Ok(permit) => Some(permit),
                     Err(refusal) => return too_many_streams(&state, id.as_ref(), refusal),
                 },
@@ -176,7 +175,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         }
     };
     match response {
-        Respond::Json(outcome) => outcome_response(&state, outcome, caller),
+        Respond::Json(outcome) => outcome_response(&state, outcome, caller.map(str::to_owned)),
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
     }

@@ -15,7 +15,7 @@ use super::config::HttpConfig;
 use super::config::with_declared_scopes;
 #[cfg(feature = "auth")]
 use super::guards::authenticate;
-use super::guards::{RequestBody, principal, unsupported_transfer_coding};
+use super::guards::{RequestBody, resolve_principal, unsupported_transfer_coding};
 use super::host;
 use super::mcp_headers;
 use super::post::post;
@@ -25,6 +25,7 @@ use super::response::{
     Body, closing, error_response, method_not_allowed, session_not_found, status_only,
 };
 use super::state::{State, legacy_stream, too_many_streams};
+use crate::model::context::principal_in;
 use crate::model::server::McpServer;
 use crate::wire::errors;
 
@@ -158,12 +159,14 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
     };
     // A modern POST ignores the header whatever it holds; the era is only
     // known once the body is read.
-    let session_id = mcp_headers::session_id(request.headers());
+    let mut request = request;
     // The caller, resolved once (after authentication) for everything below.
-    let caller = principal(request.extensions());
+    resolve_principal(request.extensions_mut());
+    let session_id = mcp_headers::session_id(request.headers());
     if *request.method() == Method::POST {
-        return post(state, request, session_id, caller).await;
+        return post(state, request, session_id).await;
     }
+    let caller = principal_in(request.extensions());
     let session_id = match session_id {
         Ok(id) => id,
         Err(reason) => return error_response(400, None, errors::invalid_request(reason)),
@@ -171,9 +174,9 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
     match *request.method() {
         Method::GET => match session_id {
             None => method_not_allowed(),
-            Some(id) => match state.session(&id, caller.as_deref()) {
+            Some(id) => match state.session(&id, caller) {
                 None => session_not_found(None),
-                Some(session) => match state.streams.admit(caller.as_deref()) {
+                Some(session) => match state.streams.admit(caller) {
                     Ok(permit) => legacy_stream::<S>(&state, session, permit),
                     Err(refusal) => too_many_streams(&state, None, refusal),
                 },
@@ -182,7 +185,7 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
         Method::DELETE => match session_id {
             None => method_not_allowed(),
             Some(id) => {
-                if state.session(&id, caller.as_deref()).is_some() && state.end_session(&id) {
+                if state.session(&id, caller).is_some() && state.end_session(&id) {
                     tracing::info!(session = %id, "legacy session ended by DELETE");
                     status_only(StatusCode::OK)
                 } else {

@@ -23,6 +23,15 @@ use crate::wire::errors::{self, HandlerResult};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
 
+/// The caller of an HTTP request. The HTTP transport resolves it once per
+/// request (a `Principal` set by middleware, else with `auth` the validated
+/// token's subject, else its client) and leaves it among the extensions.
+pub(crate) fn principal_in(extensions: &http::Extensions) -> Option<&str> {
+    extensions
+        .get::<Principal>()
+        .map(|Principal(name)| name.as_str())
+}
+
 /// Which transport a message arrived on, with what the envelope checks need
 /// from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,9 +96,6 @@ pub struct MessageContext {
     /// The HTTP request's parts (method, URI, headers, extensions set by
     /// middleware), when the message came over HTTP.
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
-    /// Who sent the message, resolved once by the transport; legacy
-    /// sessions and tasks are bound to it.
-    pub(crate) principal: Option<String>,
 }
 
 impl fmt::Debug for MessageContext {
@@ -113,7 +119,6 @@ impl MessageContext {
             events: None,
             server_info_in_results: true,
             http_request: None,
-            principal: None,
         }
     }
 
@@ -182,24 +187,16 @@ impl MessageContext {
     /// The HTTP request the message came in (its body already read), for
     /// handlers to read headers and middleware extensions through
     /// [`RequestContext::http_request`].
-    /// A [`Principal`] among its extensions names the caller, unless
-    /// [`MessageContext::with_principal`] already did.
+    /// A [`Principal`] among its extensions names the caller: legacy
+    /// sessions and tasks are bound to it.
     pub fn with_http_request(mut self, parts: Arc<http::request::Parts>) -> Self {
-        if self.principal.is_none()
-            && let Some(Principal(name)) = parts.extensions.get::<Principal>()
-        {
-            self.principal = Some(name.clone());
-        }
         self.http_request = Some(parts);
         self
     }
 
-    /// Who sent the message (the HTTP transport: a [`Principal`] set by
-    /// middleware, else with `auth` the validated token's subject, else its
-    /// client). Legacy sessions and tasks are bound to it.
-    pub fn with_principal(mut self, principal: Option<String>) -> Self {
-        self.principal = principal;
-        self
+    /// Who sent the message: the [`Principal`] of its HTTP request.
+    pub(crate) fn principal(&self) -> Option<&str> {
+        principal_in(&self.http_request.as_deref()?.extensions)
     }
 }
 
@@ -312,8 +309,6 @@ pub struct RequestContext {
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
-    /// Who sent the request (see [`MessageContext::with_principal`]).
-    pub(crate) principal: Option<String>,
     /// Whether this call may still become a task (tasks extension).
     pub(crate) task_eligible: bool,
 }
@@ -342,7 +337,6 @@ impl RequestContext {
             declaration: None,
             server_info_in_results: false,
             http_request: None,
-            principal: None,
             task_eligible: false,
         }
     }
@@ -352,6 +346,11 @@ impl RequestContext {
     /// `None` on stdio and for contexts built with [`RequestContext::new`].
     pub fn http_request(&self) -> Option<&http::request::Parts> {
         self.http_request.as_deref()
+    }
+
+    /// Who sent the request (see [`Principal`]).
+    pub(crate) fn principal(&self) -> Option<&str> {
+        principal_in(&self.http_request.as_deref()?.extensions)
     }
 
     /// Whether this call may become a task (or already runs as one): the

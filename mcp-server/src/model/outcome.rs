@@ -50,6 +50,7 @@ impl Outcome {
 
     /// `{"jsonrpc":"2.0","id":…,"result":…}` around an already-rendered
     /// result.
+    #[inline]
     pub(crate) fn reply(id: &RequestId, reply: &Reply) -> Self {
         let result = reply.as_bytes();
         let mut body = Vec::with_capacity(result.len() + 48);
@@ -68,6 +69,7 @@ impl Outcome {
     }
 
     /// The answer of a handler: its reply, or its error framed.
+    #[inline]
     pub(crate) fn answer(id: &RequestId, answer: Result<Reply, ErrorObject>) -> Self {
         match answer {
             Ok(reply) => Self::reply(id, &reply),
