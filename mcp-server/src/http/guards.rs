@@ -175,6 +175,7 @@ impl<B> RequestBody for B where
 {
 }
 
+/// The error type of request bodies.
 pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The POST body, within the size limit and the time limit. A refused

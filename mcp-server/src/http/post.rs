@@ -22,8 +22,11 @@ use crate::runtime::in_flight::{cancelled_request, id_key};
 use crate::wire::errors;
 use crate::wire::message::{Parsed, has_modern_meta, parse};
 
+/// The one long-lived POST: a stream that holds a place until it ends.
 pub(super) const LISTEN: &str = mcp_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
 
+/// One POST: headers, era and session, the message context, dispatch,
+/// then the answer as JSON or SSE.
 pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,

@@ -20,6 +20,7 @@ pub struct Body {
     pub(super) kind: BodyKind,
 }
 
+/// Whole bytes, or a stream of frames.
 pub(super) enum BodyKind {
     Full(Option<Bytes>),
     Stream {
@@ -92,10 +93,12 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// A JSON body with `status`.
 pub(super) fn json_response(status: u16, body: &Value) -> Response<Body> {
     json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
 }
 
+/// Already-serialized JSON with `status`.
 pub(super) fn json_bytes_response(status: u16, bytes: Vec<u8>) -> Response<Body> {
     let mut response = Response::new(Body::full(bytes));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
@@ -121,12 +124,14 @@ pub(super) fn error_response(
     json_response(status, &body)
 }
 
+/// A status with an empty body.
 pub(super) fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
     response
 }
 
+/// 405, naming the methods the endpoint takes.
 pub(super) fn method_not_allowed() -> Response<Body> {
     let mut response = error_response(
         405,
@@ -139,6 +144,7 @@ pub(super) fn method_not_allowed() -> Response<Body> {
     response
 }
 
+/// 404 for an unknown or ended legacy session: the client starts a new one.
 pub(super) fn session_not_found(id: Option<&Value>) -> Response<Body> {
     error_response(
         404,

@@ -84,6 +84,8 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
     }
 }
 
+/// Routes one request: guards first (transfer coding, path, Host and
+/// Origin, bearer auth), then POST, the legacy GET stream, or DELETE.
 pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,

@@ -15,6 +15,7 @@ use super::outbox;
 use super::response::{AbortOnDrop, Body, BodyKind};
 use crate::model::outcome::Outcome;
 
+/// One SSE `data:` frame around a JSON message.
 pub(super) fn sse_frame(message: &Value) -> Bytes {
     sse_frame_bytes(&serde_json::to_vec(message).unwrap_or_default())
 }
@@ -29,6 +30,7 @@ pub(super) fn sse_frame_bytes(json: &[u8]) -> Bytes {
     Bytes::from(frame)
 }
 
+/// A `text/event-stream` response fed by `rx`; dropping it stops the work.
 pub(super) fn sse_response(
     rx: mpsc::UnboundedReceiver<Bytes>,
     guard: AbortOnDrop,
@@ -49,6 +51,7 @@ pub(super) fn sse_response(
     response
 }
 
+/// How one POST is answered: JSON, an SSE stream, or nothing (cancelled).
 pub(super) enum Respond {
     Json(Outcome),
     Sse(Response<Body>),

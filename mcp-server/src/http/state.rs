@@ -72,6 +72,8 @@ pub(super) async fn sweep_sessions_every<S>(state: Weak<State<S>>) {
     }
 }
 
+/// One legacy session: what `initialize` agreed, its client peer, its
+/// GET stream and its requests in flight.
 pub(super) struct Session {
     pub(super) session: LegacySession,
     pub(super) peer: ClientPeer,
@@ -115,6 +117,8 @@ pub(super) struct Sessions {
     pub(super) unused: VecDeque<String>,
 }
 
+/// What every request of one server shares: the server, the settings,
+/// the legacy sessions, stream admission and rate-limited logs.
 pub(super) struct State<S> {
     pub(super) server: Arc<S>,
     pub(super) config: HttpConfig,
@@ -303,6 +307,8 @@ pub(super) fn too_many_streams<S>(
     response
 }
 
+/// The HTTP answer of a JSON outcome; a successful `initialize` opens its
+/// session here and names it in `Mcp-Session-Id`.
 pub(super) fn outcome_response<S>(
     state: &State<S>,
     outcome: Outcome,

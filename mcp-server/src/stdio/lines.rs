@@ -6,6 +6,7 @@ use std::io;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
+/// How reading one line ended.
 pub(super) enum LineRead {
     Line,
     TooLong,

@@ -15,6 +15,8 @@ use crate::runtime::in_flight::InFlight;
 /// the request it answers (freed once the line is written).
 pub(super) type Output = (Vec<u8>, Option<OwnedSemaphorePermit>);
 
+/// What the reading loop and the request tasks share: the requests in
+/// flight and the stdout queue.
 pub(super) struct Shared {
     pub(super) in_flight: Arc<InFlight>,
     pub(super) out: mpsc::UnboundedSender<Output>,
