@@ -387,6 +387,33 @@ async fn http_legacy_session_lifecycle_and_stale_session_rule() {
 /// answers keep the array, a 2025-11-25 session (whose schema wants objects
 /// there) gets neither `outputSchema` nor `structuredContent`, only the
 /// text block with the same JSON.
+/// Inside a legacy session every answer of a request is HTTP 200, errors
+/// included; a message that is no JSON-RPC request at all (a batch) gets
+/// 400 with a session id as without one.
+#[tokio::test]
+async fn http_legacy_session_statuses() {
+    let addr = start_http(None).await;
+    let session = open_legacy_session(&addr).await;
+    let legacy = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let unknown = json!({"jsonrpc":"2.0","id":2,"method":"no/such"});
+    let answer = http(&addr, "POST", &legacy, &unknown.to_string()).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.json()["error"]["code"], -32601);
+    let bad_params = json!({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{}});
+    let answer = http(&addr, "POST", &legacy, &bad_params.to_string()).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.json()["id"], 3);
+    let batch = json!([{"jsonrpc":"2.0","id":4,"method":"ping"}]);
+    let answer = http(&addr, "POST", &legacy, &batch.to_string()).await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert_eq!(answer.json()["error"]["code"], -32600);
+}
+
 #[tokio::test]
 async fn http_list_shaped_structured_output_in_both_eras() {
     let addr = start_http(None).await;

@@ -1,6 +1,5 @@
-//! The transport-agnostic entry point: the request envelope checks, era
-//! selection, the version gate, `server/discover`, legacy `initialize`, and
-//! routing to the capability handlers.
+//! The transport-agnostic entry point: one parse, the envelope, era
+//! selection (step 4), then the era's gate (`era::modern`, `era::legacy`).
 //!
 //! See [`handle_message`] for the order of the checks. Every check below
 //! returns a `Result`; the answer is framed here, once.
