@@ -7,13 +7,14 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::BodyExt;
 #[cfg(feature = "auth")]
-use hyper::Request;
-#[cfg(feature = "auth")]
 use hyper::header::HeaderValue;
-use hyper::{Response, StatusCode};
+use hyper::{Request, Response, StatusCode};
 
 #[cfg(feature = "auth")]
 use super::auth;
+use super::config::HttpConfig;
+use super::host;
+use super::log_limit::LogLimiter;
 use super::response::{Body, closing, error_response, status_only};
 #[cfg(feature = "auth")]
 use crate::model::context::Principal;
@@ -135,6 +136,50 @@ pub(super) fn auth_refusal(status: u16, challenge: String, message: &str) -> Res
             .insert(hyper::header::WWW_AUTHENTICATE, value);
     }
     response
+}
+
+/// DNS-rebinding protection: the request's authority (RFC 9112: the
+/// absolute-form target's, else the one `Host` line) must be an allowed
+/// host, and every `Origin` line an allowed origin; else the refusal,
+/// logged at most once a second.
+pub(super) fn host_and_origin<B>(
+    config: &HttpConfig,
+    rejected_log: &LogLimiter,
+    request: &Request<B>,
+) -> Option<Response<Body>> {
+    let headers = request.headers();
+    let host = match host::request_authority(request.version(), request.uri(), headers) {
+        Ok(host) => host,
+        Err(reason) => return Some(error_response(400, None, errors::invalid_request(reason))),
+    };
+    let allowed_hosts = &config.allowed_hosts;
+    if !allowed_hosts.is_empty() && !host.is_some_and(|h| host::host_allowed(allowed_hosts, h)) {
+        if let Some(suppressed) = rejected_log.allow() {
+            tracing::warn!(?host, suppressed, "rejected Host");
+        }
+        return Some(error_response(
+            403,
+            None,
+            errors::invalid_request("Forbidden: Host not allowed"),
+        ));
+    }
+    // Every `Origin` line must pass, not just the first.
+    for origin in headers.get_all(hyper::header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| host::origin_allowed(allowed_hosts, &config.allowed_origins, o));
+        if !allowed {
+            if let Some(suppressed) = rejected_log.allow() {
+                tracing::warn!(?origin, suppressed, "rejected Origin");
+            }
+            return Some(error_response(
+                403,
+                None,
+                errors::invalid_request("Forbidden: Origin not allowed"),
+            ));
+        }
+    }
+    None
 }
 
 /// 501 for a transfer coding other than one `chunked` (RFC 9112 §6.1):

@@ -138,6 +138,7 @@ mod config;
 mod guards;
 mod host;
 mod listener;
+mod log_limit;
 mod mcp_headers;
 mod outbox;
 mod post;

@@ -15,8 +15,7 @@ use super::config::HttpConfig;
 use super::config::with_declared_scopes;
 #[cfg(feature = "auth")]
 use super::guards::authenticate;
-use super::guards::{RequestBody, resolve_principal, unsupported_transfer_coding};
-use super::host;
+use super::guards::{RequestBody, host_and_origin, resolve_principal, unsupported_transfer_coding};
 use super::mcp_headers;
 use super::post::post;
 #[cfg(feature = "auth")]
@@ -117,37 +116,8 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
         return refuse(status_only(StatusCode::NOT_FOUND));
     }
     state.start_sweeper();
-    let headers = request.headers();
-    let host = match host::request_authority(request.version(), request.uri(), headers) {
-        Ok(host) => host,
-        Err(reason) => return refuse(error_response(400, None, errors::invalid_request(reason))),
-    };
-    let allowed_hosts = &config.allowed_hosts;
-    if !allowed_hosts.is_empty() && !host.is_some_and(|h| host::host_allowed(allowed_hosts, h)) {
-        if let Some(suppressed) = state.rejected_log.allow() {
-            tracing::warn!(?host, suppressed, "rejected Host");
-        }
-        return refuse(error_response(
-            403,
-            None,
-            errors::invalid_request("Forbidden: Host not allowed"),
-        ));
-    }
-    // Every `Origin` line must pass, not just the first.
-    for origin in headers.get_all(hyper::header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| host::origin_allowed(allowed_hosts, &config.allowed_origins, o));
-        if !allowed {
-            if let Some(suppressed) = state.rejected_log.allow() {
-                tracing::warn!(?origin, suppressed, "rejected Origin");
-            }
-            return refuse(error_response(
-                403,
-                None,
-                errors::invalid_request("Forbidden: Origin not allowed"),
-            ));
-        }
+    if let Some(refused) = host_and_origin(config, &state.rejected_log, &request) {
+        return refuse(refused);
     }
     #[cfg(feature = "auth")]
     let request = match &config.auth {

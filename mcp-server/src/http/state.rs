@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::config::HttpConfig;
+use super::log_limit::LogLimiter;
 use super::response::{
     AbortOnDrop, Body, closing, error_response, json_bytes_response, json_response, status_only,
 };
@@ -28,32 +29,6 @@ use crate::model::server::McpServer;
 use crate::runtime::in_flight::InFlight;
 use crate::runtime::legacy_events::forward_legacy_events;
 use crate::wire::errors;
-
-/// At most one log line a second for a repeated event (rejected requests,
-/// the connection limit), with how many were not logged meanwhile.
-#[derive(Default)]
-pub(super) struct LogLimiter {
-    pub(super) state: Mutex<(Option<Instant>, u64)>,
-}
-
-impl LogLimiter {
-    /// `Some(suppressed)` when this occurrence may be logged.
-    pub(super) fn allow(&self) -> Option<u64> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let now = Instant::now();
-        match state.0 {
-            Some(last) if now.duration_since(last) < Duration::from_secs(1) => {
-                state.1 += 1;
-                None
-            }
-            _ => {
-                let suppressed = state.1;
-                *state = (Some(now), 0);
-                Some(suppressed)
-            }
-        }
-    }
-}
 
 /// Ends idle legacy sessions in the background (never on a request's
 /// path), every half idle timeout, at least every minute.
