@@ -31,7 +31,8 @@ pub const REMOVED_METHODS: &[&str] = &[
     "tasks/cancel",
 ];
 
-/// Steps 5 and 7–11 for a request read straight into its typed form.
+/// Steps 5 and 7–11 for a request read straight into its typed form; the
+/// request's id comes back with the answer, for the framing.
 pub(crate) async fn typed_request<S: McpServer>(
     server: &S,
     detach: Option<&dyn Detach>,
@@ -187,8 +188,8 @@ fn request_context(
     }
 }
 
-/// Step 11: the handler, and the response bytes. The request stays boxed
-/// and the context borrowed, so that this future, which every request
+/// Step 11: the handler and its reply (framed by the dispatcher). The
+/// request stays boxed and the context borrowed, so that this future, which every request
 /// moves, stays small.
 async fn run_modern<S: McpServer>(
     server: &S,
