@@ -387,6 +387,16 @@ async fn http_legacy_session_lifecycle_and_stale_session_rule() {
 /// answers keep the array, a 2025-11-25 session (whose schema wants objects
 /// there) gets neither `outputSchema` nor `structuredContent`, only the
 /// text block with the same JSON.
+/// The headers of a POST inside legacy session `session`.
+fn legacy_headers(session: &str) -> [(&str, &str); 4] {
+    [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ]
+}
+
 /// Inside a legacy session every answer of a request is HTTP 200, errors
 /// included; a message that is no JSON-RPC request at all (a batch) gets
 /// 400 with a session id as without one.
@@ -394,12 +404,7 @@ async fn http_legacy_session_lifecycle_and_stale_session_rule() {
 async fn http_legacy_session_statuses() {
     let addr = start_http(None).await;
     let session = open_legacy_session(&addr).await;
-    let legacy = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
+    let legacy = legacy_headers(&session);
     let unknown = json!({"jsonrpc":"2.0","id":2,"method":"no/such"});
     let answer = http(&addr, "POST", &legacy, &unknown.to_string()).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
@@ -435,12 +440,7 @@ async fn http_list_shaped_structured_output_in_both_eras() {
     assert_eq!(called.json()["result"]["structuredContent"], notes);
 
     let session = open_legacy_session(&addr).await;
-    let legacy = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
+    let legacy = legacy_headers(&session);
     let message = json!({"jsonrpc":"2.0","id":3,"method":"tools/list"});
     let listed = http(&addr, "POST", &legacy, &message.to_string()).await;
     let tool = find(&listed.json());

@@ -201,10 +201,7 @@ impl Client {
             .modern_versions
             .first()
             .cloned()
-            .ok_or_else(|| Error::NoMutualVersion {
-                client: vec![],
-                server: vec![],
-            })?;
+            .ok_or_else(no_version_offered)?;
         let timeout = self.opts().probe_timeout;
         let verdict = match self
             .exchange(
@@ -281,10 +278,7 @@ impl Client {
             .legacy_versions
             .first()
             .cloned()
-            .ok_or_else(|| Error::NoMutualVersion {
-                client: vec![],
-                server: vec![],
-            })?;
+            .ok_or_else(no_version_offered)?;
         self.state().era = Era::Legacy;
         if let Conn::Http(t) = &self.inner.conn {
             t.set_session_id(None);
@@ -428,6 +422,14 @@ pub(super) fn assumption_failed(e: &Error) -> bool {
 /// with the same members where it matters).
 fn convert<T: DeserializeOwned>(v: &impl Serialize) -> Option<T> {
     serde_json::from_value(serde_json::to_value(v).ok()?).ok()
+}
+
+/// A client that offers no version of the era it tries.
+fn no_version_offered() -> Error {
+    Error::NoMutualVersion {
+        client: vec![],
+        server: vec![],
+    }
 }
 
 #[cfg(test)]
