@@ -11,14 +11,11 @@ use crate::internals::check::{Checked, check};
 use crate::internals::ctxt::Ctxt;
 
 /// The whole derive: parse → validate → expand.
-pub fn derive(input: &DeriveInput) -> TokenStream {
+pub fn derive(input: &DeriveInput, default_krate: syn::Path) -> TokenStream {
     let mut cx = Ctxt::new();
     let attrs = Attrs::from_ast(&mut cx, &input.attrs);
     let checked = check(&mut cx, &attrs);
-    let krate = attrs
-        .krate
-        .clone()
-        .unwrap_or_else(|| syn::parse_quote!(::mcp_server));
+    let krate = attrs.krate.clone().unwrap_or(default_krate);
     if cx.has_errors() {
         let errors = cx.into_compile_errors();
         let fallback = fallback(input, &krate);

@@ -429,9 +429,8 @@ fn parse_method(
 }
 
 /// The whole attribute macro.
-pub fn router(args: TokenStream, mut item: ItemImpl) -> TokenStream {
+pub fn router(args: TokenStream, mut item: ItemImpl, mut krate: syn::Path) -> TokenStream {
     let mut cx = Ctxt::new();
-    let mut krate: syn::Path = syn::parse_quote!(::mcp_server);
     if !args.is_empty() {
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("crate") {

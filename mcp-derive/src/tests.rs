@@ -16,10 +16,10 @@ use std::path::Path;
 fn expand_source(source: &str, router: bool) -> String {
     let tokens = if router {
         let item: syn::ItemImpl = syn::parse_str(source).unwrap();
-        crate::router::router(proc_macro2::TokenStream::new(), item)
+        crate::router::router(proc_macro2::TokenStream::new(), item, crate::server_path())
     } else {
         let input: syn::DeriveInput = syn::parse_str(source).unwrap();
-        crate::expand::derive(&input)
+        crate::expand::derive(&input, crate::server_path())
     };
     let file: syn::File = syn::parse2(tokens).unwrap();
     prettyplease::unparse(&file)

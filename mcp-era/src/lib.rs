@@ -6,24 +6,21 @@
 //! |---|---|---|
 //! | [`types`] | `mcp-era-types`: protocol types generated from the official schemas, one module per revision | always |
 //! | `server` | `mcp-era-server`: runtime, handler traits, stdio and Streamable HTTP | `server` (default) |
-//! | `McpServer`, `router` | `mcp-era-derive` through the server: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
+//! | `McpServer`, `router`, `prelude` | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
 //! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
 //!
 //! Feature `draft` adds `types::draft` (the upstream draft schema, never
 //! served); `named` adds the by-name type lookup of `types`.
 //!
-//! The macros reach the runtime as `::mcp_server` by default; through this
-//! crate, say where it is with `crate = "mcp_era::server"`:
-//!
 //! ```
 //! # #[cfg(feature = "derive")] mod example {
-//! use mcp_era::{McpServer, router};
+//! use mcp_era::prelude::*;
 //!
 //! #[derive(McpServer)]
-//! #[mcp(crate = "mcp_era::server", name = "hello", version = "1.0.0", tools)]
+//! #[mcp(name = "hello", version = "1.0.0", tools)]
 //! pub struct Hello;
 //!
-//! #[router(crate = "mcp_era::server")]
+//! #[router]
 //! impl Hello {
 //!     /// Greets someone.
 //!     #[tool(read_only)]
@@ -49,12 +46,35 @@
 pub use mcp_types as types;
 
 /// The server runtime (`mcp-era-server`).
+///
+/// Everything of `mcp-era-server`, except that the `McpServer` derive and
+/// the `router` macro here generate code that reaches the runtime through
+/// this crate, so a server written against `mcp-era` needs no other
+/// dependency and no `crate = "..."` attribute.
 #[cfg(feature = "server")]
-pub use mcp_server as server;
+pub mod server {
+    #[doc(no_inline)]
+    pub use mcp_server::*;
 
-/// The derive and the router macro (and the `McpServer` trait).
+    // Explicit imports shadow the glob's macros of the same names; the
+    // `McpServer` trait still comes from the glob.
+    #[cfg(feature = "derive")]
+    #[doc(inline)]
+    pub use mcp_derive::{FacadeMcpServer as McpServer, facade_router as router};
+}
+
+/// The derive, the router macro and the `McpServer` trait.
 #[cfg(feature = "derive")]
-pub use mcp_server::{McpServer, router};
+pub use server::{McpServer, router};
+
+/// What a server author writes `use mcp_era::prelude::*;` for: the derive
+/// and the trait, the router macro, the context, the typed results and
+/// JSON Schema derivation (schemars 1, whose derive finds `schemars` here).
+#[cfg(feature = "derive")]
+pub mod prelude {
+    pub use crate::server::schemars::{self, JsonSchema};
+    pub use crate::server::{Json, McpServer, RequestContext, RetryInput, router};
+}
 
 /// The dual-era client (`mcp-era-client`).
 #[cfg(feature = "client")]
