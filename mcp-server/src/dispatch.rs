@@ -30,8 +30,8 @@ pub const INITIALIZE: &str = mcp_types::v2025_11_25::methods::INITIALIZE;
 /// Returns the response to write (none for notifications) and the HTTP
 /// status to use.
 ///
-/// Checks run in the order the conformance suite forces (digest §6 item
-/// 14), skipping the HTTP-only steps on stdio:
+/// Checks run in the order the conformance suite forces on the Streamable
+/// HTTP transport, skipping the HTTP-only steps on stdio:
 ///
 /// 1. parse, else `-32700` (400);
 /// 2. JSON-RPC envelope (object, `jsonrpc: "2.0"`, string `method`, string

@@ -1,4 +1,4 @@
-//! The `_meta` key syntax (digest §1 item 2) for extension identifiers:
+//! The `_meta` key syntax (the spec's `_meta` rules) for extension identifiers:
 //! `^(?:label(?:\.label)*/)?(?:name)?$` where a label starts with a letter,
 //! ends with a letter or digit and has letters, digits and hyphens inside,
 //! and a name is empty or starts and ends with a letter or digit with

@@ -1,7 +1,7 @@
 //! `Mcp-Param-{Name}` headers (HTTP, modern `tools/call`): a tool input
 //! property annotated `"x-mcp-header": "{Name}"` is mirrored into that
-//! header by the client, and the server checks the two agree (digest §6
-//! item 7).
+//! header by the client, and the server checks the two agree (the Streamable
+//! HTTP transport's standard headers).
 //!
 //! The annotations come from the tools handler's own table when it has one
 //! (`#[mcp_server::router]`, `ToolRouter`). A hand-written handler's come

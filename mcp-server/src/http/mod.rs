@@ -70,7 +70,7 @@
 //!    request) is handed to its session and answered 202.
 //! 8. **Era and session**. A message whose `params._meta` carries the
 //!    modern keys is modern, whatever else it carries. **Stale session id
-//!    rule** (digest edge case 14): the spec says modern `_meta` wins, so a
+//!    rule**: the spec says modern `_meta` wins, so a
 //!    modern request with an `Mcp-Session-Id` is served statelessly and the
 //!    header is ignored: not validated, not echoed, no 404 even if the
 //!    session is unknown. Any other message with an `Mcp-Session-Id` is

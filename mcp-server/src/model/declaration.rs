@@ -234,7 +234,7 @@ impl ServerDeclaration {
     ///
     /// Legacy versions are not advertised: a client picks a version from
     /// this list for its next request's `_meta`, and a legacy version in a
-    /// modern envelope is rejected (digest edge case 3).
+    /// modern envelope is rejected.
     pub fn advertised_versions(&self) -> &'static [&'static str] {
         self.modern_versions
     }
