@@ -20,7 +20,10 @@ impl Weather {
     /// A forecast.
     #[tool(read_only)]
     fn forecast(&self, #[arguments] query: Query) -> Json<Vec<String>> {
-        Json(vec![format!("{}: sunny for {} days", query.city, query.days)])
+        Json(vec![format!(
+            "{}: sunny for {} days",
+            query.city, query.days
+        )])
     }
 }
 
@@ -45,8 +48,7 @@ async fn a_server_built_through_the_facade_answers() {
     let body: serde_json::Value =
         serde_json::from_slice(&answer.body.expect("a request is answered")).expect("JSON");
     assert_eq!(
-        body["result"]["structuredContent"][0],
-        "Oslo: sunny for 2 days",
+        body["result"]["structuredContent"][0], "Oslo: sunny for 2 days",
         "{body}"
     );
 }
