@@ -5,7 +5,7 @@
 //!   from the schemas pinned in `schema/manifest.toml`.
 //! - `fetch-schema [--dest DIR]`: download the pinned schema files and verify them.
 //! - `layers [--doc FILE]`: check that each crate's files import one another
-//!   only along the layers that `ARCHITECTURE.md` declares (see [`layers`]).
+//!   only along the layers that `ARCHITECTURE.md` declares (see the `layers` module).
 
 mod layers;
 
