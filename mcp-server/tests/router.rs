@@ -815,7 +815,8 @@ fn http_tools_call_checks_headers_without_listing() {
         "Hello, Ann from nowhere!"
     );
 
-    assert_eq!(Regional::__mcp_tool_table().list_pages_served(), 0);
+    use mcp_server::__private::RoutedTools;
+    assert_eq!(Regional::tool_table().list_pages_served(), 0);
 }
 
 // ----- ToolRouter ------------------------------------------------------------
