@@ -386,6 +386,7 @@ pub use model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_respo
 pub use model::server::McpServer;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
+pub use router::completions::CompletionArguments;
 pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::tools::{
