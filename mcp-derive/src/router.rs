@@ -490,8 +490,10 @@ pub fn router(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         }
     }
     let self_ty = (*item.self_ty).clone();
+    let before = cx.has_errors();
     let completers = completers(&mut cx, &item, &methods);
-    let checked = check(&mut cx, &methods);
+    let completers_ok = cx.has_errors() == before;
+    let checked = check(&mut cx, &methods) && completers_ok;
     let errors = cx.into_compile_errors();
     if !checked {
         let fallback = fallback(&krate, &self_ty, &methods);
@@ -583,14 +585,27 @@ fn completers(cx: &mut Ctxt, item: &ItemImpl, methods: &[Method]) -> BTreeMap<St
 }
 
 fn completer_shape(cx: &mut Ctxt, method: &ImplItemFn) -> Option<Completer> {
+    match completer_parts(method) {
+        Ok(completer) => Some(completer),
+        Err(error) => {
+            cx.syn_error(error);
+            None
+        }
+    }
+}
+
+/// A completer's shape, or the first thing wrong with it.
+fn completer_parts(method: &ImplItemFn) -> syn::Result<Completer> {
     let sig = &method.sig;
-    let before = cx.has_errors();
     match sig.inputs.first() {
         Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
-        _ => cx.error_spanned_by(&sig.ident, COMPLETER_SHAPE),
+        _ => return Err(syn::Error::new(sig.ident.span(), COMPLETER_SHAPE)),
     }
     if !sig.generics.params.is_empty() {
-        cx.error_spanned_by(&sig.generics, "a completer cannot be generic");
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
+            "a completer cannot be generic",
+        ));
     }
     let mut inputs = Vec::new();
     for input in sig.inputs.iter().skip(1) {
@@ -604,35 +619,29 @@ fn completer_shape(cx: &mut Ctxt, method: &ImplItemFn) -> Option<Completer> {
         } else if by_ref && is_named(ty, "RequestContext") {
             CompleterInput::Context
         } else {
-            cx.error_spanned_by(ty, COMPLETER_SHAPE);
-            continue;
+            return Err(syn::Error::new_spanned(ty, COMPLETER_SHAPE));
         };
         inputs.push(taken);
     }
-    if inputs
+    let values = inputs
         .iter()
         .filter(|i| matches!(i, CompleterInput::Value))
-        .count()
-        != 1
-    {
-        cx.error_spanned_by(&sig.inputs, COMPLETER_SHAPE);
+        .count();
+    if values != 1 {
+        return Err(syn::Error::new_spanned(&sig.inputs, COMPLETER_SHAPE));
     }
-    let output: Type = match &sig.output {
-        syn::ReturnType::Default => {
-            cx.error_spanned_by(
-                &sig.ident,
-                "a completer returns its values: `Vec<String>`, an iterator of strings, or a `Result` of one",
-            );
-            syn::parse_quote!(())
-        }
-        syn::ReturnType::Type(_, ty) => (**ty).clone(),
+    let syn::ReturnType::Type(_, output) = &sig.output else {
+        return Err(syn::Error::new(
+            sig.ident.span(),
+            "a completer returns its values: `Vec<String>`, an iterator of strings, or a `Result` of one",
+        ));
     };
-    let fallible = is_named(&output, "Result") || is_named(&output, "HandlerResult");
-    (cx.has_errors() == before).then(|| Completer {
+    let output = (**output).clone();
+    Ok(Completer {
         ident: sig.ident.clone(),
         is_async: sig.asyncness.is_some(),
         inputs,
-        fallible,
+        fallible: is_named(&output, "Result") || is_named(&output, "HandlerResult"),
         output,
     })
 }
