@@ -267,7 +267,11 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         (&attrs.tools, quote!(tools), quote!(ToolsBy)),
         (&attrs.resources, quote!(resources), quote!(ResourcesBy)),
         (&attrs.prompts, quote!(prompts), quote!(PromptsBy)),
-        (&attrs.completions, quote!(completions), quote!(CompletionsBy)),
+        (
+            &attrs.completions,
+            quote!(completions),
+            quote!(CompletionsBy),
+        ),
     ]
     .into_iter()
     .map(|(cap, field, by)| {

@@ -733,7 +733,11 @@ fn completion_specs(
     let mut any = false;
     let mut spec = |target: TokenStream, argument: &str, param: Option<&Param>| {
         let completer = match param {
-            Some(param) => match param.complete.as_ref().and_then(|path| path.segments.last()) {
+            Some(param) => match param
+                .complete
+                .as_ref()
+                .and_then(|path| path.segments.last())
+            {
                 Some(last) if completers.contains_key(&last.ident.to_string()) => {
                     any = true;
                     let wrapper = format_ident!("__mcp_complete_{}", last.ident);

@@ -14,8 +14,8 @@ use std::time::Duration;
 use mcp_server::mcp_types::v2026_07_28::prelude::*;
 use mcp_server::schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use mcp_server::{
-    Arguments, HandlerResult, Json, McpServer, RequestContext, ResourceRequest,
-    RetryInput, ToolError, errors, router,
+    Arguments, HandlerResult, Json, McpServer, RequestContext, ResourceRequest, RetryInput,
+    ToolError, errors, router,
 };
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};

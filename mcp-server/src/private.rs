@@ -433,12 +433,14 @@ fn routed_resources_dispatch<'a, S: RoutedResources>(
         ClientRequest::ListResourcesRequest(r) => {
             Box::pin(async move { render(S::resource_table().list(&r.params, ctx), ctx) })
         }
-        ClientRequest::ReadResourceRequest(r) => Box::pin(async move {
-            render(S::resource_table().read(server, r.params, ctx).await, ctx)
-        }),
-        ClientRequest::ListResourceTemplatesRequest(r) => Box::pin(async move {
-            render(S::resource_table().list_templates(&r.params, ctx), ctx)
-        }),
+        ClientRequest::ReadResourceRequest(r) => {
+            Box::pin(
+                async move { render(S::resource_table().read(server, r.params, ctx).await, ctx) },
+            )
+        }
+        ClientRequest::ListResourceTemplatesRequest(r) => {
+            Box::pin(async move { render(S::resource_table().list_templates(&r.params, ctx), ctx) })
+        }
         other => unrouted(&other),
     }
 }
@@ -466,7 +468,10 @@ fn routed_completions_dispatch<'a, S: RoutedCompletions>(
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::CompleteRequest(r) => Box::pin(async move {
-            render(S::completion_table().complete(server, r.params, ctx).await, ctx)
+            render(
+                S::completion_table().complete(server, r.params, ctx).await,
+                ctx,
+            )
         }),
         other => unrouted(&other),
     }
@@ -564,8 +569,8 @@ pub const fn unreachable_hooks<S>() -> CapabilityHooks<S> {
 // ---- completions ----
 
 pub use crate::router::completions::{
-    CompletionArguments, CompletionOutcome, CompletionRequest, CompletionSpec, CompletionTable,
-    CompletionTarget, Completer, completion_result, completion_values,
+    Completer, CompletionArguments, CompletionOutcome, CompletionRequest, CompletionSpec,
+    CompletionTable, CompletionTarget, completion_result, completion_values,
 };
 
 /// Probes whether a prompt argument or template variable type has a JSON

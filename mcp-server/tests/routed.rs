@@ -164,8 +164,11 @@ fn routed_capabilities_are_declared_without_keys() {
     );
     // And they are served.
     assert_eq!(
-        result(&Atlas, "tools/call", json!({"name": "ping", "arguments": {}}))["content"][0]
-            ["text"],
+        result(
+            &Atlas,
+            "tools/call",
+            json!({"name": "ping", "arguments": {}})
+        )["content"][0]["text"],
         "pong"
     );
 }
@@ -282,7 +285,12 @@ fn legacy_sessions_complete_too() {
 // ----- settings on a routed capability -------------------------------------
 
 #[derive(McpServer)]
-#[mcp(name = "settled", version = "1", tools(list_changed), prompts(list_changed))]
+#[mcp(
+    name = "settled",
+    version = "1",
+    tools(list_changed),
+    prompts(list_changed)
+)]
 struct Settled;
 
 #[router]
