@@ -52,7 +52,7 @@ impl ToolsHandler for BenchServer {
 /// The same tool through `#[router]`, the way most servers declare tools:
 /// typed arguments, a `String` result.
 #[derive(McpServer)]
-#[mcp(name = "bench-router", version = "1.0.0", tools)]
+#[mcp(name = "bench-router", version = "1.0.0")]
 pub struct RouterServer;
 
 #[mcp_server::router]

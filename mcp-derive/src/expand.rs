@@ -35,6 +35,11 @@ fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
             }
         }
         #[automatically_derived]
+        impl #impl_generics #krate::__private::Served for #ident #ty_generics #where_clause {
+            const SERVED: #krate::__private::Routed<Self> = #krate::__private::Routed::NONE;
+            const VALID: bool = false;
+        }
+        #[automatically_derived]
         impl #impl_generics #krate::__private::ToolsDeclared for #ident #ty_generics #where_clause {}
         #[automatically_derived]
         impl #impl_generics #krate::__private::ResourcesDeclared for #ident #ty_generics #where_clause {}
@@ -92,10 +97,7 @@ fn settings(p: &TokenStream, entry: &Entry) -> TokenStream {
 }
 
 /// `Type::new()`, with the given field assignments (to `c`) if any.
-fn capability_value<const N: usize>(
-    ty: TokenStream,
-    sets: [Option<TokenStream>; N],
-) -> TokenStream {
+fn capability_value(ty: TokenStream, sets: Vec<Option<TokenStream>>) -> TokenStream {
     let sets: Vec<TokenStream> = sets.into_iter().flatten().collect();
     if sets.is_empty() {
         quote!(#ty::new())
@@ -138,39 +140,51 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         );
     }
 
+    // A capability is served when `#[mcp(...)]` writes it (then its
+    // settings apply) or when a `#[router]` routes it (then with none).
     let mut caps = Vec::new();
     let flag = |on: bool, field: TokenStream| {
         on.then(|| quote!(c.#field = ::core::option::Option::Some(true);))
     };
-    if let Some(c) = &attrs.tools {
-        let value = capability_value(
+    let values = [
+        (
+            quote!(tools),
+            attrs.tools.as_ref().map_or_else(Vec::new, |c| {
+                vec![flag(c.list_changed, quote!(list_changed))]
+            }),
             quote!(#p::ServerCapabilitiesTools),
-            [flag(c.list_changed, quote!(list_changed))],
-        );
-        caps.push(quote!(capabilities.tools = ::core::option::Option::Some(#value);));
-    }
-    if let Some(c) = &attrs.resources {
-        let value = capability_value(
+        ),
+        (
+            quote!(resources),
+            attrs.resources.as_ref().map_or_else(Vec::new, |c| {
+                vec![
+                    flag(c.list_changed, quote!(list_changed)),
+                    flag(c.subscribe, quote!(subscribe)),
+                ]
+            }),
             quote!(#p::ServerCapabilitiesResources),
-            [
-                flag(c.list_changed, quote!(list_changed)),
-                flag(c.subscribe, quote!(subscribe)),
-            ],
-        );
-        caps.push(quote!(capabilities.resources = ::core::option::Option::Some(#value);));
-    }
-    if let Some(c) = &attrs.prompts {
-        let value = capability_value(
+        ),
+        (
+            quote!(prompts),
+            attrs.prompts.as_ref().map_or_else(Vec::new, |c| {
+                vec![flag(c.list_changed, quote!(list_changed))]
+            }),
             quote!(#p::ServerCapabilitiesPrompts),
-            [flag(c.list_changed, quote!(list_changed))],
-        );
-        caps.push(quote!(capabilities.prompts = ::core::option::Option::Some(#value);));
+        ),
+    ];
+    for (field, sets, ty) in values {
+        let value = capability_value(ty, sets);
+        caps.push(quote! {
+            if <Self as #p::Served>::SERVED.#field.as_ref().is_some_and(|hooks| (hooks.offered)()) {
+                capabilities.#field = ::core::option::Option::Some(#value);
+            }
+        });
     }
-    if attrs.completions.is_some() {
-        caps.push(
-            quote!(capabilities.completions = ::core::option::Option::Some(#p::JSONObject::new());),
-        );
-    }
+    caps.push(quote! {
+        if <Self as #p::Served>::SERVED.completions.as_ref().is_some_and(|hooks| (hooks.offered)()) {
+            capabilities.completions = ::core::option::Option::Some(#p::JSONObject::new());
+        }
+    });
     if attrs.logging.is_some() {
         caps.push(
             quote!(capabilities.logging = ::core::option::Option::Some(#p::JSONObject::new());),
@@ -241,78 +255,49 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     let modern = &checked.modern;
     let legacy = &checked.legacy;
 
-    // Each declared capability's hooks are taken once, in an associated
-    // const, so a missing handler impl is one error.
-    let hooked = [
-        (
-            &attrs.tools,
-            "tools",
-            quote!(__MCP_TOOLS),
-            quote!(tools_hooks),
-        ),
-        (
-            &attrs.resources,
-            "resources",
-            quote!(__MCP_RESOURCES),
-            quote!(resources_hooks),
-        ),
-        (
-            &attrs.prompts,
-            "prompts",
-            quote!(__MCP_PROMPTS),
-            quote!(prompts_hooks),
-        ),
+    // What the server serves, taken once in an associated const (so a
+    // missing handler impl is one error, and each request reads a constant):
+    // a capability written in `#[mcp(...)]` from its router or handler
+    // (`ToolsBy`), any other from a router only (`__MCP_ROUTED`, which an
+    // inherent const of the router shadows).
+    let served = [
+        (&attrs.tools, quote!(tools), quote!(ToolsBy)),
+        (&attrs.resources, quote!(resources), quote!(ResourcesBy)),
+        (&attrs.prompts, quote!(prompts), quote!(PromptsBy)),
         (
             &attrs.completions,
-            "completions",
-            quote!(__MCP_COMPLETIONS),
-            quote!(completions_hooks),
+            quote!(completions),
+            quote!(CompletionsBy),
         ),
     ]
     .into_iter()
-    .filter_map(|(cap, key, konst, hooks)| Some((cap.as_ref()?, key, konst, hooks)))
-    .collect::<Vec<_>>();
-    let hook_consts = hooked.iter().map(|(cap, _, konst, hooks)| {
-        let value = quote_spanned!(cap.ident.span()=> #p::#hooks::<Self>());
-        quote! {
-            #[doc(hidden)]
-            const #konst: #p::CapabilityHooks<Self> = #value;
-        }
+    .map(|(cap, field, by)| {
+        let value = match cap {
+            Some(cap) => {
+                let hooks = quote_spanned!(cap.ident.span()=> <Self as #p::#by>::HOOKS);
+                quote!(::core::option::Option::Some(#hooks))
+            }
+            None => quote!({
+                #[allow(unused_imports)]
+                use #p::NothingRouted as _;
+                Self::__MCP_ROUTED.#field
+            }),
+        };
+        quote!(#field: #value,)
     });
-    let hook_consts = (!hooked.is_empty()).then(|| {
+    let routes = [
+        ("tools", quote!(tools)),
+        ("resources", quote!(resources)),
+        ("prompts", quote!(prompts)),
+        ("completions", quote!(completions)),
+    ]
+    .into_iter()
+    .map(|(key, field)| {
         quote! {
-            #[automatically_derived]
-            impl #impl_generics #ident #ty_generics #where_clause {
-                #(#hook_consts)*
-            }
-        }
-    });
-    let routes = hooked
-        .iter()
-        .map(|(_, key, konst, _)| quote!(#key => (Self::#konst.dispatch)(self, request, ctx),));
-    let param_headers = attrs.tools.as_ref().map(|_| {
-        quote! {
-            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
-                (Self::__MCP_TOOLS.param_headers)(self, name)
-            }
-            fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
-                (Self::__MCP_TOOLS.task_support)(self, name)
-            }
-            fn tool_scopes(&self) -> #p::ToolScopes {
-                (Self::__MCP_TOOLS.tool_scopes)(self)
-            }
-        }
-    });
-    let problems = (!hooked.is_empty()).then(|| {
-        let each = hooked
-            .iter()
-            .map(|(_, _, konst, _)| quote!(problems.extend((Self::#konst.problems)(self));));
-        quote! {
-            fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-                let mut problems = ::std::vec::Vec::new();
-                #(#each)*
-                problems
-            }
+            #key => match &<Self as #p::Served>::SERVED.#field {
+                ::core::option::Option::Some(hooks) => (hooks.dispatch)(self, request, ctx),
+                ::core::option::Option::None => #p::unrouted(&request),
+            },
         }
     });
     let declared = [
@@ -367,11 +352,42 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                 routed
             }
 
-            #param_headers
-            #problems
+            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
+                match &<Self as #p::Served>::SERVED.tools {
+                    ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            }
+
+            fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
+                match &<Self as #p::Served>::SERVED.tools {
+                    ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
+                    ::core::option::Option::None => #p::TaskSupport::Never,
+                }
+            }
+
+            fn tool_scopes(&self) -> #p::ToolScopes {
+                match &<Self as #p::Served>::SERVED.tools {
+                    ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
+                    ::core::option::Option::None => #p::ToolScopes::new(),
+                }
+            }
+
+            fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                let served = &<Self as #p::Served>::SERVED;
+                let mut problems = ::std::vec::Vec::new();
+                for hooks in [&served.tools, &served.resources, &served.prompts, &served.completions].into_iter().flatten() {
+                    problems.extend((hooks.problems)(self));
+                }
+                problems
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Served for #ident #ty_generics #where_clause {
+            const SERVED: #p::Routed<Self> = #p::Routed { #(#served)* };
         }
 
         #(#declared)*
-        #hook_consts
     }
 }

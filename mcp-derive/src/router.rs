@@ -41,7 +41,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "icon",
 ];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon"];
-const ARG_KEYS: &[&str] = &["name", "description", "header"];
+const ARG_KEYS: &[&str] = &["name", "description", "header", "complete"];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -100,6 +100,9 @@ struct Param {
     name: String,
     description: Option<LitStr>,
     header: Option<LitStr>,
+    /// `#[arg(complete = method)]`: the completer of a prompt argument or
+    /// template variable.
+    complete: Option<syn::Path>,
     whole: bool,
     context: bool,
     request: bool,
@@ -254,6 +257,7 @@ fn parse_param(cx: &mut Ctxt, arg: &mut syn::PatType) -> Option<Param> {
     let mut description = None;
     let mut header = None;
     let mut rename = None;
+    let mut complete = None;
     let mut whole = false;
     let mut kept = Vec::new();
     for attr in arg.attrs.drain(..) {
@@ -268,6 +272,10 @@ fn parse_param(cx: &mut Ctxt, arg: &mut syn::PatType) -> Option<Param> {
                         unknown_key_message(&key, "`#[arg(...)]`", ARG_KEYS),
                     );
                     return skip_value(&meta);
+                }
+                if key == "complete" {
+                    complete = Some(meta.value()?.parse::<syn::Path>()?);
+                    return Ok(());
                 }
                 let value: LitStr = meta.value()?.parse()?;
                 match key.as_str() {
@@ -318,6 +326,7 @@ fn parse_param(cx: &mut Ctxt, arg: &mut syn::PatType) -> Option<Param> {
         name,
         description,
         header,
+        complete,
         whole,
         context: context || retry,
         request,
@@ -480,18 +489,306 @@ pub fn router(args: TokenStream, mut item: ItemImpl, mut krate: syn::Path) -> To
         }
     }
     let self_ty = (*item.self_ty).clone();
-    let checked = check(&mut cx, &methods);
+    let before = cx.has_errors();
+    let completers = completers(&mut cx, &item, &methods);
+    let completers_ok = cx.has_errors() == before;
+    let checked = check(&mut cx, &methods) && completers_ok;
     let errors = cx.into_compile_errors();
     if !checked {
         let fallback = fallback(&krate, &self_ty, &methods);
         return quote! { #errors #item #fallback };
     }
-    let body = expand(&krate, &self_ty, &methods);
+    let body = expand(&krate, &self_ty, &methods, &completers);
     quote! {
         #errors
         #item
         #body
     }
+}
+
+/// One parameter of a completer method.
+enum CompleterInput {
+    Value,
+    Arguments,
+    Context,
+}
+
+/// A method named by `#[arg(complete = ...)]`.
+struct Completer {
+    ident: syn::Ident,
+    is_async: bool,
+    inputs: Vec<CompleterInput>,
+    /// The return type, `Result`-like (its `Err` a JSON-RPC error) or not.
+    fallible: bool,
+    output: Type,
+}
+
+const COMPLETER_SHAPE: &str = "a completer takes `&self`, the partial value as `&str`, and optionally `&CompletionArguments` (the other resolved arguments) and `&RequestContext`";
+
+/// The method a `complete = ...` path names, in this impl block.
+fn completer_ident(cx: &mut Ctxt, path: &syn::Path) -> Option<syn::Ident> {
+    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+    let ident = match segments.as_slice() {
+        [only] if path.leading_colon.is_none() => &only.ident,
+        [first, method] if first.ident == "Self" => &method.ident,
+        _ => {
+            cx.error_spanned_by(
+                path,
+                "`complete` names a method of this `#[router]` impl block: `complete = Self::method`",
+            );
+            return None;
+        }
+    };
+    Some(ident.clone())
+}
+
+/// Resolves and checks every `complete = ...`, by method name.
+fn completers(cx: &mut Ctxt, item: &ItemImpl, methods: &[Method]) -> BTreeMap<String, Completer> {
+    let fns: Vec<&ImplItemFn> = item
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ImplItem::Fn(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    let mut found = BTreeMap::new();
+    for param in methods.iter().flat_map(|m| &m.params) {
+        let Some(path) = &param.complete else {
+            continue;
+        };
+        let Some(ident) = completer_ident(cx, path) else {
+            continue;
+        };
+        let name = ident.to_string();
+        if found.contains_key(&name) {
+            continue;
+        }
+        let Some(method) = fns.iter().find(|f| f.sig.ident == ident) else {
+            let names: Vec<String> = fns.iter().map(|f| f.sig.ident.to_string()).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let hint = crate::internals::suggest::did_you_mean(&name, &names)
+                .map(|best| format!("; did you mean `{best}`?"))
+                .unwrap_or_default();
+            cx.error_spanned_by(
+                path,
+                format!("no method `{name}` in this `#[router]` impl block to complete with{hint}"),
+            );
+            continue;
+        };
+        if let Some(completer) = completer_shape(cx, method) {
+            found.insert(name, completer);
+        }
+    }
+    found
+}
+
+fn completer_shape(cx: &mut Ctxt, method: &ImplItemFn) -> Option<Completer> {
+    match completer_parts(method) {
+        Ok(completer) => Some(completer),
+        Err(error) => {
+            cx.syn_error(error);
+            None
+        }
+    }
+}
+
+/// A completer's shape, or the first thing wrong with it.
+fn completer_parts(method: &ImplItemFn) -> syn::Result<Completer> {
+    let sig = &method.sig;
+    match sig.inputs.first() {
+        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        _ => return Err(syn::Error::new(sig.ident.span(), COMPLETER_SHAPE)),
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
+            "a completer cannot be generic",
+        ));
+    }
+    let mut inputs = Vec::new();
+    for input in sig.inputs.iter().skip(1) {
+        let FnArg::Typed(arg) = input else { continue };
+        let ty = &*arg.ty;
+        let by_ref = matches!(ty, Type::Reference(r) if r.mutability.is_none());
+        let taken = if by_ref && is_named(ty, "str") {
+            CompleterInput::Value
+        } else if by_ref && is_named(ty, "CompletionArguments") {
+            CompleterInput::Arguments
+        } else if by_ref && is_named(ty, "RequestContext") {
+            CompleterInput::Context
+        } else {
+            return Err(syn::Error::new_spanned(ty, COMPLETER_SHAPE));
+        };
+        inputs.push(taken);
+    }
+    let values = inputs
+        .iter()
+        .filter(|i| matches!(i, CompleterInput::Value))
+        .count();
+    if values != 1 {
+        return Err(syn::Error::new_spanned(&sig.inputs, COMPLETER_SHAPE));
+    }
+    let syn::ReturnType::Type(_, output) = &sig.output else {
+        return Err(syn::Error::new(
+            sig.ident.span(),
+            "a completer returns its values: `Vec<String>`, an iterator of strings, or a `Result` of one",
+        ));
+    };
+    let output = (**output).clone();
+    Ok(Completer {
+        ident: sig.ident.clone(),
+        is_async: sig.asyncness.is_some(),
+        inputs,
+        fallible: is_named(&output, "Result") || is_named(&output, "HandlerResult"),
+        output,
+    })
+}
+
+/// The wrapper of a completer, as the completion table calls it.
+fn expand_completer(p: &TokenStream, self_ty: &Type, completer: &Completer) -> TokenStream {
+    let fn_ident = format_ident!("__mcp_complete_{}", completer.ident);
+    let ident = &completer.ident;
+    let args = completer.inputs.iter().map(|input| match input {
+        CompleterInput::Value => quote!(&request.value),
+        CompleterInput::Arguments => quote!(&request.arguments),
+        CompleterInput::Context => quote!(ctx),
+    });
+    let mut call = quote!(this.#ident(#(#args),*));
+    if completer.is_async {
+        call = quote!(#call.await);
+    }
+    let convert = if completer.fallible {
+        quote_spanned!(completer.output.span()=> #p::completion_result(values))
+    } else {
+        quote_spanned!(completer.output.span()=> #p::completion_values(values))
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_variables)]
+        fn #fn_ident<'a>(
+            this: &'a #self_ty,
+            request: #p::CompletionRequest,
+            ctx: &'a #p::RequestContext,
+        ) -> #p::RouterFuture<'a, #p::CompletionOutcome> {
+            #p::Box::pin(async move {
+                let values = #call;
+                #convert
+            })
+        }
+    }
+}
+
+/// The inner type of an `Option<T>` (else the type itself).
+fn option_inner(ty: &Type) -> Type {
+    if !is_option(ty) {
+        return ty.clone();
+    }
+    let Type::Path(path) = ty else {
+        return ty.clone();
+    };
+    path.path
+        .segments
+        .last()
+        .and_then(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.first().and_then(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .unwrap_or_else(|| ty.clone())
+}
+
+/// Types whose JSON schema is never a string enum: no completion is
+/// derived from them.
+fn never_enum(ty: &Type) -> bool {
+    const PLAIN: &[&str] = &[
+        "bool", "char", "str", "String", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+        "u32", "u64", "u128", "usize", "f32", "f64", "PathBuf",
+    ];
+    match ty {
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| PLAIN.contains(&s.ident.to_string().as_str()))
+        }
+        Type::Reference(r) => never_enum(&r.elem),
+        _ => true,
+    }
+}
+
+/// The completion specs of every prompt argument and template variable,
+/// and whether any may complete to something.
+fn completion_specs(
+    p: &TokenStream,
+    self_ty: &Type,
+    methods: &[Method],
+    completers: &BTreeMap<String, Completer>,
+) -> (Vec<TokenStream>, bool) {
+    let mut specs = Vec::new();
+    let mut any = false;
+    let mut spec = |target: TokenStream, argument: &str, param: Option<&Param>| {
+        let completer = match param {
+            Some(param) => match param
+                .complete
+                .as_ref()
+                .and_then(|path| path.segments.last())
+            {
+                Some(last) if completers.contains_key(&last.ident.to_string()) => {
+                    any = true;
+                    let wrapper = format_ident!("__mcp_complete_{}", last.ident);
+                    quote!(#p::Completer::Method(<#self_ty>::#wrapper))
+                }
+                _ => {
+                    let ty = option_inner(&param.ty);
+                    any |= !never_enum(&ty);
+                    quote!(#p::Completer::Derived({
+                        #[allow(unused_imports)]
+                        use #p::{ViaSchema as _, WithoutSchema as _};
+                        (&#p::EnumProbe::<#ty>::new()).derived_values()
+                    }))
+                }
+            },
+            None => quote!(#p::Completer::Derived(::std::vec::Vec::new)),
+        };
+        specs.push(quote! {
+            #p::CompletionSpec { target: #target, argument: #argument, completer: #completer }
+        });
+    };
+    for method in methods {
+        let inputs = method.params.iter().filter(|p| !p.context && !p.request);
+        match method.kind {
+            Kind::Prompt => {
+                let name = name_of(method);
+                for param in inputs {
+                    spec(
+                        quote!(#p::CompletionTarget::Prompt(#name)),
+                        &param.name,
+                        Some(param),
+                    );
+                }
+            }
+            Kind::Resource => {
+                let Some(template) = method.settings.strings.get("template") else {
+                    continue;
+                };
+                let template = template.value();
+                let params: Vec<&Param> = inputs.collect();
+                for variable in template_variables(&template).unwrap_or_default() {
+                    spec(
+                        quote!(#p::CompletionTarget::Template(#template)),
+                        &variable,
+                        params.iter().copied().find(|p| p.name == variable),
+                    );
+                }
+            }
+            Kind::Tool => {}
+        }
+    }
+    (specs, any)
 }
 
 fn name_of(method: &Method) -> String {
@@ -580,6 +877,12 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
                         cx.error_spanned_by(
                             &param.ty,
                             "`ResourceRequest` is a resource method's parameter",
+                        );
+                    }
+                    if let Some(complete) = &param.complete {
+                        cx.error_spanned_by(
+                            complete,
+                            "`complete` applies to prompt arguments and URI template variables; tool arguments have no completions",
                         );
                     }
                 }
@@ -925,27 +1228,7 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
         args.push(quote!(#ident));
         let wire = &param.name;
         let optional = is_option(ty);
-        let inner: Type = if optional {
-            match ty {
-                Type::Path(path) => path
-                    .path
-                    .segments
-                    .last()
-                    .and_then(|s| match &s.arguments {
-                        syn::PathArguments::AngleBracketed(a) => {
-                            a.args.first().and_then(|g| match g {
-                                syn::GenericArgument::Type(t) => Some(t.clone()),
-                                _ => None,
-                            })
-                        }
-                        _ => None,
-                    })
-                    .unwrap_or_else(|| ty.clone()),
-                _ => ty.clone(),
-            }
-        } else {
-            ty.clone()
-        };
+        let inner = option_inner(ty);
         let parse =
             quote_spanned!(inner.span()=> #p::prompt_argument::<#inner>(&mut arguments, #wire));
         let value = if optional {
@@ -1001,45 +1284,51 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
     (helper, spec)
 }
 
-/// Handler impls with unreachable bodies, emitted after an error so the
-/// user sees that error alone rather than "does not implement
-/// `ToolsHandler`" too.
+/// The capability consts and impls of a router, with hooks that are never
+/// called, emitted after an error so the user sees that error alone rather
+/// than "does not implement `ToolsHandler`" too.
 fn fallback(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {
     let p = quote!(#krate::__private);
     let has = |kind: Kind| methods.iter().any(|m| m.kind == kind);
-    let body = quote!({ ::core::unreachable!() });
-    let mut out = Vec::new();
-    if has(Kind::Tool) {
-        out.push(quote! {
-            impl #p::ToolsHandler for #self_ty {
-                async fn list_tools(&self, _: #p::PaginatedRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ListToolsResult> #body
-                async fn call_tool(&self, _: #p::CallToolRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::CallToolResultResponseResult> #body
+    let routed = [
+        (has(Kind::Tool), quote!(tools), quote!(ToolsBy)),
+        (has(Kind::Resource), quote!(resources), quote!(ResourcesBy)),
+        (has(Kind::Prompt), quote!(prompts), quote!(PromptsBy)),
+        (false, quote!(completions), quote!(CompletionsBy)),
+    ];
+    let fields = routed.iter().map(|(on, field, _)| {
+        if *on {
+            quote!(#field: ::core::option::Option::Some(#p::unreachable_hooks::<Self>()),)
+        } else {
+            quote!(#field: ::core::option::Option::None,)
+        }
+    });
+    let impls = routed.iter().filter(|(on, ..)| *on).map(|(_, _, by)| {
+        quote! {
+            impl #p::#by for #self_ty {
+                const HOOKS: #p::CapabilityHooks<Self> = #p::unreachable_hooks::<Self>();
             }
-        });
+        }
+    });
+    quote! {
+        impl #self_ty {
+            #[doc(hidden)]
+            const __MCP_ROUTED: #p::Routed<Self> = #p::Routed { #(#fields)* };
+        }
+        #(#impls)*
     }
-    if has(Kind::Resource) {
-        out.push(quote! {
-            impl #p::ResourcesHandler for #self_ty {
-                async fn list_resources(&self, _: #p::PaginatedRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ListResourcesResult> #body
-                async fn read_resource(&self, _: #p::ReadResourceRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ReadResourceResultResponseResult> #body
-            }
-        });
-    }
-    if has(Kind::Prompt) {
-        out.push(quote! {
-            impl #p::PromptsHandler for #self_ty {
-                async fn list_prompts(&self, _: #p::PaginatedRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::ListPromptsResult> #body
-                async fn get_prompt(&self, _: #p::GetPromptRequestParams, _: &#p::RequestContext) -> #p::HandlerResult<#p::GetPromptResultResponseResult> #body
-            }
-        });
-    }
-    quote!(#(#out)*)
 }
 
-fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {
+fn expand(
+    krate: &syn::Path,
+    self_ty: &Type,
+    methods: &[Method],
+    completers: &BTreeMap<String, Completer>,
+) -> TokenStream {
     let p = quote!(#krate::__private);
     let mut helpers = Vec::new();
     let mut out = Vec::new();
+    let mut routed = Vec::new();
     for kind in [Kind::Tool, Kind::Resource, Kind::Prompt] {
         let marked: Vec<&Method> = methods.iter().filter(|m| m.kind == kind).collect();
         if marked.is_empty() {
@@ -1055,92 +1344,128 @@ fn expand(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream 
             helpers.push(helper);
             specs.push(spec);
         }
-        let table_fn = format_ident!("__mcp_{}_table", kind.word());
-        let (table_ty, handler) = match kind {
+        let (field, by, routed_trait, table_fn, table_ty, hooks) = match kind {
             Kind::Tool => (
-                quote!(#p::ToolTable<#self_ty>),
-                quote! {
-                    impl #p::ToolsHandler for #self_ty {
-                        fn list_tools(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListToolsResult>> + ::core::marker::Send {
-                            ::core::future::ready(<#self_ty>::#table_fn().list(&params, ctx))
-                        }
-                        fn call_tool(&self, params: #p::CallToolRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::CallToolResultResponseResult>> + ::core::marker::Send {
-                            <#self_ty>::#table_fn().call(self, params, ctx)
-                        }
-                        fn param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
-                            <#self_ty>::#table_fn().param_headers(name)
-                        }
-                        fn tool_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-                            <#self_ty>::#table_fn().problems().to_vec()
-                        }
-                        fn task_support(&self, name: &str) -> #p::TaskSupport {
-                            <#self_ty>::#table_fn().task_support(name)
-                        }
-                        fn tool_scopes(&self) -> #p::ToolScopes {
-                            <#self_ty>::#table_fn().scopes().clone()
-                        }
-                    }
-                },
+                quote!(tools),
+                quote!(ToolsBy),
+                quote!(RoutedTools),
+                quote!(tool_table),
+                quote!(ToolTable),
+                quote!(routed_tools),
             ),
             Kind::Resource => (
-                quote!(#p::ResourceTable<#self_ty>),
-                quote! {
-                    impl #p::ResourcesHandler for #self_ty {
-                        fn list_resources(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListResourcesResult>> + ::core::marker::Send {
-                            ::core::future::ready(<#self_ty>::#table_fn().list(&params, ctx))
-                        }
-                        fn read_resource(&self, params: #p::ReadResourceRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::ReadResourceResultResponseResult>> + ::core::marker::Send {
-                            <#self_ty>::#table_fn().read(self, params, ctx)
-                        }
-                        fn list_resource_templates(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListResourceTemplatesResult>> + ::core::marker::Send {
-                            ::core::future::ready(<#self_ty>::#table_fn().list_templates(&params, ctx))
-                        }
-                        fn resource_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-                            <#self_ty>::#table_fn().problems().to_vec()
-                        }
-                    }
-                },
+                quote!(resources),
+                quote!(ResourcesBy),
+                quote!(RoutedResources),
+                quote!(resource_table),
+                quote!(ResourceTable),
+                quote!(routed_resources),
             ),
             Kind::Prompt => (
-                quote!(#p::PromptTable<#self_ty>),
-                quote! {
-                    impl #p::PromptsHandler for #self_ty {
-                        fn list_prompts(&self, params: #p::PaginatedRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::ListPromptsResult>> + ::core::marker::Send {
-                            ::core::future::ready(<#self_ty>::#table_fn().list(&params, ctx))
-                        }
-                        fn get_prompt(&self, params: #p::GetPromptRequestParams, ctx: &#p::RequestContext)
-                            -> impl #p::Future<Output = #p::HandlerResult<#p::GetPromptResultResponseResult>> + ::core::marker::Send {
-                            <#self_ty>::#table_fn().get(self, params, ctx)
-                        }
-                    }
-                },
+                quote!(prompts),
+                quote!(PromptsBy),
+                quote!(RoutedPrompts),
+                quote!(prompt_table),
+                quote!(PromptTable),
+                quote!(routed_prompts),
             ),
         };
-        let build = match kind {
-            Kind::Tool => quote!(#p::ToolTable::build),
-            Kind::Resource => quote!(#p::ResourceTable::build),
-            Kind::Prompt => quote!(#p::PromptTable::build),
-        };
-        helpers.push(quote! {
-            #[doc(hidden)]
-            fn #table_fn() -> &'static #table_ty {
-                static TABLE: #p::OnceLock<#table_ty> = #p::OnceLock::new();
-                TABLE.get_or_init(|| #build(&[#(#specs),*]))
-            }
-        });
-        out.push(handler);
+        out.push(routed_impls(
+            &p,
+            self_ty,
+            [by, routed_trait, table_fn, table_ty, hooks],
+            &specs,
+        ));
+        routed.push(field);
     }
+    let (specs, any) = completion_specs(&p, self_ty, methods, completers);
+    if any {
+        helpers.extend(
+            completers
+                .values()
+                .map(|completer| expand_completer(&p, self_ty, completer)),
+        );
+        out.push(routed_impls(
+            &p,
+            self_ty,
+            [
+                quote!(CompletionsBy),
+                quote!(RoutedCompletions),
+                quote!(completion_table),
+                quote!(CompletionTable),
+                quote!(routed_completions),
+            ],
+            &specs,
+        ));
+        routed.push(quote!(completions));
+    }
+    let fields = [
+        quote!(tools),
+        quote!(resources),
+        quote!(prompts),
+        quote!(completions),
+    ]
+    .into_iter()
+    .map(|field| {
+        let served = routed.iter().any(|r| r.to_string() == field.to_string());
+        let by = match field.to_string().as_str() {
+            "tools" => quote!(ToolsBy),
+            "resources" => quote!(ResourcesBy),
+            "prompts" => quote!(PromptsBy),
+            _ => quote!(CompletionsBy),
+        };
+        if served {
+            quote!(#field: ::core::option::Option::Some(<Self as #p::#by>::HOOKS),)
+        } else {
+            quote!(#field: ::core::option::Option::None,)
+        }
+    });
+    // The derive of a generic type reads `Self::__MCP_ROUTED` generically and
+    // so never sees a router of one instance: say so rather than serve nothing.
+    let seen = routed
+        .iter()
+        .map(|field| quote!(<#self_ty as #p::Served>::SERVED.#field.is_some()));
+    let message = format!(
+        "`#[derive(McpServer)]` does not see the `#[router]` of `{}`: a router serves a non-generic server type",
+        quote!(#self_ty).to_string().replace(' ', "")
+    );
+    let check = quote_spanned! {self_ty.span()=>
+        const _: () = ::core::assert!(
+            #p::sees(<#self_ty as #p::Served>::VALID, true #(&& #seen)*),
+            #message
+        );
+    };
     quote! {
         #[automatically_derived]
         impl #self_ty {
             #(#helpers)*
+            #[doc(hidden)]
+            const __MCP_ROUTED: #p::Routed<Self> = #p::Routed { #(#fields)* };
         }
         #(#out)*
+        #check
+    }
+}
+
+/// The impls by which a router serves one capability: its table (built on
+/// first use) and its hooks.
+fn routed_impls(
+    p: &TokenStream,
+    self_ty: &Type,
+    [by, routed_trait, table_fn, table_ty, hooks]: [TokenStream; 5],
+    specs: &[TokenStream],
+) -> TokenStream {
+    quote! {
+        #[automatically_derived]
+        impl #p::#routed_trait for #self_ty {
+            fn #table_fn() -> &'static #p::#table_ty<Self> {
+                static TABLE: #p::OnceLock<#p::#table_ty<#self_ty>> = #p::OnceLock::new();
+                TABLE.get_or_init(|| #p::#table_ty::build(&[#(#specs),*]))
+            }
+        }
+        #[automatically_derived]
+        impl #p::#by for #self_ty {
+            const HOOKS: #p::CapabilityHooks<Self> = #p::#hooks::<Self>();
+        }
     }
 }

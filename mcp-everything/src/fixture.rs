@@ -14,8 +14,8 @@ use std::time::Duration;
 use mcp_server::mcp_types::v2026_07_28::prelude::*;
 use mcp_server::schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use mcp_server::{
-    Arguments, CompletionsHandler, HandlerResult, Json, McpServer, RequestContext, ResourceRequest,
-    RetryInput, ToolError, errors, router,
+    Arguments, HandlerResult, Json, McpServer, RequestContext, ResourceRequest, RetryInput,
+    ToolError, errors, router,
 };
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -34,7 +34,6 @@ pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAA
     tools(list_changed),
     resources(subscribe, list_changed),
     prompts(list_changed),
-    completions,
     logging,
     extension("io.modelcontextprotocol/tasks"),
     versions(legacy = ["2025-11-25"]),
@@ -927,10 +926,19 @@ impl Everything {
     #[prompt(title = "Prompt With Arguments")]
     fn test_prompt_with_arguments(
         &self,
-        #[arg(description = "First test argument")] arg1: String,
-        #[arg(description = "Second test argument")] arg2: String,
+        #[arg(description = "First test argument", complete = Self::test_values)] arg1: String,
+        #[arg(description = "Second test argument", complete = Self::test_values)] arg2: String,
     ) -> String {
         format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+    }
+
+    /// Completes the arguments of `test_prompt_with_arguments` (the suite
+    /// asks for `arg1` starting with `test`).
+    fn test_values(&self, partial: &str) -> Vec<&'static str> {
+        ["test", "testValue1", "testValue2"]
+            .into_iter()
+            .filter(|value| value.starts_with(partial))
+            .collect()
     }
 
     /// A prompt that includes an embedded resource
@@ -1004,24 +1012,4 @@ async fn legacy_elicitation(
         "Elicitation completed: {}",
         elicitation_summary(&reply)
     ))
-}
-
-impl CompletionsHandler for Everything {
-    async fn complete(
-        &self,
-        params: CompleteRequestParams,
-        _ctx: &RequestContext,
-    ) -> HandlerResult<CompleteResult> {
-        let prefix = params.argument.value.as_str();
-        let values: Vec<String> = ["test", "testValue1", "testValue2"]
-            .iter()
-            .filter(|v| v.starts_with(prefix))
-            .map(|v| (*v).to_owned())
-            .collect();
-        let total = values.len();
-        serde_json::from_value(
-            json!({ "completion": { "values": values, "total": total, "hasMore": false } }),
-        )
-        .map_err(|e| errors::internal_error(format!("fixture built an invalid result: {e}")))
-    }
 }

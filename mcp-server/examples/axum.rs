@@ -22,7 +22,7 @@ use tower_http::cors::CorsLayer;
 use tower_http::trace::TraceLayer;
 
 #[derive(McpServer)]
-#[mcp(name = "axum-example", version = "1.0.0", tools)]
+#[mcp(name = "axum-example", version = "1.0.0")]
 struct Tenants;
 
 /// What the tenant middleware found, as a request extension.

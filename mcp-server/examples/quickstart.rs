@@ -1,6 +1,6 @@
 //! Two typed tools, both eras, over stdio: `cargo run -p mcp-era-server --example quickstart`.
 #[derive(mcp_server::McpServer)]
-#[mcp(name = "quickstart", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
+#[mcp(name = "quickstart", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
 struct Quickstart;
 
 #[mcp_server::router]

@@ -11,7 +11,7 @@
 //! use mcp_server::{McpServer, router};
 //!
 //! #[derive(McpServer)]
-//! #[mcp(name = "weather", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
+//! #[mcp(name = "weather", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
 //! struct Weather;
 //!
 //! #[router]
@@ -24,6 +24,7 @@
 //!     }
 //! }
 //! # let d = Weather::declaration();
+//! # assert!(d.capabilities().tools.is_some()); // served by the router, said once
 //! # assert_eq!(d.advertised_versions(), ["2026-07-28"]);
 //! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
 //! ```
@@ -102,19 +103,81 @@
 //! `Vec<PromptMessage>`, `GetPromptResult`, `InputRequiredResult`, or
 //! `HandlerResult<T>`.
 //!
+//! **Completions** (`completion/complete`): `#[arg(complete = Self::method)]`
+//! on a `#[prompt]` parameter or a `#[resource(template)]` variable names a
+//! method of the same impl block that offers values for it. It takes
+//! `&self`, the partial value as `&str`, and optionally
+//! [`&CompletionArguments`](CompletionArguments) (the other arguments the
+//! client already resolved, `context.arguments`) and `&RequestContext`; it
+//! may be `async`; it returns `Vec<String>`, `Vec<&str>`, an iterator of
+//! strings, or a `Result` of one (an `Err` is the JSON-RPC error). The
+//! values are sent as returned (no filter is added), at most
+//! [`MAX_COMPLETION_VALUES`], with `total` (all of them) and `hasMore`. A
+//! parameter whose type's JSON schema is a string `enum` (a
+//! `#[derive(JsonSchema, Deserialize)]` enum of unit variants, also parsed
+//! with `FromStr`) completes from those values by prefix with no code; any
+//! other argument answers no values. An unknown prompt, template (matched
+//! as written in `template = "..."`) or argument is `-32602`. The attribute
+//! sits on the argument it completes, where the name, the type and the
+//! completer are read together and checked at compile time (a missing
+//! method with "did you mean", a wrong signature, `complete` on a tool), so
+//! there is no second place naming the prompt and argument by string to
+//! keep in step.
+//!
+//! ```
+//! use mcp_server::{McpServer, router, schemars::{self, JsonSchema}};
+//!
+//! #[derive(Clone, Copy, serde::Deserialize, JsonSchema)]
+//! enum Style { Bullets, Paragraph }
+//! impl std::str::FromStr for Style {
+//!     type Err = String;
+//!     fn from_str(s: &str) -> Result<Self, String> {
+//!         match s { "Bullets" => Ok(Self::Bullets), "Paragraph" => Ok(Self::Paragraph), _ => Err(s.into()) }
+//!     }
+//! }
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "notes", version = "1.0.0")]
+//! struct Notes;
+//!
+//! #[router]
+//! impl Notes {
+//!     /// Summarises a topic.
+//!     #[prompt]
+//!     fn summarise(&self, #[arg(complete = Self::topics)] topic: String, style: Style) -> String {
+//!         format!("Summarise {topic}, {}", matches!(style, Style::Bullets))
+//!     }
+//!
+//!     fn topics(&self, partial: &str) -> Vec<String> {
+//!         ["rust", "mcp"].iter().filter(|t| t.starts_with(partial)).map(|t| t.to_string()).collect()
+//!     }
+//! }
+//! # assert!(Notes::declaration().capabilities().completions.is_some());
+//! ```
+//!
+//! **Capabilities are said once**: a router serves `tools`, `resources`,
+//! `prompts` and `completions` (when something completes) with nothing in
+//! `#[mcp(...)]`; write a capability there only for its settings
+//! (`tools(list_changed)`, `resources(subscribe)`, `scopes = [...]`). A
+//! capability is served by its router or by a hand-written handler impl,
+//! never both (a compile error).
+//!
 //! Compile-time errors: a bad or duplicate name, an argument type without
 //! `Deserialize`/`JsonSchema`, a non-object `#[arguments]` type, a bad
 //! template or a parameter that is not one of its variables, unknown keys
-//! (with "did you mean"), and a router whose capability `#[mcp(...)]` does
-//! not declare (or a declared capability with no handler). What only the
+//! (with "did you mean"), a `complete` method that is missing or has the
+//! wrong signature, a declared capability with no router methods nor
+//! handler, a router and a hand-written handler of one capability, and a
+//! router without `#[derive(McpServer)]`. What only the
 //! runtime can know (an `#[arguments]` type whose schema is not an object,
 //! a bad `x-mcp-header` in a struct's schema) stops the transports at
 //! start, naming the tool ([`McpServer::catalogue_problems`]).
 //!
 //! Catalogues known only at run time use [`ToolRouter`] (no macros; each
 //! change announces `notifications/tools/list_changed`); hand-written
-//! [`ToolsHandler`], [`ResourcesHandler`] and [`PromptsHandler`] impls keep
-//! working.
+//! [`ToolsHandler`], [`ResourcesHandler`], [`PromptsHandler`] and
+//! [`CompletionsHandler`] impls keep working, declared by their key in
+//! `#[mcp(...)]`.
 //!
 //! A transport then feeds each message to
 //! [`McpServer::handle_message`] (or [`handle_message`]) with a
@@ -182,18 +245,24 @@
 //!
 //! ## Capabilities
 //!
-//! | Key | Example | Handler trait the type must implement (a `#[router]` implements it) |
+//! | Key | Example | Served by |
 //! |---|---|---|
-//! | `tools` | `tools` or `tools(list_changed, scopes = ["tools"])` | [`ToolsHandler`] |
-//! | `resources` | `resources`, `resources(subscribe, list_changed, scopes = ["files:read"])` | [`ResourcesHandler`] |
-//! | `prompts` | `prompts` or `prompts(list_changed, scopes = [...])` | [`PromptsHandler`] |
-//! | `completions` | `completions` or `completions(scopes = [...])` | [`CompletionsHandler`] |
+//! | `tools` | `tools` or `tools(list_changed, scopes = ["tools"])` | `#[tool]` methods of a `#[router]` (no key needed), or a hand-written [`ToolsHandler`] |
+//! | `resources` | `resources`, `resources(subscribe, list_changed, scopes = ["files:read"])` | `#[resource]` methods (no key needed), or a hand-written [`ResourcesHandler`] |
+//! | `prompts` | `prompts` or `prompts(list_changed, scopes = [...])` | `#[prompt]` methods (no key needed), or a hand-written [`PromptsHandler`] |
+//! | `completions` | `completions` or `completions(scopes = [...])` | `#[arg(complete = ...)]` or string-enum arguments (no key needed), or a hand-written [`CompletionsHandler`] |
 //! | `logging` | `logging` | none |
 //! | `experimental` | `experimental("com.example.fancy" = { "level": 2 })` | none |
 //! | `extension` | `extension("io.modelcontextprotocol/tasks" = { "list": {} }, "com.example/ui")` or `extension("com.example/x" = my::settings_fn)` | none |
 //!
-//! Declaring a capability without implementing its handler trait is a
-//! compile error naming the trait. The methods of an undeclared capability
+//! A router needs none of these keys: what it serves is declared. Write a
+//! key for a router's capability only to give it settings; they apply to
+//! the routed capability. A hand-written handler needs its key, and a key
+//! with neither router methods nor a handler impl is a compile error naming
+//! the trait, as is a hand-written handler whose key is missing (the
+//! handler traits require a marker only the key gives; on stable Rust a
+//! derive cannot ask whether a type implements a trait, so the key is how a
+//! hand-written handler is found). The methods of a capability not served
 //! answer `-32601` (HTTP 404).
 //!
 //! `experimental` and `extension` take comma-separated entries `"id"`,
@@ -290,9 +359,12 @@
 //!
 //! # Generic servers
 //!
-//! Generic types are supported; bounds the handler impls need must be on
-//! the type itself (`struct S<T: Bound>`), since the derive repeats the
-//! type's bounds only.
+//! Generic types are supported with hand-written handler impls; bounds the
+//! handler impls need must be on the type itself (`struct S<T: Bound>`),
+//! since the derive repeats the type's bounds only. A `#[router]` serves a
+//! non-generic type: on one instance of a generic type (`impl S<u32>`) it is
+//! a compile error, since the derive, written for every `S<T>`, cannot see
+//! it.
 //!
 //! # The entry point
 //!
@@ -386,6 +458,7 @@ pub use model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_respo
 pub use model::server::McpServer;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
+pub use router::completions::CompletionArguments;
 pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::tools::{

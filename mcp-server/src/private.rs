@@ -186,9 +186,9 @@ pub use std::boxed::Box;
 /// Routes the requests of one capability.
 pub type DispatchFn<S> = for<'a> fn(&'a S, ClientRequest, &'a RequestContext) -> BoxFuture<'a>;
 
-/// A declared capability's entry points into its handler trait, taken once
-/// per server type (an associated const the derive writes), so that a
-/// missing handler impl is reported once.
+/// A served capability's entry points into its router or handler trait,
+/// taken once per server type (associated consts), so that a missing
+/// handler impl is reported once and a request costs one indirect call.
 pub struct CapabilityHooks<S> {
     /// Routes a request.
     pub dispatch: DispatchFn<S>,
@@ -200,6 +200,8 @@ pub struct CapabilityHooks<S> {
     pub task_support: fn(&S, &str) -> TaskSupport,
     /// The OAuth scopes of the tools, by name.
     pub tool_scopes: fn(&S) -> ToolScopes,
+    /// Whether the capability is offered (read once, for the declaration).
+    pub offered: fn() -> bool,
 }
 
 /// OAuth scopes by tool name.
@@ -221,7 +223,7 @@ fn no_problems<S>(_: &S) -> Vec<String> {
     Vec::new()
 }
 
-/// The `tools` hooks.
+/// The `tools` hooks of a hand-written [`ToolsHandler`].
 pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
         dispatch: dispatch_tools::<S>,
@@ -229,10 +231,11 @@ pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
         problems: <S as ToolsHandler>::tool_catalogue_problems,
         task_support: <S as ToolsHandler>::task_support,
         tool_scopes: <S as ToolsHandler>::tool_scopes,
+        offered: always,
     }
 }
 
-/// The `resources` hooks.
+/// The `resources` hooks of a hand-written [`ResourcesHandler`].
 pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
         dispatch: dispatch_resources::<S>,
@@ -240,10 +243,11 @@ pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
         problems: <S as ResourcesHandler>::resource_catalogue_problems,
         task_support: no_task_support::<S>,
         tool_scopes: no_tool_scopes::<S>,
+        offered: always,
     }
 }
 
-/// The `prompts` hooks.
+/// The `prompts` hooks of a hand-written [`PromptsHandler`].
 pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
         dispatch: dispatch_prompts::<S>,
@@ -251,10 +255,11 @@ pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
         problems: no_problems::<S>,
         task_support: no_task_support::<S>,
         tool_scopes: no_tool_scopes::<S>,
+        offered: always,
     }
 }
 
-/// The `completions` hooks.
+/// The `completions` hooks of a hand-written [`CompletionsHandler`].
 pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
         dispatch: dispatch_completions::<S>,
@@ -262,7 +267,354 @@ pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
         problems: no_problems::<S>,
         task_support: no_task_support::<S>,
         tool_scopes: no_tool_scopes::<S>,
+        offered: always,
     }
+}
+
+fn always() -> bool {
+    true
+}
+
+// ---- capabilities said once: what a server serves, and by whom ----
+//
+// A `#[router]` impl writes the inherent const `__MCP_ROUTED` (the
+// capabilities it serves) and, per capability, an impl of `ToolsBy` (etc.)
+// with its hooks. The derive reads, per capability:
+// - not written in `#[mcp(...)]`: `Self::__MCP_ROUTED` with
+//   `NothingRouted` in scope, so the router's inherent const shadows the
+//   trait's "nothing" (an inherent associated item wins over a trait's);
+// - written: `<Self as ToolsBy>::HOOKS`, from the router's impl or, for a
+//   hand-written `ToolsHandler`, the blanket impl below. A router and a
+//   hand-written handler of one capability conflict there (E0119), and a
+//   capability with neither fails that bound, naming the handler trait.
+
+/// The capabilities a server serves, each with its hooks (`None`: not
+/// served). Written by `#[router]` (what it routes) and by the derive (what
+/// the server serves: routed or written in `#[mcp(...)]`).
+pub struct Routed<S> {
+    /// `tools`.
+    pub tools: Option<CapabilityHooks<S>>,
+    /// `resources`.
+    pub resources: Option<CapabilityHooks<S>>,
+    /// `prompts`.
+    pub prompts: Option<CapabilityHooks<S>>,
+    /// `completions`.
+    pub completions: Option<CapabilityHooks<S>>,
+}
+
+impl<S> Routed<S> {
+    /// Nothing served.
+    pub const NONE: Self = Self {
+        tools: None,
+        resources: None,
+        prompts: None,
+        completions: None,
+    };
+}
+
+/// The "nothing routed" that a `#[router]`'s inherent `__MCP_ROUTED`
+/// shadows; in scope (as `_`) only where the derive reads it.
+pub trait NothingRouted: Sized {
+    /// Nothing routed.
+    const __MCP_ROUTED: Routed<Self> = Routed::NONE;
+}
+impl<S> NothingRouted for S {}
+
+/// What the derive knows about a server type, for the router's check that
+/// the derive sees it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has a `#[router]` impl but no `#[derive(McpServer)]`",
+    label = "the router of `{Self}`",
+    note = "add `#[derive(McpServer)]` to `{Self}`; the router only describes the catalogue"
+)]
+pub trait Served: Sized {
+    /// What the server serves.
+    const SERVED: Routed<Self>;
+    /// False for the fallback impl written after an error in `#[mcp(...)]`.
+    const VALID: bool = true;
+}
+
+/// Whether the derive serves a capability the router routes; `false` only
+/// when the derive could not see the router (a generic server type).
+pub const fn sees(valid: bool, served: bool) -> bool {
+    !valid || served
+}
+
+macro_rules! capability_by {
+    ($by:ident, $handler:ident, $hooks:ident, $message:literal, $label:literal, $note:literal) => {
+        #[doc = concat!("A capability's hooks: its `#[router]`'s or its hand-written [`", stringify!($handler), "`]'s (never both: the two impls conflict).")]
+        #[diagnostic::on_unimplemented(message = $message, label = $label, note = $note)]
+        pub trait $by: Sized {
+            /// The hooks.
+            const HOOKS: CapabilityHooks<Self>;
+        }
+        impl<S: $handler> $by for S {
+            const HOOKS: CapabilityHooks<Self> = $hooks::<S>();
+        }
+    };
+}
+capability_by!(
+    ToolsBy,
+    ToolsHandler,
+    tools_hooks,
+    "`{Self}` declares the `tools` capability but has no `#[tool]` method and does not implement `ToolsHandler`",
+    "`tools` declared here",
+    "a `#[tool]` method in a `#[mcp_server::router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
+);
+capability_by!(
+    ResourcesBy,
+    ResourcesHandler,
+    resources_hooks,
+    "`{Self}` declares the `resources` capability but has no `#[resource]` method and does not implement `ResourcesHandler`",
+    "`resources` declared here",
+    "a `#[resource]` method in a `#[mcp_server::router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
+);
+capability_by!(
+    PromptsBy,
+    PromptsHandler,
+    prompts_hooks,
+    "`{Self}` declares the `prompts` capability but has no `#[prompt]` method and does not implement `PromptsHandler`",
+    "`prompts` declared here",
+    "a `#[prompt]` method in a `#[mcp_server::router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
+);
+capability_by!(
+    CompletionsBy,
+    CompletionsHandler,
+    completions_hooks,
+    "`{Self}` declares the `completions` capability but completes nothing and does not implement `CompletionsHandler`",
+    "`completions` declared here",
+    "`#[arg(complete = Self::method)]` on a `#[prompt]` argument or template variable (or a string-enum argument type) serves `completions`; or implement `mcp_server::CompletionsHandler` by hand, or remove `completions` from `#[mcp(...)]`"
+);
+
+/// The tables of a `#[router]` impl, by capability; the router implements
+/// the ones it has.
+pub trait RoutedTools: Send + Sync + Sized + 'static {
+    /// The tool table.
+    fn tool_table() -> &'static ToolTable<Self>;
+}
+/// See [`RoutedTools`].
+pub trait RoutedResources: Send + Sync + Sized + 'static {
+    /// The resource table.
+    fn resource_table() -> &'static ResourceTable<Self>;
+}
+/// See [`RoutedTools`].
+pub trait RoutedPrompts: Send + Sync + Sized + 'static {
+    /// The prompt table.
+    fn prompt_table() -> &'static PromptTable<Self>;
+}
+/// See [`RoutedTools`].
+pub trait RoutedCompletions: Send + Sync + Sized + 'static {
+    /// The completion table.
+    fn completion_table() -> &'static CompletionTable<Self>;
+}
+
+fn routed_tools_dispatch<'a, S: RoutedTools>(
+    server: &'a S,
+    request: ClientRequest,
+    ctx: &'a RequestContext,
+) -> BoxFuture<'a> {
+    match request {
+        ClientRequest::ListToolsRequest(r) => {
+            Box::pin(async move { render(S::tool_table().list(&r.params, ctx), ctx) })
+        }
+        ClientRequest::CallToolRequest(r) => {
+            Box::pin(async move { render(S::tool_table().call(server, r.params, ctx).await, ctx) })
+        }
+        other => unrouted(&other),
+    }
+}
+
+fn routed_resources_dispatch<'a, S: RoutedResources>(
+    server: &'a S,
+    request: ClientRequest,
+    ctx: &'a RequestContext,
+) -> BoxFuture<'a> {
+    match request {
+        ClientRequest::ListResourcesRequest(r) => {
+            Box::pin(async move { render(S::resource_table().list(&r.params, ctx), ctx) })
+        }
+        ClientRequest::ReadResourceRequest(r) => {
+            Box::pin(
+                async move { render(S::resource_table().read(server, r.params, ctx).await, ctx) },
+            )
+        }
+        ClientRequest::ListResourceTemplatesRequest(r) => {
+            Box::pin(async move { render(S::resource_table().list_templates(&r.params, ctx), ctx) })
+        }
+        other => unrouted(&other),
+    }
+}
+
+fn routed_prompts_dispatch<'a, S: RoutedPrompts>(
+    server: &'a S,
+    request: ClientRequest,
+    ctx: &'a RequestContext,
+) -> BoxFuture<'a> {
+    match request {
+        ClientRequest::ListPromptsRequest(r) => {
+            Box::pin(async move { render(S::prompt_table().list(&r.params, ctx), ctx) })
+        }
+        ClientRequest::GetPromptRequest(r) => {
+            Box::pin(async move { render(S::prompt_table().get(server, r.params, ctx).await, ctx) })
+        }
+        other => unrouted(&other),
+    }
+}
+
+fn routed_completions_dispatch<'a, S: RoutedCompletions>(
+    server: &'a S,
+    request: ClientRequest,
+    ctx: &'a RequestContext,
+) -> BoxFuture<'a> {
+    match request {
+        ClientRequest::CompleteRequest(r) => Box::pin(async move {
+            render(
+                S::completion_table().complete(server, r.params, ctx).await,
+                ctx,
+            )
+        }),
+        other => unrouted(&other),
+    }
+}
+
+fn routed_tool_param_headers<S: RoutedTools>(_: &S, name: &str) -> Option<Vec<ParamHeader>> {
+    S::tool_table().param_headers(name)
+}
+
+fn routed_tool_problems<S: RoutedTools>(_: &S) -> Vec<String> {
+    S::tool_table().problems().to_vec()
+}
+
+fn routed_task_support<S: RoutedTools>(_: &S, name: &str) -> TaskSupport {
+    S::tool_table().task_support(name)
+}
+
+fn routed_tool_scopes<S: RoutedTools>(_: &S) -> ToolScopes {
+    S::tool_table().scopes().clone()
+}
+
+fn routed_resource_problems<S: RoutedResources>(_: &S) -> Vec<String> {
+    S::resource_table().problems().to_vec()
+}
+
+fn completions_offered<S: RoutedCompletions>() -> bool {
+    S::completion_table().offered()
+}
+
+/// The `tools` hooks of a `#[router]`.
+pub const fn routed_tools<S: RoutedTools>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: routed_tools_dispatch::<S>,
+        param_headers: routed_tool_param_headers::<S>,
+        problems: routed_tool_problems::<S>,
+        task_support: routed_task_support::<S>,
+        tool_scopes: routed_tool_scopes::<S>,
+        offered: always,
+    }
+}
+
+/// The `resources` hooks of a `#[router]`.
+pub const fn routed_resources<S: RoutedResources>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: routed_resources_dispatch::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: routed_resource_problems::<S>,
+        task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
+        offered: always,
+    }
+}
+
+/// The `prompts` hooks of a `#[router]`.
+pub const fn routed_prompts<S: RoutedPrompts>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: routed_prompts_dispatch::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: no_problems::<S>,
+        task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
+        offered: always,
+    }
+}
+
+/// The `completions` hooks of a `#[router]`: offered when some argument
+/// completes to something.
+pub const fn routed_completions<S: RoutedCompletions>() -> CapabilityHooks<S> {
+    CapabilityHooks {
+        dispatch: routed_completions_dispatch::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: no_problems::<S>,
+        task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
+        offered: completions_offered::<S>,
+    }
+}
+
+/// Hooks that are never called: a router's, written after its own compile
+/// error so that no second error follows.
+pub const fn unreachable_hooks<S>() -> CapabilityHooks<S> {
+    fn unreachable<'a, S>(_: &'a S, _: ClientRequest, _: &'a RequestContext) -> BoxFuture<'a> {
+        unreachable!("a router that failed to compile")
+    }
+    CapabilityHooks {
+        dispatch: unreachable::<S>,
+        param_headers: no_param_headers::<S>,
+        problems: no_problems::<S>,
+        task_support: no_task_support::<S>,
+        tool_scopes: no_tool_scopes::<S>,
+        offered: always,
+    }
+}
+
+// ---- completions ----
+
+pub use crate::router::completions::{
+    Completer, CompletionArguments, CompletionOutcome, CompletionRequest, CompletionSpec,
+    CompletionTable, CompletionTarget, completion_result, completion_values,
+};
+
+/// Probes whether a prompt argument or template variable type has a JSON
+/// schema, to complete it from its string-enum values (autoref: the
+/// `JsonSchema` impl is preferred when it applies).
+pub struct EnumProbe<T>(std::marker::PhantomData<T>);
+
+impl<T> EnumProbe<T> {
+    /// A probe.
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for EnumProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The values of a type with a schema.
+pub trait ViaSchema {
+    /// The enum values of the schema (empty when it is no string enum).
+    fn derived_values(&self) -> fn() -> Vec<String>;
+}
+impl<T: schemars::JsonSchema> ViaSchema for EnumProbe<T> {
+    fn derived_values(&self) -> fn() -> Vec<String> {
+        schema_enum_values::<T>
+    }
+}
+
+/// No values for a type without a schema.
+pub trait WithoutSchema {
+    /// No values.
+    fn derived_values(&self) -> fn() -> Vec<String>;
+}
+impl<T> WithoutSchema for &EnumProbe<T> {
+    fn derived_values(&self) -> fn() -> Vec<String> {
+        Vec::new
+    }
+}
+
+fn schema_enum_values<T: schemars::JsonSchema>() -> Vec<String> {
+    crate::router::completions::enum_values(schemars::schema_for!(T).as_value())
 }
 
 /// A type a tool parameter may have.

@@ -34,7 +34,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 #[derive(McpServer)]
-#[mcp(name = "guarded", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
+#[mcp(name = "guarded", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
 struct Guarded;
 
 #[router]

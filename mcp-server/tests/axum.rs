@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 #[derive(McpServer)]
-#[mcp(name = "mounted", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
+#[mcp(name = "mounted", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
 struct Mounted;
 
 #[derive(Clone)]
@@ -177,7 +177,6 @@ async fn the_transport_rules_apply_when_mounted() {
 #[mcp(
     name = "owned",
     version = "1.0.0",
-    tools,
     extension("io.modelcontextprotocol/tasks"),
     versions(legacy = ["2025-11-25"])
 )]

@@ -90,9 +90,6 @@ const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 #[mcp(
     name = "notes",
     version = "1.0.0",
-    tools,
-    resources,
-    prompts,
     versions(legacy = ["2025-11-25"]),
     cache(ttl_ms = 60000, scope = "public")
 )]
@@ -645,7 +642,7 @@ fn prompts_get_errors() {
 // ----- pagination ------------------------------------------------------------
 
 #[derive(McpServer)]
-#[mcp(name = "many", version = "1.0.0", tools)]
+#[mcp(name = "many", version = "1.0.0")]
 struct Many;
 
 macro_rules! many_tools {
@@ -727,7 +724,7 @@ fn bad_cursor_is_invalid_params() {
 
 /// Its tools are never listed, so the list counter stays at zero.
 #[derive(McpServer)]
-#[mcp(name = "regional", version = "1.0.0", tools)]
+#[mcp(name = "regional", version = "1.0.0")]
 struct Regional;
 
 #[router]
@@ -815,7 +812,8 @@ fn http_tools_call_checks_headers_without_listing() {
         "Hello, Ann from nowhere!"
     );
 
-    assert_eq!(Regional::__mcp_tool_table().list_pages_served(), 0);
+    use mcp_server::__private::RoutedTools;
+    assert_eq!(Regional::tool_table().list_pages_served(), 0);
 }
 
 // ----- ToolRouter ------------------------------------------------------------
@@ -1041,7 +1039,7 @@ enum NumberOrWord {
 }
 
 #[derive(McpServer)]
-#[mcp(name = "broken", version = "1.0.0", tools)]
+#[mcp(name = "broken", version = "1.0.0")]
 struct Broken;
 
 #[router]
@@ -1252,7 +1250,7 @@ struct Pick {
 }
 
 #[derive(McpServer)]
-#[mcp(name = "bounded", version = "1.0.0", tools)]
+#[mcp(name = "bounded", version = "1.0.0")]
 struct Bounded;
 
 #[router]

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
 
 #[derive(McpServer)]
-#[mcp(name = "flow", version = "1.0.0", tools)]
+#[mcp(name = "flow", version = "1.0.0")]
 struct Flow {
     started: AtomicUsize,
     running: AtomicUsize,

@@ -23,7 +23,6 @@ const EXT: &str = "io.modelcontextprotocol/tasks";
 #[mcp(
     name = "tasky",
     version = "1.0.0",
-    tools,
     extension("io.modelcontextprotocol/tasks")
 )]
 struct Tasky;
@@ -115,7 +114,7 @@ impl Tasky {
 
 /// The same tool kinds on a server that does not declare the extension.
 #[derive(McpServer)]
-#[mcp(name = "plain", version = "1.0.0", tools)]
+#[mcp(name = "plain", version = "1.0.0")]
 struct Plain;
 
 #[router]
@@ -133,7 +132,6 @@ impl Plain {
 #[mcp(
     name = "short",
     version = "1.0.0",
-    tools,
     extension("io.modelcontextprotocol/tasks")
 )]
 struct ShortLived;
@@ -153,7 +151,6 @@ impl ShortLived {
 #[mcp(
     name = "stoppable",
     version = "1.0.0",
-    tools,
     extension("io.modelcontextprotocol/tasks")
 )]
 struct Stoppable;

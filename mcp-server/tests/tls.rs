@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 #[derive(McpServer)]
-#[mcp(name = "tls", version = "1.0.0", tools)]
+#[mcp(name = "tls", version = "1.0.0")]
 struct Secure;
 
 #[router]

@@ -14,6 +14,11 @@ impl ::mcp_server::__private::McpServer for Broken {
     }
 }
 #[automatically_derived]
+impl ::mcp_server::__private::Served for Broken {
+    const SERVED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed::NONE;
+    const VALID: bool = false;
+}
+#[automatically_derived]
 impl ::mcp_server::__private::ToolsDeclared for Broken {}
 #[automatically_derived]
 impl ::mcp_server::__private::ResourcesDeclared for Broken {}

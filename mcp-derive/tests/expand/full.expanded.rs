@@ -36,23 +36,47 @@ where
                     ],
                 );
                 let mut capabilities = my_runtime::__private::ServerCapabilities::new();
-                capabilities.tools = ::core::option::Option::Some({
-                    let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
-                    c.list_changed = ::core::option::Option::Some(true);
-                    c
-                });
-                capabilities.resources = ::core::option::Option::Some({
-                    let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
-                    c.list_changed = ::core::option::Option::Some(true);
-                    c.subscribe = ::core::option::Option::Some(true);
-                    c
-                });
-                capabilities.prompts = ::core::option::Option::Some(
-                    my_runtime::__private::ServerCapabilitiesPrompts::new(),
-                );
-                capabilities.completions = ::core::option::Option::Some(
-                    my_runtime::__private::JSONObject::new(),
-                );
+                if <Self as my_runtime::__private::Served>::SERVED
+                    .tools
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.tools = ::core::option::Option::Some({
+                        let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
+                        c.list_changed = ::core::option::Option::Some(true);
+                        c
+                    });
+                }
+                if <Self as my_runtime::__private::Served>::SERVED
+                    .resources
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.resources = ::core::option::Option::Some({
+                        let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
+                        c.list_changed = ::core::option::Option::Some(true);
+                        c.subscribe = ::core::option::Option::Some(true);
+                        c
+                    });
+                }
+                if <Self as my_runtime::__private::Served>::SERVED
+                    .prompts
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.prompts = ::core::option::Option::Some(
+                        my_runtime::__private::ServerCapabilitiesPrompts::new(),
+                    );
+                }
+                if <Self as my_runtime::__private::Served>::SERVED
+                    .completions
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.completions = ::core::option::Option::Some(
+                        my_runtime::__private::JSONObject::new(),
+                    );
+                }
                 capabilities.logging = ::core::option::Option::Some(
                     my_runtime::__private::JSONObject::new(),
                 );
@@ -105,10 +129,46 @@ where
         let routed: my_runtime::__private::BoxFuture<'a> = match my_runtime::__private::capability_of(
             &request,
         ) {
-            "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx),
-            "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx),
-            "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx),
-            "completions" => (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx),
+            "tools" => {
+                match &<Self as my_runtime::__private::Served>::SERVED.tools {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        my_runtime::__private::unrouted(&request)
+                    }
+                }
+            }
+            "resources" => {
+                match &<Self as my_runtime::__private::Served>::SERVED.resources {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        my_runtime::__private::unrouted(&request)
+                    }
+                }
+            }
+            "prompts" => {
+                match &<Self as my_runtime::__private::Served>::SERVED.prompts {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        my_runtime::__private::unrouted(&request)
+                    }
+                }
+            }
+            "completions" => {
+                match &<Self as my_runtime::__private::Served>::SERVED.completions {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        my_runtime::__private::unrouted(&request)
+                    }
+                }
+            }
             _ => my_runtime::__private::unrouted(&request),
         };
         routed
@@ -117,22 +177,59 @@ where
         &self,
         name: &str,
     ) -> ::core::option::Option<::std::vec::Vec<my_runtime::__private::ParamHeader>> {
-        (Self::__MCP_TOOLS.param_headers)(self, name)
+        match &<Self as my_runtime::__private::Served>::SERVED.tools {
+            ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
+            ::core::option::Option::None => ::core::option::Option::None,
+        }
     }
     fn tool_task_support(&self, name: &str) -> my_runtime::__private::TaskSupport {
-        (Self::__MCP_TOOLS.task_support)(self, name)
+        match &<Self as my_runtime::__private::Served>::SERVED.tools {
+            ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
+            ::core::option::Option::None => my_runtime::__private::TaskSupport::Never,
+        }
     }
     fn tool_scopes(&self) -> my_runtime::__private::ToolScopes {
-        (Self::__MCP_TOOLS.tool_scopes)(self)
+        match &<Self as my_runtime::__private::Served>::SERVED.tools {
+            ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
+            ::core::option::Option::None => my_runtime::__private::ToolScopes::new(),
+        }
     }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+        let served = &<Self as my_runtime::__private::Served>::SERVED;
         let mut problems = ::std::vec::Vec::new();
-        problems.extend((Self::__MCP_TOOLS.problems)(self));
-        problems.extend((Self::__MCP_RESOURCES.problems)(self));
-        problems.extend((Self::__MCP_PROMPTS.problems)(self));
-        problems.extend((Self::__MCP_COMPLETIONS.problems)(self));
+        for hooks in [
+            &served.tools,
+            &served.resources,
+            &served.prompts,
+            &served.completions,
+        ]
+            .into_iter()
+            .flatten()
+        {
+            problems.extend((hooks.problems)(self));
+        }
         problems
     }
+}
+#[automatically_derived]
+impl<T: Clone> my_runtime::__private::Served for Weather<T>
+where
+    T: Send,
+{
+    const SERVED: my_runtime::__private::Routed<Self> = my_runtime::__private::Routed {
+        tools: ::core::option::Option::Some(
+            <Self as my_runtime::__private::ToolsBy>::HOOKS,
+        ),
+        resources: ::core::option::Option::Some(
+            <Self as my_runtime::__private::ResourcesBy>::HOOKS,
+        ),
+        prompts: ::core::option::Option::Some(
+            <Self as my_runtime::__private::PromptsBy>::HOOKS,
+        ),
+        completions: ::core::option::Option::Some(
+            <Self as my_runtime::__private::CompletionsBy>::HOOKS,
+        ),
+    };
 }
 #[automatically_derived]
 impl<T: Clone> my_runtime::__private::ToolsDeclared for Weather<T>
@@ -154,25 +251,3 @@ impl<T: Clone> my_runtime::__private::CompletionsDeclared for Weather<T>
 where
     T: Send,
 {}
-#[automatically_derived]
-impl<T: Clone> Weather<T>
-where
-    T: Send,
-{
-    #[doc(hidden)]
-    const __MCP_TOOLS: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::tools_hooks::<
-        Self,
-    >();
-    #[doc(hidden)]
-    const __MCP_RESOURCES: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::resources_hooks::<
-        Self,
-    >();
-    #[doc(hidden)]
-    const __MCP_PROMPTS: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::prompts_hooks::<
-        Self,
-    >();
-    #[doc(hidden)]
-    const __MCP_COMPLETIONS: my_runtime::__private::CapabilityHooks<Self> = my_runtime::__private::completions_hooks::<
-        Self,
-    >();
-}

@@ -18,6 +18,9 @@ impl Notes {
     fn summarise(&self, id: u32, style: Option<String>) -> String {
         todo!()
     }
+    fn styles(&self, partial: &str) -> Vec<String> {
+        todo!()
+    }
     fn helper(&self) {}
 }
 #[automatically_derived]
@@ -94,7 +97,89 @@ impl Notes {
         })
     }
     #[doc(hidden)]
-    fn __mcp_tool_table() -> &'static ::mcp_server::__private::ToolTable<Notes> {
+    #[allow(non_snake_case, unused_variables)]
+    fn __mcp_resource_note<'a>(
+        this: &'a Notes,
+        request: ::mcp_server::__private::ResourceRequest,
+        ctx: &'a ::mcp_server::__private::RequestContext,
+    ) -> ::mcp_server::__private::RouterFuture<
+        'a,
+        ::mcp_server::__private::ReadOutcome,
+    > {
+        ::mcp_server::__private::Box::pin(async move {
+            let id: u32 = ::mcp_server::__private::template_variable::<
+                u32,
+            >(&request, "id")?;
+            let value = this.note(id);
+            ::mcp_server::__private::IntoReadResult::into_read_result(
+                value,
+                &request,
+                ctx,
+            )
+        })
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, unused_mut, unused_variables)]
+    fn __mcp_prompt_summarise<'a>(
+        this: &'a Notes,
+        call: ::mcp_server::__private::PromptCall,
+        ctx: &'a ::mcp_server::__private::RequestContext,
+    ) -> ::mcp_server::__private::RouterFuture<
+        'a,
+        ::mcp_server::__private::PromptOutcome,
+    > {
+        ::mcp_server::__private::Box::pin(async move {
+            let ::mcp_server::__private::PromptCall { mut arguments, retry } = call;
+            let id: u32 = ::mcp_server::__private::prompt_argument::<
+                u32,
+            >(&mut arguments, "id")
+                .map_err(::mcp_server::__private::argument_error)?
+                .ok_or_else(|| ::mcp_server::__private::argument_error(
+                    ::mcp_server::__private::args::missing("id"),
+                ))?;
+            let style: Option<String> = ::mcp_server::__private::prompt_argument::<
+                String,
+            >(&mut arguments, "style")
+                .map_err(::mcp_server::__private::argument_error)?;
+            ::mcp_server::__private::IntoPromptResult::into_prompt_result(
+                this.summarise(id, style),
+            )
+        })
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, unused_variables)]
+    fn __mcp_complete_styles<'a>(
+        this: &'a Notes,
+        request: ::mcp_server::__private::CompletionRequest,
+        ctx: &'a ::mcp_server::__private::RequestContext,
+    ) -> ::mcp_server::__private::RouterFuture<
+        'a,
+        ::mcp_server::__private::CompletionOutcome,
+    > {
+        ::mcp_server::__private::Box::pin(async move {
+            let values = this.styles(&request.value);
+            ::mcp_server::__private::completion_values(values)
+        })
+    }
+    #[doc(hidden)]
+    const __MCP_ROUTED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed {
+        tools: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::ToolsBy>::HOOKS,
+        ),
+        resources: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::ResourcesBy>::HOOKS,
+        ),
+        prompts: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::PromptsBy>::HOOKS,
+        ),
+        completions: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::CompletionsBy>::HOOKS,
+        ),
+    };
+}
+#[automatically_derived]
+impl ::mcp_server::__private::RoutedTools for Notes {
+    fn tool_table() -> &'static ::mcp_server::__private::ToolTable<Self> {
         static TABLE: ::mcp_server::__private::OnceLock<
             ::mcp_server::__private::ToolTable<Notes>,
         > = ::mcp_server::__private::OnceLock::new();
@@ -175,30 +260,16 @@ impl Notes {
                 ],
             ))
     }
-    #[doc(hidden)]
-    #[allow(non_snake_case, unused_variables)]
-    fn __mcp_resource_note<'a>(
-        this: &'a Notes,
-        request: ::mcp_server::__private::ResourceRequest,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
-        'a,
-        ::mcp_server::__private::ReadOutcome,
-    > {
-        ::mcp_server::__private::Box::pin(async move {
-            let id: u32 = ::mcp_server::__private::template_variable::<
-                u32,
-            >(&request, "id")?;
-            let value = this.note(id);
-            ::mcp_server::__private::IntoReadResult::into_read_result(
-                value,
-                &request,
-                ctx,
-            )
-        })
-    }
-    #[doc(hidden)]
-    fn __mcp_resource_table() -> &'static ::mcp_server::__private::ResourceTable<Notes> {
+}
+#[automatically_derived]
+impl ::mcp_server::__private::ToolsBy for Notes {
+    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_tools::<
+        Self,
+    >();
+}
+#[automatically_derived]
+impl ::mcp_server::__private::RoutedResources for Notes {
+    fn resource_table() -> &'static ::mcp_server::__private::ResourceTable<Self> {
         static TABLE: ::mcp_server::__private::OnceLock<
             ::mcp_server::__private::ResourceTable<Notes>,
         > = ::mcp_server::__private::OnceLock::new();
@@ -228,36 +299,16 @@ impl Notes {
                 ],
             ))
     }
-    #[doc(hidden)]
-    #[allow(non_snake_case, unused_mut, unused_variables)]
-    fn __mcp_prompt_summarise<'a>(
-        this: &'a Notes,
-        call: ::mcp_server::__private::PromptCall,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
-        'a,
-        ::mcp_server::__private::PromptOutcome,
-    > {
-        ::mcp_server::__private::Box::pin(async move {
-            let ::mcp_server::__private::PromptCall { mut arguments, retry } = call;
-            let id: u32 = ::mcp_server::__private::prompt_argument::<
-                u32,
-            >(&mut arguments, "id")
-                .map_err(::mcp_server::__private::argument_error)?
-                .ok_or_else(|| ::mcp_server::__private::argument_error(
-                    ::mcp_server::__private::args::missing("id"),
-                ))?;
-            let style: Option<String> = ::mcp_server::__private::prompt_argument::<
-                String,
-            >(&mut arguments, "style")
-                .map_err(::mcp_server::__private::argument_error)?;
-            ::mcp_server::__private::IntoPromptResult::into_prompt_result(
-                this.summarise(id, style),
-            )
-        })
-    }
-    #[doc(hidden)]
-    fn __mcp_prompt_table() -> &'static ::mcp_server::__private::PromptTable<Notes> {
+}
+#[automatically_derived]
+impl ::mcp_server::__private::ResourcesBy for Notes {
+    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_resources::<
+        Self,
+    >();
+}
+#[automatically_derived]
+impl ::mcp_server::__private::RoutedPrompts for Notes {
+    fn prompt_table() -> &'static ::mcp_server::__private::PromptTable<Self> {
         static TABLE: ::mcp_server::__private::OnceLock<
             ::mcp_server::__private::PromptTable<Notes>,
         > = ::mcp_server::__private::OnceLock::new();
@@ -293,106 +344,73 @@ impl Notes {
             ))
     }
 }
-impl ::mcp_server::__private::ToolsHandler for Notes {
-    fn list_tools(
-        &self,
-        params: ::mcp_server::__private::PaginatedRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::ListToolsResult,
-        >,
-    > + ::core::marker::Send {
-        ::core::future::ready(<Notes>::__mcp_tool_table().list(&params, ctx))
-    }
-    fn call_tool(
-        &self,
-        params: ::mcp_server::__private::CallToolRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::CallToolResultResponseResult,
-        >,
-    > + ::core::marker::Send {
-        <Notes>::__mcp_tool_table().call(self, params, ctx)
-    }
-    fn param_headers(
-        &self,
-        name: &str,
-    ) -> ::core::option::Option<::std::vec::Vec<::mcp_server::__private::ParamHeader>> {
-        <Notes>::__mcp_tool_table().param_headers(name)
-    }
-    fn tool_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-        <Notes>::__mcp_tool_table().problems().to_vec()
-    }
-    fn task_support(&self, name: &str) -> ::mcp_server::__private::TaskSupport {
-        <Notes>::__mcp_tool_table().task_support(name)
-    }
-    fn tool_scopes(&self) -> ::mcp_server::__private::ToolScopes {
-        <Notes>::__mcp_tool_table().scopes().clone()
+#[automatically_derived]
+impl ::mcp_server::__private::PromptsBy for Notes {
+    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_prompts::<
+        Self,
+    >();
+}
+#[automatically_derived]
+impl ::mcp_server::__private::RoutedCompletions for Notes {
+    fn completion_table() -> &'static ::mcp_server::__private::CompletionTable<Self> {
+        static TABLE: ::mcp_server::__private::OnceLock<
+            ::mcp_server::__private::CompletionTable<Notes>,
+        > = ::mcp_server::__private::OnceLock::new();
+        TABLE
+            .get_or_init(|| ::mcp_server::__private::CompletionTable::build(
+                &[
+                    ::mcp_server::__private::CompletionSpec {
+                        target: ::mcp_server::__private::CompletionTarget::Template(
+                            "note://{id}",
+                        ),
+                        argument: "id",
+                        completer: ::mcp_server::__private::Completer::Derived({
+                            #[allow(unused_imports)]
+                            use ::mcp_server::__private::{
+                                ViaSchema as _, WithoutSchema as _,
+                            };
+                            (&::mcp_server::__private::EnumProbe::<u32>::new())
+                                .derived_values()
+                        }),
+                    },
+                    ::mcp_server::__private::CompletionSpec {
+                        target: ::mcp_server::__private::CompletionTarget::Prompt(
+                            "summarise",
+                        ),
+                        argument: "id",
+                        completer: ::mcp_server::__private::Completer::Derived({
+                            #[allow(unused_imports)]
+                            use ::mcp_server::__private::{
+                                ViaSchema as _, WithoutSchema as _,
+                            };
+                            (&::mcp_server::__private::EnumProbe::<u32>::new())
+                                .derived_values()
+                        }),
+                    },
+                    ::mcp_server::__private::CompletionSpec {
+                        target: ::mcp_server::__private::CompletionTarget::Prompt(
+                            "summarise",
+                        ),
+                        argument: "style",
+                        completer: ::mcp_server::__private::Completer::Method(
+                            <Notes>::__mcp_complete_styles,
+                        ),
+                    },
+                ],
+            ))
     }
 }
-impl ::mcp_server::__private::ResourcesHandler for Notes {
-    fn list_resources(
-        &self,
-        params: ::mcp_server::__private::PaginatedRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::ListResourcesResult,
-        >,
-    > + ::core::marker::Send {
-        ::core::future::ready(<Notes>::__mcp_resource_table().list(&params, ctx))
-    }
-    fn read_resource(
-        &self,
-        params: ::mcp_server::__private::ReadResourceRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::ReadResourceResultResponseResult,
-        >,
-    > + ::core::marker::Send {
-        <Notes>::__mcp_resource_table().read(self, params, ctx)
-    }
-    fn list_resource_templates(
-        &self,
-        params: ::mcp_server::__private::PaginatedRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::ListResourceTemplatesResult,
-        >,
-    > + ::core::marker::Send {
-        ::core::future::ready(
-            <Notes>::__mcp_resource_table().list_templates(&params, ctx),
-        )
-    }
-    fn resource_catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-        <Notes>::__mcp_resource_table().problems().to_vec()
-    }
+#[automatically_derived]
+impl ::mcp_server::__private::CompletionsBy for Notes {
+    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_completions::<
+        Self,
+    >();
 }
-impl ::mcp_server::__private::PromptsHandler for Notes {
-    fn list_prompts(
-        &self,
-        params: ::mcp_server::__private::PaginatedRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::ListPromptsResult,
-        >,
-    > + ::core::marker::Send {
-        ::core::future::ready(<Notes>::__mcp_prompt_table().list(&params, ctx))
-    }
-    fn get_prompt(
-        &self,
-        params: ::mcp_server::__private::GetPromptRequestParams,
-        ctx: &::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<
-            ::mcp_server::__private::GetPromptResultResponseResult,
-        >,
-    > + ::core::marker::Send {
-        <Notes>::__mcp_prompt_table().get(self, params, ctx)
-    }
-}
+const _: () = ::core::assert!(
+    ::mcp_server::__private::sees(< Notes as ::mcp_server::__private::Served > ::VALID,
+    true && < Notes as ::mcp_server::__private::Served > ::SERVED.tools.is_some() && <
+    Notes as ::mcp_server::__private::Served > ::SERVED.resources.is_some() && < Notes as
+    ::mcp_server::__private::Served > ::SERVED.prompts.is_some() && < Notes as
+    ::mcp_server::__private::Served > ::SERVED.completions.is_some()),
+    "`#[derive(McpServer)]` does not see the `#[router]` of `Notes`: a router serves a non-generic server type"
+);

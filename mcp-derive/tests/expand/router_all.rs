@@ -17,7 +17,11 @@ impl Notes {
     }
 
     #[prompt(title = "Summarise")]
-    fn summarise(&self, #[arg(description = "Which note")] id: u32, style: Option<String>) -> String {
+    fn summarise(&self, #[arg(description = "Which note")] id: u32, #[arg(complete = Self::styles)] style: Option<String>) -> String {
+        todo!()
+    }
+
+    fn styles(&self, partial: &str) -> Vec<String> {
         todo!()
     }
 

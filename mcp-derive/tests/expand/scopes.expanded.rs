@@ -11,20 +11,44 @@ impl ::mcp_server::__private::McpServer for Files {
                     .version(::std::string::String::from("1.0.0"))
                     .build();
                 let mut capabilities = ::mcp_server::__private::ServerCapabilities::new();
-                capabilities.tools = ::core::option::Option::Some({
-                    let mut c = ::mcp_server::__private::ServerCapabilitiesTools::new();
-                    c.list_changed = ::core::option::Option::Some(true);
-                    c
-                });
-                capabilities.resources = ::core::option::Option::Some(
-                    ::mcp_server::__private::ServerCapabilitiesResources::new(),
-                );
-                capabilities.prompts = ::core::option::Option::Some(
-                    ::mcp_server::__private::ServerCapabilitiesPrompts::new(),
-                );
-                capabilities.completions = ::core::option::Option::Some(
-                    ::mcp_server::__private::JSONObject::new(),
-                );
+                if <Self as ::mcp_server::__private::Served>::SERVED
+                    .tools
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.tools = ::core::option::Option::Some({
+                        let mut c = ::mcp_server::__private::ServerCapabilitiesTools::new();
+                        c.list_changed = ::core::option::Option::Some(true);
+                        c
+                    });
+                }
+                if <Self as ::mcp_server::__private::Served>::SERVED
+                    .resources
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.resources = ::core::option::Option::Some(
+                        ::mcp_server::__private::ServerCapabilitiesResources::new(),
+                    );
+                }
+                if <Self as ::mcp_server::__private::Served>::SERVED
+                    .prompts
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.prompts = ::core::option::Option::Some(
+                        ::mcp_server::__private::ServerCapabilitiesPrompts::new(),
+                    );
+                }
+                if <Self as ::mcp_server::__private::Served>::SERVED
+                    .completions
+                    .as_ref()
+                    .is_some_and(|hooks| (hooks.offered)())
+                {
+                    capabilities.completions = ::core::option::Option::Some(
+                        ::mcp_server::__private::JSONObject::new(),
+                    );
+                }
                 ::mcp_server::__private::ServerDeclaration::new(
                         server_info,
                         &["2026-07-28"],
@@ -51,10 +75,46 @@ impl ::mcp_server::__private::McpServer for Files {
         let routed: ::mcp_server::__private::BoxFuture<'a> = match ::mcp_server::__private::capability_of(
             &request,
         ) {
-            "tools" => (Self::__MCP_TOOLS.dispatch)(self, request, ctx),
-            "resources" => (Self::__MCP_RESOURCES.dispatch)(self, request, ctx),
-            "prompts" => (Self::__MCP_PROMPTS.dispatch)(self, request, ctx),
-            "completions" => (Self::__MCP_COMPLETIONS.dispatch)(self, request, ctx),
+            "tools" => {
+                match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        ::mcp_server::__private::unrouted(&request)
+                    }
+                }
+            }
+            "resources" => {
+                match &<Self as ::mcp_server::__private::Served>::SERVED.resources {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        ::mcp_server::__private::unrouted(&request)
+                    }
+                }
+            }
+            "prompts" => {
+                match &<Self as ::mcp_server::__private::Served>::SERVED.prompts {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        ::mcp_server::__private::unrouted(&request)
+                    }
+                }
+            }
+            "completions" => {
+                match &<Self as ::mcp_server::__private::Served>::SERVED.completions {
+                    ::core::option::Option::Some(hooks) => {
+                        (hooks.dispatch)(self, request, ctx)
+                    }
+                    ::core::option::Option::None => {
+                        ::mcp_server::__private::unrouted(&request)
+                    }
+                }
+            }
             _ => ::mcp_server::__private::unrouted(&request),
         };
         routed
@@ -63,22 +123,56 @@ impl ::mcp_server::__private::McpServer for Files {
         &self,
         name: &str,
     ) -> ::core::option::Option<::std::vec::Vec<::mcp_server::__private::ParamHeader>> {
-        (Self::__MCP_TOOLS.param_headers)(self, name)
+        match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+            ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
+            ::core::option::Option::None => ::core::option::Option::None,
+        }
     }
     fn tool_task_support(&self, name: &str) -> ::mcp_server::__private::TaskSupport {
-        (Self::__MCP_TOOLS.task_support)(self, name)
+        match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+            ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
+            ::core::option::Option::None => ::mcp_server::__private::TaskSupport::Never,
+        }
     }
     fn tool_scopes(&self) -> ::mcp_server::__private::ToolScopes {
-        (Self::__MCP_TOOLS.tool_scopes)(self)
+        match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+            ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
+            ::core::option::Option::None => ::mcp_server::__private::ToolScopes::new(),
+        }
     }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+        let served = &<Self as ::mcp_server::__private::Served>::SERVED;
         let mut problems = ::std::vec::Vec::new();
-        problems.extend((Self::__MCP_TOOLS.problems)(self));
-        problems.extend((Self::__MCP_RESOURCES.problems)(self));
-        problems.extend((Self::__MCP_PROMPTS.problems)(self));
-        problems.extend((Self::__MCP_COMPLETIONS.problems)(self));
+        for hooks in [
+            &served.tools,
+            &served.resources,
+            &served.prompts,
+            &served.completions,
+        ]
+            .into_iter()
+            .flatten()
+        {
+            problems.extend((hooks.problems)(self));
+        }
         problems
     }
+}
+#[automatically_derived]
+impl ::mcp_server::__private::Served for Files {
+    const SERVED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed {
+        tools: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::ToolsBy>::HOOKS,
+        ),
+        resources: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::ResourcesBy>::HOOKS,
+        ),
+        prompts: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::PromptsBy>::HOOKS,
+        ),
+        completions: ::core::option::Option::Some(
+            <Self as ::mcp_server::__private::CompletionsBy>::HOOKS,
+        ),
+    };
 }
 #[automatically_derived]
 impl ::mcp_server::__private::ToolsDeclared for Files {}
@@ -88,22 +182,3 @@ impl ::mcp_server::__private::ResourcesDeclared for Files {}
 impl ::mcp_server::__private::PromptsDeclared for Files {}
 #[automatically_derived]
 impl ::mcp_server::__private::CompletionsDeclared for Files {}
-#[automatically_derived]
-impl Files {
-    #[doc(hidden)]
-    const __MCP_TOOLS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::tools_hooks::<
-        Self,
-    >();
-    #[doc(hidden)]
-    const __MCP_RESOURCES: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::resources_hooks::<
-        Self,
-    >();
-    #[doc(hidden)]
-    const __MCP_PROMPTS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::prompts_hooks::<
-        Self,
-    >();
-    #[doc(hidden)]
-    const __MCP_COMPLETIONS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::completions_hooks::<
-        Self,
-    >();
-}

@@ -5,7 +5,7 @@
 //! `docs/tasks.md`.
 //!
 //! * The server turns the extension on by declaring it:
-//!   `#[mcp(tools, extension("io.modelcontextprotocol/tasks"))]`. Without
+//!   `#[mcp(extension("io.modelcontextprotocol/tasks"))]`. Without
 //!   it `tasks/*` answer `-32601` and every tool runs synchronously.
 //! * Each tool says whether it may run as a task ([`TaskSupport`]):
 //!   `#[tool(task = "optional")]` in a router,

@@ -1,9 +1,10 @@
 //! The handler traits a server author implements, one per capability.
 //!
-//! Declaring a capability in `#[mcp(...)]` makes the derive route that
-//! capability's methods to the matching trait, so forgetting the impl is a
-//! compile error that names the trait; the reverse, implementing a trait
-//! whose capability is not declared, is a compile error too.
+//! A `#[router]` serves its capabilities without these traits. A
+//! hand-written impl is declared by its key in `#[mcp(...)]`: a key with
+//! neither router methods nor an impl is a compile error that names the
+//! trait, and so is an impl without its key (the traits require a marker
+//! only the key gives).
 //!
 //! Methods may be written as `async fn`; the returned futures must be `Send`
 //! so that multi-threaded transports can run them.

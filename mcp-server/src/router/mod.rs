@@ -1,4 +1,4 @@
-//! Typed tools, resources and prompts: what `#[mcp_server::router]`
+//! Typed tools, resources, prompts and completions: what `#[mcp_server::router]`
 //! generates code against, and the macro-free [`ToolRouter`](tools::ToolRouter) for catalogues
 //! known only at run time.
 //!
@@ -8,6 +8,7 @@
 //! check reads its header annotations from the same table.
 
 pub mod args;
+pub mod completions;
 mod page;
 pub mod prompts;
 pub mod resources;
