@@ -371,7 +371,7 @@ pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
 pub use features::listen::{honoured_filter, legacy_notification};
 pub use features::tasks::{TaskSupport, Tasks};
 pub use model::context::{
-    HttpHeaders, LegacySession, MessageContext, Principal, RequestContext, Transport,
+    HttpHeaders, LegacySession, MessageContext, Principal, Progress, RequestContext, Transport,
 };
 pub use model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
@@ -386,6 +386,8 @@ pub use model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_respo
 pub use model::server::McpServer;
 pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
+pub use router::input;
+pub use router::input::{Elicitation, InputRequired, PromptAnswer, ToolAnswer};
 pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::tools::{
