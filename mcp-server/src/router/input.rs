@@ -142,27 +142,6 @@ impl IntoPromptResult for InputRequired {
     }
 }
 
-/// How the user answered an elicitation ([`RetryInput::elicited`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Elicitation<T> {
-    /// `accept`, with the content read as `T`.
-    Accepted(T),
-    /// `decline`: the user said no.
-    Declined,
-    /// `cancel`: the user dismissed the request without choosing.
-    Cancelled,
-}
-
-impl<T> Elicitation<T> {
-    /// The accepted content, if accepted.
-    pub fn accepted(self) -> Option<T> {
-        match self {
-            Self::Accepted(value) => Some(value),
-            Self::Declined | Self::Cancelled => None,
-        }
-    }
-}
-
 /// A form-mode `elicitation/create` whose `requestedSchema` is `T`'s
 /// schema, read back with [`RetryInput::elicited::<T>`](RetryInput::elicited).
 ///

@@ -26,7 +26,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::wire::errors::{self, HandlerResult};
-use input::Elicitation;
 
 /// What a retried request carries (multi round-trip requests): the
 /// client's answers to the previous `input_required` result, by key, and the
@@ -142,6 +141,28 @@ impl RetryInput {
             None => Ok(None),
             Some(InputResponse::ListRootsResult(result)) => Ok(Some(&result.roots)),
             Some(_) => Err(not_a(key, "a roots/list result")),
+        }
+    }
+}
+
+/// How the user answered an elicitation ([`RetryInput::elicited`]; asked with
+/// [`input::elicit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// `accept`, with the content read as `T`.
+    Accepted(T),
+    /// `decline`: the user said no.
+    Declined,
+    /// `cancel`: the user dismissed the request without choosing.
+    Cancelled,
+}
+
+impl<T> Elicitation<T> {
+    /// The accepted content, if accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accepted(value) => Some(value),
+            Self::Declined | Self::Cancelled => None,
         }
     }
 }
