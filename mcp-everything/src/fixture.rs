@@ -944,9 +944,12 @@ impl Everything {
 }
 
 /// Sends one legacy `elicitation/create` with `schema` and reports the
-/// reply. Sent raw: the SEP-1330 titled multi-select does not survive the
-/// typed `InputRequest` (mcp-types cannot tell it from the untitled one),
-/// so these two tools work in legacy sessions only.
+/// reply. Sent raw, in legacy sessions only (no 2026 scenario calls these
+/// two tools): SEP-1330's `enumNames` is a deprecated shape no Rust type
+/// derives, and a reply to SEP-1034's `number` field with a fraction is
+/// no `ElicitResult` content in either schema, so a typed retry (what
+/// `mcp_server::input` and the legacy bridge make) would refuse it where
+/// the suite expects the reply echoed.
 async fn legacy_elicitation(
     ctx: &RequestContext,
     message: &str,

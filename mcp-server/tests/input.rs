@@ -43,6 +43,8 @@ struct Profile {
     newsletter: bool,
     plan: Plan,
     colors: Vec<Color>,
+    #[schemars(length(min = 1))]
+    extras: Vec<Plan>,
 }
 
 fn yes() -> bool {
@@ -87,8 +89,12 @@ fn a_form_is_the_flat_schema_of_its_type() {
                             { "const": "pro", "title": "The paid plan" },
                         ] },
                         "colors": { "type": "array", "items": { "type": "string", "enum": ["Red", "Green"] } },
+                        "extras": { "type": "array", "minItems": 1, "items": { "anyOf": [
+                            { "const": "free", "title": "The free plan" },
+                            { "const": "pro", "title": "The paid plan" },
+                        ] } },
                     },
-                    "required": ["name", "age", "plan", "colors"],
+                    "required": ["name", "age", "plan", "colors", "extras"],
                 },
             },
         })
