@@ -34,10 +34,7 @@ impl Tenants {
     /// Names the tenant this request was made for.
     #[tool(read_only)]
     fn whoami(&self, ctx: &RequestContext) -> String {
-        let tenant = ctx
-            .http_request()
-            .and_then(|parts| parts.extensions.get::<Tenant>())
-            .map_or("nobody", |t| t.0.as_str());
+        let tenant = ctx.extension::<Tenant>().map_or("nobody", |t| t.0.as_str());
         format!("tenant: {tenant}")
     }
 }

@@ -75,10 +75,11 @@
 //!   plus a text copy, and `T`'s schema as `outputSchema`; a 2025-11-25
 //!   session, whose schema allows only objects there, gets the text copy
 //!   alone when `T` is not an object, see [`legacy_result`]),
-//!   `InputRequiredResult` (MRTR), `()`, or `Result<T, E>`: an `Err` whose
-//!   type implements `Display` is a result with `isError: true`;
-//!   [`ToolError::Protocol`] is a JSON-RPC error (`?` on a
-//!   [`HandlerResult`] converts into it).
+//!   [`InputRequired`] or `InputRequiredResult` (MRTR, see [`input`]),
+//!   `()`, or `Result<T, E>`: an `Err` whose type implements `Display` is
+//!   a result with `isError: true`; [`ToolError::Protocol`] is a JSON-RPC
+//!   error (`?` on a [`HandlerResult`] converts into it). Which to use
+//!   when: [`errors`], "Which error to return".
 //!
 //! **`#[resource(...)]`**: `uri = "..."` (a fixed resource) or `template =
 //! "note://{id}"` (RFC 6570 `{var}` and `{+var}`; every other parameter
@@ -100,8 +101,9 @@
 //! parsed with `FromStr`, `#[arg(description = ...)]`), listed with its
 //! `required` flag. A missing or unparsable argument is `-32602`. Returns
 //! ([`IntoPromptResult`]): `String` (one user message), `PromptMessage`,
-//! `Vec<PromptMessage>`, `GetPromptResult`, `InputRequiredResult`, or
-//! `HandlerResult<T>`.
+//! `Vec<PromptMessage>`, `GetPromptResult`, [`InputRequired`],
+//! `InputRequiredResult`, or `HandlerResult<T>` ([`PromptAnswer`] when it
+//! may ask for input).
 //!
 //! **Completions** (`completion/complete`): `#[arg(complete = Self::method)]`
 //! on a `#[prompt]` parameter or a `#[resource(template)]` variable names a
@@ -403,10 +405,13 @@
 //!
 //! Both wire a per-request notification sink into [`RequestContext`]:
 //! [`RequestContext::log`] (only when the request asked for logs),
-//! [`RequestContext::progress`] (only with a `progressToken`),
-//! [`RequestContext::require_client_capability`] (`-32021`), and
+//! [`RequestContext::progress`] (`ctx.progress(step).total(t).message(m)`,
+//! only with a `progressToken`),
+//! [`RequestContext::require_client_capability`] (`-32021`),
 //! [`RequestContext::events`] for server-wide list/resource changes that
-//! `subscriptions/listen` streams and legacy sessions receive.
+//! `subscriptions/listen` streams and legacy sessions receive
+//! (`ctx.events().tools_list_changed()`), and over HTTP
+//! [`RequestContext::extension`] for what middleware put in the request.
 //!
 //! Legacy (2025-11-25) sessions are served by the same handlers; see the
 //! legacy bridge rules on [`legacy_result`] and [`MAX_INPUT_ROUNDS`]: an
@@ -443,7 +448,7 @@ pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
 pub use features::listen::{honoured_filter, legacy_notification};
 pub use features::tasks::{TaskSupport, Tasks};
 pub use model::context::{
-    HttpHeaders, LegacySession, MessageContext, Principal, RequestContext, Transport,
+    HttpHeaders, LegacySession, MessageContext, Principal, Progress, RequestContext, Transport,
 };
 pub use model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
@@ -456,14 +461,16 @@ pub use model::handlers::{
 pub use model::outcome::Outcome;
 pub use model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
 pub use model::server::McpServer;
-pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
 pub use router::completions::CompletionArguments;
+pub use router::input;
+pub use router::input::{InputRequired, PromptAnswer, ToolAnswer};
 pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
+pub use router::{Elicitation, RetryInput};
 pub use state::events::{ServerEvent, ServerEvents};
 pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
 pub use wire::reply::Reply;

@@ -18,7 +18,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::model::context::RequestContext;
 use crate::model::declaration::ServerDeclaration;
-use crate::state::events::ServerEvent;
+use crate::state::events::{ServerEvent, ServerEvents};
 use crate::wire::errors::HandlerResult;
 
 /// The part of `filter` this server honours, given its declared
@@ -126,7 +126,7 @@ pub(crate) async fn listen(
         let ids = crate::features::tasks::followable(declaration, ids, caller).await?;
         filter.extra.insert(TASK_IDS.into(), Value::Array(ids));
     }
-    let mut events = ctx.events().map(|e| e.subscribe());
+    let mut events = ctx.events.as_ref().map(ServerEvents::subscribe);
     let tag = |mut params: Value| {
         if let Value::Object(object) = &mut params {
             object.insert(

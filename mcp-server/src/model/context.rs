@@ -2,7 +2,7 @@
 //! per-request context handlers receive.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use mcp_types::v2026_07_28::{
     ClientCapabilities, Implementation, LoggingLevel, ProgressToken, RequestId, RequestMetaObject,
@@ -522,29 +522,41 @@ impl RequestContext {
         );
     }
 
-    /// Sends a `notifications/progress` for this request, if it carried a
-    /// `progressToken`; otherwise does nothing.
-    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = self.progress_token() else {
-            return;
-        };
-        let mut params = Map::new();
-        params.insert("progressToken".into(), json!(token));
-        params.insert("progress".into(), number(progress));
-        if let Some(total) = total {
-            params.insert("total".into(), number(total));
+    /// A `notifications/progress` for this request at `progress` (which
+    /// must grow from one report to the next), sent when the returned
+    /// [`Progress`] is dropped or [`sent`](Progress::send); set the total
+    /// and a message on it first:
+    ///
+    /// ```ignore
+    /// ctx.progress(50.0).total(100.0).message("Half way");
+    /// ```
+    ///
+    /// Nothing is sent when the request carried no `progressToken`.
+    pub fn progress(&self, progress: f64) -> Progress<'_> {
+        Progress {
+            ctx: self,
+            progress,
+            total: None,
+            message: None,
         }
-        if let Some(message) = message {
-            params.insert("message".into(), json!(message));
-        }
-        self.notify(methods::NOTIFICATIONS_PROGRESS, Value::Object(params));
     }
 
-    /// The server-wide event hub (list changes, resource updates), if the
-    /// transport has one. Publishing there reaches every
-    /// `subscriptions/listen` stream and legacy session that asked for it.
-    pub fn events(&self) -> Option<&ServerEvents> {
-        self.events.as_ref()
+    /// The server-wide event hub (list changes, resource updates).
+    /// Publishing there reaches every `subscriptions/listen` stream and
+    /// legacy session that asked for it; where the transport has no hub
+    /// (a context from [`RequestContext::new`]) events go nowhere.
+    pub fn events(&self) -> &ServerEvents {
+        static NOWHERE: OnceLock<ServerEvents> = OnceLock::new();
+        self.events
+            .as_ref()
+            .unwrap_or_else(|| NOWHERE.get_or_init(ServerEvents::new))
+    }
+
+    /// A value middleware put in the HTTP request's extensions (a tenant,
+    /// authentication claims), by type. `None` on stdio, for contexts built
+    /// with [`RequestContext::new`], and when no middleware set one.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.http_request.as_deref()?.extensions.get::<T>()
     }
 
     /// Legacy sessions only: sends a server→client request (for example
@@ -568,6 +580,61 @@ impl RequestContext {
 
     pub(crate) fn sink(&self) -> Option<&Sink> {
         self.sink.as_ref()
+    }
+}
+
+/// One `notifications/progress`, sent when dropped (or by
+/// [`send`](Self::send)); from [`RequestContext::progress`].
+pub struct Progress<'a> {
+    ctx: &'a RequestContext,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<String>,
+}
+
+impl Progress<'_> {
+    /// The total the progress runs to, if known.
+    pub fn total(mut self, total: f64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// A human-readable message about the progress.
+    pub fn message(mut self, message: impl Into<String>) -> Self {
+        self.message = Some(message.into());
+        self
+    }
+
+    /// Sends the report now (dropping it does the same).
+    pub fn send(self) {}
+}
+
+impl fmt::Debug for Progress<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Progress")
+            .field("progress", &self.progress)
+            .field("total", &self.total)
+            .field("message", &self.message)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        let Some(token) = self.ctx.progress_token() else {
+            return;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".into(), json!(token));
+        params.insert("progress".into(), number(self.progress));
+        if let Some(total) = self.total {
+            params.insert("total".into(), number(total));
+        }
+        if let Some(message) = self.message.take() {
+            params.insert("message".into(), Value::String(message));
+        }
+        self.ctx
+            .notify(methods::NOTIFICATIONS_PROGRESS, Value::Object(params));
     }
 }
 

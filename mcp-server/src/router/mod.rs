@@ -9,6 +9,7 @@
 
 pub mod args;
 pub mod completions;
+pub mod input;
 mod page;
 pub mod prompts;
 pub mod resources;
@@ -18,7 +19,14 @@ mod validation;
 
 pub use page::PAGE_SIZE;
 
-use mcp_types::v2026_07_28::{InputResponse, InputResponses};
+use mcp_types::v2026_07_28::{
+    CreateMessageResult, ElicitResultAction, InputResponse, InputResponses, Root,
+    SamplingMessageContent, SamplingMessageContentBlock,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::wire::errors::{self, HandlerResult};
 
 /// What a retried request carries (multi round-trip requests): the
 /// client's answers to the previous `input_required` result, by key, and the
@@ -52,4 +60,115 @@ impl RetryInput {
     pub fn is_first_round(&self) -> bool {
         self.responses.is_empty() && self.state.is_none()
     }
+
+    /// The answer to the elicitation `key` (`None` if the client sent
+    /// none: ask again), its content read as `T`. An accepted answer
+    /// without content (URL mode) reads as `{}`, or as `null` for a type
+    /// that needs one, such as `()`. `-32602` when the answer is not an
+    /// elicitation result or its content does not deserialize as `T`.
+    pub fn elicited<T: DeserializeOwned>(
+        &self,
+        key: &str,
+    ) -> HandlerResult<Option<Elicitation<T>>> {
+        let Some(response) = self.response(key) else {
+            return Ok(None);
+        };
+        let InputResponse::ElicitResult(result) = response else {
+            return Err(not_a(key, "an elicitation result"));
+        };
+        Ok(Some(match result.action {
+            ElicitResultAction::Decline => Elicitation::Declined,
+            ElicitResultAction::Cancel => Elicitation::Cancelled,
+            ElicitResultAction::Accept => {
+                let content = match &result.content {
+                    Some(content) => serde_json::to_value(content)
+                        .map_err(|e| errors::internal_error(e.to_string()))?,
+                    None => Value::Object(Map::new()),
+                };
+                let read = serde_json::from_value(content.clone()).or_else(|error| {
+                    match content.as_object().is_some_and(Map::is_empty) {
+                        true => serde_json::from_value(Value::Null).map_err(|_| error),
+                        false => Err(error),
+                    }
+                });
+                Elicitation::Accepted(read.map_err(|e| {
+                    errors::invalid_params(format!(
+                        "inputResponses.{key}: the content does not fit the requested schema: {e}"
+                    ))
+                })?)
+            }
+        }))
+    }
+
+    /// The sampling answer `key`, as the client sent it.
+    /// `-32602` when it is not a `sampling/createMessage` result.
+    pub fn sampled(&self, key: &str) -> HandlerResult<Option<&CreateMessageResult>> {
+        match self.response(key) {
+            None => Ok(None),
+            Some(InputResponse::CreateMessageResult(result)) => Ok(Some(result)),
+            Some(_) => Err(not_a(key, "a sampling result")),
+        }
+    }
+
+    /// The text of the sampling answer `key` (its text blocks, joined).
+    /// `-32602` when it is not a sampling result or holds no text.
+    pub fn sampled_text(&self, key: &str) -> HandlerResult<Option<String>> {
+        let Some(result) = self.sampled(key)? else {
+            return Ok(None);
+        };
+        let texts: Vec<&str> = match &result.content {
+            SamplingMessageContent::TextContent(text) => vec![text.text.as_str()],
+            SamplingMessageContent::Array(blocks) => blocks
+                .iter()
+                .filter_map(|block| match block {
+                    SamplingMessageContentBlock::TextContent(text) => Some(text.text.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        if texts.is_empty() {
+            return Err(errors::invalid_params(format!(
+                "inputResponses.{key} holds no text"
+            )));
+        }
+        Ok(Some(texts.concat()))
+    }
+
+    /// The roots of the `roots/list` answer `key`. `-32602` when it is not
+    /// a `roots/list` result.
+    pub fn roots(&self, key: &str) -> HandlerResult<Option<&[Root]>> {
+        match self.response(key) {
+            None => Ok(None),
+            Some(InputResponse::ListRootsResult(result)) => Ok(Some(&result.roots)),
+            Some(_) => Err(not_a(key, "a roots/list result")),
+        }
+    }
+}
+
+/// How the user answered an elicitation ([`RetryInput::elicited`]; asked with
+/// [`input::elicit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// `accept`, with the content read as `T`.
+    Accepted(T),
+    /// `decline`: the user said no.
+    Declined,
+    /// `cancel`: the user dismissed the request without choosing.
+    Cancelled,
+}
+
+impl<T> Elicitation<T> {
+    /// The accepted content, if accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accepted(value) => Some(value),
+            Self::Declined | Self::Cancelled => None,
+        }
+    }
+}
+
+/// `-32602`: the answer under `key` is of another kind than asked.
+fn not_a(key: &str, kind: &str) -> errors::ErrorObject {
+    errors::invalid_params(format!("inputResponses.{key} must be {kind}"))
 }

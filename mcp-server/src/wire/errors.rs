@@ -2,7 +2,62 @@
 //!
 //! Handlers return [`ErrorObject`] (the schema's `Error`, from `mcp-types`).
 //! The constructors here use the codes of `mcp_types::v2026_07_28::error_codes`
-//! and one short sentence as the message (digest §5).
+//! and one short sentence as the message.
+//!
+//! # Which error to return
+//!
+//! Two different answers, for two different failures:
+//!
+//! * **The tool failed** (the file is missing, the API said no): a
+//!   *result* with `isError: true`, which the model reads and may act on.
+//!   Return `Err(e)` from a tool returning `Result<T, E>` with any `E:
+//!   Display` (`String`, an error type), or [`ToolError::failed`](crate::ToolError::failed), or a
+//!   `CallToolResult::error(..)`. Arguments that break the input schema
+//!   get one too, before the tool runs.
+//! * **The request was bad** (an unknown resource, a bad `requestState`
+//!   or input response, a client capability the call needs): a *JSON-RPC
+//!   error* built here ([`invalid_params`], [`resource_not_found`],
+//!   [`missing_client_capability`], ...). Prompts and resources return it
+//!   as [`HandlerResult<T>`] (`Result<T, ErrorObject>`); a tool as
+//!   [`ToolError::Protocol`](crate::ToolError::Protocol), which `?` makes from an `ErrorObject`, so
+//!   `.map_err(|_| errors::invalid_params(..))?` needs no `.into()` (a
+//!   bare `return Err(..)` does).
+//!
+//! | a handler returns | modern (2026-07-28) | legacy session (2025-11-25) |
+//! |---|---|---|
+//! | tool `Err(e)`, `E: Display`; [`ToolError::Failed`](crate::ToolError::Failed); `CallToolResult::error` | result, `isError: true` | the same result, without `resultType` |
+//! | tool [`ToolError::Protocol`](crate::ToolError::Protocol); prompt or resource [`HandlerResult`] `Err` | JSON-RPC error; HTTP status from [`http_status_of`] (400 for `-32602`, `-32021`; 404 for `-32601`; 200 otherwise) | JSON-RPC error, HTTP 200; [`resource_not_found`] becomes `-32002` |
+//!
+//! [`ToolAnswer`](crate::ToolAnswer) and [`PromptAnswer`](crate::PromptAnswer)
+//! name what a tool or prompt that may also answer `input_required`
+//! returns.
+//!
+//! ```
+//! use mcp_server::{McpServer, ToolError, errors, router};
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "files", version = "1.0.0", tools)]
+//! struct Files;
+//!
+//! #[router]
+//! impl Files {
+//!     /// Line `n` (from 1) of a file under the working directory.
+//!     #[tool]
+//!     fn line(&self, path: String, n: u64) -> Result<String, ToolError> {
+//!         // The request was bad: a JSON-RPC error (`?` converts it).
+//!         let at = n.checked_sub(1).ok_or_else(|| errors::invalid_params("n counts from 1"))?;
+//!         // The tool failed: a result with `isError: true`.
+//!         let text = std::fs::read_to_string(&path).map_err(ToolError::failed)?;
+//!         let line = text.lines().nth(usize::try_from(at).unwrap_or(usize::MAX));
+//!         line.map(str::to_owned)
+//!             .ok_or_else(|| ToolError::failed(format!("{path} has no line {n}")))
+//!     }
+//! }
+//! # let bad = Files.line("a.txt".into(), 0).unwrap_err();
+//! # assert!(matches!(bad, ToolError::Protocol(e) if e.code == -32602));
+//! # let failed = Files.line("no/such/file".into(), 1).unwrap_err();
+//! # assert!(matches!(failed, ToolError::Failed(_)));
+//! ```
 
 use mcp_types::v2026_07_28::{Error, error_codes};
 use serde_json::{Value, json};
