@@ -11,7 +11,7 @@
 //! use mcp_server::{McpServer, router};
 //!
 //! #[derive(McpServer)]
-//! #[mcp(name = "weather", version = "1.0.0", tools, versions(legacy = ["2025-11-25"]))]
+//! #[mcp(name = "weather", version = "1.0.0", tools)]
 //! struct Weather;
 //!
 //! #[router]
@@ -157,8 +157,10 @@
 //!   the runtime implements ([`IMPLEMENTED_MODERN_VERSIONS`]), never merely
 //!   one `mcp-types` has types for. Must not be empty.
 //! * `legacy`: the versions a legacy `initialize` may agree to (dual-era),
-//!   from [`IMPLEMENTED_LEGACY_VERSIONS`]. Default: none, i.e. a
-//!   modern-only server.
+//!   from [`IMPLEMENTED_LEGACY_VERSIONS`]. Default: all of them, so a
+//!   server answers the legacy clients most hosts still run.
+//!   `versions(legacy = [])` opts out: a modern-only server, which answers
+//!   a legacy `initialize` with `-32601` naming the versions it speaks.
 //!
 //! Every entry must be a version the runtime implements
 //! ([`IMPLEMENTED_VERSIONS`]), of the right era: a known but unimplemented
