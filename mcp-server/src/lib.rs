@@ -28,8 +28,11 @@
 //! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
 //! ```
 //!
-//! Serve it with `mcp_server::stdio::run(Weather)` or
-//! `mcp_server::http::run(Weather, HttpConfig::new(addr))`.
+//! Serve it with `mcp_server::stdio::run(Weather)`,
+//! `mcp_server::http::run(Weather, HttpConfig::bind("127.0.0.1:8080")?)`,
+//! or let the command line choose: `fn main() -> ExitCode {
+//! mcp_server::serve_from_args(Weather) }` serves stdio by default and HTTP
+//! with `http [HOST:PORT]` ([`serve_from_args`]).
 //!
 //! # Tools, resources and prompts: `#[router]`
 //!
@@ -323,13 +326,15 @@
 //! * [`stdio`] (feature `stdio`): `mcp_server::stdio::run(server)`; one
 //!   message per line, concurrent requests, cancellation, EOF exit, a line
 //!   limit with a documented recovery rule.
-//! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::new(addr))`;
+//! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::bind("localhost:8101")?)`;
 //!   one `/mcp` endpoint, JSON or SSE, header rules, DNS-rebinding
 //!   protection, body limit, legacy sessions, the stale-session rule,
 //!   connection limits, timeouts and graceful shutdown; or
 //!   [`http::McpService`], the same as a `tower::Service` to mount in an
 //!   axum or hyper application (handlers read the HTTP request through
 //!   [`RequestContext::http_request`]).
+//! * [`serve_from_args`] (features `stdio` and `http`): either, as the
+//!   command line says (`stdio`, the default, or `http [HOST:PORT]`).
 //!
 //! Both wire a per-request notification sink into [`RequestContext`]:
 //! [`RequestContext::log`] (only when the request asked for logs),
@@ -346,6 +351,8 @@
 
 // Layers, lowest first; each imports only those below it (ARCHITECTURE.md,
 // checked by `cargo xtask layers`).
+#[cfg(all(feature = "stdio", feature = "http"))]
+mod cli;
 mod dispatch;
 mod era;
 mod features;
@@ -367,6 +374,8 @@ pub use wire::errors;
 #[path = "private.rs"]
 pub mod __private;
 
+#[cfg(all(feature = "stdio", feature = "http"))]
+pub use cli::{DEFAULT_HTTP_ADDR, serve_from_args};
 pub use dispatch::{INITIALIZE, McpServerExt, handle_message, handle_message_shared, handle_value};
 pub use era::legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
