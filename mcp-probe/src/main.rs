@@ -236,11 +236,11 @@ impl Failed {
 
     /// The line on stderr: `mcp-probe: --read URI: message`.
     fn line(&self) -> String {
-        match (&self.target, self.operation) {
-            (_, "connect") | (None, _) => format!("mcp-probe: {}", self.failure.message),
-            (Some(target), operation) => {
-                format!("mcp-probe: {operation} {target}: {}", self.failure.message)
-            }
+        let message = &self.failure.message;
+        match (self.operation, &self.target) {
+            ("connect", _) => format!("mcp-probe: {message}"),
+            (operation, Some(target)) => format!("mcp-probe: {operation} {target}: {message}"),
+            (operation, None) => format!("mcp-probe: {operation}: {message}"),
         }
     }
 }
@@ -898,7 +898,22 @@ fn base64_len(b64: &str) -> usize {
 mod helper_tests {
     #![allow(clippy::unwrap_used, reason = "tests")]
 
-    use super::{base64_len, prompt_arguments};
+    use super::{Failed, Failure, base64_len, prompt_arguments};
+    use serde_json::json;
+
+    #[test]
+    fn a_failure_names_its_operation() {
+        let failed = Failed::new("--list-tools", None, Failure::new(5, "timed out"));
+        assert_eq!(failed.line(), "mcp-probe: --list-tools: timed out");
+        assert_eq!(
+            failed.to_json(),
+            json!({"operation": "--list-tools", "exitCode": 5, "message": "timed out"})
+        );
+        let failed = Failed::new("--read", Some("test://x"), Failure::new(1, "not found"));
+        assert_eq!(failed.line(), "mcp-probe: --read test://x: not found");
+        let failed = Failed::new("connect", None, Failure::new(3, "refused"));
+        assert_eq!(failed.line(), "mcp-probe: refused");
+    }
 
     #[test]
     fn base64_sizes() {

@@ -54,9 +54,8 @@ pub struct HttpConfig {
     /// server started on `myhost.lan:8080` answers requests for
     /// `myhost.lan`. A server reached under any other name (a mounted
     /// [`McpService`](crate::http::McpService), one listening on
-    /// `0.0.0.0`) needs
-    /// [`allow_host`](Self::allow_host). Empty: any host (only behind a
-    /// proxy that checks it).
+    /// `0.0.0.0`) needs [`allow_host`](Self::allow_host). Empty: any host
+    /// (only behind a proxy that checks it).
     pub allowed_hosts: Vec<String>,
     /// Extra exact `Origin` values accepted (e.g. `https://app.example`).
     pub allowed_origins: Vec<String>,
@@ -126,10 +125,10 @@ pub struct HttpConfig {
 impl Default for HttpConfig {
     /// Defaults, listening on [`DEFAULT_LISTEN`] (`127.0.0.1:8080`). Meant
     /// for a mounted [`McpService`](crate::http::McpService), which
-    /// ignores the address: its host
-    /// decides where to listen. `Host` and `Origin` must still name
-    /// loopback ([`DEFAULT_ALLOWED_HOSTS`]), since the name the application
-    /// is reached under is not known here; add it with
+    /// ignores the address: its host decides where to listen. `Host` and
+    /// `Origin` must still name loopback ([`DEFAULT_ALLOWED_HOSTS`]), since
+    /// the name the application is reached under is not known here; add it
+    /// with
     /// [`allow_host`](Self::allow_host) (`.allow_host("api.example.com")`)
     /// rather than [`allow_any_host`](Self::allow_any_host), which turns
     /// DNS-rebinding protection off.
@@ -150,8 +149,8 @@ impl HttpConfig {
     /// Defaults, listening on `addr`, written `HOST:PORT` as for
     /// [`std::net::TcpListener::bind`]: `"127.0.0.1:8080"`,
     /// `"localhost:8101"`, `"[::1]:8080"`, `"0.0.0.0:0"` (port 0: any free
-    /// port; the startup line says which).
-    /// A name is resolved now, blocking, and its first IPv4 address is
+    /// port; the startup line says which). A name is resolved now,
+    /// blocking, and its first IPv4 address is
     /// used (else its first address), so `localhost` means `127.0.0.1`
     /// where it resolves to both. The host as written is allowed in `Host`
     /// and `Origin` unless it is a wildcard address (see
