@@ -3,7 +3,11 @@
 //! resources, list and get prompts. Also the conformance client
 //! (`mcp-probe conformance URL`).
 //!
-//! Exit codes:
+//! Every requested operation runs even when an earlier one fails: the
+//! report shows what succeeded, then what failed (on stderr; with `--json`
+//! as an `errors` array in the one JSON document printed, which is also
+//! printed when connecting fails). The exit code is that of the first
+//! failure:
 //!
 //! | code | meaning |
 //! |---|---|
@@ -28,9 +32,13 @@ use serde_json::{Map, Value, json};
 /// negotiated version, supportedVersions, serverInfo, capabilities and
 /// instructions.
 ///
-/// Exit codes: 0 ok, 1 the server returned an error for a requested
-/// operation, 2 usage error, 3 cannot reach the server, 4 protocol failure
-/// (no mutual version, wrong era, malformed answer), 5 timeout.
+/// Every requested operation runs even if another fails; the report shows
+/// what succeeded, then what failed (with --json: an `errors` array).
+///
+/// Exit codes (of the first failure): 0 ok, 1 the server returned an error
+/// for a requested operation, 2 usage error, 3 cannot reach the server, 4
+/// protocol failure (no mutual version, wrong era, malformed answer), 5
+/// timeout.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-probe", version, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -45,7 +53,8 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = EraArg::Auto)]
     era: EraArg,
 
-    /// Print one JSON object instead of readable text.
+    /// Print one JSON object instead of readable text (failures in its
+    /// `errors` array).
     #[arg(long)]
     json: bool,
 
@@ -179,6 +188,61 @@ enum EraArg {
 struct Failure {
     code: u8,
     message: String,
+    /// The JSON-RPC error, when the server answered with one.
+    rpc: Option<Value>,
+}
+
+impl Failure {
+    fn new(code: u8, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+            rpc: None,
+        }
+    }
+}
+
+/// One requested operation that failed: the flag that asked for it
+/// (`connect` for connecting), its argument, and why.
+struct Failed {
+    operation: &'static str,
+    target: Option<String>,
+    failure: Failure,
+}
+
+impl Failed {
+    fn new(operation: &'static str, target: Option<&str>, failure: impl Into<Failure>) -> Self {
+        Failed {
+            operation,
+            target: target.map(str::to_owned),
+            failure: failure.into(),
+        }
+    }
+
+    /// The entry of the report's `errors` array.
+    fn to_json(&self) -> Value {
+        let mut entry = Map::new();
+        entry.insert("operation".into(), json!(self.operation));
+        if let Some(target) = &self.target {
+            entry.insert("target".into(), json!(target));
+        }
+        entry.insert("exitCode".into(), json!(self.failure.code));
+        entry.insert("message".into(), json!(self.failure.message));
+        if let Some(rpc) = &self.failure.rpc {
+            entry.insert("error".into(), rpc.clone());
+        }
+        Value::Object(entry)
+    }
+
+    /// The line on stderr: `mcp-probe: --read URI: message`.
+    fn line(&self) -> String {
+        let message = &self.failure.message;
+        match (self.operation, &self.target) {
+            ("connect", _) => format!("mcp-probe: {message}"),
+            (operation, Some(target)) => format!("mcp-probe: {operation} {target}: {message}"),
+            (operation, None) => format!("mcp-probe: {operation}: {message}"),
+        }
+    }
 }
 
 impl From<Error> for Failure {
@@ -193,9 +257,14 @@ impl From<Error> for Failure {
             Error::Timeout { .. } => 5,
             _ => 4,
         };
+        let rpc = match &e {
+            Error::Rpc { error, .. } => serde_json::to_value(error).ok(),
+            _ => None,
+        };
         Failure {
             code,
             message: e.to_string(),
+            rpc,
         }
     }
 }
@@ -225,10 +294,7 @@ fn read_certificates(path: &std::path::Path) -> Result<Vec<Vec<u8>>, String> {
 }
 
 fn usage(message: impl Into<String>) -> Failure {
-    Failure {
-        code: 2,
-        message: message.into(),
-    }
+    Failure::new(2, message)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -236,7 +302,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Conformance { url }) => conformance::run(url).await,
-        None => probe(&cli).await,
+        None => Ok(probe(&cli).await),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -266,7 +332,47 @@ impl mcp_client::ClientHandler for Accept {
     }
 }
 
-async fn probe(cli: &Cli) -> Result<u8, Failure> {
+/// Connects, runs the requested operations, prints the report and what
+/// failed; returns the exit code.
+async fn probe(cli: &Cli) -> u8 {
+    let (report, failed) = match connect(cli).await {
+        Ok((client, call_args, prompt_args)) => {
+            let mut report = summary(&client);
+            let failed = operations(cli, &client, &mut report, call_args, prompt_args).await;
+            // Close the connection (ending a legacy session) whatever failed.
+            client.close().await;
+            (Some(report), failed)
+        }
+        Err(failure) => (None, vec![failure]),
+    };
+    print_report(cli.json, report, &failed);
+    failed.first().map_or(0, |f| f.failure.code)
+}
+
+/// The report on stdout (readable, or one JSON document whose `errors`
+/// lists what failed), then each failure on stderr.
+fn print_report(json: bool, report: Option<Map<String, Value>>, failed: &[Failed]) {
+    if json {
+        let mut document = report.unwrap_or_default();
+        if !failed.is_empty() {
+            let errors = failed.iter().map(Failed::to_json).collect();
+            document.insert("errors".into(), Value::Array(errors));
+        }
+        println!("{}", Value::Object(document));
+    } else if let Some(report) = &report {
+        print_readable(report);
+    }
+    for f in failed {
+        eprintln!("{}", f.line());
+    }
+}
+
+/// Checks the arguments and connects; also returns the parsed `--args`
+/// and `--prompt-args`.
+async fn connect(
+    cli: &Cli,
+) -> Result<(Client, Map<String, Value>, BTreeMap<String, String>), Failed> {
+    let bad = |failure: Failure| Failed::new("connect", None, failure);
     let mut opts = ClientOptions {
         era: match cli.era {
             EraArg::Auto => EraMode::Auto,
@@ -278,7 +384,7 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
         authorization: cli.authorization.clone(),
         #[cfg(feature = "rustls")]
         extra_root_certificates: match &cli.ca_cert {
-            Some(path) => read_certificates(path).map_err(usage)?,
+            Some(path) => read_certificates(path).map_err(|e| bad(usage(e)))?,
             None => Vec::new(),
         },
         client_info: mcp_client::mcp_types::v2026_07_28::Implementation::builder()
@@ -291,38 +397,27 @@ async fn probe(cli: &Cli) -> Result<u8, Failure> {
     };
     if let Some(raw) = &cli.elicit_accept {
         let Ok(Value::Object(content)) = serde_json::from_str(raw) else {
-            return Err(usage("--elicit-accept must be a JSON object"));
+            return Err(bad(usage("--elicit-accept must be a JSON object")));
         };
         opts.capabilities = serde_json::from_value(json!({"elicitation": {"form": {}}}))
-            .map_err(|e| usage(e.to_string()))?;
+            .map_err(|e| bad(usage(e.to_string())))?;
         opts.handler = Some(std::sync::Arc::new(Accept(content)));
     }
     let call_args: Map<String, Value> = match serde_json::from_str(&cli.args) {
         Ok(Value::Object(m)) => m,
-        _ => return Err(usage("--args must be a JSON object")),
+        _ => return Err(bad(usage("--args must be a JSON object"))),
     };
     if cli.as_task && cli.concurrent > 1 {
-        return Err(usage("--as-task makes one call: drop --concurrent"));
+        return Err(bad(usage("--as-task makes one call: drop --concurrent")));
     }
-    let prompt_args = prompt_arguments(&cli.prompt_args).map_err(usage)?;
+    let prompt_args = prompt_arguments(&cli.prompt_args).map_err(|e| bad(usage(e)))?;
     let client = match (&cli.url, cli.server.split_first()) {
-        (Some(url), None) => Client::connect_http(url, opts).await?,
-        (None, Some((program, args))) => Client::connect_stdio(program, args, opts).await?,
-        _ => return Err(usage("give either --url URL or -- CMD ARGS...")),
+        (Some(url), None) => Client::connect_http(url, opts).await,
+        (None, Some((program, args))) => Client::connect_stdio(program, args, opts).await,
+        _ => return Err(bad(usage("give either --url URL or -- CMD ARGS..."))),
     };
-
-    let mut report = summary(&client);
-    // Close the connection (ending a legacy session) even when an operation fails.
-    let outcome = operations(cli, &client, &mut report, call_args, prompt_args).await;
-    client.close().await;
-    let code = outcome?;
-
-    if cli.json {
-        println!("{}", Value::Object(report));
-    } else {
-        print_readable(&report);
-    }
-    Ok(code)
+    let client = client.map_err(|e| bad(e.into()))?;
+    Ok((client, call_args, prompt_args))
 }
 
 /// The `--oauth*` flags as options.
@@ -358,82 +453,150 @@ fn prompt_arguments(raw: &str) -> Result<BTreeMap<String, String>, String> {
         .collect()
 }
 
-/// Runs the requested operations, adding their results to `report`;
-/// returns the exit code (1 for a tool result with `isError`).
+/// Runs every requested operation, adding what succeeded to `report`;
+/// returns what failed, in order (a tool result with `isError` included).
 async fn operations(
     cli: &Cli,
     client: &Client,
     report: &mut Map<String, Value>,
     call_args: Map<String, Value>,
     prompt_args: BTreeMap<String, String>,
-) -> Result<u8, Failure> {
-    let mut code = 0;
-    if cli.list_tools {
-        let tools = client.list_tools(None).await?;
-        let names: Vec<Value> = to_json(&tools)["tools"]
-            .as_array()
-            .map(|t| t.iter().map(|t| t["name"].clone()).collect())
-            .unwrap_or_default();
-        report.insert("tools".into(), Value::Array(names));
+) -> Vec<Failed> {
+    let mut failed = Vec::new();
+    // What succeeded goes in the report under `key`, what failed in `failed`.
+    fn record(
+        report: &mut Map<String, Value>,
+        failed: &mut Vec<Failed>,
+        key: &str,
+        outcome: Result<Value, Failed>,
+    ) {
+        match outcome {
+            Ok(value) => {
+                report.insert(key.into(), value);
+            }
+            Err(f) => failed.push(f),
+        }
     }
-    if let (Some(name), true) = (&cli.call, cli.as_task) {
-        let result = call_as_task(client, name, call_args.clone(), report).await?;
-        if result["isError"] == json!(true) {
-            code = 1;
-        }
-        report.insert("callResult".into(), result);
-    } else if let Some(name) = &cli.call {
-        let calls = (0..cli.concurrent.max(1)).map(|_| {
-            let (client, name, args) = (client.clone(), name.clone(), call_args.clone());
-            tokio::spawn(async move { client.call_tool(&name, args).await })
+    if cli.list_tools {
+        let tools = client.list_tools(None).await.map(|tools| {
+            let names = to_json(&tools)["tools"]
+                .as_array()
+                .map(|t| t.iter().map(|t| t["name"].clone()).collect())
+                .unwrap_or_default();
+            Value::Array(names)
         });
-        let mut results = Vec::new();
-        for call in calls.collect::<Vec<_>>() {
-            let outcome = call.await.map_err(|e| Failure {
-                code: 4,
-                message: format!("a concurrent call failed: {e}"),
-            })?;
-            results.push(to_json(&outcome?));
+        record(
+            report,
+            &mut failed,
+            "tools",
+            tools.map_err(|e| Failed::new("--list-tools", None, e)),
+        );
+    }
+    if let Some(name) = &cli.call {
+        let result = if cli.as_task {
+            call_as_task(client, name, call_args, report).await
+        } else {
+            call(client, name, call_args, cli.concurrent, report).await
+        };
+        let is_error = matches!(&result, Ok(r) if r["isError"] == json!(true));
+        record(
+            report,
+            &mut failed,
+            "callResult",
+            result.map_err(|e| Failed::new("--call", Some(name), e)),
+        );
+        if is_error {
+            failed.push(Failed::new(
+                "--call",
+                Some(name),
+                Failure::new(1, "the tool's result has isError: true"),
+            ));
         }
-        let result = results.first().cloned().unwrap_or(Value::Null);
-        if results.iter().any(|r| r["content"] != result["content"]) {
-            return Err(Failure {
-                code: 4,
-                message: format!("{} concurrent calls gave different results", results.len()),
-            });
-        }
-        if results.len() > 1 {
-            report.insert("concurrentCalls".into(), json!(results.len()));
-        }
-        if result["isError"] == json!(true) {
-            code = 1;
-        }
-        report.insert("callResult".into(), result);
     }
     if cli.list_resources {
-        let list = to_json(&client.list_resources().await?);
-        report.insert("resources".into(), list["resources"].clone());
+        let list = client.list_resources().await;
+        let list = list.map(|l| to_json(&l)["resources"].clone());
+        record(
+            report,
+            &mut failed,
+            "resources",
+            list.map_err(|e| Failed::new("--list-resources", None, e)),
+        );
     }
     if cli.list_templates {
-        let list = to_json(&client.list_resource_templates().await?);
-        report.insert(
-            "resourceTemplates".into(),
-            list["resourceTemplates"].clone(),
+        let list = client.list_resource_templates().await;
+        let list = list.map(|l| to_json(&l)["resourceTemplates"].clone());
+        record(
+            report,
+            &mut failed,
+            "resourceTemplates",
+            list.map_err(|e| Failed::new("--list-templates", None, e)),
         );
     }
     if let Some(uri) = &cli.read {
-        let result = to_json(&client.read_resource(uri).await?);
-        report.insert("readResult".into(), result);
+        let result = client.read_resource(uri).await.map(|r| to_json(&r));
+        record(
+            report,
+            &mut failed,
+            "readResult",
+            result.map_err(|e| Failed::new("--read", Some(uri), e)),
+        );
     }
     if cli.list_prompts {
-        let list = to_json(&client.list_prompts().await?);
-        report.insert("prompts".into(), list["prompts"].clone());
+        let list = client.list_prompts().await;
+        let list = list.map(|l| to_json(&l)["prompts"].clone());
+        record(
+            report,
+            &mut failed,
+            "prompts",
+            list.map_err(|e| Failed::new("--list-prompts", None, e)),
+        );
     }
     if let Some(name) = &cli.get_prompt {
-        let result = to_json(&client.get_prompt(name, prompt_args).await?);
-        report.insert("promptResult".into(), result);
+        let result = client.get_prompt(name, prompt_args).await;
+        record(
+            report,
+            &mut failed,
+            "promptResult",
+            result
+                .map(|r| to_json(&r))
+                .map_err(|e| Failed::new("--get-prompt", Some(name), e)),
+        );
     }
-    Ok(code)
+    failed
+}
+
+/// `--call NAME` (`--concurrent N` times at once): the result, which every
+/// call must give alike.
+async fn call(
+    client: &Client,
+    name: &str,
+    args: Map<String, Value>,
+    concurrent: usize,
+    report: &mut Map<String, Value>,
+) -> Result<Value, Failure> {
+    let calls = (0..concurrent.max(1)).map(|_| {
+        let (client, name, args) = (client.clone(), name.to_owned(), args.clone());
+        tokio::spawn(async move { client.call_tool(&name, args).await })
+    });
+    let mut results = Vec::new();
+    for call in calls.collect::<Vec<_>>() {
+        let outcome = call
+            .await
+            .map_err(|e| Failure::new(4, format!("a concurrent call failed: {e}")))?;
+        results.push(to_json(&outcome?));
+    }
+    let result = results.first().cloned().unwrap_or(Value::Null);
+    if results.iter().any(|r| r["content"] != result["content"]) {
+        return Err(Failure::new(
+            4,
+            format!("{} concurrent calls gave different results", results.len()),
+        ));
+    }
+    if results.len() > 1 {
+        report.insert("concurrentCalls".into(), json!(results.len()));
+    }
+    Ok(result)
 }
 
 /// `--call NAME --as-task`: the call, and if the server made it a task,
@@ -735,7 +898,22 @@ fn base64_len(b64: &str) -> usize {
 mod helper_tests {
     #![allow(clippy::unwrap_used, reason = "tests")]
 
-    use super::{base64_len, prompt_arguments};
+    use super::{Failed, Failure, base64_len, prompt_arguments};
+    use serde_json::json;
+
+    #[test]
+    fn a_failure_names_its_operation() {
+        let failed = Failed::new("--list-tools", None, Failure::new(5, "timed out"));
+        assert_eq!(failed.line(), "mcp-probe: --list-tools: timed out");
+        assert_eq!(
+            failed.to_json(),
+            json!({"operation": "--list-tools", "exitCode": 5, "message": "timed out"})
+        );
+        let failed = Failed::new("--read", Some("test://x"), Failure::new(1, "not found"));
+        assert_eq!(failed.line(), "mcp-probe: --read test://x: not found");
+        let failed = Failed::new("connect", None, Failure::new(3, "refused"));
+        assert_eq!(failed.line(), "mcp-probe: refused");
+    }
 
     #[test]
     fn base64_sizes() {

@@ -63,8 +63,27 @@ fn exit_codes() {
     // https is a usage error without TLS; with it, an unreachable server.
     let https = probe(&["--url", "https://127.0.0.1:1/mcp"]).status.code();
     assert_eq!(https, Some(if cfg!(feature = "rustls") { 3 } else { 2 }));
-    // 3: cannot reach the server.
+    // 3: cannot reach the server; with --json, still one JSON document.
     assert_eq!(probe(&["--", "/nonexistent/server"]).status.code(), Some(3));
+    let out = probe(&["--json", "--", "/nonexistent/server"]);
+    assert_eq!(out.status.code(), Some(3));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors = json["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{json}");
+    assert_eq!(errors[0]["operation"], "connect");
+    assert_eq!(errors[0]["exitCode"], 3);
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/server"),
+        "{json}"
+    );
+    // A usage error found after parsing, too.
+    let out = probe(&["--json", "--args", "[]", "--call", "x", "--", "cmd"]);
+    assert_eq!(out.status.code(), Some(2));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"][0]["message"], "--args must be a JSON object");
     // 4: forced modern against a legacy server.
     let out = probe(&[
         "--era",

@@ -212,6 +212,81 @@ fn errors_and_usage() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// One failing operation hides nothing: what succeeded is printed, then
+/// each failure (stderr; `errors` with `--json`), and the exit code is the
+/// first failure's.
+fn partial_failures() {
+    let args = [
+        "--list-tools",
+        "--call",
+        "no_such_tool",
+        "--read",
+        "test://no-such-resource",
+        "--get-prompt",
+        "test_simple_prompt",
+    ];
+    for era in ["modern", "legacy"] {
+        let out = stdio(era, &args);
+        let (text, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(1), "{era}: {err}");
+        assert!(
+            text.contains(&format!("era:                {era}")),
+            "{text}"
+        );
+        assert!(text.contains("tools:              test_"), "{text}");
+        assert!(
+            text.contains("  user: This is a simple prompt for testing."),
+            "{era}: {text}"
+        );
+        let call = err.find("mcp-probe: --call no_such_tool: ");
+        let read = err.find("mcp-probe: --read test://no-such-resource: ");
+        assert!(
+            call.is_some() && read.is_some() && call < read,
+            "{era}: {err}"
+        );
+
+        let mut all = vec!["--json"];
+        all.extend_from_slice(&args);
+        let out = stdio(era, &all);
+        assert_eq!(out.status.code(), Some(1), "{era}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(report["tools"].as_array().is_some_and(|t| !t.is_empty()));
+        assert_eq!(
+            report["promptResult"]["messages"][0]["content"]["text"],
+            "This is a simple prompt for testing."
+        );
+        assert!(report.get("callResult").is_none() && report.get("readResult").is_none());
+        let errors = report["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 2, "{report}");
+        assert_eq!(errors[0]["operation"], "--call");
+        assert_eq!(errors[0]["target"], "no_such_tool");
+        assert_eq!(errors[0]["exitCode"], 1);
+        assert_eq!(errors[1]["operation"], "--read");
+        assert_eq!(errors[1]["target"], "test://no-such-resource");
+        let code = if era == "modern" { -32602 } else { -32002 };
+        assert_eq!(errors[1]["error"]["code"], code, "{era}: {report}");
+        assert!(
+            errors[1]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no-such-resource")
+        );
+    }
+    // A tool result with isError is printed, and is a failure too.
+    let out = stdio("modern", &["--json", "--call", "test_error_handling"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["callResult"]["isError"], true);
+    assert_eq!(
+        report["errors"],
+        json!([{"operation": "--call", "target": "test_error_handling", "exitCode": 1,
+            "message": "the tool's result has isError: true"}])
+    );
+}
+
 fn over_http() {
     let url = http_url();
     for era in ["modern", "legacy"] {
@@ -335,11 +410,12 @@ fn main() -> ExitCode {
             }
         };
     }
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 7] = [
         ("lists_in_both_eras", lists_in_both_eras),
         ("reads_in_both_eras", reads_in_both_eras),
         ("prompts_in_both_eras", prompts_in_both_eras),
         ("errors_and_usage", errors_and_usage),
+        ("partial_failures", partial_failures),
         ("over_http", over_http),
         ("calls_as_tasks", calls_as_tasks),
     ];

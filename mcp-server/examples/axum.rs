@@ -51,10 +51,11 @@ async fn tenant(mut request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// The application: its own routes plus MCP under `/mcp`.
+/// The application: its own routes plus MCP under `/mcp`. The default
+/// config accepts `Host: localhost` (loopback) only; an app reached under
+/// another name adds it with `.allow_host("api.example.com")`.
 fn app() -> std::io::Result<Router> {
-    let addr = ([127, 0, 0, 1], 8080).into();
-    let mcp = McpService::new(Tenants, HttpConfig::new(addr))?;
+    let mcp = McpService::new(Tenants, HttpConfig::default())?;
     Ok(Router::new()
         .route("/health", get(|| async { "ok" }))
         .nest_service("/mcp", mcp)

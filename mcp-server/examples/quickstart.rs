@@ -1,6 +1,7 @@
-//! Two typed tools, both eras, over stdio: `cargo run -p mcp-era-server --example quickstart`.
+//! Two typed tools, both eras, over stdio or HTTP:
+//! `cargo run -p mcp-era-server --example quickstart [-- http localhost:8080]`.
 #[derive(mcp_server::McpServer)]
-#[mcp(name = "quickstart", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
+#[mcp(name = "quickstart", version = "1.0.0")]
 struct Quickstart;
 
 #[mcp_server::router]
@@ -18,6 +19,6 @@ impl Quickstart {
     }
 }
 
-fn main() -> std::io::Result<()> {
-    mcp_server::stdio::run(Quickstart)
+fn main() -> std::process::ExitCode {
+    mcp_server::serve_from_args(Quickstart)
 }

@@ -11,7 +11,7 @@
 //! use mcp_server::{McpServer, router};
 //!
 //! #[derive(McpServer)]
-//! #[mcp(name = "weather", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
+//! #[mcp(name = "weather", version = "1.0.0")]
 //! struct Weather;
 //!
 //! #[router]
@@ -29,8 +29,11 @@
 //! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
 //! ```
 //!
-//! Serve it with `mcp_server::stdio::run(Weather)` or
-//! `mcp_server::http::run(Weather, HttpConfig::new(addr))`.
+//! Serve it with `mcp_server::stdio::run(Weather)`,
+//! `mcp_server::http::run(Weather, HttpConfig::bind("127.0.0.1:8080")?)`,
+//! or let the command line choose: `fn main() -> ExitCode {
+//! mcp_server::serve_from_args(Weather) }` serves stdio by default and HTTP
+//! with `http [HOST:PORT]` ([`serve_from_args`]).
 //!
 //! # Tools, resources and prompts: `#[router]`
 //!
@@ -222,8 +225,10 @@
 //!   the runtime implements ([`IMPLEMENTED_MODERN_VERSIONS`]), never merely
 //!   one `mcp-types` has types for. Must not be empty.
 //! * `legacy`: the versions a legacy `initialize` may agree to (dual-era),
-//!   from [`IMPLEMENTED_LEGACY_VERSIONS`]. Default: none, i.e. a
-//!   modern-only server.
+//!   from [`IMPLEMENTED_LEGACY_VERSIONS`]. Default: all of them, so a
+//!   server answers the legacy clients most hosts still run.
+//!   `versions(legacy = [])` opts out: a modern-only server, which answers
+//!   a legacy `initialize` with `-32601` naming the versions it speaks.
 //!
 //! Every entry must be a version the runtime implements
 //! ([`IMPLEMENTED_VERSIONS`]), of the right era: a known but unimplemented
@@ -395,13 +400,15 @@
 //! * [`stdio`] (feature `stdio`): `mcp_server::stdio::run(server)`; one
 //!   message per line, concurrent requests, cancellation, EOF exit, a line
 //!   limit with a documented recovery rule.
-//! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::new(addr))`;
+//! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::bind("localhost:8101")?)`;
 //!   one `/mcp` endpoint, JSON or SSE, header rules, DNS-rebinding
 //!   protection, body limit, legacy sessions, the stale-session rule,
 //!   connection limits, timeouts and graceful shutdown; or
 //!   [`http::McpService`], the same as a `tower::Service` to mount in an
 //!   axum or hyper application (handlers read the HTTP request through
 //!   [`RequestContext::http_request`]).
+//! * [`serve_from_args`] (features `stdio` and `http`): either, as the
+//!   command line says (`stdio`, the default, or `http [HOST:PORT]`).
 //!
 //! Both wire a per-request notification sink into [`RequestContext`]:
 //! [`RequestContext::log`] (only when the request asked for logs),
@@ -421,6 +428,8 @@
 
 // Layers, lowest first; each imports only those below it (ARCHITECTURE.md,
 // checked by `cargo xtask layers`).
+#[cfg(all(feature = "stdio", feature = "http"))]
+mod cli;
 mod dispatch;
 mod era;
 mod features;
@@ -442,6 +451,8 @@ pub use wire::errors;
 #[path = "private.rs"]
 pub mod __private;
 
+#[cfg(all(feature = "stdio", feature = "http"))]
+pub use cli::{DEFAULT_HTTP_ADDR, serve_from_args};
 pub use dispatch::{INITIALIZE, McpServerExt, handle_message, handle_message_shared, handle_value};
 pub use era::legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};

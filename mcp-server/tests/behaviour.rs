@@ -59,13 +59,14 @@ fn server_info(name: &str, version: &str) -> Value {
 
 // ----- servers ---------------------------------------------------------------
 
-/// Modern-only, tools only; the ~15-line server of the crate docs.
+/// Modern-only (opted out of the legacy default), tools only.
 #[derive(McpServer)]
 #[mcp(
     name = "weather",
     version = "1.0.0",
     tools(list_changed),
-    instructions = "Ask for the forecast."
+    instructions = "Ask for the forecast.",
+    versions(legacy = [])
 )]
 struct Weather;
 
@@ -227,7 +228,12 @@ fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
         declaration.advertised_versions(),
         mcp_server::IMPLEMENTED_MODERN_VERSIONS
     );
-    assert!(declaration.initialize_versions().is_empty());
+    // Dual-era by default: every implemented legacy version.
+    assert_eq!(
+        declaration.initialize_versions(),
+        mcp_server::IMPLEMENTED_LEGACY_VERSIONS
+    );
+    assert!(declaration.is_dual_era());
     assert_eq!(
         declaration.discover_ttl_ms(),
         mcp_server::DEFAULT_DISCOVER_TTL_MS

@@ -3,7 +3,8 @@
 //! hints, cross-key rules.
 
 use mcp_versions::{
-    Era, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, KNOWN_VERSIONS, era_of, is_implemented,
+    Era, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
+    KNOWN_VERSIONS, era_of, is_implemented,
 };
 use syn::{Expr, Lit, LitStr};
 
@@ -121,9 +122,11 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
         }
         None => IMPLEMENTED_MODERN_VERSIONS.to_vec(),
     };
+    // Dual-era unless the server opts out with `legacy = []`: most clients
+    // in use still speak only the legacy era.
     let legacy = match &attrs.legacy {
         Some((_, list)) => check_versions(cx, list, Era::Legacy),
-        None => Vec::new(),
+        None => IMPLEMENTED_LEGACY_VERSIONS.to_vec(),
     };
 
     let ttl_ms = attrs.ttl_ms.as_ref().and_then(|expr| checked_ttl(cx, expr));

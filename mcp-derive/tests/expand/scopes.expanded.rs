@@ -52,7 +52,7 @@ impl ::mcp_server::__private::McpServer for Files {
                 ::mcp_server::__private::ServerDeclaration::new(
                         server_info,
                         &["2026-07-28"],
-                        &[],
+                        &["2025-11-25"],
                     )
                     .with_capabilities(capabilities)
                     .with_discover_cache(

@@ -1,7 +1,8 @@
 //! Every setting of the HTTP transport and its default (`HttpConfig`,
 //! `TlsConfig`).
 
-use std::net::SocketAddr;
+use std::io;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 #[cfg(feature = "auth")]
@@ -35,6 +36,10 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// The hosts allowed by default: loopback only.
 pub const DEFAULT_ALLOWED_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
 
+/// The address [`HttpConfig::default`] listens on: loopback, port 8080.
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 8080);
+
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
@@ -43,7 +48,13 @@ pub struct HttpConfig {
     /// The MCP endpoint path (default `/mcp`).
     pub path: String,
     /// Hostnames (without port; IPv6 without brackets) accepted in `Host`
-    /// and in `Origin` (default [`DEFAULT_ALLOWED_HOSTS`]). Empty: any host
+    /// and in `Origin`: the DNS-rebinding protection. Default
+    /// [`DEFAULT_ALLOWED_HOSTS`] (loopback), plus the host the constructor
+    /// was given unless it is a wildcard address (`0.0.0.0`, `::`): a
+    /// server started on `myhost.lan:8080` answers requests for
+    /// `myhost.lan`. A server reached under any other name (a mounted
+    /// [`McpService`](crate::http::McpService), one listening on
+    /// `0.0.0.0`) needs [`allow_host`](Self::allow_host). Empty: any host
     /// (only behind a proxy that checks it).
     pub allowed_hosts: Vec<String>,
     /// Extra exact `Origin` values accepted (e.g. `https://app.example`).
@@ -111,9 +122,120 @@ pub struct HttpConfig {
     pub auth: Option<auth::AuthConfig>,
 }
 
+impl Default for HttpConfig {
+    /// Defaults, listening on [`DEFAULT_LISTEN`] (`127.0.0.1:8080`). Meant
+    /// for a mounted [`McpService`](crate::http::McpService), which
+    /// ignores the address: its host decides where to listen. `Host` and
+    /// `Origin` must still name loopback ([`DEFAULT_ALLOWED_HOSTS`]), since
+    /// the name the application is reached under is not known here; add it
+    /// with
+    /// [`allow_host`](Self::allow_host) (`.allow_host("api.example.com")`)
+    /// rather than [`allow_any_host`](Self::allow_any_host), which turns
+    /// DNS-rebinding protection off.
+    fn default() -> Self {
+        Self::new(DEFAULT_LISTEN)
+    }
+}
+
 impl HttpConfig {
-    /// Defaults, listening on `listen`.
+    /// Defaults, listening on `listen`; its IP is allowed in `Host` and
+    /// `Origin` unless it is a wildcard (see
+    /// [`allowed_hosts`](Self::allowed_hosts)).
     pub fn new(listen: SocketAddr) -> Self {
+        let config = Self::defaults(listen);
+        config.allow_listen_host(&listen.ip().to_string(), Some(listen.ip()))
+    }
+
+    /// Defaults, listening on `addr`, written `HOST:PORT` as for
+    /// [`std::net::TcpListener::bind`]: `"127.0.0.1:8080"`,
+    /// `"localhost:8101"`, `"[::1]:8080"`, `"0.0.0.0:0"` (port 0: any free
+    /// port; the startup line says which). A name is resolved now,
+    /// blocking, and its first IPv4 address is
+    /// used (else its first address), so `localhost` means `127.0.0.1`
+    /// where it resolves to both. The host as written is allowed in `Host`
+    /// and `Origin` unless it is a wildcard address (see
+    /// [`allowed_hosts`](Self::allowed_hosts)).
+    ///
+    /// ```
+    /// # use mcp_server::http::HttpConfig;
+    /// let config = HttpConfig::bind("127.0.0.1:8101")?;
+    /// assert_eq!(config.listen.port(), 8101);
+    /// assert!(HttpConfig::bind("8101").is_err());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`io::ErrorKind::InvalidInput`] when `addr` is not `HOST:PORT`;
+    /// the resolver's error when the name does not resolve. Both name
+    /// `addr`.
+    pub fn bind(addr: &str) -> io::Result<Self> {
+        if let Ok(listen) = addr.parse::<SocketAddr>() {
+            return Ok(Self::new(listen));
+        }
+        let invalid = |why: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "invalid listen address {addr:?}: {why}; \
+                     write HOST:PORT, e.g. 127.0.0.1:8080, localhost:8080 or [::1]:8080"
+                ),
+            )
+        };
+        let Some((host, port)) = addr.rsplit_once(':') else {
+            return Err(invalid("no port"));
+        };
+        let port: u16 = port
+            .parse()
+            .map_err(|_| invalid("the port is not a number from 0 to 65535"))?;
+        if host.is_empty() {
+            return Err(invalid(
+                "no host (127.0.0.1 serves this machine only, 0.0.0.0 every interface)",
+            ));
+        }
+        if host.starts_with('[') {
+            return Err(invalid("not a valid IPv6 address"));
+        }
+        if host.contains(':') {
+            return Err(invalid("an IPv6 address goes in brackets"));
+        }
+        let resolved: Vec<SocketAddr> = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot resolve {addr:?}: {e}")))?
+            .collect();
+        let listen = resolved
+            .iter()
+            .find(|a| a.is_ipv4())
+            .or_else(|| resolved.first())
+            .copied()
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("cannot resolve {addr:?}: no address"),
+                )
+            })?;
+        Ok(Self::defaults(listen).allow_listen_host(host, None))
+    }
+
+    /// Allows the listen host `host` (`ip` when it is an address literal)
+    /// unless it is a wildcard or already allowed.
+    fn allow_listen_host(self, host: &str, ip: Option<IpAddr>) -> Self {
+        let wildcard = ip
+            .or_else(|| host.parse().ok())
+            .is_some_and(|ip| ip.is_unspecified());
+        let known = self
+            .allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(host));
+        if wildcard || known {
+            self
+        } else {
+            self.allow_host(host)
+        }
+    }
+
+    /// Every default, listening on `listen`, loopback allowed.
+    fn defaults(listen: SocketAddr) -> Self {
         Self {
             listen,
             path: "/mcp".to_owned(),
@@ -188,4 +310,84 @@ pub(super) fn with_declared_scopes<S: McpServer>(server: &S, mut config: HttpCon
         .auth
         .map(|auth| auth.with_declared_scopes(&server.declared_scopes()));
     config
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+    use super::*;
+
+    fn loopback() -> Vec<String> {
+        DEFAULT_ALLOWED_HOSTS
+            .iter()
+            .map(|h| (*h).to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn bind_takes_addresses_and_names() {
+        let config = HttpConfig::bind("127.0.0.1:0").unwrap();
+        assert_eq!(config.listen, SocketAddr::from(([127, 0, 0, 1], 0)));
+        assert_eq!(config.allowed_hosts, loopback());
+        let config = HttpConfig::bind("[::1]:8080").unwrap();
+        assert_eq!(config.listen, "[::1]:8080".parse().unwrap());
+        assert_eq!(config.allowed_hosts, loopback());
+        let config = HttpConfig::bind("localhost:8101").unwrap();
+        assert!(config.listen.ip().is_loopback(), "{}", config.listen);
+        assert_eq!(config.listen.port(), 8101);
+        assert_eq!(config.allowed_hosts, loopback());
+        assert_eq!(config.path, "/mcp");
+    }
+
+    #[test]
+    fn the_listen_host_is_allowed_unless_a_wildcard() {
+        for wildcard in ["0.0.0.0:8080", "[::]:8080"] {
+            let config = HttpConfig::bind(wildcard).unwrap();
+            assert_eq!(config.allowed_hosts, loopback(), "{wildcard}");
+        }
+        let config = HttpConfig::bind("192.0.2.7:80").unwrap();
+        assert_eq!(config.allowed_hosts.last().unwrap(), "192.0.2.7");
+        let config = HttpConfig::new("[2001:db8::1]:80".parse().unwrap());
+        assert_eq!(config.allowed_hosts.last().unwrap(), "2001:db8::1");
+        let config = HttpConfig::defaults(DEFAULT_LISTEN).allow_listen_host("MyHost.lan", None);
+        assert_eq!(config.allowed_hosts.last().unwrap(), "myhost.lan");
+    }
+
+    #[test]
+    fn bind_names_what_is_wrong() {
+        for (addr, why) in [
+            ("8080", "no port"),
+            ("localhost", "no port"),
+            (":8080", "no host"),
+            ("localhost:99999", "the port is not a number"),
+            ("localhost:http", "the port is not a number"),
+            ("::1:8080", "an IPv6 address goes in brackets"),
+            ("[nope]:80", "not a valid IPv6 address"),
+        ] {
+            let e = HttpConfig::bind(addr).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{addr}");
+            let message = e.to_string();
+            assert!(
+                message.starts_with(&format!("invalid listen address {addr:?}: {why}")),
+                "{message}"
+            );
+            assert!(message.contains("HOST:PORT"), "{message}");
+        }
+        let e = HttpConfig::bind("no-such-host.invalid:80").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot resolve \"no-such-host.invalid:80\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn default_listens_on_loopback_and_allows_only_loopback() {
+        let config = HttpConfig::default();
+        assert_eq!(config.listen, DEFAULT_LISTEN);
+        assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.allowed_hosts, loopback());
+        assert!(config.allowed_origins.is_empty());
+    }
 }

@@ -22,7 +22,8 @@ use crate::state::events::ServerEvent;
 
 /// Binds [`HttpConfig::listen`] and serves `server` on a new multi-threaded
 /// tokio runtime until ctrl-c or SIGTERM ([`shutdown_signal`]), then shuts
-/// down gracefully (see [`serve_listener_until`]).
+/// down gracefully (see [`serve_listener_until`]). Once listening it says
+/// where, as [`serve`] does.
 pub fn run<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -32,10 +33,50 @@ pub fn run<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<
 
 /// Binds [`HttpConfig::listen`] and serves `server` until ctrl-c or
 /// SIGTERM, then shuts down gracefully.
+///
+/// Once listening it logs one line with the bound address (the real port
+/// when port 0 was asked for), e.g. `MCP server "notes" 1.0.0 listening on
+/// http://127.0.0.1:8101/mcp`: through `tracing` at info level, or on
+/// stderr when no `tracing` subscriber is installed, so a server started
+/// from a terminal always says where it is.
 pub async fn serve<S: McpServer + 'static>(server: S, config: HttpConfig) -> io::Result<()> {
-    let listener = TcpListener::bind(config.listen).await?;
-    tracing::info!(addr = %listener.local_addr()?, path = %config.path, "MCP over HTTP");
-    serve_listener_until(Arc::new(server), listener, config, shutdown_signal()).await
+    let listener = TcpListener::bind(config.listen).await.map_err(|e| {
+        io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.listen))
+    })?;
+    serve_until(Arc::new(server), listener, config, shutdown_signal(), true).await
+}
+
+/// The startup line: what is served, and where.
+fn startup_line<S: McpServer>(address: std::net::SocketAddr, config: &HttpConfig) -> String {
+    let info = S::declaration().server_info();
+    #[cfg(feature = "rustls")]
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    #[cfg(not(feature = "rustls"))]
+    let scheme = "http";
+    format!(
+        "MCP server {:?} {} listening on {scheme}://{address}{}",
+        info.name, info.version, config.path
+    )
+}
+
+/// Logs `line` at info level, or writes it to stderr when no subscriber
+/// would see it and `stderr_fallback` is set.
+fn announce(line: &str, stderr_fallback: bool) {
+    if stderr_fallback && !has_subscriber() {
+        eprintln!("{line}");
+    } else {
+        tracing::info!("{line}");
+    }
+}
+
+/// Whether a `tracing` subscriber (global, or this thread's default) is
+/// installed.
+fn has_subscriber() -> bool {
+    !tracing::dispatcher::get_default(|d| d.is::<tracing::subscriber::NoSubscriber>())
 }
 
 /// Completes on ctrl-c (SIGINT) or, on Unix, SIGTERM. If the handlers
@@ -79,12 +120,26 @@ pub async fn serve_listener<S: McpServer + 'static>(
 /// gracefully: it stops accepting, ends `subscriptions/listen` and legacy
 /// event streams ([`ServerEvent::ShuttingDown`]), lets each connection
 /// finish the request it is serving (keep-alive off), and drops whatever
-/// is still running after [`HttpConfig::shutdown_grace`].
+/// is still running after [`HttpConfig::shutdown_grace`]. The startup line
+/// goes to `tracing` only (the caller bound the listener, so it knows
+/// where it is).
 pub async fn serve_listener_until<S: McpServer + 'static>(
     server: Arc<S>,
     listener: TcpListener,
     config: HttpConfig,
     shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    serve_until(server, listener, config, shutdown, false).await
+}
+
+/// [`serve_listener_until`], with the startup line also on stderr when
+/// `stderr_fallback` is set and no subscriber is installed.
+async fn serve_until<S: McpServer + 'static>(
+    server: Arc<S>,
+    listener: TcpListener,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()>,
+    stderr_fallback: bool,
 ) -> io::Result<()> {
     crate::model::server::check_catalogue(&*server)?;
     #[cfg(feature = "auth")]
@@ -98,6 +153,10 @@ pub async fn serve_listener_until<S: McpServer + 'static>(
         );
     }
     let tls = tokio_tls::acceptor(&config)?;
+    announce(
+        &startup_line::<S>(listener.local_addr()?, &config),
+        stderr_fallback,
+    );
     let state = State::new(server, config, false);
     let connections = Arc::new(Semaphore::new(max_connections));
     let (stage, _) = watch::channel(Stage::Serving);
@@ -314,3 +373,17 @@ const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
 
 /// The longest pause after failed `accept`s in a row.
 const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
+
+#[cfg(test)]
+mod tests {
+    use super::has_subscriber;
+
+    #[test]
+    fn a_subscriber_is_seen() {
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(std::io::sink)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || assert!(has_subscriber()));
+        assert!(!has_subscriber());
+    }
+}

@@ -7,7 +7,7 @@
 //! # #[derive(McpServer)] #[mcp(name = "x", version = "1")] struct MyServer;
 //! use mcp_server::http::HttpConfig;
 //! fn main() -> std::io::Result<()> {
-//!     mcp_server::http::run(MyServer, HttpConfig::new("127.0.0.1:8080".parse().unwrap()))
+//!     mcp_server::http::run(MyServer, HttpConfig::bind("127.0.0.1:8080")?)
 //! }
 //! ```
 //!
@@ -45,7 +45,8 @@
 //!    the target's authority when the target is absolute-form (or HTTP/2's
 //!    `:authority`), else `Host`; its hostname must be in
 //!    [`HttpConfig::allowed_hosts`] (default `localhost`, `127.0.0.1`,
-//!    `::1`, any port), and each `Origin` line must be `http(s)://`
+//!    `::1` and the listen host unless a wildcard, any port), and each
+//!    `Origin` line must be `http(s)://`
 //!    plus an allowed host (or be listed in
 //!    [`HttpConfig::allowed_origins`]); else **403**. Both with a JSON-RPC
 //!    `-32600` body without `id`.
@@ -151,7 +152,7 @@ mod streams;
 #[cfg(feature = "rustls")]
 pub use config::TlsConfig;
 pub use config::{
-    DEFAULT_ALLOWED_HOSTS, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_ALLOWED_HOSTS, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_LISTEN,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_PRINCIPAL, DEFAULT_SHUTDOWN_GRACE, HttpConfig,
 };
