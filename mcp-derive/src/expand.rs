@@ -140,14 +140,16 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         );
     }
 
-    // A capability is served when `#[mcp(...)]` writes it (then its
-    // settings apply) or when a `#[router]` routes it (then with none).
+    // A capability is declared when `#[mcp(...)]` writes it (with its
+    // settings) or when a `#[router]` serves it (routed completions: when
+    // something completes).
     let mut caps = Vec::new();
     let flag = |on: bool, field: TokenStream| {
         on.then(|| quote!(c.#field = ::core::option::Option::Some(true);))
     };
     let values = [
         (
+            attrs.tools.is_some(),
             quote!(tools),
             attrs.tools.as_ref().map_or_else(Vec::new, |c| {
                 vec![flag(c.list_changed, quote!(list_changed))]
@@ -155,6 +157,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             quote!(#p::ServerCapabilitiesTools),
         ),
         (
+            attrs.resources.is_some(),
             quote!(resources),
             attrs.resources.as_ref().map_or_else(Vec::new, |c| {
                 vec![
@@ -165,26 +168,33 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             quote!(#p::ServerCapabilitiesResources),
         ),
         (
+            attrs.prompts.is_some(),
             quote!(prompts),
             attrs.prompts.as_ref().map_or_else(Vec::new, |c| {
                 vec![flag(c.list_changed, quote!(list_changed))]
             }),
             quote!(#p::ServerCapabilitiesPrompts),
         ),
+        (
+            attrs.completions.is_some(),
+            quote!(completions),
+            Vec::new(),
+            quote!(#p::JSONObject),
+        ),
     ];
-    for (field, sets, ty) in values {
-        let value = capability_value(ty, sets);
-        caps.push(quote! {
-            if <Self as #p::Served>::SERVED.#field.as_ref().is_some_and(|hooks| (hooks.offered)()) {
-                capabilities.#field = ::core::option::Option::Some(#value);
+    for (written, field, sets, ty) in values {
+        let set = quote!(capabilities.#field = ::core::option::Option::Some(#ty::new()););
+        caps.push(if written {
+            let value = capability_value(ty, sets);
+            quote!(capabilities.#field = ::core::option::Option::Some(#value);)
+        } else {
+            quote! {
+                if <Self as #p::Served>::SERVED.#field.as_ref().is_some_and(|hooks| (hooks.offered)()) {
+                    #set
+                }
             }
         });
     }
-    caps.push(quote! {
-        if <Self as #p::Served>::SERVED.completions.as_ref().is_some_and(|hooks| (hooks.offered)()) {
-            capabilities.completions = ::core::option::Option::Some(#p::JSONObject::new());
-        }
-    });
     if attrs.logging.is_some() {
         caps.push(
             quote!(capabilities.logging = ::core::option::Option::Some(#p::JSONObject::new());),

@@ -36,47 +36,23 @@ where
                     ],
                 );
                 let mut capabilities = my_runtime::__private::ServerCapabilities::new();
-                if <Self as my_runtime::__private::Served>::SERVED
-                    .tools
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.tools = ::core::option::Option::Some({
-                        let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
-                        c.list_changed = ::core::option::Option::Some(true);
-                        c
-                    });
-                }
-                if <Self as my_runtime::__private::Served>::SERVED
-                    .resources
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.resources = ::core::option::Option::Some({
-                        let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
-                        c.list_changed = ::core::option::Option::Some(true);
-                        c.subscribe = ::core::option::Option::Some(true);
-                        c
-                    });
-                }
-                if <Self as my_runtime::__private::Served>::SERVED
-                    .prompts
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.prompts = ::core::option::Option::Some(
-                        my_runtime::__private::ServerCapabilitiesPrompts::new(),
-                    );
-                }
-                if <Self as my_runtime::__private::Served>::SERVED
-                    .completions
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.completions = ::core::option::Option::Some(
-                        my_runtime::__private::JSONObject::new(),
-                    );
-                }
+                capabilities.tools = ::core::option::Option::Some({
+                    let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
+                    c.list_changed = ::core::option::Option::Some(true);
+                    c
+                });
+                capabilities.resources = ::core::option::Option::Some({
+                    let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
+                    c.list_changed = ::core::option::Option::Some(true);
+                    c.subscribe = ::core::option::Option::Some(true);
+                    c
+                });
+                capabilities.prompts = ::core::option::Option::Some(
+                    my_runtime::__private::ServerCapabilitiesPrompts::new(),
+                );
+                capabilities.completions = ::core::option::Option::Some(
+                    my_runtime::__private::JSONObject::new(),
+                );
                 capabilities.logging = ::core::option::Option::Some(
                     my_runtime::__private::JSONObject::new(),
                 );

@@ -11,44 +11,20 @@ impl ::mcp_server::__private::McpServer for Files {
                     .version(::std::string::String::from("1.0.0"))
                     .build();
                 let mut capabilities = ::mcp_server::__private::ServerCapabilities::new();
-                if <Self as ::mcp_server::__private::Served>::SERVED
-                    .tools
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.tools = ::core::option::Option::Some({
-                        let mut c = ::mcp_server::__private::ServerCapabilitiesTools::new();
-                        c.list_changed = ::core::option::Option::Some(true);
-                        c
-                    });
-                }
-                if <Self as ::mcp_server::__private::Served>::SERVED
-                    .resources
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.resources = ::core::option::Option::Some(
-                        ::mcp_server::__private::ServerCapabilitiesResources::new(),
-                    );
-                }
-                if <Self as ::mcp_server::__private::Served>::SERVED
-                    .prompts
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.prompts = ::core::option::Option::Some(
-                        ::mcp_server::__private::ServerCapabilitiesPrompts::new(),
-                    );
-                }
-                if <Self as ::mcp_server::__private::Served>::SERVED
-                    .completions
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.completions = ::core::option::Option::Some(
-                        ::mcp_server::__private::JSONObject::new(),
-                    );
-                }
+                capabilities.tools = ::core::option::Option::Some({
+                    let mut c = ::mcp_server::__private::ServerCapabilitiesTools::new();
+                    c.list_changed = ::core::option::Option::Some(true);
+                    c
+                });
+                capabilities.resources = ::core::option::Option::Some(
+                    ::mcp_server::__private::ServerCapabilitiesResources::new(),
+                );
+                capabilities.prompts = ::core::option::Option::Some(
+                    ::mcp_server::__private::ServerCapabilitiesPrompts::new(),
+                );
+                capabilities.completions = ::core::option::Option::Some(
+                    ::mcp_server::__private::JSONObject::new(),
+                );
                 ::mcp_server::__private::ServerDeclaration::new(
                         server_info,
                         &["2026-07-28"],
