@@ -86,9 +86,10 @@ impl RetryInput {
                     None => Value::Object(Map::new()),
                 };
                 let read = serde_json::from_value(content.clone()).or_else(|error| {
-                    match content.as_object().is_some_and(Map::is_empty) {
-                        true => serde_json::from_value(Value::Null).map_err(|_| error),
-                        false => Err(error),
+                    if content.as_object().is_some_and(Map::is_empty) {
+                        serde_json::from_value(Value::Null).map_err(|_| error)
+                    } else {
+                        Err(error)
                     }
                 });
                 Elicitation::Accepted(read.map_err(|e| {
