@@ -388,6 +388,8 @@ pub use router::RetryInput;
 pub use router::args::{ArgumentError, Arguments};
 pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
+pub use router::resources::{IntoListing, ListedResource};
+pub use router::tools::{Era, ToolVisibility};
 pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };

@@ -152,6 +152,7 @@ impl Notes {
                         call: <Notes>::__mcp_tool_add,
                         task: ::mcp_server::__private::TaskSupport::Never,
                         scopes: &[],
+                        visibility: ::mcp_server::__private::ToolVisibility::LISTED,
                     },
                     ::mcp_server::__private::ToolSpec {
                         method: "search",
@@ -171,6 +172,7 @@ impl Notes {
                         call: <Notes>::__mcp_tool_search,
                         task: ::mcp_server::__private::TaskSupport::Never,
                         scopes: &["notes:read", "search"],
+                        visibility: ::mcp_server::__private::ToolVisibility::LISTED,
                     },
                 ],
             ))
@@ -208,6 +210,8 @@ impl Notes {
                     ::mcp_server::__private::ResourceSpec {
                         method: "note",
                         mime_type: ::core::option::Option::Some("text/markdown"),
+                        ttl_ms: ::core::option::Option::None,
+                        cache_scope: ::core::option::Option::None,
                         describe: || {
                             let mut described = ::mcp_server::__private::ResourceTemplate::builder()
                                 .name("note")
@@ -224,6 +228,7 @@ impl Notes {
                             )
                         },
                         read: <Notes>::__mcp_resource_note,
+                        list: ::core::option::Option::None,
                     },
                 ],
             ))
@@ -342,7 +347,7 @@ impl ::mcp_server::__private::ResourcesHandler for Notes {
             ::mcp_server::__private::ListResourcesResult,
         >,
     > + ::core::marker::Send {
-        ::core::future::ready(<Notes>::__mcp_resource_table().list(&params, ctx))
+        <Notes>::__mcp_resource_table().list(self, params, ctx)
     }
     fn read_resource(
         &self,
