@@ -208,6 +208,18 @@ fn settings_key(
         );
         return skip_value(meta);
     }
+    let only = match key.as_str() {
+        "hidden" | "era" if kind != Kind::Tool => Some("tools only"),
+        "list" if kind != Kind::Resource => Some("resource templates only"),
+        "cache" if kind != Kind::Resource => {
+            Some("resources only (their reads); lists take the server's `#[mcp(cache(...))]`")
+        }
+        _ => None,
+    };
+    if let Some(only) = only {
+        cx.error_spanned_by(&meta.path, format!("`{key}` applies to {only}"));
+        return skip_value(meta);
+    }
     if !kind.keys().contains(&key.as_str()) {
         cx.error_spanned_by(&meta.path, unknown_key_message(&key, &context, kind.keys()));
         return skip_value(meta);

@@ -273,9 +273,32 @@ pub trait IntoListing<V> {
     fn into_listing(self) -> HandlerResult<Vec<ListedResource<V>>>;
 }
 
-impl<V, T: Into<ListedResource<V>>> IntoListing<V> for Vec<T> {
+impl<V, T: IntoListed<V>> IntoListing<V> for Vec<T> {
     fn into_listing(self) -> HandlerResult<Vec<ListedResource<V>>> {
-        Ok(self.into_iter().map(Into::into).collect())
+        Ok(self.into_iter().map(IntoListed::into_listed).collect())
+    }
+}
+
+/// One item of a `list` method's `Vec`: the template variables `V`, or a
+/// [`ListedResource<V>`].
+#[diagnostic::on_unimplemented(
+    message = "a `list` method of a template whose variables are `{V}` cannot list `{Self}`",
+    note = "list `{V}` (one value per template variable, a tuple in the template's order when there are several, typed as the resource method's parameters) or `mcp_server::ListedResource<{V}>`"
+)]
+pub trait IntoListed<V> {
+    /// The listed instance.
+    fn into_listed(self) -> ListedResource<V>;
+}
+
+impl<V> IntoListed<V> for V {
+    fn into_listed(self) -> ListedResource<V> {
+        ListedResource::new(self)
+    }
+}
+
+impl<V> IntoListed<V> for ListedResource<V> {
+    fn into_listed(self) -> ListedResource<V> {
+        self
     }
 }
 
