@@ -67,7 +67,7 @@ pub trait IntoReadResult {
 }
 
 fn contents(items: Vec<ReadResourceResultContentsItem>, request: &ResourceRequest) -> ReadOutcome {
-    Ok(ReadResourceResult::new(items, request.cache_hints.clone()).into())
+    Ok(ReadResourceResult::new(items, request.cache_hints).into())
 }
 
 impl IntoReadResult for String {

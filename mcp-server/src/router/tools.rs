@@ -567,7 +567,8 @@ impl<S> ToolTable<S> {
         &self.problems
     }
 
-    /// The described tools, in listing order.
+    /// Every described tool in declaration order, hidden and one-era ones
+    /// included.
     pub fn tools(&self) -> impl Iterator<Item = &Tool> {
         self.catalogue.entries.iter().map(|e| &e.tool)
     }
