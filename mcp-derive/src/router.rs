@@ -11,11 +11,13 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
 
 use crate::expand::{icon_value, some_string};
-use crate::internals::attr::{Icon, Scopes, parse_icon, parse_scopes, path_name, skip_value};
-use crate::internals::check::{check_icon, check_scopes};
+use crate::internals::attr::{
+    Icon, Scopes, parse_cache_hints, parse_icon, parse_scopes, path_name, skip_value,
+};
+use crate::internals::check::{check_icon, check_scopes, checked_scope, checked_ttl};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::json::JsonLiteral;
-use crate::internals::suggest::unknown_key_message;
+use crate::internals::suggest::{did_you_mean, unknown_key_message};
 
 const TOOL_KEYS: &[&str] = &[
     "name",
@@ -29,7 +31,10 @@ const TOOL_KEYS: &[&str] = &[
     "meta",
     "task",
     "scopes",
+    "hidden",
+    "era",
 ];
+const ERAS: &[&str] = &["modern", "legacy"];
 const TASK_SUPPORT: &[&str] = &["never", "optional", "required"];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
@@ -39,6 +44,8 @@ const RESOURCE_KEYS: &[&str] = &[
     "description",
     "mime_type",
     "icon",
+    "list",
+    "cache",
 ];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon"];
 const ARG_KEYS: &[&str] = &["name", "description", "header", "complete"];
@@ -90,6 +97,32 @@ struct Settings {
     meta: Option<String>,
     /// `scopes = [...]` (tools only); `Some` once written, even if invalid.
     scopes: Option<Option<Scopes>>,
+    /// `#[tool(hidden)]`.
+    hidden: bool,
+    /// `list = method` (templates only), as written.
+    list: Option<syn::Path>,
+    /// The `list` method, once found and checked.
+    lister: Option<Lister>,
+    /// `cache(ttl_ms = ..., scope = ...)` (resources only), as written.
+    cache: Option<(Option<syn::Expr>, Option<LitStr>)>,
+    /// `cache(...)` checked: `ttlMs`, and `Some(true)` for a public scope.
+    cache_values: (Option<u64>, Option<bool>),
+}
+
+/// The `list` method of a template, as its signature says.
+struct Lister {
+    ident: syn::Ident,
+    is_async: bool,
+    takes_context: bool,
+    /// Where an unfit return type is reported.
+    output_span: Span,
+}
+
+/// A method of the impl block that `list = ...` may name.
+struct FnInfo {
+    ident: syn::Ident,
+    sig: syn::Signature,
+    marked: bool,
 }
 
 /// One parameter of a marked method.
@@ -178,6 +211,18 @@ fn settings_key(
         );
         return skip_value(meta);
     }
+    let only = match key.as_str() {
+        "hidden" | "era" if kind != Kind::Tool => Some("tools only"),
+        "list" if kind != Kind::Resource => Some("resource templates only"),
+        "cache" if kind != Kind::Resource => {
+            Some("resources only (their reads); lists take the server's `#[mcp(cache(...))]`")
+        }
+        _ => None,
+    };
+    if let Some(only) = only {
+        cx.error_spanned_by(&meta.path, format!("`{key}` applies to {only}"));
+        return skip_value(meta);
+    }
     if !kind.keys().contains(&key.as_str()) {
         cx.error_spanned_by(&meta.path, unknown_key_message(&key, &context, kind.keys()));
         return skip_value(meta);
@@ -185,7 +230,10 @@ fn settings_key(
     let duplicate = settings.strings.contains_key(&key)
         || settings.flags.contains_key(&key)
         || (key == "meta" && settings.meta.is_some())
-        || (key == "scopes" && settings.scopes.is_some());
+        || (key == "scopes" && settings.scopes.is_some())
+        || (key == "hidden" && settings.hidden)
+        || (key == "list" && settings.list.is_some())
+        || (key == "cache" && settings.cache.is_some());
     if duplicate {
         cx.error_spanned_by(&meta.path, format!("duplicate {context} key `{key}`"));
         return skip_value(meta);
@@ -193,6 +241,18 @@ fn settings_key(
     match key.as_str() {
         "icon" => settings.icons.push(parse_icon(cx, meta)?),
         "scopes" => settings.scopes = Some(parse_scopes(cx, meta)?),
+        "hidden" => {
+            if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+                cx.error_spanned_by(
+                    &meta.path,
+                    "`hidden` takes no value: write `#[tool(hidden)]`, or leave it out for a listed tool",
+                );
+                return skip_value(meta);
+            }
+            settings.hidden = true;
+        }
+        "list" => settings.list = Some(meta.value()?.parse()?),
+        "cache" => settings.cache = Some(parse_cache_hints(cx, meta, "`cache(...)`")?),
         "read_only" | "destructive" | "idempotent" | "open_world" => {
             let value = if meta.input.peek(syn::Token![=]) {
                 meta.value()?.parse::<syn::LitBool>()?.value
@@ -467,10 +527,16 @@ pub fn router(args: TokenStream, mut item: ItemImpl, mut krate: syn::Path) -> To
         );
     }
     let mut methods = Vec::new();
+    let mut fns = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
             continue;
         };
+        fns.push(FnInfo {
+            ident: method.sig.ident.clone(),
+            sig: method.sig.clone(),
+            marked: method.attrs.iter().any(|a| Kind::of(a).is_some()),
+        });
         let mut marks = Vec::new();
         method.attrs.retain(|attr| match Kind::of(attr) {
             Some(kind) => {
@@ -493,8 +559,9 @@ pub fn router(args: TokenStream, mut item: ItemImpl, mut krate: syn::Path) -> To
     let completers = completers(&mut cx, &item, &methods);
     let completers_ok = cx.has_errors() == before;
     let checked = check(&mut cx, &methods) && completers_ok;
+    let resolved = check_catalogue_keys(&mut cx, &mut methods, &fns);
     let errors = cx.into_compile_errors();
-    if !checked {
+    if !checked || !resolved {
         let fallback = fallback(&krate, &self_ty, &methods);
         return quote! { #errors #item #fallback };
     }
@@ -949,6 +1016,127 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
     !cx.has_errors() || before
 }
 
+/// The `list`, `cache`, `era` and `hidden` rules; finds each `list`
+/// method. False when it reported an error.
+fn check_catalogue_keys(cx: &mut Ctxt, methods: &mut [Method], fns: &[FnInfo]) -> bool {
+    let before = cx.has_errors();
+    for method in methods.iter_mut() {
+        if let Some((ttl_ms, scope)) = &method.settings.cache {
+            method.settings.cache_values = (
+                ttl_ms.as_ref().and_then(|ttl_ms| checked_ttl(cx, ttl_ms)),
+                scope.as_ref().and_then(|scope| checked_scope(cx, scope)),
+            );
+        }
+        if let Some(era) = method.settings.strings.get("era") {
+            if !ERAS.contains(&era.value().as_str()) {
+                let hint = did_you_mean(&era.value(), ERAS)
+                    .map_or_else(String::new, |best| format!("; did you mean \"{best}\"?"));
+                cx.error_spanned_by(
+                    era,
+                    format!(
+                        "unknown era `{}`: use \"modern\" or \"legacy\" (or leave `era` out to serve both){hint}",
+                        era.value()
+                    ),
+                );
+            } else if era.value() == "legacy"
+                && let Some(task) = method.settings.strings.get("task")
+                && task.value() != "never"
+            {
+                cx.error_spanned_by(
+                    task,
+                    "a legacy-era tool cannot run as a task: legacy sessions get no tasks; drop `task` or `era = \"legacy\"`",
+                );
+            }
+        }
+        let Some(path) = method.settings.list.clone() else {
+            continue;
+        };
+        if method.settings.strings.contains_key("uri") {
+            cx.error_spanned_by(
+                &path,
+                "`list` lists the instances of a `template`; a fixed `uri` is listed already",
+            );
+            continue;
+        }
+        method.settings.lister = find_lister(cx, &path, fns);
+    }
+    !cx.has_errors() || before
+}
+
+/// The method `list = path` names: `name` or `Self::name`, a plain method
+/// of this impl block taking `&self` and at most a `&RequestContext`.
+fn find_lister(cx: &mut Ctxt, path: &syn::Path, fns: &[FnInfo]) -> Option<Lister> {
+    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+    let name = match segments.as_slice() {
+        [name] => name,
+        [this, name] if this.ident == "Self" => name,
+        _ => {
+            cx.error_spanned_by(
+                path,
+                "`list` names a method of this impl block: `list = method` or `list = Self::method`",
+            );
+            return None;
+        }
+    };
+    let Some(info) = fns.iter().find(|f| f.ident == name.ident) else {
+        let names: Vec<String> = fns.iter().map(|f| f.ident.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let hint = did_you_mean(&name.ident.to_string(), &names)
+            .map_or_else(String::new, |best| format!("; did you mean `{best}`?"));
+        cx.error_spanned_by(
+            path,
+            format!(
+                "`list = {}` names no method of this `#[router]` impl block (the `list` method must be written beside the template){hint}",
+                name.ident
+            ),
+        );
+        return None;
+    };
+    if info.marked {
+        cx.error_spanned_by(
+            path,
+            format!(
+                "`{}` is a tool, resource or prompt; `list` names a plain method returning the instances",
+                info.ident
+            ),
+        );
+        return None;
+    }
+    let sig = &info.sig;
+    let by_ref = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none());
+    let rest: Vec<&FnArg> = sig.inputs.iter().skip(1).collect();
+    let takes_context = match rest.as_slice() {
+        [] => Some(false),
+        [FnArg::Typed(arg)]
+            if matches!(&*arg.ty, Type::Reference(_)) && is_named(&arg.ty, "RequestContext") =>
+        {
+            Some(true)
+        }
+        _ => None,
+    };
+    match takes_context {
+        Some(takes_context) if by_ref && sig.generics.params.is_empty() => Some(Lister {
+            ident: info.ident.clone(),
+            is_async: sig.asyncness.is_some(),
+            takes_context,
+            output_span: match &sig.output {
+                syn::ReturnType::Default => info.ident.span(),
+                syn::ReturnType::Type(_, ty) => ty.span(),
+            },
+        }),
+        _ => {
+            cx.error_spanned_by(
+                &info.ident,
+                format!(
+                    "`{}` is a `list` method: it must take `&self` and at most a `&RequestContext`, and not be generic",
+                    info.ident
+                ),
+            );
+            None
+        }
+    }
+}
+
 fn opt_lit(value: Option<&LitStr>) -> TokenStream {
     match value {
         Some(text) => quote!(::core::option::Option::Some(#text)),
@@ -1094,6 +1282,22 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
         .iter()
         .flatten()
         .flat_map(|scopes| &scopes.list);
+    let listed = if method.settings.hidden {
+        quote!(#p::ToolVisibility::HIDDEN)
+    } else {
+        quote!(#p::ToolVisibility::LISTED)
+    };
+    let visibility = match method
+        .settings
+        .strings
+        .get("era")
+        .map(LitStr::value)
+        .as_deref()
+    {
+        Some("modern") => quote!(#listed.only(#p::Era::Modern)),
+        Some("legacy") => quote!(#listed.only(#p::Era::Legacy)),
+        _ => listed,
+    };
     let helper = quote! {
         #(#consts)*
         #[doc(hidden)]
@@ -1124,6 +1328,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
             call: <#self_ty>::#fn_ident,
             task: #task,
             scopes: &[#(#scopes),*],
+            visibility: #visibility,
         }
     };
     (helper, spec)
@@ -1186,6 +1391,26 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
         }
     };
     let call = call_expr(method, args);
+    let (list_helper, list) = match &method.settings.lister {
+        Some(lister) => {
+            let list_ident = format_ident!("__mcp_resource_list_{}", method.ident);
+            let helper = expand_lister(p, self_ty, method, lister, &list_ident);
+            (
+                helper,
+                quote!(::core::option::Option::Some(<#self_ty>::#list_ident)),
+            )
+        }
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
+    let ttl_ms = match method.settings.cache_values.0 {
+        Some(ttl) => quote!(::core::option::Option::Some(#ttl)),
+        None => quote!(::core::option::Option::None),
+    };
+    let cache_scope = match method.settings.cache_values.1 {
+        Some(true) => quote!(::core::option::Option::Some(#p::CacheScope::Public)),
+        Some(false) => quote!(::core::option::Option::Some(#p::CacheScope::Private)),
+        None => quote!(::core::option::Option::None),
+    };
     let helper = quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, unused_variables)]
@@ -1200,16 +1425,86 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
                 #p::IntoReadResult::into_read_result(value, &request, ctx)
             })
         }
+        #list_helper
     };
     let spec = quote! {
         #p::ResourceSpec {
             method: #method_name,
             mime_type: #mime_static,
+            ttl_ms: #ttl_ms,
+            cache_scope: #cache_scope,
             describe: || #describe,
             read: <#self_ty>::#fn_ident,
+            list: #list,
         }
     };
     (helper, spec)
+}
+
+/// The helper behind `list = method`: calls it and writes each instance's
+/// variables (typed as the resource method's parameters of those names,
+/// `String` for the others) as text, in template order.
+fn expand_lister(
+    p: &TokenStream,
+    self_ty: &Type,
+    method: &Method,
+    lister: &Lister,
+    list_ident: &syn::Ident,
+) -> TokenStream {
+    let template = method
+        .settings
+        .strings
+        .get("template")
+        .map(LitStr::value)
+        .unwrap_or_default();
+    let names = template_variables(&template).unwrap_or_default();
+    let types: Vec<Type> = names
+        .iter()
+        .map(|name| {
+            method
+                .params
+                .iter()
+                .find(|p| !p.context && !p.request && p.name == *name)
+                .map_or_else(
+                    || syn::parse_quote!(::std::string::String),
+                    |p| p.ty.clone(),
+                )
+        })
+        .collect();
+    let vars: Vec<syn::Ident> = (0..names.len()).map(|i| format_ident!("v{i}")).collect();
+    let (vars_ty, pattern) = match (types.as_slice(), vars.as_slice()) {
+        ([ty], [var]) => (quote!(#ty), quote!(#var)),
+        _ => (quote!((#(#types,)*)), quote!((#(#vars,)*))),
+    };
+    let ident = &lister.ident;
+    let args = if lister.takes_context {
+        quote!(ctx)
+    } else {
+        quote!()
+    };
+    let mut call = quote!(this.#ident(#args));
+    if lister.is_async {
+        call = quote!(#call.await);
+    }
+    let listing = quote_spanned!(lister.output_span=> #p::listing::<#vars_ty, _>(#call));
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_variables)]
+        fn #list_ident<'a>(
+            this: &'a #self_ty,
+            ctx: &'a #p::RequestContext,
+        ) -> #p::RouterFuture<'a, #p::HandlerResult<::std::vec::Vec<#p::ListedResource<::std::vec::Vec<::std::string::String>>>>> {
+            #p::Box::pin(async move {
+                let listed = #listing?;
+                ::core::result::Result::Ok(
+                    listed
+                        .into_iter()
+                        .map(|item| item.map_variables(|#pattern| ::std::vec![#(#p::variable_text(&#vars)),*]))
+                        .collect(),
+                )
+            })
+        }
+    }
 }
 
 fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {

@@ -298,14 +298,6 @@ const NOTES: [(&str, &str); 2] = [
     ("Meeting", "Thursday at 10:00"),
 ];
 
-/// One text content of a resource read, with the fixture's read hints
-/// (`private`, overriding the declared `public` list default).
-fn read_text(request: &ResourceRequest, text: impl Into<String>) -> ReadResourceResult {
-    let mut contents = TextResourceContents::from_uri_and_text(request.uri.clone(), text);
-    contents.mime_type = request.mime_type.map(str::to_owned);
-    ReadResourceResult::new(vec![contents.into()], CacheHints::private(300_000))
-}
-
 #[router]
 impl Everything {
     // ---- tools (`test_simple_text` first: http-header-validation calls
@@ -812,17 +804,19 @@ impl Everything {
         "Scoped write done"
     }
 
-    // ---- resources (the first listed is read by the `caching` scenario) --
+    // ---- resources (the first listed is read by the `caching` scenario;
+    // reads are `private`, overriding the declared `public` default) ------
 
     /// A static text resource for testing
     #[resource(
         uri = "test://static-text",
         name = "static-text",
         title = "Static Text Resource",
-        mime_type = "text/plain"
+        mime_type = "text/plain",
+        cache(ttl_ms = 300000, scope = "private")
     )]
-    fn static_text(&self, request: &ResourceRequest) -> ReadResourceResult {
-        read_text(request, "This is the content of the static text resource.")
+    fn static_text(&self) -> String {
+        "This is the content of the static text resource.".into()
     }
 
     /// A static binary resource (image) for testing
@@ -830,12 +824,12 @@ impl Everything {
         uri = "test://static-binary",
         name = "static-binary",
         title = "Static Binary Resource",
-        mime_type = "image/png"
+        mime_type = "image/png",
+        cache(ttl_ms = 300000, scope = "private")
     )]
-    fn static_binary(&self, request: &ResourceRequest) -> ReadResourceResult {
-        let blob = BlobResourceContents::from_uri_and_blob(request.uri.clone(), IMG)
-            .with_mime_type("image/png");
-        ReadResourceResult::new(vec![blob.into()], CacheHints::private(300_000))
+    fn static_binary(&self, request: &ResourceRequest) -> BlobResourceContents {
+        BlobResourceContents::from_uri_and_blob(request.uri.clone(), IMG)
+            .with_mime_type("image/png")
     }
 
     /// A resource that auto-updates every 3 seconds
@@ -843,23 +837,22 @@ impl Everything {
         uri = "test://watched-resource",
         name = "watched-resource",
         title = "Watched Resource",
-        mime_type = "text/plain"
+        mime_type = "text/plain",
+        cache(ttl_ms = 300000, scope = "private")
     )]
-    fn watched_resource(&self, request: &ResourceRequest) -> ReadResourceResult {
-        read_text(request, "Watched resource content")
+    fn watched_resource(&self) -> String {
+        "Watched resource content".into()
     }
 
     /// A static text resource served on the draft path
     #[resource(
         uri = "test://stateless-static-text",
         name = "Stateless Static Text",
-        mime_type = "text/plain"
+        mime_type = "text/plain",
+        cache(ttl_ms = 300000, scope = "private")
     )]
-    fn stateless_static_text(&self, request: &ResourceRequest) -> ReadResourceResult {
-        read_text(
-            request,
-            "Static text content from the stateless draft path.",
-        )
+    fn stateless_static_text(&self) -> String {
+        "Static text content from the stateless draft path.".into()
     }
 
     /// A resource template with parameter substitution
@@ -867,11 +860,11 @@ impl Everything {
         template = "test://template/{id}/data",
         name = "template",
         title = "Resource Template",
-        mime_type = "application/json"
+        mime_type = "application/json",
+        cache(ttl_ms = 300000, scope = "private")
     )]
-    fn template(&self, id: String, request: &ResourceRequest) -> ReadResourceResult {
-        let data = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-        read_text(request, data.to_string())
+    fn template(&self, id: String) -> String {
+        json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
     }
 
     // ---- prompts ---------------------------------------------------------

@@ -54,7 +54,20 @@
 //! "required"` (whether the call may run as a task when the server
 //! declares the tasks extension; see [`tasks`]), `scopes = ["files:write",
 //! ...]` (OAuth scopes a call of this tool needs; see
-//! [OAuth scopes](#oauth-scopes)).
+//! [OAuth scopes](#oauth-scopes)), `hidden` (callable by name, never
+//! listed), `era = "modern" | "legacy"` (listed and callable only by
+//! requests of that era, as [`RequestContext::is_legacy`] tells them apart:
+//! for the other era the tool does not exist, and a call answers exactly as
+//! an unknown tool does; see [`ToolVisibility`]).
+//!
+//! * Hidden and one-era tools keep what a call needs in their era: a
+//!   hidden tool's `Mcp-Param-*` headers are checked and its `task`
+//!   honoured. A legacy-only tool has neither (only modern requests carry
+//!   the headers or become tasks, so `task` with `era = "legacy"` is a
+//!   compile error). Scopes are checked by tool name before the era is
+//!   known: a token lacking a one-era tool's scopes is refused (403) in
+//!   both eras. Tool names stay unique across eras, since the header
+//!   annotations, task support and scopes are all found by name.
 //!
 //! * Arguments are plain parameters, each a property of the input schema
 //!   (`Option<T>` ones optional): `#[arg(description = "...", name =
@@ -86,13 +99,80 @@
 //!
 //! **`#[resource(...)]`**: `uri = "..."` (a fixed resource) or `template =
 //! "note://{id}"` (RFC 6570 `{var}` and `{+var}`; every other parameter
-//! names a variable and is parsed with `FromStr`; a value that does not
-//! parse is "resource not found"), `name`, `title`, `description`,
-//! `mime_type`, `icon(...)`. A [`ResourceRequest`] parameter gives the URI
-//! and variables. Returns ([`IntoReadResult`]): `String` (text), [`Blob`]
-//! (bytes), resource contents, `ReadResourceResult`, `Option<T>` (`None` is
-//! resource not found: `-32602` with `data.uri`, `-32002` in legacy
-//! sessions), or `HandlerResult<T>`.
+//! names a variable and is parsed with `FromStr`, `{var}` and `{+var}`
+//! values percent-decoded; a value that does not parse is "resource not
+//! found"), `name`, `title`, `description`, `mime_type`, `icon(...)`,
+//! `cache(ttl_ms = ..., scope = ...)` (the hints of this resource's reads,
+//! each value left out the server's `#[mcp(cache(...))]` default; same
+//! value rules), `list = method` (templates: the live instances, below). A
+//! [`ResourceRequest`] parameter gives the URI, variables and resolved
+//! cache hints. Returns ([`IntoReadResult`]): `String` (text, with the
+//! declared `mimeType`), [`Blob`] (bytes), resource contents,
+//! `ReadResourceResult`, `Option<T>` (`None` is resource not found:
+//! `-32602` with `data.uri`, `-32002` in legacy sessions), or
+//! `HandlerResult<T>`.
+//!
+//! **A live resource list**: `resources/list` shows the fixed resources,
+//! then the instances of each template that names a `list` method. That
+//! method sits in the same `#[router]` impl block (the macro reads its
+//! signature: `fn` or `async fn`, `&self`, optionally `&RequestContext`)
+//! and returns `Vec<V>` or `Vec<`[`ListedResource<V>`]`>`, or a
+//! `HandlerResult` of one, where `V` is the template's variables: one
+//! value, or a tuple in the template's order, each typed as the resource
+//! method's parameter of that name (`String` for a variable it does not
+//! take), written with `Display`:
+//!
+//! ```
+//! use mcp_server::{ListedResource, McpServer, router};
+//! use std::collections::BTreeMap;
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "notes", version = "1.0.0", resources)]
+//! struct Notes { notes: BTreeMap<u32, String> }
+//!
+//! #[router]
+//! impl Notes {
+//!     /// A note.
+//!     #[resource(template = "note://{id}", mime_type = "text/plain", list = Self::all)]
+//!     fn note(&self, id: u32) -> Option<String> {
+//!         self.notes.get(&id).cloned()
+//!     }
+//!
+//!     fn all(&self) -> Vec<ListedResource<u32>> {
+//!         self.notes.iter().map(|(id, text)| ListedResource::new(*id).title(text)).collect()
+//!     }
+//! }
+//! ```
+//!
+//! * Each instance's URI is expanded from the template (RFC 6570: a
+//!   `{var}` value keeps only unreserved characters, a `{+var}` value also
+//!   keeps `/`, `?`, `#` and the other reserved ones; the rest is
+//!   `%XX`-encoded UTF-8), so it reads back the same value. Its `name`,
+//!   `title`, `description`, `mimeType`, icons and annotations default to
+//!   the template's declaration; [`ListedResource`] overrides them and sets
+//!   `size`. An instance whose URI its template does not match back (an
+//!   empty value) or that a fixed resource holds is left out (logged).
+//! * Why a `list` key on the template, not a separate `#[resources_list]`
+//!   method: the lister is tied to one template, so the variables it
+//!   returns are typed and checked at compile time, the URI cannot drift
+//!   from the template, and the defaults have one obvious source. A
+//!   server with several listed templates writes one small method each.
+//! * **Cursors.** The list is produced afresh on each call (the `list`
+//!   methods run for every page that reaches past the fixed resources, so
+//!   they should be cheap), and instances come and go between pages. The
+//!   live part is therefore sorted by URI, and its cursor names the last
+//!   URI sent (`after:<uri>`, opaque to clients): the next page resumes
+//!   after it whether it still exists or not. A walk over the pages lists
+//!   every instance present throughout it exactly once; one added or
+//!   removed meanwhile may or may not appear, and moves no other; the same
+//!   state gives the same pages. Within the fixed resources the cursor is
+//!   an offset, as in every other list, 100 entries a page.
+//! * **Errors.** An `Err` from a `list` method answers the whole
+//!   `resources/list` request with that JSON-RPC error (use
+//!   [`errors::internal_error`], `-32603`, for the server's own failure): a
+//!   partial page would tell the client the list ended early.
+//! * Listing plays no part in `resources/read`: any URI a template
+//!   matches is read, listed or not.
 //!
 //! Resources and prompts take no `scopes`: the HTTP layer checks scopes by
 //! method before any handler runs, so a resource's would need its URI
@@ -478,6 +558,8 @@ pub use router::input;
 pub use router::input::{InputRequired, PromptAnswer, ToolAnswer};
 pub use router::prompts::{IntoPromptResult, PromptCall};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
+pub use router::resources::{IntoListing, ListedResource};
+pub use router::tools::{Era, ToolVisibility};
 pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };

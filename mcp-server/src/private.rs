@@ -168,11 +168,12 @@ pub use crate::router::prompts::{
     argument_error,
 };
 pub use crate::router::resources::{
-    IntoReadResult, ReadOutcome, ResourceDescription, ResourceRequest, ResourceSpec, ResourceTable,
+    IntoListing, IntoReadResult, ListFn, ListedResource, ReadOutcome, ResourceDescription,
+    ResourceRequest, ResourceSpec, ResourceTable, variable_text,
 };
 pub use crate::router::tools::{
-    BoxFuture as RouterFuture, IntoToolResult, ParamHeader, ToolCall, ToolOutcome, ToolSpec,
-    ToolTable, argument_failure,
+    BoxFuture as RouterFuture, Era, IntoToolResult, ParamHeader, ToolCall, ToolOutcome, ToolSpec,
+    ToolTable, ToolVisibility, argument_failure,
 };
 pub use mcp_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, GetPromptRequestParams,
@@ -431,7 +432,9 @@ fn routed_resources_dispatch<'a, S: RoutedResources>(
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::ListResourcesRequest(r) => {
-            Box::pin(async move { render(S::resource_table().list(&r.params, ctx), ctx) })
+            Box::pin(
+                async move { render(S::resource_table().list(server, r.params, ctx).await, ctx) },
+            )
         }
         ClientRequest::ReadResourceRequest(r) => {
             Box::pin(
@@ -681,6 +684,11 @@ pub fn template_variable<T: FromArgument>(
     name: &str,
 ) -> HandlerResult<T> {
     request.variable(name)
+}
+
+/// What a template's `list` method returned, its variables typed `V`.
+pub fn listing<V, R: IntoListing<V>>(returned: R) -> HandlerResult<Vec<ListedResource<V>>> {
+    returned.into_listing()
 }
 
 /// Parses a `_meta` literal the router macro validated at compile time.

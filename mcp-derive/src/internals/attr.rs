@@ -367,41 +367,16 @@ impl Attrs {
                 } else {
                     "`cache(...)`"
                 };
-                let mut seen = BTreeMap::new();
-                meta.parse_nested_meta(|inner| {
-                    let k = path_name(&inner.path);
-                    if !DISCOVER_KEYS.contains(&k.as_str()) {
-                        cx.error_spanned_by(
-                            &inner.path,
-                            unknown_key_message(&k, label, DISCOVER_KEYS),
-                        );
-                        return skip_value(&inner);
-                    }
-                    if seen.insert(k.clone(), ()).is_some() {
-                        cx.error_spanned_by(&inner.path, format!("duplicate {label} key `{k}`"));
-                        return skip_value(&inner);
-                    }
-                    if k == "ttl_ms" {
-                        let expr: Expr = inner.value()?.parse()?;
-                        if first {
-                            if discover {
-                                self.ttl_ms = Some(expr);
-                            } else {
-                                self.cache_ttl_ms = Some(expr);
-                            }
-                        }
+                let (ttl_ms, scope) = parse_cache_hints(cx, meta, label)?;
+                if first {
+                    if discover {
+                        self.ttl_ms = ttl_ms;
+                        self.scope = scope;
                     } else {
-                        let scope: LitStr = inner.value()?.parse()?;
-                        if first {
-                            if discover {
-                                self.scope = Some(scope);
-                            } else {
-                                self.cache_scope = Some(scope);
-                            }
-                        }
+                        self.cache_ttl_ms = ttl_ms;
+                        self.cache_scope = scope;
                     }
-                    Ok(())
-                })?;
+                }
             }
             _ => {
                 cx.error_spanned_by(&meta.path, unknown_key_message(&key, "`#[mcp]`", KEYS));
@@ -487,6 +462,36 @@ pub fn path_name(path: &syn::Path) -> String {
         .map(|s| s.ident.to_string())
         .collect::<Vec<_>>()
         .join("::")
+}
+
+/// The `ttl_ms` and `scope` of a `discover(...)` or `cache(...)` list
+/// (`label`), unchecked; unknown and repeated keys are errors.
+pub fn parse_cache_hints(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    label: &str,
+) -> syn::Result<(Option<Expr>, Option<LitStr>)> {
+    let mut ttl_ms = None;
+    let mut scope = None;
+    let mut seen = BTreeMap::new();
+    meta.parse_nested_meta(|inner| {
+        let k = path_name(&inner.path);
+        if !DISCOVER_KEYS.contains(&k.as_str()) {
+            cx.error_spanned_by(&inner.path, unknown_key_message(&k, label, DISCOVER_KEYS));
+            return skip_value(&inner);
+        }
+        if seen.insert(k.clone(), ()).is_some() {
+            cx.error_spanned_by(&inner.path, format!("duplicate {label} key `{k}`"));
+            return skip_value(&inner);
+        }
+        if k == "ttl_ms" {
+            ttl_ms = Some(inner.value()?.parse::<Expr>()?);
+        } else {
+            scope = Some(inner.value()?.parse::<LitStr>()?);
+        }
+        Ok(())
+    })?;
+    Ok((ttl_ms, scope))
 }
 
 /// Consumes the value of a key we reject, so parsing can go on.

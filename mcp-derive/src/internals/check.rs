@@ -191,7 +191,7 @@ pub fn check(cx: &mut Ctxt, attrs: &Attrs) -> Checked {
     }
 }
 
-fn checked_ttl(cx: &mut Ctxt, expr: &Expr) -> Option<u64> {
+pub fn checked_ttl(cx: &mut Ctxt, expr: &Expr) -> Option<u64> {
     match check_ttl(expr) {
         Ok(ttl) => Some(ttl),
         Err(message) => {
@@ -201,7 +201,7 @@ fn checked_ttl(cx: &mut Ctxt, expr: &Expr) -> Option<u64> {
     }
 }
 
-fn checked_scope(cx: &mut Ctxt, scope: &LitStr) -> Option<bool> {
+pub fn checked_scope(cx: &mut Ctxt, scope: &LitStr) -> Option<bool> {
     match scope.value().as_str() {
         "public" => Some(true),
         "private" => Some(false),

@@ -237,6 +237,7 @@ impl ::mcp_server::__private::RoutedTools for Notes {
                         call: <Notes>::__mcp_tool_add,
                         task: ::mcp_server::__private::TaskSupport::Never,
                         scopes: &[],
+                        visibility: ::mcp_server::__private::ToolVisibility::LISTED,
                     },
                     ::mcp_server::__private::ToolSpec {
                         method: "search",
@@ -256,6 +257,7 @@ impl ::mcp_server::__private::RoutedTools for Notes {
                         call: <Notes>::__mcp_tool_search,
                         task: ::mcp_server::__private::TaskSupport::Never,
                         scopes: &["notes:read", "search"],
+                        visibility: ::mcp_server::__private::ToolVisibility::LISTED,
                     },
                 ],
             ))
@@ -279,6 +281,8 @@ impl ::mcp_server::__private::RoutedResources for Notes {
                     ::mcp_server::__private::ResourceSpec {
                         method: "note",
                         mime_type: ::core::option::Option::Some("text/markdown"),
+                        ttl_ms: ::core::option::Option::None,
+                        cache_scope: ::core::option::Option::None,
                         describe: || {
                             let mut described = ::mcp_server::__private::ResourceTemplate::builder()
                                 .name("note")
@@ -295,6 +299,7 @@ impl ::mcp_server::__private::RoutedResources for Notes {
                             )
                         },
                         read: <Notes>::__mcp_resource_note,
+                        list: ::core::option::Option::None,
                     },
                 ],
             ))

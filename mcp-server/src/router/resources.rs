@@ -1,18 +1,20 @@
 //! Resources: the static table behind `#[resource]` methods (fixed URIs
-//! and URI templates) and the results made from their return types.
+//! and URI templates, with the live instances of listed templates) and the
+//! results made from their return types.
 
 use std::collections::HashMap;
+use std::fmt::Display;
 use std::str::FromStr;
 
 use mcp_types::v2026_07_28::{
-    BlobResourceContents, InputRequiredResult, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult,
-    ReadResourceResultContentsItem, ReadResourceResultResponseResult, Resource, ResourceTemplate,
-    TextResourceContents,
+    Annotations, BlobResourceContents, CacheHints, CacheScope, InputRequiredResult,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, ReadResourceResultContentsItem,
+    ReadResourceResultResponseResult, Resource, ResourceTemplate, TextResourceContents,
 };
 
 use super::RetryInput;
-use super::page::page;
+use super::page::{Resume, live_page, page};
 use super::tools::BoxFuture;
 use super::uri_template::UriTemplate;
 use crate::model::context::RequestContext;
@@ -30,6 +32,9 @@ pub struct ResourceRequest {
     pub variables: Vec<(String, String)>,
     /// The `mimeType` the method declared.
     pub mime_type: Option<&'static str>,
+    /// The result's cache hints: the method's `cache(...)`, each value the
+    /// server default (`#[mcp(cache(...))]`) where it says none.
+    pub cache_hints: CacheHints,
     /// The answers and state of a retried read.
     pub retry: RetryInput,
 }
@@ -61,8 +66,8 @@ pub trait IntoReadResult {
     fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome;
 }
 
-fn contents(items: Vec<ReadResourceResultContentsItem>, ctx: &RequestContext) -> ReadOutcome {
-    Ok(ReadResourceResult::new(items, ctx.cache_hints()).into())
+fn contents(items: Vec<ReadResourceResultContentsItem>, request: &ResourceRequest) -> ReadOutcome {
+    Ok(ReadResourceResult::new(items, request.cache_hints).into())
 }
 
 impl IntoReadResult for String {
@@ -85,26 +90,26 @@ impl IntoReadResult for Blob {
 }
 
 impl IntoReadResult for TextResourceContents {
-    fn into_read_result(self, _: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
+    fn into_read_result(self, request: &ResourceRequest, _: &RequestContext) -> ReadOutcome {
         contents(
             vec![ReadResourceResultContentsItem::TextResourceContents(self)],
-            ctx,
+            request,
         )
     }
 }
 
 impl IntoReadResult for BlobResourceContents {
-    fn into_read_result(self, _: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
+    fn into_read_result(self, request: &ResourceRequest, _: &RequestContext) -> ReadOutcome {
         contents(
             vec![ReadResourceResultContentsItem::BlobResourceContents(self)],
-            ctx,
+            request,
         )
     }
 }
 
 impl IntoReadResult for Vec<ReadResourceResultContentsItem> {
-    fn into_read_result(self, _: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
-        contents(self, ctx)
+    fn into_read_result(self, request: &ResourceRequest, _: &RequestContext) -> ReadOutcome {
+        contents(self, request)
     }
 }
 
@@ -141,9 +146,191 @@ impl<T: IntoReadResult> IntoReadResult for Result<T, ErrorObject> {
     }
 }
 
+/// One live instance of a listed template (`#[resource(template = ...,
+/// list = method)]`): its template variables `V` (one value, or a tuple in
+/// the template's order) and what it says besides the template's
+/// declaration. `V` alone converts into one with the declared defaults.
+///
+/// ```
+/// use mcp_server::ListedResource;
+///
+/// let note = ListedResource::new(42_u32).name("groceries").size(120);
+/// let plain: ListedResource<u32> = 7.into(); // the template's name, title, ...
+/// # let _ = (note, plain);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedResource<V> {
+    variables: V,
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    mime_type: Option<String>,
+    size: Option<u64>,
+    annotations: Option<Annotations>,
+}
+
+impl<V> ListedResource<V> {
+    /// The instance whose template variables are `variables`.
+    pub fn new(variables: V) -> Self {
+        Self {
+            variables,
+            name: None,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+        }
+    }
+
+    /// Its `name` (default: the template's).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Its `title` (default: the template's).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Its `description` (default: the template's).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Its `mimeType` (default: the template's).
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Its `size` in bytes (default: absent).
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.size = Some(bytes);
+        self
+    }
+
+    /// Its `annotations` (default: absent).
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// The template variables.
+    pub fn variables(&self) -> &V {
+        &self.variables
+    }
+
+    /// The same instance with its variables turned into `W`.
+    pub fn map_variables<W>(self, f: impl FnOnce(V) -> W) -> ListedResource<W> {
+        ListedResource {
+            variables: f(self.variables),
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            mime_type: self.mime_type,
+            size: self.size,
+            annotations: self.annotations,
+        }
+    }
+
+    /// The `resources/list` entry at `uri`, the rest from `template`.
+    fn describe(self, uri: String, template: &ResourceTemplate) -> Resource {
+        let mut resource = Resource::builder()
+            .name(self.name.unwrap_or_else(|| template.name.clone()))
+            .uri(uri)
+            .build();
+        resource.title = self.title.or_else(|| template.title.clone());
+        resource.description = self.description.or_else(|| template.description.clone());
+        resource.mime_type = self.mime_type.or_else(|| template.mime_type.clone());
+        resource.icons.clone_from(&template.icons);
+        resource.annotations = self.annotations.or_else(|| template.annotations.clone());
+        resource.size = self
+            .size
+            .map(|bytes| i64::try_from(bytes).unwrap_or(i64::MAX));
+        resource
+    }
+}
+
+impl<V> From<V> for ListedResource<V> {
+    fn from(variables: V) -> Self {
+        Self::new(variables)
+    }
+}
+
+/// What a template's `list` method may return: `Vec<V>` or
+/// `Vec<ListedResource<V>>`, or a `HandlerResult` of one (an `Err` answers
+/// `resources/list` with that JSON-RPC error).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a resource `list` method of a template whose variables are `{V}`",
+    note = "return `Vec<{V}>` or `Vec<mcp_server::ListedResource<{V}>>` (one value per template variable, a tuple in the template's order when there are several), or a `HandlerResult` of one"
+)]
+pub trait IntoListing<V> {
+    /// The listed instances.
+    fn into_listing(self) -> HandlerResult<Vec<ListedResource<V>>>;
+}
+
+impl<V, T: IntoListed<V>> IntoListing<V> for Vec<T> {
+    fn into_listing(self) -> HandlerResult<Vec<ListedResource<V>>> {
+        Ok(self.into_iter().map(IntoListed::into_listed).collect())
+    }
+}
+
+/// One item of a `list` method's `Vec`: the template variables `V`, or a
+/// [`ListedResource<V>`].
+#[diagnostic::on_unimplemented(
+    message = "a `list` method of a template whose variables are `{V}` cannot list `{Self}`",
+    note = "list `{V}` (one value per template variable, a tuple in the template's order when there are several, typed as the resource method's parameters) or `mcp_server::ListedResource<{V}>`"
+)]
+pub trait IntoListed<V> {
+    /// The listed instance.
+    fn into_listed(self) -> ListedResource<V>;
+}
+
+impl<V> IntoListed<V> for V {
+    fn into_listed(self) -> ListedResource<V> {
+        ListedResource::new(self)
+    }
+}
+
+impl<V> IntoListed<V> for ListedResource<V> {
+    fn into_listed(self) -> ListedResource<V> {
+        self
+    }
+}
+
+impl<V, T: IntoListing<V>> IntoListing<V> for Result<T, ErrorObject> {
+    fn into_listing(self) -> HandlerResult<Vec<ListedResource<V>>> {
+        self.and_then(IntoListing::into_listing)
+    }
+}
+
+/// A type a listed template variable may have: its `Display` text is the
+/// value expanded into the URI (and read back with `FromStr`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a listed URI template variable: it does not implement `Display`",
+    note = "a listed instance's variables are written into its URI with `Display` and read back with `FromStr`"
+)]
+pub trait TemplateValue: Display {}
+impl<T: Display + ?Sized> TemplateValue for T {}
+
+/// The text of one listed template variable.
+pub fn variable_text<T: TemplateValue>(value: &T) -> String {
+    value.to_string()
+}
+
 /// The handler of a `#[resource]` method.
 pub type ResourceFn<S> =
     for<'a> fn(&'a S, ResourceRequest, &'a RequestContext) -> BoxFuture<'a, ReadOutcome>;
+
+/// The `list` method of a template, its variables as text in template order.
+pub type ListFn<S> = for<'a> fn(
+    &'a S,
+    &'a RequestContext,
+) -> BoxFuture<'a, HandlerResult<Vec<ListedResource<Vec<String>>>>>;
 
 /// What a `#[resource]` method describes.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,23 +347,58 @@ pub struct ResourceSpec<S> {
     pub method: &'static str,
     /// The declared `mimeType`.
     pub mime_type: Option<&'static str>,
+    /// `cache(ttl_ms = ...)` of its reads.
+    pub ttl_ms: Option<u64>,
+    /// `cache(scope = ...)` of its reads.
+    pub cache_scope: Option<CacheScope>,
     /// Builds the description; run once.
     pub describe: fn() -> ResourceDescription,
     /// The handler.
     pub read: ResourceFn<S>,
+    /// A template's live instances (`list = method`).
+    pub list: Option<ListFn<S>>,
+}
+
+/// How one method's reads are answered.
+struct Reader<S: 'static> {
+    mime_type: Option<&'static str>,
+    ttl_ms: Option<u64>,
+    cache_scope: Option<CacheScope>,
+    read: ResourceFn<S>,
+}
+
+impl<S> Reader<S> {
+    fn request(
+        &self,
+        uri: String,
+        variables: Vec<(String, String)>,
+        retry: RetryInput,
+        ctx: &RequestContext,
+    ) -> ResourceRequest {
+        ResourceRequest {
+            uri,
+            variables,
+            mime_type: self.mime_type,
+            cache_hints: CacheHints::new(
+                self.ttl_ms.unwrap_or_else(|| ctx.cache_ttl_ms()),
+                self.cache_scope.unwrap_or_else(|| ctx.cache_scope()),
+            ),
+            retry,
+        }
+    }
 }
 
 struct Fixed<S: 'static> {
     resource: Resource,
-    mime_type: Option<&'static str>,
-    read: ResourceFn<S>,
+    reader: Reader<S>,
 }
 
 struct Templated<S: 'static> {
     template: ResourceTemplate,
     parsed: UriTemplate,
-    mime_type: Option<&'static str>,
-    read: ResourceFn<S>,
+    reader: Reader<S>,
+    list: Option<ListFn<S>>,
+    method: &'static str,
 }
 
 /// The resources of a `#[mcp_server::router]` impl, described once.
@@ -198,6 +420,12 @@ impl<S> ResourceTable<S> {
             problems: Vec::new(),
         };
         for spec in specs {
+            let reader = Reader {
+                mime_type: spec.mime_type,
+                ttl_ms: spec.ttl_ms,
+                cache_scope: spec.cache_scope,
+                read: spec.read,
+            };
             match (spec.describe)() {
                 ResourceDescription::Fixed(resource) => {
                     if table.by_uri.contains_key(&resource.uri) {
@@ -208,19 +436,16 @@ impl<S> ResourceTable<S> {
                         continue;
                     }
                     table.by_uri.insert(resource.uri.clone(), table.fixed.len());
-                    table.fixed.push(Fixed {
-                        resource,
-                        mime_type: spec.mime_type,
-                        read: spec.read,
-                    });
+                    table.fixed.push(Fixed { resource, reader });
                 }
                 ResourceDescription::Template(template) => {
                     match UriTemplate::parse(&template.uri_template) {
                         Ok(parsed) => table.templates.push(Templated {
                             template,
                             parsed,
-                            mime_type: spec.mime_type,
-                            read: spec.read,
+                            reader,
+                            list: spec.list,
+                            method: spec.method,
                         }),
                         Err(e) => table
                             .problems
@@ -237,17 +462,65 @@ impl<S> ResourceTable<S> {
         &self.problems
     }
 
-    /// `resources/list`: the fixed resources.
-    pub fn list(
+    /// `resources/list`: the fixed resources, then the live instances of
+    /// the listed templates in URI order (past the fixed ones a cursor
+    /// names the last URI sent; see the crate docs). A `list` method's
+    /// error answers the request.
+    pub async fn list(
         &self,
-        params: &PaginatedRequestParams,
+        server: &S,
+        params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListResourcesResult> {
-        let (fixed, next) = page(&self.fixed, params.cursor.as_deref())?;
-        let resources = fixed.iter().map(|f| f.resource.clone()).collect();
-        let mut result = ListResourcesResult::new(resources, ctx.cache_hints());
+        let listed = self.templates.iter().any(|t| t.list.is_some());
+        let at = Resume::read(params.cursor.as_deref(), self.fixed.len(), listed)?;
+        let live = if listed && at.needs_live(self.fixed.len()) {
+            self.live(server, ctx).await?
+        } else {
+            Vec::new()
+        };
+        let fixed: Vec<&Resource> = self.fixed.iter().map(|f| &f.resource).collect();
+        let live: Vec<&Resource> = live.iter().collect();
+        let (resources, next) = live_page(&fixed, &live, |r| r.uri.as_str(), &at);
+        let mut result =
+            ListResourcesResult::new(resources.into_iter().cloned().collect(), ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
+    }
+
+    /// Every live instance, sorted by URI, each listed once and only if
+    /// `resources/read` can serve it: a URI its template does not match
+    /// back (an empty value) or that a fixed resource holds is left out.
+    async fn live(&self, server: &S, ctx: &RequestContext) -> HandlerResult<Vec<Resource>> {
+        let mut live = Vec::new();
+        for templated in &self.templates {
+            let Some(list) = templated.list else { continue };
+            for item in list(server, ctx).await? {
+                let uri = match templated.parsed.expand(item.variables()) {
+                    Ok(uri) => uri,
+                    Err(e) => {
+                        tracing::error!(method = templated.method, "listed resource left out: {e}");
+                        continue;
+                    }
+                };
+                if templated.parsed.matches(&uri).is_none() {
+                    tracing::error!(
+                        method = templated.method,
+                        uri,
+                        "listed resource left out: its template does not match its URI back (an empty value?)"
+                    );
+                    continue;
+                }
+                if self.by_uri.contains_key(&uri) {
+                    continue;
+                }
+                live.push(item.describe(uri, &templated.template));
+            }
+        }
+        // Stable: of two instances at one URI the first template's stays.
+        live.sort_by(|a, b| a.uri.cmp(&b.uri));
+        live.dedup_by(|later, earlier| later.uri == earlier.uri);
+        Ok(live)
     }
 
     /// `resources/templates/list`.
@@ -264,7 +537,8 @@ impl<S> ResourceTable<S> {
     }
 
     /// `resources/read`: a fixed URI first, then the templates in
-    /// declaration order; nothing matching is `resource_not_found`.
+    /// declaration order; nothing matching is `resource_not_found`. Listing
+    /// plays no part: any URI a template matches is read.
     pub async fn read(
         &self,
         server: &S,
@@ -274,24 +548,15 @@ impl<S> ResourceTable<S> {
         let uri = params.uri;
         let retry = RetryInput::new(params.input_responses, params.request_state);
         if let Some(&at) = self.by_uri.get(&uri) {
-            let fixed = &self.fixed[at];
-            let request = ResourceRequest {
-                uri,
-                variables: Vec::new(),
-                mime_type: fixed.mime_type,
-                retry,
-            };
-            return (fixed.read)(server, request, ctx).await;
+            let reader = &self.fixed[at].reader;
+            let request = reader.request(uri, Vec::new(), retry, ctx);
+            return (reader.read)(server, request, ctx).await;
         }
         for templated in &self.templates {
             if let Some(variables) = templated.parsed.matches(&uri) {
-                let request = ResourceRequest {
-                    uri,
-                    variables,
-                    mime_type: templated.mime_type,
-                    retry,
-                };
-                return (templated.read)(server, request, ctx).await;
+                let reader = &templated.reader;
+                let request = reader.request(uri, variables, retry, ctx);
+                return (reader.read)(server, request, ctx).await;
             }
         }
         Err(errors::resource_not_found(uri))

@@ -278,9 +278,87 @@ pub fn param_headers_of(tool: &Tool) -> Result<Vec<ParamHeader>, String> {
     Ok(found)
 }
 
+/// The era a request belongs to: modern (2026-07-28 on) or a legacy
+/// (2025-11-25) session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// A modern request.
+    Modern,
+    /// A request of a legacy session.
+    Legacy,
+}
+
+impl Era {
+    /// The era of the request `ctx` serves.
+    pub fn of(ctx: &RequestContext) -> Self {
+        if ctx.is_legacy() {
+            Self::Legacy
+        } else {
+            Self::Modern
+        }
+    }
+}
+
+/// Which requests see a tool. A hidden tool is callable by name but never
+/// listed; a tool of one era is listed and called only by requests of that
+/// era, and a call from the other answers exactly as an unknown tool does.
+///
+/// ```
+/// use mcp_server::{Era, ToolVisibility};
+///
+/// let internal = ToolVisibility::HIDDEN;
+/// let old_clients_only = ToolVisibility::LISTED.only(Era::Legacy);
+/// # let _ = (internal, old_clients_only);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolVisibility {
+    /// Listed by `tools/list`.
+    pub listed: bool,
+    /// The one era served (`None`: both).
+    pub era: Option<Era>,
+}
+
+impl Default for ToolVisibility {
+    fn default() -> Self {
+        Self::LISTED
+    }
+}
+
+impl ToolVisibility {
+    /// Listed and called in both eras (the default).
+    pub const LISTED: Self = Self {
+        listed: true,
+        era: None,
+    };
+    /// Called but never listed, in both eras.
+    pub const HIDDEN: Self = Self {
+        listed: false,
+        era: None,
+    };
+
+    /// The same, for requests of `era` only.
+    pub const fn only(self, era: Era) -> Self {
+        Self {
+            listed: self.listed,
+            era: Some(era),
+        }
+    }
+
+    /// Whether requests of `era` may call the tool.
+    pub fn serves(&self, era: Era) -> bool {
+        self.era.is_none_or(|only| only == era)
+    }
+
+    /// Whether `tools/list` shows the tool to requests of `era`.
+    pub fn lists(&self, era: Era) -> bool {
+        self.listed && self.serves(era)
+    }
+}
+
 /// A described tool with its handler.
 struct Entry<H> {
     tool: Tool,
+    visibility: ToolVisibility,
     headers: Vec<ParamHeader>,
     /// The schemas, compiled (shared: a [`ToolRouter`] call checks
     /// arguments after releasing the catalogue lock).
@@ -313,6 +391,7 @@ impl<H> Catalogue<H> {
         tool: Tool,
         derived: bool,
         task: TaskSupport,
+        visibility: ToolVisibility,
         handler: H,
     ) -> Result<(), String> {
         if !valid_tool_name(&tool.name) {
@@ -326,6 +405,7 @@ impl<H> Catalogue<H> {
             .map_err(|e| format!("tool `{}`: {e}", tool.name))?;
         let entry = Entry {
             tool,
+            visibility,
             headers,
             schemas: Arc::new(schemas),
             task,
@@ -355,34 +435,49 @@ impl<H> Catalogue<H> {
         true
     }
 
-    fn get(&self, name: &str) -> Result<&Entry<H>, ErrorObject> {
+    /// Tool `name` as requests of `era` see it: one of the other era is
+    /// unknown.
+    fn get(&self, name: &str, era: Era) -> Result<&Entry<H>, ErrorObject> {
         self.by_name
             .get(name)
             .map(|&at| &self.entries[at])
+            .filter(|entry| entry.visibility.serves(era))
             .ok_or_else(|| errors::invalid_params(format!("Unknown tool: {name}")))
     }
 
+    /// A page of the tools listed to the request's era; the offsets count
+    /// those alone, so each era's cursors are stable.
     fn list(
         &self,
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
-        let (entries, next) = page(&self.entries, params.cursor.as_deref())?;
+        let era = Era::of(ctx);
+        let listed: Vec<&Entry<H>> = self
+            .entries
+            .iter()
+            .filter(|e| e.visibility.lists(era))
+            .collect();
+        let (entries, next) = page(&listed, params.cursor.as_deref())?;
         let tools = entries.iter().map(|e| e.tool.clone()).collect();
         let mut result = ListToolsResult::new(tools, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
     }
 
-    fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+    /// Only modern `tools/call` requests carry `Mcp-Param-*` headers and
+    /// become tasks, so a legacy-only tool answers as an unknown one.
+    fn modern(&self, name: &str) -> Option<&Entry<H>> {
         let at = self.by_name.get(name)?;
-        Some(self.entries[*at].headers.clone())
+        Some(&self.entries[*at]).filter(|e| e.visibility.serves(Era::Modern))
+    }
+
+    fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        self.modern(name).map(|e| e.headers.clone())
     }
 
     fn task_support(&self, name: &str) -> TaskSupport {
-        self.by_name
-            .get(name)
-            .map_or(TaskSupport::Never, |&at| self.entries[at].task)
+        self.modern(name).map_or(TaskSupport::Never, |e| e.task)
     }
 }
 
@@ -423,6 +518,8 @@ pub struct ToolSpec<S> {
     pub task: TaskSupport,
     /// The OAuth scopes a call needs (`#[tool(scopes = [...])]`).
     pub scopes: &'static [&'static str],
+    /// `#[tool(hidden)]`, `#[tool(era = "...")]`.
+    pub visibility: ToolVisibility,
 }
 
 /// The tools of a `#[mcp_server::router]` impl, described once.
@@ -444,7 +541,7 @@ impl<S> ToolTable<S> {
             let described = (spec.describe)()
                 .and_then(|tool| {
                     let name = tool.name.clone();
-                    catalogue.insert(tool, true, spec.task, spec.call)?;
+                    catalogue.insert(tool, true, spec.task, spec.visibility, spec.call)?;
                     Ok(name)
                 })
                 .map_err(|e| format!("tool method `{}`: {e}", spec.method));
@@ -470,7 +567,8 @@ impl<S> ToolTable<S> {
         &self.problems
     }
 
-    /// The described tools, in listing order.
+    /// Every described tool in declaration order, hidden and one-era ones
+    /// included.
     pub fn tools(&self) -> impl Iterator<Item = &Tool> {
         self.catalogue.entries.iter().map(|e| &e.tool)
     }
@@ -490,15 +588,16 @@ impl<S> ToolTable<S> {
         self.catalogue.list(params, ctx)
     }
 
-    /// `tools/call`: an unknown name is `-32602 "Unknown tool: X"`;
-    /// arguments that break the input schema get a failed result.
+    /// `tools/call`: an unknown name (or a tool of the other era) is
+    /// `-32602 "Unknown tool: X"`; arguments that break the input schema
+    /// get a failed result.
     pub async fn call(
         &self,
         server: &S,
         params: CallToolRequestParams,
         ctx: &RequestContext,
     ) -> ToolOutcome {
-        let entry = self.catalogue.get(&params.name)?;
+        let entry = self.catalogue.get(&params.name, Era::of(ctx))?;
         let call = match ToolCall::checked(params, &entry.schemas) {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
@@ -509,17 +608,21 @@ impl<S> ToolTable<S> {
         outcome
     }
 
-    /// The `x-mcp-header` annotations of tool `name`.
+    /// The `x-mcp-header` annotations of tool `name` (none for a
+    /// legacy-only tool: only modern calls carry the headers).
     pub fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
         Some(self.catalogue.param_headers(name).unwrap_or_default())
     }
 
-    /// Whether tool `name` may run as a task (never for an unknown name).
+    /// Whether tool `name` may run as a task (never for an unknown name or
+    /// a legacy-only tool: legacy sessions get no tasks).
     pub fn task_support(&self, name: &str) -> TaskSupport {
         self.catalogue.task_support(name)
     }
 
-    /// The OAuth scopes of the tools that declare some, by tool name.
+    /// The OAuth scopes of the tools that declare some, by tool name
+    /// (hidden and one-era tools included: the HTTP layer checks them by
+    /// name before the era is known).
     pub fn scopes(&self) -> &BTreeMap<String, Vec<String>> {
         &self.scopes
     }
@@ -639,8 +742,13 @@ impl ToolRouter {
     }
 
     fn insert(&self, tool: Tool, derived: bool, handler: DynToolFn) -> Result<(), String> {
-        self.write()
-            .insert(tool, derived, TaskSupport::Never, handler)?;
+        self.write().insert(
+            tool,
+            derived,
+            TaskSupport::Never,
+            ToolVisibility::LISTED,
+            handler,
+        )?;
         self.changed();
         Ok(())
     }
@@ -686,6 +794,22 @@ impl ToolRouter {
         true
     }
 
+    /// Hides tool `name` from `tools/list` or limits it to one era (see
+    /// [`ToolVisibility`]); whether the tool exists. Tools are added
+    /// [`ToolVisibility::LISTED`]. A change announces
+    /// `notifications/tools/list_changed`.
+    pub fn set_visibility(&self, name: &str, visibility: ToolVisibility) -> bool {
+        {
+            let mut catalogue = self.write();
+            let Some(&at) = catalogue.by_name.get(name) else {
+                return false;
+            };
+            catalogue.entries[at].visibility = visibility;
+        }
+        self.changed();
+        true
+    }
+
     /// Whether tool `name` may run as a task (for
     /// [`ToolsHandler::task_support`](crate::ToolsHandler::task_support)).
     pub fn task_support(&self, name: &str) -> TaskSupport {
@@ -719,8 +843,9 @@ impl ToolRouter {
         self.read().list(&params, ctx)
     }
 
-    /// `tools/call`: an unknown name is `-32602 "Unknown tool: X"`;
-    /// arguments that break the input schema get a failed result.
+    /// `tools/call`: an unknown name (or a tool of the other era) is
+    /// `-32602 "Unknown tool: X"`; arguments that break the input schema
+    /// get a failed result.
     pub async fn call_tool(
         &self,
         params: CallToolRequestParams,
@@ -728,7 +853,7 @@ impl ToolRouter {
     ) -> ToolOutcome {
         let (handler, schemas) = {
             let catalogue = self.read();
-            let entry = catalogue.get(&params.name)?;
+            let entry = catalogue.get(&params.name, Era::of(ctx))?;
             (Arc::clone(&entry.handler), Arc::clone(&entry.schemas))
         };
         #[cfg(debug_assertions)]

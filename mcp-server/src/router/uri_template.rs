@@ -1,6 +1,7 @@
-//! URI templates (RFC 6570) for `resources/templates/list` and
-//! `resources/read`: level 1 `{var}` and level 2 `{+var}`, matched against a
-//! requested URI to recover the variables.
+//! URI templates (RFC 6570) for `resources/templates/list`,
+//! `resources/read` and live `resources/list` entries: level 1 `{var}` and
+//! level 2 `{+var}`, expanded from values and matched against a requested
+//! URI to recover them.
 
 use std::fmt;
 
@@ -99,10 +100,70 @@ impl UriTemplate {
         })
     }
 
-    /// The variables of `uri` if it matches, `{var}` values percent-decoded.
+    /// The variables of `uri` if it matches, percent-decoded. A `{+var}`
+    /// value keeps a `%` that starts no `%XX` triplet, and its raw text when
+    /// the decoded bytes are not UTF-8, so every URI it matched before
+    /// decoding still matches.
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
         let mut out = Vec::new();
         match_parts(&self.parts, uri, &mut out).then_some(out)
+    }
+
+    /// The URI for `values`, one per variable in template order, encoded
+    /// by RFC 6570's rules: a `{var}` value keeps only unreserved characters
+    /// (`A-Z a-z 0-9 - . _ ~`), a `{+var}` value reserved ones (`/`, `?`,
+    /// `#`, ...) and `%XX` triplets too (taken as encoded already); every
+    /// other byte of the UTF-8 text becomes `%XX`.
+    pub fn expand<V: AsRef<str>>(&self, values: &[V]) -> Result<String, TemplateError> {
+        let wanted = self.variables().count();
+        if values.len() != wanted {
+            return Err(TemplateError(format!(
+                "URI template `{}` has {wanted} variable(s), {} value(s) given",
+                self.source,
+                values.len()
+            )));
+        }
+        let mut uri = String::with_capacity(self.source.len());
+        let mut values = values.iter();
+        for part in &self.parts {
+            match part {
+                Part::Literal(literal) => uri.push_str(literal),
+                Part::Var { reserved, .. } => {
+                    let value = values.next().map_or("", AsRef::as_ref);
+                    encode_into(&mut uri, value, *reserved);
+                }
+            }
+        }
+        Ok(uri)
+    }
+}
+
+fn unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// RFC 3986 `reserved`: `gen-delims` and `sub-delims`.
+fn reserved(b: u8) -> bool {
+    b":/?#[]@!$&'()*+,;=".contains(&b)
+}
+
+fn is_triplet(bytes: &[u8]) -> bool {
+    matches!(bytes, [b'%', a, b, ..] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit())
+}
+
+fn encode_into(out: &mut String, value: &str, allow_reserved: bool) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let bytes = value.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let keep = unreserved(b)
+            || (allow_reserved && (reserved(b) || (b == b'%' && is_triplet(&bytes[i..]))));
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xF)]));
+        }
     }
 }
 
@@ -135,7 +196,7 @@ fn match_parts(parts: &[Part], uri: &str, out: &mut Vec<(String, String)>) -> bo
                 let mark = out.len();
                 let raw = &uri[..end];
                 let value = if *reserved {
-                    Some(raw.to_owned())
+                    Some(decode_reserved(raw))
                 } else {
                     percent_decode(raw)
                 };
@@ -149,6 +210,30 @@ fn match_parts(parts: &[Part], uri: &str, out: &mut Vec<(String, String)>) -> bo
             false
         }
     }
+}
+
+/// A `{+var}` value: `%XX` triplets decoded, anything else kept as written.
+fn decode_reserved(raw: &str) -> String {
+    let bytes = raw.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = is_triplet(&bytes[i..])
+            .then(|| raw.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match hex {
+            Some(byte) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            None => {
+                decoded.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).unwrap_or_else(|_| raw.to_owned())
 }
 
 fn percent_decode(raw: &str) -> Option<String> {
@@ -202,6 +287,43 @@ mod tests {
             vars("db://{table}/{row}", "db://users/9"),
             Some(vec![pair("table", "users"), pair("row", "9")])
         );
+    }
+
+    #[test]
+    fn expansion_encodes_by_operator_and_reads_back() {
+        let simple = UriTemplate::parse("note://{id}").expect("template");
+        let reserved = UriTemplate::parse("file:///{+path}.md").expect("template");
+        let cases = [
+            ("a/b c", "note://a%2Fb%20c", "file:///a/b%20c.md"),
+            ("été", "note://%C3%A9t%C3%A9", "file:///%C3%A9t%C3%A9.md"),
+            ("x?y#z", "note://x%3Fy%23z", "file:///x?y#z.md"),
+            ("100%", "note://100%25", "file:///100%25.md"),
+            ("~a-b_c.d", "note://~a-b_c.d", "file:///~a-b_c.d.md"),
+        ];
+        for (value, simple_uri, reserved_uri) in cases {
+            assert_eq!(simple.expand(&[value]).expect("expands"), simple_uri);
+            assert_eq!(reserved.expand(&[value]).expect("expands"), reserved_uri);
+            assert_eq!(
+                simple.matches(simple_uri),
+                Some(vec![("id".to_owned(), value.to_owned())])
+            );
+            assert_eq!(
+                reserved.matches(reserved_uri),
+                Some(vec![("path".to_owned(), value.to_owned())])
+            );
+        }
+        // A `{+var}` triplet is taken as encoded already (RFC 6570 §3.2.3).
+        assert_eq!(
+            reserved.expand(&["a%2Fb"]).expect("expands"),
+            "file:///a%2Fb.md"
+        );
+        // What matched before decoding still matches.
+        assert_eq!(
+            reserved.matches("file:///50%.md"),
+            Some(vec![("path".to_owned(), "50%".to_owned())])
+        );
+        assert!(simple.expand::<&str>(&[]).is_err());
+        assert!(simple.expand(&["a", "b"]).is_err());
     }
 
     #[test]
