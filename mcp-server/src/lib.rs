@@ -516,7 +516,7 @@ mod features;
 #[cfg(feature = "http")]
 pub mod http;
 mod model;
-pub mod router;
+mod router;
 #[cfg(any(feature = "http", feature = "stdio"))]
 mod runtime;
 mod state;
@@ -563,7 +563,7 @@ pub use router::tools::{Era, ToolVisibility};
 pub use router::tools::{
     IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
-pub use router::{Elicitation, RetryInput};
+pub use router::{Elicitation, PAGE_SIZE, RetryInput};
 pub use state::events::{ServerEvent, ServerEvents};
 pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
 pub use wire::reply::Reply;
