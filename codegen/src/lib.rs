@@ -28,21 +28,21 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let schema: serde_json::Value =
 //!     serde_json::from_str(&std::fs::read_to_string("schema.json")?)?;
-//! let era = codegen::detect_era(&schema).ok_or("not an MCP schema")?;
-//! let options = codegen::EmitOptions::default()
+//! let era = mcp_era_codegen::detect_era(&schema).ok_or("not an MCP schema")?;
+//! let options = mcp_era_codegen::EmitOptions::default()
 //!     .command("my-sdk: cargo run -p my-codegen")
 //!     .module("v2026_07_28")
 //!     .derive("Hash")
 //!     .named_feature(None);
-//! let rust: String = codegen::generate_revision(&schema, era, "2026-07-28", &options)?;
+//! let rust: String = mcp_era_codegen::generate_revision(&schema, era, "2026-07-28", &options)?;
 //! std::fs::write("src/generated.rs", rust)?;
 //! # Ok(()) }
 //! ```
 //!
 //! The output is deterministic (ordered IR, one formatter) and carries a
 //! `@generated` header naming [`EmitOptions::command`]. It calls a small
-//! runtime, `mcp_types::__private` by default ([`EmitOptions::runtime`]):
-//! depend on the `mcp-types` crate of this toolkit (lib name `mcp_types`)
+//! runtime, `mcp_era_types::__private` by default ([`EmitOptions::runtime`]):
+//! depend on the `mcp-types` crate of this toolkit (lib name `mcp_era_types`)
 //! and `serde` / `serde_json`. A schema shape the generator cannot express
 //! is an [`Error`] naming the schema location, never silently wrong code.
 

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use codegen::manifest::Era;
-use codegen::{EmitOptions, detect_era, generate_revision};
+use mcp_era_codegen::manifest::Era;
+use mcp_era_codegen::{EmitOptions, detect_era, generate_revision};
 
 const USAGE: &str = "usage: mcp-era-codegen --schema FILE [--out FILE] [options]
 
@@ -18,7 +18,7 @@ options:
   --derive PATH          an extra derive for every type (repeatable)
   --serde PATH           the serde crate path (default ::serde)
   --serde-json PATH      the serde_json crate path (default ::serde_json)
-  --runtime PATH         the runtime module (default ::mcp_types::__private)
+  --runtime PATH         the runtime module (default ::mcp_era_types::__private)
   --named-feature F      gate the by-name lookup on cargo feature F (default: left out)
   --command TEXT         the command named in the @generated header
   --check                do not write: fail if --out differs from what would be written";

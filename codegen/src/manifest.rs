@@ -27,7 +27,7 @@ pub struct Manifest {
     /// Every known revision, newest first.
     #[serde(rename = "revision")]
     pub revisions: Vec<Revision>,
-    /// The upstream draft schema, if pinned: generated as `mcp_types::draft`
+    /// The upstream draft schema, if pinned: generated as `mcp_era_types::draft`
     /// behind a cargo feature; not a protocol version, so it is in no
     /// version table and never served.
     #[serde(default)]

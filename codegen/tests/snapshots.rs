@@ -8,15 +8,15 @@
 
 use std::path::Path;
 
-use codegen::manifest::Era;
-use codegen::{EmitOptions, generate_revision};
+use mcp_era_codegen::manifest::Era;
+use mcp_era_codegen::{EmitOptions, generate_revision};
 
 fn generate(schema_file: &Path) -> String {
     let text = std::fs::read_to_string(schema_file).unwrap();
     let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
     let options = EmitOptions::default()
         .command("cargo test -p mcp-era-codegen --test snapshots")
-        .runtime("::mcp_types::__private")
+        .runtime("::mcp_era_types::__private")
         .named_feature(None);
     let module = generate_revision(&schema, Era::Modern, "test", &options).unwrap();
     format!("{module}\nfn main() {{}}\n")

@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use codegen::manifest::{Era, Manifest};
-use codegen::{EmitOptions, detect_era, generate_revision, generate_versions};
+use mcp_era_codegen::manifest::{Era, Manifest};
+use mcp_era_codegen::{EmitOptions, detect_era, generate_revision, generate_versions};
 use serde_json::{Value, json};
 
 const NEW_VERSION: &str = "2026-12-01";
@@ -91,7 +91,7 @@ fn a_synthetic_revision_generates_compiles_and_is_not_served() {
         .command("cargo test -p mcp-era-codegen --test synthetic_update")
         .named_feature(None)
         .module("v2026_12_01")
-        .serde_path("::mcp_types::__private::serde");
+        .serde_path("::mcp_era_types::__private::serde");
     let source = generate_revision(&schema, Era::Modern, NEW_VERSION, &options).unwrap();
     for expected in [
         "pub struct DescribeToolRequest {",
@@ -121,7 +121,7 @@ fn a_synthetic_revision_generates_compiles_and_is_not_served() {
         "[[revision]]\nversion = \"{NEW_VERSION}\"\nera = \"modern\"\ngenerate = true\n\
          url = \"https://example.com/b0f60ba5409db7a6582440a7b473cc0398890f15/schema.json\"\n\
          sha256 = \"{}\"\n\n",
-        codegen::manifest::sha256_hex(serde_json::to_string(&schema).unwrap().as_bytes())
+        mcp_era_codegen::manifest::sha256_hex(serde_json::to_string(&schema).unwrap().as_bytes())
     );
     let manifest_text = manifest_text.replacen("[[revision]]", &format!("{entry}[[revision]]"), 1);
     let manifest = Manifest::parse(&manifest_text).unwrap();
@@ -132,7 +132,7 @@ fn a_synthetic_revision_generates_compiles_and_is_not_served() {
     // …but the runtime list, from which servers take their default
     // `versions(modern)` and which bounds every `versions(...)`, is written
     // by hand and does not move: no server advertises 2026-12-01.
-    use mcp_types::versions::{IMPLEMENTED_MODERN_VERSIONS, is_implemented};
+    use mcp_era_types::versions::{IMPLEMENTED_MODERN_VERSIONS, is_implemented};
     assert!(!is_implemented(NEW_VERSION));
     assert_eq!(IMPLEMENTED_MODERN_VERSIONS, ["2026-07-28"]);
 }

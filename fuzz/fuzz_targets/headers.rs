@@ -1,5 +1,5 @@
 //! Fuzzes the `Mcp-Name`/`Mcp-Param-*` value encoding of
-//! `mcp_types::headers`. Invariants: `decode_value` never panics, and
+//! `mcp_era_types::headers`. Invariants: `decode_value` never panics, and
 //! takes a value without the sentinel literally; `encode_value` gives a
 //! plain printable-ASCII header value (no surrounding spaces) that
 //! `decode_value` turns back into the original string; Base64 round-trips
@@ -21,8 +21,8 @@ use http_body_util::BodyExt;
 use libfuzzer_sys::fuzz_target;
 use mcp_everything::Everything;
 use mcp_fuzz::{block_on, check_message, server};
-use mcp_server::http::{HttpConfig, McpService};
-use mcp_types::headers::{base64_encode, decode_value, encode_value, needs_base64};
+use mcp_era_server::http::{HttpConfig, McpService};
+use mcp_era_types::headers::{base64_encode, decode_value, encode_value, needs_base64};
 use tower_service::Service;
 
 /// The header names a request head is made of; the MCP ones of the

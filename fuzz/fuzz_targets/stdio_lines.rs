@@ -22,7 +22,7 @@ use std::task::{Context, Poll};
 
 use libfuzzer_sys::fuzz_target;
 use mcp_fuzz::{block_on, check_message, server};
-use mcp_server::stdio::{StdioConfig, serve_with};
+use mcp_era_server::stdio::{StdioConfig, serve_with};
 use tokio::io::AsyncWrite;
 
 /// An in-memory stdout.

@@ -8,7 +8,7 @@
 use std::fmt::Debug;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_types::{v2025_11_25 as legacy, v2026_07_28 as modern};
+use mcp_era_types::{v2025_11_25 as legacy, v2026_07_28 as modern};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

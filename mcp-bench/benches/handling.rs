@@ -4,7 +4,7 @@
 
 use divan::{Bencher, black_box};
 use mcp_bench::{BenchServer, DISCOVER, RouterServer, TOOLS_CALL, block_on};
-use mcp_server::{McpServer, McpServerExt, MessageContext};
+use mcp_era_server::{McpServer, McpServerExt, MessageContext};
 
 fn main() {
     divan::main();
@@ -37,7 +37,7 @@ mod discover {
     }
 
     #[divan::bench]
-    fn mcp_server(bencher: Bencher) {
+    fn mcp_era_server(bencher: Bencher) {
         bencher.bench(|| handle(black_box(DISCOVER)));
     }
 }
@@ -52,7 +52,7 @@ mod tools_call {
     }
 
     #[divan::bench]
-    fn mcp_server(bencher: Bencher) {
+    fn mcp_era_server(bencher: Bencher) {
         bencher.bench(|| handle(black_box(TOOLS_CALL)));
     }
 

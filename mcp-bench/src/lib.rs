@@ -7,11 +7,11 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheHints, CallToolRequestParams, CallToolResult, CallToolResultResponseResult, ContentBlock,
     ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
 };
-use mcp_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors};
+use mcp_era_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors};
 
 /// A modern server with one tool, `echo`, that returns its `text` argument.
 #[derive(McpServer)]
@@ -55,7 +55,7 @@ impl ToolsHandler for BenchServer {
 #[mcp(name = "bench-router", version = "1.0.0")]
 pub struct RouterServer;
 
-#[mcp_server::router]
+#[mcp_era_server::router]
 impl RouterServer {
     /// Returns its `text` argument.
     #[tool]

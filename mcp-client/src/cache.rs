@@ -18,8 +18,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use mcp_types::v2026_07_28::{CacheScope, DiscoverResult};
-use mcp_types::versions::Era;
+use mcp_era_types::v2026_07_28::{CacheScope, DiscoverResult};
+use mcp_era_types::versions::Era;
 use serde_json::Value;
 
 /// A source of the current time.

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use mcp_types::v2026_07_28 as modern;
+use mcp_era_types::v2026_07_28 as modern;
 
 /// Everything that can go wrong while talking to a server.
 #[derive(Debug)]

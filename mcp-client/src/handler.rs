@@ -11,9 +11,9 @@
 //! [`Error::UndeclaredInput`](crate::Error::UndeclaredInput).
 //!
 //! ```
-//! use mcp_client::handler::{ClientHandler, HandlerError};
-//! use mcp_client::transport::BoxFuture;
-//! use mcp_client::mcp_types::v2026_07_28 as m;
+//! use mcp_era_client::handler::{ClientHandler, HandlerError};
+//! use mcp_era_client::transport::BoxFuture;
+//! use mcp_era_client::mcp_era_types::v2026_07_28 as m;
 //!
 //! struct AlwaysYes;
 //! impl ClientHandler for AlwaysYes {
@@ -30,7 +30,7 @@
 
 use std::sync::Arc;
 
-use mcp_types::v2026_07_28 as modern;
+use mcp_era_types::v2026_07_28 as modern;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

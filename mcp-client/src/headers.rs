@@ -1,6 +1,6 @@
 //! The Streamable HTTP request headers a modern request carries. The header
 //! rules themselves (names, `Mcp-Name` sources, the Base64 sentinel) live in
-//! `mcp_types::headers`, shared with the server.
+//! `mcp_era_types::headers`, shared with the server.
 //!
 //! Every POST carries `MCP-Protocol-Version` (equal to the `_meta` version)
 //! and `Mcp-Method` (equal to the body's `method`); `tools/call` and
@@ -16,7 +16,7 @@
 //! `tools/list` results by the client, with a warning.
 //!
 //! ```
-//! use mcp_client::headers::{param_headers, tool_param_headers};
+//! use mcp_era_client::headers::{param_headers, tool_param_headers};
 //! use serde_json::json;
 //!
 //! let tool = json!({"name": "deploy", "inputSchema": {"type": "object", "properties": {
@@ -30,7 +30,7 @@
 
 use serde_json::{Map, Value};
 
-pub use mcp_types::headers::{
+pub use mcp_era_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, encode_value, mcp_name,
     name_source, needs_base64,
 };
@@ -121,7 +121,7 @@ pub fn param_headers(
             Some((
                 format!(
                     "{}{}",
-                    mcp_types::headers::MCP_PARAM_PREFIX,
+                    mcp_era_types::headers::MCP_PARAM_PREFIX,
                     name.to_ascii_lowercase()
                 ),
                 value,

@@ -30,8 +30,8 @@
 //!   [`ClientOptions::authorization`].
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), mcp_client::Error> {
-//! use mcp_client::{Client, ClientOptions};
+//! # async fn run() -> Result<(), mcp_era_client::Error> {
+//! use mcp_era_client::{Client, ClientOptions};
 //!
 //! let client = Client::connect_stdio("my-server", &[], ClientOptions::default()).await?;
 //! println!("{:?} {}", client.era(), client.protocol_version());
@@ -66,12 +66,12 @@ pub use client::tasks;
 pub use client::{ByEra, Client};
 pub use error::{Error, Result};
 pub use handler::{ClientHandler, HandlerError};
-pub use mcp_types;
-pub use mcp_types::versions::Era;
+pub use mcp_era_types;
+pub use mcp_era_types::versions::Era;
 /// The versions this client implements, newest first: its default offer
-/// (shared with `mcp-server`; `mcp_types::versions::GENERATED_VERSIONS`
+/// (shared with `mcp-server`; `mcp_era_types::versions::GENERATED_VERSIONS`
 /// lists the versions that merely have types).
-pub use mcp_types::versions::{
+pub use mcp_era_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
 };
 pub use subscription::{Notification, Subscription};

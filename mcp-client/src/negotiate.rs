@@ -14,7 +14,7 @@
 //!   probe timeout, and on HTTP a 4xx whose body is empty, not JSON, or
 //!   not a recognised modern error. The fallback is never keyed on one code.
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     self as modern, UnsupportedProtocolVersionErrorErrorData, error_codes,
 };
 use serde_json::Value;

@@ -17,9 +17,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use fixture::http_url;
-use mcp_client::mcp_types::v2026_07_28 as m;
-use mcp_client::transport::BoxFuture;
-use mcp_client::{ByEra, Client, ClientHandler, ClientOptions, Era, EraMode, Error, HandlerError};
+use mcp_era_client::mcp_era_types::v2026_07_28 as m;
+use mcp_era_client::transport::BoxFuture;
+use mcp_era_client::{
+    ByEra, Client, ClientHandler, ClientOptions, Era, EraMode, Error, HandlerError,
+};
 use serde_json::{Value, json};
 use tokio::io::AsyncWrite;
 
@@ -310,14 +312,14 @@ async fn subscriptions_deliver_list_changes() {
 /// A fetched list is reused while fresh and dropped by a list change.
 async fn list_changes_invalidate_the_cached_list() {
     let url = http_url().await;
-    let cache = Arc::new(mcp_client::cache::Cache::default());
+    let cache = Arc::new(mcp_era_client::cache::Cache::default());
     let o = ClientOptions {
         cache: cache.clone(),
         ..opts(EraMode::Modern)
     };
     let client = Client::connect_http(&url, o).await.unwrap();
     let origin = url.trim_end_matches("/mcp").to_owned();
-    let key = mcp_client::cache::ServerKey::Origin(origin);
+    let key = mcp_era_client::cache::ServerKey::Origin(origin);
     let mut sub = client
         .subscribe(m::SubscriptionFilter::new().with_tools_list_changed(true))
         .await

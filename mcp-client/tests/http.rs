@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use mcp_client::cache::Cache;
-use mcp_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
+use mcp_era_client::cache::Cache;
+use mcp_era_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
 use serde_json::{Map, Value, json};
 
 fn opts() -> ClientOptions {
@@ -287,7 +287,7 @@ async fn a_wrong_cached_era_is_probed_again() {
     // Pretend this origin was legacy last time.
     let origin = url.trim_end_matches("/mcp").to_owned();
     cache.remember_era(
-        mcp_client::cache::ServerKey::Origin(origin),
+        mcp_era_client::cache::ServerKey::Origin(origin),
         Era::Legacy,
         "2025-11-25",
     );

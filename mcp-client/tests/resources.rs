@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use mcp_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
+use mcp_era_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
 use serde_json::{Value, json};
 
 fn opts(era: EraMode) -> ClientOptions {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use mcp_client::{ByEra, ClientOptions, Era, EraMode, Error};
+use mcp_era_client::{ByEra, ClientOptions, Era, EraMode, Error};
 use serde_json::{Map, Value, json};
 
 fn opts() -> ClientOptions {
@@ -315,13 +315,14 @@ done"#;
         probe_timeout: Duration::from_millis(300),
         ..opts()
     };
-    let client = mcp_client::Client::connect_stdio("sh", &["-c".into(), script.into()], options)
-        .await
-        .unwrap();
+    let client =
+        mcp_era_client::Client::connect_stdio("sh", &["-c".into(), script.into()], options)
+            .await
+            .unwrap();
     assert_eq!(client.era(), Era::Legacy);
     client.close().await;
 
-    let e = mcp_client::Client::connect_stdio("/nonexistent/server", &[], opts())
+    let e = mcp_era_client::Client::connect_stdio("/nonexistent/server", &[], opts())
         .await
         .unwrap_err();
     assert!(matches!(e, Error::Spawn { .. }), "{e}");

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fixture::http_url;
-use mcp_client::mcp_types::v2026_07_28 as m;
-use mcp_client::transport::BoxFuture;
-use mcp_client::{
+use mcp_era_client::mcp_era_types::v2026_07_28 as m;
+use mcp_era_client::transport::BoxFuture;
+use mcp_era_client::{
     ByEra, Client, ClientHandler, ClientOptions, EraMode, Error, HandlerError, TaskCall,
     TaskHandle, TaskStatus,
 };

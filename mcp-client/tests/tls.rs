@@ -10,8 +10,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use mcp_client::{Client, ClientOptions, EraMode, Error};
-use mcp_types::versions::Era;
+use mcp_era_client::{Client, ClientOptions, EraMode, Error};
+use mcp_era_types::versions::Era;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::{Value, json};
 

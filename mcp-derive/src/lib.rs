@@ -17,14 +17,14 @@ use proc_macro::TokenStream;
 /// written: the server crate itself, or the `mcp-era` facade. Each entry
 /// point has its own default, so a user of either crate writes no path.
 fn server_path() -> syn::Path {
-    syn::parse_quote!(::mcp_server)
+    syn::parse_quote!(::mcp_era_server)
 }
 
 fn facade_path() -> syn::Path {
     syn::parse_quote!(::mcp_era::server)
 }
 
-/// Derives `mcp_server::McpServer`; see the `mcp-server` crate docs for
+/// Derives `mcp_era_server::McpServer`; see the `mcp-server` crate docs for
 /// every `#[mcp(...)]` key.
 #[proc_macro_derive(McpServer, attributes(mcp))]
 pub fn derive_mcp_server(input: TokenStream) -> TokenStream {
@@ -39,7 +39,7 @@ pub fn derive_facade_mcp_server(input: TokenStream) -> TokenStream {
     derive_with(input, facade_path())
 }
 
-/// `#[mcp_server::router]`: the `#[tool]`, `#[resource]` and `#[prompt]`
+/// `#[mcp_era_server::router]`: the `#[tool]`, `#[resource]` and `#[prompt]`
 /// methods of an `impl` block become the server's tools, resources and
 /// prompts; see the `mcp-server` crate docs.
 #[proc_macro_attribute]

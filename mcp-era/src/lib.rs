@@ -43,7 +43,7 @@
 #![deny(missing_docs)]
 
 /// Protocol types generated from the official JSON schemas (`mcp-era-types`).
-pub use mcp_types as types;
+pub use mcp_era_types as types;
 
 /// The server runtime (`mcp-era-server`).
 ///
@@ -54,13 +54,13 @@ pub use mcp_types as types;
 #[cfg(feature = "server")]
 pub mod server {
     #[doc(no_inline)]
-    pub use mcp_server::*;
+    pub use mcp_era_server::*;
 
     // Explicit imports shadow the glob's macros of the same names; the
     // `McpServer` trait still comes from the glob.
     #[cfg(feature = "derive")]
     #[doc(inline)]
-    pub use mcp_derive::{FacadeMcpServer as McpServer, facade_router as router};
+    pub use mcp_era_derive::{FacadeMcpServer as McpServer, facade_router as router};
 }
 
 /// The derive, the router macro and the `McpServer` trait.
@@ -78,4 +78,4 @@ pub mod prelude {
 
 /// The dual-era client (`mcp-era-client`).
 #[cfg(feature = "client")]
-pub use mcp_client as client;
+pub use mcp_era_client as client;

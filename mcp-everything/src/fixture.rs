@@ -1,19 +1,19 @@
 //! The fixture server: every tool, resource and prompt the official
 //! conformance suite calls (names and exact outputs from
 //! `docs/conformance-fixture.md` §5–§6), served in both eras by one
-//! `#[mcp_server::router]` catalogue (the same lists in both eras).
+//! `#[mcp_era_server::router]` catalogue (the same lists in both eras).
 //!
 //! Server→client interaction is written once, MRTR style: a tool that needs
 //! input returns `input_required`; a modern client answers with a retry,
 //! and in a legacy session the runtime sends the input requests as real
-//! requests and calls the tool again (see `mcp_server`'s legacy bridge).
+//! requests and calls the tool again (see `mcp_era_server`'s legacy bridge).
 
 use std::borrow::Cow;
 use std::time::Duration;
 
-use mcp_server::mcp_types::v2026_07_28::prelude::*;
-use mcp_server::schemars::{self, JsonSchema, Schema, SchemaGenerator, json_schema};
-use mcp_server::{
+use mcp_era_server::mcp_era_types::v2026_07_28::prelude::*;
+use mcp_era_server::schemars::{self, JsonSchema, Schema, SchemaGenerator, json_schema};
+use mcp_era_server::{
     Arguments, Elicitation, InputRequired, Json, McpServer, PromptAnswer, RequestContext,
     ResourceRequest, RetryInput, ToolAnswer, ToolError, errors, input, router,
 };
@@ -285,7 +285,7 @@ impl JsonSchema for Sep1613Arguments {
 
 /// A note: a title and its text
 #[derive(serde::Serialize, JsonSchema)]
-#[schemars(crate = "mcp_server::schemars")]
+#[schemars(crate = "mcp_era_server::schemars")]
 struct Note {
     /// The note's title
     title: String,
@@ -774,7 +774,7 @@ impl Everything {
     }
 
     // ---- structured output whose root is not an object (a 2025-11-25
-    // session gets the text block only; see `mcp_server::legacy_result`) -
+    // session gets the text block only; see `mcp_era_server::legacy_result`) -
 
     /// Lists notes as structured output: a JSON array of {title, body}
     #[tool]
@@ -948,7 +948,7 @@ impl Everything {
 /// two tools): SEP-1330's `enumNames` is a deprecated shape no Rust type
 /// derives, and a reply to SEP-1034's `number` field with a fraction is
 /// no `ElicitResult` content in either schema, so a typed retry (what
-/// `mcp_server::input` and the legacy bridge make) would refuse it where
+/// `mcp_era_server::input` and the legacy bridge make) would refuse it where
 /// the suite expects the reply echoed.
 async fn legacy_elicitation(
     ctx: &RequestContext,

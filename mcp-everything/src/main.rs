@@ -3,8 +3,8 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 
 const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
@@ -43,8 +43,8 @@ fn use_task_store(store: &str) -> Result<(), String> {
     if store.starts_with("redis://") || store.starts_with("rediss://") {
         #[cfg(feature = "redis")]
         {
-            use mcp_server::McpServer;
-            let redis = mcp_server::tasks::RedisTaskStore::open(store)
+            use mcp_era_server::McpServer;
+            let redis = mcp_era_server::tasks::RedisTaskStore::open(store)
                 .map_err(|e| format!("bad --task-store {store:?}: {e}"))?;
             Everything::declaration()
                 .tasks()
@@ -79,7 +79,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            mcp_server::stdio::run(Everything::new())
+            mcp_era_server::stdio::run(Everything::new())
         }
         Some("http") => {
             let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
@@ -155,7 +155,7 @@ fn main() -> ExitCode {
             #[cfg(feature = "auth")]
             match (oauth_issuer, oauth_resource) {
                 (Some(issuer), Some(resource)) => {
-                    use mcp_server::http::auth::{AuthConfig, JwtValidator};
+                    use mcp_era_server::http::auth::{AuthConfig, JwtValidator};
                     let validator = JwtValidator::new(issuer.clone(), resource.clone());
                     config.auth = Some(
                         AuthConfig::new(resource, issuer, std::sync::Arc::new(validator))
@@ -171,7 +171,7 @@ fn main() -> ExitCode {
             #[cfg(feature = "rustls")]
             match (tls_cert, tls_key) {
                 (Some(cert), Some(key)) => {
-                    config.tls = Some(mcp_server::http::TlsConfig::from_pem_files(cert, key));
+                    config.tls = Some(mcp_era_server::http::TlsConfig::from_pem_files(cert, key));
                 }
                 (None, None) => {}
                 _ => {
@@ -182,7 +182,7 @@ fn main() -> ExitCode {
             for host in hosts {
                 config = config.allow_host(host);
             }
-            mcp_server::http::run(Everything::new(), config)
+            mcp_era_server::http::run(Everything::new(), config)
         }
         Some("demo") => mcp_everything::demo::run(),
         _ => {

@@ -14,10 +14,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use mcp_era_server::legacy_result;
+use mcp_era_server::stdio::StdioConfig;
+use mcp_era_types::v2026_07_28::roundtrip_named;
 use mcp_everything::Everything;
-use mcp_server::legacy_result;
-use mcp_server::stdio::StdioConfig;
-use mcp_types::v2026_07_28::roundtrip_named;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
@@ -235,7 +235,7 @@ impl Client {
         let (client, server) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server);
         let (client_read, client_write) = tokio::io::split(client);
-        tokio::spawn(mcp_server::stdio::serve_with(
+        tokio::spawn(mcp_era_server::stdio::serve_with(
             Arc::new(Everything::new()),
             server_read,
             server_write,

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{GUARD, http, open_legacy_session, post, request};
+use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -34,7 +34,7 @@ async fn start(
     let mut config = HttpConfig::new(addr);
     tweak(&mut config);
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(mcp_server::http::serve_listener_until(
+    let server = tokio::spawn(mcp_era_server::http::serve_listener_until(
         Arc::new(Everything::new()),
         listener,
         config,

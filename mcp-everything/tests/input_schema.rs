@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
+use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -17,7 +17,7 @@ use common::{http, open_legacy_session, post, request};
 async fn start_http() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mcp_server::http::serve_listener(
+    tokio::spawn(mcp_era_server::http::serve_listener(
         Arc::new(Everything::new()),
         listener,
         HttpConfig::new(addr),

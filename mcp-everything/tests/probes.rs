@@ -9,8 +9,8 @@ mod common;
 use std::sync::Arc;
 
 use common::{GUARD, request};
+use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -21,7 +21,7 @@ async fn start(tweak: impl FnOnce(&mut HttpConfig)) -> String {
     let addr = listener.local_addr().unwrap();
     let mut config = HttpConfig::new(addr);
     tweak(&mut config);
-    tokio::spawn(mcp_server::http::serve_listener(
+    tokio::spawn(mcp_era_server::http::serve_listener(
         Arc::new(Everything::new()),
         listener,
         config,

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
+use mcp_era_server::http::HttpConfig;
+use mcp_era_server::stdio::StdioConfig;
 use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
-use mcp_server::stdio::StdioConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -25,7 +25,7 @@ async fn start_http(max_body: Option<usize>) -> String {
     if let Some(max) = max_body {
         config.max_body_bytes = max;
     }
-    tokio::spawn(mcp_server::http::serve_listener(
+    tokio::spawn(mcp_era_server::http::serve_listener(
         Arc::new(Everything::new()),
         listener,
         config,
@@ -492,7 +492,7 @@ fn start_stdio(config: StdioConfig) -> StdioPeer {
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let (client_read, client_write) = tokio::io::split(client);
-    let done = tokio::spawn(mcp_server::stdio::serve_with(
+    let done = tokio::spawn(mcp_era_server::stdio::serve_with(
         Arc::new(Everything::new()),
         server_read,
         server_write,

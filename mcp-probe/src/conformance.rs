@@ -29,12 +29,12 @@
 
 use std::sync::Arc;
 
-use mcp_client::auth::{HeadlessAuthorizer, OAuthOptions};
-use mcp_client::handler::{ClientHandler, HandlerError};
-use mcp_client::mcp_types::v2026_07_28 as m;
-use mcp_client::mcp_types::versions::LEGACY_VERSIONS;
-use mcp_client::transport::BoxFuture;
-use mcp_client::{Client, ClientOptions, EraMode};
+use mcp_era_client::auth::{HeadlessAuthorizer, OAuthOptions};
+use mcp_era_client::handler::{ClientHandler, HandlerError};
+use mcp_era_client::mcp_era_types::v2026_07_28 as m;
+use mcp_era_client::mcp_era_types::versions::LEGACY_VERSIONS;
+use mcp_era_client::transport::BoxFuture;
+use mcp_era_client::{Client, ClientOptions, EraMode};
 use serde_json::{Map, Value, json};
 
 use crate::Failure;

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use mcp_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
+use mcp_era_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
 use serde_json::{Map, Value, json};
 
 /// Probe an MCP server (2026-07-28 and 2025-11-25 eras): print its era, the
@@ -316,18 +316,21 @@ async fn main() -> ExitCode {
 /// `--elicit-accept`: accepts every elicitation with the given content.
 struct Accept(Map<String, Value>);
 
-impl mcp_client::ClientHandler for Accept {
+impl mcp_era_client::ClientHandler for Accept {
     fn elicit(
         &self,
-        _request: mcp_client::mcp_types::v2026_07_28::ElicitRequestParams,
-    ) -> mcp_client::transport::BoxFuture<
+        _request: mcp_era_client::mcp_era_types::v2026_07_28::ElicitRequestParams,
+    ) -> mcp_era_client::transport::BoxFuture<
         '_,
-        Result<mcp_client::mcp_types::v2026_07_28::ElicitResult, mcp_client::HandlerError>,
+        Result<
+            mcp_era_client::mcp_era_types::v2026_07_28::ElicitResult,
+            mcp_era_client::HandlerError,
+        >,
     > {
         let result = json!({"action": "accept", "content": self.0});
         Box::pin(async move {
             serde_json::from_value(result)
-                .map_err(|e| mcp_client::HandlerError::new(-32603, e.to_string()))
+                .map_err(|e| mcp_era_client::HandlerError::new(-32603, e.to_string()))
         })
     }
 }
@@ -387,7 +390,7 @@ async fn connect(
             Some(path) => read_certificates(path).map_err(|e| bad(usage(e)))?,
             None => Vec::new(),
         },
-        client_info: mcp_client::mcp_types::v2026_07_28::Implementation::builder()
+        client_info: mcp_era_client::mcp_era_types::v2026_07_28::Implementation::builder()
             .name("mcp-probe")
             .version(env!("CARGO_PKG_VERSION"))
             .build(),
@@ -421,8 +424,8 @@ async fn connect(
 }
 
 /// The `--oauth*` flags as options.
-fn oauth_options(cli: &Cli) -> mcp_client::auth::OAuthOptions {
-    use mcp_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
+fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
+    use mcp_era_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
     use std::sync::Arc;
 
     let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
@@ -608,7 +611,7 @@ async fn call_as_task(
     args: Map<String, Value>,
     report: &mut Map<String, Value>,
 ) -> Result<Value, Failure> {
-    use mcp_client::TaskCall;
+    use mcp_era_client::TaskCall;
 
     let task = match client.call_tool_as_task(name, args).await? {
         TaskCall::Complete(result) => {

@@ -12,8 +12,8 @@ use std::panic;
 use std::process::{Command, ExitCode, Output};
 use std::sync::{Arc, OnceLock};
 
+use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
-use mcp_server::http::HttpConfig;
 use serde_json::{Value, json};
 
 const FIXTURE: &str = "--serve-everything-stdio";
@@ -50,7 +50,7 @@ fn http_url() -> &'static str {
             rt.block_on(async {
                 let listener = tokio::net::TcpListener::from_std(listener).unwrap();
                 let server = Arc::new(Everything::new());
-                mcp_server::http::serve_listener(server, listener, HttpConfig::new(addr)).await
+                mcp_era_server::http::serve_listener(server, listener, HttpConfig::new(addr)).await
             })
         });
         format!("http://{addr}/mcp")
@@ -402,7 +402,7 @@ fn calls_as_tasks() {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(FIXTURE) {
-        return match mcp_server::stdio::run(Everything::new()) {
+        return match mcp_era_server::stdio::run(Everything::new()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("fixture: {e}");

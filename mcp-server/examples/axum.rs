@@ -16,8 +16,8 @@ use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
-use mcp_server::http::{HttpConfig, McpService};
-use mcp_server::{McpServer, RequestContext, router};
+use mcp_era_server::http::{HttpConfig, McpService};
+use mcp_era_server::{McpServer, RequestContext, router};
 use tower_http::cors::CorsLayer;
 use tower_http::trace::TraceLayer;
 

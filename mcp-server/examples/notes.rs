@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::{Json, McpServer, router, schemars::JsonSchema};
+use mcp_era_server::http::HttpConfig;
+use mcp_era_server::{Json, McpServer, router, schemars::JsonSchema};
 use serde::{Deserialize, Serialize};
 
 #[derive(McpServer, Default)]
@@ -18,7 +18,7 @@ struct Notes {
 }
 
 #[derive(Clone, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_server::schemars")]
+#[schemars(crate = "mcp_era_server::schemars")]
 struct Note {
     id: u32,
     title: String,
@@ -27,7 +27,7 @@ struct Note {
 
 /// Notes whose title or body contains the query.
 #[derive(Serialize, JsonSchema)]
-#[schemars(crate = "mcp_server::schemars")]
+#[schemars(crate = "mcp_era_server::schemars")]
 struct Found {
     notes: Vec<Note>,
 }
@@ -98,12 +98,12 @@ fn main() -> std::io::Result<()> {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        [] | ["stdio"] => mcp_server::stdio::run(Notes::default()),
+        [] | ["stdio"] => mcp_era_server::stdio::run(Notes::default()),
         ["http", addr] => {
             let addr = addr
                 .parse()
                 .map_err(|e| std::io::Error::other(format!("{addr}: {e}")))?;
-            mcp_server::http::run(Notes::default(), HttpConfig::new(addr))
+            mcp_era_server::http::run(Notes::default(), HttpConfig::new(addr))
         }
         _ => Err(std::io::Error::other("usage: notes [stdio | http ADDR]")),
     }

@@ -1,10 +1,10 @@
 //! Two typed tools, both eras, over stdio or HTTP:
 //! `cargo run -p mcp-era-server --example quickstart [-- http localhost:8080]`.
-#[derive(mcp_server::McpServer)]
+#[derive(mcp_era_server::McpServer)]
 #[mcp(name = "quickstart", version = "1.0.0")]
 struct Quickstart;
 
-#[mcp_server::router]
+#[mcp_era_server::router]
 impl Quickstart {
     /// Greets someone by name.
     #[tool(read_only)]
@@ -20,5 +20,5 @@ impl Quickstart {
 }
 
 fn main() -> std::process::ExitCode {
-    mcp_server::serve_from_args(Quickstart)
+    mcp_era_server::serve_from_args(Quickstart)
 }

@@ -69,10 +69,10 @@ fn program_name(argv0: Option<OsString>) -> String {
 /// line:
 ///
 /// ```no_run
-/// # use mcp_server::McpServer;
+/// # use mcp_era_server::McpServer;
 /// # #[derive(McpServer)] #[mcp(name = "notes", version = "1.0.0")] struct Notes;
 /// fn main() -> std::process::ExitCode {
-///     mcp_server::serve_from_args(Notes)
+///     mcp_era_server::serve_from_args(Notes)
 /// }
 /// ```
 ///

@@ -7,8 +7,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::v2026_07_28::error_codes;
-use mcp_types::versions::{Era, era_of};
+use mcp_era_types::v2026_07_28::error_codes;
+use mcp_era_types::versions::{Era, era_of};
 use serde_json::{Value, json};
 
 use crate::era::legacy::legacy_request;
@@ -23,7 +23,7 @@ use crate::wire::message::{Envelope, Parsed, parse, read_envelope};
 use crate::wire::reply::Reply;
 
 /// The legacy `initialize` method.
-pub const INITIALIZE: &str = mcp_types::v2025_11_25::methods::INITIALIZE;
+pub const INITIALIZE: &str = mcp_era_types::v2025_11_25::methods::INITIALIZE;
 
 /// Answers one raw JSON-RPC message (one stdio line or one HTTP POST body).
 ///
@@ -197,7 +197,7 @@ fn select_era(
 }
 
 /// [`handle_message`] and [`handle_value`] as methods of every server:
-/// `use mcp_server::McpServerExt;` then `server.handle_value(message, &ctx)`.
+/// `use mcp_era_server::McpServerExt;` then `server.handle_value(message, &ctx)`.
 pub trait McpServerExt: McpServer {
     /// Answers one raw JSON-RPC message (bytes as read from the transport).
     /// See [`handle_message`].

@@ -8,7 +8,7 @@
 //! # A server in 20 lines
 //!
 //! ```
-//! use mcp_server::{McpServer, router};
+//! use mcp_era_server::{McpServer, router};
 //!
 //! #[derive(McpServer)]
 //! #[mcp(name = "weather", version = "1.0.0")]
@@ -29,15 +29,15 @@
 //! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
 //! ```
 //!
-//! Serve it with `mcp_server::stdio::run(Weather)`,
-//! `mcp_server::http::run(Weather, HttpConfig::bind("127.0.0.1:8080")?)`,
+//! Serve it with `mcp_era_server::stdio::run(Weather)`,
+//! `mcp_era_server::http::run(Weather, HttpConfig::bind("127.0.0.1:8080")?)`,
 //! or let the command line choose: `fn main() -> ExitCode {
-//! mcp_server::serve_from_args(Weather) }` serves stdio by default and HTTP
+//! mcp_era_server::serve_from_args(Weather) }` serves stdio by default and HTTP
 //! with `http [HOST:PORT]` ([`serve_from_args`]).
 //!
 //! # Tools, resources and prompts: `#[router]`
 //!
-//! `#[mcp_server::router]` on an inherent `impl` block turns its marked
+//! `#[mcp_era_server::router]` on an inherent `impl` block turns its marked
 //! methods into the server's catalogue, described once and served from a
 //! static table (`tools/list`, `resources/list`, `resources/templates/list`
 //! and `prompts/list` paginate it, 100 entries a page, with the
@@ -123,7 +123,7 @@
 //! take), written with `Display`:
 //!
 //! ```
-//! use mcp_server::{ListedResource, McpServer, router};
+//! use mcp_era_server::{ListedResource, McpServer, router};
 //! use std::collections::BTreeMap;
 //!
 //! #[derive(McpServer)]
@@ -210,7 +210,7 @@
 //! keep in step.
 //!
 //! ```
-//! use mcp_server::{McpServer, router, schemars::{self, JsonSchema}};
+//! use mcp_era_server::{McpServer, router, schemars::{self, JsonSchema}};
 //!
 //! #[derive(Clone, Copy, serde::Deserialize, JsonSchema)]
 //! enum Style { Bullets, Paragraph }
@@ -354,7 +354,7 @@
 //!
 //! `experimental` and `extension` take comma-separated entries `"id"`,
 //! `"id" = { JSON object }` or `"id" = path::to::function` where the
-//! function is `fn() -> mcp_types::v2026_07_28::JSONObject`. A bare `"id"`
+//! function is `fn() -> mcp_era_types::v2026_07_28::JSONObject`. A bare `"id"`
 //! means `{}` (supported, no settings). Extension identifiers must follow
 //! the `_meta` key syntax and have a prefix (`io.modelcontextprotocol/tasks`,
 //! `com.example/ui`). The JSON literal accepts objects, arrays, strings,
@@ -407,7 +407,7 @@
 //! [`McpServer::declared_scopes`] reports the scopes (without the HTTP
 //! `auth` feature that is all that happens, and stdio ignores them). With
 //! `auth`, the HTTP transport adds them to `HttpConfig::auth`
-//! (`mcp_server::http::auth::AuthConfig`) when it starts: a token lacking a
+//! (`mcp_era_server::http::auth::AuthConfig`) when it starts: a token lacking a
 //! declared scope gets **403** `insufficient_scope` naming what the
 //! request needs, the Protected Resource Metadata lists them in
 //! `scopes_supported`, and `AuthConfig::scope_implies` applies to them.
@@ -420,8 +420,8 @@
 //! ## Runtime path
 //!
 //! * `crate = "path"`: where generated code finds this crate (default
-//!   `::mcp_server`), for crates that re-export it:
-//!   `#[mcp(crate = "my_framework::mcp_server")]`. Generated code only uses
+//!   `::mcp_era_server`), for crates that re-export it:
+//!   `#[mcp(crate = "my_framework::mcp_era_server")]`. Generated code only uses
 //!   `<path>::__private`.
 //!
 //! ## Compile-time diagnostics
@@ -438,7 +438,7 @@
 //! scopes, and a declared capability without its handler trait.
 //!
 //! ```compile_fail
-//! use mcp_server::McpServer;
+//! use mcp_era_server::McpServer;
 //! #[derive(McpServer)]
 //! #[mcp(versions(modern = ["2025-11-25"]))] // a legacy version in `modern`
 //! struct S;
@@ -477,10 +477,10 @@
 //!
 //! # Transports
 //!
-//! * [`stdio`] (feature `stdio`): `mcp_server::stdio::run(server)`; one
+//! * [`stdio`] (feature `stdio`): `mcp_era_server::stdio::run(server)`; one
 //!   message per line, concurrent requests, cancellation, EOF exit, a line
 //!   limit with a documented recovery rule.
-//! * [`http`] (feature `http`): `mcp_server::http::run(server, HttpConfig::bind("localhost:8101")?)`;
+//! * [`http`] (feature `http`): `mcp_era_server::http::run(server, HttpConfig::bind("localhost:8101")?)`;
 //!   one `/mcp` endpoint, JSON or SSE, header rules, DNS-rebinding
 //!   protection, body limit, legacy sessions, the stale-session rule,
 //!   connection limits, timeouts and graceful shutdown; or
@@ -570,18 +570,18 @@ pub use wire::reply::Reply;
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
 /// block into the server's tools, resources and prompts; see the crate docs.
-pub use mcp_derive::router;
+pub use mcp_era_derive::router;
 
 /// JSON Schema generation (schemars 1, JSON Schema 2020-12), re-exported
 /// so that argument and output types derive `JsonSchema` with the version
-/// the runtime reads: `#[derive(mcp_server::schemars::JsonSchema)]` with
-/// `#[schemars(crate = "mcp_server::schemars")]`, or `schemars = "1"` in
+/// the runtime reads: `#[derive(mcp_era_server::schemars::JsonSchema)]` with
+/// `#[schemars(crate = "mcp_era_server::schemars")]`, or `schemars = "1"` in
 /// your own `Cargo.toml`.
 pub use schemars;
 
 /// Derives [`McpServer`](trait@McpServer); see the crate docs for every
 /// attribute.
-pub use mcp_derive::McpServer;
+pub use mcp_era_derive::McpServer;
 
 /// The protocol types this runtime speaks (re-exported `mcp-types`).
-pub use mcp_types;
+pub use mcp_era_types;

@@ -3,8 +3,8 @@
 //! Generated code reaches everything through `<crate>::__private`, so the
 //! `#[mcp(crate = "...")]` override changes one path.
 
-pub use mcp_types;
-pub use mcp_types::v2026_07_28::{
+pub use mcp_era_types;
+pub use mcp_era_types::v2026_07_28::{
     CacheScope, ClientRequest, Icon, IconTheme, Implementation, JSONObject, ServerCapabilities,
     ServerCapabilitiesPrompts, ServerCapabilitiesResources, ServerCapabilitiesTools,
 };
@@ -128,8 +128,8 @@ pub fn dispatch_completions<'a, S: CompletionsHandler>(
 /// A completion of at most [`MAX_COMPLETION_VALUES`] values, as the schema
 /// requires: a longer list is cut, with `hasMore` and the full `total`.
 fn capped(
-    mut result: mcp_types::v2026_07_28::CompleteResult,
-) -> mcp_types::v2026_07_28::CompleteResult {
+    mut result: mcp_era_types::v2026_07_28::CompleteResult,
+) -> mcp_era_types::v2026_07_28::CompleteResult {
     let completion = &mut result.completion;
     let all = completion.values.len();
     if all > crate::model::handlers::MAX_COMPLETION_VALUES {
@@ -160,7 +160,7 @@ pub use crate::model::declaration::{
     DEFAULT_DISCOVER_TTL_MS,
 };
 
-// ---- `#[mcp_server::router]` support ----
+// ---- `#[mcp_era_server::router]` support ----
 
 pub use crate::router::args::{self as args, Arguments, InputSchemaBuilder};
 pub use crate::router::prompts::{
@@ -175,7 +175,7 @@ pub use crate::router::tools::{
     BoxFuture as RouterFuture, Era, IntoToolResult, ParamHeader, ToolCall, ToolOutcome, ToolSpec,
     ToolTable, ToolVisibility, argument_failure,
 };
-pub use mcp_types::v2026_07_28::{
+pub use mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, GetPromptRequestParams,
     GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
@@ -360,7 +360,7 @@ capability_by!(
     tools_hooks,
     "`{Self}` declares the `tools` capability but has no `#[tool]` method and does not implement `ToolsHandler`",
     "`tools` declared here",
-    "a `#[tool]` method in a `#[mcp_server::router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
+    "a `#[tool]` method in a `#[mcp_era_server::router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
 );
 capability_by!(
     ResourcesBy,
@@ -368,7 +368,7 @@ capability_by!(
     resources_hooks,
     "`{Self}` declares the `resources` capability but has no `#[resource]` method and does not implement `ResourcesHandler`",
     "`resources` declared here",
-    "a `#[resource]` method in a `#[mcp_server::router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
+    "a `#[resource]` method in a `#[mcp_era_server::router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
 );
 capability_by!(
     PromptsBy,
@@ -376,7 +376,7 @@ capability_by!(
     prompts_hooks,
     "`{Self}` declares the `prompts` capability but has no `#[prompt]` method and does not implement `PromptsHandler`",
     "`prompts` declared here",
-    "a `#[prompt]` method in a `#[mcp_server::router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
+    "a `#[prompt]` method in a `#[mcp_era_server::router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
 );
 capability_by!(
     CompletionsBy,
@@ -384,7 +384,7 @@ capability_by!(
     completions_hooks,
     "`{Self}` declares the `completions` capability but completes nothing and does not implement `CompletionsHandler`",
     "`completions` declared here",
-    "`#[arg(complete = Self::method)]` on a `#[prompt]` argument or template variable (or a string-enum argument type) serves `completions`; or implement `mcp_server::CompletionsHandler` by hand, or remove `completions` from `#[mcp(...)]`"
+    "`#[arg(complete = Self::method)]` on a `#[prompt]` argument or template variable (or a string-enum argument type) serves `completions`; or implement `mcp_era_server::CompletionsHandler` by hand, or remove `completions` from `#[mcp(...)]`"
 );
 
 /// The tables of a `#[router]` impl, by capability; the router implements
@@ -623,7 +623,7 @@ fn schema_enum_values<T: schemars::JsonSchema>() -> Vec<String> {
 /// A type a tool parameter may have.
 #[diagnostic::on_unimplemented(
     message = "the tool argument type `{Self}` must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive both on your type (`#[derive(serde::Deserialize, schemars::JsonSchema)]`); schemars 1 is re-exported as `mcp_server::schemars`"
+    note = "derive both on your type (`#[derive(serde::Deserialize, schemars::JsonSchema)]`); schemars 1 is re-exported as `mcp_era_server::schemars`"
 )]
 pub trait ToolArgument: serde::de::DeserializeOwned + schemars::JsonSchema {}
 impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
@@ -639,7 +639,7 @@ pub struct ArgumentHooks<T> {
     /// Adds the property to an input schema.
     pub property: fn(&mut InputSchemaBuilder, &str, Option<&str>, bool, Option<&str>),
     /// `T`'s schema as a whole input schema.
-    pub schema: fn() -> Result<mcp_types::v2026_07_28::ToolInputSchema, String>,
+    pub schema: fn() -> Result<mcp_era_types::v2026_07_28::ToolInputSchema, String>,
 }
 
 fn add_property<T: ToolArgument>(
@@ -692,6 +692,6 @@ pub fn listing<V, R: IntoListing<V>>(returned: R) -> HandlerResult<Vec<ListedRes
 }
 
 /// Parses a `_meta` literal the router macro validated at compile time.
-pub fn meta_object(json: &str) -> Result<mcp_types::v2026_07_28::MetaObject, String> {
+pub fn meta_object(json: &str) -> Result<mcp_era_types::v2026_07_28::MetaObject, String> {
     serde_json::from_str(json).map_err(|e| e.to_string())
 }

@@ -7,14 +7,14 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheHints, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     CompleteRequestParams, CompleteResult, CompleteResultCompletion, GetPromptRequestParams,
     GetPromptResult, GetPromptResultResponseResult, ListPromptsResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, Prompt, ReadResourceRequestParams,
     ReadResourceResultResponseResult,
 };
-use mcp_server::{
+use mcp_era_server::{
     CompletionsHandler, HandlerResult, McpServer, McpServerExt, MessageContext, PromptsHandler,
     RequestContext, ResourcesHandler, ToolsHandler, errors,
 };
@@ -188,7 +188,7 @@ fn a_completion_past_the_schema_s_100_values_is_cut_and_says_so() {
     );
     let completion = &answer["completion"];
     let values = completion["values"].as_array().unwrap();
-    assert_eq!(values.len(), mcp_server::MAX_COMPLETION_VALUES);
+    assert_eq!(values.len(), mcp_era_server::MAX_COMPLETION_VALUES);
     assert_eq!(values[99], "v99");
     assert_eq!(completion["hasMore"], true);
     assert_eq!(completion["total"], 150);

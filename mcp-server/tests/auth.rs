@@ -24,11 +24,11 @@ use hyper::body::Bytes;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::http::auth::{
+use mcp_era_server::http::auth::{
     AuthConfig, Claims, IntrospectionValidator, JwtValidator, TokenValidator, now_secs,
 };
-use mcp_server::http::{HttpConfig, serve_listener};
-use mcp_server::{McpServer, RequestContext, router};
+use mcp_era_server::http::{HttpConfig, serve_listener};
+use mcp_era_server::{McpServer, RequestContext, router};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -8,11 +8,11 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheHints, CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     ContentBlock, ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
 };
-use mcp_server::{
+use mcp_era_server::{
     HandlerResult, LegacySession, McpServer, McpServerExt, MessageContext, Outcome, RequestContext,
     ToolsHandler, errors,
 };
@@ -118,20 +118,20 @@ impl ToolsHandler for Weather {
 )]
 struct Dual;
 
-fn computed_settings() -> mcp_server::mcp_types::v2026_07_28::JSONObject {
+fn computed_settings() -> mcp_era_server::mcp_era_types::v2026_07_28::JSONObject {
     let mut map = serde_json::Map::new();
     map.insert("computed".to_owned(), json!(true));
     map
 }
 
-impl mcp_server::ResourcesHandler for Dual {
+impl mcp_era_server::ResourcesHandler for Dual {
     async fn list_resources(
         &self,
         _params: PaginatedRequestParams,
         _ctx: &RequestContext,
-    ) -> HandlerResult<mcp_server::mcp_types::v2026_07_28::ListResourcesResult> {
+    ) -> HandlerResult<mcp_era_server::mcp_era_types::v2026_07_28::ListResourcesResult> {
         Ok(
-            mcp_server::mcp_types::v2026_07_28::ListResourcesResult::new(
+            mcp_era_server::mcp_era_types::v2026_07_28::ListResourcesResult::new(
                 Vec::new(),
                 CacheHints::private(0),
             ),
@@ -140,9 +140,10 @@ impl mcp_server::ResourcesHandler for Dual {
 
     async fn read_resource(
         &self,
-        params: mcp_server::mcp_types::v2026_07_28::ReadResourceRequestParams,
+        params: mcp_era_server::mcp_era_types::v2026_07_28::ReadResourceRequestParams,
         _ctx: &RequestContext,
-    ) -> HandlerResult<mcp_server::mcp_types::v2026_07_28::ReadResourceResultResponseResult> {
+    ) -> HandlerResult<mcp_era_server::mcp_era_types::v2026_07_28::ReadResourceResultResponseResult>
+    {
         Err(errors::invalid_params(format!(
             "Resource not found: {}",
             params.uri
@@ -226,17 +227,17 @@ fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
     // Defaults come from what the runtime implements, not from what has types.
     assert_eq!(
         declaration.advertised_versions(),
-        mcp_server::IMPLEMENTED_MODERN_VERSIONS
+        mcp_era_server::IMPLEMENTED_MODERN_VERSIONS
     );
     // Dual-era by default: every implemented legacy version.
     assert_eq!(
         declaration.initialize_versions(),
-        mcp_server::IMPLEMENTED_LEGACY_VERSIONS
+        mcp_era_server::IMPLEMENTED_LEGACY_VERSIONS
     );
     assert!(declaration.is_dual_era());
     assert_eq!(
         declaration.discover_ttl_ms(),
-        mcp_server::DEFAULT_DISCOVER_TTL_MS
+        mcp_era_server::DEFAULT_DISCOVER_TTL_MS
     );
     assert_eq!(declaration.discover_cache_scope(), CacheScope::Public);
 }

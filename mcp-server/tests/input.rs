@@ -1,4 +1,4 @@
-//! Typed input requests (`mcp_server::input`, `InputRequired`, the
+//! Typed input requests (`mcp_era_server::input`, `InputRequired`, the
 //! `RetryInput` readers) and the context's builders: what the
 //! constructors write (checked against the official schemas when
 //! `MCP_SCHEMA_DIR` is set, and through the generated types always), an
@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolResult, InputRequest, InputRequiredResult, InputResponses, ModelPreferences, RequestId,
     RequestMetaObject,
 };
-use mcp_server::schemars::{self, JsonSchema};
-use mcp_server::stdio::StdioConfig;
-use mcp_server::{
+use mcp_era_server::schemars::{self, JsonSchema};
+use mcp_era_server::stdio::StdioConfig;
+use mcp_era_server::{
     Elicitation, InputRequired, McpServer, RequestContext, RetryInput, ToolAnswer, input, router,
 };
 use serde_json::{Value, json};
@@ -137,7 +137,7 @@ struct WithShape {
 
 #[test]
 fn what_a_form_cannot_ask_is_refused_naming_the_property() {
-    let refused = |error: mcp_server::ErrorObject| {
+    let refused = |error: mcp_era_server::ErrorObject| {
         assert_eq!(error.code, -32603);
         error.message
     };
@@ -377,7 +377,7 @@ impl Typed {
                 .into();
         };
         if retry.state.as_deref() != Some("round-1") {
-            return Err(mcp_server::errors::invalid_params("bad requestState").into());
+            return Err(mcp_era_server::errors::invalid_params("bad requestState").into());
         }
         let text = match (form, login) {
             (Elicitation::Accepted(Signup { name, plan }), Elicitation::Accepted(())) => {
@@ -434,7 +434,7 @@ impl Client {
         let (client, server) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server);
         let (client_read, client_write) = tokio::io::split(client);
-        tokio::spawn(mcp_server::stdio::serve_with(
+        tokio::spawn(mcp_era_server::stdio::serve_with(
             Arc::new(Typed),
             server_read,
             server_write,
@@ -658,7 +658,7 @@ async fn extensions_reach_the_handler_through_a_mounted_service() {
     use axum::extract::Request;
     use axum::middleware::{self, Next};
     use axum::response::Response;
-    use mcp_server::http::{HttpConfig, McpService};
+    use mcp_era_server::http::{HttpConfig, McpService};
     use tokio::io::AsyncReadExt;
     use tokio::net::{TcpListener, TcpStream};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
-use mcp_server::http::auth::{IntrospectionValidator, TokenValidator, now_secs};
+use mcp_era_server::http::auth::{IntrospectionValidator, TokenValidator, now_secs};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 

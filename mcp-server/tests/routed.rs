@@ -5,11 +5,11 @@
 use std::future::Future;
 use std::str::FromStr;
 
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, Tool, ToolInputSchema,
 };
-use mcp_server::{
+use mcp_era_server::{
     CompletionArguments, HandlerResult, LegacySession, MAX_COMPLETION_VALUES, McpServer,
     McpServerExt, MessageContext, RequestContext, ToolsHandler, errors, router,
 };
@@ -354,7 +354,7 @@ impl ToolsHandler for Hand {
         _: &RequestContext,
     ) -> HandlerResult<CallToolResultResponseResult> {
         let text = ContentBlock::text(format!("echo {}", params.name));
-        Ok(mcp_server::mcp_types::v2026_07_28::CallToolResult::new(vec![text]).into())
+        Ok(mcp_era_server::mcp_era_types::v2026_07_28::CallToolResult::new(vec![text]).into())
     }
 }
 

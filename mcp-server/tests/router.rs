@@ -1,14 +1,14 @@
-//! `#[mcp_server::router]` and `ToolRouter` behaviour: raw JSON in, whole
+//! `#[mcp_era_server::router]` and `ToolRouter` behaviour: raw JSON in, whole
 //! results (or the relevant fields) compared with the expected JSON.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ListToolsResult, PaginatedRequestParams,
     Tool, ToolInputSchema,
 };
-use mcp_server::{
+use mcp_era_server::{
     HandlerResult, HttpHeaders, Json, LegacySession, McpServer, McpServerExt, MessageContext,
     Outcome, RequestContext, ServerEvent, ServerEvents, ToolCall, ToolError, ToolRouter,
     ToolsHandler, errors, router,
@@ -812,7 +812,7 @@ fn http_tools_call_checks_headers_without_listing() {
         "Hello, Ann from nowhere!"
     );
 
-    use mcp_server::__private::RoutedTools;
+    use mcp_era_server::__private::RoutedTools;
     assert_eq!(Regional::tool_table().list_pages_served(), 0);
 }
 
@@ -841,7 +841,7 @@ impl ToolsHandler for Dynamic {
         self.tools.call_tool(params, ctx).await
     }
 
-    fn param_headers(&self, name: &str) -> Option<Vec<mcp_server::ParamHeader>> {
+    fn param_headers(&self, name: &str) -> Option<Vec<mcp_era_server::ParamHeader>> {
         self.tools.param_headers(name)
     }
 }
@@ -931,7 +931,7 @@ fn tool_router_add_call_remove_and_announce() {
     );
     assert_eq!(
         server.tools.param_headers("echo"),
-        Some(vec![mcp_server::ParamHeader {
+        Some(vec![mcp_era_server::ParamHeader {
             argument: "text".to_owned(),
             header: "text".to_owned()
         }])
@@ -1029,8 +1029,8 @@ fn tool_router_rejects_bad_tools() {
 // ---- a catalogue that only the runtime can find wrong ----
 
 /// Either a number or a word: its schema is `anyOf`, not an object.
-#[derive(serde::Deserialize, mcp_server::schemars::JsonSchema)]
-#[schemars(crate = "mcp_server::schemars")]
+#[derive(serde::Deserialize, mcp_era_server::schemars::JsonSchema)]
+#[schemars(crate = "mcp_era_server::schemars")]
 #[serde(untagged)]
 #[allow(dead_code)]
 enum NumberOrWord {
@@ -1057,11 +1057,11 @@ fn transports_refuse_a_catalogue_with_problems() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("tool method `guess`"), "{problems:?}");
     assert!(problems[0].contains("not an object schema"), "{problems:?}");
-    let served = block_on(mcp_server::stdio::serve_with(
+    let served = block_on(mcp_era_server::stdio::serve_with(
         Arc::new(Broken),
         &b""[..],
         tokio::io::sink(),
-        mcp_server::stdio::StdioConfig::default(),
+        mcp_era_server::stdio::StdioConfig::default(),
     ));
     let error = served.expect_err("refused");
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
@@ -1074,7 +1074,7 @@ fn transports_refuse_a_catalogue_with_problems() {
 #[mcp(name = "scoped", version = "1.0.0", scopes = ["mcp"], tools(scopes = ["tools"]), prompts(scopes = ["prompts"]))]
 struct Scoped;
 
-#[mcp_server::router]
+#[mcp_era_server::router]
 impl Scoped {
     /// Reads.
     #[tool]

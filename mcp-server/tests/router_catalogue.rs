@@ -1,4 +1,4 @@
-//! `#[mcp_server::router]` catalogue options over the real entry point:
+//! `#[mcp_era_server::router]` catalogue options over the real entry point:
 //! live `resources/list` instances of a template (`list = ...`),
 //! per-resource cache hints (`cache(...)`), hidden and one-era tools.
 
@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Mutex;
 
-use mcp_server::mcp_types::v2026_07_28::{Annotations, Role};
-use mcp_server::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{Annotations, Role};
+use mcp_era_server::{
     Era, HandlerResult, HttpHeaders, LegacySession, ListedResource, McpServer, McpServerExt,
     MessageContext, Outcome, RequestContext, ToolRouter, ToolVisibility, errors, router,
 };
@@ -589,7 +589,7 @@ fn hidden_tools_keep_their_header_checks_and_other_eras_have_none() {
 
 #[test]
 fn task_support_and_scopes_follow_the_era_rules() {
-    use mcp_server::{McpServer, TaskSupport};
+    use mcp_era_server::{McpServer, TaskSupport};
     assert_eq!(Eras.tool_task_support("fresh"), TaskSupport::Optional);
     assert_eq!(Eras.tool_task_support("old.style"), TaskSupport::Never);
     assert_eq!(Eras.tool_param_headers("old.style"), Some(Vec::new()));
@@ -608,7 +608,7 @@ fn tool_router_hides_and_limits_tools() {
     for name in ["open", "hidden", "legacy"] {
         tools
             .add_raw(
-                mcp_server::mcp_types::v2026_07_28::Tool::new(
+                mcp_era_server::mcp_era_types::v2026_07_28::Tool::new(
                     serde_json::from_value(json!({"type": "object"})).expect("a schema"),
                     name.to_owned(),
                 ),
@@ -620,7 +620,7 @@ fn tool_router_hides_and_limits_tools() {
     assert!(tools.set_visibility("legacy", ToolVisibility::LISTED.only(Era::Legacy)));
     assert!(!tools.set_visibility("nope", ToolVisibility::HIDDEN));
     let ctx = RequestContext::new(
-        mcp_server::mcp_types::v2026_07_28::RequestId::Integer(1),
+        mcp_era_server::mcp_era_types::v2026_07_28::RequestId::Integer(1),
         serde_json::from_value(meta()).expect("meta"),
     );
     let list = block_on(tools.list_tools(

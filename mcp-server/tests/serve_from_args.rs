@@ -12,7 +12,7 @@ use std::panic;
 use std::process::{Child, Command, ExitCode, Output, Stdio};
 use std::time::Duration;
 
-use mcp_server::McpServer;
+use mcp_era_server::McpServer;
 use serde_json::{Value, json};
 
 /// Set in a child's environment: run as the server.
@@ -200,7 +200,7 @@ fn a_taken_port_is_a_runtime_error() {
 
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
-        return mcp_server::serve_from_args(Hello);
+        return mcp_era_server::serve_from_args(Hello);
     }
     let tests: [(&str, fn()); 4] = [
         ("http_says_where_it_listens", http_says_where_it_listens),

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_server::stdio::{StdioConfig, serve_with};
-use mcp_server::{McpServer, router};
+use mcp_era_server::stdio::{StdioConfig, serve_with};
+use mcp_era_server::{McpServer, router};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;

@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::mcp_types::v2026_07_28::prelude::*;
-use mcp_server::tasks::{MemoryTaskStore, TaskRecord, TaskStatus, TaskStore};
-use mcp_server::{McpServer, RequestContext, RetryInput, ToolError, errors, router};
+use mcp_era_server::http::HttpConfig;
+use mcp_era_server::mcp_era_types::v2026_07_28::prelude::*;
+use mcp_era_server::tasks::{MemoryTaskStore, TaskRecord, TaskStatus, TaskStore};
+use mcp_era_server::{McpServer, RequestContext, RetryInput, ToolError, errors, router};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -175,37 +175,37 @@ impl Stoppable {
     extension("io.modelcontextprotocol/tasks")
 )]
 struct Dynamic {
-    tools: mcp_server::ToolRouter,
+    tools: mcp_era_server::ToolRouter,
 }
 
-impl mcp_server::ToolsHandler for Dynamic {
+impl mcp_era_server::ToolsHandler for Dynamic {
     async fn list_tools(
         &self,
         params: PaginatedRequestParams,
         ctx: &RequestContext,
-    ) -> mcp_server::HandlerResult<ListToolsResult> {
+    ) -> mcp_era_server::HandlerResult<ListToolsResult> {
         self.tools.list_tools(params, ctx).await
     }
     async fn call_tool(
         &self,
         params: CallToolRequestParams,
         ctx: &RequestContext,
-    ) -> mcp_server::HandlerResult<CallToolResultResponseResult> {
+    ) -> mcp_era_server::HandlerResult<CallToolResultResponseResult> {
         self.tools.call_tool(params, ctx).await
     }
-    fn task_support(&self, name: &str) -> mcp_server::TaskSupport {
+    fn task_support(&self, name: &str) -> mcp_era_server::TaskSupport {
         self.tools.task_support(name)
     }
 }
 
-#[derive(serde::Deserialize, mcp_server::schemars::JsonSchema)]
-#[schemars(crate = "mcp_server::schemars")]
+#[derive(serde::Deserialize, mcp_era_server::schemars::JsonSchema)]
+#[schemars(crate = "mcp_era_server::schemars")]
 struct Wait {
     ms: u64,
 }
 
 fn dynamic() -> Dynamic {
-    let tools = mcp_server::ToolRouter::new();
+    let tools = mcp_era_server::ToolRouter::new();
     tools
         .add("wait", "Waits", |args: Wait, _ctx| async move {
             tokio::time::sleep(Duration::from_millis(args.ms)).await;
@@ -220,7 +220,7 @@ fn dynamic() -> Dynamic {
 async fn start<S: McpServer + 'static>(server: S) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mcp_server::http::serve_listener(
+    tokio::spawn(mcp_era_server::http::serve_listener(
         Arc::new(server),
         listener,
         HttpConfig::new(addr),
@@ -263,7 +263,7 @@ fn dechunk(mut raw: &str) -> String {
 /// the header).
 async fn post_with(addr: &str, message: &Value, headers: &[(&str, Option<&str>)]) -> Answer {
     let method = message["method"].as_str().unwrap();
-    let name = mcp_server::mcp_types::headers::mcp_name(method, &message["params"]);
+    let name = mcp_era_server::mcp_era_types::headers::mcp_name(method, &message["params"]);
     let mut all: Vec<(String, String)> = vec![
         ("Content-Type".into(), "application/json".into()),
         (
@@ -457,8 +457,8 @@ async fn tool_routers_and_hand_written_handlers_declare_task_support() {
     // Added as never: synchronous.
     let sync = call(&addr, "wait", json!({ "ms": 10 }), true).await;
     assert_eq!(sync.result()["content"][0]["text"], "waited 10");
-    assert!(tools.set_task_support("wait", mcp_server::TaskSupport::Required));
-    assert!(!tools.set_task_support("missing", mcp_server::TaskSupport::Optional));
+    assert!(tools.set_task_support("wait", mcp_era_server::TaskSupport::Required));
+    assert!(!tools.set_task_support("missing", mcp_era_server::TaskSupport::Optional));
     call(&addr, "wait", json!({ "ms": 10 }), false)
         .await
         .error(-32021, 400);
@@ -834,14 +834,14 @@ fn message(id: i64, method: &str, params: Value, ext: bool) -> Vec<u8> {
 
 #[tokio::test]
 async fn listen_streams_carry_task_status_notifications() {
-    use mcp_server::{MessageContext, ServerEvents};
+    use mcp_era_server::{MessageContext, ServerEvents};
     use std::sync::Mutex;
     let server = Arc::new(Tasky);
     let events = ServerEvents::new();
     let ctx = MessageContext::stdio().with_events(events.clone());
     // Task notifications need the extension on the listen request.
     let filter = json!({ "notifications": { "taskIds": ["x"] } });
-    let refused = mcp_server::handle_message_shared(
+    let refused = mcp_era_server::handle_message_shared(
         &server,
         &message(1, "subscriptions/listen", filter, false),
         &ctx,
@@ -851,7 +851,7 @@ async fn listen_streams_carry_task_status_notifications() {
 
     let call = json!({ "name": "sleepy", "arguments": { "ms": 100 } });
     let created =
-        mcp_server::handle_message_shared(&server, &message(2, "tools/call", call, true), &ctx)
+        mcp_era_server::handle_message_shared(&server, &message(2, "tools/call", call, true), &ctx)
             .await
             .json()
             .unwrap();
@@ -863,7 +863,7 @@ async fn listen_streams_carry_task_status_notifications() {
     let listen = message(3, "subscriptions/listen", filter, true);
     let stream = tokio::spawn({
         let server = Arc::clone(&server);
-        async move { mcp_server::handle_message_shared(&server, &listen, &listen_ctx).await }
+        async move { mcp_era_server::handle_message_shared(&server, &listen, &listen_ctx).await }
     });
     let wait = async {
         loop {

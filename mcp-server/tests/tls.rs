@@ -10,8 +10,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::http::{HttpConfig, TlsConfig, serve_listener};
-use mcp_server::{McpServer, router};
+use mcp_era_server::http::{HttpConfig, TlsConfig, serve_listener};
+use mcp_era_server::{McpServer, router};
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

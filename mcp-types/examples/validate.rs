@@ -10,7 +10,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use mcp_types::{v2025_11_25, v2026_07_28};
+use mcp_era_types::{v2025_11_25, v2026_07_28};
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

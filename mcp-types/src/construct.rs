@@ -3,7 +3,7 @@
 //! result's `ttlMs` and `cacheScope`.
 //!
 //! Each revision with cacheable results names its own hints type,
-//! e.g. `mcp_types::v2026_07_28::CacheHints` (= `CacheHints<CacheScope>`).
+//! e.g. `mcp_era_types::v2026_07_28::CacheHints` (= `CacheHints<CacheScope>`).
 
 /// A required field of a builder that has not been set yet.
 ///
@@ -31,10 +31,10 @@ pub trait CacheScopeValues: Copy {
 /// `ttlMs` and `cacheScope` fields of a cacheable result, given to its
 /// constructor as one value.
 ///
-/// Use the revision's alias, e.g. `mcp_types::v2026_07_28::CacheHints`:
+/// Use the revision's alias, e.g. `mcp_era_types::v2026_07_28::CacheHints`:
 ///
 /// ```
-/// use mcp_types::v2026_07_28::{CacheHints, CacheScope, ListToolsResult};
+/// use mcp_era_types::v2026_07_28::{CacheHints, CacheScope, ListToolsResult};
 ///
 /// let hints = CacheHints::public(60_000);
 /// assert_eq!(hints, CacheHints::new(60_000, CacheScope::Public));

@@ -4,7 +4,7 @@
 //! says their order (`from_uri_and_text(uri, text)`).
 //!
 //! ```
-//! use mcp_types::v2026_07_28::prelude::*;
+//! use mcp_era_types::v2026_07_28::prelude::*;
 //!
 //! let ok = CallToolResult::text("done");
 //! let failed = CallToolResult::error("no such city");

@@ -7,7 +7,7 @@
 //! the versions with types here (`GENERATED_VERSIONS`) and, apart, the
 //! versions the runtime implements (`IMPLEMENTED_VERSIONS`).
 //!
-//! With the cargo feature `draft` (off by default), `mcp_types::draft` holds
+//! With the cargo feature `draft` (off by default), `mcp_era_types::draft` holds
 //! the types of the upstream draft schema pinned in `schema/manifest.toml`:
 //! a preview of the next revision, not a protocol version, never served.
 //!
@@ -18,7 +18,7 @@
 //! name are kept in `extra` and written back.
 //!
 //! ```
-//! use mcp_types::v2026_07_28::{ClientRequest, methods};
+//! use mcp_era_types::v2026_07_28::{ClientRequest, methods};
 //!
 //! let request: ClientRequest = serde_json::from_str(
 //!     r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{
@@ -38,7 +38,7 @@
 
 #![deny(missing_docs)]
 
-extern crate self as mcp_types;
+extern crate self as mcp_era_types;
 
 mod construct;
 #[cfg(feature = "named")]
@@ -73,4 +73,4 @@ mod generated;
 pub use generated::*;
 
 /// Every known protocol version with its era (the `mcp-versions` crate).
-pub use mcp_versions as versions;
+pub use mcp_era_versions as versions;

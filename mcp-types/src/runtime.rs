@@ -1,6 +1,6 @@
 //! Support code called by the generated types: field and const handling for
 //! structs and discriminator-based variant selection for unions. Reached by
-//! generated code as `::mcp_types::__private`.
+//! generated code as `::mcp_era_types::__private`.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // a test may panic
 
-use mcp_types::v2026_07_28::prelude::*;
+use mcp_era_types::v2026_07_28::prelude::*;
 use serde_json::{Value, json};
 
 fn to_json<T: serde::Serialize>(value: &T) -> Value {

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use mcp_types::inspect::Walk;
-use mcp_types::{NamedError, NamedTypeFn, v2025_11_25 as legacy, v2026_07_28 as modern};
+use mcp_era_types::inspect::Walk;
+use mcp_era_types::{NamedError, NamedTypeFn, v2025_11_25 as legacy, v2026_07_28 as modern};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_types::v2026_07_28::{self as modern, roundtrip_named, union_choices_named};
+use mcp_era_types::v2026_07_28::{self as modern, roundtrip_named, union_choices_named};
 use serde_json::Value;
 
 const EXAMPLE_COUNT: usize = 129;

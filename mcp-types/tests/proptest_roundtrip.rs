@@ -13,8 +13,8 @@
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
-use mcp_types::v2025_11_25 as legacy;
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2025_11_25 as legacy;
+use mcp_era_types::v2026_07_28::{
     self as modern, CallToolResult, ClientRequest, ContentBlock, RequestId, Tool,
 };
 use proptest::prelude::*;

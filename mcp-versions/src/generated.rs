@@ -44,7 +44,7 @@ pub const KNOWN_VERSIONS: &[KnownVersion] = &[
     },
 ];
 /// The versions with generated types in `mcp-types` (one module
-/// each, e.g. `mcp_types::v2026_07_28`), newest first. Having types
+/// each, e.g. `mcp_era_types::v2026_07_28`), newest first. Having types
 /// is not being served: servers and clients use
 /// [`IMPLEMENTED_VERSIONS`](crate::IMPLEMENTED_VERSIONS).
 pub const GENERATED_VERSIONS: &[KnownVersion] = &[

@@ -11,7 +11,7 @@
 //! hand when the runtime adopts a revision (`docs/adopting-a-revision.md`).
 //! A crate of its own so that `mcp-derive` can check versions at compile
 //! time without compiling the protocol types for the host;
-//! `mcp_types::versions` re-exports it.
+//! `mcp_era_types::versions` re-exports it.
 
 #![deny(missing_docs)]
 

@@ -858,7 +858,7 @@ impl Index {
         }
         let here = self.scopes.get(scope);
         // A name may stand for one thing in each namespace (lib.rs's `pub use
-        // mcp_derive::router;`, a macro, beside `mod router;`): the first
+        // mcp_era_derive::router;`, a macro, beside `mod router;`): the first
         // that is the crate's is taken. `use serde_json;` binds a name to
         // itself, which names nothing here.
         let bindings = here.map(|s| s.bindings.as_slice()).unwrap_or_default();

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use codegen::manifest::{Draft, Manifest, sha256_hex};
-use codegen::{EmitOptions, generate_revision, generate_versions};
-use mcp_versions::{IMPLEMENTED_VERSIONS, KnownVersion};
+use mcp_era_codegen::manifest::{Draft, Manifest, sha256_hex};
+use mcp_era_codegen::{EmitOptions, generate_revision, generate_versions};
+use mcp_era_versions::{IMPLEMENTED_VERSIONS, KnownVersion};
 
 const USAGE: &str = "usage:
   cargo xtask regen [--check] [--schema-dir DIR]

@@ -19,7 +19,7 @@ use crate::{Error, Result};
 /// this repository's `cargo xtask regen` uses) and change what you need:
 ///
 /// ```
-/// let options = codegen::EmitOptions::default()
+/// let options = mcp_era_codegen::EmitOptions::default()
 ///     .command("my-sdk/build.sh")
 ///     .module("mcp")
 ///     .derive("Hash")
@@ -30,14 +30,14 @@ use crate::{Error, Result};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct EmitOptions {
-    /// Path of the runtime support module, e.g. `::mcp_types::__private`.
+    /// Path of the runtime support module, e.g. `::mcp_era_types::__private`.
     /// Generated code needs it (serde tables, unions, builders): depend on
     /// the `mcp-types` crate, like progenitor output on `progenitor-client`.
     pub runtime: String,
     /// The command named in the `@generated` header.
     pub command: String,
     /// The cargo feature that gates the named-type lookup, if any. The
-    /// lookup names `::mcp_types::NamedError`; `None` leaves it out.
+    /// lookup names `::mcp_era_types::NamedError`; `None` leaves it out.
     pub named_feature: Option<String>,
     /// `Some(name)`: wrap the output in `pub mod name { ... }` (for
     /// `include!` or a single file holding several revisions). `None`: the
@@ -56,7 +56,7 @@ pub struct EmitOptions {
 impl Default for EmitOptions {
     fn default() -> Self {
         EmitOptions {
-            runtime: "::mcp_types::__private".into(),
+            runtime: "::mcp_era_types::__private".into(),
             command: "cargo xtask regen".into(),
             named_feature: Some("named".into()),
             module: None,

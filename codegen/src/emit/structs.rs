@@ -341,7 +341,7 @@ fn constructor(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> (TokenStream, Toke
         "".to_owned(),
         " Each required property's setter (named like the field) can be called".to_owned(),
         " once: that property's type parameter (in schema order) goes from".to_owned(),
-        " `mcp_types::Unset` to the field's type, and `build()` exists only once".to_owned(),
+        " `mcp_era_types::Unset` to the field's type, and `build()` exists only once".to_owned(),
         " all are set. \"No method named `build`\" means a property is missing: the".to_owned(),
         " one whose parameter is still `Unset` (compiler messages leave out trailing".to_owned(),
         " `Unset` parameters); \"no method named\" a setter means it was already".to_owned(),

@@ -174,18 +174,18 @@ fn lookup(ctx: &Ctx<'_>, version: &str, named_feature: Option<&str>) -> TokenStr
         /// Deserializes `value` into the type named `type_name` (a `$defs` name)
         /// and serializes it back.
         #gate
-        pub fn roundtrip_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::serde_json::Value, ::mcp_types::NamedError> {
+        pub fn roundtrip_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::serde_json::Value, ::mcp_era_types::NamedError> {
             with_named_type(type_name, #rt::Roundtrip(value)).unwrap_or_else(|| {
-                ::core::result::Result::Err(::mcp_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
+                ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
             })
         }
 
         /// Deserializes `value` into the type named `type_name` and lists the
         /// variant chosen by every union inside it.
         #gate
-        pub fn union_choices_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::std::vec::Vec<#rt::UnionChoice>, ::mcp_types::NamedError> {
+        pub fn union_choices_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::std::vec::Vec<#rt::UnionChoice>, ::mcp_era_types::NamedError> {
             with_named_type(type_name, #rt::UnionChoices(value)).unwrap_or_else(|| {
-                ::core::result::Result::Err(::mcp_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
+                ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
             })
         }
     }
@@ -246,7 +246,7 @@ pub(super) fn versions(manifest: &Manifest, options: &EmitOptions) -> Result<Str
         pub const KNOWN_VERSIONS: &[KnownVersion] = &[#(#entries)*];
 
         /// The versions with generated types in `mcp-types` (one module
-        /// each, e.g. `mcp_types::v2026_07_28`), newest first. Having types
+        /// each, e.g. `mcp_era_types::v2026_07_28`), newest first. Having types
         /// is not being served: servers and clients use
         /// [`IMPLEMENTED_VERSIONS`](crate::IMPLEMENTED_VERSIONS).
         pub const GENERATED_VERSIONS: &[KnownVersion] = &[#(#generated)*];

@@ -22,10 +22,10 @@
 //! registration, which it does not cover, are here.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), mcp_client::Error> {
+//! # async fn run() -> Result<(), mcp_era_client::Error> {
 //! use std::sync::Arc;
-//! use mcp_client::auth::{HeadlessAuthorizer, OAuthOptions};
-//! use mcp_client::{Client, ClientOptions};
+//! use mcp_era_client::auth::{HeadlessAuthorizer, OAuthOptions};
+//! use mcp_era_client::{Client, ClientOptions};
 //!
 //! let opts = ClientOptions {
 //!     oauth: Some(OAuthOptions::new("http://localhost:3000/callback", Arc::new(HeadlessAuthorizer))),

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicI64, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_types::v2025_11_25 as legacy;
-use mcp_types::v2026_07_28::{self as modern, DiscoverResult, methods};
-use mcp_types::versions::Era;
+use mcp_era_types::v2025_11_25 as legacy;
+use mcp_era_types::v2026_07_28::{self as modern, DiscoverResult, methods};
+use mcp_era_types::versions::Era;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_types::v2026_07_28::{RequestMetaObject, methods};
-use mcp_types::versions::Era;
+use mcp_era_types::v2026_07_28::{RequestMetaObject, methods};
+use mcp_era_types::versions::Era;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_types::v2025_11_25 as legacy;
-use mcp_types::v2026_07_28::{self as modern, DiscoverResult, methods};
-use mcp_types::versions::Era;
+use mcp_era_types::v2025_11_25 as legacy;
+use mcp_era_types::v2026_07_28::{self as modern, DiscoverResult, methods};
+use mcp_era_types::versions::Era;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -265,8 +265,8 @@ impl Client {
     /// cached list.
     ///
     /// ```no_run
-    /// # async fn run(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
-    /// use mcp_client::mcp_types::v2026_07_28::SubscriptionFilter;
+    /// # async fn run(client: mcp_era_client::Client) -> Result<(), mcp_era_client::Error> {
+    /// use mcp_era_client::mcp_era_types::v2026_07_28::SubscriptionFilter;
     ///
     /// let mut changes = client
     ///     .subscribe(SubscriptionFilter::new().with_tools_list_changed(true))

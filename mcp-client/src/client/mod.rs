@@ -33,8 +33,8 @@
 //! id (at most [`ClientOptions::max_input_rounds`] times).
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), mcp_client::Error> {
-//! use mcp_client::{Client, ClientOptions};
+//! # async fn run() -> Result<(), mcp_era_client::Error> {
+//! use mcp_era_client::{Client, ClientOptions};
 //! use serde_json::Map;
 //!
 //! let client = Client::connect_stdio("my-server", &[], ClientOptions::default()).await?;
@@ -65,9 +65,9 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use mcp_types::v2025_11_25 as legacy;
-use mcp_types::v2026_07_28::{self as modern, DiscoverResult};
-use mcp_types::versions::Era;
+use mcp_era_types::v2025_11_25 as legacy;
+use mcp_era_types::v2026_07_28::{self as modern, DiscoverResult};
+use mcp_era_types::versions::Era;
 use serde::Serialize;
 
 use self::options::ClientOptions;

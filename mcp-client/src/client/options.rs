@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::v2026_07_28 as modern;
-use mcp_types::versions::{IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS};
+use mcp_era_types::v2026_07_28 as modern;
+use mcp_era_types::versions::{IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS};
 
 use crate::cache::Cache;
 use crate::handler::ClientHandler;

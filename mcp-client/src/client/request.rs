@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use mcp_types::v2026_07_28::{self as modern, methods};
-use mcp_types::versions::Era;
+use mcp_era_types::v2026_07_28::{self as modern, methods};
+use mcp_era_types::versions::Era;
 use serde_json::{Map, Value, json};
 
 use super::connect::assumption_failed;

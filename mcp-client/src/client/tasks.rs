@@ -12,9 +12,9 @@
 //! [`TaskHandle`] to watch, answer and cancel it.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), mcp_client::Error> {
-//! use mcp_client::tasks::TaskCall;
-//! use mcp_client::{Client, ClientOptions};
+//! # async fn run() -> Result<(), mcp_era_client::Error> {
+//! use mcp_era_client::tasks::TaskCall;
+//! use mcp_era_client::{Client, ClientOptions};
 //! use serde_json::{Map, json};
 //!
 //! let opts = ClientOptions { tasks: true, ..ClientOptions::default() };
@@ -43,7 +43,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_types::v2026_07_28 as modern;
+use mcp_era_types::v2026_07_28 as modern;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 

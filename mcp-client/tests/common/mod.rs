@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_client::{Client, ClientOptions};
+use mcp_era_client::{Client, ClientOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -116,7 +116,7 @@ pub fn legacy_handler(discover_reply: fn(&Value) -> Option<Value>) -> Handler {
 pub async fn stdio_client(
     handler: Handler,
     opts: ClientOptions,
-) -> (mcp_client::Result<Client>, Log) {
+) -> (mcp_era_client::Result<Client>, Log) {
     let (client_side, server_side) = tokio::io::duplex(1 << 16);
     let (server_read, mut server_write) = tokio::io::split(server_side);
     let log = Log::default();

@@ -198,7 +198,7 @@ impl Attrs {
                         Ok(path) => self.krate = Some(path),
                         Err(_) => cx.error_spanned_by(
                             &value,
-                            "`crate` must be a path, e.g. `crate = \"::mcp_server\"`",
+                            "`crate` must be a path, e.g. `crate = \"::mcp_era_server\"`",
                         ),
                     }
                 }

@@ -2,7 +2,7 @@
 //! implemented lists of `mcp-versions`, extension identifiers, caching
 //! hints, cross-key rules.
 
-use mcp_versions::{
+use mcp_era_versions::{
     Era, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
     KNOWN_VERSIONS, era_of, is_implemented,
 };
@@ -32,7 +32,7 @@ pub struct Checked {
     pub cache_scope_public: Option<bool>,
 }
 
-fn version_list(list: &[mcp_versions::KnownVersion]) -> String {
+fn version_list(list: &[mcp_era_versions::KnownVersion]) -> String {
     list.iter()
         .map(|k| {
             let era = match k.era {

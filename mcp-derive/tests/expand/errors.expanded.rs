@@ -8,21 +8,21 @@
     "`ttl_ms` must not be negative: ttlMs is an integer >= 0 (milliseconds)"
 }
 #[automatically_derived]
-impl ::mcp_server::__private::McpServer for Broken {
-    fn declaration() -> &'static ::mcp_server::__private::ServerDeclaration {
+impl ::mcp_era_server::__private::McpServer for Broken {
+    fn declaration() -> &'static ::mcp_era_server::__private::ServerDeclaration {
         ::core::unreachable!()
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::Served for Broken {
-    const SERVED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed::NONE;
+impl ::mcp_era_server::__private::Served for Broken {
+    const SERVED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed::NONE;
     const VALID: bool = false;
 }
 #[automatically_derived]
-impl ::mcp_server::__private::ToolsDeclared for Broken {}
+impl ::mcp_era_server::__private::ToolsDeclared for Broken {}
 #[automatically_derived]
-impl ::mcp_server::__private::ResourcesDeclared for Broken {}
+impl ::mcp_era_server::__private::ResourcesDeclared for Broken {}
 #[automatically_derived]
-impl ::mcp_server::__private::PromptsDeclared for Broken {}
+impl ::mcp_era_server::__private::PromptsDeclared for Broken {}
 #[automatically_derived]
-impl ::mcp_server::__private::CompletionsDeclared for Broken {}
+impl ::mcp_era_server::__private::CompletionsDeclared for Broken {}

@@ -27,32 +27,32 @@ impl Notes {
 impl Notes {
     #[doc(hidden)]
     #[allow(non_upper_case_globals)]
-    const __MCP_ARG_add_0: ::mcp_server::__private::ArgumentHooks<String> = ::mcp_server::__private::argument_hooks::<
+    const __MCP_ARG_add_0: ::mcp_era_server::__private::ArgumentHooks<String> = ::mcp_era_server::__private::argument_hooks::<
         String,
     >();
     #[doc(hidden)]
     #[allow(non_upper_case_globals)]
-    const __MCP_ARG_add_1: ::mcp_server::__private::ArgumentHooks<Option<Vec<String>>> = ::mcp_server::__private::argument_hooks::<
+    const __MCP_ARG_add_1: ::mcp_era_server::__private::ArgumentHooks<
         Option<Vec<String>>,
-    >();
+    > = ::mcp_era_server::__private::argument_hooks::<Option<Vec<String>>>();
     #[doc(hidden)]
     #[allow(non_snake_case, unused_mut, unused_variables)]
     fn __mcp_tool_add<'a>(
         this: &'a Notes,
-        call: ::mcp_server::__private::ToolCall,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        call: ::mcp_era_server::__private::ToolCall,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::ToolOutcome,
+        ::mcp_era_server::__private::ToolOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let ::mcp_server::__private::ToolCall { mut arguments, retry } = call;
+        ::mcp_era_server::__private::Box::pin(async move {
+            let ::mcp_era_server::__private::ToolCall { mut arguments, retry } = call;
             let title: String = match (<Notes>::__MCP_ARG_add_0
                 .take)(&mut arguments, "title")
             {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    return ::mcp_server::__private::argument_failure(error);
+                    return ::mcp_era_server::__private::argument_failure(error);
                 }
             };
             let tags: Option<Vec<String>> = match (<Notes>::__MCP_ARG_add_1
@@ -60,38 +60,38 @@ impl Notes {
             {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    return ::mcp_server::__private::argument_failure(error);
+                    return ::mcp_era_server::__private::argument_failure(error);
                 }
             };
-            ::mcp_server::__private::IntoToolResult::into_tool_result(
+            ::mcp_era_server::__private::IntoToolResult::into_tool_result(
                 this.add(title, tags, ctx).await,
             )
         })
     }
     #[doc(hidden)]
     #[allow(non_upper_case_globals)]
-    const __MCP_ARG_search_0: ::mcp_server::__private::ArgumentHooks<Query> = ::mcp_server::__private::argument_hooks::<
+    const __MCP_ARG_search_0: ::mcp_era_server::__private::ArgumentHooks<Query> = ::mcp_era_server::__private::argument_hooks::<
         Query,
     >();
     #[doc(hidden)]
     #[allow(non_snake_case, unused_mut, unused_variables)]
     fn __mcp_tool_search<'a>(
         this: &'a Notes,
-        call: ::mcp_server::__private::ToolCall,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        call: ::mcp_era_server::__private::ToolCall,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::ToolOutcome,
+        ::mcp_era_server::__private::ToolOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let ::mcp_server::__private::ToolCall { mut arguments, retry } = call;
+        ::mcp_era_server::__private::Box::pin(async move {
+            let ::mcp_era_server::__private::ToolCall { mut arguments, retry } = call;
             let query: Query = match (<Notes>::__MCP_ARG_search_0.whole)(arguments) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    return ::mcp_server::__private::argument_failure(error);
+                    return ::mcp_era_server::__private::argument_failure(error);
                 }
             };
-            ::mcp_server::__private::IntoToolResult::into_tool_result(
+            ::mcp_era_server::__private::IntoToolResult::into_tool_result(
                 this.search(query, &retry),
             )
         })
@@ -100,18 +100,18 @@ impl Notes {
     #[allow(non_snake_case, unused_variables)]
     fn __mcp_resource_note<'a>(
         this: &'a Notes,
-        request: ::mcp_server::__private::ResourceRequest,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        request: ::mcp_era_server::__private::ResourceRequest,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::ReadOutcome,
+        ::mcp_era_server::__private::ReadOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let id: u32 = ::mcp_server::__private::template_variable::<
+        ::mcp_era_server::__private::Box::pin(async move {
+            let id: u32 = ::mcp_era_server::__private::template_variable::<
                 u32,
             >(&request, "id")?;
             let value = this.note(id);
-            ::mcp_server::__private::IntoReadResult::into_read_result(
+            ::mcp_era_server::__private::IntoReadResult::into_read_result(
                 value,
                 &request,
                 ctx,
@@ -122,26 +122,26 @@ impl Notes {
     #[allow(non_snake_case, unused_mut, unused_variables)]
     fn __mcp_prompt_summarise<'a>(
         this: &'a Notes,
-        call: ::mcp_server::__private::PromptCall,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        call: ::mcp_era_server::__private::PromptCall,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::PromptOutcome,
+        ::mcp_era_server::__private::PromptOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let ::mcp_server::__private::PromptCall { mut arguments, retry } = call;
-            let id: u32 = ::mcp_server::__private::prompt_argument::<
+        ::mcp_era_server::__private::Box::pin(async move {
+            let ::mcp_era_server::__private::PromptCall { mut arguments, retry } = call;
+            let id: u32 = ::mcp_era_server::__private::prompt_argument::<
                 u32,
             >(&mut arguments, "id")
-                .map_err(::mcp_server::__private::argument_error)?
-                .ok_or_else(|| ::mcp_server::__private::argument_error(
-                    ::mcp_server::__private::args::missing("id"),
+                .map_err(::mcp_era_server::__private::argument_error)?
+                .ok_or_else(|| ::mcp_era_server::__private::argument_error(
+                    ::mcp_era_server::__private::args::missing("id"),
                 ))?;
-            let style: Option<String> = ::mcp_server::__private::prompt_argument::<
+            let style: Option<String> = ::mcp_era_server::__private::prompt_argument::<
                 String,
             >(&mut arguments, "style")
-                .map_err(::mcp_server::__private::argument_error)?;
-            ::mcp_server::__private::IntoPromptResult::into_prompt_result(
+                .map_err(::mcp_era_server::__private::argument_error)?;
+            ::mcp_era_server::__private::IntoPromptResult::into_prompt_result(
                 this.summarise(id, style),
             )
         })
@@ -150,48 +150,48 @@ impl Notes {
     #[allow(non_snake_case, unused_variables)]
     fn __mcp_complete_styles<'a>(
         this: &'a Notes,
-        request: ::mcp_server::__private::CompletionRequest,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        request: ::mcp_era_server::__private::CompletionRequest,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::CompletionOutcome,
+        ::mcp_era_server::__private::CompletionOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
+        ::mcp_era_server::__private::Box::pin(async move {
             let values = this.styles(&request.value);
-            ::mcp_server::__private::completion_values(values)
+            ::mcp_era_server::__private::completion_values(values)
         })
     }
     #[doc(hidden)]
-    const __MCP_ROUTED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed {
+    const __MCP_ROUTED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
         tools: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::ToolsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
         ),
         resources: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::ResourcesBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
         ),
         prompts: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::PromptsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::PromptsBy>::HOOKS,
         ),
         completions: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::CompletionsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::CompletionsBy>::HOOKS,
         ),
     };
 }
 #[automatically_derived]
-impl ::mcp_server::__private::RoutedTools for Notes {
-    fn tool_table() -> &'static ::mcp_server::__private::ToolTable<Self> {
-        static TABLE: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::ToolTable<Notes>,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::RoutedTools for Notes {
+    fn tool_table() -> &'static ::mcp_era_server::__private::ToolTable<Self> {
+        static TABLE: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::ToolTable<Notes>,
+        > = ::mcp_era_server::__private::OnceLock::new();
         TABLE
-            .get_or_init(|| ::mcp_server::__private::ToolTable::build(
+            .get_or_init(|| ::mcp_era_server::__private::ToolTable::build(
                 &[
-                    ::mcp_server::__private::ToolSpec {
+                    ::mcp_era_server::__private::ToolSpec {
                         method: "add",
                         describe: || {
-                            let mut tool = ::mcp_server::__private::Tool::new(
+                            let mut tool = ::mcp_era_server::__private::Tool::new(
                                 {
-                                    let mut schema = ::mcp_server::__private::InputSchemaBuilder::new();
+                                    let mut schema = ::mcp_era_server::__private::InputSchemaBuilder::new();
                                     (<Notes>::__MCP_ARG_add_0
                                         .property)(
                                         &mut schema,
@@ -216,75 +216,75 @@ impl ::mcp_server::__private::RoutedTools for Notes {
                                 ::std::string::String::from("Adds a note."),
                             );
                             tool.annotations = ::core::option::Option::Some({
-                                let mut annotations = ::mcp_server::__private::ToolAnnotations::new();
+                                let mut annotations = ::mcp_era_server::__private::ToolAnnotations::new();
                                 annotations.read_only_hint = ::core::option::Option::Some(
                                     true,
                                 );
                                 annotations
                             });
                             tool.meta = ::core::option::Option::Some(
-                                ::mcp_server::__private::meta_object(
+                                ::mcp_era_server::__private::meta_object(
                                     "{\"com.example/x\":1}",
                                 )?,
                             );
                             if let ::core::option::Option::Some(schema) = <Json<
                                 Note,
-                            > as ::mcp_server::__private::IntoToolResult>::output_schema() {
+                            > as ::mcp_era_server::__private::IntoToolResult>::output_schema() {
                                 tool.output_schema = ::core::option::Option::Some(schema?);
                             }
                             ::core::result::Result::Ok(tool)
                         },
                         call: <Notes>::__mcp_tool_add,
-                        task: ::mcp_server::__private::TaskSupport::Never,
+                        task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &[],
-                        visibility: ::mcp_server::__private::ToolVisibility::LISTED,
+                        visibility: ::mcp_era_server::__private::ToolVisibility::LISTED,
                     },
-                    ::mcp_server::__private::ToolSpec {
+                    ::mcp_era_server::__private::ToolSpec {
                         method: "search",
                         describe: || {
-                            let mut tool = ::mcp_server::__private::Tool::new(
+                            let mut tool = ::mcp_era_server::__private::Tool::new(
                                 (<Notes>::__MCP_ARG_search_0.schema)()?,
                                 ::std::string::String::from("find"),
                             );
                             if let ::core::option::Option::Some(schema) = <Result<
                                 String,
                                 String,
-                            > as ::mcp_server::__private::IntoToolResult>::output_schema() {
+                            > as ::mcp_era_server::__private::IntoToolResult>::output_schema() {
                                 tool.output_schema = ::core::option::Option::Some(schema?);
                             }
                             ::core::result::Result::Ok(tool)
                         },
                         call: <Notes>::__mcp_tool_search,
-                        task: ::mcp_server::__private::TaskSupport::Never,
+                        task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &["notes:read", "search"],
-                        visibility: ::mcp_server::__private::ToolVisibility::LISTED,
+                        visibility: ::mcp_era_server::__private::ToolVisibility::LISTED,
                     },
                 ],
             ))
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::ToolsBy for Notes {
-    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_tools::<
+impl ::mcp_era_server::__private::ToolsBy for Notes {
+    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_tools::<
         Self,
     >();
 }
 #[automatically_derived]
-impl ::mcp_server::__private::RoutedResources for Notes {
-    fn resource_table() -> &'static ::mcp_server::__private::ResourceTable<Self> {
-        static TABLE: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::ResourceTable<Notes>,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::RoutedResources for Notes {
+    fn resource_table() -> &'static ::mcp_era_server::__private::ResourceTable<Self> {
+        static TABLE: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::ResourceTable<Notes>,
+        > = ::mcp_era_server::__private::OnceLock::new();
         TABLE
-            .get_or_init(|| ::mcp_server::__private::ResourceTable::build(
+            .get_or_init(|| ::mcp_era_server::__private::ResourceTable::build(
                 &[
-                    ::mcp_server::__private::ResourceSpec {
+                    ::mcp_era_server::__private::ResourceSpec {
                         method: "note",
                         mime_type: ::core::option::Option::Some("text/markdown"),
                         ttl_ms: ::core::option::Option::None,
                         cache_scope: ::core::option::Option::None,
                         describe: || {
-                            let mut described = ::mcp_server::__private::ResourceTemplate::builder()
+                            let mut described = ::mcp_era_server::__private::ResourceTemplate::builder()
                                 .name("note")
                                 .uri_template("note://{id}")
                                 .build();
@@ -294,7 +294,7 @@ impl ::mcp_server::__private::RoutedResources for Notes {
                             described.mime_type = ::core::option::Option::Some(
                                 ::std::string::String::from("text/markdown"),
                             );
-                            ::mcp_server::__private::ResourceDescription::Template(
+                            ::mcp_era_server::__private::ResourceDescription::Template(
                                 described,
                             )
                         },
@@ -306,23 +306,23 @@ impl ::mcp_server::__private::RoutedResources for Notes {
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::ResourcesBy for Notes {
-    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_resources::<
+impl ::mcp_era_server::__private::ResourcesBy for Notes {
+    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_resources::<
         Self,
     >();
 }
 #[automatically_derived]
-impl ::mcp_server::__private::RoutedPrompts for Notes {
-    fn prompt_table() -> &'static ::mcp_server::__private::PromptTable<Self> {
-        static TABLE: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::PromptTable<Notes>,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::RoutedPrompts for Notes {
+    fn prompt_table() -> &'static ::mcp_era_server::__private::PromptTable<Self> {
+        static TABLE: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::PromptTable<Notes>,
+        > = ::mcp_era_server::__private::OnceLock::new();
         TABLE
-            .get_or_init(|| ::mcp_server::__private::PromptTable::build(
+            .get_or_init(|| ::mcp_era_server::__private::PromptTable::build(
                 &[
-                    ::mcp_server::__private::PromptSpec {
+                    ::mcp_era_server::__private::PromptSpec {
                         describe: || {
-                            let mut prompt = ::mcp_server::__private::Prompt::new(
+                            let mut prompt = ::mcp_era_server::__private::Prompt::new(
                                 ::std::string::String::from("summarise"),
                             );
                             prompt.title = ::core::option::Option::Some(
@@ -331,12 +331,12 @@ impl ::mcp_server::__private::RoutedPrompts for Notes {
                             prompt.arguments = ::core::option::Option::Some(
                                 ::std::vec![
                                     { let mut argument =
-                                    ::mcp_server::__private::PromptArgument::new(::std::string::String::from("id"));
+                                    ::mcp_era_server::__private::PromptArgument::new(::std::string::String::from("id"));
                                     argument.required = ::core::option::Option::Some(true);
                                     argument.description =
                                     ::core::option::Option::Some(::std::string::String::from("Which note"));
                                     argument }, { let mut argument =
-                                    ::mcp_server::__private::PromptArgument::new(::std::string::String::from("style"));
+                                    ::mcp_era_server::__private::PromptArgument::new(::std::string::String::from("style"));
                                     argument.required = ::core::option::Option::Some(false);
                                     argument }
                                 ],
@@ -350,54 +350,56 @@ impl ::mcp_server::__private::RoutedPrompts for Notes {
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::PromptsBy for Notes {
-    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_prompts::<
+impl ::mcp_era_server::__private::PromptsBy for Notes {
+    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_prompts::<
         Self,
     >();
 }
 #[automatically_derived]
-impl ::mcp_server::__private::RoutedCompletions for Notes {
-    fn completion_table() -> &'static ::mcp_server::__private::CompletionTable<Self> {
-        static TABLE: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::CompletionTable<Notes>,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::RoutedCompletions for Notes {
+    fn completion_table() -> &'static ::mcp_era_server::__private::CompletionTable<
+        Self,
+    > {
+        static TABLE: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::CompletionTable<Notes>,
+        > = ::mcp_era_server::__private::OnceLock::new();
         TABLE
-            .get_or_init(|| ::mcp_server::__private::CompletionTable::build(
+            .get_or_init(|| ::mcp_era_server::__private::CompletionTable::build(
                 &[
-                    ::mcp_server::__private::CompletionSpec {
-                        target: ::mcp_server::__private::CompletionTarget::Template(
+                    ::mcp_era_server::__private::CompletionSpec {
+                        target: ::mcp_era_server::__private::CompletionTarget::Template(
                             "note://{id}",
                         ),
                         argument: "id",
-                        completer: ::mcp_server::__private::Completer::Derived({
+                        completer: ::mcp_era_server::__private::Completer::Derived({
                             #[allow(unused_imports)]
-                            use ::mcp_server::__private::{
+                            use ::mcp_era_server::__private::{
                                 ViaSchema as _, WithoutSchema as _,
                             };
-                            (&::mcp_server::__private::EnumProbe::<u32>::new())
+                            (&::mcp_era_server::__private::EnumProbe::<u32>::new())
                                 .derived_values()
                         }),
                     },
-                    ::mcp_server::__private::CompletionSpec {
-                        target: ::mcp_server::__private::CompletionTarget::Prompt(
+                    ::mcp_era_server::__private::CompletionSpec {
+                        target: ::mcp_era_server::__private::CompletionTarget::Prompt(
                             "summarise",
                         ),
                         argument: "id",
-                        completer: ::mcp_server::__private::Completer::Derived({
+                        completer: ::mcp_era_server::__private::Completer::Derived({
                             #[allow(unused_imports)]
-                            use ::mcp_server::__private::{
+                            use ::mcp_era_server::__private::{
                                 ViaSchema as _, WithoutSchema as _,
                             };
-                            (&::mcp_server::__private::EnumProbe::<u32>::new())
+                            (&::mcp_era_server::__private::EnumProbe::<u32>::new())
                                 .derived_values()
                         }),
                     },
-                    ::mcp_server::__private::CompletionSpec {
-                        target: ::mcp_server::__private::CompletionTarget::Prompt(
+                    ::mcp_era_server::__private::CompletionSpec {
+                        target: ::mcp_era_server::__private::CompletionTarget::Prompt(
                             "summarise",
                         ),
                         argument: "style",
-                        completer: ::mcp_server::__private::Completer::Method(
+                        completer: ::mcp_era_server::__private::Completer::Method(
                             <Notes>::__mcp_complete_styles,
                         ),
                     },
@@ -406,16 +408,17 @@ impl ::mcp_server::__private::RoutedCompletions for Notes {
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::CompletionsBy for Notes {
-    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_completions::<
+impl ::mcp_era_server::__private::CompletionsBy for Notes {
+    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_completions::<
         Self,
     >();
 }
 const _: () = ::core::assert!(
-    ::mcp_server::__private::sees(< Notes as ::mcp_server::__private::Served > ::VALID,
-    true && < Notes as ::mcp_server::__private::Served > ::SERVED.tools.is_some() && <
-    Notes as ::mcp_server::__private::Served > ::SERVED.resources.is_some() && < Notes as
-    ::mcp_server::__private::Served > ::SERVED.prompts.is_some() && < Notes as
-    ::mcp_server::__private::Served > ::SERVED.completions.is_some()),
+    ::mcp_era_server::__private::sees(< Notes as ::mcp_era_server::__private::Served >
+    ::VALID, true && < Notes as ::mcp_era_server::__private::Served > ::SERVED.tools
+    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.resources
+    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.prompts
+    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.completions
+    .is_some()),
     "`#[derive(McpServer)]` does not see the `#[router]` of `Notes`: a router serves a non-generic server type"
 );

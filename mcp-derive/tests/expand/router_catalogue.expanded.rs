@@ -24,33 +24,33 @@ impl Notes {
     #[allow(non_snake_case, unused_mut, unused_variables)]
     fn __mcp_tool_old<'a>(
         this: &'a Notes,
-        call: ::mcp_server::__private::ToolCall,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        call: ::mcp_era_server::__private::ToolCall,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::ToolOutcome,
+        ::mcp_era_server::__private::ToolOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let ::mcp_server::__private::ToolCall { mut arguments, retry } = call;
-            ::mcp_server::__private::IntoToolResult::into_tool_result(this.old())
+        ::mcp_era_server::__private::Box::pin(async move {
+            let ::mcp_era_server::__private::ToolCall { mut arguments, retry } = call;
+            ::mcp_era_server::__private::IntoToolResult::into_tool_result(this.old())
         })
     }
     #[doc(hidden)]
     #[allow(non_snake_case, unused_variables)]
     fn __mcp_resource_note<'a>(
         this: &'a Notes,
-        request: ::mcp_server::__private::ResourceRequest,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        request: ::mcp_era_server::__private::ResourceRequest,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::ReadOutcome,
+        ::mcp_era_server::__private::ReadOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let id: u32 = ::mcp_server::__private::template_variable::<
+        ::mcp_era_server::__private::Box::pin(async move {
+            let id: u32 = ::mcp_era_server::__private::template_variable::<
                 u32,
             >(&request, "id")?;
             let value = this.note(id);
-            ::mcp_server::__private::IntoReadResult::into_read_result(
+            ::mcp_era_server::__private::IntoReadResult::into_read_result(
                 value,
                 &request,
                 ctx,
@@ -61,19 +61,19 @@ impl Notes {
     #[allow(non_snake_case, unused_variables)]
     fn __mcp_resource_list_note<'a>(
         this: &'a Notes,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::HandlerResult<
+        ::mcp_era_server::__private::HandlerResult<
             ::std::vec::Vec<
-                ::mcp_server::__private::ListedResource<
+                ::mcp_era_server::__private::ListedResource<
                     ::std::vec::Vec<::std::string::String>,
                 >,
             >,
         >,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let listed = ::mcp_server::__private::listing::<
+        ::mcp_era_server::__private::Box::pin(async move {
+            let listed = ::mcp_era_server::__private::listing::<
                 u32,
                 _,
             >(this.note_ids(ctx).await)?;
@@ -83,7 +83,9 @@ impl Notes {
                     .map(|item| {
                         item
                             .map_variables(|v0| {
-                                ::std::vec![::mcp_server::__private::variable_text(& v0)]
+                                ::std::vec![
+                                    ::mcp_era_server::__private::variable_text(& v0)
+                                ]
                             })
                     })
                     .collect(),
@@ -94,18 +96,18 @@ impl Notes {
     #[allow(non_snake_case, unused_variables)]
     fn __mcp_resource_cell<'a>(
         this: &'a Notes,
-        request: ::mcp_server::__private::ResourceRequest,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        request: ::mcp_era_server::__private::ResourceRequest,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::ReadOutcome,
+        ::mcp_era_server::__private::ReadOutcome,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let row: u32 = ::mcp_server::__private::template_variable::<
+        ::mcp_era_server::__private::Box::pin(async move {
+            let row: u32 = ::mcp_era_server::__private::template_variable::<
                 u32,
             >(&request, "row")?;
             let value = this.cell(row);
-            ::mcp_server::__private::IntoReadResult::into_read_result(
+            ::mcp_era_server::__private::IntoReadResult::into_read_result(
                 value,
                 &request,
                 ctx,
@@ -116,19 +118,19 @@ impl Notes {
     #[allow(non_snake_case, unused_variables)]
     fn __mcp_resource_list_cell<'a>(
         this: &'a Notes,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> ::mcp_server::__private::RouterFuture<
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> ::mcp_era_server::__private::RouterFuture<
         'a,
-        ::mcp_server::__private::HandlerResult<
+        ::mcp_era_server::__private::HandlerResult<
             ::std::vec::Vec<
-                ::mcp_server::__private::ListedResource<
+                ::mcp_era_server::__private::ListedResource<
                     ::std::vec::Vec<::std::string::String>,
                 >,
             >,
         >,
     > {
-        ::mcp_server::__private::Box::pin(async move {
-            let listed = ::mcp_server::__private::listing::<
+        ::mcp_era_server::__private::Box::pin(async move {
+            let listed = ::mcp_era_server::__private::listing::<
                 (::std::string::String, u32),
                 _,
             >(this.cells())?;
@@ -139,8 +141,8 @@ impl Notes {
                         item
                             .map_variables(|(v0, v1)| {
                                 ::std::vec![
-                                    ::mcp_server::__private::variable_text(& v0),
-                                    ::mcp_server::__private::variable_text(& v1)
+                                    ::mcp_era_server::__private::variable_text(& v0),
+                                    ::mcp_era_server::__private::variable_text(& v1)
                                 ]
                             })
                     })
@@ -149,32 +151,32 @@ impl Notes {
         })
     }
     #[doc(hidden)]
-    const __MCP_ROUTED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed {
+    const __MCP_ROUTED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
         tools: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::ToolsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
         ),
         resources: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::ResourcesBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
         ),
         prompts: ::core::option::Option::None,
         completions: ::core::option::Option::None,
     };
 }
 #[automatically_derived]
-impl ::mcp_server::__private::RoutedTools for Notes {
-    fn tool_table() -> &'static ::mcp_server::__private::ToolTable<Self> {
-        static TABLE: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::ToolTable<Notes>,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::RoutedTools for Notes {
+    fn tool_table() -> &'static ::mcp_era_server::__private::ToolTable<Self> {
+        static TABLE: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::ToolTable<Notes>,
+        > = ::mcp_era_server::__private::OnceLock::new();
         TABLE
-            .get_or_init(|| ::mcp_server::__private::ToolTable::build(
+            .get_or_init(|| ::mcp_era_server::__private::ToolTable::build(
                 &[
-                    ::mcp_server::__private::ToolSpec {
+                    ::mcp_era_server::__private::ToolSpec {
                         method: "old",
                         describe: || {
-                            let mut tool = ::mcp_server::__private::Tool::new(
+                            let mut tool = ::mcp_era_server::__private::Tool::new(
                                 {
-                                    let mut schema = ::mcp_server::__private::InputSchemaBuilder::new();
+                                    let mut schema = ::mcp_era_server::__private::InputSchemaBuilder::new();
                                     schema.build()?
                                 },
                                 ::std::string::String::from("old"),
@@ -182,52 +184,52 @@ impl ::mcp_server::__private::RoutedTools for Notes {
                             tool.description = ::core::option::Option::Some(
                                 ::std::string::String::from("Not listed."),
                             );
-                            if let ::core::option::Option::Some(schema) = <String as ::mcp_server::__private::IntoToolResult>::output_schema() {
+                            if let ::core::option::Option::Some(schema) = <String as ::mcp_era_server::__private::IntoToolResult>::output_schema() {
                                 tool.output_schema = ::core::option::Option::Some(schema?);
                             }
                             ::core::result::Result::Ok(tool)
                         },
                         call: <Notes>::__mcp_tool_old,
-                        task: ::mcp_server::__private::TaskSupport::Never,
+                        task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &[],
-                        visibility: ::mcp_server::__private::ToolVisibility::HIDDEN
-                            .only(::mcp_server::__private::Era::Legacy),
+                        visibility: ::mcp_era_server::__private::ToolVisibility::HIDDEN
+                            .only(::mcp_era_server::__private::Era::Legacy),
                     },
                 ],
             ))
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::ToolsBy for Notes {
-    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_tools::<
+impl ::mcp_era_server::__private::ToolsBy for Notes {
+    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_tools::<
         Self,
     >();
 }
 #[automatically_derived]
-impl ::mcp_server::__private::RoutedResources for Notes {
-    fn resource_table() -> &'static ::mcp_server::__private::ResourceTable<Self> {
-        static TABLE: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::ResourceTable<Notes>,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::RoutedResources for Notes {
+    fn resource_table() -> &'static ::mcp_era_server::__private::ResourceTable<Self> {
+        static TABLE: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::ResourceTable<Notes>,
+        > = ::mcp_era_server::__private::OnceLock::new();
         TABLE
-            .get_or_init(|| ::mcp_server::__private::ResourceTable::build(
+            .get_or_init(|| ::mcp_era_server::__private::ResourceTable::build(
                 &[
-                    ::mcp_server::__private::ResourceSpec {
+                    ::mcp_era_server::__private::ResourceSpec {
                         method: "note",
                         mime_type: ::core::option::Option::None,
                         ttl_ms: ::core::option::Option::Some(60000u64),
                         cache_scope: ::core::option::Option::Some(
-                            ::mcp_server::__private::CacheScope::Public,
+                            ::mcp_era_server::__private::CacheScope::Public,
                         ),
                         describe: || {
-                            let mut described = ::mcp_server::__private::ResourceTemplate::builder()
+                            let mut described = ::mcp_era_server::__private::ResourceTemplate::builder()
                                 .name("note")
                                 .uri_template("note://{id}")
                                 .build();
                             described.description = ::core::option::Option::Some(
                                 ::std::string::String::from("One note."),
                             );
-                            ::mcp_server::__private::ResourceDescription::Template(
+                            ::mcp_era_server::__private::ResourceDescription::Template(
                                 described,
                             )
                         },
@@ -236,20 +238,20 @@ impl ::mcp_server::__private::RoutedResources for Notes {
                             <Notes>::__mcp_resource_list_note,
                         ),
                     },
-                    ::mcp_server::__private::ResourceSpec {
+                    ::mcp_era_server::__private::ResourceSpec {
                         method: "cell",
                         mime_type: ::core::option::Option::None,
                         ttl_ms: ::core::option::Option::None,
                         cache_scope: ::core::option::Option::None,
                         describe: || {
-                            let mut described = ::mcp_server::__private::ResourceTemplate::builder()
+                            let mut described = ::mcp_era_server::__private::ResourceTemplate::builder()
                                 .name("cell")
                                 .uri_template("cell://{sheet}/{row}")
                                 .build();
                             described.description = ::core::option::Option::Some(
                                 ::std::string::String::from("A cell."),
                             );
-                            ::mcp_server::__private::ResourceDescription::Template(
+                            ::mcp_era_server::__private::ResourceDescription::Template(
                                 described,
                             )
                         },
@@ -263,14 +265,15 @@ impl ::mcp_server::__private::RoutedResources for Notes {
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::ResourcesBy for Notes {
-    const HOOKS: ::mcp_server::__private::CapabilityHooks<Self> = ::mcp_server::__private::routed_resources::<
+impl ::mcp_era_server::__private::ResourcesBy for Notes {
+    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_resources::<
         Self,
     >();
 }
 const _: () = ::core::assert!(
-    ::mcp_server::__private::sees(< Notes as ::mcp_server::__private::Served > ::VALID,
-    true && < Notes as ::mcp_server::__private::Served > ::SERVED.tools.is_some() && <
-    Notes as ::mcp_server::__private::Served > ::SERVED.resources.is_some()),
+    ::mcp_era_server::__private::sees(< Notes as ::mcp_era_server::__private::Served >
+    ::VALID, true && < Notes as ::mcp_era_server::__private::Served > ::SERVED.tools
+    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.resources
+    .is_some()),
     "`#[derive(McpServer)]` does not see the `#[router]` of `Notes`: a router serves a non-generic server type"
 );

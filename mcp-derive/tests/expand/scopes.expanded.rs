@@ -1,39 +1,39 @@
 #[automatically_derived]
-impl ::mcp_server::__private::McpServer for Files {
-    fn declaration() -> &'static ::mcp_server::__private::ServerDeclaration {
-        static DECLARATION: ::mcp_server::__private::OnceLock<
-            ::mcp_server::__private::ServerDeclaration,
-        > = ::mcp_server::__private::OnceLock::new();
+impl ::mcp_era_server::__private::McpServer for Files {
+    fn declaration() -> &'static ::mcp_era_server::__private::ServerDeclaration {
+        static DECLARATION: ::mcp_era_server::__private::OnceLock<
+            ::mcp_era_server::__private::ServerDeclaration,
+        > = ::mcp_era_server::__private::OnceLock::new();
         DECLARATION
             .get_or_init(|| {
-                let mut server_info = ::mcp_server::__private::Implementation::builder()
+                let mut server_info = ::mcp_era_server::__private::Implementation::builder()
                     .name(::std::string::String::from("files"))
                     .version(::std::string::String::from("1.0.0"))
                     .build();
-                let mut capabilities = ::mcp_server::__private::ServerCapabilities::new();
+                let mut capabilities = ::mcp_era_server::__private::ServerCapabilities::new();
                 capabilities.tools = ::core::option::Option::Some({
-                    let mut c = ::mcp_server::__private::ServerCapabilitiesTools::new();
+                    let mut c = ::mcp_era_server::__private::ServerCapabilitiesTools::new();
                     c.list_changed = ::core::option::Option::Some(true);
                     c
                 });
                 capabilities.resources = ::core::option::Option::Some(
-                    ::mcp_server::__private::ServerCapabilitiesResources::new(),
+                    ::mcp_era_server::__private::ServerCapabilitiesResources::new(),
                 );
                 capabilities.prompts = ::core::option::Option::Some(
-                    ::mcp_server::__private::ServerCapabilitiesPrompts::new(),
+                    ::mcp_era_server::__private::ServerCapabilitiesPrompts::new(),
                 );
                 capabilities.completions = ::core::option::Option::Some(
-                    ::mcp_server::__private::JSONObject::new(),
+                    ::mcp_era_server::__private::JSONObject::new(),
                 );
-                ::mcp_server::__private::ServerDeclaration::new(
+                ::mcp_era_server::__private::ServerDeclaration::new(
                         server_info,
                         &["2026-07-28"],
                         &["2025-11-25"],
                     )
                     .with_capabilities(capabilities)
                     .with_discover_cache(
-                        ::mcp_server::__private::DEFAULT_DISCOVER_TTL_MS,
-                        ::mcp_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
+                        ::mcp_era_server::__private::DEFAULT_DISCOVER_TTL_MS,
+                        ::mcp_era_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
                     )
                     .with_required_scopes(["mcp"])
                     .with_capability_scopes("tools", ["files:read"])
@@ -43,81 +43,90 @@ impl ::mcp_server::__private::McpServer for Files {
     }
     fn dispatch_capability<'a>(
         &'a self,
-        request: ::mcp_server::__private::ClientRequest,
-        ctx: &'a ::mcp_server::__private::RequestContext,
-    ) -> impl ::mcp_server::__private::Future<
-        Output = ::mcp_server::__private::HandlerResult<::mcp_server::__private::Reply>,
+        request: ::mcp_era_server::__private::ClientRequest,
+        ctx: &'a ::mcp_era_server::__private::RequestContext,
+    ) -> impl ::mcp_era_server::__private::Future<
+        Output = ::mcp_era_server::__private::HandlerResult<
+            ::mcp_era_server::__private::Reply,
+        >,
     > + ::core::marker::Send + 'a {
-        let routed: ::mcp_server::__private::BoxFuture<'a> = match ::mcp_server::__private::capability_of(
+        let routed: ::mcp_era_server::__private::BoxFuture<'a> = match ::mcp_era_server::__private::capability_of(
             &request,
         ) {
             "tools" => {
-                match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+                match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
                     ::core::option::Option::Some(hooks) => {
                         (hooks.dispatch)(self, request, ctx)
                     }
                     ::core::option::Option::None => {
-                        ::mcp_server::__private::unrouted(&request)
+                        ::mcp_era_server::__private::unrouted(&request)
                     }
                 }
             }
             "resources" => {
-                match &<Self as ::mcp_server::__private::Served>::SERVED.resources {
+                match &<Self as ::mcp_era_server::__private::Served>::SERVED.resources {
                     ::core::option::Option::Some(hooks) => {
                         (hooks.dispatch)(self, request, ctx)
                     }
                     ::core::option::Option::None => {
-                        ::mcp_server::__private::unrouted(&request)
+                        ::mcp_era_server::__private::unrouted(&request)
                     }
                 }
             }
             "prompts" => {
-                match &<Self as ::mcp_server::__private::Served>::SERVED.prompts {
+                match &<Self as ::mcp_era_server::__private::Served>::SERVED.prompts {
                     ::core::option::Option::Some(hooks) => {
                         (hooks.dispatch)(self, request, ctx)
                     }
                     ::core::option::Option::None => {
-                        ::mcp_server::__private::unrouted(&request)
+                        ::mcp_era_server::__private::unrouted(&request)
                     }
                 }
             }
             "completions" => {
-                match &<Self as ::mcp_server::__private::Served>::SERVED.completions {
+                match &<Self as ::mcp_era_server::__private::Served>::SERVED.completions
+                {
                     ::core::option::Option::Some(hooks) => {
                         (hooks.dispatch)(self, request, ctx)
                     }
                     ::core::option::Option::None => {
-                        ::mcp_server::__private::unrouted(&request)
+                        ::mcp_era_server::__private::unrouted(&request)
                     }
                 }
             }
-            _ => ::mcp_server::__private::unrouted(&request),
+            _ => ::mcp_era_server::__private::unrouted(&request),
         };
         routed
     }
     fn tool_param_headers(
         &self,
         name: &str,
-    ) -> ::core::option::Option<::std::vec::Vec<::mcp_server::__private::ParamHeader>> {
-        match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+    ) -> ::core::option::Option<
+        ::std::vec::Vec<::mcp_era_server::__private::ParamHeader>,
+    > {
+        match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
             ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
             ::core::option::Option::None => ::core::option::Option::None,
         }
     }
-    fn tool_task_support(&self, name: &str) -> ::mcp_server::__private::TaskSupport {
-        match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+    fn tool_task_support(&self, name: &str) -> ::mcp_era_server::__private::TaskSupport {
+        match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
             ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
-            ::core::option::Option::None => ::mcp_server::__private::TaskSupport::Never,
+            ::core::option::Option::None => {
+                ::mcp_era_server::__private::TaskSupport::Never
+            }
         }
     }
-    fn tool_scopes(&self) -> ::mcp_server::__private::ToolScopes {
-        match &<Self as ::mcp_server::__private::Served>::SERVED.tools {
+    fn tool_scopes(&self) -> ::mcp_era_server::__private::ToolScopes {
+        match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
             ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
-            ::core::option::Option::None => ::mcp_server::__private::ToolScopes::new(),
+            ::core::option::Option::None => {
+                ::mcp_era_server::__private::ToolScopes::new()
+            }
         }
     }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-        let served = &<Self as ::mcp_server::__private::Served>::SERVED;
+        let served = &<Self as ::mcp_era_server::__private::Served>::SERVED;
         let mut problems = ::std::vec::Vec::new();
         for hooks in [
             &served.tools,
@@ -134,27 +143,27 @@ impl ::mcp_server::__private::McpServer for Files {
     }
 }
 #[automatically_derived]
-impl ::mcp_server::__private::Served for Files {
-    const SERVED: ::mcp_server::__private::Routed<Self> = ::mcp_server::__private::Routed {
+impl ::mcp_era_server::__private::Served for Files {
+    const SERVED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
         tools: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::ToolsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
         ),
         resources: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::ResourcesBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
         ),
         prompts: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::PromptsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::PromptsBy>::HOOKS,
         ),
         completions: ::core::option::Option::Some(
-            <Self as ::mcp_server::__private::CompletionsBy>::HOOKS,
+            <Self as ::mcp_era_server::__private::CompletionsBy>::HOOKS,
         ),
     };
 }
 #[automatically_derived]
-impl ::mcp_server::__private::ToolsDeclared for Files {}
+impl ::mcp_era_server::__private::ToolsDeclared for Files {}
 #[automatically_derived]
-impl ::mcp_server::__private::ResourcesDeclared for Files {}
+impl ::mcp_era_server::__private::ResourcesDeclared for Files {}
 #[automatically_derived]
-impl ::mcp_server::__private::PromptsDeclared for Files {}
+impl ::mcp_era_server::__private::PromptsDeclared for Files {}
 #[automatically_derived]
-impl ::mcp_server::__private::CompletionsDeclared for Files {}
+impl ::mcp_era_server::__private::CompletionsDeclared for Files {}

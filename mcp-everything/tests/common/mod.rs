@@ -119,8 +119,8 @@ pub async fn http(addr: &str, method: &str, headers: &[(&str, &str)], body: &str
 /// A modern POST with correct headers.
 pub async fn post(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Reply {
     let method = message["method"].as_str().unwrap().to_owned();
-    let name =
-        mcp_server::mcp_types::headers::mcp_name(&method, &message["params"]).map(str::to_owned);
+    let name = mcp_era_server::mcp_era_types::headers::mcp_name(&method, &message["params"])
+        .map(str::to_owned);
     let mut headers = vec![
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),

@@ -19,8 +19,8 @@
 //! most [`MAX_INPUT_ROUNDS`] rounds). A tool written once in MRTR style so
 //! works in both eras.
 
-use mcp_types::v2025_11_25 as legacy;
-use mcp_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
+use mcp_era_types::v2025_11_25 as legacy;
+use mcp_era_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
 use serde_json::{Map, Value, json};
 
 use crate::era::modern::check_method;
@@ -364,7 +364,7 @@ fn legacy_tool(tool: &mut Value) {
 fn legacy_error(method: &str, mut error: ErrorObject) -> ErrorObject {
     let has_uri = error.data.as_ref().and_then(|d| d.get("uri")).is_some();
     if method == methods::RESOURCES_READ
-        && error.code == mcp_types::v2026_07_28::error_codes::INVALID_PARAMS_ERROR
+        && error.code == mcp_era_types::v2026_07_28::error_codes::INVALID_PARAMS_ERROR
         && has_uri
     {
         error.code = LEGACY_RESOURCE_NOT_FOUND;

@@ -3,7 +3,7 @@
 //! routing headers, then the handler. Checks return `Result` and the
 //! dispatcher frames the error once.
 
-use mcp_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
+use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
 use serde::Deserialize as _;
 use serde_json::{Value, json};
 
@@ -305,7 +305,7 @@ fn check_routing_headers(headers: &HttpHeaders, call: &Call<'_>) -> Result<(), E
         }
         Some(_) => {}
     }
-    let Some(name_key) = mcp_types::headers::name_source(call.method) else {
+    let Some(name_key) = mcp_era_types::headers::name_source(call.method) else {
         return Ok(());
     };
     let Some(body_name) = call.name else {
@@ -315,7 +315,7 @@ fn check_routing_headers(headers: &HttpHeaders, call: &Call<'_>) -> Result<(), E
     let Some(raw) = headers.name.as_deref() else {
         return Err(errors::header_mismatch("Missing Mcp-Name header"));
     };
-    let decoded = mcp_types::headers::decode_value(raw)
+    let decoded = mcp_era_types::headers::decode_value(raw)
         .map_err(|reason| errors::header_mismatch(format!("Invalid Mcp-Name header: {reason}")))?;
     if decoded != body_name {
         return Err(errors::header_mismatch(format!(

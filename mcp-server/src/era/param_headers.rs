@@ -4,7 +4,7 @@
 //! HTTP transport's standard headers).
 //!
 //! The annotations come from the tools handler's own table when it has one
-//! (`#[mcp_server::router]`, `ToolRouter`). A hand-written handler's come
+//! (`#[mcp_era_server::router]`, `ToolRouter`). A hand-written handler's come
 //! from the server's own `tools/list` (all pages, up to [`MAX_PAGES`]),
 //! cached on the declaration for the list's `ttlMs` when its `cacheScope`
 //! is `public`; a `private` list is read again on every call.
@@ -13,13 +13,13 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mcp_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject};
+use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject};
 use serde_json::{Map, Value, json};
 
 use crate::model::context::{HttpHeaders, RequestContext};
 use crate::model::server::McpServer;
 use crate::wire::errors::{self, ErrorObject};
-use mcp_types::headers::decode_value;
+use mcp_era_types::headers::decode_value;
 
 /// How many `tools/list` pages are read to find a tool's annotations.
 pub const MAX_PAGES: usize = 16;

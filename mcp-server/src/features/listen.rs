@@ -10,7 +10,7 @@
 //! drops the handler. When the event hub is gone it ends with a
 //! `SubscriptionsListenResult`.
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     SubscriptionFilter, SubscriptionsListenRequestParams, meta_keys, methods,
 };
 use serde_json::{Value, json};

@@ -49,7 +49,7 @@
 use std::sync::Arc;
 use std::task::Poll;
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     CallToolRequest, CallToolRequestParams, ClientRequest, InputResponse, RequestId,
     RequestMetaObject,
 };

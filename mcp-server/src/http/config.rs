@@ -157,7 +157,7 @@ impl HttpConfig {
     /// [`allowed_hosts`](Self::allowed_hosts)).
     ///
     /// ```
-    /// # use mcp_server::http::HttpConfig;
+    /// # use mcp_era_server::http::HttpConfig;
     /// let config = HttpConfig::bind("127.0.0.1:8101")?;
     /// assert_eq!(config.listen.port(), 8101);
     /// assert!(HttpConfig::bind("8101").is_err());

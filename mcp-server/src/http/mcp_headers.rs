@@ -9,7 +9,7 @@
 //! comma in a value is part of that one value, not a second line.
 
 use hyper::header::{HeaderMap, HeaderName};
-use mcp_types::headers::{
+use mcp_era_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 

@@ -3,11 +3,11 @@
 //! legacy (2025-11-25) clients through `Mcp-Session-Id` sessions.
 //!
 //! ```no_run
-//! # use mcp_server::McpServer;
+//! # use mcp_era_server::McpServer;
 //! # #[derive(McpServer)] #[mcp(name = "x", version = "1")] struct MyServer;
-//! use mcp_server::http::HttpConfig;
+//! use mcp_era_server::http::HttpConfig;
 //! fn main() -> std::io::Result<()> {
-//!     mcp_server::http::run(MyServer, HttpConfig::bind("127.0.0.1:8080")?)
+//!     mcp_era_server::http::run(MyServer, HttpConfig::bind("127.0.0.1:8080")?)
 //! }
 //! ```
 //!

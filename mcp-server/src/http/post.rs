@@ -23,7 +23,7 @@ use crate::wire::errors;
 use crate::wire::message::{Parsed, has_modern_meta, parse};
 
 /// The one long-lived POST: a stream that holds a place until it ends.
-pub(super) const LISTEN: &str = mcp_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
+pub(super) const LISTEN: &str = mcp_era_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
 
 /// One POST: headers, era and session, the message context, dispatch,
 /// then the answer as JSON or SSE.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
-use mcp_types::headers::MCP_SESSION_ID;
+use mcp_era_types::headers::MCP_SESSION_ID;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     ClientCapabilities, Implementation, LoggingLevel, ProgressToken, RequestId, RequestMetaObject,
     methods,
 };
@@ -392,14 +392,14 @@ impl RequestContext {
     /// The declared default cache hints for list and read results
     /// (`#[mcp(cache(...))]`), for the typed constructors:
     /// `ListToolsResult::new(tools, ctx.cache_hints())`.
-    pub fn cache_hints(&self) -> mcp_types::v2026_07_28::CacheHints {
-        mcp_types::v2026_07_28::CacheHints::new(self.cache_ttl_ms(), self.cache_scope())
+    pub fn cache_hints(&self) -> mcp_era_types::v2026_07_28::CacheHints {
+        mcp_era_types::v2026_07_28::CacheHints::new(self.cache_ttl_ms(), self.cache_scope())
     }
 
     /// The declared default `cacheScope` for list and read results
     /// (`#[mcp(cache(scope = ...))]`, else
     /// [`DEFAULT_CACHE_SCOPE`](crate::DEFAULT_CACHE_SCOPE)).
-    pub fn cache_scope(&self) -> mcp_types::v2026_07_28::CacheScope {
+    pub fn cache_scope(&self) -> mcp_era_types::v2026_07_28::CacheScope {
         self.declaration
             .map_or(crate::model::declaration::DEFAULT_CACHE_SCOPE, |d| {
                 d.cache_scope()

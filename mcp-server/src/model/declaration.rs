@@ -6,17 +6,17 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use mcp_types::v2025_11_25 as legacy;
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2025_11_25 as legacy;
+use mcp_era_types::v2026_07_28::{
     CacheScope, DiscoverResult, Implementation, ResultMetaObject, ServerCapabilities, meta_keys,
 };
 use serde_json::{Map, Value};
 
 /// The versions the runtime implements, newest first: the only ones a
 /// server may declare (see `docs/adopting-a-revision.md` to add one).
-/// Distinct from `mcp_types::versions::GENERATED_VERSIONS`, the versions
+/// Distinct from `mcp_era_types::versions::GENERATED_VERSIONS`, the versions
 /// that merely have types.
-pub use mcp_types::versions::{
+pub use mcp_era_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
 };
 
@@ -287,7 +287,7 @@ impl ServerDeclaration {
                 .iter()
                 .map(|v| (*v).to_owned())
                 .collect(),
-            mcp_types::v2026_07_28::CacheHints::new(
+            mcp_era_types::v2026_07_28::CacheHints::new(
                 self.discover_ttl_ms,
                 self.discover_cache_scope,
             ),

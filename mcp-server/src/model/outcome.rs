@@ -1,7 +1,7 @@
 //! What the entry point returns: the JSON-RPC answer (if any), as the
 //! bytes to write, and the HTTP status the transport should use.
 
-use mcp_types::v2026_07_28::{JSONRPCErrorResponse, RequestId};
+use mcp_era_types::v2026_07_28::{JSONRPCErrorResponse, RequestId};
 use serde_json::Value;
 
 use crate::model::context::LegacySession;

@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_types::v2026_07_28::ClientRequest;
+use mcp_era_types::v2026_07_28::ClientRequest;
 
 use crate::model::context::RequestContext;
 use crate::model::declaration::{DeclaredScopes, ServerDeclaration};

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use mcp_types::v2026_07_28::{ToolInputSchema, ToolOutputSchema};
+use mcp_era_types::v2026_07_28::{ToolInputSchema, ToolOutputSchema};
 use schemars::JsonSchema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::de::DeserializeOwned;

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     CompleteRequestParams, CompleteRequestParamsRef, CompleteResult, CompleteResultCompletion,
 };
 
@@ -87,7 +87,7 @@ enum Entry<S> {
     Values(Vec<String>),
 }
 
-/// The completions of a `#[mcp_server::router]` impl, built once.
+/// The completions of a `#[mcp_era_server::router]` impl, built once.
 pub struct CompletionTable<S: 'static> {
     entries: HashMap<(CompletionTarget, &'static str), Entry<S>>,
     targets: Vec<CompletionTarget>,

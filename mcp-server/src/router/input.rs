@@ -10,9 +10,9 @@
 //! the tool is written once:
 //!
 //! ```
-//! use mcp_server::schemars::{self, JsonSchema};
-//! use mcp_server::{Elicitation, InputRequired, RetryInput, ToolAnswer, input};
-//! use mcp_server::mcp_types::v2026_07_28::CallToolResult;
+//! use mcp_era_server::schemars::{self, JsonSchema};
+//! use mcp_era_server::{Elicitation, InputRequired, RetryInput, ToolAnswer, input};
+//! use mcp_era_server::mcp_era_types::v2026_07_28::CallToolResult;
 //!
 //! #[derive(serde::Deserialize, JsonSchema)]
 //! struct Name {
@@ -38,7 +38,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     CallToolResultResponseResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
     ElicitRequestFormParams, ElicitRequestFormParamsRequestedSchema, ElicitRequestURLParams,
     GetPromptResultResponseResult, InputRequest, InputRequests, InputRequiredResult,

@@ -1,4 +1,4 @@
-//! Typed tools, resources, prompts and completions: what `#[mcp_server::router]`
+//! Typed tools, resources, prompts and completions: what `#[mcp_era_server::router]`
 //! generates code against, and the macro-free [`ToolRouter`](tools::ToolRouter) for catalogues
 //! known only at run time.
 //!
@@ -19,7 +19,7 @@ mod validation;
 
 pub use page::PAGE_SIZE;
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     CreateMessageResult, ElicitResultAction, InputResponse, InputResponses, Root,
     SamplingMessageContent, SamplingMessageContentBlock,
 };

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     ContentBlock, GetPromptRequestParams, GetPromptResult, GetPromptResultResponseResult,
     InputRequiredResult, ListPromptsResult, PaginatedRequestParams, Prompt, PromptMessage,
 };
@@ -105,7 +105,7 @@ pub struct PromptSpec<S> {
     pub get: PromptFn<S>,
 }
 
-/// The prompts of a `#[mcp_server::router]` impl, described once.
+/// The prompts of a `#[mcp_era_server::router]` impl, described once.
 pub struct PromptTable<S: 'static> {
     prompts: Vec<(Prompt, PromptFn<S>)>,
     by_name: HashMap<String, usize>,

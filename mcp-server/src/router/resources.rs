@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt::Display;
 use std::str::FromStr;
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     Annotations, BlobResourceContents, CacheHints, CacheScope, InputRequiredResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResult, ReadResourceResultContentsItem,
@@ -82,7 +82,7 @@ impl IntoReadResult for Blob {
     fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
         let mut blob = BlobResourceContents::from_uri_and_blob(
             request.uri.clone(),
-            mcp_types::headers::base64_encode(&self.0),
+            mcp_era_types::headers::base64_encode(&self.0),
         );
         blob.mime_type = request.mime_type.map(str::to_owned);
         blob.into_read_result(request, ctx)
@@ -152,7 +152,7 @@ impl<T: IntoReadResult> IntoReadResult for Result<T, ErrorObject> {
 /// declaration. `V` alone converts into one with the declared defaults.
 ///
 /// ```
-/// use mcp_server::ListedResource;
+/// use mcp_era_server::ListedResource;
 ///
 /// let note = ListedResource::new(42_u32).name("groceries").size(120);
 /// let plain: ListedResource<u32> = 7.into(); // the template's name, title, ...
@@ -266,7 +266,7 @@ impl<V> From<V> for ListedResource<V> {
 /// `resources/list` with that JSON-RPC error).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a resource `list` method of a template whose variables are `{V}`",
-    note = "return `Vec<{V}>` or `Vec<mcp_server::ListedResource<{V}>>` (one value per template variable, a tuple in the template's order when there are several), or a `HandlerResult` of one"
+    note = "return `Vec<{V}>` or `Vec<mcp_era_server::ListedResource<{V}>>` (one value per template variable, a tuple in the template's order when there are several), or a `HandlerResult` of one"
 )]
 pub trait IntoListing<V> {
     /// The listed instances.
@@ -283,7 +283,7 @@ impl<V, T: IntoListed<V>> IntoListing<V> for Vec<T> {
 /// [`ListedResource<V>`].
 #[diagnostic::on_unimplemented(
     message = "a `list` method of a template whose variables are `{V}` cannot list `{Self}`",
-    note = "list `{V}` (one value per template variable, a tuple in the template's order when there are several, typed as the resource method's parameters) or `mcp_server::ListedResource<{V}>`"
+    note = "list `{V}` (one value per template variable, a tuple in the template's order when there are several, typed as the resource method's parameters) or `mcp_era_server::ListedResource<{V}>`"
 )]
 pub trait IntoListed<V> {
     /// The listed instance.
@@ -401,7 +401,7 @@ struct Templated<S: 'static> {
     method: &'static str,
 }
 
-/// The resources of a `#[mcp_server::router]` impl, described once.
+/// The resources of a `#[mcp_era_server::router]` impl, described once.
 pub struct ResourceTable<S: 'static> {
     fixed: Vec<Fixed<S>>,
     by_uri: HashMap<String, usize>,

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     AudioContent, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     ContentBlock, EmbeddedResource, ImageContent, InputRequiredResult, ListToolsResult,
     PaginatedRequestParams, ResourceLink, TextContent, Tool, ToolOutputSchema,
@@ -165,7 +165,7 @@ impl From<ErrorObject> for ToolError {
 /// The error type of a tool returning `Result<T, E>`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the error type of a tool",
-    note = "an error that implements `Display` becomes a result with `isError: true`; for a JSON-RPC error return `mcp_server::ToolError` (`?` converts an `ErrorObject` into it)"
+    note = "an error that implements `Display` becomes a result with `isError: true`; for a JSON-RPC error return `mcp_era_server::ToolError` (`?` converts an `ErrorObject` into it)"
 )]
 pub trait IntoToolError {
     /// The `tools/call` answer for this error.
@@ -304,7 +304,7 @@ impl Era {
 /// era, and a call from the other answers exactly as an unknown tool does.
 ///
 /// ```
-/// use mcp_server::{Era, ToolVisibility};
+/// use mcp_era_server::{Era, ToolVisibility};
 ///
 /// let internal = ToolVisibility::HIDDEN;
 /// let old_clients_only = ToolVisibility::LISTED.only(Era::Legacy);
@@ -522,7 +522,7 @@ pub struct ToolSpec<S> {
     pub visibility: ToolVisibility,
 }
 
-/// The tools of a `#[mcp_server::router]` impl, described once.
+/// The tools of a `#[mcp_era_server::router]` impl, described once.
 pub struct ToolTable<S: 'static> {
     catalogue: Catalogue<ToolFn<S>>,
     scopes: BTreeMap<String, Vec<String>>,
@@ -641,9 +641,9 @@ type DynToolFn =
 /// the same names:
 ///
 /// ```
-/// use mcp_server::mcp_types::v2026_07_28::prelude::*;
-/// use mcp_server::{HandlerResult, McpServer, ParamHeader, RequestContext, ServerEvents};
-/// use mcp_server::{ToolRouter, ToolsHandler};
+/// use mcp_era_server::mcp_era_types::v2026_07_28::prelude::*;
+/// use mcp_era_server::{HandlerResult, McpServer, ParamHeader, RequestContext, ServerEvents};
+/// use mcp_era_server::{ToolRouter, ToolsHandler};
 ///
 /// #[derive(McpServer)]
 /// #[mcp(name = "plugins", version = "1.0.0", tools(list_changed))]
@@ -663,8 +663,8 @@ type DynToolFn =
 ///     }
 /// }
 ///
-/// #[derive(serde::Deserialize, mcp_server::schemars::JsonSchema)]
-/// #[schemars(crate = "mcp_server::schemars")]
+/// #[derive(serde::Deserialize, mcp_era_server::schemars::JsonSchema)]
+/// #[schemars(crate = "mcp_era_server::schemars")]
 /// struct Echo { text: String }
 ///
 /// let events = ServerEvents::new(); // also give it to `StdioConfig`/`HttpConfig`

@@ -5,7 +5,7 @@
 use std::fmt::{self, Write as _};
 
 use jsonschema::Validator;
-use mcp_types::v2026_07_28::{Tool, ToolInputSchema};
+use mcp_era_types::v2026_07_28::{Tool, ToolInputSchema};
 #[cfg(test)]
 use serde_json::Map;
 use serde_json::Value;
@@ -59,10 +59,10 @@ impl ToolSchemas {
         &self,
         tool: &str,
         outcome: &crate::wire::errors::HandlerResult<
-            mcp_types::v2026_07_28::CallToolResultResponseResult,
+            mcp_era_types::v2026_07_28::CallToolResultResponseResult,
         >,
     ) {
-        use mcp_types::v2026_07_28::CallToolResultResponseResult;
+        use mcp_era_types::v2026_07_28::CallToolResultResponseResult;
         let (Some(output), Ok(CallToolResultResponseResult::CallToolResult(result))) =
             (&self.output, outcome)
         else {
@@ -398,7 +398,7 @@ mod tests {
         #[cfg(debug_assertions)]
         schemas.check_output(
             "out",
-            &Ok(mcp_types::v2026_07_28::CallToolResult::structured(json!({"total": 1})).into()),
+            &Ok(mcp_era_types::v2026_07_28::CallToolResult::structured(json!({"total": 1})).into()),
         );
         let _ = schemas;
     }

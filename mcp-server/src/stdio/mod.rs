@@ -1,10 +1,10 @@
 //! The stdio transport: newline-delimited JSON-RPC over stdin/stdout.
 //!
 //! ```no_run
-//! # use mcp_server::McpServer;
+//! # use mcp_era_server::McpServer;
 //! # #[derive(McpServer)] #[mcp(name = "x", version = "1")] struct MyServer;
 //! fn main() -> std::io::Result<()> {
-//!     mcp_server::stdio::run(MyServer)
+//!     mcp_era_server::stdio::run(MyServer)
 //! }
 //! ```
 //!

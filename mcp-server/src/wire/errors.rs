@@ -1,7 +1,7 @@
 //! JSON-RPC error objects the runtime emits, and constructors for handlers.
 //!
 //! Handlers return [`ErrorObject`] (the schema's `Error`, from `mcp-types`).
-//! The constructors here use the codes of `mcp_types::v2026_07_28::error_codes`
+//! The constructors here use the codes of `mcp_era_types::v2026_07_28::error_codes`
 //! and one short sentence as the message.
 //!
 //! # Which error to return
@@ -33,7 +33,7 @@
 //! returns.
 //!
 //! ```
-//! use mcp_server::{McpServer, ToolError, errors, router};
+//! use mcp_era_server::{McpServer, ToolError, errors, router};
 //!
 //! #[derive(McpServer)]
 //! #[mcp(name = "files", version = "1.0.0", tools)]
@@ -59,7 +59,7 @@
 //! # assert!(matches!(failed, ToolError::Failed(_)));
 //! ```
 
-use mcp_types::v2026_07_28::{Error, error_codes};
+use mcp_era_types::v2026_07_28::{Error, error_codes};
 use serde_json::{Value, json};
 
 /// A JSON-RPC error object (`code`, `message`, optional `data`): the

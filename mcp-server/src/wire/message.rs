@@ -1,7 +1,7 @@
 //! One message, parsed once: the typed fast path for well-formed modern
 //! requests, JSON otherwise, and the JSON-RPC envelope (steps 1–3).
 
-use mcp_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
+use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
 use serde_json::{Map, Value};
 
 use crate::wire::errors::{self, ErrorObject};
@@ -242,7 +242,7 @@ impl Envelope<'_> {
         let params = self.params.and_then(Value::as_object);
         Call {
             method: self.method,
-            name: mcp_types::headers::name_source(self.method)
+            name: mcp_era_types::headers::name_source(self.method)
                 .and_then(|key| params.and_then(|p| p.get(key)))
                 .and_then(Value::as_str),
             arguments: params

@@ -6,7 +6,7 @@
 //! same values; anything else (unknown or escaped keys, a duplicate key,
 //! an unknown method) is refused, and the caller tries the slower paths.
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     CallToolRequest, CallToolRequestParams, ClientRequest, CompleteRequest, CompleteRequestParams,
     DiscoverRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest,
     ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PaginatedRequestParams,

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use mcp_types::v2026_07_28::{
+use mcp_era_types::v2026_07_28::{
     CallToolResult, CallToolResultResponseResult, CompleteResult, GetPromptResult,
     GetPromptResultResponseResult, Implementation, InputRequiredResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ReadResourceResult,
@@ -160,7 +160,7 @@ pub(crate) fn render<T: ResultMeta>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_types::v2026_07_28::ContentBlock;
+    use mcp_era_types::v2026_07_28::ContentBlock;
     use serde_json::json;
 
     fn info() -> Implementation {

@@ -1,4 +1,4 @@
-use mcp_server::McpServer;
+use mcp_era_server::McpServer;
 
 // Every mistake is reported, and the fallback impl keeps `Server` an
 // `McpServer`, so the use below adds no error of its own.

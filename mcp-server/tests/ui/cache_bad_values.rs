@@ -1,4 +1,4 @@
-use mcp_server::McpServer;
+use mcp_era_server::McpServer;
 
 #[derive(McpServer)]
 #[mcp(cache(ttl_ms = -1, scope = "shared", ttl = 5))]

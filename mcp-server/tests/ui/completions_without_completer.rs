@@ -1,4 +1,4 @@
-use mcp_server::{McpServer, router};
+use mcp_era_server::{McpServer, router};
 
 // `completions` declared, but nothing completes: a plain `String` argument.
 #[derive(McpServer)]

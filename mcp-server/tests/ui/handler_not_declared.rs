@@ -1,14 +1,14 @@
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResultResponseResult,
 };
-use mcp_server::{HandlerResult, McpServer, RequestContext, ResourcesHandler, errors};
+use mcp_era_server::{HandlerResult, McpServer, RequestContext, ResourcesHandler, errors};
 
 #[derive(McpServer)]
 #[mcp(name = "s", version = "1", tools)]
 struct Server;
 
-#[mcp_server::router]
+#[mcp_era_server::router]
 impl Server {
     #[tool]
     fn ping(&self) -> String {

@@ -1,7 +1,7 @@
-use mcp_server::mcp_types::v2026_07_28::{
+use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ListToolsResult, PaginatedRequestParams,
 };
-use mcp_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors, router};
+use mcp_era_server::{HandlerResult, McpServer, RequestContext, ToolsHandler, errors, router};
 
 // Tools served twice: by the router and by a hand-written handler.
 #[derive(McpServer)]

@@ -1,4 +1,4 @@
-use mcp_server::{McpServer, router};
+use mcp_era_server::{McpServer, router};
 
 // The derive of a generic type cannot see a router of one of its instances.
 #[derive(McpServer)]

@@ -1,4 +1,4 @@
-use mcp_server::{McpServer, RequestContext, router};
+use mcp_era_server::{McpServer, RequestContext, router};
 
 #[derive(McpServer)]
 #[mcp(name = "s", version = "1", tools, resources, prompts)]

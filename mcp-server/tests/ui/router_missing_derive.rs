@@ -1,4 +1,4 @@
-use mcp_server::router;
+use mcp_era_server::router;
 
 struct Server;
 

@@ -1,4 +1,4 @@
-use mcp_server::McpServer;
+use mcp_era_server::McpServer;
 
 // 2025-06-18 is a known legacy version, but the runtime implements only
 // 2025-11-25 of the legacy era.

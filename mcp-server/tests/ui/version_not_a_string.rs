@@ -1,4 +1,4 @@
-use mcp_server::McpServer;
+use mcp_era_server::McpServer;
 
 #[derive(McpServer)]
 #[mcp(versions(modern = [2026]))]

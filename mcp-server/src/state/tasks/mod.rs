@@ -369,7 +369,7 @@ fn park(record: &mut TaskRecord, requests: &Map<String, Value>, state: Option<St
 /// A stored result without the response-level `serverInfo`.
 fn without_server_info(mut result: Value) -> Value {
     if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-        meta.remove(mcp_types::v2026_07_28::meta_keys::SERVER_INFO);
+        meta.remove(mcp_era_types::v2026_07_28::meta_keys::SERVER_INFO);
         if meta.is_empty()
             && let Value::Object(object) = &mut result
         {
