@@ -1,44 +1,290 @@
-//! The Model Context Protocol toolkit, in one crate: add it with
-//! `cargo add mcp-era` (server and derive) or
+//! The Model Context Protocol toolkit for Rust, in one crate: servers and
+//! clients of the modern 2026-07-28 revision that also serve and reach
+//! legacy 2025-11-25 peers. `cargo add mcp-era` (server and macros) or
 //! `cargo add mcp-era --features client`.
 //!
-//! | path | crate | feature |
-//! |---|---|---|
-//! | [`types`] | `mcp-era-types`: protocol types generated from the official schemas, one module per revision | always |
-//! | `server` | `mcp-era-server`: runtime, handler traits, stdio and Streamable HTTP | `server` (default) |
-//! | `McpServer`, `router`, `prelude` | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
-//! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
+//! # A server in 15 lines
 //!
-//! Feature `draft` adds `types::draft` (the upstream draft schema, never
-//! served); `named` adds the by-name type lookup of `types`.
-//!
-//! ```
-//! # #[cfg(feature = "derive")] mod example {
+//! ```no_run
 //! use mcp_era::prelude::*;
 //!
 //! #[derive(McpServer)]
-//! #[mcp(name = "hello", version = "1.0.0", tools)]
-//! pub struct Hello;
+//! #[mcp(name = "quickstart", version = "1.0.0")]
+//! struct Quickstart;
 //!
 //! #[router]
-//! impl Hello {
-//!     /// Greets someone.
-//!     #[tool(read_only)]
-//!     fn hello(&self, name: String) -> String {
-//!         format!("Hello, {name}!")
+//! impl Quickstart {
+//!     /// Adds two integers.
+//!     #[tool(read_only, idempotent)]
+//!     fn add(&self, a: i64, b: i64) -> String {
+//!         (a + b).to_string()
 //!     }
 //! }
-//! # pub fn check() {
-//! // Served versions come from what the runtime implements.
-//! assert_eq!(
-//!     Hello::declaration().advertised_versions(),
-//!     mcp_era::server::IMPLEMENTED_MODERN_VERSIONS
-//! );
-//! # } }
-//! # #[cfg(feature = "derive")] example::check();
+//!
+//! fn main() -> std::process::ExitCode {
+//!     serve_from_args(Quickstart) // `quickstart` (stdio) or `quickstart http localhost:8080`
+//! }
 //! ```
 //!
-//! Serve it with `mcp_era::server::stdio::run(Hello)`.
+//! Each `#[tool]` method is a tool: its parameters are the input schema,
+//! its doc comment the description, its return type the result. The router
+//! declares the `tools` capability (`resources`, `prompts` and
+//! `completions` likewise); `#[mcp(...)]` says only what the code cannot
+//! show: identity, versions, cache hints, settings such as
+//! `tools(list_changed)`, OAuth scopes and extensions. Modern clients are
+//! answered per request (`server/discover`, the version gate); legacy
+//! clients get an `initialize` session unless the server opts out with
+//! `versions(legacy = [])`. Every attribute and compile-time check is in
+//! the [`server`] crate docs.
+//!
+//! # How do I…
+//!
+//! ## …keep state?
+//!
+//! The server is a value; methods take `&self`. Shared mutable state sits
+//! behind a lock (requests run concurrently):
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! #[derive(McpServer, Default)]
+//! #[mcp(name = "counter", version = "1.0.0")]
+//! struct Counter {
+//!     count: AtomicU64,
+//! }
+//!
+//! #[router]
+//! impl Counter {
+//!     /// Counts one more and says how many.
+//!     #[tool]
+//!     fn bump(&self) -> String {
+//!         (self.count.fetch_add(1, Ordering::Relaxed) + 1).to_string()
+//!     }
+//! }
+//! # assert_eq!(Counter::default().bump(), "1");
+//! ```
+//!
+//! ## …list resources that come and go?
+//!
+//! A template names a `list` method; `resources/list` shows one resource
+//! per value it returns, its URI expanded from the template:
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use std::collections::BTreeMap;
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "notes", version = "1.0.0")]
+//! struct Notes {
+//!     notes: BTreeMap<u32, String>,
+//! }
+//!
+//! #[router]
+//! impl Notes {
+//!     /// A note.
+//!     #[resource(template = "note://{id}", mime_type = "text/plain", list = Self::all)]
+//!     fn note(&self, id: u32) -> Option<String> {
+//!         self.notes.get(&id).cloned() // `None`: resource not found
+//!     }
+//!
+//!     fn all(&self) -> Vec<ListedResource<u32>> {
+//!         self.notes.keys().map(|id| ListedResource::new(*id).title(format!("Note {id}"))).collect()
+//!     }
+//! }
+//! # assert!(Notes::declaration().capabilities().resources.is_some());
+//! ```
+//!
+//! `#[resource(uri = "...")]` is a fixed resource; `cache(ttl_ms = ...,
+//! scope = ...)` on either sets the hints of its reads.
+//!
+//! ## …complete a prompt argument?
+//!
+//! `#[arg(complete = Self::method)]` names the method that offers values;
+//! an argument whose type is a string enum completes from its variants
+//! with no code:
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "poet", version = "1.0.0")]
+//! struct Poet;
+//!
+//! #[router]
+//! impl Poet {
+//!     /// Asks for a poem.
+//!     #[prompt]
+//!     fn poem(&self, #[arg(complete = Self::forms)] form: String) -> String {
+//!         format!("Write a {form} about the sea.")
+//!     }
+//!
+//!     fn forms(&self, partial: &str) -> Vec<&'static str> {
+//!         ["haiku", "limerick", "sonnet"].into_iter().filter(|f| f.starts_with(partial)).collect()
+//!     }
+//! }
+//! # assert!(Poet::declaration().capabilities().completions.is_some());
+//! ```
+//!
+//! ## …say that a tool failed, or that the request was bad?
+//!
+//! "The tool failed" is a result the model reads (`isError: true`): return
+//! `Err(e)` with any `e: Display`, or [`ToolError::failed`](server::ToolError::failed).
+//! "The request was bad" is a JSON-RPC error: an
+//! [`errors`](server::errors) constructor, through `?`. The whole story,
+//! with what each spelling puts on the wire in both eras, is on one page:
+//! [`server::errors`].
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use mcp_era::server::errors;
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "calc", version = "1.0.0")]
+//! struct Calc;
+//!
+//! #[router]
+//! impl Calc {
+//!     /// Divides `a` by `b`.
+//!     #[tool]
+//!     fn divide(&self, a: f64, b: f64) -> Result<String, ToolError> {
+//!         if !b.is_finite() {
+//!             return Err(errors::invalid_params("b must be a finite number").into());
+//!         }
+//!         if b == 0.0 {
+//!             return Err(ToolError::failed("division by zero")); // isError: true
+//!         }
+//!         Ok((a / b).to_string())
+//!     }
+//! }
+//! # assert!(matches!(Calc.divide(1.0, 0.0), Err(ToolError::Failed(_))));
+//! ```
+//!
+//! ## …ask the user for input?
+//!
+//! A tool answers `input_required` with requests by key; the client answers
+//! and calls again, and [`RetryInput`](server::RetryInput) reads the answers
+//! by the same keys. Legacy sessions get the same requests as real
+//! server→client requests, so the tool is written once
+//! ([`server::input`] has sampling, roots and URL-mode elicitation):
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use mcp_era::server::input;
+//! use mcp_era::types::v2026_07_28::CallToolResult;
+//!
+//! #[derive(serde::Deserialize, JsonSchema)]
+//! struct Name {
+//!     /// Your name
+//!     name: String,
+//! }
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "greeter", version = "1.0.0")]
+//! struct Greeter;
+//!
+//! #[router]
+//! impl Greeter {
+//!     /// Greets whoever answers.
+//!     #[tool]
+//!     fn greet(&self, retry: &RetryInput) -> ToolAnswer {
+//!         match retry.elicited::<Name>("who")? {
+//!             Some(Elicitation::Accepted(Name { name })) => Ok(CallToolResult::text(format!("Hello, {name}!")).into()),
+//!             Some(_) => Ok(CallToolResult::text("Hello, stranger!").into()),
+//!             None => InputRequired::new().request("who", input::elicit::<Name>("Who are you?")?).into(),
+//!         }
+//!     }
+//! }
+//! # let first = serde_json::to_value(Greeter.greet(&RetryInput::default()).unwrap()).unwrap();
+//! # assert_eq!(first["resultType"], "input_required");
+//! ```
+//!
+//! ## …serve HTTP?
+//!
+//! [`serve_from_args`](server::serve_from_args) serves `http [HOST:PORT]`
+//! as well as stdio. With settings of your own:
+//! `mcp_era::server::http::run(server, HttpConfig::bind("localhost:8101")?.allow_host("mcp.example.com"))`.
+//! Inside an axum or hyper application, mount the server as a
+//! `tower::Service` ([`McpService`](server::http::McpService)):
+//!
+//! ```
+//! # use mcp_era::prelude::*;
+//! # #[derive(McpServer)] #[mcp(name = "s", version = "1.0.0")] struct S;
+//! # #[router] impl S { /// T.
+//! # #[tool] fn t(&self) -> String { String::new() } }
+//! use mcp_era::server::http::{HttpConfig, McpService};
+//!
+//! let service = McpService::new(S, HttpConfig::default())?; // nest it at `/mcp`
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! A handler reads what a middleware put in the HTTP request with
+//! `ctx.extension::<T>()` (the `axum` example of this crate).
+//!
+//! ## …require OAuth?
+//!
+//! With the `server-auth` feature the HTTP transport is an OAuth 2.1
+//! resource server: set [`HttpConfig::auth`](server::http::HttpConfig::auth)
+//! to an `AuthConfig` (a `JwtValidator` for JWTs, or token
+//! introspection), and declare the scopes where they apply:
+//! `#[mcp(scopes = ["mcp"])]` for every request, `#[tool(scopes =
+//! ["files:write"])]` for one tool. A token without them gets 403
+//! `insufficient_scope`, and the Protected Resource Metadata lists them.
+//!
+//! ## …test a server?
+//!
+//! In-process, with no transport: [`McpServerExt::handle_value`](server::McpServerExt::handle_value)
+//! answers one JSON-RPC message as a transport would:
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use mcp_era::server::{McpServerExt, MessageContext};
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "adder", version = "1.0.0")]
+//! struct Adder;
+//!
+//! #[router]
+//! impl Adder {
+//!     /// Adds two integers.
+//!     #[tool]
+//!     fn add(&self, a: i64, b: i64) -> String {
+//!         (a + b).to_string()
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let answer = Adder
+//!     .handle_value(
+//!         serde_json::json!({
+//!             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+//!             "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": {
+//!                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+//!                 "io.modelcontextprotocol/clientCapabilities": {}
+//!             }}
+//!         }),
+//!         &MessageContext::stdio(),
+//!     )
+//!     .await;
+//! let body: serde_json::Value = serde_json::from_slice(&answer.body.unwrap()).unwrap();
+//! assert_eq!(body["result"]["content"][0]["text"], "5");
+//! # });
+//! ```
+//!
+//! # What is in the crate
+//!
+//! | path | crate | feature |
+//! |---|---|---|
+//! | [`prelude`] | what a server author imports | `derive` (default) |
+//! | [`types`] | `mcp-era-types`: protocol types generated from the official schemas, one module per revision | always |
+//! | [`server`] | `mcp-era-server`: runtime, handler traits, stdio and Streamable HTTP | `server` (default) |
+//! | [`McpServer`], [`router`] | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
+//! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
+//!
+//! Feature `draft` adds `types::draft` (the upstream draft schema, never
+//! served); `named` adds the by-name type lookup of `types`;
+//! `server-tls` HTTPS for the server's listener, `server-auth` the OAuth
+//! resource server.
 
 #![deny(missing_docs)]
 
@@ -68,12 +314,16 @@ pub mod server {
 pub use server::{McpServer, router};
 
 /// What a server author writes `use mcp_era::prelude::*;` for: the derive
-/// and the trait, the router macro, the context, the typed results and
-/// JSON Schema derivation (schemars 1, whose derive finds `schemars` here).
+/// and the trait, the router macro, the context, typed results and input
+/// requests, the entry point, and JSON Schema derivation (schemars 1,
+/// whose derive finds `schemars` here).
 #[cfg(feature = "derive")]
 pub mod prelude {
     pub use crate::server::schemars::{self, JsonSchema};
-    pub use crate::server::{Json, McpServer, RequestContext, RetryInput, router};
+    pub use crate::server::{
+        Elicitation, InputRequired, Json, ListedResource, McpServer, PromptAnswer, RequestContext,
+        RetryInput, ToolAnswer, ToolError, router, serve_from_args,
+    };
 }
 
 /// The dual-era client (`mcp-era-client`).

@@ -285,7 +285,6 @@ impl JsonSchema for Sep1613Arguments {
 
 /// A note: a title and its text
 #[derive(serde::Serialize, JsonSchema)]
-#[schemars(crate = "mcp_era_server::schemars")]
 struct Note {
     /// The note's title
     title: String,

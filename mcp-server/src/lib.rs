@@ -265,7 +265,7 @@
 //! `#[mcp(...)]`.
 //!
 //! A transport then feeds each message to
-//! [`McpServer::handle_message`] (or [`handle_message`]) with a
+//! [`McpServerExt::handle_message`] (or [`handle_message`]) with a
 //! [`MessageContext`] and writes the [`Outcome`]'s body with its HTTP status.
 //!
 //! # Tasks (`io.modelcontextprotocol/tasks`)
@@ -456,7 +456,7 @@
 //! # The entry point
 //!
 //! [`handle_message`] / [`handle_value`] answer one message. The check order
-//! (digest §6 item 14) is documented on [`handle_message`]: parse
+//! (the one the conformance suite forces) is documented on [`handle_message`]: parse
 //! `-32700`, envelope `-32600`, notifications unanswered, era selection,
 //! HTTP header present `-32020`, `_meta` `-32602`, header equals body
 //! `-32020`, version `-32022`, method and capability `-32601`, params
@@ -574,9 +574,10 @@ pub use mcp_era_derive::router;
 
 /// JSON Schema generation (schemars 1, JSON Schema 2020-12), re-exported
 /// so that argument and output types derive `JsonSchema` with the version
-/// the runtime reads: `#[derive(mcp_era_server::schemars::JsonSchema)]` with
-/// `#[schemars(crate = "mcp_era_server::schemars")]`, or `schemars = "1"` in
-/// your own `Cargo.toml`.
+/// the runtime reads: `use mcp_era_server::schemars::{self, JsonSchema};`
+/// then `#[derive(JsonSchema)]` (its derive finds `schemars` in scope; no
+/// `#[schemars(crate = ...)]` needed), or `schemars = "1"` in your own
+/// `Cargo.toml`.
 pub use schemars;
 
 /// Derives [`McpServer`](trait@McpServer); see the crate docs for every

@@ -109,11 +109,12 @@ pub struct HttpConfig {
     /// How long a legacy session's server→client request waits for the
     /// client (default
     /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::DEFAULT_CLIENT_REQUEST_TIMEOUT));
-    /// see [`ClientPeer::request`] for the error the handler then gets.
+    /// see [`ClientPeer::request`](crate::ClientPeer::request) for the error the handler then gets.
     pub client_request_timeout: Duration,
     /// Serve HTTPS with this certificate (feature `rustls`; default: plain
-    /// HTTP). Applies to [`run`], [`serve`] and [`serve_listener_until`];
-    /// a mounted [`McpService`] leaves TLS to its host.
+    /// HTTP). Applies to [`run`](super::run), [`serve`](super::serve) and
+    /// [`serve_listener_until`](super::serve_listener_until); a mounted
+    /// [`McpService`](super::McpService) leaves TLS to its host.
     #[cfg(feature = "rustls")]
     pub tls: Option<TlsConfig>,
     /// Require OAuth bearer tokens (feature `auth`; default: none). See

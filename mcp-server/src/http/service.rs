@@ -52,7 +52,7 @@ impl<S> Clone for McpService<S> {
 
 impl<S: McpServer + 'static> McpService<S> {
     /// A service for `server`; `config.listen` and `config.path` are not
-    /// used. Refuses a server whose catalogue is invalid, as [`run`] does.
+    /// used. Refuses a server whose catalogue is invalid, as [`run`](super::run) does.
     pub fn new(server: S, config: HttpConfig) -> io::Result<Self> {
         Self::from_arc(Arc::new(server), config)
     }

@@ -51,7 +51,7 @@ pub struct HttpHeaders {
     /// The `MCP-Protocol-Version` header, if present.
     ///
     /// The entry point enforces, for modern requests and in this order
-    /// (digest §6 item 14 steps 6–9): header present (else `-32020`),
+    /// (the conformance suite's order): header present (else `-32020`),
     /// required `_meta` fields (else `-32602`), header equal to the `_meta`
     /// version (else `-32020`, even when the body version is unsupported),
     /// version supported (else `-32022`).
@@ -379,9 +379,10 @@ impl RequestContext {
 
     /// The declared default `ttlMs` for list and read results
     /// (`#[mcp(cache(ttl_ms = ...))]`, else
-    /// [`DEFAULT_CACHE_TTL_MS`](crate::DEFAULT_CACHE_TTL_MS)), for the typed
-    /// constructors: `ListToolsResult::new(ctx.cache_scope(), tools, ctx.cache_ttl_ms())`.
-    /// A handler overrides it per result by passing another value.
+    /// [`DEFAULT_CACHE_TTL_MS`](crate::DEFAULT_CACHE_TTL_MS)); the typed
+    /// constructors take both hints at once from
+    /// [`cache_hints`](Self::cache_hints). A handler overrides them per
+    /// result by passing other values.
     pub fn cache_ttl_ms(&self) -> u64 {
         self.declaration
             .map_or(crate::model::declaration::DEFAULT_CACHE_TTL_MS, |d| {

@@ -161,8 +161,10 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<ListResourcesResult>> + Send;
 
-    /// `resources/read`. A resource that does not exist is `-32602`
-    /// ([`crate::wire::errors::invalid_params`]), never `-32002`.
+    /// `resources/read`. A resource that does not exist is
+    /// [`resource_not_found`](crate::errors::resource_not_found): `-32602`
+    /// with `data.uri`, which the runtime turns into `-32002` for legacy
+    /// sessions (a plain `invalid_params` stays `-32602` in both eras).
     fn read_resource(
         &self,
         params: ReadResourceRequestParams,

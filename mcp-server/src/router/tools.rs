@@ -663,8 +663,9 @@ type DynToolFn =
 ///     }
 /// }
 ///
-/// #[derive(serde::Deserialize, mcp_era_server::schemars::JsonSchema)]
-/// #[schemars(crate = "mcp_era_server::schemars")]
+/// use mcp_era_server::schemars::{self, JsonSchema};
+///
+/// #[derive(serde::Deserialize, JsonSchema)]
 /// struct Echo { text: String }
 ///
 /// let events = ServerEvents::new(); // also give it to `StdioConfig`/`HttpConfig`

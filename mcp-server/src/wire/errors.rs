@@ -147,7 +147,8 @@ pub fn resource_not_found(uri: impl Into<String>) -> ErrorObject {
 
 /// The legacy (2025-11-25) resource-not-found code.
 pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
-/// The HTTP status of an error (digest §5, §6 item 10).
+/// The HTTP status of an error (the spec's error table and the Streamable
+/// HTTP status rules).
 pub fn http_status_of(error: &ErrorObject) -> u16 {
     match error.code {
         error_codes::METHOD_NOT_FOUND_ERROR => 404,

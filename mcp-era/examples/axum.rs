@@ -2,7 +2,7 @@
 //! behind tower-http tracing and CORS layers; a tool reads the tenant that
 //! a middleware put in the request's extensions.
 //!
-//!     cargo run -p mcp-era-server --example axum
+//!     cargo run -p mcp-era --example axum
 //!     curl -s localhost:8080/health
 //!     curl -s localhost:8080/mcp -H 'Content-Type: application/json' \
 //!       -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
@@ -16,8 +16,8 @@ use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
-use mcp_era_server::http::{HttpConfig, McpService};
-use mcp_era_server::{McpServer, RequestContext, router};
+use mcp_era::prelude::*;
+use mcp_era::server::http::{HttpConfig, McpService};
 use tower_http::cors::CorsLayer;
 use tower_http::trace::TraceLayer;
 

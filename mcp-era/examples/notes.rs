@@ -1,0 +1,123 @@
+//! A notes server: three tools, the notes as a live list of `note://{id}`
+//! resources, a prompt whose `style` completes; stdio or HTTP, modern and
+//! legacy clients.
+//!
+//!     cargo run -p mcp-era --example notes                        # stdio
+//!     cargo run -p mcp-era --example notes -- http 127.0.0.1:8080
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+use mcp_era::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(McpServer, Default)]
+#[mcp(
+    name = "notes",
+    version = "1.0.0",
+    cache(ttl_ms = 5000, scope = "private")
+)]
+struct Notes {
+    notes: Mutex<BTreeMap<u32, Note>>,
+}
+
+#[derive(Clone, Serialize, Deserialize, JsonSchema)]
+struct Note {
+    id: u32,
+    title: String,
+    body: String,
+}
+
+/// Notes whose title or body contains the query.
+#[derive(Serialize, JsonSchema)]
+struct Found {
+    notes: Vec<Note>,
+}
+
+const STYLES: [&str; 3] = ["bullet points", "one paragraph", "haiku"];
+
+impl Notes {
+    fn notes(&self) -> MutexGuard<'_, BTreeMap<u32, Note>> {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[router]
+impl Notes {
+    /// Adds a note and returns it.
+    #[tool]
+    fn add_note(&self, title: String, body: String) -> Json<Note> {
+        let mut notes = self.notes();
+        let id = notes.keys().next_back().map_or(1, |last| last + 1);
+        let note = Note { id, title, body };
+        notes.insert(id, note.clone());
+        Json(note)
+    }
+
+    /// Finds notes by a word in their title or body.
+    #[tool(read_only)]
+    fn search(
+        &self,
+        #[arg(description = "A word to look for")] query: String,
+        #[arg(description = "At most this many notes")] limit: Option<usize>,
+    ) -> Json<Found> {
+        let query = query.to_lowercase();
+        let hit = |n: &&Note| {
+            format!("{} {}", n.title, n.body)
+                .to_lowercase()
+                .contains(&query)
+        };
+        let notes = self.notes();
+        let found = notes.values().filter(hit).take(limit.unwrap_or(usize::MAX));
+        Json(Found {
+            notes: found.cloned().collect(),
+        })
+    }
+
+    /// Deletes a note.
+    #[tool(destructive, idempotent)]
+    fn delete_note(&self, id: u32) -> Result<String, String> {
+        match self.notes().remove(&id) {
+            Some(note) => Ok(format!("Deleted note {id}: {}", note.title)),
+            None => Err(format!("There is no note {id}")),
+        }
+    }
+
+    /// A note's text, as Markdown.
+    #[resource(template = "note://{id}", name = "note", mime_type = "text/markdown", list = Self::listed)]
+    fn note(&self, id: u32) -> Option<String> {
+        let notes = self.notes();
+        notes
+            .get(&id)
+            .map(|n| format!("# {}\n\n{}", n.title, n.body))
+    }
+
+    fn listed(&self) -> Vec<ListedResource<u32>> {
+        let notes = self.notes();
+        notes
+            .values()
+            .map(|n| ListedResource::new(n.id).name(&n.title))
+            .collect()
+    }
+
+    /// Asks the model to summarise a note.
+    #[prompt]
+    fn summarise(
+        &self,
+        id: u32,
+        #[arg(description = "e.g. `bullet points`", complete = Self::styles)] style: Option<String>,
+    ) -> String {
+        let style = style.unwrap_or_else(|| "one paragraph".into());
+        format!("Read the resource note://{id} and summarise it as {style}.")
+    }
+
+    fn styles(&self, partial: &str) -> Vec<&'static str> {
+        STYLES
+            .into_iter()
+            .filter(|s| s.starts_with(partial))
+            .collect()
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    serve_from_args(Notes::default())
+}
