@@ -1,4 +1,4 @@
-//! The notes server of `mcp-server/examples/notes.rs`, written with rmcp 3.11:
+//! The notes server of `mcp-era/examples/notes.rs`, written with rmcp 3.11:
 //! three tools, a `note://{id}` resource template, a prompt with a completion
 //! for its `style` argument, over stdio or Streamable HTTP.
 //!

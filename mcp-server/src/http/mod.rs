@@ -26,7 +26,7 @@
 //! `Router::nest_service("/mcp", …)`, tower layers, plain hyper), use
 //! [`McpService`], a `tower::Service` over any request body; `run` and
 //! `serve` own the listener and add the connection limits, the header
-//! timeout and graceful shutdown. `cargo run -p mcp-era-server --example
+//! timeout and graceful shutdown. `cargo run -p mcp-era --example
 //! axum` shows MCP beside an app's own routes with tracing, CORS and a
 //! middleware whose request extension a tool reads.
 //!
