@@ -205,6 +205,21 @@ pub struct CapabilityHooks<S> {
     pub offered: fn() -> bool,
 }
 
+impl<S> CapabilityHooks<S> {
+    /// Hooks that route requests and offer nothing else (no tool headers,
+    /// tasks, scopes or catalogue problems); always offered.
+    const fn routing(dispatch: DispatchFn<S>) -> Self {
+        Self {
+            dispatch,
+            param_headers: no_param_headers::<S>,
+            problems: no_problems::<S>,
+            task_support: no_task_support::<S>,
+            tool_scopes: no_tool_scopes::<S>,
+            offered: always,
+        }
+    }
+}
+
 /// OAuth scopes by tool name.
 pub type ToolScopes = std::collections::BTreeMap<String, Vec<String>>;
 
@@ -239,37 +254,19 @@ pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
 /// The `resources` hooks of a hand-written [`ResourcesHandler`].
 pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
     CapabilityHooks {
-        dispatch: dispatch_resources::<S>,
-        param_headers: no_param_headers::<S>,
         problems: <S as ResourcesHandler>::resource_catalogue_problems,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
-        offered: always,
+        ..CapabilityHooks::routing(dispatch_resources::<S>)
     }
 }
 
 /// The `prompts` hooks of a hand-written [`PromptsHandler`].
 pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        dispatch: dispatch_prompts::<S>,
-        param_headers: no_param_headers::<S>,
-        problems: no_problems::<S>,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
-        offered: always,
-    }
+    CapabilityHooks::routing(dispatch_prompts::<S>)
 }
 
 /// The `completions` hooks of a hand-written [`CompletionsHandler`].
 pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        dispatch: dispatch_completions::<S>,
-        param_headers: no_param_headers::<S>,
-        problems: no_problems::<S>,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
-        offered: always,
-    }
+    CapabilityHooks::routing(dispatch_completions::<S>)
 }
 
 fn always() -> bool {
@@ -519,37 +516,22 @@ pub const fn routed_tools<S: RoutedTools>() -> CapabilityHooks<S> {
 /// The `resources` hooks of a `#[router]`.
 pub const fn routed_resources<S: RoutedResources>() -> CapabilityHooks<S> {
     CapabilityHooks {
-        dispatch: routed_resources_dispatch::<S>,
-        param_headers: no_param_headers::<S>,
         problems: routed_resource_problems::<S>,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
-        offered: always,
+        ..CapabilityHooks::routing(routed_resources_dispatch::<S>)
     }
 }
 
 /// The `prompts` hooks of a `#[router]`.
 pub const fn routed_prompts<S: RoutedPrompts>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        dispatch: routed_prompts_dispatch::<S>,
-        param_headers: no_param_headers::<S>,
-        problems: no_problems::<S>,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
-        offered: always,
-    }
+    CapabilityHooks::routing(routed_prompts_dispatch::<S>)
 }
 
 /// The `completions` hooks of a `#[router]`: offered when some argument
 /// completes to something.
 pub const fn routed_completions<S: RoutedCompletions>() -> CapabilityHooks<S> {
     CapabilityHooks {
-        dispatch: routed_completions_dispatch::<S>,
-        param_headers: no_param_headers::<S>,
-        problems: no_problems::<S>,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
         offered: completions_offered::<S>,
+        ..CapabilityHooks::routing(routed_completions_dispatch::<S>)
     }
 }
 
@@ -559,14 +541,7 @@ pub const fn unreachable_hooks<S>() -> CapabilityHooks<S> {
     fn unreachable<'a, S>(_: &'a S, _: ClientRequest, _: &'a RequestContext) -> BoxFuture<'a> {
         unreachable!("a router that failed to compile")
     }
-    CapabilityHooks {
-        dispatch: unreachable::<S>,
-        param_headers: no_param_headers::<S>,
-        problems: no_problems::<S>,
-        task_support: no_task_support::<S>,
-        tool_scopes: no_tool_scopes::<S>,
-        offered: always,
-    }
+    CapabilityHooks::routing(unreachable::<S>)
 }
 
 // ---- completions ----
