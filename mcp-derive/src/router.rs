@@ -1,4 +1,4 @@
-//! `#[mcp_era_server::router]`: parse the `#[tool]`, `#[resource]` and
+//! `#[router]`: parse the `#[tool]`, `#[resource]` and
 //! `#[prompt]` methods of an `impl` block, check them, and emit their
 //! static tables plus the matching handler trait impls.
 
@@ -517,13 +517,13 @@ pub fn router(args: TokenStream, mut item: ItemImpl, mut krate: syn::Path) -> To
     if let Some((_, path, _)) = &item.trait_ {
         cx.error_spanned_by(
             path,
-            "`#[mcp_era_server::router]` goes on an inherent `impl` block, not a trait impl",
+            "`#[router]` goes on an inherent `impl` block, not a trait impl",
         );
     }
     if !item.generics.params.is_empty() {
         cx.error_spanned_by(
             &item.generics,
-            "`#[mcp_era_server::router]` impl blocks cannot be generic: the tables are statics",
+            "`#[router]` impl blocks cannot be generic: the tables are statics",
         );
     }
     let mut methods = Vec::new();

@@ -160,7 +160,7 @@ pub use crate::model::declaration::{
     DEFAULT_DISCOVER_TTL_MS,
 };
 
-// ---- `#[mcp_era_server::router]` support ----
+// ---- `#[router]` support ----
 
 pub use crate::router::args::{self as args, Arguments, InputSchemaBuilder};
 pub use crate::router::prompts::{
@@ -357,7 +357,7 @@ capability_by!(
     tools_hooks,
     "`{Self}` declares the `tools` capability but has no `#[tool]` method and does not implement `ToolsHandler`",
     "`tools` declared here",
-    "a `#[tool]` method in a `#[mcp_era_server::router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
+    "a `#[tool]` method in a `#[router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
 );
 capability_by!(
     ResourcesBy,
@@ -365,7 +365,7 @@ capability_by!(
     resources_hooks,
     "`{Self}` declares the `resources` capability but has no `#[resource]` method and does not implement `ResourcesHandler`",
     "`resources` declared here",
-    "a `#[resource]` method in a `#[mcp_era_server::router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
+    "a `#[resource]` method in a `#[router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
 );
 capability_by!(
     PromptsBy,
@@ -373,7 +373,7 @@ capability_by!(
     prompts_hooks,
     "`{Self}` declares the `prompts` capability but has no `#[prompt]` method and does not implement `PromptsHandler`",
     "`prompts` declared here",
-    "a `#[prompt]` method in a `#[mcp_era_server::router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
+    "a `#[prompt]` method in a `#[router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
 );
 capability_by!(
     CompletionsBy,

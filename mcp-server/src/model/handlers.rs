@@ -93,7 +93,7 @@ pub trait CompletionsDeclared {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `tools` capability but does not implement `ToolsHandler`",
     label = "`tools` declared here",
-    note = "add `#[tool]` methods to a `#[mcp_era_server::router]` impl of `{Self}`, implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
+    note = "add `#[tool]` methods to a `#[router]` impl of `{Self}`, implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
 )]
 pub trait ToolsHandler: Send + Sync + ToolsDeclared {
     /// `tools/list`. The result carries its own caching hints (`ttlMs`,
@@ -113,7 +113,7 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
 
     /// The `x-mcp-header` annotations of tool `name`'s arguments, which the
     /// HTTP transport checks against the `Mcp-Param-*` headers. `Some` when
-    /// the handler knows its catalogue (a `#[mcp_era_server::router]` or a
+    /// the handler knows its catalogue (a `#[router]` or a
     /// [`ToolRouter`](crate::ToolRouter) does); the default `None` makes the
     /// runtime read them from `tools/list`.
     fn param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
@@ -123,7 +123,7 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
 
     /// Whether tool `name` may run as a task when the server declares the
     /// tasks extension ([`TaskSupport`](TaskSupport); the
-    /// default: never). A `#[mcp_era_server::router]` answers from
+    /// default: never). A `#[router]` answers from
     /// `#[tool(task = "...")]`.
     fn task_support(&self, name: &str) -> TaskSupport {
         let _ = name;
@@ -138,7 +138,7 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
     }
 
     /// The OAuth scopes a `tools/call` of each tool needs, by tool name
-    /// (default: none). A `#[mcp_era_server::router]` answers from
+    /// (default: none). A `#[router]` answers from
     /// `#[tool(scopes = [...])]`; the HTTP transport with `auth` adds them
     /// to `AuthConfig::tool_scopes` once, at start.
     fn tool_scopes(&self) -> BTreeMap<String, Vec<String>> {
@@ -151,7 +151,7 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `resources` capability but does not implement `ResourcesHandler`",
     label = "`resources` declared here",
-    note = "add `#[resource]` methods to a `#[mcp_era_server::router]` impl of `{Self}`, implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
+    note = "add `#[resource]` methods to a `#[router]` impl of `{Self}`, implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
 )]
 pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
     /// `resources/list`.
@@ -198,7 +198,7 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the `prompts` capability but does not implement `PromptsHandler`",
     label = "`prompts` declared here",
-    note = "add `#[prompt]` methods to a `#[mcp_era_server::router]` impl of `{Self}`, implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
+    note = "add `#[prompt]` methods to a `#[router]` impl of `{Self}`, implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
 )]
 pub trait PromptsHandler: Send + Sync + PromptsDeclared {
     /// `prompts/list`.
