@@ -10,10 +10,12 @@ use std::sync::Arc;
 use mcp_era_types::v2026_07_28::error_codes;
 use mcp_era_types::versions::{Era, era_of};
 use serde_json::{Value, json};
+use tower::{Layer, Service};
 
 use crate::era::legacy::legacy_request;
 use crate::era::modern::{modern_request, typed_request};
 use crate::features::tasks::Detach;
+use crate::middleware::{BoxError, Handler, Layered, McpRequest, McpResponse};
 use crate::model::context::{MessageContext, Transport};
 use crate::model::declaration::ServerDeclaration;
 use crate::model::outcome::Outcome;
@@ -216,6 +218,20 @@ pub trait McpServerExt: McpServer {
         ctx: &MessageContext,
     ) -> impl Future<Output = Outcome> + Send {
         handle_value(self, message, ctx)
+    }
+
+    /// This server with `layer` around its handlers: see
+    /// [`middleware`](crate::middleware). Serve the result as the server
+    /// itself; a second `.layer(..)` goes outside the first.
+    fn layer<L>(self, layer: L) -> Layered<Self>
+    where
+        Self: 'static,
+        L: Layer<Handler<Self>>,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        Layered::new(self, layer)
     }
 }
 

@@ -515,6 +515,7 @@ mod era;
 mod features;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod middleware;
 mod model;
 mod router;
 #[cfg(any(feature = "http", feature = "stdio"))]

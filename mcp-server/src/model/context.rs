@@ -686,3 +686,24 @@ pub(crate) fn severity(level: LoggingLevel) -> u8 {
         LoggingLevel::Emergency => 7,
     }
 }
+
+/// The era a request belongs to: modern (2026-07-28 on) or a legacy
+/// (2025-11-25) session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// A modern request.
+    Modern,
+    /// A request of a legacy session.
+    Legacy,
+}
+
+impl Era {
+    /// The era of the request `ctx` serves.
+    pub fn of(ctx: &RequestContext) -> Self {
+        if ctx.is_legacy() {
+            Self::Legacy
+        } else {
+            Self::Modern
+        }
+    }
+}

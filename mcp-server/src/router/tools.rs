@@ -22,6 +22,7 @@ use super::RetryInput;
 use super::args::{self, ArgumentError, Arguments};
 use super::page::page;
 use super::validation::ToolSchemas;
+pub use crate::model::context::Era;
 use crate::model::context::RequestContext;
 pub use crate::model::handlers::ParamHeader;
 use crate::model::handlers::TaskSupport;
@@ -276,27 +277,6 @@ pub fn param_headers_of(tool: &Tool) -> Result<Vec<ParamHeader>, String> {
         });
     }
     Ok(found)
-}
-
-/// The era a request belongs to: modern (2026-07-28 on) or a legacy
-/// (2025-11-25) session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Era {
-    /// A modern request.
-    Modern,
-    /// A request of a legacy session.
-    Legacy,
-}
-
-impl Era {
-    /// The era of the request `ctx` serves.
-    pub fn of(ctx: &RequestContext) -> Self {
-        if ctx.is_legacy() {
-            Self::Legacy
-        } else {
-            Self::Modern
-        }
-    }
 }
 
 /// Which requests see a tool. A hidden tool is callable by name but never

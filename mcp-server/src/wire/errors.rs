@@ -147,6 +147,57 @@ pub fn resource_not_found(uri: impl Into<String>) -> ErrorObject {
 
 /// The legacy (2025-11-25) resource-not-found code.
 pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
+
+/// Codes of the refusals the shipped middleware answers with
+/// ([`crate::middleware`]). The spec asks application errors to stay outside
+/// `-32768..=-32000`; the last three digits echo the HTTP status of the
+/// same refusal. They are JSON-RPC errors with HTTP 200, as every
+/// application error is.
+pub mod codes {
+    /// The caller exceeded its request rate; `data.retryAfterMs` says when
+    /// to try again.
+    pub const RATE_LIMITED: i64 = -31429;
+    /// The request did not finish within the server's time limit.
+    pub const TIMED_OUT: i64 = -31408;
+    /// The server refused the request because it was at capacity.
+    pub const OVERLOADED: i64 = -31503;
+    /// The result was larger than the server sends; `data` has `size` and
+    /// `limit` in bytes.
+    pub const RESULT_TOO_LARGE: i64 = -31413;
+}
+
+/// [`codes::RATE_LIMITED`]: `data.retryAfterMs` is how long until the
+/// caller's next request is accepted.
+pub fn rate_limited(retry_after: std::time::Duration) -> ErrorObject {
+    let ms = u64::try_from(retry_after.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1);
+    error(
+        codes::RATE_LIMITED,
+        format!("Rate limit exceeded; retry in {ms} ms"),
+        Some(json!({ "retryAfterMs": ms })),
+    )
+}
+
+/// [`codes::TIMED_OUT`].
+pub fn timed_out(reason: impl Into<String>) -> ErrorObject {
+    error(codes::TIMED_OUT, reason, None)
+}
+
+/// [`codes::OVERLOADED`].
+pub fn overloaded(reason: impl Into<String>) -> ErrorObject {
+    error(codes::OVERLOADED, reason, None)
+}
+
+/// [`codes::RESULT_TOO_LARGE`], with the result's size and the limit in
+/// bytes.
+pub fn result_too_large(size: usize, limit: usize) -> ErrorObject {
+    error(
+        codes::RESULT_TOO_LARGE,
+        format!("The result is {size} bytes; this server sends at most {limit}"),
+        Some(json!({ "size": size, "limit": limit })),
+    )
+}
 /// The HTTP status of an error (the spec's error table and the Streamable
 /// HTTP status rules).
 pub fn http_status_of(error: &ErrorObject) -> u16 {

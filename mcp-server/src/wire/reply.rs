@@ -37,6 +37,34 @@ impl Reply {
         &self.0
     }
 
+    /// A result made of `bytes`, which must be one JSON object (the
+    /// `result` member of a response), for middleware that answers on its
+    /// own.
+    pub fn from_json_bytes(bytes: Vec<u8>) -> HandlerResult<Self> {
+        match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            Ok(_) if bytes.first() == Some(&b'{') => Ok(Self(Cow::Owned(bytes))),
+            _ => Err(errors::internal_error("a result must be one JSON object")),
+        }
+    }
+
+    /// A result serialized from any value (a typed result, `json!({..})`).
+    pub fn from_serialize(result: &impl Serialize) -> HandlerResult<Self> {
+        serde_json::to_vec(result)
+            .map_err(unserializable)
+            .and_then(Self::from_json_bytes)
+    }
+
+    /// Whether this is a tool result with `isError: true` (a tool that
+    /// failed, as opposed to a JSON-RPC error).
+    pub fn is_tool_error(&self) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            #[serde(rename = "isError", default)]
+            is_error: bool,
+        }
+        serde_json::from_slice::<Probe>(&self.0).is_ok_and(|probe| probe.is_error)
+    }
+
     /// The result as JSON, for the paths that still edit it (legacy
     /// bridging, the header-check fallback).
     pub fn to_value(&self) -> HandlerResult<Value> {

@@ -1,0 +1,300 @@
+//! The layers tower lacks: a rate limit per caller, a log line per request
+//! with its timing, and a limit on the size of results.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use tower::{Layer, Service};
+
+use super::{BoxError, BoxFuture, McpRequest, McpResponse};
+use crate::wire::errors;
+
+/// A token bucket per caller ([`McpRequest::principal`]): `requests`
+/// requests per `per`, in bursts of up to `requests`. A caller over its
+/// rate gets [`codes::RATE_LIMITED`](crate::errors::codes::RATE_LIMITED) with
+/// `data.retryAfterMs`; other callers are unaffected. Callers without a
+/// principal (stdio, anonymous HTTP) share one bucket.
+///
+/// Unlike tower's `RateLimitLayer`, which delays and counts per service
+/// clone, the buckets are shared by every request the layer serves.
+#[derive(Debug, Clone)]
+pub struct RateLimitLayer {
+    buckets: Arc<Buckets>,
+}
+
+#[derive(Debug)]
+struct Buckets {
+    capacity: f64,
+    /// How long one token takes to come back.
+    refill: Duration,
+    by_caller: Mutex<HashMap<String, Bucket>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// Past this many callers, full buckets are forgotten (they hold nothing a
+/// new bucket would not).
+const FORGET_ABOVE: usize = 4096;
+
+impl RateLimitLayer {
+    /// `requests` requests per `per` for each caller (at least one).
+    pub fn per_principal(requests: u32, per: Duration) -> Self {
+        let requests = requests.max(1);
+        Self {
+            buckets: Arc::new(Buckets {
+                capacity: f64::from(requests),
+                refill: per / requests,
+                by_caller: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+}
+
+impl Buckets {
+    /// Takes a token for `caller`, or says how long until one is back.
+    fn take(&self, caller: &str, now: Instant) -> Result<(), Duration> {
+        let mut by_caller = self
+            .by_caller
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if by_caller.len() > FORGET_ABOVE {
+            by_caller.retain(|_, bucket| self.level(*bucket, now) < self.capacity);
+        }
+        let bucket = by_caller.entry(caller.to_owned()).or_insert(Bucket {
+            tokens: self.capacity,
+            at: now,
+        });
+        let tokens = self.level(*bucket, now);
+        if tokens >= 1.0 {
+            *bucket = Bucket {
+                tokens: tokens - 1.0,
+                at: now,
+            };
+            Ok(())
+        } else {
+            *bucket = Bucket { tokens, at: now };
+            Err(self.refill.mul_f64(1.0 - tokens))
+        }
+    }
+
+    fn level(&self, bucket: Bucket, now: Instant) -> f64 {
+        let refilled = if self.refill.is_zero() {
+            self.capacity
+        } else {
+            now.duration_since(bucket.at).as_secs_f64() / self.refill.as_secs_f64()
+        };
+        (bucket.tokens + refilled).min(self.capacity)
+    }
+}
+
+impl<S> Layer<S> for RateLimitLayer {
+    type Service = RateLimit<S>;
+
+    fn layer(&self, inner: S) -> RateLimit<S> {
+        RateLimit {
+            inner,
+            buckets: Arc::clone(&self.buckets),
+        }
+    }
+}
+
+/// The service of [`RateLimitLayer`].
+#[derive(Debug, Clone)]
+pub struct RateLimit<S> {
+    inner: S,
+    buckets: Arc<Buckets>,
+}
+
+impl<S> Service<McpRequest> for RateLimit<S>
+where
+    S: Service<McpRequest, Response = McpResponse>,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = McpResponse;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<McpResponse, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let caller = request.principal().unwrap_or_default();
+        match self.buckets.take(caller, Instant::now()) {
+            Ok(()) => {
+                let future = self.inner.call(request);
+                Box::pin(async move { future.await.map_err(Into::into) })
+            }
+            Err(wait) => Box::pin(std::future::ready(Ok(Err(errors::rate_limited(wait))))),
+        }
+    }
+}
+
+/// One `tracing` event per request when it ends, on the target
+/// `mcp_era_server::requests` at `INFO`: method, name, caller, version,
+/// era, how long it took, and how it ended (`ok`, `tool_error` for a tool
+/// result with `isError`, or the JSON-RPC error code).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestLogLayer {
+    _private: (),
+}
+
+impl RequestLogLayer {
+    /// The layer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl<S> Layer<S> for RequestLogLayer {
+    type Service = RequestLog<S>;
+
+    fn layer(&self, inner: S) -> RequestLog<S> {
+        RequestLog { inner }
+    }
+}
+
+/// The service of [`RequestLogLayer`].
+#[derive(Debug, Clone)]
+pub struct RequestLog<S> {
+    inner: S,
+}
+
+impl<S> Service<McpRequest> for RequestLog<S>
+where
+    S: Service<McpRequest, Response = McpResponse>,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = McpResponse;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<McpResponse, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let method = request.method().to_owned();
+        let name = request.name().map(str::to_owned);
+        let principal = request.principal().map(str::to_owned);
+        let version = request.protocol_version().to_owned();
+        let era = request.era();
+        let started = Instant::now();
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            let answer = future.await.map_err(Into::into);
+            let outcome = match &answer {
+                Ok(Ok(reply)) if reply.is_tool_error() => "tool_error".to_owned(),
+                Ok(Ok(_)) => "ok".to_owned(),
+                Ok(Err(error)) => error.code.to_string(),
+                Err(error) => super::error_of(error).code.to_string(),
+            };
+            tracing::info!(
+                target: "mcp_era_server::requests",
+                method,
+                name = name.as_deref(),
+                principal = principal.as_deref(),
+                version,
+                era = ?era,
+                duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+                outcome,
+                "MCP request"
+            );
+            answer
+        })
+    }
+}
+
+/// Refuses results larger than `limit` bytes with
+/// [`codes::RESULT_TOO_LARGE`](crate::errors::codes::RESULT_TOO_LARGE), so
+/// that a tool returning a huge document cannot flood a client's context.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultLimitLayer {
+    limit: usize,
+}
+
+impl ResultLimitLayer {
+    /// Results of at most `limit` bytes (the `result` object as sent).
+    pub fn new(limit: usize) -> Self {
+        Self { limit }
+    }
+}
+
+impl<S> Layer<S> for ResultLimitLayer {
+    type Service = ResultLimit<S>;
+
+    fn layer(&self, inner: S) -> ResultLimit<S> {
+        ResultLimit {
+            inner,
+            limit: self.limit,
+        }
+    }
+}
+
+/// The service of [`ResultLimitLayer`].
+#[derive(Debug, Clone)]
+pub struct ResultLimit<S> {
+    inner: S,
+    limit: usize,
+}
+
+impl<S> Service<McpRequest> for ResultLimit<S>
+where
+    S: Service<McpRequest, Response = McpResponse>,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = McpResponse;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<McpResponse, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let limit = self.limit;
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            let answer = future.await.map_err(Into::into)?;
+            Ok(answer.and_then(|reply| {
+                let size = reply.as_bytes().len();
+                if size > limit {
+                    Err(errors::result_too_large(size, limit))
+                } else {
+                    Ok(reply)
+                }
+            }))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bucket_refuses_past_its_burst_and_refills_with_time() {
+        let layer = RateLimitLayer::per_principal(2, Duration::from_secs(1));
+        let buckets = &layer.buckets;
+        let start = Instant::now();
+        assert!(buckets.take("alice", start).is_ok());
+        assert!(buckets.take("alice", start).is_ok());
+        let wait = buckets.take("alice", start).unwrap_err();
+        assert_eq!(wait, Duration::from_millis(500));
+        // Another caller has its own bucket.
+        assert!(buckets.take("bob", start).is_ok());
+        // Half a second later one token is back.
+        let later = start + Duration::from_millis(500);
+        assert!(buckets.take("alice", later).is_ok());
+        assert!(buckets.take("alice", later).is_err());
+    }
+}
