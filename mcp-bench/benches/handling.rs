@@ -61,4 +61,13 @@ mod tools_call {
     fn mcp_server_router(bencher: Bencher) {
         bencher.bench(|| handle_with(&RouterServer, black_box(TOOLS_CALL)));
     }
+
+    /// The router call through a layer that does nothing: what the
+    /// middleware machinery itself costs (a server without layers runs none
+    /// of it).
+    #[divan::bench]
+    fn mcp_server_router_noop_layer(bencher: Bencher) {
+        let server = RouterServer.layer(tower::layer::util::Identity::new());
+        bencher.bench(|| handle_with(&server, black_box(TOOLS_CALL)));
+    }
 }

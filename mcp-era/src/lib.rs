@@ -231,6 +231,42 @@
 //! ["files:write"])]` for one tool. A token without them gets 403
 //! `insufficient_scope`, and the Protected Resource Metadata lists them.
 //!
+//! ## …time, limit or refuse requests?
+//!
+//! `server.layer(L)` puts a `tower` layer around every request a handler
+//! serves, on stdio and HTTP alike; the layer sees the typed request (method,
+//! tool name, arguments, caller, version, era) and may answer on its own.
+//! tower's `TimeoutLayer` and `ConcurrencyLimitLayer` apply unchanged, and
+//! [`server::middleware`] adds a per-caller rate limit, a request log and a
+//! result size limit:
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use mcp_era::server::middleware::{RateLimitLayer, RequestLogLayer, for_tools};
+//! use mcp_era::server::middleware::tower::timeout::TimeoutLayer;
+//! use std::time::Duration;
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "search", version = "1.0.0")]
+//! struct Search;
+//!
+//! #[router]
+//! impl Search {
+//!     /// Searches the web.
+//!     #[tool]
+//!     async fn search(&self, query: String) -> String {
+//!         query
+//!     }
+//! }
+//!
+//! let server = Search
+//!     .layer(for_tools(["search"], TimeoutLayer::new(Duration::from_secs(10))))
+//!     .layer(RateLimitLayer::per_principal(60, Duration::from_secs(60)))
+//!     .layer(RequestLogLayer::new());
+//! // serve_from_args(server), as any server
+//! # let _ = server;
+//! ```
+//!
 //! ## …test a server?
 //!
 //! In-process, with no transport: [`McpServerExt::handle_value`](server::McpServerExt::handle_value)
@@ -314,15 +350,15 @@ pub mod server {
 pub use server::{McpServer, router};
 
 /// What a server author writes `use mcp_era::prelude::*;` for: the derive
-/// and the trait, the router macro, the context, typed results and input
+/// and the trait (with `.layer(..)` for middleware), the router macro, the context, typed results and input
 /// requests, the entry point, and JSON Schema derivation (schemars 1,
 /// whose derive finds `schemars` here).
 #[cfg(feature = "derive")]
 pub mod prelude {
     pub use crate::server::schemars::{self, JsonSchema};
     pub use crate::server::{
-        Elicitation, InputRequired, Json, ListedResource, McpServer, PromptAnswer, RequestContext,
-        RetryInput, ToolAnswer, ToolError, router, serve_from_args,
+        Elicitation, InputRequired, Json, ListedResource, McpServer, McpServerExt, PromptAnswer,
+        RequestContext, RetryInput, ToolAnswer, ToolError, router, serve_from_args,
     };
 }
 

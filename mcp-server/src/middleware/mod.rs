@@ -28,7 +28,7 @@
 //! impl Calc {
 //!     /// Adds two numbers.
 //!     #[tool]
-//!     fn add(&self, a: i64, b: i64) -> i64 { a + b }
+//!     fn add(&self, a: i64, b: i64) -> String { (a + b).to_string() }
 //!
 //!     /// Takes its time.
 //!     #[tool]
@@ -64,6 +64,10 @@ use std::task::{Context, Poll};
 
 use mcp_era_types::v2026_07_28::{ClientRequest, RequestId};
 use serde_json::{Map, Value};
+/// The `tower` this module builds on, for its layers (`tower::timeout`,
+/// `tower::load_shed`; add `tower` with the `limit` feature for
+/// `ConcurrencyLimitLayer`).
+pub use tower;
 pub use tower::BoxError;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
@@ -83,7 +87,10 @@ use crate::wire::reply::Reply;
 /// What a layer answers: the handler's result (as bytes) or a JSON-RPC
 /// error. A layer that refuses a request answers `Ok(Err(error))`; the
 /// service's own `Err` is for failures of the layer itself (a timeout),
-/// which [`error_of`] turns into a JSON-RPC error.
+/// which [`error_of`] turns into a JSON-RPC error. A result a layer makes
+/// itself ([`Reply::from_serialize`]) is sent as it is: give it the modern
+/// shape (`resultType`, and `ttlMs`/`cacheScope` on cacheable methods); in
+/// a legacy session the runtime converts it as it converts a handler's.
 pub type McpResponse = HandlerResult<Reply>;
 
 /// One MCP request on its way to its handler: the typed request and the
