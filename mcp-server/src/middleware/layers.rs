@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use tower::{Layer, Service};
+use tower::{BoxError, Layer, Service};
 
-use super::{BoxError, BoxFuture, McpRequest, McpResponse};
+use crate::middleware::request::{BoxFuture, McpRequest, McpResponse, error_of};
 use crate::wire::errors;
 
 /// A token bucket per caller ([`McpRequest::principal`]): `requests`
@@ -195,7 +195,7 @@ where
                 Ok(Ok(reply)) if reply.is_tool_error() => "tool_error".to_owned(),
                 Ok(Ok(_)) => "ok".to_owned(),
                 Ok(Err(error)) => error.code.to_string(),
-                Err(error) => super::error_of(error).code.to_string(),
+                Err(error) => error_of(error).code.to_string(),
             };
             tracing::info!(
                 target: "mcp_era_server::requests",
