@@ -28,7 +28,7 @@
 //!
 //! # #[allow(clippy::unwrap_used)]
 //! # fn main() -> Result<(), mcp_era_client::Error> {
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! // In a test: #[tokio::test] async fn adds() -> Result<(), mcp_era::client::Error>
 //! let client = TestClient::new(Adder::default()).await?;
 //! assert_eq!(client.call_tool_text("add", json!({"a": 1, "b": 2})).await?, "3");

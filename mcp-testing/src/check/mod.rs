@@ -21,7 +21,7 @@
 //!     }
 //! }
 //!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! mcp_era_testing::check_server(Adder).await.assert_ok();
 //! # });
 //! ```
