@@ -86,6 +86,9 @@ pub(super) async fn run<S: McpServer + 'static>(server: &Arc<S>, report: &mut Re
             p.legacy_missing_resource(declaration.initialize_versions())
                 .await;
         }
+        if has("tools") {
+            p.legacy_tools(declaration.initialize_versions()).await;
+        }
     } else {
         p.modern_only_initialize(&supported).await;
     }
@@ -587,7 +590,7 @@ impl<S: McpServer + 'static> Probe<'_, S> {
                 if key == "outputSchema" && schema.is_none() {
                     continue;
                 }
-                if let Err(problem) = object_schema(schema) {
+                if let Err(problem) = object_schema(schema, key == "inputSchema") {
                     self.fail(rules::TOOL_SCHEMAS, format!("tool `{name}`: {key} {problem}"));
                 }
             }
@@ -637,12 +640,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         }
     }
 
-    async fn legacy_missing_resource(&mut self, legacy_versions: &[&str]) {
-        let rule = rules::LEGACY_RESOURCE_NOT_FOUND;
-        self.checking(rule);
-        let Some(version) = legacy_versions.first() else {
-            return;
-        };
+    /// Sends `method` inside a fresh legacy session of the newest legacy
+    /// version; `None` for a modern-only server.
+    async fn legacy(&mut self, legacy_versions: &[&str], method: &str, params: Value) -> Option<(Value, Option<Value>)> {
+        let version = legacy_versions.first()?;
         let session = LegacySession::new(
             (*version).to_owned(),
             json!({}),
@@ -650,8 +651,43 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         );
         let ctx = MessageContext::stdio().with_legacy_session(session);
         let id = self.id();
-        let sent = json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": MISSING_URI}});
+        let sent = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let answer = raw::bytes(self.server, &serde_json::to_vec(&sent).unwrap_or_default(), &ctx).await;
+        Some((sent, answer))
+    }
+
+    /// A legacy `tools/list` follows the 2025-11-25 schema: object-rooted
+    /// input and output schemas.
+    async fn legacy_tools(&mut self, legacy_versions: &[&str]) {
+        let rule = rules::TOOL_SCHEMAS;
+        let Some((_, answer)) = self.legacy(legacy_versions, "tools/list", json!({})).await else {
+            return;
+        };
+        let Some(result) = self.expect_result(rule, "legacy tools/list", answer.as_ref()) else {
+            return;
+        };
+        let tools = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        for tool in tools {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            for key in ["inputSchema", "outputSchema"] {
+                let schema = tool.get(key);
+                if key == "outputSchema" && schema.is_none() {
+                    continue;
+                }
+                if let Err(problem) = object_schema(schema, true) {
+                    self.fail(rule, format!("legacy tools/list, tool `{name}`: {key} {problem}"));
+                }
+            }
+        }
+    }
+
+    async fn legacy_missing_resource(&mut self, legacy_versions: &[&str]) {
+        let rule = rules::LEGACY_RESOURCE_NOT_FOUND;
+        self.checking(rule);
+        let params = json!({"uri": MISSING_URI});
+        let Some((sent, answer)) = self.legacy(legacy_versions, "resources/read", params).await else {
+            return;
+        };
         if error_code(answer.as_ref()).is_some() {
             let what = format!("legacy resources/read {MISSING_URI}");
             self.expect_error(rule, &what, &sent, answer.as_ref(), -32002);
@@ -735,12 +771,15 @@ pub(crate) fn valid_tool_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// What is wrong with a tool's input or output schema, if anything.
-fn object_schema(schema: Option<&Value>) -> Result<(), String> {
+/// What is wrong with a tool's input or output schema, if anything. An
+/// input schema (and a 2025-11-25 output schema) must have
+/// `"type": "object"` at the root (`object_root`); a 2026-07-28
+/// `outputSchema` may be any JSON Schema.
+fn object_schema(schema: Option<&Value>, object_root: bool) -> Result<(), String> {
     let Some(Value::Object(schema)) = schema else {
         return Err(format!("is {}, not an object", short(schema)));
     };
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
+    if object_root && schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err(format!("has type {}, not \"object\"", short(schema.get("type"))));
     }
     if schema.get("properties").is_some_and(|p| !p.is_object()) {
@@ -807,11 +846,13 @@ mod tests {
 
     #[test]
     fn schemas_must_be_object_schemas() {
-        assert!(object_schema(Some(&json!({"type": "object"}))).is_ok());
-        assert!(object_schema(Some(&json!({"type": "string"}))).is_err());
-        assert!(object_schema(Some(&json!({"type": "object", "properties": []}))).is_err());
-        assert!(object_schema(Some(&json!({"type": "object", "required": [1]}))).is_err());
-        assert!(object_schema(None).is_err());
+        assert!(object_schema(Some(&json!({"type": "object"})), true).is_ok());
+        assert!(object_schema(Some(&json!({"type": "string"})), true).is_err());
+        assert!(object_schema(Some(&json!({"type": "array"})), false).is_ok());
+        assert!(object_schema(Some(&json!({"type": "object", "properties": []})), true).is_err());
+        assert!(object_schema(Some(&json!({"type": "object", "required": [1]})), true).is_err());
+        assert!(object_schema(Some(&json!(true)), false).is_err());
+        assert!(object_schema(None, true).is_err());
     }
 
     #[test]

@@ -80,7 +80,7 @@ rules! {
         "tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . and unique within the list";
     /// Tool schemas.
     TOOL_SCHEMAS = "tool-schemas", "TS Tool.inputSchema/outputSchema",
-        "a tool's inputSchema (and outputSchema, if any) is a JSON object schema with type \"object\", object properties and a string-list required";
+        "a tool's inputSchema is a JSON Schema object with type \"object\" at the root, object properties and a string-list required; an outputSchema is a JSON Schema object (2025-11-25 sessions: type \"object\" at the root too)";
     /// `x-mcp-header` annotations.
     X_MCP_HEADER = "x-mcp-header", "§6.7, §6.8",
         "x-mcp-header names are header tokens, unique regardless of case, on string/number/integer/boolean properties; a call over HTTP whose body has the value but lacks the Mcp-Param header gets 400/-32020";
