@@ -84,7 +84,9 @@ mod tests {
     #[tokio::test]
     async fn without_the_middleware_nobody_is_the_tenant() -> Result<(), Error> {
         let client = TestClient::new(Tenants).await?;
-        let text = client.call_tool_text("whoami", serde_json::Value::Null).await?;
+        let text = client
+            .call_tool_text("whoami", serde_json::Value::Null)
+            .await?;
         assert_eq!(text, "tenant: nobody");
         Ok(())
     }

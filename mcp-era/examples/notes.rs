@@ -134,16 +134,25 @@ mod tests {
         let client = TestClient::new(Notes::default()).await?;
         let added = json!({"title": "Shopping", "body": "eggs, milk"});
         client.call_tool("add_note", added).await?;
-        let found = client.call_tool_text("search", json!({"query": "EGGS"})).await?;
+        let found = client
+            .call_tool_text("search", json!({"query": "EGGS"}))
+            .await?;
         assert!(found.contains("Shopping"), "{found}");
         let ByEra::Modern(listed) = client.list_resources().await? else {
             panic!("a modern answer");
         };
         assert_eq!(listed.resources[0].uri, "note://1");
-        let deleted = client.call_tool_text("delete_note", json!({"id": 1})).await?;
+        let deleted = client
+            .call_tool_text("delete_note", json!({"id": 1}))
+            .await?;
         assert_eq!(deleted, "Deleted note 1: Shopping");
         // A second delete fails as a tool (isError), not as a protocol error.
-        assert!(client.call_tool_text("delete_note", json!({"id": 1})).await.is_err());
+        assert!(
+            client
+                .call_tool_text("delete_note", json!({"id": 1}))
+                .await
+                .is_err()
+        );
         Ok(())
     }
 

@@ -29,9 +29,19 @@ mod tests {
     #[tokio::test]
     async fn adds_for_modern_and_legacy_clients() -> Result<(), Error> {
         let modern = TestClient::new(Quickstart).await?;
-        assert_eq!(modern.call_tool_text("add", json!({"a": 2, "b": 3})).await?, "5");
+        assert_eq!(
+            modern
+                .call_tool_text("add", json!({"a": 2, "b": 3}))
+                .await?,
+            "5"
+        );
         let legacy = TestClient::legacy(Quickstart).await?;
-        assert_eq!(legacy.call_tool_text("add", json!({"a": -2, "b": 3})).await?, "1");
+        assert_eq!(
+            legacy
+                .call_tool_text("add", json!({"a": -2, "b": 3}))
+                .await?,
+            "1"
+        );
         Ok(())
     }
 

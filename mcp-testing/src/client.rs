@@ -297,8 +297,8 @@ impl<S: McpServer + 'static> TestClientBuilder<S> {
         if self.roots.is_some() {
             capabilities["roots"] = json!({});
         }
-        options.capabilities =
-            serde_json::from_value(capabilities).map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        options.capabilities = serde_json::from_value(capabilities)
+            .map_err(|e| Error::Io(std::io::Error::other(e)))?;
         if self.elicit.is_some() || self.sample.is_some() || self.roots.is_some() {
             options.handler = Some(Arc::new(Closures {
                 elicit: self.elicit,
@@ -315,16 +315,21 @@ impl<S: McpServer + 'static> TestClientBuilder<S> {
             server_write,
             StdioConfig::default(),
         ));
-        let client =
-            match Client::connect_streams(client_read, client_write, "in-process", 0, options)
-                .await
-            {
-                Ok(client) => client,
-                Err(e) => {
-                    serving.abort();
-                    return Err(e);
-                }
-            };
+        let client = match Client::connect_streams(
+            client_read,
+            client_write,
+            "in-process",
+            0,
+            options,
+        )
+        .await
+        {
+            Ok(client) => client,
+            Err(e) => {
+                serving.abort();
+                return Err(e);
+            }
+        };
         Ok(TestClient {
             server: self.server,
             client,
@@ -344,8 +349,10 @@ impl ClientHandler for Closures {
     fn elicit(
         &self,
         request: modern::ElicitRequestParams,
-    ) -> mcp_era_client::transport::BoxFuture<'_, std::result::Result<modern::ElicitResult, HandlerError>>
-    {
+    ) -> mcp_era_client::transport::BoxFuture<
+        '_,
+        std::result::Result<modern::ElicitResult, HandlerError>,
+    > {
         let answer = match &self.elicit {
             Some(elicit) => Ok(elicit(request)),
             None => Err(HandlerError::unsupported("elicitation/create")),

@@ -84,13 +84,11 @@ pub fn headers_for(message: &Value) -> HttpHeaders {
 }
 
 fn answer(outcome: &Outcome) -> Option<Value> {
-    match outcome.body.as_deref() {
-        None => None,
-        // A body that is not JSON is reported as a string rather than lost.
-        Some(bytes) => Some(serde_json::from_slice(bytes).unwrap_or_else(|_| {
-            Value::String(String::from_utf8_lossy(bytes).into_owned())
-        })),
-    }
+    // A body that is not JSON is reported as a string rather than lost.
+    outcome.body.as_deref().map(|bytes| {
+        serde_json::from_slice(bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
+    })
 }
 
 /// Answers `message` as a stdio line outside any legacy session.

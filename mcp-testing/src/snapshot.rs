@@ -175,7 +175,10 @@ mod tests {
 
     #[test]
     fn the_diff_shows_only_the_changed_lines() {
-        let d = diff("{\n  \"a\": 1,\n  \"b\": 2\n}\n", "{\n  \"a\": 1,\n  \"b\": 3\n}\n");
+        let d = diff(
+            "{\n  \"a\": 1,\n  \"b\": 2\n}\n",
+            "{\n  \"a\": 1,\n  \"b\": 3\n}\n",
+        );
         assert_eq!(d, "@@ line 3 @@\n-  \"b\": 2\n+  \"b\": 3\n");
     }
 

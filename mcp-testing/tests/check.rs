@@ -51,7 +51,10 @@ impl ResourcesHandler for PlainInvalidParams {
         params: ReadResourceRequestParams,
         _: &RequestContext,
     ) -> HandlerResult<ReadResourceResultResponseResult> {
-        Err(errors::invalid_params(format!("no resource {}", params.uri)))
+        Err(errors::invalid_params(format!(
+            "no resource {}",
+            params.uri
+        )))
     }
 }
 
@@ -60,7 +63,10 @@ async fn a_plain_invalid_params_for_a_missing_resource_breaks_the_legacy_rule() 
     let report = check_server(PlainInvalidParams).await;
     assert_breaks_exactly(&report, &["legacy-resource-not-found"]);
     let text = report.to_string();
-    assert!(text.contains("§8.9"), "the report names the section: {text}");
+    assert!(
+        text.contains("§8.9"),
+        "the report names the section: {text}"
+    );
     assert!(text.contains("expected error -32002"), "{text}");
 }
 
@@ -93,7 +99,10 @@ impl ResourcesHandler for OldCode {
 async fn the_old_resource_not_found_code_breaks_the_modern_rule() {
     let report = check_server(OldCode).await;
     assert!(report.breaks(&rules::RESOURCE_NOT_FOUND), "{report}");
-    assert!(!report.breaks(&rules::LEGACY_RESOURCE_NOT_FOUND), "{report}");
+    assert!(
+        !report.breaks(&rules::LEGACY_RESOURCE_NOT_FOUND),
+        "{report}"
+    );
 }
 
 /// A hand-written tools handler with everything a router would refuse:
@@ -125,7 +134,9 @@ impl ToolsHandler for SloppyTools {
             Tool::new(schema(json!({})), "twice"),
             Tool::new(schema(json!({"properties": "none"})), "bad_properties"),
             Tool::new(
-                schema(json!({"properties": {"where": {"type": "object", "x-mcp-header": "Where"}}})),
+                schema(
+                    json!({"properties": {"where": {"type": "object", "x-mcp-header": "Where"}}}),
+                ),
                 "bad_header",
             ),
         ];
@@ -186,8 +197,9 @@ impl McpServer for Lying {
                 .name("lying")
                 .version("1.0.0")
                 .build();
-            ServerDeclaration::new(info, &["2026-07-28", "2025-11-25"], &[])
-                .with_capabilities(ServerCapabilities::new().with_tools(ServerCapabilitiesTools::new()))
+            ServerDeclaration::new(info, &["2026-07-28", "2025-11-25"], &[]).with_capabilities(
+                ServerCapabilities::new().with_tools(ServerCapabilitiesTools::new()),
+            )
         })
     }
 }
@@ -250,6 +262,12 @@ async fn assert_ok_panics_with_the_full_report() {
     let report = check_server(SloppyTools).await;
     let panic = std::panic::catch_unwind(|| report.assert_ok()).expect_err("it fails");
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(message.starts_with("MCP rule check of `sloppy-tools 1.0.0`"), "{message}");
-    assert!(message.contains("[tools.mdx (tool names)] tool-names"), "{message}");
+    assert!(
+        message.starts_with("MCP rule check of `sloppy-tools 1.0.0`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("[tools.mdx (tool names)] tool-names"),
+        "{message}"
+    );
 }

@@ -63,7 +63,9 @@ async fn typed_calls_in_the_modern_era() -> Result {
     let client = TestClient::new(Sample).await?;
     assert_eq!(client.era(), Era::Modern);
     assert_eq!(
-        client.call_tool_text("add", json!({"a": 2, "b": 40})).await?,
+        client
+            .call_tool_text("add", json!({"a": 2, "b": 40}))
+            .await?,
         "42"
     );
     let ByEra::Modern(tools) = client.list_tools(None).await? else {
@@ -73,7 +75,10 @@ async fn typed_calls_in_the_modern_era() -> Result {
     assert_eq!(names, ["add", "greet"]);
     let discover = client.discover().await?.expect("a modern server");
     assert_eq!(discover.supported_versions, ["2026-07-28"]);
-    assert!(matches!(client.read_resource("docs://readme").await?, ByEra::Modern(_)));
+    assert!(matches!(
+        client.read_resource("docs://readme").await?,
+        ByEra::Modern(_)
+    ));
     let prompt = client
         .get_prompt("hello", [("name".to_owned(), "Ada".to_owned())].into())
         .await?;
@@ -88,7 +93,12 @@ async fn typed_calls_in_the_legacy_era() -> Result {
     let client = TestClient::legacy(Sample).await?;
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.protocol_version(), "2025-11-25");
-    assert_eq!(client.call_tool_text("add", json!({"a": 1, "b": 2})).await?, "3");
+    assert_eq!(
+        client
+            .call_tool_text("add", json!({"a": 1, "b": 2}))
+            .await?,
+        "3"
+    );
     assert!(matches!(client.list_prompts().await?, ByEra::Legacy(_)));
     // A legacy session answers a missing resource with -32002.
     let missing = client.read_resource("docs://nothing").await;
@@ -103,19 +113,27 @@ async fn typed_calls_in_the_legacy_era() -> Result {
 async fn elicitation_is_answered_by_the_closure_in_both_eras() -> Result {
     let accept = |_request| {
         let mut result = ElicitResult::new(ElicitResultAction::Accept);
-        result.content = Some(
-            serde_json::from_value(json!({"name": "Ada"})).expect("a content map"),
-        );
+        result.content =
+            Some(serde_json::from_value(json!({"name": "Ada"})).expect("a content map"));
         result
     };
-    let modern = TestClient::builder(Sample).on_elicit(accept).connect().await?;
-    assert_eq!(modern.call_tool_text("greet", Value::Null).await?, "Hello, Ada!");
+    let modern = TestClient::builder(Sample)
+        .on_elicit(accept)
+        .connect()
+        .await?;
+    assert_eq!(
+        modern.call_tool_text("greet", Value::Null).await?,
+        "Hello, Ada!"
+    );
     let legacy = TestClient::builder(Sample)
         .legacy()
         .on_elicit(accept)
         .connect()
         .await?;
-    assert_eq!(legacy.call_tool_text("greet", Value::Null).await?, "Hello, Ada!");
+    assert_eq!(
+        legacy.call_tool_text("greet", Value::Null).await?,
+        "Hello, Ada!"
+    );
     // Without a closure the capability is not declared: the call fails.
     let plain = TestClient::new(Sample).await?;
     assert!(plain.call_tool_text("greet", Value::Null).await.is_err());
@@ -126,7 +144,10 @@ async fn elicitation_is_answered_by_the_closure_in_both_eras() -> Result {
 async fn failed_tools_and_bad_arguments_are_errors_of_call_tool_text() -> Result {
     let client = TestClient::new(Sample).await?;
     let failed = client.call_tool_text("add", json!({"a": "one"})).await;
-    assert!(matches!(failed, Err(Error::InvalidResult { .. })), "{failed:?}");
+    assert!(
+        matches!(failed, Err(Error::InvalidResult { .. })),
+        "{failed:?}"
+    );
     let not_an_object = client.call_tool("add", json!([1, 2])).await;
     assert!(matches!(not_an_object, Err(Error::InvalidResult { .. })));
     Ok(())
@@ -136,7 +157,11 @@ async fn failed_tools_and_bad_arguments_are_errors_of_call_tool_text() -> Result
 async fn raw_messages_and_http_statuses() -> Result {
     let client = TestClient::new(Sample).await?;
     let answer = client
-        .send_raw(raw::request(1, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})))
+        .send_raw(raw::request(
+            1,
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
+        ))
         .await
         .expect("answered");
     assert_eq!(answer["result"]["content"][0]["text"], "2");
@@ -147,7 +172,9 @@ async fn raw_messages_and_http_statuses() -> Result {
         None
     );
     let unknown = raw::request(2, "unknown/method", json!({}));
-    let http = client.send_http(unknown.clone(), raw::headers_for(&unknown)).await;
+    let http = client
+        .send_http(unknown.clone(), raw::headers_for(&unknown))
+        .await;
     assert_eq!((http.status, http.error_code()), (404, Some(-32601)));
     let mut headers = raw::headers_for(&unknown);
     headers.protocol_version = None;
@@ -160,7 +187,10 @@ async fn raw_messages_and_http_statuses() -> Result {
 async fn the_catalogue_matches_its_snapshot() -> Result {
     let client = TestClient::new(Sample).await?;
     let catalogue = client.catalogue().await?;
-    assert_eq!(catalogue["tools"][0]["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(
+        catalogue["tools"][0]["inputSchema"]["required"],
+        json!(["a", "b"])
+    );
     assert!(catalogue.get("resourceTemplates").is_some());
     client
         .assert_catalogue_snapshot("tests/snapshots/sample.json")

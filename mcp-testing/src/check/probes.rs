@@ -97,7 +97,10 @@ pub(super) async fn run<S: McpServer + 'static>(server: &Arc<S>, report: &mut Re
 fn short(value: Option<&Value>) -> String {
     let text = value.map_or_else(|| "no answer".to_owned(), Value::to_string);
     if text.len() > 300 {
-        let cut = (0..=300).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+        let cut = (0..=300)
+            .rev()
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(0);
         format!("{}…", &text[..cut])
     } else {
         text
@@ -143,7 +146,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
     ) -> bool {
         self.checking(rule);
         if error_code(answer) != Some(code) {
-            self.fail(rule, format!("{what}: expected error {code}, got {}", short(answer)));
+            self.fail(
+                rule,
+                format!("{what}: expected error {code}, got {}", short(answer)),
+            );
             return false;
         }
         self.echoes_id(what, sent, answer);
@@ -152,14 +158,19 @@ impl<S: McpServer + 'static> Probe<'_, S> {
 
     fn echoes_id(&mut self, what: &str, sent: &Value, answer: Option<&Value>) {
         self.checking(rules::ERROR_ID_ECHO);
-        let Some(id) = sent.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        let Some(id) = sent
+            .get("id")
+            .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
         else {
             return;
         };
         if answer.and_then(|a| a.get("id")) != Some(id) {
             self.fail(
                 rules::ERROR_ID_ECHO,
-                format!("{what}: sent id {id}, the error has {}", short(answer.and_then(|a| a.get("id")))),
+                format!(
+                    "{what}: sent id {id}, the error has {}",
+                    short(answer.and_then(|a| a.get("id")))
+                ),
             );
         }
     }
@@ -175,21 +186,34 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         status: u16,
     ) {
         let what = format!("{what} (HTTP)");
-        if self.expect_error(rule, &what, sent, answer.body.as_ref(), code) && answer.status != status {
+        if self.expect_error(rule, &what, sent, answer.body.as_ref(), code)
+            && answer.status != status
+        {
             self.fail(
                 rule,
-                format!("{what}: expected HTTP {status} with error {code}, got HTTP {}", answer.status),
+                format!(
+                    "{what}: expected HTTP {status} with error {code}, got HTTP {}",
+                    answer.status
+                ),
             );
         }
     }
 
     /// The result of a success answer, or a violation of `rule`.
-    fn expect_result<'v>(&mut self, rule: Rule, what: &str, answer: Option<&'v Value>) -> Option<&'v Value> {
+    fn expect_result<'v>(
+        &mut self,
+        rule: Rule,
+        what: &str,
+        answer: Option<&'v Value>,
+    ) -> Option<&'v Value> {
         self.checking(rule);
         match answer.and_then(|a| a.get("result")) {
             Some(result) => Some(result),
             None => {
-                self.fail(rule, format!("{what}: expected a result, got {}", short(answer)));
+                self.fail(
+                    rule,
+                    format!("{what}: expected a result, got {}", short(answer)),
+                );
                 None
             }
         }
@@ -207,7 +231,8 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         self.checking(rules::SERVER_INFO_IN_META);
         let info = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo");
         let named = info.is_some_and(|i| {
-            i.get("name").is_some_and(Value::is_string) && i.get("version").is_some_and(Value::is_string)
+            i.get("name").is_some_and(Value::is_string)
+                && i.get("version").is_some_and(Value::is_string)
         });
         if !named {
             self.fail(
@@ -249,17 +274,29 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         };
         let result = result.clone();
         self.result_basics("server/discover", &result, true);
-        let versions: Vec<String> = match result.get("supportedVersions").and_then(Value::as_array) {
-            Some(list) if !list.is_empty() && list.iter().all(Value::is_string) => {
-                list.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-            }
+        let versions: Vec<String> = match result.get("supportedVersions").and_then(Value::as_array)
+        {
+            Some(list) if !list.is_empty() && list.iter().all(Value::is_string) => list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
             other => {
-                self.fail(rule, format!("supportedVersions is {}", short(other.map(|_| &result["supportedVersions"]))));
+                self.fail(
+                    rule,
+                    format!(
+                        "supportedVersions is {}",
+                        short(other.map(|_| &result["supportedVersions"]))
+                    ),
+                );
                 Vec::new()
             }
         };
         if !result.get("capabilities").is_some_and(Value::is_object) {
-            self.fail(rule, format!("capabilities is {}", short(result.get("capabilities"))));
+            self.fail(
+                rule,
+                format!("capabilities is {}", short(result.get("capabilities"))),
+            );
         }
         for field in ["serverInfo", "protocolVersion"] {
             if result.get(field).is_some() {
@@ -280,7 +317,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             if answer.as_ref().and_then(|a| a.get("result")).is_none() {
                 self.fail(
                     rules::SUPPORTED_VERSIONS_ACCEPTED,
-                    format!("discover with advertised version {version}: {}", short(answer.as_ref())),
+                    format!(
+                        "discover with advertised version {version}: {}",
+                        short(answer.as_ref())
+                    ),
                 );
             }
         }
@@ -292,30 +332,66 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let what = "unknown version (HTTP)";
         self.version_error(&sent, http.body.as_ref(), supported, what);
         if http.status != 400 {
-            self.fail(rules::VERSION_GATE, format!("{what}: HTTP {} instead of 400", http.status));
+            self.fail(
+                rules::VERSION_GATE,
+                format!("{what}: HTTP {} instead of 400", http.status),
+            );
         }
         for legacy in ["2025-11-25", "2024-11-05"] {
             let id = self.id();
             let sent = raw::request_with_version(id, DISCOVER, json!({}), legacy);
             let answer = self.stdio(&sent).await;
             let what = format!("`_meta` protocolVersion {legacy}");
-            self.expect_error(rules::LEGACY_VERSION_IN_MODERN_META, &what, &sent, answer.as_ref(), -32022);
+            self.expect_error(
+                rules::LEGACY_VERSION_IN_MODERN_META,
+                &what,
+                &sent,
+                answer.as_ref(),
+                -32022,
+            );
         }
     }
 
-    fn version_error(&mut self, sent: &Value, answer: Option<&Value>, supported: &[String], what: &str) {
+    fn version_error(
+        &mut self,
+        sent: &Value,
+        answer: Option<&Value>,
+        supported: &[String],
+        what: &str,
+    ) {
         let rule = rules::VERSION_GATE;
         if !self.expect_error(rule, what, sent, answer, -32022) {
             return;
         }
         let data = answer.and_then(|a| a.pointer("/error/data"));
-        let listed = data.and_then(|d| d.get("supported")).and_then(Value::as_array);
-        let listed: Option<Vec<&str>> = listed.map(|l| l.iter().filter_map(Value::as_str).collect());
-        if listed.as_deref().is_none_or(|l| l.is_empty() || l.iter().copied().ne(supported.iter().map(String::as_str))) {
-            self.fail(rule, format!("{what}: data.supported is {}, discover lists {supported:?}", short(data.and_then(|d| d.get("supported")))));
+        let listed = data
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array);
+        let listed: Option<Vec<&str>> =
+            listed.map(|l| l.iter().filter_map(Value::as_str).collect());
+        if listed.as_deref().is_none_or(|l| {
+            l.is_empty() || l.iter().copied().ne(supported.iter().map(String::as_str))
+        }) {
+            self.fail(
+                rule,
+                format!(
+                    "{what}: data.supported is {}, discover lists {supported:?}",
+                    short(data.and_then(|d| d.get("supported")))
+                ),
+            );
         }
-        if data.and_then(|d| d.get("requested")).and_then(Value::as_str) != Some(UNKNOWN_VERSION) {
-            self.fail(rule, format!("{what}: data.requested is {}, sent {UNKNOWN_VERSION}", short(data.and_then(|d| d.get("requested")))));
+        if data
+            .and_then(|d| d.get("requested"))
+            .and_then(Value::as_str)
+            != Some(UNKNOWN_VERSION)
+        {
+            self.fail(
+                rule,
+                format!(
+                    "{what}: data.requested is {}, sent {UNKNOWN_VERSION}",
+                    short(data.and_then(|d| d.get("requested")))
+                ),
+            );
         }
     }
 
@@ -334,7 +410,14 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             if let Some(meta) = without["params"]["_meta"].as_object_mut() {
                 meta.remove(&format!("io.modelcontextprotocol/{key}"));
             }
-            variants.push((if key == "protocolVersion" { "no _meta protocolVersion" } else { "no _meta clientCapabilities" }, without));
+            variants.push((
+                if key == "protocolVersion" {
+                    "no _meta protocolVersion"
+                } else {
+                    "no _meta clientCapabilities"
+                },
+                without,
+            ));
         }
         let mut no_params = full.clone();
         if let Some(message) = no_params.as_object_mut() {
@@ -358,14 +441,33 @@ impl<S: McpServer + 'static> Probe<'_, S> {
     async fn methods(&mut self) {
         let unknown = self.request("unknown/method", json!({}));
         let answer = self.stdio(&unknown).await;
-        self.expect_error(rules::UNKNOWN_METHOD, "unknown/method", &unknown, answer.as_ref(), -32601);
+        self.expect_error(
+            rules::UNKNOWN_METHOD,
+            "unknown/method",
+            &unknown,
+            answer.as_ref(),
+            -32601,
+        );
         let http = self.http(&unknown, raw::headers_for(&unknown)).await;
-        self.expect_http(rules::UNKNOWN_METHOD, "unknown/method", &unknown, &http, -32601, 404);
+        self.expect_http(
+            rules::UNKNOWN_METHOD,
+            "unknown/method",
+            &unknown,
+            &http,
+            -32601,
+            404,
+        );
         // A string id must come back a string.
         let mut string_id = unknown.clone();
         string_id["id"] = json!("7");
         let answer = self.stdio(&string_id).await;
-        self.expect_error(rules::UNKNOWN_METHOD, "unknown/method with id \"7\"", &string_id, answer.as_ref(), -32601);
+        self.expect_error(
+            rules::UNKNOWN_METHOD,
+            "unknown/method with id \"7\"",
+            &string_id,
+            answer.as_ref(),
+            -32601,
+        );
         let initialize = json!({
             "protocolVersion": "2025-11-25",
             "capabilities": {},
@@ -382,7 +484,13 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             let sent = self.request(method, params);
             let answer = self.stdio(&sent).await;
             let what = format!("{method} with modern _meta");
-            self.expect_error(rules::REMOVED_METHODS, &what, &sent, answer.as_ref(), -32601);
+            self.expect_error(
+                rules::REMOVED_METHODS,
+                &what,
+                &sent,
+                answer.as_ref(),
+                -32601,
+            );
             let http = self.http(&sent, raw::headers_for(&sent)).await;
             self.expect_http(rules::REMOVED_METHODS, &what, &sent, &http, -32601, 404);
         }
@@ -392,7 +500,11 @@ impl<S: McpServer + 'static> Probe<'_, S> {
     async fn envelopes(&mut self) {
         let good = self.request(DISCOVER, json!({}));
         let mut cases: Vec<(&str, Value)> = Vec::new();
-        for (what, id) in [("an object id", json!({"a": 1})), ("a fractional id", json!(1.5)), ("a null id", Value::Null)] {
+        for (what, id) in [
+            ("an object id", json!({"a": 1})),
+            ("a fractional id", json!(1.5)),
+            ("a null id", Value::Null),
+        ] {
             let mut sent = good.clone();
             sent["id"] = id;
             cases.push((what, sent));
@@ -409,11 +521,24 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             // The id of a bad envelope may be unreadable: only the code counts.
             self.checking(rule);
             if error_code(answer.as_ref()) != Some(-32600) {
-                self.fail(rule, format!("{what}: expected error -32600, got {}", short(answer.as_ref())));
+                self.fail(
+                    rule,
+                    format!(
+                        "{what}: expected error -32600, got {}",
+                        short(answer.as_ref())
+                    ),
+                );
             }
             let http = self.http(&sent, raw::headers_for(&good)).await;
             if http.error_code() != Some(-32600) || http.status != 400 {
-                self.fail(rule, format!("{what} (HTTP): expected 400 with -32600, got HTTP {} {}", http.status, short(http.body.as_ref())));
+                self.fail(
+                    rule,
+                    format!(
+                        "{what} (HTTP): expected 400 with -32600, got HTTP {} {}",
+                        http.status,
+                        short(http.body.as_ref())
+                    ),
+                );
             }
         }
         let rule = rules::PARSE_ERROR;
@@ -422,11 +547,24 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let answer = raw::bytes(self.server, garbage, &MessageContext::stdio()).await;
         let id_less = |a: &Value| a.get("id").is_none_or(Value::is_null);
         if error_code(answer.as_ref()) != Some(-32700) || !answer.as_ref().is_some_and(id_less) {
-            self.fail(rule, format!("truncated JSON: expected -32700 without id, got {}", short(answer.as_ref())));
+            self.fail(
+                rule,
+                format!(
+                    "truncated JSON: expected -32700 without id, got {}",
+                    short(answer.as_ref())
+                ),
+            );
         }
         let http = raw::http_bytes(self.server, garbage, raw::headers_for(&good)).await;
         if http.error_code() != Some(-32700) || http.status != 400 {
-            self.fail(rule, format!("truncated JSON (HTTP): expected 400 with -32700, got HTTP {} {}", http.status, short(http.body.as_ref())));
+            self.fail(
+                rule,
+                format!(
+                    "truncated JSON (HTTP): expected 400 with -32700, got HTTP {} {}",
+                    http.status,
+                    short(http.body.as_ref())
+                ),
+            );
         }
     }
 
@@ -441,11 +579,21 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         for note in notes {
             let method = note["method"].as_str().unwrap_or_default().to_owned();
             if let Some(answer) = self.stdio(&note).await {
-                self.fail(rule, format!("{method} was answered: {}", short(Some(&answer))));
+                self.fail(
+                    rule,
+                    format!("{method} was answered: {}", short(Some(&answer))),
+                );
             }
             let http = self.http(&note, HttpHeaders::default()).await;
             if http.body.is_some() || !(http.status == 202 || (400..500).contains(&http.status)) {
-                self.fail(rule, format!("{method} (HTTP): HTTP {} {}", http.status, short(http.body.as_ref())));
+                self.fail(
+                    rule,
+                    format!(
+                        "{method} (HTTP): HTTP {} {}",
+                        http.status,
+                        short(http.body.as_ref())
+                    ),
+                );
             }
         }
     }
@@ -457,14 +605,51 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let ok = self.http(&sent, good.clone()).await;
         self.checking(rule);
         if ok.status != 200 || ok.body.as_ref().and_then(|b| b.get("result")).is_none() {
-            self.fail(rule, format!("server/discover with correct headers: HTTP {} {}", ok.status, short(ok.body.as_ref())));
+            self.fail(
+                rule,
+                format!(
+                    "server/discover with correct headers: HTTP {} {}",
+                    ok.status,
+                    short(ok.body.as_ref())
+                ),
+            );
         }
         let cases = [
-            ("no MCP-Protocol-Version header", HttpHeaders { protocol_version: None, ..good.clone() }),
-            ("MCP-Protocol-Version other than _meta's", HttpHeaders { protocol_version: Some(UNKNOWN_VERSION.into()), ..good.clone() }),
-            ("no Mcp-Method header", HttpHeaders { method: Some(None), ..good.clone() }),
-            ("Mcp-Method tools/list on server/discover", HttpHeaders { method: Some(Some("tools/list".into())), ..good.clone() }),
-            ("Mcp-Method SERVER/DISCOVER", HttpHeaders { method: Some(Some("SERVER/DISCOVER".into())), ..good.clone() }),
+            (
+                "no MCP-Protocol-Version header",
+                HttpHeaders {
+                    protocol_version: None,
+                    ..good.clone()
+                },
+            ),
+            (
+                "MCP-Protocol-Version other than _meta's",
+                HttpHeaders {
+                    protocol_version: Some(UNKNOWN_VERSION.into()),
+                    ..good.clone()
+                },
+            ),
+            (
+                "no Mcp-Method header",
+                HttpHeaders {
+                    method: Some(None),
+                    ..good.clone()
+                },
+            ),
+            (
+                "Mcp-Method tools/list on server/discover",
+                HttpHeaders {
+                    method: Some(Some("tools/list".into())),
+                    ..good.clone()
+                },
+            ),
+            (
+                "Mcp-Method SERVER/DISCOVER",
+                HttpHeaders {
+                    method: Some(Some("SERVER/DISCOVER".into())),
+                    ..good.clone()
+                },
+            ),
         ];
         for (what, headers) in cases {
             let answer = self.http(&sent, headers).await;
@@ -476,12 +661,22 @@ impl<S: McpServer + 'static> Probe<'_, S> {
     async fn capabilities(&mut self, has: &dyn Fn(&str) -> bool) {
         let rule = rules::CAPABILITIES_TRUTHFUL;
         self.checking(rule);
-        for (method, capability) in [("tools/list", "tools"), ("resources/list", "resources"), ("prompts/list", "prompts")] {
+        for (method, capability) in [
+            ("tools/list", "tools"),
+            ("resources/list", "resources"),
+            ("prompts/list", "prompts"),
+        ] {
             let sent = self.request(method, json!({}));
             let answer = self.stdio(&sent).await;
             let served = answer.as_ref().and_then(|a| a.get("result")).is_some();
             if has(capability) && !served {
-                self.fail(rule, format!("`{capability}` is declared but {method} answers {}", short(answer.as_ref())));
+                self.fail(
+                    rule,
+                    format!(
+                        "`{capability}` is declared but {method} answers {}",
+                        short(answer.as_ref())
+                    ),
+                );
             } else if !has(capability) {
                 let what = format!("`{capability}` is not declared: {method}");
                 self.expect_error(rule, &what, &sent, answer.as_ref(), -32601);
@@ -493,7 +688,13 @@ impl<S: McpServer + 'static> Probe<'_, S> {
                 json!({"ref": {"type": "ref/prompt", "name": MISSING_NAME}, "argument": {"name": "a", "value": ""}}),
             );
             let answer = self.stdio(&sent).await;
-            self.expect_error(rule, "`completions` is not declared: completion/complete", &sent, answer.as_ref(), -32601);
+            self.expect_error(
+                rule,
+                "`completions` is not declared: completion/complete",
+                &sent,
+                answer.as_ref(),
+                -32601,
+            );
         }
     }
 
@@ -508,14 +709,18 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let mut seen = BTreeSet::new();
         let mut scope: Option<Value> = None;
         for page in 1..=MAX_PAGES {
-            let params = cursor.as_ref().map_or_else(|| json!({}), |c| json!({"cursor": c}));
+            let params = cursor
+                .as_ref()
+                .map_or_else(|| json!({}), |c| json!({"cursor": c}));
             let sent = self.request(method, params);
             let answer = self.stdio(&sent).await;
             let what = format!("{method} page {page}");
             if page == 1 && answer.as_ref().and_then(|a| a.get("result")).is_none() {
                 return None;
             }
-            let Some(result) = self.expect_result(rules::CAPABILITIES_TRUTHFUL, &what, answer.as_ref()) else {
+            let Some(result) =
+                self.expect_result(rules::CAPABILITIES_TRUTHFUL, &what, answer.as_ref())
+            else {
                 return Some(all);
             };
             let result = result.clone();
@@ -523,19 +728,30 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             match (&scope, result.get("cacheScope")) {
                 (None, s) => scope = s.cloned(),
                 (Some(first), Some(s)) if first != s => {
-                    self.fail(rule, format!("{what}: cacheScope {s}, the first page said {first}"));
+                    self.fail(
+                        rule,
+                        format!("{what}: cacheScope {s}, the first page said {first}"),
+                    );
                 }
                 _ => {}
             }
             match result.get(items).and_then(Value::as_array) {
                 Some(found) => all.extend(found.iter().cloned()),
-                None => self.fail(rules::CAPABILITIES_TRUTHFUL, format!("{what}: no `{items}` array")),
+                None => self.fail(
+                    rules::CAPABILITIES_TRUTHFUL,
+                    format!("{what}: no `{items}` array"),
+                ),
             }
             match result.get("nextCursor") {
                 None | Some(Value::Null) => break,
-                Some(Value::String(next)) if seen.insert(next.clone()) => cursor = Some(next.clone()),
+                Some(Value::String(next)) if seen.insert(next.clone()) => {
+                    cursor = Some(next.clone())
+                }
                 Some(other) => {
-                    self.fail(rule, format!("{what}: nextCursor {other} repeats or is not a string"));
+                    self.fail(
+                        rule,
+                        format!("{what}: nextCursor {other} repeats or is not a string"),
+                    );
                     break;
                 }
             }
@@ -548,21 +764,33 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         if method == "tools/list" {
             let sent = self.request(method, json!({"cursor": BAD_CURSOR}));
             let answer = self.stdio(&sent).await;
-            self.expect_error(rule, &format!("{method} with an invalid cursor"), &sent, answer.as_ref(), -32602);
+            self.expect_error(
+                rule,
+                &format!("{method} with an invalid cursor"),
+                &sent,
+                answer.as_ref(),
+                -32602,
+            );
         }
         Some(all)
     }
 
     /// A complete `resources/read` of the first listed resource carries hints.
     async fn read_first(&mut self, resources: &[Value]) {
-        let Some(uri) = resources.first().and_then(|r| r.get("uri")).and_then(Value::as_str) else {
+        let Some(uri) = resources
+            .first()
+            .and_then(|r| r.get("uri"))
+            .and_then(Value::as_str)
+        else {
             return;
         };
         let sent = self.request("resources/read", json!({"uri": uri}));
         let answer = self.stdio(&sent).await;
         let result = answer.as_ref().and_then(|a| a.get("result"));
         // An input_required answer has no hints; an error is the handler's business.
-        if let Some(result) = result.filter(|r| r.get("resultType").and_then(Value::as_str) == Some("complete")) {
+        if let Some(result) =
+            result.filter(|r| r.get("resultType").and_then(Value::as_str) == Some("complete"))
+        {
             self.cache_hints(&format!("resources/read {uri}"), result);
         }
     }
@@ -576,14 +804,20 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let mut annotated: Option<(String, String, String, Value)> = None;
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
-                self.fail(rules::TOOL_NAMES, format!("a tool without a string name: {}", short(Some(tool))));
+                self.fail(
+                    rules::TOOL_NAMES,
+                    format!("a tool without a string name: {}", short(Some(tool))),
+                );
                 continue;
             };
             if !valid_tool_name(name) {
                 self.fail(rules::TOOL_NAMES, format!("tool name `{name}`"));
             }
             if !names.insert(name.to_owned()) {
-                self.fail(rules::TOOL_NAMES, format!("tool name `{name}` is listed twice"));
+                self.fail(
+                    rules::TOOL_NAMES,
+                    format!("tool name `{name}` is listed twice"),
+                );
             }
             for key in ["inputSchema", "outputSchema"] {
                 let schema = tool.get(key);
@@ -591,7 +825,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
                     continue;
                 }
                 if let Err(problem) = object_schema(schema, key == "inputSchema") {
-                    self.fail(rules::TOOL_SCHEMAS, format!("tool `{name}`: {key} {problem}"));
+                    self.fail(
+                        rules::TOOL_SCHEMAS,
+                        format!("tool `{name}`: {key} {problem}"),
+                    );
                 }
             }
             match param_headers(tool.get("inputSchema")) {
@@ -606,7 +843,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             }
         }
         if let Some((tool, argument, header, value)) = annotated {
-            let sent = self.request("tools/call", json!({"name": tool, "arguments": {argument.clone(): value}}));
+            let sent = self.request(
+                "tools/call",
+                json!({"name": tool, "arguments": {argument.clone(): value}}),
+            );
             let answer = self.http(&sent, raw::headers_for(&sent)).await;
             let what = format!("tools/call `{tool}` with `{argument}` but no Mcp-Param-{header}");
             self.expect_http(rules::X_MCP_HEADER, &what, &sent, &answer, -32020, 400);
@@ -617,16 +857,38 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         }
         let sent = self.request("tools/call", json!({"name": unknown, "arguments": {}}));
         let answer = self.stdio(&sent).await;
-        self.expect_error(rules::UNKNOWN_TOOL_OR_PROMPT, "tools/call of an unknown tool", &sent, answer.as_ref(), -32602);
-        let no_name = HttpHeaders { name: None, ..raw::headers_for(&sent) };
+        self.expect_error(
+            rules::UNKNOWN_TOOL_OR_PROMPT,
+            "tools/call of an unknown tool",
+            &sent,
+            answer.as_ref(),
+            -32602,
+        );
+        let no_name = HttpHeaders {
+            name: None,
+            ..raw::headers_for(&sent)
+        };
         let answer = self.http(&sent, no_name).await;
-        self.expect_http(rules::HTTP_HEADERS, "tools/call without Mcp-Name", &sent, &answer, -32020, 400);
+        self.expect_http(
+            rules::HTTP_HEADERS,
+            "tools/call without Mcp-Name",
+            &sent,
+            &answer,
+            -32020,
+            400,
+        );
     }
 
     async fn unknown_prompt(&mut self) {
         let sent = self.request("prompts/get", json!({"name": MISSING_NAME}));
         let answer = self.stdio(&sent).await;
-        self.expect_error(rules::UNKNOWN_TOOL_OR_PROMPT, "prompts/get of an unknown prompt", &sent, answer.as_ref(), -32602);
+        self.expect_error(
+            rules::UNKNOWN_TOOL_OR_PROMPT,
+            "prompts/get of an unknown prompt",
+            &sent,
+            answer.as_ref(),
+            -32602,
+        );
     }
 
     async fn missing_resource(&mut self) {
@@ -636,13 +898,24 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let answer = self.stdio(&sent).await;
         // A catch-all template may serve any URI: only an error is judged.
         if error_code(answer.as_ref()).is_some() {
-            self.expect_error(rule, &format!("resources/read {MISSING_URI}"), &sent, answer.as_ref(), -32602);
+            self.expect_error(
+                rule,
+                &format!("resources/read {MISSING_URI}"),
+                &sent,
+                answer.as_ref(),
+                -32602,
+            );
         }
     }
 
     /// Sends `method` inside a fresh legacy session of the newest legacy
     /// version; `None` for a modern-only server.
-    async fn legacy(&mut self, legacy_versions: &[&str], method: &str, params: Value) -> Option<(Value, Option<Value>)> {
+    async fn legacy(
+        &mut self,
+        legacy_versions: &[&str],
+        method: &str,
+        params: Value,
+    ) -> Option<(Value, Option<Value>)> {
         let version = legacy_versions.first()?;
         let session = LegacySession::new(
             (*version).to_owned(),
@@ -652,7 +925,12 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let ctx = MessageContext::stdio().with_legacy_session(session);
         let id = self.id();
         let sent = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let answer = raw::bytes(self.server, &serde_json::to_vec(&sent).unwrap_or_default(), &ctx).await;
+        let answer = raw::bytes(
+            self.server,
+            &serde_json::to_vec(&sent).unwrap_or_default(),
+            &ctx,
+        )
+        .await;
         Some((sent, answer))
     }
 
@@ -666,7 +944,11 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let Some(result) = self.expect_result(rule, "legacy tools/list", answer.as_ref()) else {
             return;
         };
-        let tools = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        let tools = result
+            .get("tools")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for tool in tools {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
             for key in ["inputSchema", "outputSchema"] {
@@ -675,7 +957,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
                     continue;
                 }
                 if let Err(problem) = object_schema(schema, true) {
-                    self.fail(rule, format!("legacy tools/list, tool `{name}`: {key} {problem}"));
+                    self.fail(
+                        rule,
+                        format!("legacy tools/list, tool `{name}`: {key} {problem}"),
+                    );
                 }
             }
         }
@@ -685,7 +970,8 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let rule = rules::LEGACY_RESOURCE_NOT_FOUND;
         self.checking(rule);
         let params = json!({"uri": MISSING_URI});
-        let Some((sent, answer)) = self.legacy(legacy_versions, "resources/read", params).await else {
+        let Some((sent, answer)) = self.legacy(legacy_versions, "resources/read", params).await
+        else {
             return;
         };
         if error_code(answer.as_ref()).is_some() {
@@ -715,21 +1001,43 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             let Some(result) = self.expect_result(rule, &what, answer.as_ref()) else {
                 continue;
             };
-            let agreed = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
-            let expected = if legacy_versions.contains(&requested) { Some(requested) } else { None };
+            let agreed = result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let expected = if legacy_versions.contains(&requested) {
+                Some(requested)
+            } else {
+                None
+            };
             if modern.iter().any(|m| m == agreed) || agreed == raw::MODERN_VERSION {
                 self.fail(rule, format!("{what}: agreed to modern version {agreed}"));
             } else if let Some(expected) = expected.filter(|e| *e != agreed) {
-                self.fail(rule, format!("{what}: agreed to {agreed}, not the requested {expected}"));
+                self.fail(
+                    rule,
+                    format!("{what}: agreed to {agreed}, not the requested {expected}"),
+                );
             } else if !legacy_versions.contains(&agreed) {
-                self.fail(rule, format!("{what}: agreed to {agreed}, which the server does not declare"));
+                self.fail(
+                    rule,
+                    format!("{what}: agreed to {agreed}, which the server does not declare"),
+                );
             }
             let info = result.get("serverInfo");
-            if !info.is_some_and(|i| i.get("name").is_some_and(Value::is_string) && i.get("version").is_some_and(Value::is_string)) {
+            if !info.is_some_and(|i| {
+                i.get("name").is_some_and(Value::is_string)
+                    && i.get("version").is_some_and(Value::is_string)
+            }) {
                 self.fail(rule, format!("{what}: serverInfo is {}", short(info)));
             }
             if !result.get("capabilities").is_some_and(Value::is_object) {
-                self.fail(rule, format!("{what}: capabilities is {}", short(result.get("capabilities"))));
+                self.fail(
+                    rule,
+                    format!(
+                        "{what}: capabilities is {}",
+                        short(result.get("capabilities"))
+                    ),
+                );
             }
         }
     }
@@ -741,16 +1049,37 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let answer = self.stdio(&sent).await;
         self.named_versions(&sent, answer.as_ref(), supported, "initialize");
         let http = self.http(&sent, HttpHeaders::default()).await;
-        self.named_versions(&sent, http.body.as_ref(), supported, "initialize (HTTP, no headers)");
+        self.named_versions(
+            &sent,
+            http.body.as_ref(),
+            supported,
+            "initialize (HTTP, no headers)",
+        );
         if http.status != 400 || http.error_code() != Some(-32020) {
-            self.fail(rule, format!("initialize (HTTP, no headers): expected 400 with -32020, got HTTP {} {}", http.status, short(http.body.as_ref())));
+            self.fail(
+                rule,
+                format!(
+                    "initialize (HTTP, no headers): expected 400 with -32020, got HTTP {} {}",
+                    http.status,
+                    short(http.body.as_ref())
+                ),
+            );
         }
     }
 
-    fn named_versions(&mut self, sent: &Value, answer: Option<&Value>, supported: &[String], what: &str) {
+    fn named_versions(
+        &mut self,
+        sent: &Value,
+        answer: Option<&Value>,
+        supported: &[String],
+        what: &str,
+    ) {
         let rule = rules::MODERN_ONLY_INITIALIZE;
         let Some(error) = answer.and_then(|a| a.get("error")) else {
-            self.fail(rule, format!("{what}: expected an error, got {}", short(answer)));
+            self.fail(
+                rule,
+                format!("{what}: expected an error, got {}", short(answer)),
+            );
             return;
         };
         self.echoes_id(what, sent, answer);
@@ -760,7 +1089,10 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             .map(|l| l.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if listed.is_empty() || !supported.iter().all(|v| listed.contains(&v.as_str())) {
-            self.fail(rule, format!("{what}: data.supported is {listed:?}, discover lists {supported:?}"));
+            self.fail(
+                rule,
+                format!("{what}: data.supported is {listed:?}, discover lists {supported:?}"),
+            );
         }
     }
 }
@@ -768,7 +1100,9 @@ impl<S: McpServer + 'static> Probe<'_, S> {
 /// The tools spec's name rule: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
 pub(crate) fn valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// What is wrong with a tool's input or output schema, if anything. An
@@ -780,10 +1114,16 @@ fn object_schema(schema: Option<&Value>, object_root: bool) -> Result<(), String
         return Err(format!("is {}, not an object", short(schema)));
     };
     if object_root && schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(format!("has type {}, not \"object\"", short(schema.get("type"))));
+        return Err(format!(
+            "has type {}, not \"object\"",
+            short(schema.get("type"))
+        ));
     }
     if schema.get("properties").is_some_and(|p| !p.is_object()) {
-        return Err(format!("has properties {}", short(schema.get("properties"))));
+        return Err(format!(
+            "has properties {}",
+            short(schema.get("properties"))
+        ));
     }
     let strings = |r: &Value| r.as_array().is_some_and(|l| l.iter().all(Value::is_string));
     if schema.get("required").is_some_and(|r| !strings(r)) {
@@ -803,9 +1143,15 @@ fn param_headers(schema: Option<&Value>) -> Result<Vec<(String, String, Value)>,
         let Some(header) = property.get("x-mcp-header") else {
             continue;
         };
-        let token = |h: &str| !h.is_empty() && h.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        let token = |h: &str| {
+            !h.is_empty()
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+        };
         let Some(header) = header.as_str().filter(|h| token(h)) else {
-            return Err(format!("argument `{argument}`: x-mcp-header {header} is not a header name token"));
+            return Err(format!(
+                "argument `{argument}`: x-mcp-header {header} is not a header name token"
+            ));
         };
         let sample = |t: &str| match t {
             "string" => Some(json!("mcp-era-testing")),
@@ -818,13 +1164,19 @@ fn param_headers(schema: Option<&Value>) -> Result<Vec<(String, String, Value)>,
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        let primitive = !types.is_empty() && types.iter().all(|t| *t == "null" || sample(t).is_some());
+        let primitive =
+            !types.is_empty() && types.iter().all(|t| *t == "null" || sample(t).is_some());
         let Some(value) = types.iter().find_map(|t| sample(t)).filter(|_| primitive) else {
-            return Err(format!("argument `{argument}`: x-mcp-header on a property of type {}", short(property.get("type"))));
+            return Err(format!(
+                "argument `{argument}`: x-mcp-header on a property of type {}",
+                short(property.get("type"))
+            ));
         };
         let lower = header.to_ascii_lowercase();
         if found.iter().any(|(_, h, _)| h.eq_ignore_ascii_case(&lower)) {
-            return Err(format!("x-mcp-header `{header}` is used twice (names are case-insensitive)"));
+            return Err(format!(
+                "x-mcp-header `{header}` is used twice (names are case-insensitive)"
+            ));
         }
         found.push((argument.clone(), lower, value));
     }
