@@ -113,12 +113,16 @@ async fn list<S: McpServer + 'static>(
 /// (creating its directory) instead. Also when the file cannot be read
 /// or written.
 pub fn assert_json_snapshot(path: impl AsRef<Path>, value: &Value) {
-    let path = path.as_ref();
+    let bless = std::env::var(BLESS_ENV).is_ok_and(|v| v == "1");
+    compare(path.as_ref(), value, bless);
+}
+
+fn compare(path: &Path, value: &Value, bless: bool) {
     let rendered = match serde_json::to_string_pretty(value) {
         Ok(text) => text + "\n",
         Err(e) => panic!("the snapshot value could not be rendered: {e}"),
     };
-    if std::env::var(BLESS_ENV).is_ok_and(|v| v == "1") {
+    if bless {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && let Err(e) = std::fs::create_dir_all(dir)
         {
@@ -188,14 +192,16 @@ mod tests {
         let path = dir.join("value.json");
         std::fs::create_dir_all(&dir).expect("temp dir");
         std::fs::write(&path, "{\n  \"a\": 1\n}\n").expect("write");
-        assert_json_snapshot(&path, &json!({"a": 1}));
-        let changed = std::panic::catch_unwind(|| assert_json_snapshot(&path, &json!({"a": 2})));
+        compare(&path, &json!({"a": 1}), false);
+        let changed = std::panic::catch_unwind(|| compare(&path, &json!({"a": 2}), false));
         let message = changed.expect_err("a changed value fails");
         let message = message
             .downcast_ref::<String>()
             .cloned()
             .unwrap_or_default();
         assert!(message.contains("-  \"a\": 1\n+  \"a\": 2"), "{message}");
+        compare(&path, &json!({"a": 2}), true);
+        compare(&path, &json!({"a": 2}), false);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::*;
 use mcp_era_server::{
-    HandlerResult, McpServer, RequestContext, ResourcesHandler, ServerDeclaration, ToolsHandler,
-    errors,
+    HandlerResult, McpServer, PromptsHandler, RequestContext, ResourcesHandler, ServerDeclaration,
+    ToolsHandler, errors,
 };
 use mcp_era_testing::check::rules;
 use mcp_era_testing::{Report, check_server};
@@ -270,4 +270,76 @@ async fn assert_ok_panics_with_the_full_report() {
         message.contains("[tools.mdx (tool names)] tool-names"),
         "{message}"
     );
+}
+
+/// Answers an unknown prompt with an internal error instead of -32602.
+#[derive(McpServer)]
+#[mcp(name = "sloppy-prompts", version = "1.0.0", prompts)]
+struct SloppyPrompts;
+
+impl PromptsHandler for SloppyPrompts {
+    async fn list_prompts(
+        &self,
+        _: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListPromptsResult> {
+        Ok(ListPromptsResult::new(
+            vec![Prompt::new("only")],
+            ctx.cache_hints(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<GetPromptResultResponseResult> {
+        Err(errors::internal_error(format!("no prompt {}", params.name)))
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_prompt_must_be_invalid_params() {
+    let report = check_server(SloppyPrompts).await;
+    assert_breaks_exactly(&report, &["unknown-tool-or-prompt"]);
+    assert!(
+        report
+            .to_string()
+            .contains("prompts/get of an unknown prompt"),
+        "{report}"
+    );
+}
+
+/// A non-object input schema cannot be sent: `ToolInputSchema`'s `type`
+/// is the constant "object", and an `extra` key shadowing it fails to
+/// serialize, so `tools/list` answers -32603. The check reports the list
+/// that does not work.
+#[derive(McpServer)]
+#[mcp(name = "string-schema", version = "1.0.0", tools)]
+struct StringSchema;
+
+impl ToolsHandler for StringSchema {
+    async fn list_tools(
+        &self,
+        _: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        let tool = Tool::new(schema(json!({"type": "string"})), "stringly");
+        Ok(ListToolsResult::new(vec![tool], ctx.cache_hints()))
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        _: &RequestContext,
+    ) -> HandlerResult<CallToolResultResponseResult> {
+        Err(errors::invalid_params(format!("no tool {}", params.name)))
+    }
+}
+
+#[tokio::test]
+async fn a_non_object_input_schema_makes_the_list_fail() {
+    let report = check_server(StringSchema).await;
+    assert_breaks_exactly(&report, &["capabilities-truthful"]);
+    assert!(report.to_string().contains("-32603"), "{report}");
 }

@@ -6,7 +6,9 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolResult, ElicitResult, ElicitResultAction,
 };
 use mcp_era_server::schemars::{self, JsonSchema};
-use mcp_era_server::{Elicitation, InputRequired, McpServer, RetryInput, ToolAnswer, input};
+use mcp_era_server::{
+    Elicitation, InputRequired, McpServer, RequestContext, RetryInput, ToolAnswer, input,
+};
 use mcp_era_testing::mcp_era_client::{ByEra, Era, Error};
 use mcp_era_testing::{TestClient, raw};
 use serde_json::{Value, json};
@@ -18,7 +20,7 @@ struct Name {
 }
 
 #[derive(McpServer, Default)]
-#[mcp(name = "sample", version = "2.0.0")]
+#[mcp(name = "sample", version = "2.0.0", tools(list_changed))]
 struct Sample;
 
 #[mcp_era_server::router]
@@ -41,6 +43,13 @@ impl Sample {
                 .request("who", input::elicit::<Name>("Who are you?")?)
                 .into(),
         }
+    }
+
+    /// Says the tool list changed.
+    #[tool]
+    fn touch(&self, ctx: &RequestContext) -> String {
+        ctx.events().tools_list_changed();
+        "touched".into()
     }
 
     /// The readme.
@@ -72,7 +81,7 @@ async fn typed_calls_in_the_modern_era() -> Result {
         panic!("a modern answer");
     };
     let names: Vec<&str> = tools.tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["add", "greet"]);
+    assert_eq!(names, ["add", "greet", "touch"]);
     let discover = client.discover().await?.expect("a modern server");
     assert_eq!(discover.supported_versions, ["2026-07-28"]);
     assert!(matches!(
@@ -222,4 +231,24 @@ impl ModernOnly {
 async fn a_modern_only_server_refuses_a_legacy_client() {
     let refused = TestClient::legacy(ModernOnly).await;
     assert!(refused.is_err(), "{refused:?}");
+}
+
+#[tokio::test]
+async fn a_listen_stream_receives_list_changes() -> Result {
+    use mcp_era_server::mcp_era_types::v2026_07_28::SubscriptionFilter;
+
+    let client = TestClient::new(Sample).await?;
+    let mut changes = client
+        .subscribe(SubscriptionFilter::new().with_tools_list_changed(true))
+        .await?;
+    assert_eq!(
+        client.call_tool_text("touch", Value::Null).await?,
+        "touched"
+    );
+    let note = tokio::time::timeout(std::time::Duration::from_secs(5), changes.next())
+        .await
+        .expect("a notification within 5 s")
+        .expect("the stream is open");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+    Ok(())
 }

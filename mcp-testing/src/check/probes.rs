@@ -941,7 +941,11 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         let Some((_, answer)) = self.legacy(legacy_versions, "tools/list", json!({})).await else {
             return;
         };
-        let Some(result) = self.expect_result(rule, "legacy tools/list", answer.as_ref()) else {
+        let Some(result) = self.expect_result(
+            rules::CAPABILITIES_TRUTHFUL,
+            "legacy tools/list",
+            answer.as_ref(),
+        ) else {
             return;
         };
         let tools = result
