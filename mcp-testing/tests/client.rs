@@ -231,6 +231,10 @@ impl ModernOnly {
 async fn a_modern_only_server_refuses_a_legacy_client() {
     let refused = TestClient::legacy(ModernOnly).await;
     assert!(refused.is_err(), "{refused:?}");
+    let report = mcp_era_testing::check_server(ModernOnly).await;
+    report.assert_ok();
+    let modern_only = mcp_era_testing::check::rules::MODERN_ONLY_INITIALIZE;
+    assert!(report.checked().contains(&modern_only));
 }
 
 #[tokio::test]

@@ -281,14 +281,9 @@ impl<S: McpServer + 'static> Probe<'_, S> {
                 .filter_map(Value::as_str)
                 .map(str::to_owned)
                 .collect(),
-            other => {
-                self.fail(
-                    rule,
-                    format!(
-                        "supportedVersions is {}",
-                        short(other.map(|_| &result["supportedVersions"]))
-                    ),
-                );
+            _ => {
+                let listed = short(result.get("supportedVersions"));
+                self.fail(rule, format!("supportedVersions is {listed}"));
                 Vec::new()
             }
         };
