@@ -74,3 +74,25 @@ async fn main() -> std::io::Result<()> {
     eprintln!("listening on http://127.0.0.1:8080 (/health, /mcp)");
     axum::serve(listener, app()?).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_era::client::Error;
+    use mcp_era::testing::{TestClient, check_server};
+
+    #[tokio::test]
+    async fn without_the_middleware_nobody_is_the_tenant() -> Result<(), Error> {
+        let client = TestClient::new(Tenants).await?;
+        let text = client
+            .call_tool_text("whoami", serde_json::Value::Null)
+            .await?;
+        assert_eq!(text, "tenant: nobody");
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn follows_the_protocol_rules() {
+        check_server(Tenants).await.assert_ok();
+    }
+}

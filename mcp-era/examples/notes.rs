@@ -121,3 +121,68 @@ impl Notes {
 fn main() -> std::process::ExitCode {
     serve_from_args(Notes::default())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_era::client::{ByEra, Error};
+    use mcp_era::testing::{TestClient, check_server};
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn notes_are_added_found_listed_and_deleted() -> Result<(), Error> {
+        let client = TestClient::new(Notes::default()).await?;
+        let added = json!({"title": "Shopping", "body": "eggs, milk"});
+        client.call_tool("add_note", added).await?;
+        let found = client
+            .call_tool_text("search", json!({"query": "EGGS"}))
+            .await?;
+        assert!(found.contains("Shopping"), "{found}");
+        let ByEra::Modern(listed) = client.list_resources().await? else {
+            panic!("a modern answer");
+        };
+        assert_eq!(listed.resources[0].uri, "note://1");
+        let deleted = client
+            .call_tool_text("delete_note", json!({"id": 1}))
+            .await?;
+        assert_eq!(deleted, "Deleted note 1: Shopping");
+        // A second delete fails as a tool (isError), not as a protocol error.
+        assert!(
+            client
+                .call_tool_text("delete_note", json!({"id": 1}))
+                .await
+                .is_err()
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn legacy_clients_read_the_same_notes() -> Result<(), Error> {
+        let client = TestClient::legacy(Notes::default()).await?;
+        let added = json!({"title": "Plan", "body": "ship it"});
+        client.call_tool("add_note", added).await?;
+        let ByEra::Legacy(read) = client.read_resource("note://1").await? else {
+            panic!("a legacy answer");
+        };
+        let text = serde_json::to_value(&read.contents[0]).expect("JSON");
+        assert_eq!(text["text"], "# Plan\n\nship it");
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn follows_the_protocol_rules_with_and_without_notes() {
+        check_server(Notes::default()).await.assert_ok();
+        let notes = Notes::default();
+        notes.add_note("One".into(), "1".into());
+        check_server(notes).await.assert_ok();
+    }
+
+    #[tokio::test]
+    async fn the_catalogue_is_unchanged() -> Result<(), Error> {
+        let client = TestClient::new(Notes::default()).await?;
+        client
+            .assert_catalogue_snapshot("tests/snapshots/notes.json")
+            .await;
+        Ok(())
+    }
+}

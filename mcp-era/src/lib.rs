@@ -269,12 +269,16 @@
 //!
 //! ## …test a server?
 //!
-//! In-process, with no transport: [`McpServerExt::handle_value`](server::McpServerExt::handle_value)
-//! answers one JSON-RPC message as a transport would:
+//! In-process, with no transport: with the `testing` feature (as a
+//! dev-dependency: `mcp-era = { version = "…", features = ["testing"] }`),
+//! [`mcp_era::testing`](https://docs.rs/mcp-era-testing) has a typed test client that talks to the
+//! server value in either era, raw JSON-RPC with the HTTP status the HTTP
+//! transport would use, catalogue snapshots, and a check of the protocol's
+//! rules; its docs are the "Testing your server" guide.
 //!
 //! ```
 //! use mcp_era::prelude::*;
-//! use mcp_era::server::{McpServerExt, MessageContext};
+//! use mcp_era::testing::{TestClient, check_server};
 //!
 //! #[derive(McpServer)]
 //! #[mcp(name = "adder", version = "1.0.0")]
@@ -289,23 +293,15 @@
 //!     }
 //! }
 //!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let answer = Adder
-//!     .handle_value(
-//!         serde_json::json!({
-//!             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-//!             "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": {
-//!                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-//!                 "io.modelcontextprotocol/clientCapabilities": {}
-//!             }}
-//!         }),
-//!         &MessageContext::stdio(),
-//!     )
-//!     .await;
-//! let body: serde_json::Value = serde_json::from_slice(&answer.body.unwrap()).unwrap();
-//! assert_eq!(body["result"]["content"][0]["text"], "5");
-//! # });
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let client = TestClient::new(Adder).await?;
+//! assert_eq!(client.call_tool_text("add", serde_json::json!({"a": 2, "b": 3})).await?, "5");
+//! check_server(Adder).await.assert_ok();
+//! # Ok::<(), mcp_era::client::Error>(()) }).unwrap();
 //! ```
+//!
+//! Without it, [`McpServerExt::handle_value`](server::McpServerExt::handle_value)
+//! answers one JSON-RPC message as a transport would.
 //!
 //! # What is in the crate
 //!
@@ -316,6 +312,7 @@
 //! | [`server`] | `mcp-era-server`: runtime, handler traits, stdio and Streamable HTTP | `server` (default) |
 //! | [`McpServer`], [`router`] | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
 //! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
+//! | `testing` | `mcp-era-testing`: the in-process test client, snapshots and the protocol rule check | `testing` |
 //!
 //! Feature `draft` adds `types::draft` (the upstream draft schema, never
 //! served); `named` adds the by-name type lookup of `types`;
@@ -365,3 +362,8 @@ pub mod prelude {
 /// The dual-era client (`mcp-era-client`).
 #[cfg(feature = "client")]
 pub use mcp_era_client as client;
+
+/// Testing your server (`mcp-era-testing`): the in-process test client,
+/// catalogue snapshots and the protocol rule check.
+#[cfg(feature = "testing")]
+pub use mcp_era_testing as testing;

@@ -1,8 +1,10 @@
 //! A server written against the facade alone: the macros reach the runtime
-//! through `mcp_era::server`, schemars' derive through the prelude.
+//! through `mcp_era::server`, schemars' derive through the prelude, and
+//! the test client through `mcp_era::testing`.
 
+use mcp_era::client::Error;
 use mcp_era::prelude::*;
-use mcp_era::server::{McpServerExt, MessageContext};
+use mcp_era::testing::{TestClient, check_server};
 
 /// A city and how many days ahead.
 #[derive(serde::Deserialize, JsonSchema)]
@@ -28,27 +30,18 @@ impl Weather {
 }
 
 #[tokio::test]
-async fn a_server_built_through_the_facade_answers() {
-    let answer = Weather
-        .handle_value(
-            serde_json::json!({
-                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {
-                    "name": "forecast",
-                    "arguments": {"city": "Oslo", "days": 2},
-                    "_meta": {
-                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                        "io.modelcontextprotocol/clientCapabilities": {}
-                    }
-                }
-            }),
-            &MessageContext::stdio(),
-        )
-        .await;
-    let body: serde_json::Value =
-        serde_json::from_slice(&answer.body.expect("a request is answered")).expect("JSON");
+async fn a_server_built_through_the_facade_answers() -> Result<(), Error> {
+    let client = TestClient::new(Weather).await?;
+    let args = serde_json::json!({"city": "Oslo", "days": 2});
+    let result = serde_json::to_value(client.call_tool("forecast", args).await?).expect("JSON");
     assert_eq!(
-        body["result"]["structuredContent"][0], "Oslo: sunny for 2 days",
-        "{body}"
+        result["structuredContent"][0], "Oslo: sunny for 2 days",
+        "{result}"
     );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_server_built_through_the_facade_follows_the_rules() {
+    check_server(Weather).await.assert_ok();
 }
