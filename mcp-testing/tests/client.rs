@@ -256,3 +256,26 @@ async fn a_listen_stream_receives_list_changes() -> Result {
     assert_eq!(note.method, "notifications/tools/list_changed");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_server_with_middleware_is_tested_and_checked_as_itself() -> Result {
+    use mcp_era_server::McpServerExt;
+    use mcp_era_server::errors::codes;
+    use mcp_era_server::middleware::{RequestLogLayer, ResultLimitLayer, for_tools};
+
+    let layered = || {
+        Sample
+            .layer(RequestLogLayer::new())
+            .layer(for_tools(["add"], ResultLimitLayer::new(8)))
+    };
+    mcp_era_testing::check_server(layered()).await.assert_ok();
+    let client = TestClient::new(layered()).await?;
+    let refused = client.call_tool("add", json!({"a": 1, "b": 2})).await;
+    assert!(
+        matches!(&refused, Err(Error::Rpc { error, .. }) if error.code == codes::RESULT_TOO_LARGE),
+        "{refused:?}"
+    );
+    let touched = client.call_tool_text("touch", json!({})).await?;
+    assert_eq!(touched, "touched", "other tools skip the limit");
+    Ok(())
+}
