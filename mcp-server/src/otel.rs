@@ -24,10 +24,11 @@
 //! | `mcp.tool.is_error` | `tools/call` answered with a result: its `isError` (this crate's) |
 //! | `gen_ai.prompt.name` | `prompts/get` |
 //! | `mcp.resource.uri` | `resources/read` |
-//! | `error.type`, `rpc.response.status_code` | a JSON-RPC error: its code; `error.type` is `tool_error` for a result with `isError` |
+//! | `error.type`, `rpc.response.status_code` | a JSON-RPC error: its code; `error.type` is `tool_error` for a result with `isError`, `cancelled` for a request dropped before its answer |
 //!
 //! A failed request also gets the span status `Error` with the error's
-//! message.
+//! message. Without a `traceparent` in `_meta` the parent is the current
+//! context where the request is served (usually none: a new trace).
 //!
 //! Metrics (meter `mcp-era-server`), with the attributes `mcp.method.name`,
 //! `mcp.protocol.version`, `mcp.era`, the tool or prompt name, and
@@ -35,8 +36,8 @@
 //!
 //! - `mcp.server.operation.duration` (histogram, seconds): one per request;
 //! - `mcp.server.requests` (counter): one per request;
-//! - `mcp.server.errors` (counter): one per JSON-RPC error or tool result
-//!   with `isError`.
+//! - `mcp.server.errors` (counter): one per JSON-RPC error, tool result
+//!   with `isError`, or cancelled request.
 //!
 //! The layer only uses the OpenTelemetry API: where spans and metrics go is
 //! the application's choice, made by installing providers. With the SDK and
@@ -355,11 +356,12 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let described = describe(&request);
-        // Without a parent in `_meta`, the span is a root: the ambient
-        // context of a transport task says nothing about this request.
+        // The parent named in `_meta` wins; else the caller's current
+        // context (an HTTP middleware's span, say), often none.
+        let current = Context::current();
         let parent = match remote_parent(&request.context().meta) {
-            Some(remote) => Context::new().with_remote_span_context(remote),
-            None => Context::new(),
+            Some(remote) => current.with_remote_span_context(remote),
+            None => current,
         };
         let instruments = Arc::clone(&self.instruments);
         let span: BoxedSpan = instruments.tracer.build_with_context(
@@ -371,53 +373,93 @@ where
             &parent,
         );
         let cx = parent.with_span(span);
-        let started = Instant::now();
         let future = self.inner.call(request).with_context(cx.clone());
+        let mut in_flight = InFlight {
+            cx,
+            instruments,
+            attributes: described.metric_attributes,
+            is_tool_call: described.is_tool_call,
+            started: Instant::now(),
+            done: false,
+        };
         Box::pin(async move {
             let answer = future.await.map_err(Into::into);
-            let failure = match &answer {
-                Ok(Ok(reply)) => {
-                    let is_error = described.is_tool_call && reply.is_tool_error();
-                    if described.is_tool_call {
-                        cx.span()
-                            .set_attribute(KeyValue::new("mcp.tool.is_error", is_error));
-                    }
-                    is_error.then(|| {
-                        (
-                            "tool_error".to_owned(),
-                            None,
-                            "The tool's result has isError".to_owned(),
-                        )
-                    })
-                }
-                Ok(Err(error)) => Some((
-                    error.code.to_string(),
-                    Some(error.code),
-                    error.message.clone(),
-                )),
-                Err(error) => {
-                    let error = error_of(error);
-                    Some((error.code.to_string(), Some(error.code), error.message))
-                }
-            };
-            let mut attributes = described.metric_attributes;
-            if let Some((kind, code, message)) = failure {
-                let span = cx.span();
-                span.set_attribute(KeyValue::new("error.type", kind.clone()));
-                if let Some(code) = code {
-                    span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
-                }
-                span.set_status(Status::error(message));
-                attributes.push(KeyValue::new("error.type", kind));
-                instruments.errors.add(1, &attributes);
-            }
-            instruments.requests.add(1, &attributes);
-            instruments
-                .duration
-                .record(started.elapsed().as_secs_f64(), &attributes);
-            cx.span().end();
+            in_flight.finish(&answer);
             answer
         })
+    }
+}
+
+/// How a request failed: `error.type`, the JSON-RPC code if any, the message.
+type Failure = (String, Option<i64>, String);
+
+/// A request between its span's start and its answer. Dropped unfinished
+/// (the client cancelled, the connection closed), it still ends the span
+/// and counts, as `error.type` `cancelled`.
+struct InFlight {
+    cx: Context,
+    instruments: Arc<Instruments>,
+    attributes: Vec<KeyValue>,
+    is_tool_call: bool,
+    started: Instant,
+    done: bool,
+}
+
+impl InFlight {
+    fn finish(&mut self, answer: &Result<McpResponse, BoxError>) {
+        let failure = match answer {
+            Ok(Ok(reply)) => {
+                let is_error = self.is_tool_call && reply.is_tool_error();
+                if self.is_tool_call {
+                    self.cx
+                        .span()
+                        .set_attribute(KeyValue::new("mcp.tool.is_error", is_error));
+                }
+                is_error.then(|| {
+                    let message = "The tool's result has isError".to_owned();
+                    ("tool_error".to_owned(), None, message)
+                })
+            }
+            Ok(Err(error)) => Some((
+                error.code.to_string(),
+                Some(error.code),
+                error.message.clone(),
+            )),
+            Err(error) => {
+                let error = error_of(error);
+                Some((error.code.to_string(), Some(error.code), error.message))
+            }
+        };
+        self.record(failure);
+    }
+
+    fn record(&mut self, failure: Option<Failure>) {
+        self.done = true;
+        let span = self.cx.span();
+        let mut attributes = std::mem::take(&mut self.attributes);
+        if let Some((kind, code, message)) = failure {
+            span.set_attribute(KeyValue::new("error.type", kind.clone()));
+            if let Some(code) = code {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+            }
+            span.set_status(Status::error(message));
+            attributes.push(KeyValue::new("error.type", kind));
+            self.instruments.errors.add(1, &attributes);
+        }
+        self.instruments.requests.add(1, &attributes);
+        self.instruments
+            .duration
+            .record(self.started.elapsed().as_secs_f64(), &attributes);
+        span.end();
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if !self.done {
+            let message = "The request ended before its answer".to_owned();
+            self.record(Some(("cancelled".to_owned(), None, message)));
+        }
     }
 }
 

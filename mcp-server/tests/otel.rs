@@ -36,6 +36,13 @@ impl Traced {
             .to_string()
     }
 
+    /// Never answers.
+    #[tool]
+    async fn stall(&self) -> String {
+        std::future::pending::<()>().await;
+        String::new()
+    }
+
     /// A tool that fails (`isError`).
     #[tool]
     fn broken(&self) -> CallToolResult {
@@ -258,4 +265,20 @@ async fn failures_mark_the_span_and_the_metrics() {
             .attributes()
             .any(|kv| *kv == KeyValue::new("mcp.method.name", "tools/call"))
     );
+}
+
+#[tokio::test]
+async fn a_request_dropped_before_its_answer_still_ends_its_span() {
+    let t = telemetry();
+    let server = Traced.layer(TraceLayer::with_providers(&t.tracers, &t.meters));
+    let ctx = MessageContext::stdio();
+
+    let call = server.handle_value(call(1, "stall", json!({}), None), &ctx);
+    let gave_up = tokio::time::timeout(std::time::Duration::from_millis(50), call).await;
+    assert!(gave_up.is_err(), "stall answered");
+
+    let spans = t.spans.get_finished_spans().unwrap();
+    let span = span_named(&spans, "tools/call stall");
+    has(span, "error.type", "cancelled");
+    assert!(matches!(span.status, Status::Error { .. }), "{span:?}");
 }
