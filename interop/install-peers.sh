@@ -7,7 +7,8 @@
 #      Node >= 22; the machine ships Node 20)
 #   2. an npm project holding the conformance suite, the TS SDK v2 client,
 #      the legacy-only "everything" server and the inspector CLI
-#   3. a Python venv with the Python SDK
+#   3. a Python venv with the Python SDK and the OpenTelemetry SDK and
+#      protobuf definitions (interop/otel)
 #
 # Idempotent: a step whose pinned version is already installed is skipped.
 # Every registry download is retried with backoff.
@@ -28,6 +29,10 @@ NPM_PEERS=(
 )
 PY_PEERS=(
   "mcp==2.3.0"
+  # interop/otel: the traced client and the OTLP receiver's protobuf messages.
+  "opentelemetry-api==1.45.2"
+  "opentelemetry-sdk==1.45.2"
+  "opentelemetry-proto==1.45.2"
 )
 
 # ---- locations --------------------------------------------------------------

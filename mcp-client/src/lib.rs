@@ -44,6 +44,16 @@
 //! with ring, the bundled web PKI roots, plus
 //! [`ClientOptions::extra_root_certificates`] for a private CA). Without it,
 //! an `https://` URL is refused with a message naming the feature.
+//!
+//! Tracing (feature `otel`): each request carries the current
+//! OpenTelemetry span's W3C context (`opentelemetry::Context::current()`)
+//! in its `_meta` as `traceparent` and `tracestate`, the keys the spec
+//! reserves for it, so a server's span for the request (`mcp-era-server`'s
+//! `otel::TraceLayer`, or any server that reads them) joins the caller's
+//! trace. Run a call inside a span, e.g. with
+//! `opentelemetry::context::FutureExt::with_context`:
+//! `client.list_tools(None).with_context(cx).await`. Outside a valid span
+//! nothing is added, and a `traceparent` the caller put in `_meta` is kept.
 
 #![deny(missing_docs)]
 

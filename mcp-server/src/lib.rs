@@ -517,6 +517,8 @@ mod features;
 pub mod http;
 pub mod middleware;
 mod model;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod router;
 #[cfg(any(feature = "http", feature = "stdio"))]
 mod runtime;

@@ -107,6 +107,8 @@ impl Client {
             Some(v) => with_meta(params, self.meta(v)?),
             None => params,
         };
+        #[cfg(feature = "otel")]
+        let params = with_trace_context(params);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let legacy_version = match modern_version {
             Some(_) => None,
@@ -302,6 +304,58 @@ pub(super) fn with_meta(params: Value, meta: Value) -> Value {
     Value::Object(params)
 }
 
+/// The current OpenTelemetry span's W3C trace context as the `_meta` keys
+/// the spec reserves for it (`traceparent`, `tracestate`); nothing outside
+/// a valid span. Written here rather than by the global propagator, which
+/// may be set to another format: these keys are W3C by the spec.
+#[cfg(feature = "otel")]
+fn trace_context() -> Option<Map<String, Value>> {
+    use opentelemetry::trace::TraceContextExt as _;
+    let cx = opentelemetry::Context::current();
+    let span = cx.span();
+    let parent = span.span_context();
+    if !parent.is_valid() {
+        return None;
+    }
+    let mut keys = Map::new();
+    keys.insert(
+        "traceparent".to_owned(),
+        Value::String(format!(
+            "00-{}-{}-{:02x}",
+            parent.trace_id(),
+            parent.span_id(),
+            parent.trace_flags().to_u8()
+        )),
+    );
+    let state = parent.trace_state().header();
+    if !state.is_empty() {
+        keys.insert("tracestate".to_owned(), Value::String(state));
+    }
+    Some(keys)
+}
+
+/// `params` with the current trace context in `_meta`; trace keys the
+/// caller set stay as they are.
+#[cfg(feature = "otel")]
+fn with_trace_context(params: Value) -> Value {
+    let Some(keys) = trace_context() else {
+        return params;
+    };
+    let mut params = match params {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    if let Value::Object(meta) = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()))
+    {
+        for (key, value) in keys {
+            meta.entry(key).or_insert(value);
+        }
+    }
+    Value::Object(params)
+}
+
 pub(super) fn to_value(v: &impl Serialize) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::InvalidMessage {
         detail: e.to_string(),
@@ -333,6 +387,48 @@ mod tests {
         assert_eq!(
             with_meta(Value::Null, json!({"a": 1})),
             json!({"_meta": {"a": 1}})
+        );
+    }
+
+    #[cfg(feature = "otel")]
+    #[test]
+    fn current_trace_context_goes_into_meta() {
+        use opentelemetry::trace::{
+            SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId, TraceState,
+        };
+        use std::str::FromStr as _;
+
+        let params = json!({"name": "x", "_meta": {"progressToken": 1}});
+        // Outside a span nothing is added.
+        assert_eq!(with_trace_context(params.clone()), params);
+
+        let parent = SpanContext::new(
+            TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").expect("trace id"),
+            SpanId::from_hex("00f067aa0ba902b7").expect("span id"),
+            TraceFlags::SAMPLED,
+            true,
+            TraceState::from_str("vendor=value").expect("trace state"),
+        );
+        let _guard = opentelemetry::Context::new()
+            .with_remote_span_context(parent)
+            .attach();
+        assert_eq!(
+            with_trace_context(params),
+            json!({"name": "x", "_meta": {
+                "progressToken": 1,
+                "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                "tracestate": "vendor=value",
+            }})
+        );
+        // A caller's own traceparent wins; params without `_meta` get one.
+        let own = json!({"_meta": {"traceparent": "00-11111111111111111111111111111111-2222222222222222-00"}});
+        assert_eq!(
+            with_trace_context(own.clone())["_meta"]["traceparent"],
+            own["_meta"]["traceparent"]
+        );
+        assert_eq!(
+            with_trace_context(Value::Null)["_meta"]["tracestate"],
+            json!("vendor=value")
         );
     }
 }
