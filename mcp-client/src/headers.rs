@@ -86,14 +86,11 @@ pub fn tool_param_headers(tool: &Value) -> Result<ParamHeaders, String> {
                 "`{arg}`: x-mcp-header `{name}` is not a valid header name"
             ));
         }
-        match schema.get("type").and_then(Value::as_str) {
-            Some("string" | "integer" | "boolean") => {}
-            other => {
-                return Err(format!(
-                    "`{arg}`: x-mcp-header on a property of type {}; only string, integer and boolean may be mirrored",
-                    other.unwrap_or("(none)")
-                ));
-            }
+        if !mcp_era_types::headers::mirrorable_type(schema) {
+            return Err(format!(
+                "`{arg}`: x-mcp-header on a property of type {}; only string, integer and boolean may be mirrored",
+                schema.get("type").unwrap_or(&Value::Null)
+            ));
         }
         if out.iter().any(|(_, n)| n.eq_ignore_ascii_case(name)) {
             return Err(format!("x-mcp-header `{name}` is used twice"));
@@ -144,11 +141,20 @@ mod tests {
             )),
             Ok(vec![("r".to_owned(), "Region".to_owned())])
         );
+        // An optional argument: its null sends no header.
+        assert_eq!(
+            tool_param_headers(&tool(
+                json!({"o": {"type": ["string", "null"], "x-mcp-header": "Opt"}})
+            )),
+            Ok(vec![("o".to_owned(), "Opt".to_owned())])
+        );
         for bad in [
             json!({"v": {"type": "string", "x-mcp-header": ""}}),
             json!({"v": {"type": "object", "x-mcp-header": "D"}}),
             json!({"v": {"type": "number", "x-mcp-header": "D"}}),
             json!({"v": {"type": "null", "x-mcp-header": "D"}}),
+            json!({"v": {"type": ["number", "null"], "x-mcp-header": "D"}}),
+            json!({"v": {"type": ["null"], "x-mcp-header": "D"}}),
             json!({"v": {"type": "string", "x-mcp-header": "A B"}}),
             json!({"v": {"type": "string", "x-mcp-header": "A:B"}}),
             json!({"v": {"type": "string", "x-mcp-header": "Régión"}}),

@@ -1013,7 +1013,23 @@ fn tool_router_rejects_bad_tools() {
         .expect_err("headers only on primitives");
     assert_eq!(
         error,
-        "tool `tagged`: argument `tags`: `x-mcp-header` applies only to string, number, integer or boolean arguments"
+        "tool `tagged`: argument `tags`: `x-mcp-header` applies only to string, integer or boolean arguments"
+    );
+    // Nor on a number: the transport mirrors only strings, integers and booleans.
+    let mut schema = ToolInputSchema::new();
+    schema.extra.insert(
+        "properties".into(),
+        json!({"ratio": {"type": ["number", "null"], "x-mcp-header": "Ratio"}}),
+    );
+    let error = tools
+        .add_raw(
+            Tool::new(schema, "ratio".to_owned()),
+            |_: ToolCall, _: RequestContext| async { String::new() },
+        )
+        .expect_err("no header on a number");
+    assert!(
+        error.contains("only to string, integer or boolean"),
+        "{error}"
     );
 
     // A non-object argument type has no object schema.

@@ -30,6 +30,22 @@ pub const MCP_PARAM_PREFIX: &str = "mcp-param-";
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
 
+/// Whether a property schema's `type` may carry `x-mcp-header`: `string`,
+/// `integer` or `boolean` (the transport's rule; `number` may not), or a
+/// list of them with `null` (an optional argument, whose null value sends
+/// no header). Clients leave out tools that break it; servers refuse to
+/// serve them.
+pub fn mirrorable_type(property: &Value) -> bool {
+    let allowed = |t: &Value| matches!(t.as_str(), Some("string" | "integer" | "boolean"));
+    match property.get("type") {
+        Some(Value::Array(types)) => {
+            types.iter().any(allowed) && types.iter().all(|t| allowed(t) || t == "null")
+        }
+        Some(t) => allowed(t),
+        None => false,
+    }
+}
+
 /// The `params` member that `Mcp-Name` mirrors for `method`, if any.
 pub fn name_source(method: &str) -> Option<&'static str> {
     match method {

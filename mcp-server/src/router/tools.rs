@@ -249,20 +249,9 @@ pub fn param_headers_of(tool: &Tool) -> Result<Vec<ParamHeader>, String> {
                 "argument `{argument}`: `x-mcp-header` must be a header name token, found {header}"
             ));
         };
-        let primitive = |t: &Value| {
-            matches!(
-                t.as_str(),
-                Some("string" | "number" | "integer" | "boolean" | "null")
-            )
-        };
-        let typed = match schema.get("type") {
-            Some(Value::Array(types)) => types.iter().all(primitive),
-            Some(t) => primitive(t),
-            None => false,
-        };
-        if !typed {
+        if !mcp_era_types::headers::mirrorable_type(schema) {
             return Err(format!(
-                "argument `{argument}`: `x-mcp-header` applies only to string, number, integer or boolean arguments"
+                "argument `{argument}`: `x-mcp-header` applies only to string, integer or boolean arguments"
             ));
         }
         let header = header.to_ascii_lowercase();

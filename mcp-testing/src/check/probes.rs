@@ -1154,7 +1154,7 @@ fn param_headers(schema: Option<&Value>) -> Result<Vec<(String, String, Value)>,
         };
         let sample = |t: &str| match t {
             "string" => Some(json!("mcp-era-testing")),
-            "integer" | "number" => Some(json!(1)),
+            "integer" => Some(json!(1)),
             "boolean" => Some(json!(true)),
             _ => None,
         };
@@ -1163,8 +1163,7 @@ fn param_headers(schema: Option<&Value>) -> Result<Vec<(String, String, Value)>,
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        let primitive =
-            !types.is_empty() && types.iter().all(|t| *t == "null" || sample(t).is_some());
+        let primitive = mcp_era_server::mcp_era_types::headers::mirrorable_type(property);
         let Some(value) = types.iter().find_map(|t| sample(t)).filter(|_| primitive) else {
             return Err(format!(
                 "argument `{argument}`: x-mcp-header on a property of type {}",

@@ -83,7 +83,7 @@ rules! {
         "a tool's inputSchema is a JSON Schema object with type \"object\" at the root, object properties and a string-list required; an outputSchema is a JSON Schema object (2025-11-25 sessions: type \"object\" at the root too)";
     /// `x-mcp-header` annotations.
     X_MCP_HEADER = "x-mcp-header", "§6.7, §6.8",
-        "x-mcp-header names are header tokens, unique regardless of case, on string/number/integer/boolean properties; a call over HTTP whose body has the value but lacks the Mcp-Param header gets 400/-32020";
+        "x-mcp-header names are header tokens, unique regardless of case, on string/integer/boolean properties (optionally with null); a call over HTTP whose body has the value but lacks the Mcp-Param header gets 400/-32020";
     /// Unknown tools and prompts.
     UNKNOWN_TOOL_OR_PROMPT = "unknown-tool-or-prompt", "§5 (-32602)",
         "tools/call of an unknown tool and prompts/get of an unknown prompt get -32602";
