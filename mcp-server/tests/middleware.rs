@@ -489,3 +489,57 @@ async fn the_result_limit_refuses_large_results_with_their_size() {
     assert_eq!(large["error"]["data"]["limit"], 1000);
     assert!(large["error"]["data"]["size"].as_u64() > Some(5000));
 }
+
+#[tokio::test]
+async fn per_tool_timeouts_short_circuits_and_load_shedding_answer_over_http() {
+    let gate = Arc::new(Semaphore::new(0));
+    let server = Guarded::with_gate(Arc::clone(&gate))
+        .layer(Gatekeeper)
+        .layer(for_tools(
+            ["stuck"],
+            TimeoutLayer::new(Duration::from_millis(100)),
+        ))
+        .layer(for_tools(
+            ["gated"],
+            ServiceBuilder::new()
+                .layer(LoadShedLayer::new())
+                .layer(ConcurrencyLimitLayer::new(1)),
+        ));
+    let addr = serve_http(server).await;
+
+    let (status, stuck) = http_call(&addr, None, "stuck", json!({})).await;
+    assert_eq!(
+        (status, &stuck["error"]["code"]),
+        (200, &json!(codes::TIMED_OUT)),
+        "{stuck}"
+    );
+    let (status, refused) = http_call(&addr, None, "add", json!({"a": -1, "b": 1})).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (200, &json!(-31000)),
+        "{refused}"
+    );
+    let (_, answered) = http_call(&addr, None, "add", json!({"a": 0, "b": 1})).await;
+    assert_eq!(
+        answered["result"]["content"][0]["text"],
+        "answered by the layer"
+    );
+
+    let first = tokio::spawn({
+        let addr = addr.clone();
+        async move { http_call(&addr, None, "gated", json!({})).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (status, shed) = http_call(&addr, None, "gated", json!({})).await;
+    assert_eq!(
+        (status, &shed["error"]["code"]),
+        (200, &json!(codes::OVERLOADED)),
+        "{shed}"
+    );
+    gate.add_permits(1);
+    let (status, through) = first.await.expect("the first call");
+    assert_eq!(
+        (status, &through["result"]["content"][0]["text"]),
+        (200, &json!("through"))
+    );
+}
