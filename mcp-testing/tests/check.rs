@@ -31,6 +31,15 @@ fn assert_breaks_exactly(report: &Report, expected: &[&str]) {
     assert_eq!(broken, expected, "{report}");
 }
 
+/// A list of one page refuses every cursor (the pagination rule), so that
+/// each broken server below breaks only what its test names.
+fn one_page(params: &PaginatedRequestParams) -> HandlerResult<()> {
+    match &params.cursor {
+        Some(cursor) => Err(errors::invalid_params(format!("bad cursor {cursor}"))),
+        None => Ok(()),
+    }
+}
+
 /// Answers a missing resource with a plain `invalid_params`: right in
 /// the modern era, but a legacy session then gets -32602, not -32002.
 #[derive(McpServer)]
@@ -40,9 +49,10 @@ struct PlainInvalidParams;
 impl ResourcesHandler for PlainInvalidParams {
     async fn list_resources(
         &self,
-        _: PaginatedRequestParams,
+        params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListResourcesResult> {
+        one_page(&params)?;
         Ok(ListResourcesResult::new(Vec::new(), ctx.cache_hints()))
     }
 
@@ -78,9 +88,10 @@ struct OldCode;
 impl ResourcesHandler for OldCode {
     async fn list_resources(
         &self,
-        _: PaginatedRequestParams,
+        params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListResourcesResult> {
+        one_page(&params)?;
         Ok(ListResourcesResult::new(Vec::new(), ctx.cache_hints()))
     }
 
@@ -280,9 +291,10 @@ struct SloppyPrompts;
 impl PromptsHandler for SloppyPrompts {
     async fn list_prompts(
         &self,
-        _: PaginatedRequestParams,
+        params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListPromptsResult> {
+        one_page(&params)?;
         Ok(ListPromptsResult::new(
             vec![Prompt::new("only")],
             ctx.cache_hints(),

@@ -179,11 +179,17 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
         params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<ListResourceTemplatesResult>> + Send {
-        let _ = (params, ctx);
-        std::future::ready(Ok(ListResourceTemplatesResult::new(
-            Vec::new(),
-            mcp_era_types::v2026_07_28::CacheHints::public(0),
-        )))
+        let _ = ctx;
+        // No templates, so no cursor was ever issued: any cursor is invalid.
+        std::future::ready(match params.cursor {
+            Some(cursor) => Err(crate::wire::errors::invalid_params(format!(
+                "Invalid cursor: {cursor}"
+            ))),
+            None => Ok(ListResourceTemplatesResult::new(
+                Vec::new(),
+                mcp_era_types::v2026_07_28::CacheHints::public(0),
+            )),
+        })
     }
 
     /// What is wrong with the resource catalogue (a bad URI template, a

@@ -693,8 +693,7 @@ impl<S: McpServer + 'static> Probe<'_, S> {
         }
     }
 
-    /// Every page of a list: hints, cursors, scope; then, for
-    /// `tools/list`, a bad cursor. Returns the items, or `None` when the
+    /// Every page of a list: hints, cursors, scope; then a bad cursor. Returns the items, or `None` when the
     /// first page fails.
     async fn list(&mut self, method: &str, items: &str) -> Option<Vec<Value>> {
         let rule = rules::PAGINATION;
@@ -754,9 +753,7 @@ impl<S: McpServer + 'static> Probe<'_, S> {
                 self.fail(rule, format!("{method}: more than {MAX_PAGES} pages"));
             }
         }
-        // Only tools/list: the runtime's default `resources/templates/list`
-        // of a hand-written resources handler ignores cursors.
-        if method == "tools/list" {
+        {
             let sent = self.request(method, json!({"cursor": BAD_CURSOR}));
             let answer = self.stdio(&sent).await;
             self.expect_error(

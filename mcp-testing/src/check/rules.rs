@@ -74,7 +74,7 @@ rules! {
         "a declared tools/resources/prompts capability has a working list method; an undeclared one (completions too) gets -32601";
     /// Paging and cursors.
     PAGINATION = "pagination", "§3.8, §5 (-32602 bad cursor)",
-        "each list's nextCursor leads to the next page without repeating, cacheScope is the same on every page, and an invalid tools/list cursor gets -32602";
+        "each list's nextCursor leads to the next page without repeating, cacheScope is the same on every page, and an invalid cursor on any list gets -32602";
     /// Tool names.
     TOOL_NAMES = "tool-names", "tools.mdx (tool names)",
         "tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . and unique within the list";
