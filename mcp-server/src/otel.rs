@@ -27,8 +27,10 @@
 //! | `error.type`, `rpc.response.status_code` | a JSON-RPC error: its code; `error.type` is `tool_error` for a result with `isError`, `cancelled` for a request dropped before its answer |
 //!
 //! A failed request also gets the span status `Error` with the error's
-//! message. Without a `traceparent` in `_meta` the parent is the current
-//! context where the request is served (usually none: a new trace).
+//! message. Without a `traceparent` in `_meta`, the parent is the one the
+//! HTTP request's own `traceparent`/`tracestate` headers name (what HTTP
+//! client instrumentation sends), else the current context where the
+//! request is served (usually none: a new trace).
 //!
 //! Metrics (meter `mcp-era-server`), with the attributes `mcp.method.name`,
 //! `mcp.protocol.version`, `mcp.era`, the tool or prompt name, and
@@ -243,6 +245,18 @@ pub fn remote_parent(meta: &RequestMetaObject) -> Option<SpanContext> {
     Some(SpanContext::new(trace_id, span_id, flags, true, state))
 }
 
+/// The parent named by the W3C `traceparent`/`tracestate` HTTP headers of
+/// the request, for clients whose HTTP instrumentation propagates the
+/// context in headers rather than in `_meta`.
+pub fn http_parent(parts: &http::request::Parts) -> Option<SpanContext> {
+    let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let (trace_id, span_id, flags) = parse_traceparent(header(TRACEPARENT)?)?;
+    let state = header(TRACESTATE)
+        .and_then(|value| TraceState::from_str(value).ok())
+        .unwrap_or_default();
+    Some(SpanContext::new(trace_id, span_id, flags, true, state))
+}
+
 /// W3C Trace Context `traceparent`: `version-traceid-spanid-flags`, all
 /// lowercase hex; version `ff` and all-zero ids are invalid; a later
 /// version may append fields, which are ignored.
@@ -356,10 +370,13 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let described = describe(&request);
-        // The parent named in `_meta` wins; else the caller's current
-        // context (an HTTP middleware's span, say), often none.
+        // The parent named in `_meta` wins, then the HTTP request's W3C
+        // headers; else the caller's current context (an HTTP middleware's
+        // span, say), often none.
         let current = Context::current();
-        let parent = match remote_parent(&request.context().meta) {
+        let remote = remote_parent(&request.context().meta)
+            .or_else(|| request.context().http_request().and_then(http_parent));
+        let parent = match remote {
             Some(remote) => current.with_remote_span_context(remote),
             None => current,
         };

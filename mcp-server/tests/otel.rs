@@ -155,6 +155,47 @@ async fn the_span_is_a_child_of_the_meta_traceparent() {
 }
 
 #[tokio::test]
+async fn over_http_the_w3c_headers_name_the_parent_when_meta_does_not() {
+    let t = telemetry();
+    let server = Traced.layer(TraceLayer::with_providers(&t.tracers, &t.meters));
+    let header_parent = "b7ad6b7169203331";
+    let request = http::Request::post("/mcp")
+        .header("traceparent", format!("00-{TRACE_ID}-{header_parent}-01"))
+        .header("tracestate", "vendor=header")
+        .body(())
+        .unwrap();
+    let ctx =
+        MessageContext::stdio().with_http_request(std::sync::Arc::new(request.into_parts().0));
+
+    let plain = call(1, "add", json!({"a": 1, "b": 1}), None);
+    server.handle_value(plain, &ctx).await;
+    // `_meta` wins over the headers.
+    let traceparent = format!("00-{TRACE_ID}-{PARENT_ID}-01");
+    let in_meta = call(
+        2,
+        "current_span",
+        json!({}),
+        Some((&traceparent, "vendor=meta")),
+    );
+    server.handle_value(in_meta, &ctx).await;
+
+    let spans = t.spans.get_finished_spans().unwrap();
+    let from_headers = span_named(&spans, "tools/call add");
+    assert_eq!(from_headers.span_context.trace_id().to_string(), TRACE_ID);
+    assert_eq!(from_headers.parent_span_id.to_string(), header_parent);
+    assert_eq!(
+        from_headers.span_context.trace_state().get("vendor"),
+        Some("header")
+    );
+    let from_meta = span_named(&spans, "tools/call current_span");
+    assert_eq!(from_meta.parent_span_id.to_string(), PARENT_ID);
+    assert_eq!(
+        from_meta.span_context.trace_state().get("vendor"),
+        Some("meta")
+    );
+}
+
+#[tokio::test]
 async fn without_a_traceparent_the_span_is_a_root_and_current_in_the_handler() {
     let t = telemetry();
     let server = Traced.layer(TraceLayer::with_providers(&t.tracers, &t.meters));
