@@ -6,7 +6,8 @@
 #   1. a private Node 22 (the conformance suite and the inspector need
 #      Node >= 22; the machine ships Node 20)
 #   2. an npm project holding the conformance suite, the TS SDK v2 client,
-#      the legacy-only "everything" server and the inspector CLI
+#      the legacy-only "everything" server, the inspector CLI, and what
+#      the MCP Apps browser test needs (ext-apps, esbuild, playwright-core)
 #   3. a Python venv with the Python SDK and the OpenTelemetry SDK and
 #      protobuf definitions (interop/otel)
 #
@@ -26,6 +27,11 @@ NPM_PEERS=(
   "@modelcontextprotocol/client@2.4.0"
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/inspector@2.12.0"
+  # interop/apps: the official MCP Apps host bridge, its bundler and the
+  # browser driver (the browser is Debian's chromium).
+  "@modelcontextprotocol/ext-apps@2.0.4"
+  "esbuild@0.28.2"
+  "playwright-core@1.64.1"
 )
 PY_PEERS=(
   "mcp==2.3.0"
