@@ -49,3 +49,27 @@ impl TaskStatus {
         }
     }
 }
+
+impl Task {
+    /// The task with its status's own fields typed: the `inputRequests` of
+    /// an `input_required` task, the `result` of a `completed` one, the
+    /// `error` of a `failed` one. A `Task` read from a `tasks/get` result or
+    /// a `notifications/tasks` keeps them among its extra keys; one read
+    /// from a `CreateTaskResult` has none, so only a `working` or
+    /// `cancelled` one converts.
+    ///
+    /// ```
+    /// use mcp_era_types::ext::tasks::{DetailedTask, Task};
+    ///
+    /// let task: Task = serde_json::from_str(
+    ///     r#"{"resultType":"complete","taskId":"t1","status":"failed","createdAt":"a",
+    ///         "lastUpdatedAt":"b","ttlMs":null,"error":{"code":-32603,"message":"boom"}}"#,
+    /// )?;
+    /// let DetailedTask::FailedTask(failed) = task.detailed()? else { unreachable!() };
+    /// assert_eq!(failed.error.message, "boom");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn detailed(&self) -> Result<DetailedTask, serde_json::Error> {
+        serde_json::to_value(self).and_then(serde_json::from_value)
+    }
+}
