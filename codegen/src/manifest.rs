@@ -76,7 +76,11 @@ impl Extension {
     /// Reads the extension schema from `schema_dir`, checks its sha256 and
     /// parses it.
     pub fn load(&self, schema_dir: &Path) -> Result<serde_json::Value> {
-        load_verified(&self.schema_path(schema_dir), &self.sha256, &self.identifier)
+        load_verified(
+            &self.schema_path(schema_dir),
+            &self.sha256,
+            &self.identifier,
+        )
     }
 }
 

@@ -257,7 +257,9 @@ fn zod_forms(schema: &mut Value) {
         .iter()
         .map(|m| {
             let is_string = m.get("type").and_then(Value::as_str) == Some("string");
-            m.get("const").filter(|c| is_string && c.is_string()).cloned()
+            m.get("const")
+                .filter(|c| is_string && c.is_string())
+                .cloned()
         })
         .collect();
     if let Some(values) = consts.filter(|v| !v.is_empty()) {

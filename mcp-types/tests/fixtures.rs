@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use mcp_era_types::inspect::Walk;
 use mcp_era_types::ext::tasks;
+use mcp_era_types::inspect::Walk;
 use mcp_era_types::{NamedError, NamedTypeFn, v2025_11_25 as legacy, v2026_07_28 as modern};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -398,9 +398,8 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
             TokenStream::new(),
         ),
         Target::Extension(extension) => {
-            let core: syn::Path = syn::parse_str(extension.core_module).map_err(|e| {
-                Error::new(format!("core module {:?}: {e}", extension.core_module))
-            })?;
+            let core: syn::Path = syn::parse_str(extension.core_module)
+                .map_err(|e| Error::new(format!("core module {:?}: {e}", extension.core_module)))?;
             let names = used_imports(&ctx).into_iter().map(|n| ident(&n));
             (
                 format!(

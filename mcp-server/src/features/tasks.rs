@@ -295,7 +295,16 @@ pub(crate) async fn handle_method(
                     "params.inputResponses must be an object",
                 ));
             };
-            update(declaration, detach, id, task_id, caller, responses.clone(), ctx).await?;
+            update(
+                declaration,
+                detach,
+                id,
+                task_id,
+                caller,
+                responses.clone(),
+                ctx,
+            )
+            .await?;
             wire::update_ack()
         }
         other => {
