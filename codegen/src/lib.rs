@@ -3,13 +3,17 @@
 //! The pipeline has one file per step:
 //!
 //! 1. [`manifest`]: read `schema/manifest.toml`, load each pinned schema file
-//!    and verify its sha256.
+//!    (protocol revisions and extension schemas) and verify its sha256.
 //! 2. [`normalise`]: one documented pass of schema fix-ups (see
 //!    [`normalise::FIXUPS`]), each with its reason.
 //! 3. [`ir`]: turn the normalised `$defs` into an ordered IR of structs,
 //!    discriminated unions, string enums and aliases.
 //! 4. [`emit`]: tokens with `quote` (structs, unions, tables) and `typify`
 //!    (string enums), formatted with `prettyplease`.
+//!
+//! An extension schema ([`generate_extension`]) goes through the same steps;
+//! the core definitions it repeats must equal its core revision's and are
+//! imported from that revision's module instead of generated twice.
 //!
 //! This crate never writes files; `cargo xtask regen` does, and so does
 //! the small CLI of this package for any schema file:
@@ -56,7 +60,10 @@ pub mod normalise;
 
 use std::fmt;
 
-pub use emit::{EmitOptions, detect_era, generate_file, generate_revision, generate_versions};
+pub use emit::{
+    EmitOptions, ExtensionTarget, detect_era, generate_extension, generate_file, generate_revision,
+    generate_versions,
+};
 
 /// Every failure of the generator, with a message that names the schema
 /// location or file concerned.

@@ -32,6 +32,56 @@ pub struct Manifest {
     /// version table and never served.
     #[serde(default)]
     pub draft: Option<Draft>,
+    /// Extension schemas (`[[extension]]`): each generated as
+    /// `mcp_era_types::ext::<name>` on top of a core revision.
+    #[serde(default, rename = "extension")]
+    pub extensions: Vec<Extension>,
+}
+
+/// A pinned extension schema (`[[extension]]` in the manifest). Its
+/// `$defs` repeat the core definitions it refers to; those must equal the
+/// core revision's and are imported from its module, not generated again.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Extension {
+    /// Short name: the module `ext::<name>` (generated as `ext_<name>.rs`).
+    pub name: String,
+    /// The extension identifier, e.g. `io.modelcontextprotocol/tasks`.
+    pub identifier: String,
+    /// The generated core revision whose types the extension reuses.
+    pub core: String,
+    /// The schema file, relative to the schema directory.
+    pub path: String,
+    /// `owner/name` of the repository that publishes the schema.
+    pub repository: String,
+    /// The commit the file is pinned to.
+    pub commit: String,
+    /// Download URL of the file at that commit.
+    pub url: String,
+    /// Expected sha256 of that file, lower-case hex.
+    pub sha256: String,
+}
+
+impl Extension {
+    /// The generated module's name, e.g. `ext_tasks`.
+    pub fn module_name(&self) -> String {
+        format!("ext_{}", self.name)
+    }
+
+    /// Where the schema lies under a schema directory.
+    pub fn schema_path(&self, schema_dir: &Path) -> PathBuf {
+        schema_dir.join(&self.path)
+    }
+
+    /// Reads the extension schema from `schema_dir`, checks its sha256 and
+    /// parses it.
+    pub fn load(&self, schema_dir: &Path) -> Result<serde_json::Value> {
+        load_verified(
+            &self.schema_path(schema_dir),
+            &self.sha256,
+            &self.identifier,
+        )
+    }
 }
 
 /// The pinned draft schema (`[draft]` in the manifest).
@@ -149,6 +199,27 @@ impl Manifest {
         if let Some(draft) = &manifest.draft {
             check_pin("draft", &draft.sha256, &draft.url, commit)?;
         }
+        for ext in &manifest.extensions {
+            let what = format!("extension {}", ext.name);
+            check_pin(&what, &ext.sha256, &ext.url, &ext.commit)?;
+            let valid_name = !ext.name.is_empty()
+                && ext
+                    .name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            if !valid_name {
+                return Err(Error::new(format!(
+                    "schema/manifest.toml: {what}: name must be lower-case ASCII, digits or _"
+                )));
+            }
+            let core = manifest.revisions.iter().find(|r| r.version == ext.core);
+            if !core.is_some_and(|r| r.generate) {
+                return Err(Error::new(format!(
+                    "schema/manifest.toml: {what}: core {} is not a generated revision",
+                    ext.core
+                )));
+            }
+        }
         for (i, rev) in manifest.revisions.iter().enumerate() {
             let what = format!("revision {}", rev.version);
             check_pin(&what, &rev.sha256, &rev.url, commit)?;
@@ -220,6 +291,11 @@ mod tests {
         let manifest = Manifest::read(std::path::Path::new(path)).unwrap();
         assert!(manifest.generated().any(|r| r.era == Era::Modern));
         assert!(manifest.generated().any(|r| r.era == Era::Legacy));
+        let tasks = manifest.extensions.iter().find(|e| e.name == "tasks");
+        assert_eq!(
+            tasks.map(|e| e.identifier.as_str()),
+            Some("io.modelcontextprotocol/tasks")
+        );
         let draft = manifest.draft.expect("the draft schema is pinned");
         assert_eq!(draft.era, Era::Modern);
     }

@@ -32,10 +32,21 @@ pub const FIXUPS: &[Fixup] = &[
                  serde_json::Value, serde_json::Map and Vec<serde_json::Value>.",
     },
     Fixup {
+        name: "zod-forms",
+        reason: "Extension schemas are written by zod, which spells some shapes differently \
+                 from the core schema: a `$schema` key on every definition (dropped, so \
+                 that an inline copy of a definition is recognised as that definition), \
+                 an anyOf of string consts (an enum), an anyOf of one type and null \
+                 (`type: [T, \"null\"]`), and `additionalProperties: {not: {}}` \
+                 (`false`).",
+    },
+    Fixup {
         name: "merge-all-of",
         reason: "allOf is only used to refine a base object (an error with a fixed code, \
                  a result that is also a Task); merging the members gives one struct \
-                 whose const fields are checked.",
+                 whose const fields are checked. A member that is a union (the tasks \
+                 extension's `Result & DetailedTask`) is distributed: the allOf becomes \
+                 an anyOf of one merged object per union member.",
     },
     Fixup {
         name: "split-type-lists",
@@ -86,6 +97,12 @@ pub fn normalise(schema: &Value, era: Era) -> Result<Normalised> {
         defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
 
     json_builtins(&mut defs);
+    for schema in defs.values_mut() {
+        if let Some(obj) = schema.as_object_mut() {
+            obj.remove("$schema");
+        }
+        for_each_schema_mut(schema, &mut zod_forms);
+    }
     merge_all_of(&mut defs)?;
     for schema in defs.values_mut() {
         for_each_schema_mut(schema, &mut split_type_list);
@@ -145,13 +162,35 @@ fn merge_one(schema: &mut Value, defs: &BTreeMap<String, Value>) -> Result<()> {
     let Some(Value::Array(members)) = obj.remove("allOf") else {
         return Ok(());
     };
+    let mut resolved = Vec::with_capacity(members.len());
+    for member in &members {
+        let mut member = resolve_ref(member, defs)?;
+        // A member may itself be an allOf (nested refinement).
+        merge_one(&mut member, defs)?;
+        resolved.push(member);
+    }
+    // `A & (B | C)` is `(A & B) | (A & C)`.
+    if let Some(i) = resolved.iter().position(|m| m.get("anyOf").is_some()) {
+        let alternatives = resolved[i]
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut union = Vec::with_capacity(alternatives.len());
+        for alternative in alternatives {
+            let mut parts = resolved.clone();
+            parts[i] = resolve_ref(&alternative, defs)?;
+            let mut merged = json!({ "allOf": parts });
+            merge_one(&mut merged, defs)?;
+            union.push(merged);
+        }
+        obj.insert("anyOf".into(), Value::Array(union));
+        return Ok(());
+    }
     let mut properties = Map::new();
     let mut required: Vec<Value> = Vec::new();
     let mut additional: Option<Value> = None;
-    for member in members {
-        let mut member = resolve_ref(&member, defs)?;
-        // A member may itself be an allOf (nested refinement).
-        merge_one(&mut member, defs)?;
+    for member in resolved {
         if member.get("type").and_then(Value::as_str) != Some("object") {
             return Err(Error::new("allOf member is not an object schema"));
         }
@@ -204,6 +243,44 @@ pub fn ref_name(reference: &str) -> Result<&str> {
         .ok_or_else(|| Error::new(format!("unsupported $ref {reference}")))
 }
 
+fn zod_forms(schema: &mut Value) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    if obj.get("additionalProperties") == Some(&json!({ "not": {} })) {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    let Some(Value::Array(members)) = obj.get("anyOf").cloned() else {
+        return;
+    };
+    let consts: Option<Vec<Value>> = members
+        .iter()
+        .map(|m| {
+            let is_string = m.get("type").and_then(Value::as_str) == Some("string");
+            m.get("const")
+                .filter(|c| is_string && c.is_string())
+                .cloned()
+        })
+        .collect();
+    if let Some(values) = consts.filter(|v| !v.is_empty()) {
+        obj.remove("anyOf");
+        obj.insert("type".into(), json!("string"));
+        obj.insert("enum".into(), Value::Array(values));
+        return;
+    }
+    let null = json!({ "type": "null" });
+    if members.len() == 2 && members.contains(&null) {
+        let Some(Value::Object(other)) = members.into_iter().find(|m| m != &null) else {
+            return;
+        };
+        obj.remove("anyOf");
+        for (key, value) in other {
+            obj.entry(key).or_insert(value);
+        }
+        obj.insert(NULLABLE_KEY.into(), json!(true));
+    }
+}
+
 fn split_type_list(schema: &mut Value) {
     let Some(obj) = schema.as_object_mut() else {
         return;
@@ -253,21 +330,32 @@ fn result_type_consts(defs: &mut BTreeMap<String, Value>) {
         if name == "Result" {
             continue;
         }
-        let Some(prop) = def.pointer_mut("/properties/resultType") else {
-            continue;
-        };
-        let mut replacement = Map::new();
-        if let Some(doc) = prop.get("description") {
-            replacement.insert("description".into(), doc.clone());
-        }
-        replacement.insert("type".into(), json!("string"));
-        if name == "InputRequiredResult" {
-            replacement.insert("const".into(), json!("input_required"));
-        } else {
-            replacement.insert("const".into(), json!("complete"));
-            replacement.insert(ABSENT_ALLOWED_KEY.into(), json!(true));
-        }
-        *prop = Value::Object(replacement);
+        let input_required = name == "InputRequiredResult";
+        // Nested too: the members of a distributed `Result & (A | B)`.
+        for_each_schema_mut(def, &mut |schema| {
+            let Some(prop) = schema.pointer_mut("/properties/resultType") else {
+                return;
+            };
+            // An extension's own discriminator (`"task"`) stays a required const.
+            if let Some(value) = prop.get("const")
+                && value != "complete"
+                && value != "input_required"
+            {
+                return;
+            }
+            let mut replacement = Map::new();
+            if let Some(doc) = prop.get("description") {
+                replacement.insert("description".into(), doc.clone());
+            }
+            replacement.insert("type".into(), json!("string"));
+            if input_required {
+                replacement.insert("const".into(), json!("input_required"));
+            } else {
+                replacement.insert("const".into(), json!("complete"));
+                replacement.insert(ABSENT_ALLOWED_KEY.into(), json!(true));
+            }
+            *prop = Value::Object(replacement);
+        });
     }
 }
 
@@ -397,10 +485,33 @@ fn for_each_position(parent: &str, def: &mut Value, f: &mut impl FnMut(&mut Valu
         }
     }
     if let Some(members) = def.get_mut("anyOf").and_then(Value::as_array_mut) {
-        for member in members {
-            below(member, at("", "Member"), f);
+        let tags = member_tags(members);
+        for (i, member) in members.iter_mut().enumerate() {
+            let suffix = tags.as_ref().map_or("Member", |t| t[i].as_str());
+            below(member, at("", suffix), f);
         }
     }
+}
+
+/// Suffixes for two or more inline object members of one union, which
+/// would all be `{Parent}Member`: the value of the first const property
+/// that every member has with a different string (`status: "working"` →
+/// `Working`), else `None`.
+fn member_tags(members: &[Value]) -> Option<Vec<String>> {
+    let inline = members.iter().filter(|m| needs_hoisting(m)).count();
+    if inline < 2 || inline != members.len() {
+        return None;
+    }
+    let first = members[0].get("properties")?.as_object()?;
+    first.keys().find_map(|key| {
+        let values: Option<Vec<&str>> = members
+            .iter()
+            .map(|m| m.pointer(&format!("/properties/{key}/const"))?.as_str())
+            .collect();
+        let values = values?;
+        let distinct: BTreeSet<&str> = values.iter().copied().collect();
+        (distinct.len() == values.len()).then(|| values.iter().map(|v| upper_camel(v)).collect())
+    })
 }
 
 fn collect_inline(parent: &str, def: &Value, groups: &mut BTreeMap<String, Group>) {

@@ -11,6 +11,9 @@
 //! the types of the upstream draft schema pinned in `schema/manifest.toml`:
 //! a preview of the next revision, not a protocol version, never served.
 //!
+//! [`ext`] holds the types of MCP extensions, generated from their own
+//! official schemas where published ([`ext::tasks`]).
+//!
 //! Every generated type keeps the exact JSON it was read from: unions are
 //! dispatched on their discriminator (never tried in turn), `const` fields
 //! are checked on input and always written, optional fields that were present
@@ -43,6 +46,7 @@ extern crate self as mcp_era_types;
 mod construct;
 #[cfg(feature = "named")]
 mod error;
+pub mod ext;
 pub mod headers;
 mod helpers;
 pub mod inspect;

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use mcp_era_types::ext::tasks;
 use mcp_era_types::inspect::Walk;
 use mcp_era_types::{NamedError, NamedTypeFn, v2025_11_25 as legacy, v2026_07_28 as modern};
 use serde::de::DeserializeOwned;
@@ -56,6 +57,7 @@ fn roundtrip(case: &Case) -> Result<Value, NamedError> {
     match case.revision.as_str() {
         "2026-07-28" => modern::roundtrip_named(&case.type_name, case.value.clone()),
         "2025-11-25" => legacy::roundtrip_named(&case.type_name, case.value.clone()),
+        "ext/tasks" => tasks::roundtrip_named(&case.type_name, case.value.clone()),
         other => panic!("{}: unknown revision {other}", case.name),
     }
 }
@@ -63,6 +65,7 @@ fn roundtrip(case: &Case) -> Result<Value, NamedError> {
 fn choices(case: &Case) -> BTreeMap<String, String> {
     let list = match case.revision.as_str() {
         "2026-07-28" => modern::union_choices_named(&case.type_name, case.value.clone()),
+        "ext/tasks" => tasks::union_choices_named(&case.type_name, case.value.clone()),
         _ => legacy::union_choices_named(&case.type_name, case.value.clone()),
     }
     .unwrap();
@@ -98,6 +101,7 @@ fn fixtures_are_rejected_with_a_clear_message() {
                 let parse = ParseText(raw);
                 let result = match case.revision.as_str() {
                     "2026-07-28" => modern::with_named_type(&case.type_name, parse),
+                    "ext/tasks" => tasks::with_named_type(&case.type_name, parse),
                     _ => legacy::with_named_type(&case.type_name, parse),
                 };
                 result.unwrap().expect_err(&case.name)

@@ -16,7 +16,7 @@ use crate::{Error, Result};
 pub(super) fn emit(ctx: &Ctx<'_>, derives: &[String]) -> Result<TokenStream> {
     let rt = &ctx.rt;
     let mut schemas = Vec::new();
-    for def in ctx.ir.types.values() {
+    for def in ctx.ir.types.values().filter(|d| ctx.is_own(&d.name)) {
         if let Kind::StringEnum(schema) = &def.kind {
             // typify writes the description as the doc; it gets our clean-up.
             let mut schema = schema.clone();

@@ -10,9 +10,11 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::ir::{Ir, Kind, TypeRef};
+use std::collections::BTreeSet;
+
+use crate::ir::{Extra, FieldKind, Ir, Kind, TypeRef};
 use crate::manifest::{Era, Manifest};
-use crate::normalise::normalise;
+use crate::normalise::{Normalised, normalise};
 use crate::{Error, Result};
 
 /// Settings of one emission. Start from [`EmitOptions::default`] (what
@@ -130,6 +132,16 @@ pub(crate) struct Ctx<'a> {
     pub derives: Vec<TokenStream>,
     /// Whether the revision has a `CacheHints` alias (see [`CACHE_SCOPE`]).
     pub cache_hints: bool,
+    /// Types of the IR that another module defines (an extension's copies
+    /// of core definitions): named, never emitted.
+    pub imported: BTreeSet<String>,
+}
+
+impl Ctx<'_> {
+    /// Whether this module emits the type.
+    pub fn is_own(&self, name: &str) -> bool {
+        !self.imported.contains(name)
+    }
 }
 
 /// The string enum of a revision's cache scopes. When it is `"private"` /
@@ -173,10 +185,16 @@ const SHADOWING: &[&str] = &["Result", "Error", "Option", "Box", "String", "Vec"
 
 /// `pub mod prelude`: every generated type for a glob import, with the
 /// shadowing names renamed.
-fn prelude(ir: &Ir, extra: &[String]) -> Result<TokenStream> {
+fn prelude(ctx: &Ctx<'_>, extra: &[String]) -> Result<TokenStream> {
+    let ir = ctx.ir;
     let mut plain = Vec::new();
     let mut renamed = Vec::new();
-    let names: std::collections::BTreeSet<&String> = ir.types.keys().chain(extra).collect();
+    let names: BTreeSet<&String> = ir
+        .types
+        .keys()
+        .filter(|name| ctx.is_own(name))
+        .chain(extra)
+        .collect();
     for name in names {
         if SHADOWING.contains(&name.as_str()) {
             let alias = format!("{name}Object");
@@ -202,6 +220,28 @@ fn prelude(ir: &Ir, extra: &[String]) -> Result<TokenStream> {
     })
 }
 
+/// What an extension module is generated against: the core revision whose
+/// definitions the extension schema repeats.
+#[derive(Debug, Clone, Copy)]
+pub struct ExtensionTarget<'a> {
+    /// The extension identifier, e.g. `io.modelcontextprotocol/tasks`.
+    pub identifier: &'a str,
+    /// The core revision, e.g. `2026-07-28`.
+    pub core_version: &'a str,
+    /// The core revision's schema document.
+    pub core_schema: &'a Value,
+    /// The Rust path of the core revision's generated module, e.g.
+    /// `::mcp_era_types::v2026_07_28`.
+    pub core_module: &'a str,
+}
+
+/// Which kind of module is generated.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Revision(&'a str),
+    Extension(&'a ExtensionTarget<'a>),
+}
+
 /// Generates the module source for one schema revision.
 pub fn generate_revision(
     schema: &Value,
@@ -209,18 +249,102 @@ pub fn generate_revision(
     version: &str,
     options: &EmitOptions,
 ) -> Result<String> {
+    generate(schema, era, Target::Revision(version), options)
+}
+
+/// Generates the module source for an extension schema. Its `$defs`
+/// repeat the core definitions it refers to (`Error`, `Result`,
+/// `InputRequests`, …): every type the core revision also has (after the
+/// same normalisation) must be identical to the core one, and is imported
+/// from `core_module` rather than generated again, so that an extension
+/// value holds the very core types the rest of a program uses. A copy that
+/// differs from the core is an error: the extension was written against
+/// another core revision.
+pub fn generate_extension(
+    schema: &Value,
+    era: Era,
+    extension: &ExtensionTarget<'_>,
+    options: &EmitOptions,
+) -> Result<String> {
+    generate(schema, era, Target::Extension(extension), options)
+}
+
+/// The names an extension shares with its core revision, checked equal.
+fn shared_with_core(
+    normalised: &Normalised,
+    era: Era,
+    extension: &ExtensionTarget<'_>,
+) -> Result<BTreeSet<String>> {
+    let core = normalise(extension.core_schema, era)?;
+    let mut shared = BTreeSet::new();
+    for (name, schema) in &normalised.defs {
+        let Some(core_schema) = core.defs.get(name) else {
+            continue;
+        };
+        if core_schema != schema {
+            return Err(Error::new(format!(
+                "{}: {name} differs from {name} of {}; an extension's copy of a core \
+                 definition must equal the core one",
+                extension.identifier, extension.core_version
+            )));
+        }
+        shared.insert(name.clone());
+    }
+    Ok(shared)
+}
+
+/// The imported names that the module's own types refer to.
+fn used_imports(ctx: &Ctx<'_>) -> Vec<String> {
+    fn collect(ty: &TypeRef, out: &mut BTreeSet<String>) {
+        match ty {
+            TypeRef::Named(name) => {
+                out.insert(name.clone());
+            }
+            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+                collect(inner, out)
+            }
+            _ => {}
+        }
+    }
+    let mut named = BTreeSet::new();
+    for def in ctx.ir.types.values().filter(|d| ctx.is_own(&d.name)) {
+        match &def.kind {
+            Kind::Struct(s) => {
+                for field in &s.fields {
+                    if let FieldKind::Value(ty) = &field.kind {
+                        collect(ty, &mut named);
+                    }
+                }
+                if let Extra::Open(ty) = &s.extra {
+                    collect(ty, &mut named);
+                }
+            }
+            Kind::Union(u) => u.variants.iter().for_each(|v| collect(&v.ty, &mut named)),
+            Kind::Alias(ty) => collect(ty, &mut named),
+            Kind::StringEnum(_) => {}
+        }
+    }
+    named.into_iter().filter(|n| !ctx.is_own(n)).collect()
+}
+
+fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions) -> Result<String> {
     let normalised = normalise(schema, era)?;
     let ir = Ir::build(&normalised)?;
     let runtime: TokenStream = options
         .runtime
         .parse()
         .map_err(|e| Error::new(format!("runtime path {:?}: {e}", options.runtime)))?;
+    let imported = match target {
+        Target::Revision(_) => BTreeSet::new(),
+        Target::Extension(extension) => shared_with_core(&normalised, era, extension)?,
+    };
     // One alias keeps the many runtime calls short.
     let ctx = Ctx {
         ir: &ir,
         rt: quote!(__rt),
         derives: options.derive_tokens()?,
-        cache_hints: has_cache_scope(&ir),
+        cache_hints: has_cache_scope(&ir) && !imported.contains(CACHE_SCOPE),
+        imported,
     };
 
     let mut items = TokenStream::new();
@@ -230,7 +354,7 @@ pub fn generate_revision(
         items.extend(cache_hints_items());
         extra_names.push("CacheHints".to_owned());
     }
-    for def in ir.types.values() {
+    for def in ir.types.values().filter(|d| ctx.is_own(&d.name)) {
         items.extend(match &def.kind {
             Kind::Struct(s) => {
                 let (tokens, builder) = structs::emit(&ctx, def, s);
@@ -247,11 +371,14 @@ pub fn generate_revision(
             Kind::StringEnum(_) => TokenStream::new(),
         });
     }
-    items.extend(tables::emit(
-        &ctx,
-        version,
-        options.named_feature.as_deref(),
-    )?);
+    let label = match target {
+        Target::Revision(version) => tables::Label::Version(version),
+        Target::Extension(extension) => tables::Label::Extension {
+            identifier: extension.identifier,
+            core_version: extension.core_version,
+        },
+    };
+    items.extend(tables::emit(&ctx, label, options.named_feature.as_deref())?);
     for name in &extra_names {
         if ir.types.contains_key(name) {
             return Err(Error::new(format!(
@@ -259,19 +386,36 @@ pub fn generate_revision(
             )));
         }
     }
-    items.extend(prelude(&ir, &extra_names)?);
+    items.extend(prelude(&ctx, &extra_names)?);
 
-    let module_doc = format!(
-        " MCP {version} ({} era), generated from the official schema.",
-        match era {
-            Era::Modern => "modern",
-            Era::Legacy => "legacy",
+    let era_name = match era {
+        Era::Modern => "modern",
+        Era::Legacy => "legacy",
+    };
+    let (module_doc, imports) = match target {
+        Target::Revision(version) => (
+            format!(" MCP {version} ({era_name} era), generated from the official schema."),
+            TokenStream::new(),
+        ),
+        Target::Extension(extension) => {
+            let core: syn::Path = syn::parse_str(extension.core_module)
+                .map_err(|e| Error::new(format!("core module {:?}: {e}", extension.core_module)))?;
+            let names = used_imports(&ctx).into_iter().map(|n| ident(&n));
+            (
+                format!(
+                    " The `{}` extension, generated from its official schema. The core \
+                     definitions it names are the MCP {} types, imported from `{}`.",
+                    extension.identifier, extension.core_version, extension.core_module
+                ),
+                quote! { use #core::{#(#names),*}; },
+            )
         }
-    );
+    };
     let file = match &options.module {
         None => quote! {
             #![doc = #module_doc]
             use #runtime as __rt;
+            #imports
             #items
         },
         Some(name) => {
@@ -281,6 +425,7 @@ pub fn generate_revision(
                 #[doc = #module_doc]
                 pub mod #name {
                     use #runtime as __rt;
+                    #imports
                     #items
                 }
             }

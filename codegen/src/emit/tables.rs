@@ -13,21 +13,33 @@ use crate::manifest::{Era, Manifest};
 use crate::naming::shouty;
 use crate::{Error, Result};
 
+/// What a module's lookup names as its origin.
+#[derive(Clone, Copy)]
+pub(super) enum Label<'a> {
+    /// A protocol revision: `VERSION`.
+    Version(&'a str),
+    /// An extension: `EXTENSION` and the `CORE_VERSION` it builds on.
+    Extension {
+        identifier: &'a str,
+        core_version: &'a str,
+    },
+}
+
 pub(super) fn emit(
     ctx: &Ctx<'_>,
-    version: &str,
+    label: Label<'_>,
     named_feature: Option<&str>,
 ) -> Result<TokenStream> {
     let methods = methods(ctx)?;
     let error_codes = error_codes(ctx)?;
     let meta_keys = meta_keys(ctx)?;
-    let lookup = lookup(ctx, version, named_feature);
+    let lookup = lookup(ctx, label, named_feature);
     Ok(quote! { #methods #error_codes #meta_keys #lookup })
 }
 
 fn structs<'a>(ctx: &'a Ctx<'_>) -> impl Iterator<Item = (&'a str, bool, &'a Struct)> {
     ctx.ir.types.values().filter_map(|t| match &t.kind {
-        Kind::Struct(s) => Some((t.name.as_str(), t.hoisted, s)),
+        Kind::Struct(s) if ctx.is_own(&t.name) => Some((t.name.as_str(), t.hoisted, s)),
         _ => None,
     })
 }
@@ -142,20 +154,46 @@ fn code_list(names: &[String]) -> String {
     names.join(", ")
 }
 
-fn lookup(ctx: &Ctx<'_>, version: &str, named_feature: Option<&str>) -> TokenStream {
+fn lookup(ctx: &Ctx<'_>, label: Label<'_>, named_feature: Option<&str>) -> TokenStream {
     let rt = &ctx.rt;
     let gate = match named_feature {
         Some(feature) => quote!(#[cfg(feature = #feature)]),
         None => quote!(),
     };
-    let names: Vec<&str> = ctx.ir.types.keys().map(String::as_str).collect();
+    let (origin, constants) = match label {
+        Label::Version(version) => (
+            quote!(VERSION),
+            quote! {
+                /// The protocol version of this module.
+                pub const VERSION: &str = #version;
+            },
+        ),
+        Label::Extension {
+            identifier,
+            core_version,
+        } => (
+            quote!(EXTENSION),
+            quote! {
+                /// The identifier of this module's extension.
+                pub const EXTENSION: &str = #identifier;
+                /// The protocol version whose core types this module uses.
+                pub const CORE_VERSION: &str = #core_version;
+            },
+        ),
+    };
+    let names: Vec<&str> = ctx
+        .ir
+        .types
+        .keys()
+        .map(String::as_str)
+        .filter(|name| ctx.is_own(name))
+        .collect();
     let arms = names.iter().map(|name| {
         let ty = ident(name);
         quote! { #name => f.call::<#ty>(#name), }
     });
     quote! {
-        /// The protocol version of this module.
-        pub const VERSION: &str = #version;
+        #constants
 
         /// Every type name of this module: the schema's `$defs` and the types
         /// hoisted from inline schemas.
@@ -176,7 +214,7 @@ fn lookup(ctx: &Ctx<'_>, version: &str, named_feature: Option<&str>) -> TokenStr
         #gate
         pub fn roundtrip_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::serde_json::Value, ::mcp_era_types::NamedError> {
             with_named_type(type_name, #rt::Roundtrip(value)).unwrap_or_else(|| {
-                ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
+                ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: #origin, type_name: type_name.into() })
             })
         }
 
@@ -185,7 +223,7 @@ fn lookup(ctx: &Ctx<'_>, version: &str, named_feature: Option<&str>) -> TokenStr
         #gate
         pub fn union_choices_named(type_name: &str, value: ::serde_json::Value) -> ::core::result::Result<::std::vec::Vec<#rt::UnionChoice>, ::mcp_era_types::NamedError> {
             with_named_type(type_name, #rt::UnionChoices(value)).unwrap_or_else(|| {
-                ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: VERSION, type_name: type_name.into() })
+                ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: #origin, type_name: type_name.into() })
             })
         }
     }

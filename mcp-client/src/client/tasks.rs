@@ -33,8 +33,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The wire shapes are written here by hand: the extension's methods are
-//! not in the generated core schema. Dropping a [`TaskHandle::wait`]
+//! The wire shapes are the generated types of the extension's official
+//! schema (`mcp_era_types::ext::tasks`): [`Task`] and [`TaskStatus`] are
+//! those, re-exported. Dropping a [`TaskHandle::wait`]
 //! future stops the polling (nothing is left running in the client) but
 //! not the task: the server keeps working on it until it ends, its TTL
 //! expires or [`TaskHandle::cancel`] is sent.
@@ -43,23 +44,29 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_era_types::ext::tasks::{CreateTaskResult, DetailedTask, GetTaskResult, methods};
 use mcp_era_types::v2026_07_28 as modern;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Client;
 use super::exchange::parse;
 use crate::error::{Error, Result};
 
+/// A task as the server describes it, and its status: the generated types.
+/// A [`Task`] read from `tasks/get` keeps its status's own fields
+/// (`inputRequests`, `result`, `error`) among its extra keys;
+/// [`Task::detailed`] types them.
+pub use mcp_era_types::ext::tasks::{Task, TaskStatus};
+
 // Defined beside `ClientOptions::tasks`, which declares it.
 pub use super::options::TASKS_EXTENSION;
 
 /// `tasks/get`.
-pub const TASKS_GET: &str = "tasks/get";
+pub const TASKS_GET: &str = methods::TASKS_GET;
 /// `tasks/update`.
-pub const TASKS_UPDATE: &str = "tasks/update";
+pub const TASKS_UPDATE: &str = methods::TASKS_UPDATE;
 /// `tasks/cancel`.
-pub const TASKS_CANCEL: &str = "tasks/cancel";
+pub const TASKS_CANCEL: &str = methods::TASKS_CANCEL;
 
 /// The poll interval used when the server suggests none.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
@@ -69,96 +76,19 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
 const MIN_POLL: Duration = Duration::from_millis(10);
 const MAX_POLL: Duration = Duration::from_secs(60);
 
-/// A task's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// Being worked on.
-    Working,
-    /// Waiting for answers to its `inputRequests` (sent with `tasks/update`).
-    InputRequired,
-    /// Ended with a result (a tool result with `isError` included).
-    Completed,
-    /// Ended with a JSON-RPC error.
-    Failed,
-    /// Cancelled.
-    Cancelled,
-    /// A status this client does not know; treated as still running.
-    #[serde(other)]
-    Unknown,
-}
-
-impl TaskStatus {
-    /// Whether the task has ended (`completed`, `failed`, `cancelled`).
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-        )
-    }
-
-    /// The status as it travels (`input_required`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Working => "working",
-            TaskStatus::InputRequired => "input_required",
-            TaskStatus::Completed => "completed",
-            TaskStatus::Failed => "failed",
-            TaskStatus::Cancelled => "cancelled",
-            TaskStatus::Unknown => "unknown",
-        }
-    }
-}
-
-/// A task as the server describes it: the `CreateTaskResult` of a
-/// `tools/call` (`resultType: "task"`) or the `DetailedTask` of a
-/// `tasks/get` (`resultType: "complete"`, with `inputRequests`, `result` or
-/// `error` depending on the status).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Task {
-    /// The task's id.
-    pub task_id: String,
-    /// Its status.
-    pub status: TaskStatus,
-    /// A human-readable note on the status.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_message: Option<String>,
-    /// ISO 8601 creation time.
-    #[serde(default)]
-    pub created_at: String,
-    /// ISO 8601 time of the last change.
-    #[serde(default)]
-    pub last_updated_at: String,
-    /// How long the server keeps the task after its creation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// How often the server suggests polling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_interval_ms: Option<u64>,
-    /// `input_required`: the outstanding requests, by key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_requests: Option<Map<String, Value>>,
-    /// `completed`: the tool's result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    /// `failed`: the JSON-RPC error it ended with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<modern::Error>,
-}
-
-impl Task {
-    /// The poll interval to honour: the server's, within sane bounds.
-    pub fn poll_interval(&self) -> Duration {
-        self.poll_interval_ms
-            .map_or(DEFAULT_POLL_INTERVAL, Duration::from_millis)
-            .clamp(MIN_POLL, MAX_POLL)
-    }
+/// The poll interval to honour for `task`: the server's `pollIntervalMs`,
+/// within sane bounds, else [`DEFAULT_POLL_INTERVAL`].
+pub fn poll_interval(task: &Task) -> Duration {
+    task.poll_interval_ms
+        .map_or(DEFAULT_POLL_INTERVAL, |ms| {
+            Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+        })
+        .clamp(MIN_POLL, MAX_POLL)
 }
 
 /// Whether a result is a `CreateTaskResult`.
 pub fn is_create_task_result(result: &Value) -> bool {
-    result.get("resultType").and_then(Value::as_str) == Some("task")
+    result.get("resultType").and_then(Value::as_str) == Some(CreateTaskResult::RESULT_TYPE)
 }
 
 /// What [`Client::call_tool_as_task`] got back.
@@ -230,6 +160,9 @@ impl TaskHandle {
             .client
             .request(TASKS_GET, json!({"taskId": self.id}))
             .await?;
+        // Checked as the whole `GetTaskResult` (the status's own fields
+        // too), kept as a `Task` with those fields among its extra keys.
+        parse::<GetTaskResult>(TASKS_GET, raw.clone())?;
         let task: Task = parse(TASKS_GET, raw)?;
         self.remember(&task);
         Ok(task)
@@ -285,40 +218,46 @@ impl TaskHandle {
                 on_change(&task);
                 shown = Some(seen);
             }
-            match task.status {
-                TaskStatus::Completed => {
-                    let result = task
-                        .result
-                        .clone()
-                        .unwrap_or_else(|| json!({"content": []}));
-                    return parse(&self.method, result);
+            let detailed = match task.status {
+                TaskStatus::Working => None,
+                _ => match task.detailed() {
+                    Ok(detailed) => Some(detailed),
+                    // A task as created carries no result, error or
+                    // requests: `tasks/get` has them.
+                    Err(_) => {
+                        task = self.get().await?;
+                        continue;
+                    }
+                },
+            };
+            match detailed {
+                Some(DetailedTask::CompletedTask(completed)) => {
+                    return parse(&self.method, Value::Object(completed.result));
                 }
-                TaskStatus::Failed => {
+                Some(DetailedTask::FailedTask(failed)) => {
                     return Err(Error::TaskFailed {
                         task_id: self.id.clone(),
-                        error: task.error.clone().unwrap_or_else(|| {
-                            modern::Error::new(
-                                -32603,
-                                task.status_message.clone().unwrap_or_else(|| {
-                                    "the task failed without an error".to_owned()
-                                }),
-                            )
-                        }),
+                        error: failed.error,
                     });
                 }
-                TaskStatus::Cancelled => {
+                Some(DetailedTask::CancelledTask(_)) => {
                     return Err(Error::TaskCancelled {
                         task_id: self.id.clone(),
                     });
                 }
-                TaskStatus::InputRequired => {
-                    let outstanding: Map<String, Value> = task
-                        .input_requests
-                        .clone()
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|(key, _)| !answered.contains(key))
-                        .collect();
+                Some(DetailedTask::InputRequiredTask(waiting)) => {
+                    let mut outstanding = Map::new();
+                    for (key, request) in waiting.input_requests {
+                        if !answered.contains(&key) {
+                            let request = serde_json::to_value(&request).map_err(|e| {
+                                Error::InvalidResult {
+                                    method: TASKS_GET.to_owned(),
+                                    detail: format!("inputRequests.{key}: {e}"),
+                                }
+                            })?;
+                            outstanding.insert(key, request);
+                        }
+                    }
                     if !outstanding.is_empty() {
                         if rounds >= self.client.max_input_rounds() {
                             return Err(Error::TooManyInputRounds {
@@ -337,9 +276,9 @@ impl TaskHandle {
                         continue;
                     }
                 }
-                TaskStatus::Working | TaskStatus::Unknown => {}
+                Some(DetailedTask::WorkingTask(_)) | None => {}
             }
-            tokio::time::sleep(task.poll_interval()).await;
+            tokio::time::sleep(poll_interval(&task)).await;
             task = self.get().await?;
         }
     }
@@ -363,6 +302,7 @@ impl Client {
             .request(method, json!({"name": name, "arguments": arguments}))
             .await?;
         if is_create_task_result(&result) {
+            parse::<CreateTaskResult>(method, result.clone())?;
             let created: Task = parse(method, result)?;
             return Ok(TaskCall::Task(TaskHandle::new(self.clone(), created)));
         }
@@ -383,9 +323,7 @@ impl Client {
                 last_updated_at: String::new(),
                 ttl_ms: None,
                 poll_interval_ms: None,
-                input_requests: None,
-                result: None,
-                error: None,
+                extra: Map::new(),
             },
         )
     }
@@ -403,22 +341,31 @@ mod tests {
         assert!(is_create_task_result(&created));
         let t: Task = serde_json::from_value(created).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(t.status, TaskStatus::Working);
-        assert_eq!(t.poll_interval(), MIN_POLL, "0 is not a busy loop");
+        assert_eq!(poll_interval(&t), MIN_POLL, "0 is not a busy loop");
         let got = json!({"resultType": "complete", "taskId": "ab12", "status": "input_required",
             "createdAt": "x", "lastUpdatedAt": "y", "ttlMs": null,
-            "inputRequests": {"confirm": {"method": "elicitation/create", "params": {}}}});
+            "inputRequests": {"confirm": {"method": "roots/list"}}});
         let t: Task = serde_json::from_value(got).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(t.status, TaskStatus::InputRequired);
-        assert_eq!(t.poll_interval(), DEFAULT_POLL_INTERVAL);
-        assert!(t.input_requests.is_some_and(|r| r.contains_key("confirm")));
-        let failed = json!({"taskId": "a", "status": "failed",
-            "error": {"code": -32603, "message": "boom"}});
+        assert_eq!(poll_interval(&t), DEFAULT_POLL_INTERVAL);
+        match t.detailed() {
+            Ok(DetailedTask::InputRequiredTask(waiting)) => {
+                assert!(waiting.input_requests.contains_key("confirm"))
+            }
+            other => panic!("{other:?}"),
+        }
+        let failed = json!({"taskId": "a", "status": "failed", "createdAt": "x",
+            "lastUpdatedAt": "y", "ttlMs": 1000, "error": {"code": -32603, "message": "boom"}});
         let t: Task = serde_json::from_value(failed).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(t.error.map(|e| e.code), Some(-32603));
-        let odd: Task = serde_json::from_value(json!({"taskId": "a", "status": "paused"}))
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(odd.status, TaskStatus::Unknown);
-        assert!(!odd.status.is_terminal());
+        assert!(t.status.is_terminal());
+        match t.detailed() {
+            Ok(DetailedTask::FailedTask(failed)) => assert_eq!(failed.error.code, -32603),
+            other => panic!("{other:?}"),
+        }
+        // The status set is the schema's: an unknown one is a bad result.
+        let odd = json!({"taskId": "a", "status": "paused", "createdAt": "x",
+            "lastUpdatedAt": "y", "ttlMs": null});
+        assert!(serde_json::from_value::<Task>(odd).is_err());
         assert!(!is_create_task_result(&json!({"resultType": "complete"})));
     }
 }

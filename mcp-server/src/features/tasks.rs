@@ -49,6 +49,7 @@
 use std::sync::Arc;
 use std::task::Poll;
 
+use mcp_era_types::ext::tasks::{GetTaskRequestParams, methods};
 use mcp_era_types::v2026_07_28::{
     CallToolRequest, CallToolRequestParams, ClientRequest, InputResponse, RequestId,
     RequestMetaObject,
@@ -74,16 +75,16 @@ use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::reply::Reply;
 
 /// The extension identifier.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub const TASKS_EXTENSION: &str = mcp_era_types::ext::tasks::EXTENSION;
 /// `tasks/get`.
-pub const TASKS_GET: &str = "tasks/get";
+pub const TASKS_GET: &str = methods::TASKS_GET;
 /// `tasks/update`.
-pub const TASKS_UPDATE: &str = "tasks/update";
+pub const TASKS_UPDATE: &str = methods::TASKS_UPDATE;
 /// `tasks/cancel`.
-pub const TASKS_CANCEL: &str = "tasks/cancel";
+pub const TASKS_CANCEL: &str = methods::TASKS_CANCEL;
 /// The task status notification, sent on `subscriptions/listen` streams
 /// that asked for the task's id.
-pub const NOTIFICATIONS_TASKS: &str = "notifications/tasks";
+pub const NOTIFICATIONS_TASKS: &str = methods::NOTIFICATIONS_TASKS;
 /// The three methods the extension adds.
 pub const TASK_METHODS: &[&str] = &[TASKS_GET, TASKS_UPDATE, TASKS_CANCEL];
 
@@ -262,38 +263,49 @@ pub(crate) async fn handle_method(
     let caller = ctx.principal();
     let result = match method {
         TASKS_GET => {
-            let params: wire::TaskIdParams = wire::read_params(method, params)?;
-            let task_id = wire::task_id(&params.task_id)?;
+            let params: GetTaskRequestParams = wire::read_params(method, params)?;
             let record = tasks
                 .store()
-                .get(task_id)
+                .get(&params.task_id)
                 .await
                 .map_err(store_failure)?
                 .filter(|record| owned_by(record.owner.as_deref(), caller))
                 .ok_or_else(not_found)?;
-            wire::detailed_task(&record)
+            wire::to_json(&wire::get_task_result(&record)?)
         }
         TASKS_CANCEL => {
-            let params: wire::TaskIdParams = wire::read_params(method, params)?;
-            let task_id = wire::task_id(&params.task_id)?;
+            let params: GetTaskRequestParams = wire::read_params(method, params)?;
             let record = tasks
-                .cancel(task_id, caller)
+                .cancel(&params.task_id, caller)
                 .await
                 .map_err(store_failure)?
                 .ok_or_else(not_found)?;
             announce(ctx.events.as_ref(), Some(&record));
-            wire::ack()
+            wire::cancel_ack()
         }
         TASKS_UPDATE => {
-            let params: wire::UpdateParams = wire::read_params(method, params)?;
-            let task_id = wire::task_id(&params.task_id)?;
-            let Some(Value::Object(responses)) = params.input_responses else {
+            // Read as JSON, not as the generated `UpdateTaskRequestParams`:
+            // answers to keys the task never asked are ignored, so one
+            // malformed answer must not reject the others.
+            let params = params.and_then(Value::as_object);
+            let task_id = wire::task_id(params.and_then(|p| p.get("taskId")))?;
+            let Some(Value::Object(responses)) = params.and_then(|p| p.get("inputResponses"))
+            else {
                 return Err(errors::invalid_params(
                     "params.inputResponses must be an object",
                 ));
             };
-            update(declaration, detach, id, task_id, caller, responses, ctx).await?;
-            wire::ack()
+            update(
+                declaration,
+                detach,
+                id,
+                task_id,
+                caller,
+                responses.clone(),
+                ctx,
+            )
+            .await?;
+            wire::update_ack()
         }
         other => {
             return Err(errors::method_not_found(format!("Unknown method {other}")));

@@ -17,3 +17,7 @@ pub mod v2025_11_25;
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub mod draft;
+// Public as `ext::tasks`.
+#[allow(missing_docs)]
+#[rustfmt::skip]
+pub(crate) mod ext_tasks;

@@ -317,10 +317,12 @@ pub(crate) fn announce(events: Option<&ServerEvents>, record: Option<&TaskRecord
     let (Some(events), Some(record)) = (events, record) else {
         return;
     };
-    let mut task = wire::detailed_task(record);
-    if let Value::Object(object) = &mut task {
-        object.remove("resultType");
-    }
+    // Notifications are optional ("Task Status Notifications"): a record
+    // that cannot be shown is polled instead.
+    let Ok(params) = wire::status_notification(record) else {
+        return;
+    };
+    let task = wire::to_json(&params);
     events.publish(ServerEvent::TaskStatus {
         task_id: record.task_id.clone(),
         owner: record.owner.clone(),

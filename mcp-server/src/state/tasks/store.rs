@@ -11,28 +11,9 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A task's status ("Task Status").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// The request is being processed.
-    Working,
-    /// The task waits for `tasks/update` answers to its `inputRequests`.
-    InputRequired,
-    /// Finished with a result (tool results with `isError: true` included).
-    Completed,
-    /// Finished with a JSON-RPC error.
-    Failed,
-    /// Cancelled before it finished.
-    Cancelled,
-}
-
-impl TaskStatus {
-    /// Whether the task has ended (`completed`, `failed`, `cancelled`).
-    pub fn is_terminal(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
-    }
-}
+/// A task's status ("Task Status"): the extension's generated type, whose
+/// serde form (`input_required`, …) is also how records store it.
+pub use mcp_era_types::ext::tasks::TaskStatus;
 
 /// Everything stored about one task. Plain data (serde), so any backend
 /// can keep it as JSON.

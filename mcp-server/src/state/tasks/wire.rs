@@ -1,34 +1,30 @@
-//! The extension's wire shapes, written by hand: the generated 2026-07-28
-//! types have no `tasks/*` methods (they belong to the extension, not the
-//! core schema). Requests are read from JSON; results are built as JSON.
+//! The extension's wire shapes, as the generated types of
+//! `mcp_era_types::ext::tasks` (from the extension's official schema): a
+//! stored [`TaskRecord`] becomes a `CreateTaskResult`, a `GetTaskResult` or
+//! the params of `notifications/tasks`; `tasks/get` and `tasks/cancel`
+//! params are read as `GetTaskRequestParams`. Results leave as JSON, which
+//! the reply renders.
 
+use mcp_era_types::ext::tasks::{
+    CancelTaskResult, CreateTaskResult, GetTaskResult, GetTaskResultCancelled,
+    GetTaskResultCompleted, GetTaskResultFailed, GetTaskResultInputRequired, GetTaskResultWorking,
+    TaskStatusNotificationParams, TaskStatusNotificationParamsCancelled,
+    TaskStatusNotificationParamsCompleted, TaskStatusNotificationParamsFailed,
+    TaskStatusNotificationParamsInputRequired, TaskStatusNotificationParamsWorking,
+    UpdateTaskResult,
+};
+use mcp_era_types::v2026_07_28::{Error, InputRequests, error_codes};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::store::{TaskRecord, TaskStatus};
 use crate::wire::errors::{self, ErrorObject};
 
-/// `tasks/get` and `tasks/cancel` params: `{taskId}`.
-#[derive(Debug, Deserialize)]
-pub(crate) struct TaskIdParams {
-    #[serde(rename = "taskId")]
-    pub(crate) task_id: Value,
-}
-
-/// `tasks/update` params: `{taskId, inputResponses}`.
-#[derive(Debug, Deserialize)]
-pub(crate) struct UpdateParams {
-    #[serde(rename = "taskId")]
-    pub(crate) task_id: Value,
-    #[serde(rename = "inputResponses")]
-    pub(crate) input_responses: Option<Value>,
-}
-
 /// A task id read from params: a string, else `-32602`.
-pub(crate) fn task_id(value: &Value) -> Result<&str, ErrorObject> {
+pub(crate) fn task_id(value: Option<&Value>) -> Result<&str, ErrorObject> {
     match value {
-        Value::String(id) => Ok(id),
-        Value::Null => Err(errors::invalid_params("Missing params.taskId")),
+        Some(Value::String(id)) => Ok(id),
+        None | Some(Value::Null) => Err(errors::invalid_params("Missing params.taskId")),
         _ => Err(errors::invalid_params("params.taskId must be a string")),
     }
 }
@@ -43,85 +39,170 @@ pub(crate) fn read_params<T: for<'de> Deserialize<'de>>(
         .map_err(|e| errors::invalid_params(format!("Invalid params for {method}: {e}")))
 }
 
-/// The status as it travels.
-pub(crate) fn status_str(status: TaskStatus) -> &'static str {
-    match status {
-        TaskStatus::Working => "working",
-        TaskStatus::InputRequired => "input_required",
-        TaskStatus::Completed => "completed",
-        TaskStatus::Failed => "failed",
-        TaskStatus::Cancelled => "cancelled",
+/// The `Task` fields every shape shares ("Tasks": `taskId`, `status`,
+/// `statusMessage?`, `createdAt`, `lastUpdatedAt`, `ttlMs`,
+/// `pollIntervalMs?`), as they travel.
+struct Base {
+    task_id: String,
+    status_message: Option<String>,
+    created_at: String,
+    last_updated_at: String,
+    ttl_ms: Option<i64>,
+    poll_interval_ms: Option<i64>,
+}
+
+impl Base {
+    fn of(record: &TaskRecord) -> Self {
+        // Milliseconds past i64 are centuries; they saturate.
+        let wire_ms = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
+        Base {
+            task_id: record.task_id.clone(),
+            status_message: record.status_message.clone(),
+            created_at: iso8601(record.created_at_ms),
+            last_updated_at: iso8601(record.last_updated_at_ms),
+            ttl_ms: record.ttl_ms.map(wire_ms),
+            poll_interval_ms: record.poll_interval_ms.map(wire_ms),
+        }
     }
 }
 
-/// The `Task` fields every shape shares ("Tasks": `taskId`, `status`,
-/// `statusMessage?`, `createdAt`, `lastUpdatedAt`, `ttlMs`,
-/// `pollIntervalMs?`).
-fn task_fields(record: &TaskRecord, result_type: &str) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("resultType".into(), json!(result_type));
-    out.insert("taskId".into(), json!(record.task_id));
-    out.insert("status".into(), json!(status_str(record.status)));
-    if let Some(message) = &record.status_message {
-        out.insert("statusMessage".into(), json!(message));
+/// One status's struct of a `DetailedTask`-shaped type: the `Task` fields
+/// of `base`, the status's own fields, no `_meta`, no extra keys.
+macro_rules! shape {
+    ($ty:ident, $base:expr $(, $field:ident: $value:expr)*) => {{
+        let base: Base = $base;
+        $ty {
+            meta: None,
+            task_id: base.task_id,
+            status_message: base.status_message,
+            created_at: base.created_at,
+            last_updated_at: base.last_updated_at,
+            ttl_ms: base.ttl_ms,
+            poll_interval_ms: base.poll_interval_ms,
+            $($field: $value,)*
+            extra: Map::new(),
+        }
+    }};
+}
+
+/// The `DetailedTask` variant of the record's status in union `$union`:
+/// the outstanding `inputRequests` while `input_required`, `result` once
+/// `completed`, `error` once `failed`.
+macro_rules! detailed {
+    ($union:ident, $record:expr, [$working:ident, $input:ident, $completed:ident, $failed:ident, $cancelled:ident]) => {{
+        let record: &TaskRecord = $record;
+        let base = Base::of(record);
+        Ok(match record.status {
+            TaskStatus::Working => $union::$working(shape!($working, base)),
+            TaskStatus::InputRequired => $union::$input(shape!(
+                $input,
+                base,
+                input_requests: outstanding(record)?
+            )),
+            TaskStatus::Completed => {
+                $union::$completed(shape!($completed, base, result: final_result(record)))
+            }
+            TaskStatus::Failed => $union::$failed(shape!($failed, base, error: task_error(record))),
+            TaskStatus::Cancelled => $union::$cancelled(shape!($cancelled, base)),
+        })
+    }};
+}
+
+/// The requests not yet answered, as the core `InputRequests`.
+fn outstanding(record: &TaskRecord) -> Result<InputRequests, ErrorObject> {
+    record
+        .input_requests
+        .iter()
+        .filter(|(key, _)| !record.answers.contains_key(*key))
+        .map(|(key, request)| {
+            let request = serde_json::from_value(request.clone()).map_err(|e| {
+                errors::internal_error(format!("Stored input request {key} is malformed: {e}"))
+            })?;
+            Ok((key.clone(), request))
+        })
+        .collect()
+}
+
+fn final_result(record: &TaskRecord) -> Map<String, Value> {
+    match &record.result {
+        Some(Value::Object(result)) => result.clone(),
+        _ => Map::new(),
     }
-    out.insert("createdAt".into(), json!(iso8601(record.created_at_ms)));
-    out.insert(
-        "lastUpdatedAt".into(),
-        json!(iso8601(record.last_updated_at_ms)),
-    );
-    out.insert("ttlMs".into(), json!(record.ttl_ms));
-    if let Some(poll) = record.poll_interval_ms {
-        out.insert("pollIntervalMs".into(), json!(poll));
-    }
-    out
+}
+
+fn task_error(record: &TaskRecord) -> Error {
+    record
+        .error
+        .as_ref()
+        .and_then(|error| serde_json::from_value(error.clone()).ok())
+        .unwrap_or_else(|| Error::new(error_codes::INTERNAL_ERROR, "The task failed"))
 }
 
 /// `CreateTaskResult`: flat `Result & Task`, `resultType: "task"`, no
 /// `result`/`error`/`inputRequests` ("Task Creation").
 pub(crate) fn create_task_result(record: &TaskRecord) -> Value {
-    Value::Object(task_fields(record, "task"))
+    let base = Base::of(record);
+    to_json(&CreateTaskResult {
+        meta: None,
+        status: record.status,
+        task_id: base.task_id,
+        status_message: base.status_message,
+        created_at: base.created_at,
+        last_updated_at: base.last_updated_at,
+        ttl_ms: base.ttl_ms,
+        poll_interval_ms: base.poll_interval_ms,
+        extra: Map::new(),
+    })
 }
 
 /// `GetTaskResult`: the `DetailedTask` of the current status with
-/// `resultType: "complete"` ("Task Polling" → "Response"): the outstanding
-/// `inputRequests` while `input_required`, `result` once `completed`,
-/// `error` once `failed`.
-pub(crate) fn detailed_task(record: &TaskRecord) -> Value {
-    let mut out = task_fields(record, "complete");
-    match record.status {
-        TaskStatus::InputRequired => {
-            let outstanding: Map<String, Value> = record
-                .input_requests
-                .iter()
-                .filter(|(key, _)| !record.answers.contains_key(*key))
-                .map(|(key, request)| (key.clone(), request.clone()))
-                .collect();
-            out.insert("inputRequests".into(), Value::Object(outstanding));
-        }
-        TaskStatus::Completed => {
-            out.insert(
-                "result".into(),
-                record.result.clone().unwrap_or_else(|| json!({})),
-            );
-        }
-        TaskStatus::Failed => {
-            out.insert(
-                "error".into(),
-                record
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| json!({ "code": -32603, "message": "The task failed" })),
-            );
-        }
-        TaskStatus::Working | TaskStatus::Cancelled => {}
-    }
-    Value::Object(out)
+/// `resultType: "complete"` ("Task Polling" → "Response").
+pub(crate) fn get_task_result(record: &TaskRecord) -> Result<GetTaskResult, ErrorObject> {
+    detailed!(
+        GetTaskResult,
+        record,
+        [
+            GetTaskResultWorking,
+            GetTaskResultInputRequired,
+            GetTaskResultCompleted,
+            GetTaskResultFailed,
+            GetTaskResultCancelled
+        ]
+    )
 }
 
-/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
-pub(crate) fn ack() -> Value {
-    json!({ "resultType": "complete" })
+/// The params of `notifications/tasks`: the same `DetailedTask`, without
+/// `resultType`.
+pub(crate) fn status_notification(
+    record: &TaskRecord,
+) -> Result<TaskStatusNotificationParams, ErrorObject> {
+    detailed!(
+        TaskStatusNotificationParams,
+        record,
+        [
+            TaskStatusNotificationParamsWorking,
+            TaskStatusNotificationParamsInputRequired,
+            TaskStatusNotificationParamsCompleted,
+            TaskStatusNotificationParamsFailed,
+            TaskStatusNotificationParamsCancelled
+        ]
+    )
+}
+
+/// The empty acknowledgement of `tasks/update`.
+pub(crate) fn update_ack() -> Value {
+    to_json(&UpdateTaskResult {
+        meta: None,
+        extra: Map::new(),
+    })
+}
+
+/// The empty acknowledgement of `tasks/cancel`.
+pub(crate) fn cancel_ack() -> Value {
+    to_json(&CancelTaskResult {
+        meta: None,
+        extra: Map::new(),
+    })
 }
 
 /// Milliseconds since the Unix epoch as ISO 8601 UTC
