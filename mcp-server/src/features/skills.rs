@@ -341,3 +341,120 @@ fn not_a_directory(uri: &str) -> ErrorObject {
     error.data = Some(json!({ "uri": uri }));
     error
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use mcp_era_types::v2026_07_28::{Implementation, ServerCapabilities};
+
+    use super::*;
+    use crate::state::events::{ServerEvent, ServerEvents};
+
+    fn declaration(settings: &str) -> ServerDeclaration {
+        let mut capabilities = ServerCapabilities::new();
+        capabilities.extensions = Some(
+            [(EXTENSION_ID.to_owned(), serde_json::from_str(settings).unwrap())]
+                .into_iter()
+                .collect(),
+        );
+        ServerDeclaration::new(
+            Implementation::builder().name("t").version("1").build(),
+            &["2026-07-28"],
+            &[],
+        )
+        .with_capabilities(capabilities)
+    }
+
+    fn skill(path: &str) -> Skill {
+        let name = path.rsplit('/').next().unwrap();
+        Skill::builder(path)
+            .file(
+                "SKILL.md",
+                format!("---\nname: {name}\ndescription: d\n---\n"),
+            )
+            .file("docs/a.md", "a")
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn list_pages_by_cursor_and_refuses_bad_cursors() {
+        let d = declaration("{}");
+        for name in ["a", "b", "c"] {
+            d.skills().insert(skill(name));
+        }
+        d.skills().set_page_size(2);
+        let first = handle_method(&d, SKILLS_LIST, None).unwrap();
+        assert_eq!(first["skills"].as_array().unwrap().len(), 2);
+        let cursor = first["nextCursor"].as_str().unwrap();
+        let second =
+            handle_method(&d, SKILLS_LIST, Some(&json!({ "cursor": cursor }))).unwrap();
+        assert_eq!(second["skills"][0]["uri"], "skill://c/SKILL.md");
+        assert!(second.get("nextCursor").is_none());
+        for bad in ["x", "skills:99"] {
+            let error = handle_method(&d, SKILLS_LIST, Some(&json!({ "cursor": bad })));
+            assert_eq!(error.unwrap_err().code, -32602, "{bad}");
+        }
+    }
+
+    #[test]
+    fn directory_read_is_gated_and_sees_prefix_directories() {
+        assert!(!method_enabled(&declaration("{}"), RESOURCES_DIRECTORY_READ));
+        assert!(method_enabled(&declaration("{}"), SKILLS_GET));
+        let d = declaration(r#"{"directoryRead": true}"#);
+        assert!(method_enabled(&d, RESOURCES_DIRECTORY_READ));
+        d.skills().insert(skill("acme/billing/refunds"));
+        let params = json!({ "uri": "skill://acme" });
+        let acme = handle_method(&d, RESOURCES_DIRECTORY_READ, Some(&params)).unwrap();
+        assert_eq!(acme["resources"][0]["uri"], "skill://acme/billing");
+        assert_eq!(acme["resources"][0]["mimeType"], DIRECTORY_MIME_TYPE);
+        let missing = json!({ "uri": "skill://nowhere" });
+        let error = handle_method(&d, RESOURCES_DIRECTORY_READ, Some(&missing)).unwrap_err();
+        assert_eq!(error.code, -32602);
+    }
+
+    #[test]
+    fn nested_skills_own_their_files() {
+        let d = declaration("{}");
+        d.skills().insert(skill("outer"));
+        d.skills().insert(skill("outer/docs/inner"));
+        let read = read_resource(&d, "skill://outer/docs/inner/SKILL.md").unwrap().unwrap();
+        assert!(read["contents"][0]["text"].as_str().unwrap().contains("name: inner"));
+        assert!(read_resource(&d, "file:///etc/passwd").is_none());
+    }
+
+    #[test]
+    fn changes_announce_list_changed_once() {
+        let skills = Skills::new();
+        let events = ServerEvents::new();
+        let mut rx = events.subscribe();
+        skills.set_events(events);
+        skills.insert(skill("a"));
+        assert_eq!(rx.try_recv().unwrap(), ServerEvent::ResourcesListChanged);
+        skills.insert(skill("a"));
+        assert!(rx.try_recv().is_err(), "no change, no event");
+        assert!(skills.remove("a"));
+        assert_eq!(rx.try_recv().unwrap(), ServerEvent::ResourcesListChanged);
+    }
+
+    #[test]
+    fn the_builder_refuses_what_cannot_be_served() {
+        let md = |name: &str| format!("---\nname: {name}\ndescription: d\n---\n");
+        let cases = [
+            (Skill::builder("a").file("README.md", "x"), "no SKILL.md"),
+            (Skill::builder("a").file("SKILL.md", md("b")), "differs"),
+            (Skill::builder("Bad").file("SKILL.md", md("Bad")), "naming rules"),
+            (Skill::builder("a/../b").file("SKILL.md", md("b")), "skill path"),
+            (
+                Skill::builder("a").file("SKILL.md", md("a")).file("../x", "x"),
+                "file paths",
+            ),
+            (Skill::builder("a").file("SKILL.md", "no frontmatter"), "---"),
+        ];
+        for (builder, says) in cases {
+            let error = builder.build().unwrap_err();
+            assert!(error.to_string().contains(says), "`{says}` not in {error}");
+        }
+    }
+}

@@ -69,10 +69,11 @@ pub fn parse_frontmatter(text: &str) -> Result<Map<String, Value>, FrontmatterEr
             message: "the frontmatter opened on line 1 has no closing `---` line".into(),
         });
     }
-    // The YAML starts on the file's line 2.
+    // The YAML starts on the file's line 2: the parser's lines are shifted
+    // by one, in the line reported and in its message.
     let value: Value = serde_norway::from_str(&yaml).map_err(|e| FrontmatterError {
         line: e.location().map_or(2, |l| l.line() + 1),
-        message: format!("invalid YAML frontmatter: {e}"),
+        message: format!("invalid YAML frontmatter: {}", shift_lines(&e.to_string())),
     })?;
     let Value::Object(map) = value else {
         return Err(FrontmatterError {
@@ -92,6 +93,24 @@ pub fn parse_frontmatter(text: &str) -> Result<Map<String, Value>, FrontmatterEr
         }
     }
     Ok(map)
+}
+
+/// `text` with each `line N` made `line N+1`.
+fn shift_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("line ") {
+        let (before, after) = rest.split_at(at + 5);
+        out.push_str(before);
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        match after[..digits].parse::<usize>() {
+            Ok(n) => out.push_str(&(n + 1).to_string()),
+            Err(_) => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The 1-based line of the YAML where top-level `key:` is written.
@@ -317,9 +336,11 @@ mod tests {
 
     #[test]
     fn frontmatter_errors_name_the_line() {
-        let bad = "---\nname: pdf\ndescription: [unclosed\n---\n";
+        let bad = "---\nname: pdf\ndescription: [unclosed\nlicense: MIT\n---\n";
         let err = parse_frontmatter(bad).unwrap_err();
-        assert!(err.line >= 3, "{err}");
+        // Where the parser gave up, and where the sequence opened, in file lines.
+        assert_eq!(err.line, 4, "{err}");
+        assert!(err.message.contains("line 3 column 14"), "{err}");
         let missing = parse_frontmatter("---\nname: pdf\n---\n").unwrap_err();
         assert!(missing.message.contains("description"), "{missing}");
         assert_eq!(parse_frontmatter("# no frontmatter").unwrap_err().line, 1);
