@@ -42,10 +42,8 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "mcp-skills-{tag}-{}-{nanos}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("mcp-skills-{tag}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         Self(dir)
     }
@@ -151,7 +149,10 @@ async fn http_serves_a_directory_and_refuses_what_leaves_it() {
     assert_eq!(status, 200, "{list}");
     let result = &list["result"];
     assert_eq!(result["resultType"], "complete");
-    assert!(result["ttlMs"].is_u64() && result["cacheScope"].is_string(), "{result}");
+    assert!(
+        result["ttlMs"].is_u64() && result["cacheScope"].is_string(),
+        "{result}"
+    );
     let skills = result["skills"].as_array().unwrap();
     assert_eq!(skills.len(), 1, "{result}");
     let entry: SkillEntry = serde_json::from_value(skills[0].clone()).unwrap();
@@ -192,16 +193,31 @@ async fn http_serves_a_directory_and_refuses_what_leaves_it() {
     assert_eq!(got["result"]["skill"], skills[0]);
     assert!(got["result"].get("nextCursor").is_none());
     refused(
-        &call(&addr, "skills/get", json!({"uri": "skill://broken/SKILL.md"})).await,
+        &call(
+            &addr,
+            "skills/get",
+            json!({"uri": "skill://broken/SKILL.md"}),
+        )
+        .await,
         "Unknown skill",
     );
 
     // resources/read gives the digested bytes; text, or a base64 blob.
-    let (_, read) = call(&addr, "resources/read", json!({"uri": "skill://good/SKILL.md"})).await;
+    let (_, read) = call(
+        &addr,
+        "resources/read",
+        json!({"uri": "skill://good/SKILL.md"}),
+    )
+    .await;
     let content = &read["result"]["contents"][0];
     assert_eq!(content["text"], GOOD_MD);
     assert_eq!(content["mimeType"], "text/markdown");
-    let (_, read) = call(&addr, "resources/read", json!({"uri": "skill://good/img.bin"})).await;
+    let (_, read) = call(
+        &addr,
+        "resources/read",
+        json!({"uri": "skill://good/img.bin"}),
+    )
+    .await;
     assert_eq!(read["result"]["contents"][0]["blob"], "AJ+Slv8=");
 
     // SKILL.md is in resources/list, named and described from its frontmatter.
@@ -250,7 +266,10 @@ async fn http_serves_a_directory_and_refuses_what_leaves_it() {
         json!({"uri": "skill://good/references"}),
     )
     .await;
-    assert_eq!(sub["result"]["resources"][1]["uri"], "skill://good/references/deep");
+    assert_eq!(
+        sub["result"]["resources"][1]["uri"],
+        "skill://good/references/deep"
+    );
     refused(
         &call(
             &addr,
@@ -277,12 +296,22 @@ async fn http_serves_a_directory_and_refuses_what_leaves_it() {
         );
     }
     refused(
-        &call(&addr, "skills/get", json!({"uri": "skill://good/../good/SKILL.md"})).await,
+        &call(
+            &addr,
+            "skills/get",
+            json!({"uri": "skill://good/../good/SKILL.md"}),
+        )
+        .await,
         "traversal",
     );
     // A symlink out of the skill, a loop, a link back to the skill's root.
     refused(
-        &call(&addr, "resources/read", json!({"uri": "skill://good/outside"})).await,
+        &call(
+            &addr,
+            "resources/read",
+            json!({"uri": "skill://good/outside"}),
+        )
+        .await,
         "outside the skill",
     );
     refused(
@@ -334,14 +363,27 @@ async fn stdio_serves_the_same() {
     assert_eq!(list["result"]["skills"][0]["uri"], "skill://good/SKILL.md");
     let got = ask(2, "skills/get", json!({"uri": "skill://good/SKILL.md"})).await;
     assert_eq!(got["result"]["skill"], list["result"]["skills"][0]);
-    let read = ask(3, "resources/read", json!({"uri": "skill://good/references/a.md"})).await;
+    let read = ask(
+        3,
+        "resources/read",
+        json!({"uri": "skill://good/references/a.md"}),
+    )
+    .await;
     assert_eq!(read["result"]["contents"][0]["text"], A_MD);
     let traversal = ask(4, "resources/read", json!({"uri": "skill://good/../x"})).await;
     assert_eq!(traversal["error"]["code"], -32602, "{traversal}");
     let outside = ask(5, "resources/read", json!({"uri": "skill://good/outside"})).await;
     assert_eq!(outside["error"]["code"], -32602, "{outside}");
-    let dir = ask(6, "resources/directory/read", json!({"uri": "skill://good/references"})).await;
-    assert_eq!(dir["result"]["resources"][0]["uri"], "skill://good/references/a.md");
+    let dir = ask(
+        6,
+        "resources/directory/read",
+        json!({"uri": "skill://good/references"}),
+    )
+    .await;
+    assert_eq!(
+        dir["result"]["resources"][0]["uri"],
+        "skill://good/references/a.md"
+    );
 }
 
 #[tokio::test]
@@ -379,13 +421,19 @@ async fn the_client_detects_tampered_entries() {
     let bad_digest = tamper(&|f| f.digest = ext::digest(b"something else"));
     let error = client.read_skill_file(&bad_digest, uri).await.unwrap_err();
     assert!(
-        matches!(&error, Error::SkillVerification(ext::VerifyError::Digest { .. })),
+        matches!(
+            &error,
+            Error::SkillVerification(ext::VerifyError::Digest { .. })
+        ),
         "{error}"
     );
     let bad_size = tamper(&|f| f.size += 1);
     let error = client.read_skill_file(&bad_size, uri).await.unwrap_err();
     assert!(
-        matches!(&error, Error::SkillVerification(ext::VerifyError::Size { .. })),
+        matches!(
+            &error,
+            Error::SkillVerification(ext::VerifyError::Size { .. })
+        ),
         "{error}"
     );
     // A file the entry does not list is refused without being read.
@@ -394,7 +442,10 @@ async fn the_client_detects_tampered_entries() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, Error::SkillVerification(ext::VerifyError::Unlisted { .. })),
+        matches!(
+            &error,
+            Error::SkillVerification(ext::VerifyError::Unlisted { .. })
+        ),
         "{error}"
     );
     // An entry whose frontmatter differs from the file's: not loaded.

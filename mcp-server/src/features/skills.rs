@@ -354,9 +354,12 @@ mod tests {
     fn declaration(settings: &str) -> ServerDeclaration {
         let mut capabilities = ServerCapabilities::new();
         capabilities.extensions = Some(
-            [(EXTENSION_ID.to_owned(), serde_json::from_str(settings).unwrap())]
-                .into_iter()
-                .collect(),
+            [(
+                EXTENSION_ID.to_owned(),
+                serde_json::from_str(settings).unwrap(),
+            )]
+            .into_iter()
+            .collect(),
         );
         ServerDeclaration::new(
             Implementation::builder().name("t").version("1").build(),
@@ -388,8 +391,7 @@ mod tests {
         let first = handle_method(&d, SKILLS_LIST, None).unwrap();
         assert_eq!(first["skills"].as_array().unwrap().len(), 2);
         let cursor = first["nextCursor"].as_str().unwrap();
-        let second =
-            handle_method(&d, SKILLS_LIST, Some(&json!({ "cursor": cursor }))).unwrap();
+        let second = handle_method(&d, SKILLS_LIST, Some(&json!({ "cursor": cursor }))).unwrap();
         assert_eq!(second["skills"][0]["uri"], "skill://c/SKILL.md");
         assert!(second.get("nextCursor").is_none());
         for bad in ["x", "skills:99"] {
@@ -400,7 +402,10 @@ mod tests {
 
     #[test]
     fn directory_read_is_gated_and_sees_prefix_directories() {
-        assert!(!method_enabled(&declaration("{}"), RESOURCES_DIRECTORY_READ));
+        assert!(!method_enabled(
+            &declaration("{}"),
+            RESOURCES_DIRECTORY_READ
+        ));
         assert!(method_enabled(&declaration("{}"), SKILLS_GET));
         let d = declaration(r#"{"directoryRead": true}"#);
         assert!(method_enabled(&d, RESOURCES_DIRECTORY_READ));
@@ -419,8 +424,15 @@ mod tests {
         let d = declaration("{}");
         d.skills().insert(skill("outer"));
         d.skills().insert(skill("outer/docs/inner"));
-        let read = read_resource(&d, "skill://outer/docs/inner/SKILL.md").unwrap().unwrap();
-        assert!(read["contents"][0]["text"].as_str().unwrap().contains("name: inner"));
+        let read = read_resource(&d, "skill://outer/docs/inner/SKILL.md")
+            .unwrap()
+            .unwrap();
+        assert!(
+            read["contents"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("name: inner")
+        );
         assert!(read_resource(&d, "file:///etc/passwd").is_none());
     }
 
@@ -444,13 +456,24 @@ mod tests {
         let cases = [
             (Skill::builder("a").file("README.md", "x"), "no SKILL.md"),
             (Skill::builder("a").file("SKILL.md", md("b")), "differs"),
-            (Skill::builder("Bad").file("SKILL.md", md("Bad")), "naming rules"),
-            (Skill::builder("a/../b").file("SKILL.md", md("b")), "skill path"),
             (
-                Skill::builder("a").file("SKILL.md", md("a")).file("../x", "x"),
+                Skill::builder("Bad").file("SKILL.md", md("Bad")),
+                "naming rules",
+            ),
+            (
+                Skill::builder("a/../b").file("SKILL.md", md("b")),
+                "skill path",
+            ),
+            (
+                Skill::builder("a")
+                    .file("SKILL.md", md("a"))
+                    .file("../x", "x"),
                 "file paths",
             ),
-            (Skill::builder("a").file("SKILL.md", "no frontmatter"), "---"),
+            (
+                Skill::builder("a").file("SKILL.md", "no frontmatter"),
+                "---",
+            ),
         ];
         for (builder, says) in cases {
             let error = builder.build().unwrap_err();
