@@ -138,6 +138,38 @@ async fn embedded_skills_are_the_skills_directory() {
 }
 
 #[tokio::test]
+async fn a_watched_directory_is_reloaded_and_announced() {
+    let root = TempDir::new("watch");
+    std::fs::create_dir_all(root.0.join(".git")).unwrap();
+    let skills: &'static Skills = Box::leak(Box::new(Skills::new()));
+    let events = mcp_era_server::ServerEvents::new();
+    let mut rx = events.subscribe();
+    skills.set_events(events);
+    let report = skills.load_dir(&root.0).unwrap();
+    assert!(
+        report.loaded.is_empty() && report.problems.is_empty(),
+        "{report:?}"
+    );
+    let watch = skills.watch_dir(root.0.clone(), Duration::from_millis(20));
+    std::fs::create_dir_all(root.0.join("good")).unwrap();
+    std::fs::write(root.0.join("good/SKILL.md"), GOOD_MD).unwrap();
+    let event = tokio::time::timeout(GUARD, rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(event, mcp_era_server::ServerEvent::ResourcesListChanged);
+    assert!(skills.snapshot().contains_key("good"));
+    // An edit changes the digest: announced again.
+    std::fs::write(root.0.join("good/SKILL.md"), format!("{GOOD_MD}More.\n")).unwrap();
+    let event = tokio::time::timeout(GUARD, rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(event, mcp_era_server::ServerEvent::ResourcesListChanged);
+    watch.abort();
+}
+
+#[tokio::test]
 async fn http_serves_a_directory_and_refuses_what_leaves_it() {
     let (root, _outside) = skills_dir();
     let log = root.0.with_extension("log");

@@ -538,7 +538,8 @@ impl Skills {
     }
 
     /// Serves the skills of directory `root`, one per subdirectory holding
-    /// a `SKILL.md` (the subdirectory's name is the skill's path), replacing
+    /// a `SKILL.md` (the subdirectory's name is the skill's path; hidden
+    /// ones and plain files are skipped), replacing
     /// every skill served before. Skills that fail to load are reported and
     /// left out; the others are served. Fails only when `root` itself
     /// cannot be read.
@@ -591,6 +592,10 @@ fn read_root(root: &Path) -> std::io::Result<(Vec<Skill>, LoadReport)> {
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name().to_string_lossy().into_owned();
+        // `.git` and friends are not skills.
+        if name.starts_with('.') {
+            continue;
+        }
         let dir = entry.path();
         let fail = |message: String| SkillError {
             skill: name.clone(),
