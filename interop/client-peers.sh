@@ -16,7 +16,8 @@
 #      MODERN_SCENARIOS and LEGACY_SCENARIOS; every one must pass), each at
 #      its own wire version, with --command "<mcp-probe> conformance": all
 #      the scored client scenarios of both requirement sets (the [extension]
-#      auth scenarios are not required), plus json-schema-2020-12-preservation;
+#      auth scenarios are not required), plus json-schema-2020-12-preservation
+#      and the skills extension's sep-2640-client-* (with --force);
 #      and one OAuth scenario through the probe's own --oauth flags.
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
@@ -217,12 +218,21 @@ LEGACY_SCENARIOS=(
   "${AUTH_SCENARIOS[@]}"
 )
 
-# conformance_scenario VERSION SCENARIO [COMMAND]: one client scenario must pass.
+# Extension scenarios (not on the spec timeline: run with --force at
+# 2026-07-28): the skills extension, SEP-2640.
+SKILLS_SCENARIOS=(
+  sep-2640-client-no-prefetch sep-2640-client-verify-digest
+  sep-2640-client-verify-size sep-2640-client-verify-frontmatter
+)
+
+# conformance_scenario VERSION SCENARIO [COMMAND] [FLAG...]: one client
+# scenario must pass.
 conformance_scenario() {
   local version="$1" scenario="$2" command="${3:-$PROBE conformance}"
+  local extra=("${@:4}")
   local log="$WORK/conformance-$version-${scenario//\//_}.log"
   (cd "$WORK" && timeout 300 conformance client --command "$command" \
-    --scenario "$scenario" --spec-version "$version" -o "$WORK/conformance-out") >"$log" 2>&1
+    --scenario "$scenario" --spec-version "$version" "${extra[@]}" -o "$WORK/conformance-out") >"$log" 2>&1
   local code=$?
   local totals
   totals="$(grep -E '^Passed: ' "$log" | tail -1)"
@@ -238,6 +248,10 @@ echo "== conformance client scenarios at 2026-07-28"
 for scenario in "${MODERN_SCENARIOS[@]}"; do conformance_scenario 2026-07-28 "$scenario"; done
 echo "== conformance client scenarios at 2025-11-25"
 for scenario in "${LEGACY_SCENARIOS[@]}"; do conformance_scenario 2025-11-25 "$scenario"; done
+echo "== conformance client scenarios of the skills extension (--force)"
+for scenario in "${SKILLS_SCENARIOS[@]}"; do
+  conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
+done
 echo "== OAuth through the probe's own flags"
 conformance_scenario 2026-07-28 auth/metadata-default \
   "$PROBE --oauth --oauth-headless --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop of our server against real peers (issue 4), pinned versions:
 #   - conformance 0.2.0-alpha.12 against `mcp-everything http`, once with
-#     --requirements 2026-07-28 and once with --requirements 2025-11-25,
+#     --requirements 2026-07-28, once with --requirements 2025-11-25 and
+#     once with --suite all (draft scenarios: 0 failed, no sep-2640 skip),
 #     same URL;
 #   - the Python SDK client mcp==2.3.0 (auto, 2026-07-28, legacy) and the
 #     TypeScript client @modelcontextprotocol/client@2.4.0 (legacy, auto,
@@ -96,6 +97,25 @@ for rev in 2026-07-28 2025-11-25; do
   total="$(grep -E '^Total:' "$log" | tail -1)"
   if [[ $status -eq 0 ]]; then record "conformance-$rev" ok "($total; every scored scenario passed)"; else record "conformance-$rev" fail "(exit $status; $total; see $log)"; fi
 done
+
+# ---- conformance --suite all (draft scenarios too: sep-2640 skills) ----------
+# Required: 0 failed. Skipped checks are counted from the saved checks.json
+# files and reported (the sep-2640 ones must not skip: the fixture declares
+# the skills extension).
+echo "== conformance $CONFORMANCE_VERSION --suite all"
+log="$OUT_DIR/conformance-all.txt"
+(cd "$NPM_DIR" && timeout "$SUITE_TIMEOUT" "$CONFORMANCE" server --url "$URL" --suite all -o "$OUT_DIR/conformance-all") >"$log" 2>&1
+status=$?
+grep -E '^(✓|✗) |^Total:' "$log"
+total="$(grep -E '^Total:' "$log" | tail -1)"
+skipped="$(cat "$OUT_DIR"/conformance-all/*/checks.json 2>/dev/null | grep -o '"status": *"SKIPPED"' | wc -l)"
+skipped_skills="$(cat "$OUT_DIR"/conformance-all/server-sep-2640-*/checks.json 2>/dev/null | grep -o '"status": *"SKIPPED"' | wc -l)"
+echo "   skipped checks: $skipped (sep-2640: $skipped_skills)"
+if [[ $status -eq 0 && $skipped_skills -eq 0 ]]; then
+  record "conformance-all" ok "($total; $skipped skipped, none in sep-2640)"
+else
+  record "conformance-all" fail "(exit $status; $total; sep-2640 skipped $skipped_skills; see $log)"
+fi
 
 # ---- Python SDK client -------------------------------------------------------
 for mode in auto 2026-07-28 legacy; do

@@ -118,6 +118,18 @@ pub enum Error {
         /// The task's id.
         task_id: String,
     },
+    /// Content read for a skill failed verification against its entry
+    /// (size, digest, frontmatter, or a file the entry does not list): it
+    /// was not used.
+    SkillVerification(mcp_era_types::ext::skills::VerifyError),
+    /// The server did not declare what the request needs (an extension,
+    /// or one of its settings), so it was not sent.
+    NotDeclared {
+        /// The request's method.
+        method: String,
+        /// What the server would have to declare.
+        missing: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -195,6 +207,15 @@ impl fmt::Display for Error {
                 )
             }
             Error::TaskCancelled { task_id } => write!(f, "task {task_id} was cancelled"),
+            Error::SkillVerification(e) => {
+                write!(f, "skill content failed verification, not used: {e}")
+            }
+            Error::NotDeclared { method, missing } => {
+                write!(
+                    f,
+                    "`{method}` not sent: the server does not declare {missing}"
+                )
+            }
         }
     }
 }

@@ -23,6 +23,10 @@
 //!   [`ClientOptions::tasks`]): a tool call the server turns into a task is
 //!   polled, its input requests answered and cancellable through a
 //!   [`TaskHandle`] (example there).
+//! * [`skills`]: the skills extension: `skills/list`, `skills/get`,
+//!   `resources/directory/read`, and skill files read only when asked for,
+//!   each verified against its entry (size, `sha256:` digest, `SKILL.md`
+//!   frontmatter) before it is returned.
 //! * [`negotiate`] holds the detection and selection rules as plain
 //!   functions; [`cache`] what is remembered between connections.
 //! * `auth` (feature `oauth`): OAuth 2.1 for HTTP servers, started by a
@@ -72,6 +76,7 @@ pub mod subscription;
 pub mod transport;
 
 pub use client::options::{ClientOptions, EraMode};
+pub use client::skills;
 pub use client::tasks;
 pub use client::{ByEra, Client};
 pub use error::{Error, Result};

@@ -36,6 +36,7 @@ pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAA
     prompts(list_changed),
     logging,
     extension("io.modelcontextprotocol/tasks"),
+    extension("io.modelcontextprotocol/skills" = { "directoryRead": true }),
     versions(legacy = ["2025-11-25"]),
     discover(ttl_ms = 0, scope = "private"),
     cache(ttl_ms = 300000, scope = "public")
@@ -52,8 +53,13 @@ impl Default for Everything {
 
 impl Everything {
     /// A fixture with a per-process random secret for signed
-    /// `requestState`s.
+    /// `requestState`s, serving the embedded skills ([`crate::skills`]).
     pub fn new() -> Self {
+        // The embedded files are checked by the tests; a failure here is a
+        // build of broken skills, served without them rather than not at all.
+        if let Err(error) = crate::skills::install() {
+            tracing::error!(%error, "embedded skills not served");
+        }
         use std::collections::hash_map::RandomState;
         use std::hash::{BuildHasher, Hasher};
         let state = RandomState::new();

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
 
-const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
+const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills DIR]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
+                           [--skills DIR]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
                            [--max-streams N] [--max-streams-per-principal N]
                            [--tls-cert PEM --tls-key PEM]   (feature rustls)
@@ -18,6 +19,9 @@ const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE]
 (default, this process only) or `redis://HOST:PORT` (shared by every
 process using it; needs the `redis` feature). Run several `http` processes
 on one Redis behind a load balancer and any of them serves any task.
+--skills: serve the skills of DIR (one subdirectory per skill, each with a
+SKILL.md) instead of the embedded ones; what cannot be served is reported
+on stderr and left out.
 Logs go to stderr; set MCP_LOG=debug|info|warn|error (default warn).";
 
 fn init_logging() {
@@ -61,25 +65,39 @@ fn use_task_store(store: &str) -> Result<(), String> {
     ))
 }
 
+/// `--skills DIR`: serves DIR's skills in place of the embedded ones,
+/// reporting on stderr what was left out.
+fn use_skills_dir(dir: &str) -> Result<(), String> {
+    use mcp_era_server::McpServer;
+    let report = Everything::declaration()
+        .skills()
+        .load_dir(dir)
+        .map_err(|e| format!("--skills {dir:?}: {e}"))?;
+    for problem in &report.problems {
+        eprintln!("mcp-everything: not served: {problem}");
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("stdio") => {
-            match args.get(1..).unwrap_or_default() {
-                [] => {}
-                [flag, store] if flag == "--task-store" => {
-                    if let Err(e) = use_task_store(store) {
-                        eprintln!("{e}\n{USAGE}");
-                        return ExitCode::from(2);
-                    }
-                }
-                _ => {
-                    eprintln!("{USAGE}");
+            let server = Everything::new();
+            let mut rest = args[1..].iter();
+            while let Some(arg) = rest.next() {
+                let done = match (arg.as_str(), rest.next()) {
+                    ("--task-store", Some(store)) => use_task_store(store),
+                    ("--skills", Some(dir)) => use_skills_dir(dir),
+                    _ => Err(String::new()),
+                };
+                if let Err(e) = done {
+                    eprintln!("{e}\n{USAGE}");
                     return ExitCode::from(2);
                 }
             }
-            mcp_era_server::stdio::run(Everything::new())
+            mcp_era_server::stdio::run(server)
         }
         Some("http") => {
             let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
@@ -96,9 +114,11 @@ fn main() -> ExitCode {
                     ExitCode::from(2)
                 })
             };
+            let mut skills_dir = None::<String>;
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
                 match (arg.as_str(), rest.next()) {
+                    ("--skills", Some(dir)) => skills_dir = Some(dir.clone()),
                     ("--task-store", Some(store)) => {
                         if let Err(e) = use_task_store(store) {
                             eprintln!("{e}\n{USAGE}");
@@ -182,7 +202,14 @@ fn main() -> ExitCode {
             for host in hosts {
                 config = config.allow_host(host);
             }
-            mcp_era_server::http::run(Everything::new(), config)
+            let server = Everything::new();
+            if let Some(dir) = skills_dir
+                && let Err(e) = use_skills_dir(&dir)
+            {
+                eprintln!("{e}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            mcp_era_server::http::run(server, config)
         }
         Some("demo") => mcp_everything::demo::run(),
         _ => {

@@ -25,6 +25,13 @@
 //!   authorization server redirects at once), the client ID metadata
 //!   document URL the suite expects, and the pre-registered client of the
 //!   context when it gives one; then `tools/list` and `test-tool`;
+//! * `sep-2640-client-no-prefetch`: `skills/list`, building the host's
+//!   registry from the entries alone (no skill is loaded, so no file read);
+//! * `sep-2640-client-verify-{digest,size,frontmatter}`: `skills/list`, then
+//!   each listed skill is loaded as a host loads one: `SKILL.md`, verified
+//!   against the entry (size, digest, frontmatter), then each supporting
+//!   file, each verified; content that fails stops the load before any
+//!   further read, and the client exits with the verification error;
 //! * anything else (including `request-metadata`): `tools/list`.
 
 use std::sync::Arc;
@@ -224,6 +231,16 @@ async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Res
         }
         "sse-retry" if has("test_reconnection") => {
             call(client, "test_reconnection", json!({})).await?;
+        }
+        "sep-2640-client-no-prefetch" => {
+            let list = crate::skills::list(client).await?;
+            eprintln!("mcp-probe: skills registry {list}");
+        }
+        s if s.starts_with("sep-2640-client-verify-") => {
+            for entry in client.list_all_skills().await? {
+                let read = crate::skills::load_all(client, &entry).await?;
+                eprintln!("mcp-probe: loaded {} ({read} files verified)", entry.uri);
+            }
         }
         s if s.starts_with("auth/") && has("test-tool") => {
             call(client, "test-tool", json!({})).await?;

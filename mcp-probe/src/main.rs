@@ -1,6 +1,6 @@
 //! `mcp-probe`: connect to an MCP server, tell its era apart, and print
 //! what it said about itself; optionally list and call tools, list and read
-//! resources, list and get prompts. Also the conformance client
+//! resources, list and get prompts, list and get skills. Also the conformance client
 //! (`mcp-probe conformance URL`).
 //!
 //! Every requested operation runs even when an earlier one fails: the
@@ -19,6 +19,7 @@
 //! | 5 | timeout |
 
 mod conformance;
+mod skills;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -160,6 +161,17 @@ struct Cli {
         value_name = "JSON"
     )]
     prompt_args: String,
+
+    /// Also list the skills (skills extension; every page). Reads no
+    /// skill file.
+    #[arg(long)]
+    list_skills: bool,
+
+    /// Get this skill (a name from the listing, or a SKILL.md URI): its
+    /// entry, and its SKILL.md read and verified (size, digest,
+    /// frontmatter). Supporting files are listed, not read.
+    #[arg(long, value_name = "NAME|URI")]
+    get_skill: Option<String>,
 
     /// The server command and its arguments (after `--`).
     #[arg(last = true, num_args = 1.., value_name = "CMD")]
@@ -566,6 +578,24 @@ async fn operations(
                 .map_err(|e| Failed::new("--get-prompt", Some(name), e)),
         );
     }
+    if cli.list_skills {
+        let list = skills::list(client).await;
+        record(
+            report,
+            &mut failed,
+            "skills",
+            list.map_err(|e| Failed::new("--list-skills", None, e)),
+        );
+    }
+    if let Some(name) = &cli.get_skill {
+        let skill = skills::get(client, name).await;
+        record(
+            report,
+            &mut failed,
+            "skill",
+            skill.map_err(|e| Failed::new("--get-skill", Some(name), e)),
+        );
+    }
     failed
 }
 
@@ -765,6 +795,12 @@ fn print_readable(r: &Map<String, Value>) {
     }
     if let Some(result) = r.get("promptResult") {
         print_prompt(result);
+    }
+    if let Some(list) = r.get("skills") {
+        skills::print_list(list);
+    }
+    if let Some(skill) = r.get("skill") {
+        skills::print_skill(skill);
     }
 }
 

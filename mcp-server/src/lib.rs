@@ -276,6 +276,49 @@
 //! requests that declared the extension; the rules are in [`tasks`] and
 //! `docs/tasks.md`.
 //!
+//! # Skills (`io.modelcontextprotocol/skills`)
+//!
+//! Declaring `extension("io.modelcontextprotocol/skills")` (beside
+//! `resources`) turns on `skills/list` and `skills/get`, and serves
+//! `skill://` files through `resources/read`; adding
+//! `= { "directoryRead": true }` also turns on `resources/directory/read`.
+//! The skills come from the declaration's catalogue, filled before
+//! serving from a directory of `SKILL.md` skills or from code; the rules
+//! are in [`skills`] and `docs/extensions.md`.
+//!
+//! ```
+//! use mcp_era_server::McpServer;
+//! use mcp_era_server::skills::Skill;
+//!
+//! #[derive(McpServer)]
+//! #[mcp(
+//!     name = "handbook",
+//!     version = "1.0.0",
+//!     extension("io.modelcontextprotocol/skills" = { "directoryRead": true })
+//! )]
+//! struct Handbook;
+//!
+//! // Any resource makes the server declare `resources`.
+//! #[mcp_era_server::router]
+//! impl Handbook {
+//!     #[resource(uri = "docs://readme", name = "readme")]
+//!     fn readme(&self) -> String {
+//!         "Ask for a skill.".into()
+//!     }
+//! }
+//!
+//! // One subdirectory per skill, each with a SKILL.md (problems are
+//! // reported; the other skills are served):
+//! // let report = Handbook::declaration().skills().load_dir("skills")?;
+//! Handbook::declaration().skills().insert(
+//!     Skill::builder("git-workflow")
+//!         .file("SKILL.md", "---\nname: git-workflow\ndescription: Team Git conventions\n---\n\nRebase.\n")
+//!         .build()?,
+//! );
+//! assert_eq!(Handbook::declaration().skills().snapshot().len(), 1);
+//! # Ok::<(), mcp_era_server::skills::SkillError>(())
+//! ```
+//!
 //! # `#[mcp(...)]` reference
 //!
 //! Keys may be split over several `#[mcp(...)]` attributes; each key may
@@ -527,6 +570,7 @@ mod state;
 pub mod stdio;
 mod wire;
 
+pub use features::skills;
 pub use features::tasks;
 pub use wire::errors;
 

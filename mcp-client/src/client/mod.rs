@@ -52,12 +52,14 @@
 // The files, lowest first: `options` (what the caller sets), this one (the
 // handle and what it knows), `exchange` (one round trip), `connect` (the
 // handshake and the era cache), `request` (a request's whole life),
-// `tasks` (the tasks extension) and `methods` (the typed methods).
+// `tasks` (the tasks extension), `skills` (the skills extension) and
+// `methods` (the typed methods).
 mod connect;
 mod exchange;
 mod methods;
 pub(crate) mod options;
 mod request;
+pub mod skills;
 pub mod tasks;
 
 use std::collections::HashMap;

@@ -150,6 +150,16 @@ pub(crate) async fn modern_request<S: McpServer>(
         )
         .await;
     }
+    if crate::features::skills::SKILL_METHODS.contains(&envelope.method) {
+        let result =
+            crate::features::skills::handle_method(declaration, envelope.method, envelope.params)?;
+        return finished_reply(
+            declaration,
+            envelope.method,
+            result,
+            ctx.server_info_in_results,
+        );
+    }
     let request = ClientRequest::from_json(message).map_err(|e| {
         errors::invalid_params(format!("Invalid params for {}: {e}", envelope.method))
     })?;
@@ -208,6 +218,13 @@ async fn run_modern<S: McpServer>(
         }
         _ => Ok(None),
     };
+    // Skill files (skills extension) are served from the catalogue.
+    if let Ok(None) = &route
+        && let ClientRequest::ReadResourceRequest(read) = &*request
+        && let Some(result) = crate::features::skills::read_resource(declaration, &read.params.uri)
+    {
+        return finished_reply(declaration, method, result?, ctx.server_info_in_results);
+    }
     match route {
         Err(error) => Err(error),
         Ok(Some(detach)) => {
@@ -236,6 +253,21 @@ async fn run_modern<S: McpServer>(
                 };
                 Reply::from_value(&result)
             }),
+            // Each skill's SKILL.md is listed on the first page.
+            ClientRequest::ListResourcesRequest(list) if list.params.cursor.is_none() => {
+                let skills = crate::features::skills::listed_resources(declaration);
+                let reply = server
+                    .dispatch_capability(ClientRequest::ListResourcesRequest(list), request_ctx)
+                    .await?;
+                if skills.is_empty() {
+                    return Ok(reply);
+                }
+                let mut result = reply.to_value()?;
+                if let Some(Value::Array(resources)) = result.get_mut("resources") {
+                    resources.extend(skills);
+                }
+                Reply::from_value(&result)
+            }
             request => server.dispatch_capability(request, request_ctx).await,
         },
     }
@@ -250,6 +282,23 @@ pub const CACHEABLE_METHODS: &[&str] = &[
     methods::RESOURCES_TEMPLATES_LIST,
     methods::RESOURCES_READ,
 ];
+
+/// A result built as JSON here (listen, extension methods): finished like a
+/// handler's, with `_meta`'s server identity when the transport wants it.
+fn finished_reply(
+    declaration: &ServerDeclaration,
+    method: &str,
+    result: Value,
+    server_info: bool,
+) -> HandlerResult<Reply> {
+    let result = finish_modern_result(declaration, method, result);
+    let result = if server_info {
+        declaration.with_server_info(result)
+    } else {
+        result
+    };
+    Reply::from_value(&result)
+}
 
 /// Every modern result carries `resultType` (`"complete"` unless the
 /// handler said otherwise); complete results of the six cacheable methods
@@ -395,6 +444,13 @@ pub(crate) fn check_method(
         // The tasks extension's methods, when the server declares it.
         task if crate::features::tasks::TASK_METHODS.contains(&task)
             && crate::features::tasks::server_declared(declaration) =>
+        {
+            return Ok(());
+        }
+        // The skills extension's methods, as its declaration turns them on.
+        skill
+            if crate::features::skills::SKILL_METHODS.contains(&skill)
+                && crate::features::skills::method_enabled(declaration, skill) =>
         {
             return Ok(());
         }

@@ -75,6 +75,7 @@ pub struct ServerDeclaration {
     server_info_bytes: OnceLock<Vec<u8>>,
     pub(crate) param_headers: crate::state::param_header_cache::ParamHeaderCache,
     tasks: crate::state::tasks::Tasks,
+    skills: crate::state::skills::Skills,
 }
 
 impl ServerDeclaration {
@@ -104,6 +105,7 @@ impl ServerDeclaration {
             server_info_bytes: OnceLock::new(),
             param_headers: crate::state::param_header_cache::ParamHeaderCache::default(),
             tasks: crate::state::tasks::Tasks::new(),
+            skills: crate::state::skills::Skills::new(),
         }
     }
 
@@ -184,6 +186,14 @@ impl ServerDeclaration {
     /// serving, e.g. `MyServer::declaration().tasks().set_store(store)`.
     pub fn tasks(&self) -> &crate::state::tasks::Tasks {
         &self.tasks
+    }
+
+    /// The skills this server type serves (skills extension). Used only
+    /// when the server declares `extension("io.modelcontextprotocol/skills")`;
+    /// fill it before serving, e.g.
+    /// `MyServer::declaration().skills().load_dir("skills")?`.
+    pub fn skills(&self) -> &crate::state::skills::Skills {
+        &self.skills
     }
 
     /// Adds `_meta["io.modelcontextprotocol/serverInfo"]` to a modern result

@@ -1,0 +1,132 @@
+//! `--list-skills` and `--get-skill NAME|URI` (skills extension), and the
+//! skill loading the conformance client does: entries come from
+//! `skills/list` (or `skills/get` for a URI), files are read only when a
+//! skill is loaded, and every byte read is verified against the entry by
+//! `mcp_era_client` before it is used.
+
+use mcp_era_client::Client;
+use mcp_era_client::mcp_era_types::ext::skills::SkillEntry;
+use serde_json::{Value, json};
+
+use crate::Failure;
+
+/// Every listed skill: URI, name, description and file count. Reads no file.
+pub(crate) async fn list(client: &Client) -> Result<Value, Failure> {
+    let entries = client.list_all_skills().await?;
+    Ok(Value::Array(entries.iter().map(summary).collect()))
+}
+
+fn summary(entry: &SkillEntry) -> Value {
+    json!({
+        "uri": entry.uri,
+        "name": entry.name(),
+        "description": entry.description(),
+        "files": entry.files().map(<[_]>::len),
+    })
+}
+
+/// The entry of the skill named `name` (or at URI `name`): from
+/// `skills/get` for a URI, else the one listed entry with that name (two
+/// with one name are ambiguous: give the URI).
+pub(crate) async fn find(client: &Client, name: &str) -> Result<SkillEntry, Failure> {
+    if name.contains("://") {
+        return Ok(client.get_skill(name).await?);
+    }
+    let entries = client.list_all_skills().await?;
+    let mut named: Vec<SkillEntry> = entries
+        .into_iter()
+        .filter(|e| e.name() == Some(name))
+        .collect();
+    match named.len() {
+        0 => Err(Failure::new(
+            1,
+            format!("no listed skill is named `{name}`"),
+        )),
+        1 => Ok(named.remove(0)),
+        _ => Err(Failure::new(
+            1,
+            format!(
+                "{} skills are named `{name}` ({}): give the URI",
+                named.len(),
+                named
+                    .iter()
+                    .map(|e| e.uri.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// `--get-skill`: the entry, and its `SKILL.md` read and verified. The
+/// supporting files are listed, not read.
+pub(crate) async fn get(client: &Client, name: &str) -> Result<Value, Failure> {
+    let entry = find(client, name).await?;
+    let loaded = client.load_skill(&entry).await?;
+    Ok(json!({
+        "entry": entry,
+        "verified": loaded.verified,
+        "skillMd": loaded.skill_md,
+    }))
+}
+
+/// Loads a skill as a host does when the model asks for it: `SKILL.md`
+/// first, verified, then each supporting file, each verified. Stops at the
+/// first file that fails, reading nothing more.
+pub(crate) async fn load_all(client: &Client, entry: &SkillEntry) -> Result<usize, Failure> {
+    client.load_skill(entry).await?;
+    let mut read = 1;
+    for file in entry.files().unwrap_or_default() {
+        if file.uri == entry.uri {
+            continue;
+        }
+        client.read_skill_file(entry, &file.uri).await?;
+        read += 1;
+    }
+    Ok(read)
+}
+
+/// Readable output of `--list-skills`.
+pub(crate) fn print_list(list: &Value) {
+    let items = list.as_array().map(Vec::as_slice).unwrap_or_default();
+    println!("skills ({}):", items.len());
+    for item in items {
+        let files = match item["files"].as_u64() {
+            Some(n) => format!("{n} files"),
+            None => "dynamic".into(),
+        };
+        println!(
+            "  {}  {}  ({files})",
+            item["name"].as_str().unwrap_or("?"),
+            item["uri"].as_str().unwrap_or("?")
+        );
+        if let Some(description) = item["description"].as_str() {
+            println!("      {description}");
+        }
+    }
+}
+
+/// Readable output of `--get-skill`.
+pub(crate) fn print_skill(skill: &Value) {
+    let entry = &skill["entry"];
+    println!(
+        "skill:              {}",
+        entry["uri"].as_str().unwrap_or("?")
+    );
+    let check = if skill["verified"] == json!(true) {
+        "size, digest and frontmatter verified"
+    } else {
+        "dynamic: frontmatter checked, no digests"
+    };
+    println!("  SKILL.md:         {check}");
+    for file in entry["resources"].as_array().into_iter().flatten() {
+        println!(
+            "  {}  {} bytes  {}",
+            file["uri"].as_str().unwrap_or("?"),
+            file["size"],
+            file["digest"].as_str().unwrap_or("?")
+        );
+    }
+    println!();
+    print!("{}", skill["skillMd"].as_str().unwrap_or_default());
+}
