@@ -71,6 +71,7 @@ pub mod sse;
 pub mod subscription;
 pub mod transport;
 
+pub use client::apps;
 pub use client::options::{ClientOptions, EraMode};
 pub use client::tasks;
 pub use client::{ByEra, Client};

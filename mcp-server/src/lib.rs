@@ -564,7 +564,7 @@ pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::resources::{IntoListing, ListedResource};
 pub use router::tools::{Era, ToolVisibility};
 pub use router::tools::{
-    IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
+    IntoToolError, IntoToolResult, Json, JsonWithText, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
 pub use router::{Elicitation, PAGE_SIZE, RetryInput};
 pub use state::events::{ServerEvent, ServerEvents};

@@ -43,6 +43,7 @@ extern crate self as mcp_era_types;
 mod construct;
 #[cfg(feature = "named")]
 mod error;
+pub mod ext;
 pub mod headers;
 mod helpers;
 pub mod inspect;
