@@ -165,6 +165,54 @@ mod tests {
         Ok(())
     }
 
+    /// Over real Streamable HTTP, in both eras: a client that declared the
+    /// extension sees and calls the app-only tool and reads the App; one
+    /// that did not sees only the model's tool.
+    #[tokio::test]
+    async fn over_http_in_both_eras() -> Result<(), Error> {
+        use mcp_era::client::{Client, ClientOptions, EraMode};
+        use mcp_era::server::http::{HttpConfig, McpService};
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let mcp = McpService::new(CounterApp::default(), HttpConfig::new(addr))?;
+        let app = axum::Router::new().nest_service("/mcp", mcp);
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let url = format!("http://{addr}/mcp");
+        for era in [EraMode::Modern, EraMode::Legacy] {
+            let mut options = ClientOptions {
+                era,
+                ..ClientOptions::default()
+            };
+            let plain = Client::connect_http(&url, options.clone()).await?;
+            let tools = plain.list_all("tools/list", "tools").await?;
+            assert_eq!(
+                names(tools["tools"].as_array().expect("tools")),
+                ["show_counter"]
+            );
+            options.declare_apps();
+            let host = Client::connect_http(&url, options).await?;
+            let tools = host.list_all("tools/list", "tools").await?;
+            let tools = tools["tools"].as_array().expect("tools");
+            assert_eq!(names(tools), ["show_counter", "increment"], "{era:?}");
+            let link = mcp_era::client::apps::tool_ui(tools[1]["_meta"].as_object())?;
+            let link = link.expect("a link");
+            assert!(link.app_only());
+            let app = host
+                .read_app(link.resource_uri.as_deref().expect("uri"))
+                .await?;
+            assert!(app.html.starts_with("<!DOCTYPE html>"));
+            let added = host.call_tool("increment", serde_json::Map::new()).await?;
+            let added = match added {
+                ByEra::Modern(r) => serde_json::to_value(r),
+                ByEra::Legacy(r) => serde_json::to_value(r),
+            }
+            .expect("JSON");
+            assert_eq!(added["isError"], Value::Null, "{added}");
+        }
+        Ok(())
+    }
+
     #[tokio::test]
     async fn follows_the_protocol_rules() {
         check_server(CounterApp::default()).await.assert_ok();
