@@ -1230,6 +1230,12 @@ fn check_apps(cx: &mut Ctxt, methods: &[Method]) {
                     );
                 }
                 let Some(ui) = ui else { continue };
+                if matches!(&method.output, Type::Tuple(unit) if unit.elems.is_empty()) {
+                    cx.error_spanned_by(
+                        &method.ident,
+                        "a tool with an App answers with content a host without Apps can show (the spec's text fallback): return text, or `Json(value).with_text(...)`",
+                    );
+                }
                 if resources.is_empty() || app_uris.contains(&ui.value()) {
                     continue;
                 }

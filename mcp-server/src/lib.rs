@@ -235,7 +235,8 @@
 //! * Compile errors: a `ui` that is not `ui://...`, a CSP entry that is not
 //!   an origin (`scheme://host[:port]`, scheme https, http, wss or ws, no
 //!   path), a `mime_type` on an App, App keys on a plain resource, a
-//!   visibility other than `"model"`/`"app"`, a tool's `ui` naming no
+//!   visibility other than `"model"`/`"app"`, an App tool returning `()`
+//!   (no text fallback), a tool's `ui` naming no
 //!   `#[resource(ui = ...)]` of the impl block (when it has resources; when
 //!   it has none, a server that serves no resources at all), and a server
 //!   that does not declare the extension. Catalogues built by hand

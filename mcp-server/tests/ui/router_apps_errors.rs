@@ -12,6 +12,10 @@ impl Server {
         String::new()
     }
 
+    /// Answers nothing a host without Apps could show.
+    #[tool(ui = "ui://counter/app")]
+    fn silent(&self) {}
+
     /// A visibility nobody knows.
     #[tool(ui = "ui://counter/app", visibility = ["agent", "app", "app"])]
     fn add(&self) -> String {
