@@ -75,6 +75,7 @@ pub mod sse;
 pub mod subscription;
 pub mod transport;
 
+pub use client::apps;
 pub use client::options::{ClientOptions, EraMode};
 pub use client::skills;
 pub use client::tasks;

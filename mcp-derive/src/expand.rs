@@ -114,6 +114,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     let p = quote!(#krate::__private);
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let extension_ids = attrs.extensions.iter().map(|e| &e.id);
 
     let name = attrs
         .name
@@ -396,6 +397,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         #[automatically_derived]
         impl #impl_generics #p::Served for #ident #ty_generics #where_clause {
             const SERVED: #p::Routed<Self> = #p::Routed { #(#served)* };
+            const EXTENSIONS: &'static [&'static str] = &[#(#extension_ids),*];
         }
 
         #(#declared)*

@@ -11,8 +11,9 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
 
 use crate::expand::{icon_value, some_string};
+use crate::internals::apps;
 use crate::internals::attr::{
-    Icon, Scopes, parse_cache_hints, parse_icon, parse_scopes, path_name, skip_value,
+    Icon, Scopes, SpanOf, parse_cache_hints, parse_icon, parse_scopes, path_name, skip_value,
 };
 use crate::internals::check::{check_icon, check_scopes, checked_scope, checked_ttl};
 use crate::internals::ctxt::Ctxt;
@@ -33,6 +34,8 @@ const TOOL_KEYS: &[&str] = &[
     "scopes",
     "hidden",
     "era",
+    "ui",
+    "visibility",
 ];
 const ERAS: &[&str] = &["modern", "legacy"];
 const TASK_SUPPORT: &[&str] = &["never", "optional", "required"];
@@ -46,6 +49,11 @@ const RESOURCE_KEYS: &[&str] = &[
     "icon",
     "list",
     "cache",
+    "ui",
+    "csp",
+    "permissions",
+    "domain",
+    "prefers_border",
 ];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icon"];
 const ARG_KEYS: &[&str] = &["name", "description", "header", "complete"];
@@ -107,6 +115,16 @@ struct Settings {
     cache: Option<(Option<syn::Expr>, Option<LitStr>)>,
     /// `cache(...)` checked: `ttlMs`, and `Some(true)` for a public scope.
     cache_values: (Option<u64>, Option<bool>),
+    /// `visibility = [...]` (tools): who may use the tool (MCP Apps).
+    visibility: Option<Vec<LitStr>>,
+    /// `csp(...)` (UI resources): each list under its `_meta.ui.csp` name.
+    csp: Option<Vec<(&'static str, Vec<LitStr>)>>,
+    /// `permissions(...)` (UI resources), as `_meta.ui.permissions` names.
+    permissions: Option<Vec<&'static str>>,
+    /// `prefers_border` (UI resources).
+    prefers_border: Option<bool>,
+    /// Where the first UI-only resource key was written.
+    ui_key: Option<Span>,
 }
 
 /// The `list` method of a template, as its signature says.
@@ -217,6 +235,11 @@ fn settings_key(
         "cache" if kind != Kind::Resource => {
             Some("resources only (their reads); lists take the server's `#[mcp(cache(...))]`")
         }
+        "visibility" if kind != Kind::Tool => Some("tools only"),
+        "csp" | "permissions" | "domain" | "prefers_border" if kind != Kind::Resource => {
+            Some("UI resources only (`#[resource(ui = \"ui://...\")]`)")
+        }
+        "ui" if kind == Kind::Prompt => Some("tools and resources only"),
         _ => None,
     };
     if let Some(only) = only {
@@ -233,13 +256,85 @@ fn settings_key(
         || (key == "scopes" && settings.scopes.is_some())
         || (key == "hidden" && settings.hidden)
         || (key == "list" && settings.list.is_some())
-        || (key == "cache" && settings.cache.is_some());
+        || (key == "cache" && settings.cache.is_some())
+        || (key == "visibility" && settings.visibility.is_some())
+        || (key == "csp" && settings.csp.is_some())
+        || (key == "permissions" && settings.permissions.is_some())
+        || (key == "prefers_border" && settings.prefers_border.is_some());
     if duplicate {
         cx.error_spanned_by(&meta.path, format!("duplicate {context} key `{key}`"));
         return skip_value(meta);
     }
+    if matches!(
+        key.as_str(),
+        "csp" | "permissions" | "domain" | "prefers_border"
+    ) && settings.ui_key.is_none()
+    {
+        settings.ui_key = Some(meta.path.span_of());
+    }
     match key.as_str() {
         "icon" => settings.icons.push(parse_icon(cx, meta)?),
+        "visibility" => {
+            let array: syn::ExprArray = meta.value()?.parse()?;
+            settings.visibility = Some(str_array(cx, array));
+        }
+        "csp" => {
+            let mut lists = Vec::new();
+            meta.parse_nested_meta(|inner| {
+                let k = path_name(&inner.path);
+                let Some((_, wire)) = apps::CSP_KEYS.iter().find(|(rust, _)| *rust == k) else {
+                    let keys: Vec<&str> = apps::CSP_KEYS.iter().map(|(rust, _)| *rust).collect();
+                    cx.error_spanned_by(&inner.path, unknown_key_message(&k, "`csp(...)`", &keys));
+                    return skip_value(&inner);
+                };
+                if lists.iter().any(|(w, _)| w == wire) {
+                    cx.error_spanned_by(&inner.path, format!("duplicate `csp(...)` key `{k}`"));
+                    return skip_value(&inner);
+                }
+                let array: syn::ExprArray = inner.value()?.parse()?;
+                lists.push((*wire, str_array(cx, array)));
+                Ok(())
+            })?;
+            settings.csp = Some(lists);
+        }
+        "permissions" => {
+            let mut granted = Vec::new();
+            meta.parse_nested_meta(|inner| {
+                let k = path_name(&inner.path);
+                let Some((_, wire)) = apps::PERMISSION_KEYS.iter().find(|(rust, _)| *rust == k)
+                else {
+                    let keys: Vec<&str> =
+                        apps::PERMISSION_KEYS.iter().map(|(rust, _)| *rust).collect();
+                    cx.error_spanned_by(
+                        &inner.path,
+                        unknown_key_message(&k, "`permissions(...)`", &keys),
+                    );
+                    return skip_value(&inner);
+                };
+                if inner.input.peek(syn::Token![=]) || inner.input.peek(syn::token::Paren) {
+                    cx.error_spanned_by(
+                        &inner.path,
+                        format!("`{k}` takes no value: list the permissions, e.g. `permissions(camera, clipboard_write)`"),
+                    );
+                    return skip_value(&inner);
+                }
+                if granted.contains(wire) {
+                    cx.error_spanned_by(&inner.path, format!("duplicate permission `{k}`"));
+                } else {
+                    granted.push(*wire);
+                }
+                Ok(())
+            })?;
+            settings.permissions = Some(granted);
+        }
+        "prefers_border" => {
+            let value = if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::LitBool>()?.value
+            } else {
+                true
+            };
+            settings.prefers_border = Some(value);
+        }
         "scopes" => settings.scopes = Some(parse_scopes(cx, meta)?),
         "hidden" => {
             if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
@@ -279,6 +374,21 @@ fn settings_key(
         }
     }
     Ok(())
+}
+
+/// `["a", "b"]` into string literals; other elements are errors.
+fn str_array(cx: &mut Ctxt, array: syn::ExprArray) -> Vec<LitStr> {
+    let mut out = Vec::new();
+    for elem in array.elems {
+        match elem {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => out.push(s),
+            other => cx.error_spanned_by(other, "expected a string literal"),
+        }
+    }
+    out
 }
 
 fn is_named(ty: &Type, name: &str) -> bool {
@@ -878,6 +988,7 @@ fn name_span(method: &Method) -> Span {
 fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
     let before = cx.has_errors();
     let mut seen: BTreeMap<(u8, String), ()> = BTreeMap::new();
+    check_apps(cx, methods);
     for method in methods {
         for icon in &method.settings.icons {
             check_icon(cx, icon);
@@ -955,8 +1066,17 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
                 }
             }
             Kind::Resource => {
+                let ui = method.settings.strings.get("ui");
                 let uri = method.settings.strings.get("uri");
                 let template = method.settings.strings.get("template");
+                if let (Some(ui), Some(_)) = (ui, uri.or(template)) {
+                    cx.error_spanned_by(
+                        ui,
+                        "`ui` is the URI of the App, a fixed `ui://` URI: drop `uri`/`template`",
+                    );
+                    continue;
+                }
+                let uri = uri.or(ui);
                 let variables = match (uri, template) {
                     (Some(_), None) => Vec::new(),
                     (None, Some(template)) => match template_variables(&template.value()) {
@@ -976,7 +1096,7 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
                     (None, None) => {
                         cx.error_spanned_by(
                             &method.ident,
-                            "a `#[resource]` needs `uri = \"...\"` or `template = \"...\"`",
+                            "a `#[resource]` needs `uri = \"...\"`, `template = \"...\"` or (an MCP App) `ui = \"ui://...\"`",
                         );
                         continue;
                     }
@@ -1016,6 +1136,130 @@ fn check(cx: &mut Ctxt, methods: &[Method]) -> bool {
     !cx.has_errors() || before
 }
 
+/// The MCP Apps keys: `#[resource(ui = ..., csp(...), ...)]` and
+/// `#[tool(ui = ..., visibility = [...])]`. A tool's `ui` must name a
+/// `#[resource(ui = ...)]` of this impl block when it has resources; with
+/// none, the generated code checks that the server serves resources.
+fn check_apps(cx: &mut Ctxt, methods: &[Method]) {
+    let resources: Vec<&Method> = methods
+        .iter()
+        .filter(|m| m.kind == Kind::Resource)
+        .collect();
+    let app_uris: Vec<String> = resources
+        .iter()
+        .filter_map(|m| m.settings.strings.get("ui").map(LitStr::value))
+        .collect();
+    for method in methods {
+        let settings = &method.settings;
+        let ui = settings.strings.get("ui");
+        if let Some(ui) = ui
+            && let Err(e) = apps::check_ui_uri(&ui.value())
+        {
+            cx.error_spanned_by(ui, e);
+        }
+        match method.kind {
+            Kind::Resource => {
+                if ui.is_none() {
+                    if let Some(span) = settings.ui_key {
+                        cx.syn_error(syn::Error::new(
+                            span,
+                            "`csp`, `permissions`, `domain` and `prefers_border` describe an MCP App: write `ui = \"ui://...\"` instead of `uri`",
+                        ));
+                    }
+                    if let Some(uri) = settings.strings.get("uri")
+                        && uri.value().starts_with("ui://")
+                    {
+                        cx.error_spanned_by(
+                            uri,
+                            "a `ui://` resource is an MCP App: write `ui = \"...\"` instead of `uri` (it sets the MIME type and `_meta.ui`)",
+                        );
+                    }
+                    continue;
+                }
+                if let Some(mime) = settings.strings.get("mime_type") {
+                    cx.error_spanned_by(
+                        mime,
+                        format!(
+                            "an MCP App's MIME type is always `{}`: drop `mime_type`",
+                            apps::MIME_TYPE
+                        ),
+                    );
+                }
+                for domain in settings.csp.iter().flatten().flat_map(|(_, list)| list) {
+                    if let Err(e) = apps::check_origin(&domain.value()) {
+                        cx.error_spanned_by(domain, format!("CSP domain {e}"));
+                    }
+                }
+                if let Some(domain) = settings.strings.get("domain")
+                    && (domain.value().is_empty() || domain.value().contains(char::is_whitespace))
+                {
+                    cx.error_spanned_by(domain, "`domain` must be a host name, without whitespace");
+                }
+            }
+            Kind::Tool => {
+                if let Some(visibility) = &settings.visibility {
+                    let mut seen = Vec::new();
+                    for who in visibility {
+                        let value = who.value();
+                        if !apps::VISIBILITIES.contains(&value.as_str()) {
+                            cx.error_spanned_by(
+                                who,
+                                format!("unknown visibility `{value}`: use \"model\" (the agent) and/or \"app\" (the tool's App)"),
+                            );
+                        } else if seen.contains(&value) {
+                            cx.error_spanned_by(who, format!("duplicate visibility `{value}`"));
+                        } else {
+                            seen.push(value);
+                        }
+                    }
+                    if visibility.is_empty() {
+                        cx.error_spanned_by(
+                            &method.ident,
+                            "`visibility = []` leaves nobody to use the tool: list \"model\" and/or \"app\"",
+                        );
+                    }
+                }
+                if let Some(json) = &settings.meta
+                    && (ui.is_some() || settings.visibility.is_some())
+                    && let Ok(serde_json::Value::Object(meta)) = serde_json::from_str(json)
+                    && (meta.contains_key("ui") || meta.contains_key(apps::LEGACY_RESOURCE_URI_KEY))
+                {
+                    cx.error_spanned_by(
+                        &method.ident,
+                        "`meta` sets `ui` too: write the App link once, with `ui = ...` and `visibility = [...]`",
+                    );
+                }
+                let Some(ui) = ui else { continue };
+                if matches!(&method.output, Type::Tuple(unit) if unit.elems.is_empty()) {
+                    cx.error_spanned_by(
+                        &method.ident,
+                        "a tool with an App answers with content a host without Apps can show (the spec's text fallback): return text, or `Json(value).with_text(...)`",
+                    );
+                }
+                if resources.is_empty() || app_uris.contains(&ui.value()) {
+                    continue;
+                }
+                let names: Vec<&str> = app_uris.iter().map(String::as_str).collect();
+                let hint = did_you_mean(&ui.value(), &names)
+                    .map_or_else(String::new, |best| format!("; did you mean `{best}`?"));
+                let declared = if app_uris.is_empty() {
+                    " (it declares none)".to_owned()
+                } else {
+                    format!(" (it declares {})", app_uris.join(", "))
+                };
+                cx.error_spanned_by(
+                    ui,
+                    format!(
+                        "no `#[resource(ui = \"{}\")]` in this `#[router]` impl block{declared}{hint}",
+                        ui.value()
+                    ),
+                );
+            }
+            Kind::Prompt => {}
+        }
+    }
+}
+
 /// The `list`, `cache`, `era` and `hidden` rules; finds each `list`
 /// method. False when it reported an error.
 fn check_catalogue_keys(cx: &mut Ctxt, methods: &mut [Method], fns: &[FnInfo]) -> bool {
@@ -1051,7 +1295,8 @@ fn check_catalogue_keys(cx: &mut Ctxt, methods: &mut [Method], fns: &[FnInfo]) -
         let Some(path) = method.settings.list.clone() else {
             continue;
         };
-        if method.settings.strings.contains_key("uri") {
+        if method.settings.strings.contains_key("uri") || method.settings.strings.contains_key("ui")
+        {
             cx.error_spanned_by(
                 &path,
                 "`list` lists the instances of a `template`; a fixed `uri` is listed already",
@@ -1261,7 +1506,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
             annotations
         });));
     }
-    if let Some(json) = &method.settings.meta {
+    if let Some(json) = tool_meta(method) {
         sets.push(quote!(tool.meta = ::core::option::Option::Some(#p::meta_object(#json)?);));
     }
     let call = call_expr(method, args);
@@ -1334,11 +1579,80 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
     (helper, spec)
 }
 
+/// A tool's `_meta` as JSON text: `meta = {...}` with, for an MCP App,
+/// `ui` (`resourceUri`, `visibility`) and the flat `ui/resourceUri` older
+/// hosts read.
+fn tool_meta(method: &Method) -> Option<String> {
+    let settings = &method.settings;
+    let mut meta = match settings.meta.as_deref().map(serde_json::from_str) {
+        Some(Ok(serde_json::Value::Object(meta))) => meta,
+        _ => serde_json::Map::new(),
+    };
+    let ui = settings.strings.get("ui").map(LitStr::value);
+    if ui.is_none() && settings.visibility.is_none() {
+        return settings.meta.clone();
+    }
+    let mut link = serde_json::Map::new();
+    if let Some(uri) = &ui {
+        link.insert("resourceUri".into(), uri.clone().into());
+        meta.insert(apps::LEGACY_RESOURCE_URI_KEY.into(), uri.clone().into());
+    }
+    if let Some(visibility) = &settings.visibility {
+        let who: Vec<serde_json::Value> = visibility.iter().map(|v| v.value().into()).collect();
+        link.insert("visibility".into(), who.into());
+    }
+    meta.insert("ui".into(), link.into());
+    Some(serde_json::Value::Object(meta).to_string())
+}
+
+/// A UI resource's `_meta` as JSON text: `{"ui": {...}}` from `csp`,
+/// `permissions`, `domain` and `prefers_border`; `None` when none is given.
+fn resource_meta(method: &Method) -> Option<String> {
+    let settings = &method.settings;
+    let mut ui = serde_json::Map::new();
+    if let Some(lists) = &settings.csp {
+        let csp: serde_json::Map<String, serde_json::Value> = lists
+            .iter()
+            .map(|(wire, list)| {
+                let domains: Vec<serde_json::Value> =
+                    list.iter().map(|d| d.value().into()).collect();
+                ((*wire).to_owned(), domains.into())
+            })
+            .collect();
+        ui.insert("csp".into(), csp.into());
+    }
+    if let Some(granted) = &settings.permissions {
+        let permissions: serde_json::Map<String, serde_json::Value> = granted
+            .iter()
+            .map(|wire| ((*wire).to_owned(), serde_json::json!({})))
+            .collect();
+        ui.insert("permissions".into(), permissions.into());
+    }
+    if let Some(domain) = settings.strings.get("domain") {
+        ui.insert("domain".into(), domain.value().into());
+    }
+    if let Some(border) = settings.prefers_border {
+        ui.insert("prefersBorder".into(), border.into());
+    }
+    if ui.is_empty() {
+        return None;
+    }
+    Some(serde_json::json!({ "ui": ui }).to_string())
+}
+
 fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {
     let name = name_of(method);
     let method_name = method.ident.to_string();
     let fn_ident = format_ident!("__mcp_resource_{}", method.ident);
-    let mime = method.settings.strings.get("mime_type").map(LitStr::value);
+    let ui = method.settings.strings.get("ui");
+    let mime = match ui {
+        Some(_) => Some(apps::MIME_TYPE.to_owned()),
+        None => method.settings.strings.get("mime_type").map(LitStr::value),
+    };
+    let meta = match resource_meta(method) {
+        Some(json) => quote!(::core::option::Option::Some(#json)),
+        None => quote!(::core::option::Option::None),
+    };
     let mime_static = match &mime {
         Some(m) => quote!(::core::option::Option::Some(#m)),
         None => quote!(::core::option::Option::None),
@@ -1373,7 +1687,7 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
         sets.push(quote!(described.mime_type = ::core::option::Option::Some(::std::string::String::from(#mime));));
     }
     let describe = match (
-        method.settings.strings.get("uri"),
+        method.settings.strings.get("uri").or(ui),
         method.settings.strings.get("template"),
     ) {
         (Some(uri), _) => quote! {{
@@ -1431,6 +1745,7 @@ fn expand_resource(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenSt
         #p::ResourceSpec {
             method: #method_name,
             mime_type: #mime_static,
+            meta: #meta,
             ttl_ms: #ttl_ms,
             cache_scope: #cache_scope,
             describe: || #describe,
@@ -1730,6 +2045,7 @@ fn expand(
             #message
         );
     };
+    let apps_checks = apps_checks(&p, self_ty, methods);
     quote! {
         #[automatically_derived]
         impl #self_ty {
@@ -1739,7 +2055,55 @@ fn expand(
         }
         #(#out)*
         #check
+        #apps_checks
     }
+}
+
+/// What only the derive knows about a router using MCP Apps, checked at
+/// compile time: the server declares the extension, and a tool's App
+/// linked from a router without resources is served by some handler.
+fn apps_checks(p: &TokenStream, self_ty: &Type, methods: &[Method]) -> TokenStream {
+    let uses = methods
+        .iter()
+        .find(|m| m.settings.strings.contains_key("ui") || m.settings.visibility.is_some());
+    let Some(first) = uses else {
+        return quote!();
+    };
+    let ty = quote!(#self_ty).to_string().replace(' ', "");
+    let id = apps::EXTENSION_ID;
+    let message = format!(
+        "`{ty}` uses MCP Apps (`{}`) but does not declare the extension: add `#[mcp(extension(\"{id}\"))]`",
+        name_of(first)
+    );
+    let mut checks = vec![quote_spanned! {first.ident.span()=>
+        const _: () = ::core::assert!(
+            #p::declares(<#self_ty as #p::Served>::VALID, <#self_ty as #p::Served>::EXTENSIONS, #id),
+            #message
+        );
+    }];
+    let has_resources = methods.iter().any(|m| m.kind == Kind::Resource);
+    let linked = methods
+        .iter()
+        .find(|m| m.kind == Kind::Tool && m.settings.strings.contains_key("ui"));
+    if let (false, Some(tool)) = (has_resources, linked) {
+        let uri = tool
+            .settings
+            .strings
+            .get("ui")
+            .map(LitStr::value)
+            .unwrap_or_default();
+        let message = format!(
+            "tool `{}` shows its results in the App `{uri}`, but `{ty}` serves no resources: add a `#[resource(ui = \"{uri}\")]` method",
+            name_of(tool)
+        );
+        checks.push(quote_spanned! {tool.ident.span()=>
+            const _: () = ::core::assert!(
+                #p::sees(<#self_ty as #p::Served>::VALID, <#self_ty as #p::Served>::SERVED.resources.is_some()),
+                #message
+            );
+        });
+    }
+    quote!(#(#checks)*)
 }
 
 /// The impls by which a router serves one capability: its table (built on

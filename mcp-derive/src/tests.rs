@@ -61,3 +61,43 @@ fn expansion_snapshots() {
         "snapshots differ (rerun with MCP_DERIVE_BLESS=1 if intended): {mismatched:?}"
     );
 }
+
+/// The derive's MCP Apps checks and `mcp_era_types::ext::apps`'s agree.
+#[test]
+fn apps_checks_agree_with_the_runtime() {
+    use crate::internals::apps;
+    use mcp_era_types::ext::apps as runtime;
+
+    let origins = [
+        "https://api.example.com",
+        "wss://realtime.example.com:8443",
+        "https://*.example.com",
+        "http://localhost:*",
+        "http://127.0.0.1",
+        "api.example.com",
+        "https://a.com/path",
+        "ftp://a.com",
+        "https://a.com; script-src *",
+        "'self'",
+        "https://*",
+        "https://-a.com",
+        "https://a.com:",
+        "https://a.com:123456",
+    ];
+    for origin in origins {
+        assert_eq!(
+            apps::check_origin(origin),
+            runtime::check_origin(origin),
+            "{origin}"
+        );
+    }
+    for uri in ["ui://a/b", "ui://", "https://a", "ui://a b"] {
+        assert_eq!(apps::check_ui_uri(uri), runtime::check_ui_uri(uri), "{uri}");
+    }
+    assert_eq!(apps::EXTENSION_ID, runtime::EXTENSION_ID);
+    assert_eq!(apps::MIME_TYPE, runtime::MIME_TYPE);
+    assert_eq!(
+        apps::LEGACY_RESOURCE_URI_KEY,
+        runtime::LEGACY_RESOURCE_URI_KEY
+    );
+}

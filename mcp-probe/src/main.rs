@@ -173,6 +173,12 @@ struct Cli {
     #[arg(long, value_name = "NAME|URI")]
     get_skill: Option<String>,
 
+    /// Show tool TOOL's MCP App: its `_meta.ui` link, then the `ui://`
+    /// resource's MIME type, `_meta.ui` and size in bytes. Declares the
+    /// Apps extension, so tools only an App may call are found too.
+    #[arg(long, value_name = "TOOL")]
+    ui: Option<String>,
+
     /// The server command and its arguments (after `--`).
     #[arg(last = true, num_args = 1.., value_name = "CMD")]
     server: Vec<String>,
@@ -410,6 +416,9 @@ async fn connect(
         tasks: cli.as_task,
         ..ClientOptions::default()
     };
+    if cli.ui.is_some() {
+        opts.declare_apps();
+    }
     if let Some(raw) = &cli.elicit_accept {
         let Ok(Value::Object(content)) = serde_json::from_str(raw) else {
             return Err(bad(usage("--elicit-accept must be a JSON object")));
@@ -528,6 +537,15 @@ async fn operations(
             ));
         }
     }
+    if let Some(name) = &cli.ui {
+        let app = app_of(client, name).await;
+        record(
+            report,
+            &mut failed,
+            "app",
+            app.map_err(|e| Failed::new("--ui", Some(name), e)),
+        );
+    }
     if cli.list_resources {
         let list = client.list_resources().await;
         let list = list.map(|l| to_json(&l)["resources"].clone());
@@ -597,6 +615,27 @@ async fn operations(
         );
     }
     failed
+}
+
+/// `--ui TOOL`: the tool's link to its App and what reading the App gave.
+async fn app_of(client: &Client, name: &str) -> Result<Value, Failure> {
+    let tools = client.list_all("tools/list", "tools").await?;
+    let tool = tools["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == name))
+        .ok_or_else(|| Failure::new(1, format!("no tool `{name}` in tools/list")))?;
+    let link = mcp_era_client::apps::tool_ui(tool["_meta"].as_object())?;
+    let Some(uri) = link.as_ref().and_then(|l| l.resource_uri.clone()) else {
+        return Err(Failure::new(1, format!("tool `{name}` links no App")));
+    };
+    let app = client.read_app(&uri).await?;
+    Ok(json!({
+        "tool": name,
+        "link": link,
+        "mimeType": app.mime_type,
+        "ui": app.ui,
+        "size": app.html.len(),
+    }))
 }
 
 /// `--call NAME` (`--concurrent N` times at once): the result, which every
@@ -780,6 +819,9 @@ fn print_readable(r: &Map<String, Value>) {
     }
     if let Some(result) = r.get("callResult") {
         println!("call result:        {result}");
+    }
+    if let Some(app) = r.get("app") {
+        println!("app:                {app}");
     }
     if let Some(list) = r.get("resources") {
         print_catalogue("resources", list, "uri");

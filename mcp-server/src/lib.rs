@@ -50,7 +50,8 @@
 //! `title`, `description` (default: the doc comment), `read_only`,
 //! `destructive`, `idempotent`, `open_world` (annotation hints; `= false`
 //! allowed), `icon(src = ..., mime_type = ..., sizes = [...], theme = ...)`
-//! (repeatable), `meta = { JSON object }`, `task = "never" | "optional" |
+//! (repeatable), `meta = { JSON object }`, `ui = "ui://..."` and
+//! `visibility = [...]` (an MCP App; see below), `task = "never" | "optional" |
 //! "required"` (whether the call may run as a task when the server
 //! declares the tasks extension; see [`tasks`]), `scopes = ["files:write",
 //! ...]` (OAuth scopes a call of this tool needs; see
@@ -178,6 +179,81 @@
 //! method before any handler runs, so a resource's would need its URI
 //! matched against every template there; declare them for the whole
 //! capability instead (`resources(scopes = [...])`).
+//!
+//! **MCP Apps** (`io.modelcontextprotocol/ui`, SEP-1865): a tool whose
+//! results a host shows in an interactive HTML view. The view is a
+//! `#[resource(ui = "ui://...")]` (a fixed resource whose `mimeType` is
+//! `text/html;profile=mcp-app`), taking besides `name`, `title`,
+//! `description`, `icon(...)` and `cache(...)`: `csp(connect_domains =
+//! [...], resource_domains = [...], frame_domains = [...], base_uri_domains
+//! = [...])` (origins such as `"https://api.example.com"` or
+//! `"https://*.example.com"`), `permissions(camera, microphone,
+//! geolocation, clipboard_write)`, `domain = "..."` and `prefers_border`
+//! (`= false` allowed); they become `_meta.ui` on the listed resource and
+//! on the contents a `String`, `&'static str` or [`Blob`] read returns.
+//! Serve the HTML with `include_str!`, a string, or a file read at run
+//! time (`Option<String>`). A tool links to it with `#[tool(ui =
+//! "ui://...")]`, which writes `_meta.ui.resourceUri` (and the flat
+//! `ui/resourceUri` older hosts read), and says who may use it with
+//! `visibility = ["model", "app"]` (default both). The server declares
+//! `#[mcp(extension("io.modelcontextprotocol/ui"))]`.
+//!
+//! ```
+//! use mcp_era_server::schemars::{self, JsonSchema};
+//! use mcp_era_server::{Json, JsonWithText, McpServer, router};
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "weather", version = "1.0.0", extension("io.modelcontextprotocol/ui"))]
+//! struct Weather;
+//!
+//! #[derive(serde::Serialize, JsonSchema)]
+//! struct Now { celsius: f64 }
+//!
+//! #[router]
+//! impl Weather {
+//!     /// The weather now, shown in the dashboard App where hosts have Apps.
+//!     #[tool(ui = "ui://weather/dashboard")]
+//!     fn weather(&self) -> JsonWithText<Now> {
+//!         Json(Now { celsius: 21.5 }).with_text("21.5 °C and sunny.")
+//!     }
+//!
+//!     /// Called by the dashboard's refresh button only.
+//!     #[tool(ui = "ui://weather/dashboard", visibility = ["app"])]
+//!     fn refresh(&self) -> Json<Now> {
+//!         Json(Now { celsius: 21.7 })
+//!     }
+//!
+//!     /// The dashboard.
+//!     #[resource(ui = "ui://weather/dashboard", prefers_border,
+//!                csp(connect_domains = ["https://api.weather.example"]))]
+//!     fn dashboard(&self) -> &'static str {
+//!         "<!DOCTYPE html><html><body>...</body></html>"
+//!     }
+//! }
+//! ```
+//!
+//! * Compile errors: a `ui` that is not `ui://...`, a CSP entry that is not
+//!   an origin (`scheme://host[:port]`, scheme https, http, wss or ws, no
+//!   path), a `mime_type` on an App, App keys on a plain resource, a
+//!   visibility other than `"model"`/`"app"`, an App tool returning `()`
+//!   (no text fallback), a tool's `ui` naming no
+//!   `#[resource(ui = ...)]` of the impl block (when it has resources; when
+//!   it has none, a server that serves no resources at all), and a server
+//!   that does not declare the extension. Catalogues built by hand
+//!   ([`ToolRouter`], `_meta` literals) get the same URI and origin checks
+//!   at start, as [`McpServer::catalogue_problems`].
+//! * **Text fallback.** The spec asks every App tool for content a host
+//!   without Apps can show: return [`Json::with_text`] (structured content
+//!   for the App, a sentence for everyone else) or a plain text result.
+//! * **App-only tools.** The spec has the *host* keep a tool whose
+//!   visibility lacks `"model"` out of the agent's tool list, and refuse an
+//!   App's call of a tool whose visibility lacks `"app"`. A client that
+//!   renders no Apps knows neither rule, so `tools/list` shows app-only
+//!   tools only to requests whose client capabilities declare the
+//!   extension without leaving `text/html;profile=mcp-app` out of
+//!   `mimeTypes` (modern: the request's `_meta`; legacy: the session's
+//!   `initialize`). A call by name is served, as for a `hidden` tool: the
+//!   server cannot tell an App's call from a model's.
 //!
 //! **`#[prompt(...)]`**: `name`, `title`, `description`, `icon(...)`; each
 //! parameter is a prompt argument (`Option<T>` optional, others required,
@@ -608,7 +684,7 @@ pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::resources::{IntoListing, ListedResource};
 pub use router::tools::{Era, ToolVisibility};
 pub use router::tools::{
-    IntoToolError, IntoToolResult, Json, ParamHeader, ToolCall, ToolError, ToolRouter,
+    IntoToolError, IntoToolResult, Json, JsonWithText, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
 pub use router::{Elicitation, PAGE_SIZE, RetryInput};
 pub use state::events::{ServerEvent, ServerEvents};

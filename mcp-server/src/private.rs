@@ -330,6 +330,39 @@ pub trait Served: Sized {
     const SERVED: Routed<Self>;
     /// False for the fallback impl written after an error in `#[mcp(...)]`.
     const VALID: bool = true;
+    /// The identifiers of the extensions `#[mcp(extension(...))]` declares.
+    const EXTENSIONS: &'static [&'static str] = &[];
+}
+
+/// Whether `extensions` holds `id` (true when the derive failed: its error
+/// is the one to read).
+pub const fn declares(valid: bool, extensions: &[&str], id: &str) -> bool {
+    if !valid {
+        return true;
+    }
+    let mut at = 0;
+    while at < extensions.len() {
+        if const_str_eq(extensions[at], id) {
+            return true;
+        }
+        at += 1;
+    }
+    false
+}
+
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Whether the derive serves a capability the router routes; `false` only

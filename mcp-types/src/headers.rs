@@ -129,7 +129,7 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 
 /// Strict standard Base64: length a multiple of 4, `=` only as the final
 /// one or two characters.
-fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
+pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
     let bytes = text.as_bytes();
     if !bytes.len().is_multiple_of(4) {
         return Err("base64 length is not a multiple of 4 (bad padding)".into());

@@ -52,8 +52,9 @@
 // The files, lowest first: `options` (what the caller sets), this one (the
 // handle and what it knows), `exchange` (one round trip), `connect` (the
 // handshake and the era cache), `request` (a request's whole life),
-// `tasks` (the tasks extension), `skills` (the skills extension) and
-// `methods` (the typed methods).
+// `tasks` (the tasks extension), `skills` (the skills extension),
+// `methods` (the typed methods) and `apps` (MCP Apps, on top of the methods).
+pub mod apps;
 mod connect;
 mod exchange;
 mod methods;

@@ -206,6 +206,11 @@ where
             <Self as my_runtime::__private::CompletionsBy>::HOOKS,
         ),
     };
+    const EXTENSIONS: &'static [&'static str] = &[
+        "io.modelcontextprotocol/tasks",
+        "com.example/ui",
+        "com.example/computed",
+    ];
 }
 #[automatically_derived]
 impl<T: Clone> my_runtime::__private::ToolsDeclared for Weather<T>

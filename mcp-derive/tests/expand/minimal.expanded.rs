@@ -186,4 +186,5 @@ impl ::mcp_era_server::__private::Served for Minimal {
             Self::__MCP_ROUTED.completions
         },
     };
+    const EXTENSIONS: &'static [&'static str] = &[];
 }

@@ -184,4 +184,5 @@ impl ::mcp_era_server::__private::Served for ModernOnly {
             Self::__MCP_ROUTED.completions
         },
     };
+    const EXTENSIONS: &'static [&'static str] = &[];
 }

@@ -281,6 +281,7 @@ impl ::mcp_era_server::__private::RoutedResources for Notes {
                     ::mcp_era_server::__private::ResourceSpec {
                         method: "note",
                         mime_type: ::core::option::Option::Some("text/markdown"),
+                        meta: ::core::option::Option::None,
                         ttl_ms: ::core::option::Option::None,
                         cache_scope: ::core::option::Option::None,
                         describe: || {

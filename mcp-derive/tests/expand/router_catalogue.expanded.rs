@@ -217,6 +217,7 @@ impl ::mcp_era_server::__private::RoutedResources for Notes {
                     ::mcp_era_server::__private::ResourceSpec {
                         method: "note",
                         mime_type: ::core::option::Option::None,
+                        meta: ::core::option::Option::None,
                         ttl_ms: ::core::option::Option::Some(60000u64),
                         cache_scope: ::core::option::Option::Some(
                             ::mcp_era_server::__private::CacheScope::Public,
@@ -241,6 +242,7 @@ impl ::mcp_era_server::__private::RoutedResources for Notes {
                     ::mcp_era_server::__private::ResourceSpec {
                         method: "cell",
                         mime_type: ::core::option::Option::None,
+                        meta: ::core::option::Option::None,
                         ttl_ms: ::core::option::Option::None,
                         cache_scope: ::core::option::Option::None,
                         describe: || {

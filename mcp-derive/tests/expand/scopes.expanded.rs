@@ -158,6 +158,7 @@ impl ::mcp_era_server::__private::Served for Files {
             <Self as ::mcp_era_server::__private::CompletionsBy>::HOOKS,
         ),
     };
+    const EXTENSIONS: &'static [&'static str] = &[];
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::ToolsDeclared for Files {}

@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::fmt::Display;
 use std::str::FromStr;
 
+use mcp_era_types::ext::apps;
 use mcp_era_types::v2026_07_28::{
     Annotations, BlobResourceContents, CacheHints, CacheScope, InputRequiredResult,
-    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ListResourceTemplatesResult, ListResourcesResult, MetaObject, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResult, ReadResourceResultContentsItem,
     ReadResourceResultResponseResult, Resource, ResourceTemplate, TextResourceContents,
 };
@@ -32,6 +33,8 @@ pub struct ResourceRequest {
     pub variables: Vec<(String, String)>,
     /// The `mimeType` the method declared.
     pub mime_type: Option<&'static str>,
+    /// The contents' `_meta` the method declared (an MCP App's `_meta.ui`).
+    pub meta: Option<MetaObject>,
     /// The result's cache hints: the method's `cache(...)`, each value the
     /// server default (`#[mcp(cache(...))]`) where it says none.
     pub cache_hints: CacheHints,
@@ -59,7 +62,7 @@ pub struct Blob(pub Vec<u8>);
 /// `resource_not_found`; an `Err` is a JSON-RPC error.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a resource",
-    note = "return `String` (text), `Blob` (bytes), `TextResourceContents`, `BlobResourceContents`, `Vec<ReadResourceResultContentsItem>`, `ReadResourceResult`, or an `Option`/`HandlerResult` of one of these"
+    note = "return `String` or `&'static str` (text), `Blob` (bytes), `TextResourceContents`, `BlobResourceContents`, `Vec<ReadResourceResultContentsItem>`, `ReadResourceResult`, or an `Option`/`HandlerResult` of one of these"
 )]
 pub trait IntoReadResult {
     /// The `resources/read` answer for `request`.
@@ -74,7 +77,14 @@ impl IntoReadResult for String {
     fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
         let mut text = TextResourceContents::from_uri_and_text(request.uri.clone(), self);
         text.mime_type = request.mime_type.map(str::to_owned);
+        text.meta = request.meta.clone();
         text.into_read_result(request, ctx)
+    }
+}
+
+impl IntoReadResult for &'static str {
+    fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
+        self.to_owned().into_read_result(request, ctx)
     }
 }
 
@@ -85,6 +95,7 @@ impl IntoReadResult for Blob {
             mcp_era_types::headers::base64_encode(&self.0),
         );
         blob.mime_type = request.mime_type.map(str::to_owned);
+        blob.meta = request.meta.clone();
         blob.into_read_result(request, ctx)
     }
 }
@@ -347,6 +358,9 @@ pub struct ResourceSpec<S> {
     pub method: &'static str,
     /// The declared `mimeType`.
     pub mime_type: Option<&'static str>,
+    /// The declared `_meta` (JSON text of an object), on the listed
+    /// resource and on the contents of a `String` or `Blob` read.
+    pub meta: Option<&'static str>,
     /// `cache(ttl_ms = ...)` of its reads.
     pub ttl_ms: Option<u64>,
     /// `cache(scope = ...)` of its reads.
@@ -362,6 +376,7 @@ pub struct ResourceSpec<S> {
 /// How one method's reads are answered.
 struct Reader<S: 'static> {
     mime_type: Option<&'static str>,
+    meta: Option<MetaObject>,
     ttl_ms: Option<u64>,
     cache_scope: Option<CacheScope>,
     read: ResourceFn<S>,
@@ -379,6 +394,7 @@ impl<S> Reader<S> {
             uri,
             variables,
             mime_type: self.mime_type,
+            meta: self.meta.clone(),
             cache_hints: CacheHints::new(
                 self.ttl_ms.unwrap_or_else(|| ctx.cache_ttl_ms()),
                 self.cache_scope.unwrap_or_else(|| ctx.cache_scope()),
@@ -401,6 +417,39 @@ struct Templated<S: 'static> {
     method: &'static str,
 }
 
+/// An MCP App (a `ui://` URI or the App MIME type) as the extension wants
+/// it: both together, and a `_meta.ui` whose CSP lists only origins.
+fn check_app(resource: &Resource) -> Result<(), String> {
+    let is_app = resource.uri.starts_with(apps::URI_PREFIX)
+        || resource.mime_type.as_deref() == Some(apps::MIME_TYPE);
+    if !is_app {
+        return Ok(());
+    }
+    apps::check_ui_uri(&resource.uri)?;
+    if resource.mime_type.as_deref() != Some(apps::MIME_TYPE) {
+        return Err(format!(
+            "UI resource `{}` must have mimeType `{}`",
+            resource.uri,
+            apps::MIME_TYPE
+        ));
+    }
+    let ui = match &resource.meta {
+        Some(meta) => apps::ResourceUiMeta::from_meta(meta)
+            .map_err(|e| format!("UI resource `{}`: _meta.ui: {e}", resource.uri))?,
+        None => None,
+    };
+    let problems = ui.map(|ui| ui.problems()).unwrap_or_default();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "UI resource `{}`: _meta.ui.{}",
+            resource.uri,
+            problems.join("; ")
+        ))
+    }
+}
+
 /// The resources of a `#[mcp_era_server::router]` impl, described once.
 pub struct ResourceTable<S: 'static> {
     fixed: Vec<Fixed<S>>,
@@ -420,14 +469,40 @@ impl<S> ResourceTable<S> {
             problems: Vec::new(),
         };
         for spec in specs {
+            let meta = match spec
+                .meta
+                .map(serde_json::from_str::<MetaObject>)
+                .transpose()
+            {
+                Ok(meta) => meta,
+                Err(e) => {
+                    table
+                        .problems
+                        .push(format!("resource method `{}`: _meta: {e}", spec.method));
+                    continue;
+                }
+            };
             let reader = Reader {
                 mime_type: spec.mime_type,
+                meta: meta.clone(),
                 ttl_ms: spec.ttl_ms,
                 cache_scope: spec.cache_scope,
                 read: spec.read,
             };
             match (spec.describe)() {
-                ResourceDescription::Fixed(resource) => {
+                ResourceDescription::Fixed(mut resource) => {
+                    if let Some(meta) = meta {
+                        resource
+                            .meta
+                            .get_or_insert_with(MetaObject::new)
+                            .extend(meta);
+                    }
+                    if let Err(e) = check_app(&resource) {
+                        table
+                            .problems
+                            .push(format!("resource method `{}`: {e}", spec.method));
+                        continue;
+                    }
                     if table.by_uri.contains_key(&resource.uri) {
                         table.problems.push(format!(
                             "resource method `{}`: URI `{}` is served twice",

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
+use mcp_era_types::ext::apps;
 use mcp_era_types::v2026_07_28::{
     AudioContent, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     ContentBlock, EmbeddedResource, ImageContent, InputRequiredResult, ListToolsResult,
@@ -133,6 +134,44 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
             ))
         })?;
         Ok(CallToolResult::structured(value).into())
+    }
+
+    fn output_schema() -> Option<Result<ToolOutputSchema, String>> {
+        Some(args::output_schema_of::<T>())
+    }
+}
+
+impl<T> Json<T> {
+    /// The same structured result with `text` as its content block instead
+    /// of the JSON: what a client that shows no structured output (a host
+    /// without MCP Apps, say) puts in front of the model and the user.
+    pub fn with_text(self, text: impl Into<String>) -> JsonWithText<T> {
+        JsonWithText {
+            value: self.0,
+            text: text.into(),
+        }
+    }
+}
+
+/// Structured output with a text block of its own (see [`Json::with_text`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JsonWithText<T> {
+    /// The `structuredContent`.
+    pub value: T,
+    /// The text content block.
+    pub text: String,
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for JsonWithText<T> {
+    fn into_tool_result(self) -> ToolOutcome {
+        let value = serde_json::to_value(&self.value).map_err(|e| {
+            errors::internal_error(format!(
+                "the structured result could not be serialized: {e}"
+            ))
+        })?;
+        Ok(CallToolResult::text(self.text)
+            .with_structured_content(value)
+            .into())
     }
 
     fn output_schema() -> Option<Result<ToolOutputSchema, String>> {
@@ -324,10 +363,40 @@ impl ToolVisibility {
     }
 }
 
+/// Whether a tool's `_meta.ui` (MCP Apps) makes it app-only, or why that
+/// `_meta.ui` is wrong.
+///
+/// The spec has the host keep such a tool out of the agent's list. A
+/// client that does not render Apps does not know that rule and would show
+/// the tool to its model, so the server lists it only to clients that
+/// declare the extension (modern: in the request's client capabilities;
+/// legacy: in the session's). A call by name is served like a hidden
+/// tool's: the server cannot tell an App's call from a model's, and the
+/// spec puts the call checks on the host.
+fn app_only(tool: &Tool) -> Result<bool, String> {
+    let Some(meta) = &tool.meta else {
+        return Ok(false);
+    };
+    let ui = apps::ToolUiMeta::from_meta(meta).map_err(|e| format!("_meta.ui: {e}"))?;
+    let Some(ui) = ui else { return Ok(false) };
+    if let Some(uri) = &ui.resource_uri {
+        apps::check_ui_uri(uri).map_err(|e| format!("_meta.ui.resourceUri: {e}"))?;
+    }
+    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
+        return Err(
+            "_meta.ui.visibility is empty: neither the model nor an App could use the tool".into(),
+        );
+    }
+    Ok(ui.app_only())
+}
+
 /// A described tool with its handler.
 struct Entry<H> {
     tool: Tool,
     visibility: ToolVisibility,
+    /// `_meta.ui.visibility` leaves the model out: listed only to clients
+    /// that render MCP Apps (see [`app_only`]).
+    app_only: bool,
     headers: Vec<ParamHeader>,
     /// The schemas, compiled (shared: a [`ToolRouter`] call checks
     /// arguments after releasing the catalogue lock).
@@ -370,11 +439,13 @@ impl<H> Catalogue<H> {
             ));
         }
         let headers = param_headers_of(&tool).map_err(|e| format!("tool `{}`: {e}", tool.name))?;
+        let app_only = app_only(&tool).map_err(|e| format!("tool `{}`: {e}", tool.name))?;
         let schemas = ToolSchemas::compile(&tool, derived)
             .map_err(|e| format!("tool `{}`: {e}", tool.name))?;
         let entry = Entry {
             tool,
             visibility,
+            app_only,
             headers,
             schemas: Arc::new(schemas),
             task,
@@ -422,10 +493,11 @@ impl<H> Catalogue<H> {
         ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
         let era = Era::of(ctx);
+        let renders_apps = apps::client_renders_apps(ctx.client_capabilities().extensions.as_ref());
         let listed: Vec<&Entry<H>> = self
             .entries
             .iter()
-            .filter(|e| e.visibility.lists(era))
+            .filter(|e| e.visibility.lists(era) && (renders_apps || !e.app_only))
             .collect();
         let (entries, next) = page(&listed, params.cursor.as_deref())?;
         let tools = entries.iter().map(|e| e.tool.clone()).collect();
