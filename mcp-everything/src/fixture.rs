@@ -57,7 +57,7 @@ impl Everything {
     pub fn new() -> Self {
         // The embedded files are checked by the tests; a failure here is a
         // build of broken skills, served without them rather than not at all.
-        if let Err(error) = crate::skills::install() {
+        if let Err(error) = crate::skills::install(Self::declaration().skills()) {
             tracing::error!(%error, "embedded skills not served");
         }
         use std::collections::hash_map::RandomState;

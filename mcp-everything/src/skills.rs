@@ -3,10 +3,7 @@
 //! them from any working directory and after being copied elsewhere
 //! (`tests/skills.rs` checks that this list is exactly that directory).
 
-use mcp_era_server::McpServer as _;
-use mcp_era_server::skills::{Skill, SkillError};
-
-use crate::fixture::Everything;
+use mcp_era_server::skills::{Skill, SkillError, Skills};
 
 /// Each embedded file: skill path, path within the skill, content.
 pub const FILES: &[(&str, &str, &[u8])] = &[
@@ -55,10 +52,9 @@ pub fn embedded() -> Result<Vec<Skill>, SkillError> {
         .collect()
 }
 
-/// Puts the embedded skills in the fixture's catalogue (a no-op when they
-/// are there already: nothing changes, nothing is announced).
-pub fn install() -> Result<(), SkillError> {
-    let skills = Everything::declaration().skills();
+/// Puts the embedded skills in `skills`, the fixture's catalogue (a no-op
+/// when they are there already: nothing changes, nothing is announced).
+pub fn install(skills: &Skills) -> Result<(), SkillError> {
     for skill in embedded()? {
         skills.insert(skill);
     }
