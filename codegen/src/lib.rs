@@ -11,6 +11,13 @@
 //! 4. [`emit`]: tokens with `quote` (structs, unions, tables) and `typify`
 //!    (string enums), formatted with `prettyplease`.
 //!
+//! Beside the pipeline, [`diff`] compares two schemas through the same
+//! normalisation and IR: a semantic changelog ([`diff::SchemaDiff`], as
+//! Markdown with [`diff::SchemaDiff::to_markdown`]) of the methods, types,
+//! fields, enum values and union variants added, removed or changed, each
+//! judged breaking or not for Rust users of the generated types
+//! (`cargo xtask diff A B`).
+//!
 //! An extension schema ([`generate_extension`]) goes through the same steps;
 //! the core definitions it repeats must equal its core revision's and are
 //! imported from that revision's module instead of generated twice.
@@ -52,6 +59,7 @@
 
 #![deny(missing_docs)]
 
+pub mod diff;
 pub mod emit;
 pub mod ir;
 pub mod manifest;
