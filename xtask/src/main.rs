@@ -3,10 +3,14 @@
 //!
 //! - `regen [--check] [--schema-dir DIR]`: regenerate `mcp-types/src/generated/`
 //!   from the schemas pinned in `schema/manifest.toml`.
+//! - `diff A B [--out FILE] [--schema-dir DIR]`: the semantic changelog between
+//!   two schemas (revisions of the manifest, `draft`, or files) as Markdown; `regen`
+//!   keeps the checked-in ones under `docs/schema-diff/` current (see the `diff` module).
 //! - `fetch-schema [--dest DIR]`: download the pinned schema files and verify them.
 //! - `layers [--doc FILE]`: check that each crate's files import one another
 //!   only along the layers that `ARCHITECTURE.md` declares (see the `layers` module).
 
+mod diff;
 mod layers;
 
 use std::collections::BTreeMap;
@@ -22,6 +26,7 @@ use mcp_era_versions::{IMPLEMENTED_VERSIONS, KnownVersion};
 
 const USAGE: &str = "usage:
   cargo xtask regen [--check] [--schema-dir DIR]
+  cargo xtask diff A B [--out FILE] [--schema-dir DIR]
   cargo xtask fetch-schema [--dest DIR]
   cargo xtask layers [--doc FILE]
 
@@ -29,6 +34,10 @@ The schema directory holds <revision>/schema.json for every revision of
 schema/manifest.toml, and each [[extension]] file at its `path`
 (ext/tasks/schema.json). It defaults to $MCP_SCHEMA_DIR, then to schema/upstream
 (where fetch-schema puts the files).
+
+diff compares two schemas, each a revision of schema/manifest.toml (or
+`draft`) or a path to a schema file, and prints (or writes to FILE) the
+changes of the generated Rust types as Markdown, breaking ones tagged.
 
 layers checks every crate that a ```layers block of ARCHITECTURE.md (or of
 --doc FILE) declares: no file imports a higher layer or a sibling group of
@@ -38,6 +47,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("regen") => regen(&args[1..]),
+        Some("diff") => schema_diff(&args[1..]),
         Some("fetch-schema") => fetch_schema(&args[1..]),
         Some("layers") => check_layers(&args[1..]),
         _ => Err(USAGE.to_owned()),
@@ -165,6 +175,7 @@ fn regen(args: &[String]) -> Result<(), String> {
         root.join("mcp-versions/src/generated.rs"),
         generate_versions(&manifest, &options).map_err(|e| e.to_string())?,
     );
+    files.extend(diff::checked_in(&manifest, &dir, &root)?);
     let stale: Vec<PathBuf> = files
         .iter()
         .filter(|(path, contents)| {
@@ -199,6 +210,9 @@ fn regen(args: &[String]) -> Result<(), String> {
 
     std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
     for path in &stale {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
         std::fs::write(path, &files[path])
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("wrote {}", path.display());
@@ -282,6 +296,26 @@ fn module_index(
         ));
     }
     out
+}
+
+fn schema_diff(args: &[String]) -> Result<(), String> {
+    let mut args = args.to_vec();
+    let root = workspace_root();
+    let out = take_value(&mut args, "--out")?;
+    let explicit_dir = take_value(&mut args, "--schema-dir")?;
+    let [old, new] = args.as_slice() else {
+        return Err(format!("diff needs two schemas\n\n{USAGE}"));
+    };
+    let manifest = Manifest::read(&root.join("schema/manifest.toml")).map_err(|e| e.to_string())?;
+    let dir = schema_dir(explicit_dir, &root)?;
+    let text = diff::markdown(&manifest, &dir, old, new)?;
+    match out {
+        Some(path) => {
+            std::fs::write(&path, text).map_err(|e| format!("cannot write {path}: {e}"))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
 }
 
 fn check_layers(args: &[String]) -> Result<(), String> {
