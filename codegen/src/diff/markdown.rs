@@ -5,8 +5,11 @@ use std::fmt::Write as _;
 
 use super::model::{Change, ChangeKind, FieldInfo, MethodKind, SchemaDiff};
 
+/// Whether a change belongs to a summary row.
+type Belongs = fn(&ChangeKind) -> bool;
+
 /// Summary rows: label and whether a change belongs to it.
-const ROWS: &[(&str, fn(&ChangeKind) -> bool)] = &[
+const ROWS: &[(&str, Belongs)] = &[
     ("Types removed", |k| {
         matches!(k, ChangeKind::TypeRemoved { .. })
     }),
