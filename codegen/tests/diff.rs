@@ -344,3 +344,32 @@ fn across_eras_initialize_goes_and_server_discover_comes() {
             .any(|c| c.ty == "DiscoverRequest" && matches!(c.kind, ChangeKind::TypeAdded { .. }))
     );
 }
+
+#[test]
+fn constants_are_judged_by_what_is_stored() {
+    // A required constant is not stored; an optional one is a `bool` field.
+    let new = with(|defs| {
+        let props = defs["Tool"]["properties"].as_object_mut().unwrap();
+        props.insert("kind".into(), json!({"const": "tool"}));
+        props.insert("legacy".into(), json!({"const": "yes"}));
+        defs["Tool"]["required"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("kind"));
+    });
+    let d = diff(&new);
+    let verdicts: Vec<(&str, bool)> = d
+        .changes_of("Tool")
+        .map(|c| match &c.kind {
+            ChangeKind::FieldAdded(f) => (f.rust_type.as_str(), c.breaking),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("const \"tool\"", false),
+            ("bool (const \"yes\" present)", true)
+        ]
+    );
+}

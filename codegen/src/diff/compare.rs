@@ -268,7 +268,8 @@ impl Sides<'_> {
                 continue;
             }
             let (from, to) = (field_info(before), field_info(after));
-            let same_inner = self.same_kind(before, after);
+            // A constant's required-ness is no `T` / `Option<T>` change.
+            let same_inner = self.same_kind(before, after) && !from.is_const && !to.is_const;
             let kind = match (from.required, to.required) {
                 (true, false) if same_inner => ChangeKind::RequiredToOptional { from, to },
                 (false, true) if same_inner => ChangeKind::OptionalToRequired { from, to },
@@ -308,7 +309,9 @@ fn field_info(field: &Field) -> FieldInfo {
     let (rust_type, is_const) = match &field.kind {
         FieldKind::Value(ty) if field.required => (rust_type(ty), false),
         FieldKind::Value(ty) => (format!("Option<{}>", rust_type(ty)), false),
-        FieldKind::Const { value, .. } => (format!("const {value}"), true),
+        FieldKind::Const { value, .. } if field.required => (format!("const {value}"), true),
+        // An optional constant is stored as its presence flag.
+        FieldKind::Const { value, .. } => (format!("bool (const {value} present)"), true),
     };
     FieldInfo {
         json_name: field.json_name.clone(),

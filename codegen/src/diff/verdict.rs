@@ -63,6 +63,16 @@ pub(crate) fn verdict(kind: &ChangeKind, old_open: bool) -> (bool, String, Optio
              setter is gone).",
             Some("compatible: it was optional."),
         ),
+        ChangeKind::FieldTypeChanged { from, to }
+            if from.is_const && to.is_const && from.required != to.required =>
+        {
+            (
+                true,
+                "An optional constant is a `bool` presence field, a required one is not stored: \
+             the field appears or goes.",
+                Some("a peer that requires the key rejects messages without it."),
+            )
+        }
         ChangeKind::FieldTypeChanged { from, to } if from.is_const && to.is_const => (
             true,
             "The constant (e.g. `METHOD`) has another value: the type now stands for another \
