@@ -3,8 +3,10 @@
 
 /// A semantic changelog between two schemas, in the names the generated
 /// Rust code uses. Built by [`diff_schemas`](super::diff_schemas); rendered
-/// by [`SchemaDiff::to_markdown`].
+/// by [`SchemaDiff::to_markdown`]. The types of this module are
+/// `#[non_exhaustive]`: later versions may report more.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SchemaDiff {
     /// Label of the old schema (a revision name or a file path).
     pub old: String,
@@ -47,6 +49,7 @@ pub enum MethodKind {
 
 /// A JSON-RPC method that one side has and the other has not.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MethodChange {
     /// The method name, e.g. `tools/call`.
     pub method: String,
@@ -96,6 +99,7 @@ impl TypeShape {
 
 /// A field as the generated struct has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FieldInfo {
     /// The JSON key.
     pub json_name: String,
@@ -113,6 +117,7 @@ pub struct FieldInfo {
 
 /// What changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ChangeKind {
     /// A new type.
     TypeAdded {
@@ -207,6 +212,7 @@ pub enum ChangeKind {
 
 /// One change of one type, with its verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Change {
     /// The type's Rust name.
     pub ty: String,
