@@ -52,6 +52,7 @@ pub(crate) fn compare(old: &Ir, new: &Ir) -> (Vec<MethodChange>, Vec<Change>, us
         };
         changes.push(change(&def.name, kind, false));
     }
+    let sides = Sides { old, new };
     for (name, before) in &old.types {
         let Some(after) = new.types.get(name) else {
             continue;
@@ -59,7 +60,6 @@ pub(crate) fn compare(old: &Ir, new: &Ir) -> (Vec<MethodChange>, Vec<Change>, us
         if before.doc != after.doc {
             docs += 1;
         }
-        let sides = Sides { old, new };
         docs += sides.type_changes(name, &before.kind, &after.kind, &mut changes);
     }
     // Added and removed types first by name, then each type's own changes.
