@@ -364,3 +364,25 @@ fn constants_are_judged_by_what_is_stored() {
         ]
     );
 }
+
+#[test]
+fn a_change_repeated_in_many_types_is_listed_once() {
+    let new = with(|defs| {
+        for ty in ["Gone", "PingRequest", "Tool"] {
+            defs[ty]["properties"]
+                .as_object_mut()
+                .unwrap()
+                .insert("note".into(), json!({"type": "string"}));
+        }
+    });
+    let d = diff(&new);
+    assert_eq!(d.changes.len(), 3);
+    let md = d.to_markdown();
+    assert!(md.contains("## Changes repeated across types"), "{md}");
+    assert!(
+        md.contains("\n  In 3 types: `Gone`, `PingRequest`, `Tool`.\n"),
+        "{md}"
+    );
+    assert!(!md.contains("## Types changed"), "{md}");
+    assert_eq!(md.matches("field `note` added").count(), 1, "{md}");
+}

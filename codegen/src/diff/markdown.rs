@@ -1,6 +1,7 @@
 //! Markdown rendering of a [`SchemaDiff`]: a summary table, then methods,
 //! removed and added types, and the changes of each type.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::model::{Change, ChangeKind, FieldInfo, MethodKind, SchemaDiff};
@@ -231,28 +232,69 @@ impl SchemaDiff {
                 )
             })
             .collect();
-        if changed.is_empty() {
+        // The same change in many types (a new `_meta` type everywhere) is
+        // one line naming the types, not one line per type.
+        let mut groups: BTreeMap<String, Vec<&Change>> = BTreeMap::new();
+        for c in &changed {
+            groups.entry(line_of(c)).or_default().push(c);
+        }
+        groups.retain(|_, changes| changes.len() >= REPEATED);
+        if !groups.is_empty() {
+            let _ = writeln!(
+                out,
+                "## Changes repeated across types
+
+The same change in {REPEATED} or more \
+                 types, listed once with the types it concerns.\n"
+            );
+            // Most widespread first, then by text.
+            let mut ordered: Vec<(&String, &Vec<&Change>)> = groups.iter().collect();
+            ordered.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+            for (line, changes) in ordered {
+                let types: Vec<String> = changes.iter().map(|c| c.ty.clone()).collect();
+                let _ = writeln!(
+                    out,
+                    "{line}\n  In {} types: {}.",
+                    types.len(),
+                    code_list(&types)
+                );
+            }
+            out.push('\n');
+        }
+        let single: Vec<&Change> = changed
+            .into_iter()
+            .filter(|c| !groups.contains_key(&line_of(c)))
+            .collect();
+        if single.is_empty() {
             return;
         }
         let _ = writeln!(out, "## Types changed");
         let mut current = "";
-        for c in changed {
+        for c in single {
             if c.ty != current {
                 current = &c.ty;
                 let _ = writeln!(out, "\n### `{current}`\n");
             }
-            let tag = if c.breaking {
-                "**breaking**"
-            } else {
-                "non-breaking"
-            };
-            let mut line = format!("- {tag}: {}. {}", describe(&c.kind), c.rust);
-            if let Some(wire) = &c.wire {
-                let _ = write!(line, " Wire: {wire}");
-            }
-            let _ = writeln!(out, "{line}");
+            let _ = writeln!(out, "{}", line_of(c));
         }
     }
+}
+
+/// A change in this many types is listed once (see `changed_section`).
+const REPEATED: usize = 3;
+
+/// The list item of a change of a type (without the type's name).
+fn line_of(c: &Change) -> String {
+    let tag = if c.breaking {
+        "**breaking**"
+    } else {
+        "non-breaking"
+    };
+    let mut line = format!("- {tag}: {}. {}", describe(&c.kind), c.rust);
+    if let Some(wire) = &c.wire {
+        let _ = write!(line, " Wire: {wire}");
+    }
+    line
 }
 
 fn code_list(names: &[String]) -> String {
