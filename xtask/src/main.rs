@@ -250,8 +250,8 @@ fn follow_up(manifest: &Manifest, implemented: &[KnownVersion]) -> Option<String
     Some(format!(
         "note: {list} now {} types in mcp-types but the runtime does not implement {}: \
          no server serves or advertises {} yet. To adopt a revision (docs/adopting-a-revision.md):\n\
-         \x20 1. review the diff of mcp-types/src/generated/ against the previous revision \
-         (new methods, new or removed types, new enum values, _meta keys, error codes);\n\
+         \x20 1. read docs/schema-diff/ (written by this regen; `cargo xtask diff A B` for any pair): \
+         new methods, new or removed types, changed fields and enum values, each judged for semver;\n\
          \x20 2. handle each difference in mcp-server and mcp-client (dispatch new methods, \
          switch or add the v* imports, per-version behaviour of legacy sessions);\n\
          \x20 3. add it to IMPLEMENTED_VERSIONS and its era list in mcp-versions/src/implemented.rs;\n\
