@@ -21,6 +21,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! With feature `live`, [`live::fetch`] lists a running server's tools
+//! (stdio command or URL, either era).
+//!
 //! In a build script, [`build`] reads a committed snapshot and writes to
 //! `OUT_DIR` (include it with `include!(concat!(env!("OUT_DIR"), "/weather.rs"))`
 //! inside a `mod`).
@@ -56,6 +59,8 @@
 //! at [`ClientOptions::client_path`]; output is deterministic, with a
 //! `@generated` header that lists the warnings.
 
+#[cfg(feature = "live")]
+pub mod live;
 mod names;
 mod schema;
 mod types;

@@ -28,7 +28,22 @@ const UNSUPPORTED: &[&str] = &[
     "$dynamicRef",
     "$dynamicAnchor",
     "$recursiveRef",
-    "$anchor",
+];
+
+/// Of those, the ones that only constrain: on an object with `properties`
+/// they are dropped (the server still checks them) and the shape is typed.
+const CONSTRAINTS: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "not",
+    "propertyNames",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "contains",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 
 /// String formats typify maps to types of other crates.
@@ -38,6 +53,8 @@ const FOREIGN_FORMATS: &[&str] = &["date", "date-time", "time", "uuid", "duratio
 pub struct Sanitised {
     /// The schema, ready for `schemars::schema::RootSchema`.
     pub schema: Value,
+    /// Whether the root itself became any value.
+    pub root_replaced: bool,
     /// (JSON pointer below the tool's schema, message).
     pub replaced: Vec<(String, String)>,
 }
@@ -77,8 +94,14 @@ pub fn sanitise(schema: &Value) -> Sanitised {
     {
         map.insert("definitions".into(), Value::Object(definitions));
     }
+    // Nothing left to type: the caller aliases a `serde_json` type instead
+    // of typify's newtype around `Value`.
+    let root_replaced = root
+        .as_object()
+        .is_some_and(|m| m.keys().all(|k| k == "description" || k == "title"));
     Sanitised {
         schema: root,
+        root_replaced,
         replaced,
     }
 }
@@ -103,6 +126,25 @@ impl Walker<'_> {
         let Value::Object(map) = schema else {
             return;
         };
+        // Names only, no meaning for the shape.
+        map.remove("$anchor");
+        map.remove("$dynamicAnchor");
+        if map.contains_key("properties") {
+            let dropped: Vec<&str> = CONSTRAINTS
+                .iter()
+                .copied()
+                .filter(|k| map.remove(*k).is_some())
+                .collect();
+            if !dropped.is_empty() {
+                replaced.push((
+                    path.to_owned(),
+                    format!(
+                        "`{}` dropped: the shape is typed, the server checks the constraint",
+                        dropped.join("`, `")
+                    ),
+                ));
+            }
+        }
         if let Some(reason) = self.unsupported(map) {
             replaced.push((path.to_owned(), format!("{reason}: any JSON value")));
             let mut any = Map::new();

@@ -29,6 +29,10 @@ pub fn generate(schema: &Value, name: &str, fallback: TokenStream) -> Types {
             pub type #ident = #fallback;
         }
     };
+    if sanitised.root_replaced {
+        let tokens = alias("the whole schema is any value".into(), &mut warnings);
+        return Types { tokens, warnings };
+    }
     let mut root = sanitised.schema;
     if let Value::Object(map) = &mut root {
         // typify names the root type after its title.

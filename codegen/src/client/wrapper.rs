@@ -221,15 +221,34 @@ pub fn emit(client: &str, client_path: &syn::Path, methods: &[Method<'_>]) -> To
                 ::core::result::Result::Ok((content, structured))
             }
 
-            /// `structuredContent` read as the tool's output type.
+            /// `structuredContent` read as the tool's output type; without
+            /// it (a legacy server may send only text), the first text block
+            /// read as JSON, as the spec asks servers to provide.
             fn output<T: ::serde::de::DeserializeOwned>(
                 tool: &'static str,
+                content: &[#content],
                 structured: ::core::option::Option<::serde_json::Value>,
             ) -> ::core::result::Result<T, ToolCallError> {
-                let value = structured.ok_or_else(|| ToolCallError::Output {
-                    tool,
-                    message: "no structuredContent".into(),
-                })?;
+                let value = match structured {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => {
+                        let text = content.iter().find_map(|c| match c {
+                            #cp::mcp_era_types::v2026_07_28::ContentBlock::TextContent(t) => {
+                                ::core::option::Option::Some(t.text.as_str())
+                            }
+                            _ => ::core::option::Option::None,
+                        });
+                        match text.map(::serde_json::from_str::<::serde_json::Value>) {
+                            ::core::option::Option::Some(::core::result::Result::Ok(value)) => value,
+                            _ => {
+                                return ::core::result::Result::Err(ToolCallError::Output {
+                                    tool,
+                                    message: "no structuredContent (and no JSON text block)".into(),
+                                });
+                            }
+                        }
+                    }
+                };
                 ::serde_json::from_value(value).map_err(|e| ToolCallError::Output {
                     tool,
                     message: e.to_string(),
@@ -268,8 +287,8 @@ fn method(m: &Method<'_>, content: &TokenStream) -> TokenStream {
             quote! {
                 #doc
                 pub async fn #name(&self #param) -> ::core::result::Result<#output, ToolCallError> {
-                    let (_, structured) = self.call(#tool, #arguments).await?;
-                    Self::output(#tool, structured)
+                    let (content, structured) = self.call(#tool, #arguments).await?;
+                    Self::output(#tool, &content, structured)
                 }
             }
         }
