@@ -5,8 +5,8 @@
 //! where `outputSchema` exists, and one async method on a client struct
 //! that wraps the dual-era client (`mcp_era::client::Client` by default).
 //! A method returns the typed output (from `structuredContent`) or the
-//! content blocks; an `isError` result is [`ToolCallError::Tool`]-like
-//! error (the generated `ToolCallError`).
+//! content blocks; an `isError` result is the generated
+//! `ToolCallError::Tool`, carrying the blocks.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,7 +21,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! With feature `live`, [`live::fetch`] lists a running server's tools
+//! With feature `live`, `live::fetch` lists a running server's tools
 //! (stdio command or URL, either era).
 //!
 //! In a build script, [`build`] reads a committed snapshot and writes to

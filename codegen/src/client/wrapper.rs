@@ -51,7 +51,7 @@ pub fn emit(client: &str, client_path: &syn::Path, methods: &[Method<'_>]) -> To
     let content = quote!(#cp::mcp_era_types::v2026_07_28::ContentBlock);
     let methods = methods.iter().map(|m| method(m, &content));
     let client_doc = format!(
-        " A typed client for this catalogue's tools, over [`{}::Client`] (either era).",
+        " A typed client for this catalogue's tools, over `{}::Client` (either era).",
         quote!(#cp).to_string().replace(' ', "")
     );
     quote! {
