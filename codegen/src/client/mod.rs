@@ -355,12 +355,10 @@ fn push_warnings(out: &mut Vec<Warning>, tool: &str, prefix: &str, found: Vec<(S
 /// `cargo:warning=`. Returns the path written.
 ///
 /// ```no_run
-/// // build.rs
-/// fn main() {
-///     let options = mcp_era_codegen::client::ClientOptions::new("Weather");
-///     if let Err(e) = mcp_era_codegen::client::build("tools.json", "weather.rs", &options) {
-///         panic!("{e}");
-///     }
+/// // build.rs, in `fn main`:
+/// let options = mcp_era_codegen::client::ClientOptions::new("Weather");
+/// if let Err(e) = mcp_era_codegen::client::build("tools.json", "weather.rs", &options) {
+///     panic!("{e}");
 /// }
 /// ```
 pub fn build(

@@ -265,7 +265,7 @@ mod tests {
             }
         }));
         let paths: Vec<&str> = s.replaced.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(paths, ["/properties/odd", "/properties/lost"]);
+        assert_eq!(paths, ["/properties/lost", "/properties/odd"]);
         assert_eq!(s.schema["properties"]["odd"], json!({"description": "d"}));
         assert_eq!(s.schema["properties"]["unit"]["$ref"], "#/definitions/Unit");
         assert_eq!(s.schema["properties"]["when"], json!({"type": "string"}));
