@@ -195,7 +195,7 @@ fn client(args: Vec<String>) -> Result<(), String> {
             other => return Err(format!("unknown argument {other}\n\n{CLIENT_USAGE}")),
         }
         if flag != "--save-tools" {
-            command.insert(1, format!("{flag} {value}"));
+            command.push(format!("{flag} {value}"));
         }
     }
     let catalogue = match (tools, server, url) {
