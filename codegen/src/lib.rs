@@ -22,7 +22,11 @@
 //! the core definitions it repeats must equal its core revision's and are
 //! imported from that revision's module instead of generated twice.
 //!
-//! This crate never writes files; `cargo xtask regen` does, and so does
+//! [`client`] is the other generator: a typed Rust client from any MCP
+//! server's tool catalogue (`mcp-era-codegen client`, `mcp-probe --codegen`,
+//! or [`client::build`] in a build script).
+//!
+//! Apart from [`client::build`] (for build scripts) this crate never writes files; `cargo xtask regen` does, and so does
 //! the small CLI of this package for any schema file:
 //!
 //! ```text
@@ -59,6 +63,7 @@
 
 #![deny(missing_docs)]
 
+pub mod client;
 pub mod diff;
 pub mod emit;
 pub mod ir;

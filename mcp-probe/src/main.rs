@@ -18,6 +18,7 @@
 //! | 4 | protocol failure (no mutual version, not modern under `--era modern`, malformed answers) |
 //! | 5 | timeout |
 
+mod codegen;
 mod conformance;
 mod skills;
 
@@ -108,6 +109,24 @@ struct Cli {
     /// Also list the tools.
     #[arg(long)]
     list_tools: bool,
+
+    /// Write a typed Rust client for every listed tool to FILE
+    /// (`mcp_era_codegen::client`; warnings on stderr).
+    #[arg(long, value_name = "FILE")]
+    codegen: Option<std::path::PathBuf>,
+
+    /// Write the whole tool catalogue (`{"tools": [...]}`, every page) to
+    /// FILE: a snapshot for `mcp_era_codegen::client::build`.
+    #[arg(long, value_name = "FILE")]
+    save_tools: Option<std::path::PathBuf>,
+
+    /// The --codegen client struct is NAMEClient.
+    #[arg(long, default_value = "Tools", value_name = "NAME")]
+    codegen_name: String,
+
+    /// The client crate path in the --codegen module.
+    #[arg(long, default_value = "::mcp_era::client", value_name = "PATH")]
+    client_path: String,
 
     /// Call this tool after connecting.
     #[arg(long)]
@@ -500,6 +519,21 @@ async fn operations(
             }
             Err(f) => failed.push(f),
         }
+    }
+    if cli.codegen.is_some() || cli.save_tools.is_some() {
+        let request = codegen::Request {
+            out: cli.codegen.as_deref(),
+            save_tools: cli.save_tools.as_deref(),
+            name: &cli.codegen_name,
+            client_path: &cli.client_path,
+        };
+        let result = codegen::run(client, &request).await;
+        record(
+            report,
+            &mut failed,
+            "codegen",
+            result.map_err(|e| Failed::new("--codegen", None, e)),
+        );
     }
     if cli.list_tools {
         let tools = client.list_tools(None).await.map(|tools| {

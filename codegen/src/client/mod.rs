@@ -1,0 +1,389 @@
+//! Typed Rust clients from any server's tool catalogue (`tools/list`).
+//!
+//! [`generate`] turns a catalogue into one Rust module: per tool an
+//! arguments struct (from `inputSchema`, through typify), an output type
+//! where `outputSchema` exists, and one async method on a client struct
+//! that wraps the dual-era client (`mcp_era::client::Client` by default).
+//! A method returns the typed output (from `structuredContent`) or the
+//! content blocks; an `isError` result is the generated
+//! `ToolCallError::Tool`, carrying the blocks.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_era_codegen::client::{ClientOptions, generate};
+//! let catalogue: serde_json::Value =
+//!     serde_json::from_str(&std::fs::read_to_string("tools.json")?)?;
+//! let generated = generate(&catalogue, &ClientOptions::new("Weather"))?;
+//! for warning in &generated.warnings {
+//!     eprintln!("warning: {warning}");
+//! }
+//! std::fs::write("src/weather.rs", generated.source)?;
+//! # Ok(()) }
+//! ```
+//!
+//! With feature `live`, `live::fetch` lists a running server's tools
+//! (stdio command or URL, either era).
+//!
+//! In a build script, [`build`] reads a committed snapshot and writes to
+//! `OUT_DIR` (include it with `include!(concat!(env!("OUT_DIR"), "/weather.rs"))`
+//! inside a `mod`).
+//!
+//! Rules:
+//!
+//! * **Names.** A tool's method is its name in snake_case, every
+//!   non-alphanumeric character splitting words (`files.read` →
+//!   `files_read`, `get-weather` → `get_weather`); a leading digit gets
+//!   `tool_`; a keyword or one of the wrapper's own method names gets a
+//!   trailing `_` (`type` → `type_`). Types are the method in CamelCase
+//!   plus `Args` / `Output`, and live, with the types typify makes for
+//!   them, in a module named like the method (re-exported at the top).
+//!   Tools are taken in name order; a name that collides after mapping gets
+//!   `_2`, `_3`, … and a warning.
+//! * **No arguments.** A tool whose `inputSchema` has no properties (and no
+//!   combinators or `$ref`) gets a method without an arguments parameter.
+//! * **Fallback.** A subschema that uses a keyword typify cannot express
+//!   (`if`/`then`/`else`, `not`, `patternProperties`, `propertyNames`,
+//!   `dependentSchemas`, `prefixItems`, `contains`, `unevaluated*`, a
+//!   `$ref` that names no root definition, nested `$defs`, a `false`
+//!   schema, …) becomes any JSON value: its field is `serde_json::Value`,
+//!   with a [`Warning`] naming the tool and the JSON pointer. If typify
+//!   still fails or panics on a schema, the whole arguments type becomes
+//!   `serde_json::Map<String, serde_json::Value>` (an output type:
+//!   `serde_json::Value`), again with a warning. Input never panics.
+//! * **Formats.** `date`, `date-time`, `time`, `uuid`, `duration` and
+//!   `pattern` are dropped (the field is a `String`) so the generated code
+//!   needs no `chrono`, `uuid` or `regress`; `ipv4`/`ipv6` become `std::net`
+//!   types, integer formats sized integers.
+//!
+//! The generated code needs `serde` and `serde_json` and the client crate
+//! at [`ClientOptions::client_path`]; output is deterministic, with a
+//! `@generated` header that lists the warnings.
+
+#[cfg(feature = "live")]
+pub mod live;
+mod names;
+mod schema;
+mod types;
+mod wrapper;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value};
+
+use crate::{Error, Result};
+
+/// What [`generate`] needs besides the catalogue.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// The client struct is `{name}Client` (default `Tools`).
+    pub name: String,
+    /// The client crate's path (default `::mcp_era::client`, the facade with
+    /// its `client` feature; `::mcp_era_client` for the crate itself).
+    pub client_path: String,
+    /// The command named in the `@generated` header.
+    pub command: String,
+}
+
+impl ClientOptions {
+    /// Options for a client struct named `{name}Client`.
+    pub fn new(name: impl Into<String>) -> Self {
+        ClientOptions {
+            name: name.into(),
+            ..ClientOptions::default()
+        }
+    }
+
+    /// Sets [`ClientOptions::client_path`].
+    pub fn client_path(mut self, path: impl Into<String>) -> Self {
+        self.client_path = path.into();
+        self
+    }
+
+    /// Sets [`ClientOptions::command`].
+    pub fn command(mut self, command: impl Into<String>) -> Self {
+        self.command = command.into();
+        self
+    }
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            name: "Tools".into(),
+            client_path: "::mcp_era::client".into(),
+            command: "mcp-era-codegen client".into(),
+        }
+    }
+}
+
+/// Something the generator did instead of the obvious: a fallback to
+/// `serde_json::Value`, a renamed collision, a skipped tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The tool's name as the server spells it.
+    pub tool: String,
+    /// JSON pointer into the tool object (`/inputSchema/properties/when`).
+    pub path: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool `{}` at `{}`: {}",
+            self.tool, self.path, self.message
+        )
+    }
+}
+
+/// A generated module.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// Formatted Rust source.
+    pub source: String,
+    /// What fell back or was renamed, in tool order.
+    pub warnings: Vec<Warning>,
+}
+
+/// The tool objects of a catalogue: an array of tools, a `tools/list`
+/// result (`{"tools": [...]}`) or a whole JSON-RPC response
+/// (`{"result": {"tools": [...]}}`).
+pub fn tools_of(catalogue: &Value) -> Result<&Vec<Value>> {
+    match catalogue {
+        Value::Array(tools) => Ok(tools),
+        Value::Object(map) => match (map.get("tools"), map.get("result")) {
+            (Some(Value::Array(tools)), _) => Ok(tools),
+            (_, Some(result)) if result.get("tools").is_some() => tools_of(result),
+            _ => Err(Error::new(
+                "catalogue: expected an array of tools, {\"tools\": [...]} or a JSON-RPC response",
+            )),
+        },
+        _ => Err(Error::new("catalogue: expected a JSON array or object")),
+    }
+}
+
+/// One tool, named and typed.
+struct Planned<'a> {
+    tool: &'a str,
+    method: String,
+    description: Option<&'a str>,
+    input: Option<&'a Value>,
+    output: Option<&'a Value>,
+}
+
+/// Generates the typed client module for `catalogue` (see [`tools_of`]).
+pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated> {
+    let client_path: syn::Path = syn::parse_str(&options.client_path)
+        .map_err(|e| Error::new(format!("client path {:?}: {e}", options.client_path)))?;
+    let client_name = format!("{}Client", options.name);
+    syn::parse_str::<syn::Ident>(&client_name)
+        .map_err(|_| Error::new(format!("{client_name:?} is not a Rust type name")))?;
+    let mut warnings = Vec::new();
+    let mut tools: Vec<(&str, &Map<String, Value>)> = Vec::new();
+    for (i, tool) in tools_of(catalogue)?.iter().enumerate() {
+        match tool.as_object() {
+            Some(obj) => match obj.get("name").and_then(Value::as_str) {
+                Some(name) => tools.push((name, obj)),
+                None => warnings.push(Warning {
+                    tool: format!("#{i}"),
+                    path: "/name".into(),
+                    message: "no name: tool left out".into(),
+                }),
+            },
+            None => warnings.push(Warning {
+                tool: format!("#{i}"),
+                path: String::new(),
+                message: "not an object: tool left out".into(),
+            }),
+        }
+    }
+    tools.sort_by(|a, b| a.0.cmp(b.0));
+    let mut taken = BTreeSet::new();
+    let mut planned = Vec::new();
+    for (tool, obj) in tools {
+        let base = names::method_name(tool);
+        let mut method = base.clone();
+        let mut n = 2;
+        // Methods and type stems must both be unique.
+        while taken.contains(&method) || taken.contains(&names::type_stem(&method)) {
+            method = format!("{}_{n}", base.trim_end_matches('_'));
+            n += 1;
+        }
+        if method != base {
+            warnings.push(Warning {
+                tool: tool.into(),
+                path: "/name".into(),
+                message: format!("`{base}` is taken by another tool: method `{method}`"),
+            });
+        }
+        taken.insert(method.clone());
+        taken.insert(names::type_stem(&method));
+        planned.push(Planned {
+            tool,
+            method,
+            description: obj.get("description").and_then(Value::as_str),
+            input: obj.get("inputSchema"),
+            output: obj.get("outputSchema"),
+        });
+    }
+
+    let mut modules = TokenStream::new();
+    let mut args_names = Vec::new();
+    let mut output_names = Vec::new();
+    for p in &planned {
+        let stem = names::type_stem(&p.method);
+        let module = format_ident!("{}", p.method);
+        let mut body = TokenStream::new();
+        let mut exports = Vec::new();
+        let args = p.input.filter(|s| takes_arguments(s)).map(|schema| {
+            let name = format!("{stem}Args");
+            let t = types::generate(
+                schema,
+                &name,
+                quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+            );
+            push_warnings(&mut warnings, p.tool, "/inputSchema", t.warnings);
+            let ident = format_ident!("{name}");
+            let tokens = t.tokens;
+            body.extend(quote! {
+                /// The arguments' types (typify).
+                pub mod args { #tokens }
+            });
+            exports.push(quote!(args::#ident));
+            name
+        });
+        let output = p.output.map(|schema| {
+            let name = format!("{stem}Output");
+            let t = types::generate(schema, &name, quote!(::serde_json::Value));
+            push_warnings(&mut warnings, p.tool, "/outputSchema", t.warnings);
+            let ident = format_ident!("{name}");
+            let tokens = t.tokens;
+            body.extend(quote! {
+                /// The output's types (typify).
+                pub mod output { #tokens }
+            });
+            exports.push(quote!(output::#ident));
+            name
+        });
+        if !exports.is_empty() {
+            let doc = format!(" Types of tool `{}`.", p.tool.replace('`', "'"));
+            modules.extend(quote! {
+                #[doc = #doc]
+                #[allow(clippy::all, clippy::pedantic, dead_code, missing_docs)]
+                pub mod #module {
+                    #body
+                }
+                pub use self::#module::{#(#exports),*};
+            });
+        }
+        args_names.push(args);
+        output_names.push(output);
+    }
+    let methods: Vec<wrapper::Method<'_>> = planned
+        .iter()
+        .zip(args_names.iter().zip(&output_names))
+        .map(|(p, (args, output))| wrapper::Method {
+            tool: p.tool,
+            method: &p.method,
+            description: p.description,
+            args: args.as_deref(),
+            output: output.as_deref(),
+        })
+        .collect();
+    let client = wrapper::emit(&client_name, &client_path, &methods);
+    let file: syn::File = syn::parse2(quote! { #client #modules })
+        .map_err(|e| Error::new(format!("generated code does not parse: {e}")))?;
+    let mut source = format!(
+        "// @generated by `{}`. Do not edit by hand.\n// Typed client for {} tool(s); needs `serde`, `serde_json` and `{}`.\n",
+        options.command.replace('\n', " "),
+        planned.len(),
+        options.client_path
+    );
+    for w in &warnings {
+        source.push_str(&format!(
+            "// warning: {}\n",
+            w.to_string().replace('\n', " ")
+        ));
+    }
+    source.push('\n');
+    source.push_str(&prettyplease::unparse(&file));
+    Ok(Generated { source, warnings })
+}
+
+/// Whether an `inputSchema` has anything to fill in.
+fn takes_arguments(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    let has = |key: &str| match map.get(key) {
+        Some(Value::Object(m)) => !m.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Bool(b)) => *b && key == "additionalProperties",
+        Some(_) => true,
+        None => false,
+    };
+    [
+        "properties",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "patternProperties",
+    ]
+    .iter()
+    .any(|k| has(k))
+        || matches!(map.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty())
+}
+
+fn push_warnings(out: &mut Vec<Warning>, tool: &str, prefix: &str, found: Vec<(String, String)>) {
+    out.extend(found.into_iter().map(|(path, message)| Warning {
+        tool: tool.into(),
+        path: format!("{prefix}{path}"),
+        message,
+    }));
+}
+
+/// For build scripts: reads the catalogue snapshot at `snapshot` (relative
+/// to the package), writes the module to `$OUT_DIR/{out_file}`, tells cargo
+/// to rerun when the snapshot changes and prints each warning as
+/// `cargo:warning=`. Returns the path written.
+///
+/// ```no_run
+/// // build.rs, in `fn main`:
+/// let options = mcp_era_codegen::client::ClientOptions::new("Weather");
+/// if let Err(e) = mcp_era_codegen::client::build("tools.json", "weather.rs", &options) {
+///     panic!("{e}");
+/// }
+/// ```
+pub fn build(
+    snapshot: impl AsRef<Path>,
+    out_file: &str,
+    options: &ClientOptions,
+) -> Result<PathBuf> {
+    let snapshot = snapshot.as_ref();
+    println!("cargo:rerun-if-changed={}", snapshot.display());
+    let out_dir = std::env::var_os("OUT_DIR")
+        .ok_or_else(|| Error::new("OUT_DIR is not set: call this from a build script"))?;
+    let text = std::fs::read_to_string(snapshot)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", snapshot.display())))?;
+    let catalogue: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::new(format!("{} is not JSON: {e}", snapshot.display())))?;
+    let mut options = options.clone();
+    if options.command == ClientOptions::default().command {
+        options.command = format!("mcp_era_codegen::client::build from {}", snapshot.display());
+    }
+    let generated = generate(&catalogue, &options)?;
+    for w in &generated.warnings {
+        println!("cargo:warning={}", w.to_string().replace('\n', " "));
+    }
+    let path = PathBuf::from(out_dir).join(out_file);
+    std::fs::write(&path, generated.source)
+        .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
+}

@@ -1,0 +1,137 @@
+//! One schema (a tool's `inputSchema` or `outputSchema`) through typify,
+//! isolated in its own `TypeSpace` (so two tools' `$defs` never clash) and
+//! behind `catch_unwind`: any failure falls back to a `serde_json` type.
+
+use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use super::schema::sanitise;
+
+/// The tokens of one schema's types.
+pub struct Types {
+    /// Items defining `name` (and whatever typify needs beside it).
+    pub tokens: TokenStream,
+    /// (JSON pointer below the schema, message) for each fallback.
+    pub warnings: Vec<(String, String)>,
+}
+
+/// Types for `schema` with the root named `name`. `fallback` is the type
+/// `name` aliases when typify cannot be used at all.
+pub fn generate(schema: &Value, name: &str, fallback: TokenStream) -> Types {
+    let sanitised = sanitise(schema);
+    let mut warnings = sanitised.replaced;
+    let ident = format_ident!("{name}");
+    let alias = |why: String, warnings: &mut Vec<(String, String)>| {
+        warnings.push((String::new(), why));
+        quote! {
+            #[doc = " Any JSON value: the schema could not be typed (see the warnings in the header)."]
+            pub type #ident = #fallback;
+        }
+    };
+    if sanitised.root_replaced {
+        let tokens = alias("the whole schema is any value".into(), &mut warnings);
+        return Types { tokens, warnings };
+    }
+    let mut root = sanitised.schema;
+    if let Value::Object(map) = &mut root {
+        // typify names the root type after its title.
+        map.insert("title".into(), Value::String(name.to_owned()));
+    }
+    let root: schemars::schema::RootSchema = match serde_json::from_value(root) {
+        Ok(root) => root,
+        Err(e) => {
+            let tokens = alias(
+                format!("not a JSON schema typify reads: {e}"),
+                &mut warnings,
+            );
+            return Types { tokens, warnings };
+        }
+    };
+    let outcome = std::panic::catch_unwind(move || {
+        let mut settings = typify::TypeSpaceSettings::default();
+        settings.with_struct_builder(false);
+        let mut space = typify::TypeSpace::new(&settings);
+        match space.add_root_schema(root) {
+            Ok(Some(_)) => Ok(space.to_stream()),
+            Ok(None) => Err("typify made no root type".to_owned()),
+            Err(e) => Err(format!("typify: {e}")),
+        }
+    });
+    let tokens = match outcome {
+        Ok(Ok(tokens)) if syn::parse2::<syn::File>(tokens.clone()).is_ok() => split_docs(tokens),
+        Ok(Ok(_)) => alias("typify's output does not parse".into(), &mut warnings),
+        Ok(Err(e)) => alias(e, &mut warnings),
+        Err(_) => alias("typify panicked on this schema".into(), &mut warnings),
+    };
+    Types { tokens, warnings }
+}
+
+/// `#[doc = "a\nb"]` → `#[doc = "a"] #[doc = "b"]`, so that prettyplease
+/// prints `///` lines rather than one `/** */` block.
+pub fn split_docs(tokens: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(tree) = iter.next() {
+        match tree {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                let next = iter.peek().cloned();
+                if let Some(TokenTree::Group(g)) = &next
+                    && g.delimiter() == Delimiter::Bracket
+                    && let Some(text) = doc_text(g.stream())
+                    && text.contains('\n')
+                {
+                    iter.next();
+                    for line in text.split('\n') {
+                        out.extend(doc_attr(line.trim_end_matches('\r')));
+                    }
+                    continue;
+                }
+                out.push(TokenTree::Punct(p));
+            }
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), split_docs(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The text of `doc = "..."`, if that is what `stream` is.
+fn doc_text(stream: TokenStream) -> Option<String> {
+    let trees: Vec<TokenTree> = stream.into_iter().collect();
+    match trees.as_slice() {
+        [
+            TokenTree::Ident(i),
+            TokenTree::Punct(eq),
+            TokenTree::Literal(lit),
+        ] if i == "doc" && eq.as_char() == '=' => {
+            let lit: syn::LitStr = syn::parse2(TokenTree::Literal(lit.clone()).into()).ok()?;
+            Some(lit.value())
+        }
+        _ => None,
+    }
+}
+
+/// One `#[doc = " line"]`.
+pub fn doc_attr(line: &str) -> TokenStream {
+    let body: TokenStream = [
+        TokenTree::Ident(proc_macro2::Ident::new(
+            "doc",
+            proc_macro2::Span::call_site(),
+        )),
+        TokenTree::Punct(Punct::new('=', Spacing::Alone)),
+        TokenTree::Literal(Literal::string(line)),
+    ]
+    .into_iter()
+    .collect();
+    [
+        TokenTree::Punct(Punct::new('#', Spacing::Alone)),
+        TokenTree::Group(Group::new(Delimiter::Bracket, body)),
+    ]
+    .into_iter()
+    .collect()
+}

@@ -1,0 +1,12 @@
+//! Generates the typed client from the committed `tools.json` snapshot, so
+//! building needs no live server (`tests/everything.rs` checks the snapshot
+//! is current).
+
+fn main() {
+    let options =
+        mcp_era_codegen::client::ClientOptions::new("Everything").client_path("::mcp_era_client");
+    if let Err(e) = mcp_era_codegen::client::build("tools.json", "everything.rs", &options) {
+        // A build script reports failure by panicking.
+        panic!("generating the client: {e}");
+    }
+}
