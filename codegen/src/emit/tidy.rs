@@ -159,7 +159,10 @@ pub(super) fn shorten_paths(
         // rustfmt's order: `Deserialize, Serialize, de`.
         names.sort_by_key(Ident::to_string);
         let root = use_root(root)?;
-        uses.extend(quote!(use #root::{#(#names),*};));
+        uses.extend(match names.as_slice() {
+            [name] => quote!(use #root::#name;),
+            _ => quote!(use #root::{#(#names),*};),
+        });
     }
     for path in std_uses {
         let path: syn::Path =
@@ -303,5 +306,47 @@ fn is_root(trees: &[TokenTree], i: usize) -> bool {
     match i.checked_sub(1).map(|p| &trees[p]) {
         Some(TokenTree::Ident(id)) => syn::parse_str::<Ident>(&id.to_string()).is_err(),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+
+    use super::*;
+
+    #[test]
+    fn a_name_the_module_defines_keeps_its_path() {
+        let items = quote! {
+            pub struct Value { pub a: ::serde_json::Value, pub b: ::serde_json::Map<::std::string::String, ::serde_json::Value> }
+            pub struct Result(::core::option::Option<::core::result::Result<i64, ()>>);
+            pub mod error { pub type E = ::std::string::String; }
+        };
+        let (uses, items) = shorten_paths(items, "::serde", "::my::json").unwrap();
+        assert_eq!(
+            uses.to_string(),
+            quote!(
+                use ::my::json::Map;
+            )
+            .to_string()
+        );
+        assert_eq!(
+            items.to_string(),
+            quote! {
+                pub struct Value { pub a: ::serde_json::Value, pub b: Map<String, ::serde_json::Value> }
+                pub struct Result(Option<::core::result::Result<i64, ()>>);
+                pub mod error { pub type E = ::std::string::String; }
+            }
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn docs_get_one_attribute_per_line() {
+        let out = split_docs(quote! { #[doc = "a\n\n  b"] struct S; });
+        assert_eq!(
+            out.to_string(),
+            quote! { #[doc = " a"] #[doc = ""] #[doc = "   b"] struct S; }.to_string()
+        );
     }
 }
