@@ -78,10 +78,7 @@ fn an_extension_imports_the_core_types_it_repeats() {
     assert!(out.contains("pub enum State"), "{out}");
     assert!(out.contains("pub state: State,"), "{out}");
     // anyOf with null: nullable.
-    assert!(
-        out.contains("pub ttl_ms: ::core::option::Option<i64>,"),
-        "{out}"
-    );
+    assert!(out.contains("pub ttl_ms: Option<i64>,"), "{out}");
     // `Result & (A | B)`: a union of merged objects named by their tag.
     assert!(
         out.contains("GetSwitchResultOn(GetSwitchResultOn)"),
@@ -91,10 +88,7 @@ fn an_extension_imports_the_core_types_it_repeats() {
         out.contains("GetSwitchResultOff(GetSwitchResultOff)"),
         "{out}"
     );
-    assert!(
-        out.contains("pub error: ::core::option::Option<Error>,"),
-        "{out}"
-    );
+    assert!(out.contains("pub error: Option<Error>,"), "{out}");
     // `{not: {}}` closes the object.
     assert!(out.contains("pub type SwitchCapability"), "{out}");
     assert!(!out.contains("$schema"), "{out}");

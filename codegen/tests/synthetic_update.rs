@@ -97,7 +97,8 @@ fn a_synthetic_revision_generates_compiles_and_is_not_served() {
         "pub struct DescribeToolRequest {",
         "DescribeToolRequest(DescribeToolRequest),",
         "pub const TOOLS_DESCRIBE: &str = \"tools/describe\";",
-        "pub describe_url: ::core::option::Option<::std::string::String>,",
+        "pub describe_url: Option<String>,",
+        "    use ::mcp_era_types::__private::serde::{",
         "System,",
     ] {
         assert!(source.contains(expected), "missing {expected:?}");

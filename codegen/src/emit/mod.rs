@@ -1,9 +1,11 @@
 //! Emission: IR → Rust tokens → one formatted source file per revision.
 
 mod enums;
+mod layout;
 mod paths;
 mod structs;
 mod tables;
+mod tidy;
 mod unions;
 
 use proc_macro2::{Ident, TokenStream};
@@ -411,11 +413,16 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
             )
         }
     };
+    let (uses, items) = tidy::shorten_paths(
+        quote! { #imports #items },
+        &options.serde,
+        &options.serde_json,
+    )?;
     let file = match &options.module {
         None => quote! {
             #![doc = #module_doc]
+            #uses
             use #runtime as __rt;
-            #imports
             #items
         },
         Some(name) => {
@@ -424,15 +431,16 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
             quote! {
                 #[doc = #module_doc]
                 pub mod #name {
+                    #uses
                     use #runtime as __rt;
-                    #imports
                     #items
                 }
             }
         }
     };
     let file = paths::rewrite(file, &options.serde, &options.serde_json)?;
-    format_file(file, &options.command)
+    let text = format_file(tidy::split_docs(file), &options.command)?;
+    Ok(layout::tables(&text))
 }
 
 /// Generates Rust for one schema file: reads it, detects its era (see
