@@ -34,6 +34,11 @@ pub fn shouty(name: &str) -> String {
 
 /// Rust keywords, plus `extra`, the generated field for unnamed keys.
 fn is_reserved(word: &str) -> bool {
+    is_keyword(word) || word == "extra"
+}
+
+/// Strict and reserved Rust keywords (2024 edition).
+pub(crate) fn is_keyword(word: &str) -> bool {
     matches!(
         word,
         "as" | "async"
@@ -86,7 +91,6 @@ fn is_reserved(word: &str) -> bool {
             | "unsized"
             | "virtual"
             | "yield"
-            | "extra"
     )
 }
 

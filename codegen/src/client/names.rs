@@ -3,6 +3,8 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
+use crate::naming::is_keyword;
+
 /// Names the wrapper itself uses: a tool may not take them as methods.
 const WRAPPER_METHODS: &[&str] = &[
     "new",
@@ -41,63 +43,6 @@ pub fn type_stem(method: &str) -> String {
     } else {
         camel
     }
-}
-
-/// Strict and reserved Rust keywords (2024 edition), plus `self`-likes.
-pub fn is_keyword(word: &str) -> bool {
-    matches!(
-        word,
-        "as" | "async"
-            | "await"
-            | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "dyn"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "fn"
-            | "for"
-            | "gen"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "pub"
-            | "ref"
-            | "return"
-            | "self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "type"
-            | "unsafe"
-            | "use"
-            | "where"
-            | "while"
-            | "abstract"
-            | "become"
-            | "box"
-            | "do"
-            | "final"
-            | "macro"
-            | "override"
-            | "priv"
-            | "try"
-            | "typeof"
-            | "unsized"
-            | "virtual"
-            | "yield"
-    )
 }
 
 #[cfg(test)]
