@@ -71,9 +71,7 @@ fn generates_a_typed_client() {
     ));
     assert!(has("pub async fn type_(&self)"));
     assert!(has("pub async fn get_weather(&self, args: GetWeatherArgs)"));
-    assert!(has(
-        "-> ::core::result::Result<GetWeatherOutput, ToolCallError>"
-    ));
+    assert!(has("-> Result<GetWeatherOutput, ToolCallError>"));
     assert!(
         g.warnings
             .iter()

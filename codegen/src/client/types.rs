@@ -2,11 +2,12 @@
 //! isolated in its own `TypeSpace` (so two tools' `$defs` never clash) and
 //! behind `catch_unwind`: any failure falls back to a `serde_json` type.
 
-use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
 use super::schema::sanitise;
+use crate::emit::tidy::split_docs;
 
 /// The tokens of one schema's types.
 pub struct Types {
@@ -67,71 +68,7 @@ pub fn generate(schema: &Value, name: &str, fallback: TokenStream) -> Types {
     Types { tokens, warnings }
 }
 
-/// `#[doc = "a\nb"]` → `#[doc = "a"] #[doc = "b"]`, so that prettyplease
-/// prints `///` lines rather than one `/** */` block.
-pub fn split_docs(tokens: TokenStream) -> TokenStream {
-    let mut out = Vec::new();
-    let mut iter = tokens.into_iter().peekable();
-    while let Some(tree) = iter.next() {
-        match tree {
-            TokenTree::Punct(p) if p.as_char() == '#' => {
-                let next = iter.peek().cloned();
-                if let Some(TokenTree::Group(g)) = &next
-                    && g.delimiter() == Delimiter::Bracket
-                    && let Some(text) = doc_text(g.stream())
-                    && text.contains('\n')
-                {
-                    iter.next();
-                    for line in text.split('\n') {
-                        out.extend(doc_attr(line.trim_end_matches('\r')));
-                    }
-                    continue;
-                }
-                out.push(TokenTree::Punct(p));
-            }
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), split_docs(g.stream()));
-                group.set_span(g.span());
-                out.push(TokenTree::Group(group));
-            }
-            other => out.push(other),
-        }
-    }
-    out.into_iter().collect()
-}
-
-/// The text of `doc = "..."`, if that is what `stream` is.
-fn doc_text(stream: TokenStream) -> Option<String> {
-    let trees: Vec<TokenTree> = stream.into_iter().collect();
-    match trees.as_slice() {
-        [
-            TokenTree::Ident(i),
-            TokenTree::Punct(eq),
-            TokenTree::Literal(lit),
-        ] if i == "doc" && eq.as_char() == '=' => {
-            let lit: syn::LitStr = syn::parse2(TokenTree::Literal(lit.clone()).into()).ok()?;
-            Some(lit.value())
-        }
-        _ => None,
-    }
-}
-
 /// One `#[doc = " line"]`.
 pub fn doc_attr(line: &str) -> TokenStream {
-    let body: TokenStream = [
-        TokenTree::Ident(proc_macro2::Ident::new(
-            "doc",
-            proc_macro2::Span::call_site(),
-        )),
-        TokenTree::Punct(Punct::new('=', Spacing::Alone)),
-        TokenTree::Literal(Literal::string(line)),
-    ]
-    .into_iter()
-    .collect();
-    [
-        TokenTree::Punct(Punct::new('#', Spacing::Alone)),
-        TokenTree::Group(Group::new(Delimiter::Bracket, body)),
-    ]
-    .into_iter()
-    .collect()
+    quote!(#[doc = #line])
 }

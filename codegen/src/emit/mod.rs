@@ -5,7 +5,7 @@ mod layout;
 mod paths;
 mod structs;
 mod tables;
-mod tidy;
+pub(crate) mod tidy;
 mod unions;
 
 use proc_macro2::{Ident, TokenStream};

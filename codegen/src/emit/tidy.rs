@@ -13,7 +13,7 @@ use crate::{Error, Result};
 /// into one attribute per line, and gives lines a leading space when the
 /// doc has none (`/// text`, as written by hand; rustdoc strips the common
 /// indent, so the rendered text is the same).
-pub(super) fn split_docs(tokens: TokenStream) -> TokenStream {
+pub(crate) fn split_docs(tokens: TokenStream) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = TokenStream::new();
     let mut i = 0;
@@ -123,7 +123,7 @@ const SHORT: &[(&[&str], &str, Source)] = &[
 /// defines itself (a schema type called `Result`, `Value`, …) keeps its
 /// qualified path. Nested modules (typify's `error`) are left alone: the
 /// `use` lines do not reach into them.
-pub(super) fn shorten_paths(
+pub(crate) fn shorten_paths(
     items: TokenStream,
     serde: &str,
     serde_json: &str,
