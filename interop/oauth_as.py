@@ -52,9 +52,19 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
+import oauth_as_cc as cc
+
+AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")  # for dynamic registration
+GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials")
 PKCE = re.compile(r"^[A-Za-z0-9\-._~]{43,128}$")
 CODE_TTL = 60
+# Credentials never reach the log: these form/JSON values and the
+# Authorization header's credentials are replaced.
+SECRET_VALUE = re.compile(r'("?(?:client_secret|client_assertion|access_token|refresh_token)"?\s*[=:]\s*"?)[^&",\s]+')
+
+
+def redact(text):
+    return SECRET_VALUE.sub(r"\1<redacted>", text)
 
 
 class Error(Exception):
@@ -66,7 +76,7 @@ class Error(Exception):
 
 
 class State:
-    def __init__(self, issuer, resources, scopes, token_ttl):
+    def __init__(self, issuer, resources, scopes, token_ttl, clients=None):
         self.issuer = issuer
         self.resources = resources
         self.scopes = scopes
@@ -77,7 +87,10 @@ class State:
         jwk.pop("key_ops", None)  # RFC 7517 §4.3: not together with "use"
         jwk.update(kid=self.kid, use="sig", alg="RS256")
         self.jwks = {"keys": [jwk]}
-        self.clients = {}  # client_id -> registered metadata (with the secret)
+        # client_id -> registered metadata (with the secret or public key);
+        # the pre-registered client_credentials clients first.
+        self.clients = dict(clients or {})
+        self.replay = cc.Replay()  # private_key_jwt assertions seen
         self.codes = {}  # code -> grant
         self.refresh = {}  # refresh token -> grant
         self.lock = threading.Lock()
@@ -98,7 +111,7 @@ class State:
         }
         if self.scopes is not None:
             meta["scopes_supported"] = sorted(self.scopes)
-        return meta
+        return cc.metadata(meta)
 
     # ---- RFC 7591 ------------------------------------------------------------
     def register(self, body):
@@ -196,6 +209,8 @@ class State:
 
     # ---- token endpoint -----------------------------------------------------
     def authenticate_client(self, headers, form):
+        if "client_assertion" in form or "client_assertion_type" in form:
+            return cc.authenticate_assertion(self, headers, form)
         basic = headers.get("Authorization", "")
         if basic.lower().startswith("basic "):
             try:
@@ -236,6 +251,10 @@ class State:
             raise Error(400, "invalid_target", "one resource at a time, please")
         client = self.authenticate_client(headers, form)
         grant_type = form.get("grant_type")
+        if grant_type in GRANT_TYPES and grant_type not in client["grant_types"]:
+            raise Error(400, "unauthorized_client", f"the client did not register the {grant_type} grant")
+        if grant_type == "client_credentials":
+            return cc.grant(self, client, form)
         if grant_type == "authorization_code":
             with self.lock:
                 grant = self.codes.pop(form.get("code", ""), None)
@@ -253,8 +272,6 @@ class State:
                 raise Error(400, "invalid_target", "resource differs from the authorization request's")
             return 200, self.issue(client, grant["resource"], grant["scope"])
         if grant_type == "refresh_token":
-            if "refresh_token" not in client["grant_types"]:
-                raise Error(400, "unauthorized_client", "the client did not register the refresh_token grant")
             presented = form.get("refresh_token", "")
             with self.lock:
                 grant = self.refresh.get(presented)
@@ -272,11 +289,11 @@ class State:
             return 200, self.issue(client, resource, grant["scope"] if scope is None else scope)
         raise Error(400, "unsupported_grant_type", f"grant_type {grant_type!r}")
 
-    def issue(self, client, resource, scope):
+    def issue(self, client, resource, scope, subject="interop-user"):
         now = int(time.time())
         claims = {
             "iss": self.issuer,
-            "sub": "interop-user",
+            "sub": subject,
             "aud": resource,
             "client_id": client["client_id"],
             "scope": scope,
@@ -314,12 +331,14 @@ def make_handler(state, log):
                 "method": self.command,
                 "path": self.path,
                 "request_headers": {
-                    k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type", "accept")
+                    k: v.split(" ")[0] + " <redacted>" if k.lower() in ("authorization", "dpop") else v
+                    for k, v in self.headers.items()
+                    if k.lower() in ("authorization", "content-type", "accept", "dpop")
                 },
-                "request_body": self.request_body.decode(errors="replace"),
+                "request_body": redact(self.request_body.decode(errors="replace")),
                 "status": status,
                 "response_headers": headers,
-                "response_body": body.decode(errors="replace"),
+                "response_body": redact(body.decode(errors="replace")),
             }
             if log is not None:
                 with log_lock:
@@ -370,7 +389,7 @@ def make_handler(state, log):
                         raise Error(400, "invalid_request", f"token requests are forms, not {ctype!r}")
                     return self.answer(*state.token(self.headers, self.request_body))
                 return self.answer(404, {"error": "not_found", "error_description": self.path})
-            except Error as e:
+            except (Error, cc.Error) as e:
                 return self.answer(e.status, {"error": e.error, "error_description": e.description})
 
         do_GET = dispatch
@@ -379,10 +398,11 @@ def make_handler(state, log):
     return Handler
 
 
-def self_test(issuer, resource):
+def self_test(issuer, resource, cc_secret=None, cc_jwt=None):
     """Against a running stand-in: what a client gets wrong is refused (so a
     passing client flow means something). Prints one line per case; exit 1 on
-    any surprise."""
+    any surprise. cc_secret (ID, SECRET) is a --client, cc_jwt (ID,
+    PRIVATE_KEY_PEM_PATH) a --jwt-client, for the client_credentials cases."""
     import http.client
     from urllib.parse import urlencode as enc
 
@@ -465,12 +485,24 @@ def self_test(issuer, resource):
         status, _, again = token(refresh, secret, basic=True)
         expect("refresh (rotated)", (status, again.get("refresh_token") != answer["refresh_token"]), (200, True))
         expect("old refresh token", token(refresh, secret, basic=True)[2]["error"], "invalid_grant")
+    cc.self_test(call, expect, issuer, resource, cc_secret, cc_jwt, secret)
     return 1 if failures else 0
 
 
 def main():
     if sys.argv[1:2] == ["self-test"]:
-        sys.exit(self_test(sys.argv[2], sys.argv[3]))
+        tp = argparse.ArgumentParser(prog="oauth_as.py self-test")
+        tp.add_argument("issuer")
+        tp.add_argument("resource")
+        tp.add_argument("--client", metavar="ID:SECRET", help="a --client given to the stand-in")
+        tp.add_argument("--jwt-client", metavar="ID:PRIVATE_KEY_PEM", help="a --jwt-client's private key")
+        t = tp.parse_args(sys.argv[2:])
+        sys.exit(self_test(
+            t.issuer,
+            t.resource,
+            cc.split_pair(t.client, "--client") if t.client else None,
+            cc.split_pair(t.jwt_client, "--jwt-client") if t.jwt_client else None,
+        ))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, required=True)
@@ -478,10 +510,11 @@ def main():
     ap.add_argument("--scopes", help="space-separated scopes this server knows (default: any)")
     ap.add_argument("--token-ttl", type=int, default=3600, help="access token lifetime in seconds")
     ap.add_argument("--log", help="append every exchange to this file as JSON lines")
+    cc.add_arguments(ap)
     args = ap.parse_args()
     issuer = f"http://{args.host}:{args.port}"
     scopes = None if args.scopes is None else set(args.scopes.split())
-    state = State(issuer, set(args.resource), scopes, args.token_ttl)
+    state = State(issuer, set(args.resource), scopes, args.token_ttl, cc.preregistered(args))
     log = open(args.log, "a") if args.log else None
     server = ThreadingHTTPServer((args.host, args.port), make_handler(state, log))
     server.daemon_threads = True
