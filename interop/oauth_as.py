@@ -21,17 +21,26 @@ What it does check is what a client must get right on the wire:
        state and iss (RFC 9207)
   POST /token                                    authorization_code (client auth
        by the registered method, redirect_uri equal, PKCE S256 verified,
-       resource equal to the authorization's) and refresh_token (rotated;
-       resource and scope may only narrow): a JWT access token (RFC 9068 shape)
-       with iss, aud = resource, sub, client_id, scope, iat, nbf, exp, jti
+       resource equal to the authorization's), refresh_token (rotated;
+       resource and scope may only narrow) and client_credentials for the
+       clients pre-registered on the command line (oauth_as_cc.py: secret or
+       private_key_jwt, RFC 7523); a JWT access token (RFC 9068 shape) with
+       iss, aud = resource, sub (the client_id for client_credentials),
+       client_id, scope, iat, nbf, exp, jti; with --dpop and a DPoP proof
+       bound to its key (oauth_as_dpop.py, RFC 9449: cnf.jkt, token_type DPoP)
 
 Every request and answer is appended to --log as one JSON line, so a test can
-quote the bytes on the wire.
+quote the exchanges (credentials and tokens redacted).
 
 usage: oauth_as.py --port N [--host 127.0.0.1] [--resource URL]...
                    [--scopes "a b"] [--token-ttl SECONDS] [--log FILE]
-       oauth_as.py self-test ISSUER RESOURCE   (against a running one: the
-                   mistakes above are refused; exit 1 if one is not)
+                   [--client ID:SECRET]... [--client-post ID:SECRET]...
+                   [--jwt-client ID:PUBLIC_KEY_PEM]... [--dpop [--dpop-nonce]]
+       oauth_as.py self-test ISSUER RESOURCE [--client ID:SECRET]
+                   [--jwt-client ID:PRIVATE_KEY_PEM]
+                   (against a running one: the mistakes above are refused;
+                   with a --client also the client_credentials and DPoP
+                   cases; exit 1 if one is not)
 Only the standard library, PyJWT and cryptography (both installed in the
 peers' venv by mcp==2.3.0).
 """
@@ -53,6 +62,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
 import oauth_as_cc as cc
+import oauth_as_dpop as dpop
 
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")  # for dynamic registration
 GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials")
@@ -76,7 +86,7 @@ class Error(Exception):
 
 
 class State:
-    def __init__(self, issuer, resources, scopes, token_ttl, clients=None):
+    def __init__(self, issuer, resources, scopes, token_ttl, clients=None, dpop_state=None):
         self.issuer = issuer
         self.resources = resources
         self.scopes = scopes
@@ -91,6 +101,7 @@ class State:
         # the pre-registered client_credentials clients first.
         self.clients = dict(clients or {})
         self.replay = cc.Replay()  # private_key_jwt assertions seen
+        self.dpop = dpop_state or dpop.Dpop(False, False)
         self.codes = {}  # code -> grant
         self.refresh = {}  # refresh token -> grant
         self.lock = threading.Lock()
@@ -111,7 +122,7 @@ class State:
         }
         if self.scopes is not None:
             meta["scopes_supported"] = sorted(self.scopes)
-        return cc.metadata(meta)
+        return self.dpop.metadata(cc.metadata(meta))
 
     # ---- RFC 7591 ------------------------------------------------------------
     def register(self, body):
@@ -249,12 +260,13 @@ class State:
         form = {k: v[0] for k, v in form_lists.items()}
         if len(form_lists.get("resource", [])) > 1:
             raise Error(400, "invalid_target", "one resource at a time, please")
+        jkt = self.dpop.check(headers, "POST", f"{self.issuer}/token")  # None without a DPoP proof
         client = self.authenticate_client(headers, form)
         grant_type = form.get("grant_type")
         if grant_type in GRANT_TYPES and grant_type not in client["grant_types"]:
             raise Error(400, "unauthorized_client", f"the client did not register the {grant_type} grant")
         if grant_type == "client_credentials":
-            return cc.grant(self, client, form)
+            return cc.grant(self, client, form, jkt)
         if grant_type == "authorization_code":
             with self.lock:
                 grant = self.codes.pop(form.get("code", ""), None)
@@ -270,13 +282,15 @@ class State:
                 raise Error(400, "invalid_grant", "PKCE verification failed")
             if form.get("resource") != grant["resource"]:
                 raise Error(400, "invalid_target", "resource differs from the authorization request's")
-            return 200, self.issue(client, grant["resource"], grant["scope"])
+            return 200, self.issue(client, grant["resource"], grant["scope"], jkt=jkt)
         if grant_type == "refresh_token":
             presented = form.get("refresh_token", "")
             with self.lock:
                 grant = self.refresh.get(presented)
             if grant is None or grant["client_id"] != client["client_id"]:
                 raise Error(400, "invalid_grant", "unknown, used or another client's refresh token")
+            if grant.get("jkt") and grant["jkt"] != jkt:  # RFC 9449 §5: bound to the public client's key
+                raise Error(400, "invalid_grant", "the refresh token is bound to another DPoP key")
             resource = form.get("resource", grant["resource"])
             if resource != grant["resource"]:
                 raise Error(400, "invalid_target", "resource differs from the original grant's")
@@ -286,10 +300,10 @@ class State:
             with self.lock:  # rotated: the one presented is spent
                 if self.refresh.pop(presented, None) is None:
                     raise Error(400, "invalid_grant", "refresh token used concurrently")
-            return 200, self.issue(client, resource, grant["scope"] if scope is None else scope)
+            return 200, self.issue(client, resource, grant["scope"] if scope is None else scope, jkt=jkt)
         raise Error(400, "unsupported_grant_type", f"grant_type {grant_type!r}")
 
-    def issue(self, client, resource, scope, subject="interop-user"):
+    def issue(self, client, resource, scope, subject="interop-user", jkt=None):
         now = int(time.time())
         claims = {
             "iss": self.issuer,
@@ -302,12 +316,18 @@ class State:
             "exp": now + self.token_ttl,
             "jti": secrets.token_hex(8),
         }
+        if jkt:
+            claims["cnf"] = {"jkt": jkt}  # RFC 9449 §6.1
         access = jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": self.kid, "typ": "at+jwt"})
-        answer = {"access_token": access, "token_type": "Bearer", "expires_in": self.token_ttl, "scope": scope}
+        answer = {"access_token": access, "token_type": "DPoP" if jkt else "Bearer", "expires_in": self.token_ttl,
+                  "scope": scope}
         if "refresh_token" in client["grant_types"]:
             refresh = secrets.token_urlsafe(24)
+            grant = {"client_id": client["client_id"], "resource": resource, "scope": scope}
+            if jkt and client["token_endpoint_auth_method"] == "none":
+                grant["jkt"] = jkt
             with self.lock:
-                self.refresh[refresh] = {"client_id": client["client_id"], "resource": resource, "scope": scope}
+                self.refresh[refresh] = grant
             answer["refresh_token"] = refresh
         return answer
 
@@ -345,9 +365,9 @@ def make_handler(state, log):
                     log.write(json.dumps(entry) + "\n")
                     log.flush()
 
-        def answer(self, status, payload=None, location=None):
+        def answer(self, status, payload=None, location=None, extra=None):
             body = b"" if payload is None else json.dumps(payload).encode()
-            headers = {}
+            headers = dict(extra or {})
             if payload is not None:
                 headers["Content-Type"] = "application/json"
                 headers["Cache-Control"] = "no-store"
@@ -389,8 +409,9 @@ def make_handler(state, log):
                         raise Error(400, "invalid_request", f"token requests are forms, not {ctype!r}")
                     return self.answer(*state.token(self.headers, self.request_body))
                 return self.answer(404, {"error": "not_found", "error_description": self.path})
-            except (Error, cc.Error) as e:
-                return self.answer(e.status, {"error": e.error, "error_description": e.description})
+            except (Error, cc.Error, dpop.Error) as e:
+                answer = {"error": e.error, "error_description": e.description}
+                return self.answer(e.status, answer, extra=getattr(e, "headers", None))
 
         do_GET = dispatch
         do_POST = dispatch
@@ -486,6 +507,12 @@ def self_test(issuer, resource, cc_secret=None, cc_jwt=None):
         expect("refresh (rotated)", (status, again.get("refresh_token") != answer["refresh_token"]), (200, True))
         expect("old refresh token", token(refresh, secret, basic=True)[2]["error"], "invalid_grant")
     cc.self_test(call, expect, issuer, resource, cc_secret, cc_jwt, secret)
+    if cc_secret:
+        def public_code():
+            client = register("none")
+            return client["client_id"], {**base, "client_id": client["client_id"], "code": code_for(client)}
+
+        dpop.self_test(expect, issuer, resource, cc_secret, public_code)
     return 1 if failures else 0
 
 
@@ -511,10 +538,12 @@ def main():
     ap.add_argument("--token-ttl", type=int, default=3600, help="access token lifetime in seconds")
     ap.add_argument("--log", help="append every exchange to this file as JSON lines")
     cc.add_arguments(ap)
+    dpop.add_arguments(ap)
     args = ap.parse_args()
     issuer = f"http://{args.host}:{args.port}"
     scopes = None if args.scopes is None else set(args.scopes.split())
-    state = State(issuer, set(args.resource), scopes, args.token_ttl, cc.preregistered(args))
+    state = State(issuer, set(args.resource), scopes, args.token_ttl, cc.preregistered(args),
+                  dpop.Dpop(args.dpop, args.dpop_nonce))
     log = open(args.log, "a") if args.log else None
     server = ThreadingHTTPServer((args.host, args.port), make_handler(state, log))
     server.daemon_threads = True

@@ -155,7 +155,7 @@ def authenticate_assertion(state, headers, form):
     return client
 
 
-def grant(state, client, form):
+def grant(state, client, form, jkt=None):
     """RFC 6749 §4.4.2: the token request of an authenticated client."""
     if "client_credentials" not in client["grant_types"]:
         raise Error(400, "unauthorized_client", "this client may not use the client_credentials grant")
@@ -167,7 +167,7 @@ def grant(state, client, form):
     requested = form.get("scope", "").split()
     if state.scopes is not None and not set(requested) <= state.scopes:
         raise Error(400, "invalid_scope", f"unknown scope in {form.get('scope')!r}")
-    return 200, state.issue(client, resource, " ".join(requested), subject=client["client_id"])
+    return 200, state.issue(client, resource, " ".join(requested), subject=client["client_id"], jkt=jkt)
 
 
 def metadata(meta):
