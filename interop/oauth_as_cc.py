@@ -113,8 +113,8 @@ class Replay:
 
 def authenticate_assertion(state, headers, form):
     """The client a `client_assertion` authenticates (RFC 7523 §2.2, §3)."""
-    if headers.get("Authorization") or "client_secret" in form:
-        raise Error(400, "invalid_request", "more than one client authentication method")
+    if headers.get("Authorization") or "client_secret" in form:  # RFC 7521 §4.2.1
+        raise Error(401, "invalid_client", "more than one client authentication method")
     if form.get("client_assertion_type") != ASSERTION_TYPE:
         raise Error(401, "invalid_client", f"client_assertion_type must be {ASSERTION_TYPE}")
     assertion = form.get("client_assertion", "")
@@ -279,6 +279,12 @@ def self_test(call, expect, issuer, resource, secret_client, jwt_client, dcr_cli
     expect("no client_assertion_type", refused(with_assertion(assertion(), client_assertion_type=None)),
            (401, "invalid_client"))
     expect("assertion not a JWT", refused(with_assertion("not-a-jwt")), (401, "invalid_client"))
+    if secret_client:
+        status, _, answer = call("POST", "/token", urlencode({**cc, "client_assertion_type": ASSERTION_TYPE,
+                                                              "client_assertion": assertion()}),
+                                 {"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic "
+                                  + base64.b64encode(f"{secret_client[0]}:{secret_client[1]}".encode()).decode()})
+        expect("assertion and Basic credentials at once", (status, (answer or {}).get("error")), (401, "invalid_client"))
     expect("scope outside --scopes (private_key_jwt)", refused(with_assertion(assertion(), scope="mcp:admin")),
            (400, "invalid_scope"))
     if secret_client:

@@ -55,10 +55,14 @@ def thumbprint(jwk):
 
 
 def comparable(uri):
-    """A URI without query and fragment, scheme and host lower-cased, default port dropped."""
-    parts = urlsplit(uri)
-    host = (parts.hostname or "").lower()
-    port = parts.port
+    """A URI without query and fragment, scheme and host lower-cased, default
+    port dropped; None for what is not a URI."""
+    try:
+        parts = urlsplit(uri)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return None
     if port is not None and (parts.scheme.lower(), port) not in (("http", 80), ("https", 443)):
         host = f"{host}:{port}"
     return urlunsplit((parts.scheme.lower(), host, parts.path or "/", "", ""))
@@ -114,7 +118,7 @@ class Dpop:
             key = jwt.PyJWK(jwk, algorithm=alg).key
             claims = jwt.decode(proof, key, algorithms=[alg],
                                 options={"require": ["jti", "htm", "htu", "iat"], "verify_iat": False})
-        except jwt.PyJWTError as e:
+        except (jwt.PyJWTError, ValueError, TypeError, KeyError) as e:  # a malformed jwk too
             raise Error(400, "invalid_dpop_proof", f"the DPoP proof does not verify: {type(e).__name__}: {e}")
         if claims["htm"] != method:
             raise Error(400, "invalid_dpop_proof", f"htm {claims['htm']!r}, the request is {method}")

@@ -29,8 +29,10 @@
 #     client's token are refused to the other client.
 #   - DPoP at the token endpoint (RFC 9449): a second stand-in with --dpop
 #     --dpop-nonce runs the self-test too (proof checks, use_dpop_nonce,
-#     cnf.jkt, a public client's refresh token bound to the key); it is
-#     there for an end-to-end DPoP test of our client and server later.
+#     cnf.jkt, a public client's refresh token bound to the key), and the TS
+#     SDK's own DPoP support gets a DPoP-bound token from it
+#     (ts_dpop_token.mjs: nonce challenge, retry, cnf.jkt = its thumbprint);
+#     it is there for an end-to-end DPoP test of our client and server later.
 # Needs the peers: `bash interop/install-peers.sh` (writes target/peers/env.sh).
 # Prints each result and ends with a plain `N passed, M failed` line; exits
 # non-zero on any failure. Every peer run has a timeout; the server is
@@ -242,14 +244,23 @@ wait_port "$DPOP_AS_PORT"
 out="$(timeout "$STEP_TIMEOUT" "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" self-test "http://127.0.0.1:$DPOP_AS_PORT" "$AUTH_URL" \
   --client "$CC_SECRET" --jwt-client "$CC_JWT" 2>&1)"
 status=$?
-stop "$DPOP_AS_PID"
-DPOP_AS_PID=""
 echo "$out" >"$OUT_DIR/oauth-as-dpop-self-test.txt"
 dpop_cases="$(echo "$out" | grep -ci '^ok .*\(dpop\|nonce\|jkt\)')"
 summary="$(echo "$out" | grep -c '^ok ') cases as expected ($dpop_cases on DPoP), $(echo "$out" | grep -c '^FAIL') not"
 echo "== oauth_as.py --dpop --dpop-nonce self-test: $summary"
 if [[ $status -eq 0 ]] && echo "$out" | grep -q '^ok .*use_dpop_nonce with a DPoP-Nonce' \
   && echo "$out" | grep -q '^ok .*cnf.jkt is the RFC 7638 thumbprint'; then record oauth-as-dpop-self-test ok "($summary)"; else echo "$out" | grep '^FAIL'; record oauth-as-dpop-self-test fail "($summary)"; fi
+# An independent DPoP implementation against it: the TS SDK's DpopSession.
+cp "$SCRIPT_DIR/ts_dpop_token.mjs" "$NPM_DIR/mcp-rs-ts-dpop-token.mjs"
+out="$(timeout "$STEP_TIMEOUT" node "$NPM_DIR/mcp-rs-ts-dpop-token.mjs" "http://127.0.0.1:$DPOP_AS_PORT" "$AUTH_URL" \
+  --scope mcp:read --secret "$CC_SECRET" 2>&1)"
+status=$?
+stop "$DPOP_AS_PID"
+DPOP_AS_PID=""
+echo "$out" >"$OUT_DIR/ts-dpop-token.txt"
+summary="$(echo "$out" | tail -1)"
+echo "== ts @modelcontextprotocol/client@2.4.0 DPoP token from the --dpop stand-in: $summary"
+if [[ $status -eq 0 ]]; then record ts-dpop-token ok "($summary)"; else echo "$out" | tail -15; record ts-dpop-token fail "(exit $status; see $OUT_DIR/ts-dpop-token.txt)"; fi
 # Each client auth method once per client (none given: the RFC 7591 default,
 # client_secret_basic).
 oauth_check python-oauth-2026-07-28 "python mcp==2.3.0 OAuth 2026-07-28 (client_secret_basic, refresh)" \
