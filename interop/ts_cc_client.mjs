@@ -169,7 +169,11 @@ if (need(tokens.length === 1, `${tokens.length} token requests, expected 1`)) {
       verifier.update(`${parts[0]}.${parts[1]}`);
       const signed = verifier.verify(createPublicKey(privatePem), Buffer.from(parts[2], 'base64url'));
       const now = Date.now() / 1000;
-      console.log(`  assertion: alg=${header.alg} iss=${claims.iss} sub=${claims.sub} aud=${claims.aud} lifetime=${claims.exp - (claims.iat ?? claims.exp)}s signature=${signed ? 'valid' : 'INVALID'}`);
+      const lifetime = claims.exp - (claims.iat ?? claims.exp);
+      console.log(
+        `  assertion: alg=${header.alg} iss=${claims.iss} sub=${claims.sub} aud=${claims.aud} ` +
+          `lifetime=${lifetime}s signature=${signed ? 'valid' : 'INVALID'}`,
+      );
       need(header.alg === 'RS256' && signed, 'the assertion signature does not verify');
       need(claims.iss === clientId && claims.sub === clientId, `assertion iss/sub ${claims.iss}/${claims.sub}`);
       need(claims.aud === issuer, `assertion aud ${JSON.stringify(claims.aud)}`);

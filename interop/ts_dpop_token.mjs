@@ -34,7 +34,14 @@ const trace = [];
 const recordingFetch = async (input, init = {}) => {
   const response = await fetch(input, init);
   const proof = new Headers(init.headers).get('dpop');
-  trace.push({ method: init.method ?? 'GET', url: String(input), proof, status: response.status, nonce: response.headers.get('dpop-nonce'), text: await response.clone().text() });
+  trace.push({
+    method: init.method ?? 'GET',
+    url: String(input),
+    proof,
+    status: response.status,
+    nonce: response.headers.get('dpop-nonce'),
+    text: await response.clone().text(),
+  });
   return response;
 };
 
@@ -67,7 +74,11 @@ for (const e of requests) {
   const claims = e.proof ? b64json(e.proof.split('.')[1]) : undefined;
   const header = e.proof ? b64json(e.proof.split('.')[0]) : undefined;
   const body = JSON.parse(e.text || '{}');
-  console.log(`POST ${e.url} DPoP: ${header ? `typ=${header.typ} alg=${header.alg} htm=${claims.htm} htu=${claims.htu} nonce=${claims.nonce ? 'yes' : 'no'}` : '-'} -> ${e.status} ${body.error ?? body.token_type ?? ''}${e.nonce ? ' DPoP-Nonce' : ''}`);
+  const shown = header
+    ? `typ=${header.typ} alg=${header.alg} htm=${claims.htm} htu=${claims.htu} nonce=${claims.nonce ? 'yes' : 'no'}`
+    : '-';
+  const answer = `${body.error ?? body.token_type ?? ''}${e.nonce ? ' DPoP-Nonce' : ''}`;
+  console.log(`POST ${e.url} DPoP: ${shown} -> ${e.status} ${answer}`);
 }
 if (need(requests.length === 2, `${requests.length} token requests, expected 2 (nonce challenge, retry)`)) {
   const [challenged, retried] = requests;
@@ -80,7 +91,10 @@ if (need(requests.length === 2, `${requests.length} token requests, expected 2 (
 }
 if (tokens) {
   const claims = b64json(tokens.access_token.split('.')[1]);
-  console.log(`token_type=${tokens.token_type} cnf=${JSON.stringify(claims.cnf)} session thumbprint=${session.thumbprint} alg=${session.alg} sub=${claims.sub}`);
+  console.log(
+    `token_type=${tokens.token_type} cnf=${JSON.stringify(claims.cnf)} ` +
+      `session thumbprint=${session.thumbprint} alg=${session.alg} sub=${claims.sub}`,
+  );
   need(tokens.token_type === 'DPoP', `token_type ${tokens.token_type}`);
   need(claims.cnf?.jkt === session.thumbprint, 'cnf.jkt is not the session key thumbprint');
   need(claims.sub === clientId && claims.aud === resource, 'token sub/aud');
