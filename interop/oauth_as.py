@@ -21,17 +21,26 @@ What it does check is what a client must get right on the wire:
        state and iss (RFC 9207)
   POST /token                                    authorization_code (client auth
        by the registered method, redirect_uri equal, PKCE S256 verified,
-       resource equal to the authorization's) and refresh_token (rotated;
-       resource and scope may only narrow): a JWT access token (RFC 9068 shape)
-       with iss, aud = resource, sub, client_id, scope, iat, nbf, exp, jti
+       resource equal to the authorization's), refresh_token (rotated;
+       resource and scope may only narrow) and client_credentials for the
+       clients pre-registered on the command line (oauth_as_cc.py: secret or
+       private_key_jwt, RFC 7523); a JWT access token (RFC 9068 shape) with
+       iss, aud = resource, sub (the client_id for client_credentials),
+       client_id, scope, iat, nbf, exp, jti; with --dpop and a DPoP proof
+       bound to its key (oauth_as_dpop.py, RFC 9449: cnf.jkt, token_type DPoP)
 
 Every request and answer is appended to --log as one JSON line, so a test can
-quote the bytes on the wire.
+quote the exchanges (credentials and tokens redacted).
 
 usage: oauth_as.py --port N [--host 127.0.0.1] [--resource URL]...
                    [--scopes "a b"] [--token-ttl SECONDS] [--log FILE]
-       oauth_as.py self-test ISSUER RESOURCE   (against a running one: the
-                   mistakes above are refused; exit 1 if one is not)
+                   [--client ID:SECRET]... [--client-post ID:SECRET]...
+                   [--jwt-client ID:PUBLIC_KEY_PEM]... [--dpop [--dpop-nonce]]
+       oauth_as.py self-test ISSUER RESOURCE [--client ID:SECRET]
+                   [--jwt-client ID:PRIVATE_KEY_PEM]
+                   (against a running one: the mistakes above are refused;
+                   with a --client also the client_credentials and DPoP
+                   cases; exit 1 if one is not)
 Only the standard library, PyJWT and cryptography (both installed in the
 peers' venv by mcp==2.3.0).
 """
@@ -52,9 +61,20 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
+import oauth_as_cc as cc
+import oauth_as_dpop as dpop
+
+AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")  # for dynamic registration
+GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials")
 PKCE = re.compile(r"^[A-Za-z0-9\-._~]{43,128}$")
 CODE_TTL = 60
+# Credentials never reach the log: these form/JSON values and the
+# Authorization header's credentials are replaced.
+SECRET_VALUE = re.compile(r'("?(?:client_secret|client_assertion|access_token|refresh_token)"?\s*[=:]\s*"?)[^&",\s]+')
+
+
+def redact(text):
+    return SECRET_VALUE.sub(r"\1<redacted>", text)
 
 
 class Error(Exception):
@@ -66,7 +86,7 @@ class Error(Exception):
 
 
 class State:
-    def __init__(self, issuer, resources, scopes, token_ttl):
+    def __init__(self, issuer, resources, scopes, token_ttl, clients=None, dpop_state=None):
         self.issuer = issuer
         self.resources = resources
         self.scopes = scopes
@@ -77,7 +97,11 @@ class State:
         jwk.pop("key_ops", None)  # RFC 7517 §4.3: not together with "use"
         jwk.update(kid=self.kid, use="sig", alg="RS256")
         self.jwks = {"keys": [jwk]}
-        self.clients = {}  # client_id -> registered metadata (with the secret)
+        # client_id -> registered metadata (with the secret or public key);
+        # the pre-registered client_credentials clients first.
+        self.clients = dict(clients or {})
+        self.replay = cc.Replay()  # private_key_jwt assertions seen
+        self.dpop = dpop_state or dpop.Dpop(False, False)
         self.codes = {}  # code -> grant
         self.refresh = {}  # refresh token -> grant
         self.lock = threading.Lock()
@@ -98,7 +122,7 @@ class State:
         }
         if self.scopes is not None:
             meta["scopes_supported"] = sorted(self.scopes)
-        return meta
+        return self.dpop.metadata(cc.metadata(meta))
 
     # ---- RFC 7591 ------------------------------------------------------------
     def register(self, body):
@@ -196,6 +220,8 @@ class State:
 
     # ---- token endpoint -----------------------------------------------------
     def authenticate_client(self, headers, form):
+        if "client_assertion" in form or "client_assertion_type" in form:
+            return cc.authenticate_assertion(self, headers, form)
         basic = headers.get("Authorization", "")
         if basic.lower().startswith("basic "):
             try:
@@ -234,8 +260,13 @@ class State:
         form = {k: v[0] for k, v in form_lists.items()}
         if len(form_lists.get("resource", [])) > 1:
             raise Error(400, "invalid_target", "one resource at a time, please")
+        jkt = self.dpop.check(headers, "POST", f"{self.issuer}/token")  # None without a DPoP proof
         client = self.authenticate_client(headers, form)
         grant_type = form.get("grant_type")
+        if grant_type in GRANT_TYPES and grant_type not in client["grant_types"]:
+            raise Error(400, "unauthorized_client", f"the client did not register the {grant_type} grant")
+        if grant_type == "client_credentials":
+            return cc.grant(self, client, form, jkt)
         if grant_type == "authorization_code":
             with self.lock:
                 grant = self.codes.pop(form.get("code", ""), None)
@@ -251,15 +282,15 @@ class State:
                 raise Error(400, "invalid_grant", "PKCE verification failed")
             if form.get("resource") != grant["resource"]:
                 raise Error(400, "invalid_target", "resource differs from the authorization request's")
-            return 200, self.issue(client, grant["resource"], grant["scope"])
+            return 200, self.issue(client, grant["resource"], grant["scope"], jkt=jkt)
         if grant_type == "refresh_token":
-            if "refresh_token" not in client["grant_types"]:
-                raise Error(400, "unauthorized_client", "the client did not register the refresh_token grant")
             presented = form.get("refresh_token", "")
             with self.lock:
                 grant = self.refresh.get(presented)
             if grant is None or grant["client_id"] != client["client_id"]:
                 raise Error(400, "invalid_grant", "unknown, used or another client's refresh token")
+            if grant.get("jkt") and grant["jkt"] != jkt:  # RFC 9449 §5: bound to the public client's key
+                raise Error(400, "invalid_grant", "the refresh token is bound to another DPoP key")
             resource = form.get("resource", grant["resource"])
             if resource != grant["resource"]:
                 raise Error(400, "invalid_target", "resource differs from the original grant's")
@@ -269,14 +300,14 @@ class State:
             with self.lock:  # rotated: the one presented is spent
                 if self.refresh.pop(presented, None) is None:
                     raise Error(400, "invalid_grant", "refresh token used concurrently")
-            return 200, self.issue(client, resource, grant["scope"] if scope is None else scope)
+            return 200, self.issue(client, resource, grant["scope"] if scope is None else scope, jkt=jkt)
         raise Error(400, "unsupported_grant_type", f"grant_type {grant_type!r}")
 
-    def issue(self, client, resource, scope):
+    def issue(self, client, resource, scope, subject="interop-user", jkt=None):
         now = int(time.time())
         claims = {
             "iss": self.issuer,
-            "sub": "interop-user",
+            "sub": subject,
             "aud": resource,
             "client_id": client["client_id"],
             "scope": scope,
@@ -285,12 +316,18 @@ class State:
             "exp": now + self.token_ttl,
             "jti": secrets.token_hex(8),
         }
+        if jkt:
+            claims["cnf"] = {"jkt": jkt}  # RFC 9449 §6.1
         access = jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": self.kid, "typ": "at+jwt"})
-        answer = {"access_token": access, "token_type": "Bearer", "expires_in": self.token_ttl, "scope": scope}
+        answer = {"access_token": access, "token_type": "DPoP" if jkt else "Bearer", "expires_in": self.token_ttl,
+                  "scope": scope}
         if "refresh_token" in client["grant_types"]:
             refresh = secrets.token_urlsafe(24)
+            grant = {"client_id": client["client_id"], "resource": resource, "scope": scope}
+            if jkt and client["token_endpoint_auth_method"] == "none":
+                grant["jkt"] = jkt
             with self.lock:
-                self.refresh[refresh] = {"client_id": client["client_id"], "resource": resource, "scope": scope}
+                self.refresh[refresh] = grant
             answer["refresh_token"] = refresh
         return answer
 
@@ -314,21 +351,23 @@ def make_handler(state, log):
                 "method": self.command,
                 "path": self.path,
                 "request_headers": {
-                    k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type", "accept")
+                    k: v.split(" ")[0] + " <redacted>" if k.lower() in ("authorization", "dpop") else v
+                    for k, v in self.headers.items()
+                    if k.lower() in ("authorization", "content-type", "accept", "dpop")
                 },
-                "request_body": self.request_body.decode(errors="replace"),
+                "request_body": redact(self.request_body.decode(errors="replace")),
                 "status": status,
                 "response_headers": headers,
-                "response_body": body.decode(errors="replace"),
+                "response_body": redact(body.decode(errors="replace")),
             }
             if log is not None:
                 with log_lock:
                     log.write(json.dumps(entry) + "\n")
                     log.flush()
 
-        def answer(self, status, payload=None, location=None):
+        def answer(self, status, payload=None, location=None, extra=None):
             body = b"" if payload is None else json.dumps(payload).encode()
-            headers = {}
+            headers = dict(extra or {})
             if payload is not None:
                 headers["Content-Type"] = "application/json"
                 headers["Cache-Control"] = "no-store"
@@ -370,8 +409,9 @@ def make_handler(state, log):
                         raise Error(400, "invalid_request", f"token requests are forms, not {ctype!r}")
                     return self.answer(*state.token(self.headers, self.request_body))
                 return self.answer(404, {"error": "not_found", "error_description": self.path})
-            except Error as e:
-                return self.answer(e.status, {"error": e.error, "error_description": e.description})
+            except (Error, cc.Error, dpop.Error) as e:
+                answer = {"error": e.error, "error_description": e.description}
+                return self.answer(e.status, answer, extra=getattr(e, "headers", None))
 
         do_GET = dispatch
         do_POST = dispatch
@@ -379,10 +419,11 @@ def make_handler(state, log):
     return Handler
 
 
-def self_test(issuer, resource):
+def self_test(issuer, resource, cc_secret=None, cc_jwt=None):
     """Against a running stand-in: what a client gets wrong is refused (so a
     passing client flow means something). Prints one line per case; exit 1 on
-    any surprise."""
+    any surprise. cc_secret (ID, SECRET) is a --client, cc_jwt (ID,
+    PRIVATE_KEY_PEM_PATH) a --jwt-client, for the client_credentials cases."""
     import http.client
     from urllib.parse import urlencode as enc
 
@@ -465,12 +506,30 @@ def self_test(issuer, resource):
         status, _, again = token(refresh, secret, basic=True)
         expect("refresh (rotated)", (status, again.get("refresh_token") != answer["refresh_token"]), (200, True))
         expect("old refresh token", token(refresh, secret, basic=True)[2]["error"], "invalid_grant")
+    cc.self_test(call, expect, issuer, resource, cc_secret, cc_jwt, secret)
+    if cc_secret:
+        def public_code():
+            client = register("none")
+            return client["client_id"], {**base, "client_id": client["client_id"], "code": code_for(client)}
+
+        dpop.self_test(expect, issuer, resource, cc_secret, public_code)
     return 1 if failures else 0
 
 
 def main():
     if sys.argv[1:2] == ["self-test"]:
-        sys.exit(self_test(sys.argv[2], sys.argv[3]))
+        tp = argparse.ArgumentParser(prog="oauth_as.py self-test")
+        tp.add_argument("issuer")
+        tp.add_argument("resource")
+        tp.add_argument("--client", metavar="ID:SECRET", help="a --client given to the stand-in")
+        tp.add_argument("--jwt-client", metavar="ID:PRIVATE_KEY_PEM", help="a --jwt-client's private key")
+        t = tp.parse_args(sys.argv[2:])
+        sys.exit(self_test(
+            t.issuer,
+            t.resource,
+            cc.split_pair(t.client, "--client") if t.client else None,
+            cc.split_pair(t.jwt_client, "--jwt-client") if t.jwt_client else None,
+        ))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, required=True)
@@ -478,10 +537,13 @@ def main():
     ap.add_argument("--scopes", help="space-separated scopes this server knows (default: any)")
     ap.add_argument("--token-ttl", type=int, default=3600, help="access token lifetime in seconds")
     ap.add_argument("--log", help="append every exchange to this file as JSON lines")
+    cc.add_arguments(ap)
+    dpop.add_arguments(ap)
     args = ap.parse_args()
     issuer = f"http://{args.host}:{args.port}"
     scopes = None if args.scopes is None else set(args.scopes.split())
-    state = State(issuer, set(args.resource), scopes, args.token_ttl)
+    state = State(issuer, set(args.resource), scopes, args.token_ttl, cc.preregistered(args),
+                  dpop.Dpop(args.dpop, args.dpop_nonce))
     log = open(args.log, "a") if args.log else None
     server = ThreadingHTTPServer((args.host, args.port), make_handler(state, log))
     server.daemon_threads = True

@@ -17,6 +17,22 @@
 #     per-tool step-up: each client, holding an mcp:read token, calls
 #     test_scoped_write (#[tool(scopes = ["mcp:write"])]) and must step up
 #     (403 insufficient_scope -> re-authorize with the union -> call again).
+#   - OAuth client credentials (ext-auth oauth-client-credentials), same
+#     server and stand-in: clients pre-registered on the stand-in's command
+#     line (--client / --client-post ID:SECRET, --jwt-client ID:PUBLIC_KEY
+#     with an RSA key pair made here per run); the stand-in's self-test
+#     also covers this grant's refusals. Both SDKs' own providers
+#     (py_cc_client.py, ts_cc_client.mjs): 401, PRM, metadata, one
+#     client_credentials token request (secret, or an RFC 7523 assertion the
+#     SDK signs), then list + call, in the modern and the legacy era; then
+#     cc_principal_check.py: a task and a legacy session made with one
+#     client's token are refused to the other client.
+#   - DPoP at the token endpoint (RFC 9449): a second stand-in with --dpop
+#     --dpop-nonce runs the self-test too (proof checks, use_dpop_nonce,
+#     cnf.jkt, a public client's refresh token bound to the key), and the TS
+#     SDK's own DPoP support gets a DPoP-bound token from it
+#     (ts_dpop_token.mjs: nonce challenge, retry, cnf.jkt = its thumbprint);
+#     it is there for an end-to-end DPoP test of our client and server later.
 # Needs the peers: `bash interop/install-peers.sh` (writes target/peers/env.sh).
 # Prints each result and ends with a plain `N passed, M failed` line; exits
 # non-zero on any failure. Every peer run has a timeout; the server is
@@ -73,8 +89,8 @@ stop() { # pid...: the processes this script started
 }
 PORT="$(free_port)"
 URL="http://localhost:$PORT/mcp"
-SERVER_PID="" AS_PID="" AUTH_PID=""
-cleanup() { stop "$SERVER_PID" "$AUTH_PID" "$AS_PID"; }
+SERVER_PID="" AS_PID="" AUTH_PID="" DPOP_AS_PID=""
+cleanup() { stop "$SERVER_PID" "$AUTH_PID" "$AS_PID" "$DPOP_AS_PID"; }
 trap cleanup EXIT INT TERM
 
 MCP_LOG="${MCP_LOG:-warn}" "$BIN" http --listen "127.0.0.1:$PORT" >"$OUT_DIR/server.log" 2>&1 &
@@ -153,8 +169,24 @@ AUTH_PORT="$(free_port)"
 ISSUER="http://127.0.0.1:$AS_PORT"
 AUTH_URL="http://localhost:$AUTH_PORT/mcp"
 TOKEN_TTL=3
+# Client credentials: pre-registered clients, fresh secrets and a fresh
+# RSA key pair (PKCS#8, as both SDKs read it) per run.
+CC_SECRET="svc-basic:$("$PEERS_PYTHON" -c 'import secrets; print(secrets.token_hex(16))')"
+CC_POST_SECRET="svc-post:$("$PEERS_PYTHON" -c 'import secrets; print(secrets.token_hex(16))')"
+CC_KEY="$OUT_DIR/cc-client-key.pem"
+(umask 077 && "$PEERS_PYTHON" - "$CC_KEY" "$OUT_DIR/cc-client-key.pub" <<'PY'
+import sys
+from cryptography.hazmat.primitives import serialization as s
+from cryptography.hazmat.primitives.asymmetric import rsa
+key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+open(sys.argv[1], "wb").write(key.private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()))
+open(sys.argv[2], "wb").write(key.public_key().public_bytes(s.Encoding.PEM, s.PublicFormat.SubjectPublicKeyInfo))
+PY
+) || echo "could not make the private_key_jwt key pair" >&2
+CC_JWT="svc-jwt:$CC_KEY"
 "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" --port "$AS_PORT" --resource "$AUTH_URL" \
   --scopes "mcp:read mcp:write" --token-ttl "$TOKEN_TTL" --log "$OUT_DIR/oauth-as.jsonl" \
+  --client "$CC_SECRET" --client-post "$CC_POST_SECRET" --jwt-client "svc-jwt:$OUT_DIR/cc-client-key.pub" \
   >"$OUT_DIR/oauth-as.log" 2>&1 &
 AS_PID=$!
 # Server-wide scope mcp:read; test_scoped_write adds its own mcp:write.
@@ -165,11 +197,18 @@ wait_port "$AUTH_PORT"
 wait_port "$AS_PORT"
 echo "== OAuth: stand-in authorization server $ISSUER (pid $AS_PID), mcp-everything with auth on $AUTH_URL (pid $AUTH_PID)"
 cp "$SCRIPT_DIR/ts_oauth_client.mjs" "$NPM_DIR/mcp-rs-ts-oauth-client.mjs"
-oauth_check() { # name label py|ts mode args...
+cp "$SCRIPT_DIR/ts_cc_client.mjs" "$NPM_DIR/mcp-rs-ts-cc-client.mjs"
+oauth_check() { # name label py|ts|py-cc|ts-cc|principal mode args...
   local name="$1" label="$2" client="$3" mode="$4" out status summary cmd
   shift 4
-  if [[ $client == py ]]; then cmd=("$PEERS_PYTHON" "$SCRIPT_DIR/py_oauth_client.py"); else cmd=(node "$NPM_DIR/mcp-rs-ts-oauth-client.mjs"); fi
-  out="$(timeout "$STEP_TIMEOUT" "${cmd[@]}" "$mode" "$AUTH_URL" --issuer "$ISSUER" "$@" 2>&1)"
+  case $client in
+    py) cmd=("$PEERS_PYTHON" "$SCRIPT_DIR/py_oauth_client.py") ;;
+    ts) cmd=(node "$NPM_DIR/mcp-rs-ts-oauth-client.mjs") ;;
+    py-cc) cmd=("$PEERS_PYTHON" "$SCRIPT_DIR/py_cc_client.py") ;;
+    ts-cc) cmd=(node "$NPM_DIR/mcp-rs-ts-cc-client.mjs") ;;
+    principal) cmd=("$PEERS_PYTHON" "$SCRIPT_DIR/cc_principal_check.py"); mode="" ;;
+  esac
+  out="$(timeout "$STEP_TIMEOUT" "${cmd[@]}" ${mode:+"$mode"} "$AUTH_URL" --issuer "$ISSUER" "$@" 2>&1)"
   status=$?
   echo "$out" >"$OUT_DIR/$name.txt"
   if [[ $status -eq 0 ]]; then
@@ -187,12 +226,41 @@ oauth_check() { # name label py|ts mode args...
 }
 # The stand-in refuses what a client could get wrong, or a pass below would
 # prove little.
-out="$(timeout "$STEP_TIMEOUT" "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" self-test "$ISSUER" "$AUTH_URL" 2>&1)"
+out="$(timeout "$STEP_TIMEOUT" "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" self-test "$ISSUER" "$AUTH_URL" \
+  --client "$CC_SECRET" --jwt-client "$CC_JWT" 2>&1)"
 status=$?
 echo "$out" >"$OUT_DIR/oauth-as-self-test.txt"
 summary="$(echo "$out" | grep -c '^ok ') cases as expected, $(echo "$out" | grep -c '^FAIL') not"
 echo "== oauth_as.py self-test: $summary"
 if [[ $status -eq 0 ]]; then record oauth-as-self-test ok "($summary)"; else echo "$out" | grep '^FAIL'; record oauth-as-self-test fail "($summary)"; fi
+# The same with DPoP: a stand-in that binds tokens to a proof's key and
+# hands out nonces.
+DPOP_AS_PORT="$(free_port)"
+"$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" --port "$DPOP_AS_PORT" --resource "$AUTH_URL" \
+  --scopes "mcp:read mcp:write" --client "$CC_SECRET" --jwt-client "svc-jwt:$OUT_DIR/cc-client-key.pub" \
+  --dpop --dpop-nonce >"$OUT_DIR/oauth-as-dpop.log" 2>&1 &
+DPOP_AS_PID=$!
+wait_port "$DPOP_AS_PORT"
+out="$(timeout "$STEP_TIMEOUT" "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" self-test "http://127.0.0.1:$DPOP_AS_PORT" "$AUTH_URL" \
+  --client "$CC_SECRET" --jwt-client "$CC_JWT" 2>&1)"
+status=$?
+echo "$out" >"$OUT_DIR/oauth-as-dpop-self-test.txt"
+dpop_cases="$(echo "$out" | grep -ci '^ok .*\(dpop\|nonce\|jkt\)')"
+summary="$(echo "$out" | grep -c '^ok ') cases as expected ($dpop_cases on DPoP), $(echo "$out" | grep -c '^FAIL') not"
+echo "== oauth_as.py --dpop --dpop-nonce self-test: $summary"
+if [[ $status -eq 0 ]] && echo "$out" | grep -q '^ok .*use_dpop_nonce with a DPoP-Nonce' \
+  && echo "$out" | grep -q '^ok .*cnf.jkt is the RFC 7638 thumbprint'; then record oauth-as-dpop-self-test ok "($summary)"; else echo "$out" | grep '^FAIL'; record oauth-as-dpop-self-test fail "($summary)"; fi
+# An independent DPoP implementation against it: the TS SDK's DpopSession.
+cp "$SCRIPT_DIR/ts_dpop_token.mjs" "$NPM_DIR/mcp-rs-ts-dpop-token.mjs"
+out="$(timeout "$STEP_TIMEOUT" node "$NPM_DIR/mcp-rs-ts-dpop-token.mjs" "http://127.0.0.1:$DPOP_AS_PORT" "$AUTH_URL" \
+  --scope mcp:read --secret "$CC_SECRET" 2>&1)"
+status=$?
+stop "$DPOP_AS_PID"
+DPOP_AS_PID=""
+echo "$out" >"$OUT_DIR/ts-dpop-token.txt"
+summary="$(echo "$out" | tail -1)"
+echo "== ts @modelcontextprotocol/client@2.4.0 DPoP token from the --dpop stand-in: $summary"
+if [[ $status -eq 0 ]]; then record ts-dpop-token ok "($summary)"; else echo "$out" | tail -15; record ts-dpop-token fail "(exit $status; see $OUT_DIR/ts-dpop-token.txt)"; fi
 # Each client auth method once per client (none given: the RFC 7591 default,
 # client_secret_basic).
 oauth_check python-oauth-2026-07-28 "python mcp==2.3.0 OAuth 2026-07-28 (client_secret_basic, refresh)" \
@@ -215,6 +283,27 @@ oauth_check python-oauth-step-up "python mcp==2.3.0 OAuth per-tool step-up" \
   py 2026-07-28 --scope mcp:read --step-up mcp:write
 oauth_check ts-oauth-step-up "ts @modelcontextprotocol/client@2.4.0 OAuth per-tool step-up" \
   ts auto --scope mcp:read --step-up mcp:write
+# Client credentials: no user, no redirect; each SDK's own provider, the
+# token's sub is the client_id. The TS ClientCredentialsProvider sends
+# client_secret_basic only; Python's is asked for each method once.
+oauth_check python-cc-secret-2026-07-28 "python mcp==2.3.0 client_credentials 2026-07-28 (client_secret_basic)" \
+  py-cc 2026-07-28 --scope mcp:read --secret "$CC_SECRET"
+oauth_check python-cc-secret-legacy "python mcp==2.3.0 client_credentials legacy (client_secret_post)" \
+  py-cc legacy --scope mcp:read --secret "$CC_POST_SECRET" --auth-method client_secret_post
+oauth_check python-cc-jwt-2026-07-28 "python mcp==2.3.0 client_credentials 2026-07-28 (private_key_jwt)" \
+  py-cc 2026-07-28 --scope mcp:read --jwt "$CC_JWT"
+oauth_check python-cc-jwt-legacy "python mcp==2.3.0 client_credentials legacy (private_key_jwt)" \
+  py-cc legacy --scope mcp:read --jwt "$CC_JWT"
+oauth_check ts-cc-secret-auto "ts @modelcontextprotocol/client@2.4.0 client_credentials auto (client_secret_basic)" \
+  ts-cc auto --scope mcp:read --secret "$CC_SECRET"
+oauth_check ts-cc-secret-legacy "ts @modelcontextprotocol/client@2.4.0 client_credentials legacy (client_secret_basic)" \
+  ts-cc legacy --scope mcp:read --secret "$CC_SECRET"
+oauth_check ts-cc-jwt-pin "ts @modelcontextprotocol/client@2.4.0 client_credentials pin (private_key_jwt)" \
+  ts-cc pin --scope mcp:read --jwt "$CC_JWT"
+oauth_check ts-cc-jwt-legacy "ts @modelcontextprotocol/client@2.4.0 client_credentials legacy (private_key_jwt)" \
+  ts-cc legacy --scope mcp:read --jwt "$CC_JWT"
+oauth_check cc-principals "client-credentials principals: tasks and sessions stay with their client" \
+  principal - --scope mcp:read --secret "$CC_SECRET" --jwt "$CC_JWT"
 stop "$AUTH_PID" "$AS_PID"
 AUTH_PID="" AS_PID=""
 
