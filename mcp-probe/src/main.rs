@@ -20,6 +20,7 @@
 
 mod codegen;
 mod conformance;
+mod grants;
 mod skills;
 
 use std::collections::BTreeMap;
@@ -89,9 +90,41 @@ struct Cli {
     #[arg(long, requires = "oauth")]
     oauth_client_id: Option<String>,
 
-    /// The pre-registered client's secret.
+    /// The pre-registered client's secret (else $MCP_OAUTH_CLIENT_SECRET).
     #[arg(long, requires = "oauth_client_id")]
     oauth_client_secret: Option<String>,
+
+    /// Use the client credentials grant (no user): --oauth-client-id with
+    /// a secret or --oauth-private-key (private_key_jwt).
+    #[arg(long, requires = "oauth_client_id")]
+    oauth_client_credentials: bool,
+
+    /// A private key (PKCS#8 PEM or a private JWK) for private_key_jwt.
+    #[arg(long, value_name = "FILE", requires = "oauth_client_id")]
+    oauth_private_key: Option<std::path::PathBuf>,
+
+    /// The private key's algorithm (ES256, ES384, EdDSA, RS256, PS256…);
+    /// else chosen from what the authorization server supports.
+    #[arg(long, requires = "oauth_private_key")]
+    oauth_signing_alg: Option<String>,
+
+    /// Workload identity: the JWT bearer grant with the token in FILE,
+    /// read again on each grant.
+    #[arg(long, value_name = "FILE", requires = "oauth_client_id")]
+    oauth_workload_token: Option<std::path::PathBuf>,
+
+    /// Enterprise-managed authorization: the user's ID token in FILE,
+    /// exchanged at --oauth-idp-token-endpoint for an ID-JAG.
+    #[arg(long, value_name = "FILE", requires_all = ["oauth_idp_token_endpoint", "oauth_idp_client_id"])]
+    oauth_id_token: Option<std::path::PathBuf>,
+
+    /// The enterprise IdP's token endpoint.
+    #[arg(long, requires = "oauth_id_token")]
+    oauth_idp_token_endpoint: Option<String>,
+
+    /// The client id at the enterprise IdP.
+    #[arg(long, requires = "oauth_id_token")]
+    oauth_idp_client_id: Option<String>,
 
     /// A client ID metadata document URL, used when the server supports them.
     #[arg(long, requires = "oauth")]
@@ -431,7 +464,10 @@ async fn connect(
             .name("mcp-probe")
             .version(env!("CARGO_PKG_VERSION"))
             .build(),
-        oauth: cli.oauth.then(|| oauth_options(cli)),
+        oauth: match cli.oauth {
+            true => Some(oauth_options(cli).map_err(|e| bad(usage(e)))?),
+            false => None,
+        },
         tasks: cli.as_task,
         ..ClientOptions::default()
     };
@@ -464,9 +500,28 @@ async fn connect(
 }
 
 /// The `--oauth*` flags as options.
-fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
+fn oauth_options(cli: &Cli) -> Result<mcp_era_client::auth::OAuthOptions, String> {
     use mcp_era_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
     use std::sync::Arc;
+
+    let client_secret = cli
+        .oauth_client_secret
+        .clone()
+        .or_else(|| std::env::var("MCP_OAUTH_CLIENT_SECRET").ok());
+    let flags = grants::GrantFlags {
+        client_credentials: cli.oauth_client_credentials,
+        client_id: cli.oauth_client_id.as_deref(),
+        client_secret: client_secret.clone(),
+        private_key: cli.oauth_private_key.as_ref(),
+        signing_alg: cli.oauth_signing_alg.as_deref(),
+        workload_token: cli.oauth_workload_token.as_ref(),
+        id_token: cli.oauth_id_token.as_ref(),
+        idp_token_endpoint: cli.oauth_idp_token_endpoint.as_deref(),
+        idp_client_id: cli.oauth_idp_client_id.as_deref(),
+    };
+    if let Some(grant) = grants::from_flags(&flags)? {
+        return Ok(OAuthOptions::machine(grant));
+    }
 
     let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
         Arc::new(HeadlessAuthorizer)
@@ -476,9 +531,9 @@ fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
     let mut o = OAuthOptions::new(cli.oauth_redirect_uri.clone(), authorizer);
     o.client_name = "mcp-probe".into();
     o.client_id = cli.oauth_client_id.clone();
-    o.client_secret = cli.oauth_client_secret.clone();
+    o.client_secret = client_secret.filter(|_| o.client_id.is_some());
     o.client_metadata_url = cli.oauth_client_metadata_url.clone();
-    o
+    Ok(o)
 }
 
 /// `--prompt-args`: a JSON object whose values are all strings.
