@@ -220,4 +220,4 @@ fn pkcs8(prefix: &[u8], d: &[u8], len: usize) -> Result<Vec<u8>, AuthError> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

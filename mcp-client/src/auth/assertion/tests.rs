@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::*;
 
 // Throwaway keys generated for these tests with `openssl genpkey`.
-const P256: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgkj2D/uU0dSES8onz\noXcAhS/q1TXBA4QmJnWGmnyrPcKhRANCAATPQHi0mLn+fazB8L6T+FrS8qhQHdt/\nG9aqfTHalumUoQrxCZ/T+fCkqdLobHy1jokFEpEuj3AJFxIiJUmbv2Nh\n-----END PRIVATE KEY-----\n";
-const P256_PUBLIC: &str = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEz0B4tJi5/n2swfC+k/ha0vKoUB3b\nfxvWqn0x2pbplKEK8Qmf0/nwpKnS6Gx8tY6JBRKRLo9wCRcSIiVJm79jYQ==\n-----END PUBLIC KEY-----\n";
+pub(crate) const P256: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgkj2D/uU0dSES8onz\noXcAhS/q1TXBA4QmJnWGmnyrPcKhRANCAATPQHi0mLn+fazB8L6T+FrS8qhQHdt/\nG9aqfTHalumUoQrxCZ/T+fCkqdLobHy1jokFEpEuj3AJFxIiJUmbv2Nh\n-----END PRIVATE KEY-----\n";
+pub(crate) const P256_PUBLIC: &str = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEz0B4tJi5/n2swfC+k/ha0vKoUB3b\nfxvWqn0x2pbplKEK8Qmf0/nwpKnS6Gx8tY6JBRKRLo9wCRcSIiVJm79jYQ==\n-----END PUBLIC KEY-----\n";
 const P384: &str = "-----BEGIN PRIVATE KEY-----\nMIG2AgEAMBAGByqGSM49AgEGBSuBBAAiBIGeMIGbAgEBBDAc/ni1i5wV7rdf4+ts\nqY2EqdzWpfGfcdbSudgLDofSkMawMi7xhgm76AgkkesKnBShZANiAATvLGQy+u8P\nlTBNOBA+7OaG2dPFDawCeXldxo3n90EkdtMuCpxsKpsTr1EjN+vqdSx8cV8ru8tQ\nGi/TTtRxW3tXb8zbeqJLGagXWNsioxjQbQwW+sdbwkfzLxgEM2/kbHc=\n-----END PRIVATE KEY-----\n";
 const ED25519: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEICDP7WpRSiFlC2AU3jGHbsL8LZUEXS7Uk4Rgv0rMoFLH\n-----END PRIVATE KEY-----\n";
 const ED25519_PUBLIC: &str = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAs7j0z26L6ETTYPvmvUusfjFrBs2yGE4oNbGH8cReArk=\n-----END PUBLIC KEY-----\n";
