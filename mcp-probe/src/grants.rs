@@ -2,7 +2,7 @@
 //! conformance suite's context name them (client credentials with a
 //! secret or a private key, workload identity, enterprise-managed).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mcp_era_client::auth::{
@@ -10,21 +10,45 @@ use mcp_era_client::auth::{
 };
 use serde_json::Value;
 
-/// What the `--oauth-*` flags say about the grant.
-pub(crate) struct GrantFlags<'a> {
-    pub(crate) client_credentials: bool,
-    pub(crate) client_id: Option<&'a str>,
-    pub(crate) client_secret: Option<String>,
-    pub(crate) private_key: Option<&'a PathBuf>,
-    pub(crate) signing_alg: Option<&'a str>,
-    pub(crate) workload_token: Option<&'a PathBuf>,
-    pub(crate) id_token: Option<&'a PathBuf>,
-    pub(crate) idp_token_endpoint: Option<&'a str>,
-    pub(crate) idp_client_id: Option<&'a str>,
+/// The `--oauth-*` flags of the grants without a user (with the probe's
+/// `--oauth-client-id` and `--oauth-client-secret`).
+#[derive(clap::Args, Debug)]
+pub(crate) struct GrantArgs {
+    /// Use the client credentials grant (no user): --oauth-client-id with
+    /// a secret or --oauth-private-key (private_key_jwt).
+    #[arg(long, requires = "oauth_client_id")]
+    pub(crate) oauth_client_credentials: bool,
+
+    /// A private key (PKCS#8 PEM or a private JWK) for private_key_jwt.
+    #[arg(long, value_name = "FILE", requires = "oauth_client_id")]
+    pub(crate) oauth_private_key: Option<PathBuf>,
+
+    /// The private key's algorithm (ES256, ES384, EdDSA, RS256, PS256…);
+    /// else chosen from what the authorization server supports.
+    #[arg(long, requires = "oauth_private_key")]
+    pub(crate) oauth_signing_alg: Option<String>,
+
+    /// Workload identity: the JWT bearer grant with the token in FILE,
+    /// read again on each grant.
+    #[arg(long, value_name = "FILE", requires = "oauth_client_id")]
+    pub(crate) oauth_workload_token: Option<PathBuf>,
+
+    /// Enterprise-managed authorization: the user's ID token in FILE,
+    /// exchanged at --oauth-idp-token-endpoint for an ID-JAG.
+    #[arg(long, value_name = "FILE", requires_all = ["oauth_idp_token_endpoint", "oauth_idp_client_id"])]
+    pub(crate) oauth_id_token: Option<PathBuf>,
+
+    /// The enterprise IdP's token endpoint.
+    #[arg(long, requires = "oauth_id_token")]
+    pub(crate) oauth_idp_token_endpoint: Option<String>,
+
+    /// The client id at the enterprise IdP.
+    #[arg(long, requires = "oauth_id_token")]
+    pub(crate) oauth_idp_client_id: Option<String>,
 }
 
 /// A key file: a JWK when it holds a JSON object, else PKCS#8 PEM.
-fn key_file(path: &PathBuf, alg: Option<&str>) -> Result<SigningKey, String> {
+fn key_file(path: &Path, alg: Option<&str>) -> Result<SigningKey, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("--oauth-private-key {}: {e}", path.display()))?;
     let key = if text.trim_start().starts_with('{') {
@@ -36,40 +60,48 @@ fn key_file(path: &PathBuf, alg: Option<&str>) -> Result<SigningKey, String> {
 }
 
 /// The grant the flags ask for (`None`: the authorization code flow).
-pub(crate) fn from_flags(f: &GrantFlags<'_>) -> Result<Option<Grant>, String> {
-    let machine = f.client_credentials || f.workload_token.is_some() || f.id_token.is_some();
+pub(crate) fn from_flags(
+    f: &GrantArgs,
+    client_id: Option<&str>,
+    client_secret: Option<String>,
+) -> Result<Option<Grant>, String> {
+    let machine = f.oauth_client_credentials
+        || f.oauth_workload_token.is_some()
+        || f.oauth_id_token.is_some();
     if !machine {
         return Ok(None);
     }
-    let Some(client_id) = f.client_id else {
+    let Some(client_id) = client_id else {
         return Err("the machine grants need --oauth-client-id".into());
     };
-    let credential = match (&f.private_key, &f.client_secret) {
-        (Some(path), _) => Credential::PrivateKey(key_file(path, f.signing_alg)?),
+    let credential = match (&f.oauth_private_key, client_secret) {
+        (Some(path), _) => Credential::PrivateKey(key_file(path, f.oauth_signing_alg.as_deref())?),
         (None, Some(secret)) => Credential::Secret {
-            secret: secret.clone(),
+            secret,
             method: SecretMethod::Auto,
         },
         (None, None) => Credential::None,
     };
     let client = ClientAuth::new(client_id, credential);
-    if let Some(path) = f.workload_token {
+    if let Some(path) = &f.oauth_workload_token {
         return Ok(Some(Grant::WorkloadIdentity {
             client,
             token: TokenSource::File(path.clone()),
         }));
     }
-    if let Some(path) = f.id_token {
-        let (Some(endpoint), Some(idp_client_id)) = (f.idp_token_endpoint, f.idp_client_id) else {
+    if let Some(path) = &f.oauth_id_token {
+        let (Some(endpoint), Some(idp_client_id)) =
+            (&f.oauth_idp_token_endpoint, &f.oauth_idp_client_id)
+        else {
             return Err(
                 "--oauth-id-token needs --oauth-idp-token-endpoint and --oauth-idp-client-id"
                     .into(),
             );
         };
         return Ok(Some(Grant::Enterprise(Enterprise {
-            idp_token_endpoint: endpoint.to_owned(),
+            idp_token_endpoint: endpoint.clone(),
             idp_issuer: None,
-            idp_client: ClientAuth::new(idp_client_id, Credential::None),
+            idp_client: ClientAuth::new(idp_client_id.clone(), Credential::None),
             id_token: TokenSource::File(path.clone()),
             client,
         })));

@@ -94,37 +94,9 @@ struct Cli {
     #[arg(long, requires = "oauth_client_id")]
     oauth_client_secret: Option<String>,
 
-    /// Use the client credentials grant (no user): --oauth-client-id with
-    /// a secret or --oauth-private-key (private_key_jwt).
-    #[arg(long, requires = "oauth_client_id")]
-    oauth_client_credentials: bool,
-
-    /// A private key (PKCS#8 PEM or a private JWK) for private_key_jwt.
-    #[arg(long, value_name = "FILE", requires = "oauth_client_id")]
-    oauth_private_key: Option<std::path::PathBuf>,
-
-    /// The private key's algorithm (ES256, ES384, EdDSA, RS256, PS256…);
-    /// else chosen from what the authorization server supports.
-    #[arg(long, requires = "oauth_private_key")]
-    oauth_signing_alg: Option<String>,
-
-    /// Workload identity: the JWT bearer grant with the token in FILE,
-    /// read again on each grant.
-    #[arg(long, value_name = "FILE", requires = "oauth_client_id")]
-    oauth_workload_token: Option<std::path::PathBuf>,
-
-    /// Enterprise-managed authorization: the user's ID token in FILE,
-    /// exchanged at --oauth-idp-token-endpoint for an ID-JAG.
-    #[arg(long, value_name = "FILE", requires_all = ["oauth_idp_token_endpoint", "oauth_idp_client_id"])]
-    oauth_id_token: Option<std::path::PathBuf>,
-
-    /// The enterprise IdP's token endpoint.
-    #[arg(long, requires = "oauth_id_token")]
-    oauth_idp_token_endpoint: Option<String>,
-
-    /// The client id at the enterprise IdP.
-    #[arg(long, requires = "oauth_id_token")]
-    oauth_idp_client_id: Option<String>,
+    /// The grants without a user (--oauth-client-credentials, …).
+    #[command(flatten)]
+    grant: grants::GrantArgs,
 
     /// A client ID metadata document URL, used when the server supports them.
     #[arg(long, requires = "oauth")]
@@ -508,18 +480,11 @@ fn oauth_options(cli: &Cli) -> Result<mcp_era_client::auth::OAuthOptions, String
         .oauth_client_secret
         .clone()
         .or_else(|| std::env::var("MCP_OAUTH_CLIENT_SECRET").ok());
-    let flags = grants::GrantFlags {
-        client_credentials: cli.oauth_client_credentials,
-        client_id: cli.oauth_client_id.as_deref(),
-        client_secret: client_secret.clone(),
-        private_key: cli.oauth_private_key.as_ref(),
-        signing_alg: cli.oauth_signing_alg.as_deref(),
-        workload_token: cli.oauth_workload_token.as_ref(),
-        id_token: cli.oauth_id_token.as_ref(),
-        idp_token_endpoint: cli.oauth_idp_token_endpoint.as_deref(),
-        idp_client_id: cli.oauth_idp_client_id.as_deref(),
-    };
-    if let Some(grant) = grants::from_flags(&flags)? {
+    if let Some(grant) = grants::from_flags(
+        &cli.grant,
+        cli.oauth_client_id.as_deref(),
+        client_secret.clone(),
+    )? {
         return Ok(OAuthOptions::machine(grant));
     }
 
