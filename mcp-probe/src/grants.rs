@@ -171,3 +171,55 @@ pub(crate) fn from_context(scenario: &str, c: &Value) -> Result<Option<Grant>, S
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    // A throwaway P-256 key generated for this test.
+    const P256: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgkj2D/uU0dSES8onz\noXcAhS/q1TXBA4QmJnWGmnyrPcKhRANCAATPQHi0mLn+fazB8L6T+FrS8qhQHdt/\nG9aqfTHalumUoQrxCZ/T+fCkqdLobHy1jokFEpEuj3AJFxIiJUmbv2Nh\n-----END PRIVATE KEY-----\n";
+
+    fn grant(scenario: &str, context: serde_json::Value) -> String {
+        match from_context(scenario, &context) {
+            Ok(Some(g)) => format!("{g:?}"),
+            Ok(None) => "code".into(),
+            Err(e) => format!("error {e}"),
+        }
+    }
+
+    #[test]
+    fn the_context_picks_the_grant() {
+        let secret = json!({"client_id": "c", "client_secret": "s"});
+        assert_eq!(grant("auth/pre-registration", secret.clone()), "code");
+        assert!(grant("auth/client-credentials-basic", secret).starts_with("ClientCredentials"));
+        let jwt = grant(
+            "x",
+            json!({"client_id": "c", "private_key_pem": P256, "signing_algorithm": "ES256"}),
+        );
+        assert!(
+            jwt.contains("PrivateKey") && jwt.contains("ES256") && !jwt.contains("PRIVATE"),
+            "{jwt}"
+        );
+        let bad = grant(
+            "x",
+            json!({"client_id": "c", "private_key_pem": P256, "signing_algorithm": "none"}),
+        );
+        assert!(bad.starts_with("error"), "{bad}");
+        let wif = grant("x", json!({"client_id": "w", "valid_jwt": "a.b.c"}));
+        assert!(
+            wif.starts_with("WorkloadIdentity") && !wif.contains("a.b.c"),
+            "{wif}"
+        );
+        let ema = grant(
+            "x",
+            json!({"client_id": "c", "client_secret": "s", "idp_id_token": "i.d.t",
+            "idp_token_endpoint": "http://idp/token", "idp_client_id": "ic", "idp_issuer": "http://idp"}),
+        );
+        assert!(
+            ema.starts_with("Enterprise") && ema.contains("\"ic\"") && !ema.contains("i.d.t"),
+            "{ema}"
+        );
+    }
+}

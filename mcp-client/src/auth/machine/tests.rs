@@ -263,3 +263,20 @@ async fn jwt_bearer_errors_are_surfaced_once() -> Result<(), AuthError> {
     }
     Ok(())
 }
+
+#[test]
+fn debug_of_the_options_hides_secrets_and_keys() -> Result<(), AuthError> {
+    let key = SigningKey::from_pem(P256, None)?;
+    for grant in [
+        Grant::ClientCredentials(secret(SecretMethod::Post)),
+        Grant::ClientCredentials(ClientAuth::new("c", Credential::PrivateKey(key))),
+    ] {
+        let shown = format!("{:?}", OAuthOptions::machine(grant));
+        assert!(
+            !shown.contains("s3:cr et") && !shown.contains("PRIVATE"),
+            "{shown}"
+        );
+        assert!(shown.contains("ClientCredentials"), "{shown}");
+    }
+    Ok(())
+}
