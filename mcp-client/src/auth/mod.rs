@@ -29,6 +29,22 @@
 //! enterprise IdP, then the JWT bearer grant).
 //!
 //! ```no_run
+//! # fn run() -> Result<(), mcp_era_client::auth::AuthError> {
+//! use mcp_era_client::ClientOptions;
+//! use mcp_era_client::auth::{AuthError, ClientAuth, Credential, Grant, OAuthOptions, SigningKey};
+//!
+//! let pem = std::fs::read_to_string("agent-key.pem").map_err(|e| AuthError(e.to_string()))?;
+//! let key = SigningKey::from_pem(&pem, None)?; // the algorithm: as the server supports
+//! let grant = Grant::ClientCredentials(ClientAuth::new("my-agent", Credential::PrivateKey(key)));
+//! let opts = ClientOptions {
+//!     oauth: Some(OAuthOptions::machine(grant)),
+//!     ..ClientOptions::default()
+//! };
+//! # let _ = opts;
+//! # Ok(()) }
+//! ```
+//!
+//! ```no_run
 //! # async fn run() -> Result<(), mcp_era_client::Error> {
 //! use std::sync::Arc;
 //! use mcp_era_client::auth::{HeadlessAuthorizer, OAuthOptions};
