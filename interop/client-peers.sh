@@ -15,10 +15,15 @@
 #   4. the conformance suite's client scenarios (listed below in
 #      MODERN_SCENARIOS and LEGACY_SCENARIOS; every one must pass), each at
 #      its own wire version, with --command "<mcp-probe> conformance": all
-#      the scored client scenarios of both requirement sets (the [extension]
-#      auth scenarios are not required), plus json-schema-2020-12-preservation
-#      and the skills extension's sep-2640-client-* (with --force);
-#      and one OAuth scenario through the probe's own --oauth flags.
+#      the scored client scenarios of both requirement sets, plus
+#      json-schema-2020-12-preservation, the skills extension's
+#      sep-2640-client-* and the auth extensions' grants without a user
+#      (GRANT_SCENARIOS: client credentials with client_secret_basic and
+#      private_key_jwt, workload identity, enterprise-managed; each with
+#      --force at 2026-07-28); the other [extension] auth scenarios are not
+#      required; and three OAuth scenarios through the probe's own --oauth
+#      flags (the authorization code, client credentials with the secret in
+#      MCP_OAUTH_CLIENT_SECRET, a workload token from a file).
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
 #      must give modern, legacy must give legacy.
@@ -225,6 +230,13 @@ SKILLS_SCENARIOS=(
   sep-2640-client-verify-size sep-2640-client-verify-frontmatter
 )
 
+# The auth extensions' grants without a user (SEP-1046, SEP-1933, SEP-990;
+# not on the spec timeline: run with --force at 2026-07-28).
+GRANT_SCENARIOS=(
+  auth/client-credentials-basic auth/client-credentials-jwt
+  auth/wif-jwt-bearer auth/enterprise-managed-authorization
+)
+
 # conformance_scenario VERSION SCENARIO [COMMAND] [FLAG...]: one client
 # scenario must pass.
 conformance_scenario() {
@@ -252,9 +264,27 @@ echo "== conformance client scenarios of the skills extension (--force)"
 for scenario in "${SKILLS_SCENARIOS[@]}"; do
   conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
 done
+echo "== conformance client scenarios of the auth extensions' machine grants (--force)"
+for scenario in "${GRANT_SCENARIOS[@]}"; do
+  conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
+done
 echo "== OAuth through the probe's own flags"
 conformance_scenario 2026-07-28 auth/metadata-default \
   "$PROBE --oauth --oauth-headless --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url"
+# The suite's fixed client of auth/client-credentials-basic; the secret from the environment.
+MCP_OAUTH_CLIENT_SECRET=conformance-test-secret conformance_scenario 2026-07-28 \
+  auth/client-credentials-basic \
+  "$PROBE --oauth --oauth-client-credentials --oauth-client-id conformance-test-client --list-tools --call test-tool --url" \
+  --force
+# The workload JWT of the context, as a platform would mount it: in a file.
+WIF_WRAPPER="$WORK/wif-probe.sh"
+cat >"$WIF_WRAPPER" <<EOF
+#!/usr/bin/env bash
+"$PEERS_PYTHON" -c 'import json, os; print(json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"])["valid_jwt"])' >"$WORK/workload.jwt"
+exec "$PROBE" --oauth --oauth-client-id conformance-wif-workload --oauth-workload-token "$WORK/workload.jwt" --list-tools --call test-tool --url "\$@"
+EOF
+chmod +x "$WIF_WRAPPER"
+conformance_scenario 2026-07-28 auth/wif-jwt-bearer "$WIF_WRAPPER" --force
 
 echo
 echo "$PASSED passed, $FAILED failed"

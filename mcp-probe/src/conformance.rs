@@ -24,7 +24,11 @@
 //! * `auth/*`: OAuth with a [`HeadlessAuthorizer`] (the suite's
 //!   authorization server redirects at once), the client ID metadata
 //!   document URL the suite expects, and the pre-registered client of the
-//!   context when it gives one; then `tools/list` and `test-tool`;
+//!   context when it gives one; or the grant without a user the context
+//!   calls for (`crate::grants::from_context`: client credentials with a
+//!   secret or `private_key_pem`, workload identity from `valid_jwt`,
+//!   enterprise-managed from `idp_id_token`); then `tools/list` and
+//!   `test-tool`;
 //! * `sep-2640-client-no-prefetch`: `skills/list`, building the host's
 //!   registry from the entries alone (no skill is loaded, so no file read);
 //! * `sep-2640-client-verify-{digest,size,frontmatter}`: `skills/list`, then
@@ -100,7 +104,10 @@ impl ClientHandler for Conformer {
 const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// OAuth as the suite's authorization servers expect it.
-fn oauth(context: &Value) -> OAuthOptions {
+fn oauth(scenario: &str, context: &Value) -> Result<OAuthOptions, Failure> {
+    if let Some(grant) = crate::grants::from_context(scenario, context).map_err(crate::usage)? {
+        return Ok(OAuthOptions::machine(grant));
+    }
     let mut o = OAuthOptions::new(
         "http://localhost:3000/callback",
         Arc::new(HeadlessAuthorizer),
@@ -109,7 +116,7 @@ fn oauth(context: &Value) -> OAuthOptions {
     o.client_metadata_url = Some(CIMD_URL.into());
     o.client_id = context["client_id"].as_str().map(str::to_owned);
     o.client_secret = context["client_secret"].as_str().map(str::to_owned);
-    o
+    Ok(o)
 }
 
 /// The options for the wire version the suite asked for.
@@ -154,7 +161,7 @@ pub(crate) async fn run(url: &str) -> Result<u8, Failure> {
         .unwrap_or(Value::Null);
     let mut opts = options();
     if scenario.starts_with("auth/") {
-        opts.oauth = Some(oauth(&context));
+        opts.oauth = Some(oauth(&scenario, &context)?);
     }
     let client = Client::connect_http(url, opts).await?;
     eprintln!(

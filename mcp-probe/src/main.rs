@@ -20,6 +20,7 @@
 
 mod codegen;
 mod conformance;
+mod grants;
 mod skills;
 
 use std::collections::BTreeMap;
@@ -89,9 +90,13 @@ struct Cli {
     #[arg(long, requires = "oauth")]
     oauth_client_id: Option<String>,
 
-    /// The pre-registered client's secret.
+    /// The pre-registered client's secret (else $MCP_OAUTH_CLIENT_SECRET).
     #[arg(long, requires = "oauth_client_id")]
     oauth_client_secret: Option<String>,
+
+    /// The grants without a user (--oauth-client-credentials, …).
+    #[command(flatten)]
+    grant: grants::GrantArgs,
 
     /// A client ID metadata document URL, used when the server supports them.
     #[arg(long, requires = "oauth")]
@@ -431,7 +436,10 @@ async fn connect(
             .name("mcp-probe")
             .version(env!("CARGO_PKG_VERSION"))
             .build(),
-        oauth: cli.oauth.then(|| oauth_options(cli)),
+        oauth: match cli.oauth {
+            true => Some(oauth_options(cli).map_err(|e| bad(usage(e)))?),
+            false => None,
+        },
         tasks: cli.as_task,
         ..ClientOptions::default()
     };
@@ -464,9 +472,21 @@ async fn connect(
 }
 
 /// The `--oauth*` flags as options.
-fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
+fn oauth_options(cli: &Cli) -> Result<mcp_era_client::auth::OAuthOptions, String> {
     use mcp_era_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
     use std::sync::Arc;
+
+    let client_secret = cli
+        .oauth_client_secret
+        .clone()
+        .or_else(|| std::env::var("MCP_OAUTH_CLIENT_SECRET").ok());
+    if let Some(grant) = grants::from_flags(
+        &cli.grant,
+        cli.oauth_client_id.as_deref(),
+        client_secret.clone(),
+    )? {
+        return Ok(OAuthOptions::machine(grant));
+    }
 
     let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
         Arc::new(HeadlessAuthorizer)
@@ -476,9 +496,9 @@ fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
     let mut o = OAuthOptions::new(cli.oauth_redirect_uri.clone(), authorizer);
     o.client_name = "mcp-probe".into();
     o.client_id = cli.oauth_client_id.clone();
-    o.client_secret = cli.oauth_client_secret.clone();
+    o.client_secret = client_secret.filter(|_| o.client_id.is_some());
     o.client_metadata_url = cli.oauth_client_metadata_url.clone();
-    o
+    Ok(o)
 }
 
 /// `--prompt-args`: a JSON object whose values are all strings.

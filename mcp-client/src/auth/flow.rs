@@ -1,11 +1,13 @@
 //! What the client does about a `401` or `403` challenge: refresh the
 //! token, or run the flow from discovery through registration to a new
-//! grant, with the union of scopes on step-up.
+//! grant, with the union of scopes on step-up; or, for a grant without a
+//! user, run that grant again after discovery.
 
 use serde_json::Value;
 
 use super::discovery::parse_challenge;
 use super::error::{AuthError, fail};
+use super::grants::Grant;
 use super::oauth::OAuth;
 
 impl OAuth {
@@ -69,6 +71,10 @@ impl OAuth {
                     scopes.push(s.to_owned());
                 }
             }
+        }
+        // The grants without a user: no registration, no refresh token.
+        if !matches!(self.opts.grant, Grant::AuthorizationCode) {
+            return self.machine_grant(&meta, &resource, &scopes).await;
         }
         let offline = meta
             .get("scopes_supported")

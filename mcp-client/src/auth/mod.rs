@@ -21,6 +21,29 @@
 //! The code exchange and PKCE are the `oauth2` crate's; discovery and
 //! registration, which it does not cover, are here.
 //!
+//! Instead of step 3 and 4, [`OAuthOptions::grant`] may name a grant
+//! without a user ([`Grant`]): client credentials with a secret or
+//! `private_key_jwt` (RFC 6749 §4.4, RFC 7523 §2.2), workload identity
+//! (the JWT bearer grant, RFC 7523 §2.1) or enterprise-managed
+//! authorization (an RFC 8693 token exchange for an ID-JAG at the
+//! enterprise IdP, then the JWT bearer grant).
+//!
+//! ```no_run
+//! # fn run() -> Result<(), mcp_era_client::auth::AuthError> {
+//! use mcp_era_client::ClientOptions;
+//! use mcp_era_client::auth::{AuthError, ClientAuth, Credential, Grant, OAuthOptions, SigningKey};
+//!
+//! let pem = std::fs::read_to_string("agent-key.pem").map_err(|e| AuthError(e.to_string()))?;
+//! let key = SigningKey::from_pem(&pem, None)?; // the algorithm: as the server supports
+//! let grant = Grant::ClientCredentials(ClientAuth::new("my-agent", Credential::PrivateKey(key)));
+//! let opts = ClientOptions {
+//!     oauth: Some(OAuthOptions::machine(grant)),
+//!     ..ClientOptions::default()
+//! };
+//! # let _ = opts;
+//! # Ok(()) }
+//! ```
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), mcp_era_client::Error> {
 //! use std::sync::Arc;
@@ -37,20 +60,27 @@
 //! ```
 
 // One file a step: `discovery` (1, 2), `registration` (3), `grant` (4, 5),
-// driven by `flow`; `oauth` is the state they share.
+// driven by `flow`; `oauth` is the state they share. The machine grants:
+// `grants` (their options), `assertion` (signing), `machine`, `exchange`.
+mod assertion;
 mod authorizer;
 mod discovery;
 mod error;
+mod exchange;
 mod flow;
 mod grant;
+mod grants;
 mod http;
+mod machine;
 pub(crate) mod oauth;
 pub(crate) mod options;
 mod registration;
 mod tokens;
 
+pub use assertion::{SigningKey, parse_alg};
 pub use authorizer::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer};
 pub use discovery::{Challenge, parse_challenge};
 pub use error::AuthError;
+pub use grants::{ClientAuth, Credential, Enterprise, Grant, SecretMethod, TokenSource};
 pub use options::OAuthOptions;
 pub use tokens::{MemoryTokenStore, TokenStore, Tokens};

@@ -1,10 +1,11 @@
-//! [`OAuthOptions`]: how the client authorizes (redirect URI, authorizer,
-//! token store, the client to use, how many attempts).
+//! [`OAuthOptions`]: how the client authorizes (the grant, redirect URI,
+//! authorizer, token store, the client to use, how many attempts).
 
 use std::fmt;
 use std::sync::Arc;
 
-use super::authorizer::Authorizer;
+use super::authorizer::{Authorizer, HeadlessAuthorizer};
+use super::grants::Grant;
 use super::tokens::{MemoryTokenStore, TokenStore};
 
 /// How the client authorizes. Build with [`OAuthOptions::new`].
@@ -27,6 +28,10 @@ pub struct OAuthOptions {
     pub client_metadata_url: Option<String>,
     /// How many authorizations one request may trigger (step-up included).
     pub max_attempts: usize,
+    /// The grant: the authorization code flow (the default) or one
+    /// without a user, which ignores the redirect URI, authorizer and
+    /// registration fields above.
+    pub grant: Grant,
 }
 
 impl fmt::Debug for OAuthOptions {
@@ -34,6 +39,7 @@ impl fmt::Debug for OAuthOptions {
         f.debug_struct("OAuthOptions")
             .field("redirect_uri", &self.redirect_uri)
             .field("client_id", &self.client_id)
+            .field("grant", &self.grant)
             .finish_non_exhaustive()
     }
 }
@@ -51,6 +57,16 @@ impl OAuthOptions {
             client_secret: None,
             client_metadata_url: None,
             max_attempts: 3,
+            grant: Grant::AuthorizationCode,
+        }
+    }
+
+    /// Options for a grant without a user (client credentials, workload
+    /// identity, enterprise-managed): no redirect, no browser.
+    pub fn machine(grant: Grant) -> Self {
+        Self {
+            grant,
+            ..Self::new(String::new(), Arc::new(HeadlessAuthorizer))
         }
     }
 }
