@@ -17,6 +17,9 @@
 //!    `none`, as registered or as the server supports), refresh on a later
 //!    `401`, and step-up on `insufficient_scope` with the union of scopes,
 //!    at most [`OAuthOptions::max_attempts`] times.
+//! 6. DPoP (RFC 9449) as [`OAuthOptions::dpop`] says: proofs at the token
+//!    endpoint, `Authorization: DPoP` with a fresh proof on each request,
+//!    and the servers' nonces.
 //!
 //! The code exchange and PKCE are the `oauth2` crate's; discovery and
 //! registration, which it does not cover, are here.
@@ -40,17 +43,20 @@
 // driven by `flow`; `oauth` is the state they share.
 mod authorizer;
 mod discovery;
+mod dpop;
 mod error;
 mod flow;
 mod grant;
 mod http;
 pub(crate) mod oauth;
 pub(crate) mod options;
+pub(crate) mod present;
 mod registration;
 mod tokens;
 
 pub use authorizer::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer};
 pub use discovery::{Challenge, parse_challenge};
+pub use dpop::DpopPolicy;
 pub use error::AuthError;
 pub use options::OAuthOptions;
-pub use tokens::{MemoryTokenStore, TokenStore, Tokens};
+pub use tokens::{MemoryTokenStore, TokenStore, TokenType, Tokens};

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::authorizer::Authorizer;
+use super::dpop::DpopPolicy;
 use super::tokens::{MemoryTokenStore, TokenStore};
 
 /// How the client authorizes. Build with [`OAuthOptions::new`].
@@ -27,6 +28,8 @@ pub struct OAuthOptions {
     pub client_metadata_url: Option<String>,
     /// How many authorizations one request may trigger (step-up included).
     pub max_attempts: usize,
+    /// When to ask for DPoP-bound tokens (RFC 9449).
+    pub dpop: DpopPolicy,
 }
 
 impl fmt::Debug for OAuthOptions {
@@ -34,13 +37,14 @@ impl fmt::Debug for OAuthOptions {
         f.debug_struct("OAuthOptions")
             .field("redirect_uri", &self.redirect_uri)
             .field("client_id", &self.client_id)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
 
 impl OAuthOptions {
     /// Options with a redirect URI and an authorizer; tokens in memory,
-    /// dynamic registration, three attempts.
+    /// dynamic registration, three attempts, DPoP when the servers offer it.
     pub fn new(redirect_uri: impl Into<String>, authorizer: Arc<dyn Authorizer>) -> Self {
         Self {
             redirect_uri: redirect_uri.into(),
@@ -51,6 +55,7 @@ impl OAuthOptions {
             client_secret: None,
             client_metadata_url: None,
             max_attempts: 3,
+            dpop: DpopPolicy::Auto,
         }
     }
 }
