@@ -16,9 +16,11 @@
 #      MODERN_SCENARIOS and LEGACY_SCENARIOS; every one must pass), each at
 #      its own wire version, with --command "<mcp-probe> conformance": all
 #      the scored client scenarios of both requirement sets (the [extension]
-#      auth scenarios are not required), plus json-schema-2020-12-preservation
-#      and the skills extension's sep-2640-client-* (with --force);
-#      and one OAuth scenario through the probe's own --oauth flags.
+#      auth scenarios are not required), plus json-schema-2020-12-preservation,
+#      the skills extension's sep-2640-client-* and the DPoP extension's
+#      auth/dpop and auth/dpop-nonce (SEP-1932, RFC 9449; with --force);
+#      and two OAuth scenarios through the probe's own --oauth flags
+#      (auth/metadata-default, and auth/dpop with --oauth-dpop always).
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
 #      must give modern, legacy must give legacy.
@@ -225,6 +227,10 @@ SKILLS_SCENARIOS=(
   sep-2640-client-verify-size sep-2640-client-verify-frontmatter
 )
 
+# The DPoP extension (SEP-1932; RFC 9449): DPoP-bound tokens, and the
+# authorization and resource servers' nonces. Required, with --force.
+DPOP_SCENARIOS=(auth/dpop auth/dpop-nonce)
+
 # conformance_scenario VERSION SCENARIO [COMMAND] [FLAG...]: one client
 # scenario must pass.
 conformance_scenario() {
@@ -252,9 +258,15 @@ echo "== conformance client scenarios of the skills extension (--force)"
 for scenario in "${SKILLS_SCENARIOS[@]}"; do
   conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
 done
+echo "== conformance client scenarios of the DPoP extension (--force)"
+for scenario in "${DPOP_SCENARIOS[@]}"; do
+  conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
+done
 echo "== OAuth through the probe's own flags"
 conformance_scenario 2026-07-28 auth/metadata-default \
   "$PROBE --oauth --oauth-headless --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url"
+conformance_scenario 2026-07-28 auth/dpop \
+  "$PROBE --oauth --oauth-headless --oauth-dpop always --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url" --force
 
 echo
 echo "$PASSED passed, $FAILED failed"

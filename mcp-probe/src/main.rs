@@ -101,6 +101,10 @@ struct Cli {
     #[arg(long, requires = "oauth")]
     oauth_headless: bool,
 
+    /// DPoP-bound tokens (RFC 9449): auto = when the servers offer them.
+    #[arg(long, requires = "oauth", value_enum, default_value_t = DpopArg::Auto)]
+    oauth_dpop: DpopArg,
+
     /// Also trust the CA certificate(s) in FILE (PEM or DER) for https.
     #[cfg(feature = "rustls")]
     #[arg(long, value_name = "FILE")]
@@ -219,6 +223,13 @@ enum EraArg {
     Auto,
     Modern,
     Legacy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DpopArg {
+    Auto,
+    Always,
+    Never,
 }
 
 /// A failure with its exit code.
@@ -465,7 +476,9 @@ async fn connect(
 
 /// The `--oauth*` flags as options.
 fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
-    use mcp_era_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
+    use mcp_era_client::auth::{
+        Authorizer, DpopPolicy, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions,
+    };
     use std::sync::Arc;
 
     let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
@@ -478,6 +491,11 @@ fn oauth_options(cli: &Cli) -> mcp_era_client::auth::OAuthOptions {
     o.client_id = cli.oauth_client_id.clone();
     o.client_secret = cli.oauth_client_secret.clone();
     o.client_metadata_url = cli.oauth_client_metadata_url.clone();
+    o.dpop = match cli.oauth_dpop {
+        DpopArg::Auto => DpopPolicy::Auto,
+        DpopArg::Always => DpopPolicy::Always,
+        DpopArg::Never => DpopPolicy::Never,
+    };
     o
 }
 
