@@ -64,15 +64,18 @@ pub(crate) fn decide(policy: DpopPolicy, prm: &Value, meta: &Value) -> Result<bo
     if !wanted {
         return Ok(false);
     }
-    let as_ok = allows_es256(as_algs)
-        .map_err(|()| AuthError("dpop_signing_alg_values_supported is not an array".into()))?;
-    let rs_ok = allows_es256(rs_algs).map_err(|()| {
-        AuthError("the resource's dpop_signing_alg_values_supported is not an array".into())
-    })?;
+    let lenient = policy == DpopPolicy::Auto && !required;
+    let (Ok(as_ok), Ok(rs_ok)) = (allows_es256(as_algs), allows_es256(rs_algs)) else {
+        // A malformed optional field does not stop a flow that can do without.
+        if lenient {
+            return Ok(false);
+        }
+        return fail("dpop_signing_alg_values_supported is not an array");
+    };
     if as_ok && rs_ok {
         return Ok(true);
     }
-    if policy == DpopPolicy::Auto && !required {
+    if lenient {
         // Advertised, but not with an algorithm we sign: stay with Bearer.
         return Ok(false);
     }
@@ -382,6 +385,10 @@ mod tests {
         assert!(decide(Never, &required, &es).is_err());
         // The resource's own algorithm list counts too.
         assert!(decide(Always, &rs_only, &es).is_err());
+        // A malformed list: Bearer when DPoP is optional, an error otherwise.
+        let bad = json!({"dpop_signing_alg_values_supported": "ES256"});
+        assert!(!decide(Auto, &none, &bad).unwrap());
+        assert!(decide(Always, &none, &bad).is_err());
     }
 
     #[test]
