@@ -17,13 +17,14 @@
 #      its own wire version, with --command "<mcp-probe> conformance": all
 #      the scored client scenarios of both requirement sets, plus
 #      json-schema-2020-12-preservation, the skills extension's
-#      sep-2640-client-* and the auth extensions' grants without a user
-#      (GRANT_SCENARIOS: client credentials with client_secret_basic and
-#      private_key_jwt, workload identity, enterprise-managed; each with
-#      --force at 2026-07-28); the other [extension] auth scenarios are not
-#      required; and three OAuth scenarios through the probe's own --oauth
-#      flags (the authorization code, client credentials with the secret in
-#      MCP_OAUTH_CLIENT_SECRET, a workload token from a file).
+#      sep-2640-client-* and the auth extensions (each with --force at
+#      2026-07-28): the grants without a user (GRANT_SCENARIOS: client
+#      credentials with client_secret_basic and private_key_jwt, workload
+#      identity, enterprise-managed) and DPoP (DPOP_SCENARIOS: auth/dpop,
+#      auth/dpop-nonce; SEP-1932, RFC 9449); and four OAuth scenarios
+#      through the probe's own --oauth flags (the authorization code, client
+#      credentials with the secret in MCP_OAUTH_CLIENT_SECRET, a workload
+#      token from a file, auth/dpop with --oauth-dpop always).
 #
 #   5. our own dual-era `mcp-everything` (stdio and HTTP): auto and modern
 #      must give modern, legacy must give legacy.
@@ -236,6 +237,9 @@ GRANT_SCENARIOS=(
   auth/client-credentials-basic auth/client-credentials-jwt
   auth/wif-jwt-bearer auth/enterprise-managed-authorization
 )
+# The DPoP extension (SEP-1932; RFC 9449): DPoP-bound tokens, and the
+# authorization and resource servers' nonces. Required, with --force.
+DPOP_SCENARIOS=(auth/dpop auth/dpop-nonce)
 
 # conformance_scenario VERSION SCENARIO [COMMAND] [FLAG...]: one client
 # scenario must pass.
@@ -264,8 +268,8 @@ echo "== conformance client scenarios of the skills extension (--force)"
 for scenario in "${SKILLS_SCENARIOS[@]}"; do
   conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
 done
-echo "== conformance client scenarios of the auth extensions' machine grants (--force)"
-for scenario in "${GRANT_SCENARIOS[@]}"; do
+echo "== conformance client scenarios of the auth extensions: machine grants and DPoP (--force)"
+for scenario in "${GRANT_SCENARIOS[@]}" "${DPOP_SCENARIOS[@]}"; do
   conformance_scenario 2026-07-28 "$scenario" "$PROBE conformance" --force
 done
 echo "== OAuth through the probe's own flags"
@@ -285,6 +289,8 @@ exec "$PROBE" --oauth --oauth-client-id conformance-wif-workload --oauth-workloa
 EOF
 chmod +x "$WIF_WRAPPER"
 conformance_scenario 2026-07-28 auth/wif-jwt-bearer "$WIF_WRAPPER" --force
+conformance_scenario 2026-07-28 auth/dpop \
+  "$PROBE --oauth --oauth-headless --oauth-dpop always --oauth-redirect-uri http://localhost:3000/callback --list-tools --call test-tool --url" --force
 
 echo
 echo "$PASSED passed, $FAILED failed"

@@ -106,6 +106,10 @@ struct Cli {
     #[arg(long, requires = "oauth")]
     oauth_headless: bool,
 
+    /// DPoP-bound tokens (RFC 9449): auto = when the servers offer them.
+    #[arg(long, requires = "oauth", value_enum, default_value_t = DpopArg::Auto)]
+    oauth_dpop: DpopArg,
+
     /// Also trust the CA certificate(s) in FILE (PEM or DER) for https.
     #[cfg(feature = "rustls")]
     #[arg(long, value_name = "FILE")]
@@ -224,6 +228,13 @@ enum EraArg {
     Auto,
     Modern,
     Legacy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DpopArg {
+    Auto,
+    Always,
+    Never,
 }
 
 /// A failure with its exit code.
@@ -473,9 +484,16 @@ async fn connect(
 
 /// The `--oauth*` flags as options.
 fn oauth_options(cli: &Cli) -> Result<mcp_era_client::auth::OAuthOptions, String> {
-    use mcp_era_client::auth::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions};
+    use mcp_era_client::auth::{
+        Authorizer, DpopPolicy, HeadlessAuthorizer, LoopbackAuthorizer, OAuthOptions,
+    };
     use std::sync::Arc;
 
+    let dpop = match cli.oauth_dpop {
+        DpopArg::Auto => DpopPolicy::Auto,
+        DpopArg::Always => DpopPolicy::Always,
+        DpopArg::Never => DpopPolicy::Never,
+    };
     let client_secret = cli
         .oauth_client_secret
         .clone()
@@ -485,7 +503,9 @@ fn oauth_options(cli: &Cli) -> Result<mcp_era_client::auth::OAuthOptions, String
         cli.oauth_client_id.as_deref(),
         client_secret.clone(),
     )? {
-        return Ok(OAuthOptions::machine(grant));
+        let mut o = OAuthOptions::machine(grant);
+        o.dpop = dpop;
+        return Ok(o);
     }
 
     let authorizer: Arc<dyn Authorizer> = if cli.oauth_headless {
@@ -498,6 +518,7 @@ fn oauth_options(cli: &Cli) -> Result<mcp_era_client::auth::OAuthOptions, String
     o.client_id = cli.oauth_client_id.clone();
     o.client_secret = client_secret.filter(|_| o.client_id.is_some());
     o.client_metadata_url = cli.oauth_client_metadata_url.clone();
+    o.dpop = dpop;
     Ok(o)
 }
 

@@ -1,4 +1,4 @@
-//! Finding the authorization server: the `Bearer` challenge's parameters,
+//! Finding the authorization server: the `Bearer`/`DPoP` challenges' parameters,
 //! the protected resource metadata (RFC 9728) and the authorization server
 //! metadata (RFC 8414, then OpenID discovery), each checked against what
 //! it must describe.
@@ -11,7 +11,8 @@ use serde_json::Value;
 use super::error::{AuthError, fail};
 use super::oauth::OAuth;
 
-/// The parameters of a `Bearer` challenge.
+/// The parameters of the `Bearer` and `DPoP` challenges of a
+/// `WWW-Authenticate` value (the first value of each parameter wins).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Challenge {
     /// `resource_metadata`.
@@ -20,52 +21,80 @@ pub struct Challenge {
     pub scope: Option<String>,
     /// `error`.
     pub error: Option<String>,
+    /// Whether there is a `DPoP` challenge (RFC 9449 §7.1).
+    pub dpop: bool,
+    /// The `DPoP` challenge's `algs`: the proof algorithms the resource accepts.
+    pub algs: Option<String>,
 }
 
-/// Reads the `Bearer` parameters of a `WWW-Authenticate` value.
+/// Reads the `Bearer` and `DPoP` challenges of a `WWW-Authenticate` value
+/// (RFC 9110 §11.6.1: comma-separated challenges, each a scheme and its
+/// parameters). Parameters before any scheme count as `Bearer`'s; those
+/// of other schemes are ignored.
 pub fn parse_challenge(header: &str) -> Challenge {
     let mut c = Challenge::default();
-    let rest = header.trim();
-    let rest = rest
-        .strip_prefix("Bearer")
-        .or_else(|| rest.strip_prefix("bearer"))
-        .unwrap_or(rest);
-    let mut chars = rest.chars().peekable();
-    loop {
-        while chars.peek().is_some_and(|c| *c == ',' || c.is_whitespace()) {
-            chars.next();
+    let chars: Vec<char> = header.chars().collect();
+    let mut i = 0;
+    let mut scheme = String::from("bearer");
+    let skip = |i: &mut usize, also_commas: bool| {
+        while *i < chars.len() && (chars[*i].is_whitespace() || (also_commas && chars[*i] == ',')) {
+            *i += 1;
         }
-        let name: String =
-            std::iter::from_fn(|| chars.next_if(|c| *c != '=' && *c != ',')).collect();
-        if name.is_empty() {
+    };
+    loop {
+        skip(&mut i, true);
+        let start = i;
+        while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '=' && chars[i] != ',' {
+            i += 1;
+        }
+        if i == start {
             break;
         }
-        if chars.next() != Some('=') {
+        let name: String = chars[start..i].iter().collect();
+        skip(&mut i, false);
+        if chars.get(i) != Some(&'=') {
+            // A token not followed by `=` starts a new challenge.
+            scheme = name.to_ascii_lowercase();
+            if scheme == "dpop" {
+                c.dpop = true;
+            }
             continue;
         }
-        let value: String = if chars.peek() == Some(&'"') {
-            chars.next();
+        i += 1;
+        skip(&mut i, false);
+        let value = if chars.get(i) == Some(&'"') {
+            i += 1;
             let mut v = String::new();
-            while let Some(ch) = chars.next() {
+            while let Some(&ch) = chars.get(i) {
+                i += 1;
                 match ch {
-                    '\\' => v.extend(chars.next()),
+                    '\\' => {
+                        v.extend(chars.get(i));
+                        i += 1;
+                    }
                     '"' => break,
                     other => v.push(other),
                 }
             }
             v
         } else {
-            std::iter::from_fn(|| chars.next_if(|c| *c != ','))
-                .collect::<String>()
-                .trim()
-                .to_owned()
+            let start = i;
+            while i < chars.len() && chars[i] != ',' {
+                i += 1;
+            }
+            chars[start..i].iter().collect::<String>().trim().to_owned()
         };
-        match name.trim() {
-            "resource_metadata" => c.resource_metadata = Some(value),
-            "scope" => c.scope = Some(value),
-            "error" => c.error = Some(value),
-            _ => {}
+        if scheme != "bearer" && scheme != "dpop" {
+            continue;
         }
+        let slot = match name.as_str() {
+            "resource_metadata" => &mut c.resource_metadata,
+            "scope" => &mut c.scope,
+            "error" => &mut c.error,
+            "algs" if scheme == "dpop" => &mut c.algs,
+            _ => continue,
+        };
+        slot.get_or_insert(value);
     }
     c
 }
@@ -204,6 +233,38 @@ mod tests {
                 .scope
                 .as_deref(),
             Some("read")
+        );
+    }
+
+    #[test]
+    fn dpop_challenges_parse() {
+        let c = parse_challenge(
+            r#"DPoP error="use_dpop_nonce", error_description="nonce, please", algs="ES256 RS256""#,
+        );
+        assert!(c.dpop);
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.algs.as_deref(), Some("ES256 RS256"));
+        // Both schemes in one value (RFC 9449 §7.1 allows offering both).
+        let c = parse_challenge(
+            r#"Bearer resource_metadata="http://x/prm", scope="a", DPoP algs="ES256", Basic realm="r", scope=nope"#,
+        );
+        assert!(c.dpop);
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://x/prm"));
+        assert_eq!(c.scope.as_deref(), Some("a"));
+        assert_eq!(c.algs.as_deref(), Some("ES256"));
+        assert_eq!(c.error, None);
+        let c = parse_challenge(r#"dpop resource_metadata="http://x/prm""#);
+        assert!(c.dpop);
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://x/prm"));
+        // A bare parameter list counts as Bearer's; Bearer has no algs.
+        let c = parse_challenge(r#"scope="s", algs="ES256""#);
+        assert_eq!(
+            (c.scope.as_deref(), c.algs, c.dpop),
+            (Some("s"), None, false)
+        );
+        assert_eq!(
+            parse_challenge(r#"Bearer scope="a\"b""#).scope.as_deref(),
+            Some("a\"b")
         );
     }
 

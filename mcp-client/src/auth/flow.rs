@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::discovery::parse_challenge;
+use super::dpop::{DpopKey, decide};
 use super::error::{AuthError, fail};
 use super::grants::Grant;
 use super::oauth::OAuth;
@@ -52,6 +53,16 @@ impl OAuth {
             return fail("the protected resource metadata names no authorization server");
         };
         let meta = self.server_metadata(&issuer).await?;
+        // New tokens from scratch: a new DPoP key, if DPoP is to be used.
+        let key = match decide(self.opts.dpop, &prm, &meta)? {
+            true => {
+                let key = DpopKey::generate()?;
+                tracing::debug!(jkt = key.thumbprint(), "DPoP: a new proof key");
+                Some(std::sync::Arc::new(key))
+            }
+            false => None,
+        };
+        self.http.dpop().arm(key);
         // Scope: the challenge's (plus what we had, on step-up), else the resource's.
         let mut scopes: Vec<String> = match &challenge.scope {
             Some(s) => s.split_whitespace().map(str::to_owned).collect(),

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::error::{AuthError, fail};
 use super::oauth::{OAuth, Registration};
-use super::tokens::Tokens;
+use super::tokens::{TokenType, Tokens};
 
 type FlowClient = BasicClient<
     oauth2::EndpointSet,
@@ -91,6 +91,7 @@ impl OAuth {
             .request_async(&send)
             .await
             .map_err(|e| AuthError(format!("token request failed: {e}")))?;
+        let token_type = self.token_type(token.token_type().as_ref())?;
         let granted = token
             .scopes()
             .map(|s| {
@@ -106,6 +107,7 @@ impl OAuth {
                 access_token: token.access_token().secret().clone(),
                 refresh_token: token.refresh_token().map(|r| r.secret().clone()),
                 scope: granted,
+                token_type,
             },
         );
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) =
@@ -152,6 +154,10 @@ impl OAuth {
             return fail("no registered client");
         };
         let client = self.flow_client(&meta, &reg)?;
+        // RFC 9449 §5: a public client's refresh token is bound to the key
+        // of the tokens it came with.
+        let key = previous.and_then(|t| self.http.dpop().key_for(&t.access_token));
+        self.http.dpop().arm(key);
         let send = |req: oauth2::HttpRequest| {
             let http = self.http.clone();
             async move { http.exchange(req).await }
@@ -162,6 +168,7 @@ impl OAuth {
             .request_async(&send)
             .await
             .map_err(|e| AuthError(format!("refresh failed: {e}")))?;
+        let token_type = self.token_type(token.token_type().as_ref())?;
         self.opts.store.save(
             self.mcp_url.as_str(),
             Tokens {
@@ -171,8 +178,21 @@ impl OAuth {
                     .map(|r| r.secret().clone())
                     .or_else(|| Some(refresh.to_owned())),
                 scope: previous.and_then(|t| t.scope.clone()),
+                token_type,
             },
         );
         Ok(())
+    }
+
+    /// The `token_type` of a token response: `DPoP` (RFC 9449 §5) only for
+    /// a request that proved a key, which `HyperHttp` has bound it to.
+    pub(super) fn token_type(&self, t: &str) -> Result<TokenType, AuthError> {
+        if !t.eq_ignore_ascii_case("dpop") {
+            return Ok(TokenType::Bearer);
+        }
+        if self.http.dpop().armed().is_none() {
+            return fail("the authorization server issued a DPoP token without a DPoP proof");
+        }
+        Ok(TokenType::DPoP)
     }
 }

@@ -19,6 +19,13 @@ use super::tokens::Tokens;
 /// `grant_type` of the JWT bearer grant (RFC 7523 §2.1).
 pub(super) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
+/// Whether a token request carries a DPoP proof (RFC 9449 §5).
+#[derive(Clone, Copy)]
+pub(super) enum Proof {
+    None,
+    Dpop,
+}
+
 /// A token request: the form and the extra headers (Basic authentication).
 pub(super) struct TokenRequest {
     pub(super) form: Vec<(&'static str, String)>,
@@ -163,7 +170,7 @@ impl OAuth {
             }
         };
         let answer = self
-            .token_post(&token_endpoint, req, "token request")
+            .token_post(&token_endpoint, req, "token request", Proof::Dpop)
             .await?;
         let Some(access_token) = answer.get("access_token").and_then(Value::as_str) else {
             return fail("the token response has no access_token");
@@ -173,6 +180,8 @@ impl OAuth {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .or_else(|| (!scopes.is_empty()).then(|| scopes.join(" ")));
+        let token_type =
+            self.token_type(answer.get("token_type").and_then(Value::as_str).unwrap_or(""))?;
         self.opts.store.save(
             self.mcp_url.as_str(),
             Tokens {
@@ -180,18 +189,22 @@ impl OAuth {
                 // These grants run again rather than refresh (RFC 6749 §4.4.3).
                 refresh_token: None,
                 scope: granted,
+                token_type,
             },
         );
         Ok(())
     }
 
     /// POSTs a token request and returns the JSON answer; an error answer
-    /// (RFC 6749 §5.2) becomes an [`AuthError`] naming its code.
+    /// (RFC 6749 §5.2) becomes an [`AuthError`] naming its code. With
+    /// [`Proof::Dpop`] it carries the armed DPoP key's proof (the MCP
+    /// authorization server's token endpoint, never the IdP's).
     pub(super) async fn token_post(
         &self,
         endpoint: &str,
         req: TokenRequest,
         what: &str,
+        proof: Proof,
     ) -> Result<Value, AuthError> {
         let mut headers = vec![
             (
@@ -201,10 +214,26 @@ impl OAuth {
             ("accept", "application/json".to_owned()),
         ];
         headers.extend(req.headers.iter().cloned());
-        let response = self
-            .http
-            .send(Method::POST, endpoint, headers, Bytes::from(req.body()))
-            .await?;
+        let response = match proof {
+            Proof::None => {
+                self.http
+                    .send(Method::POST, endpoint, headers, Bytes::from(req.body()))
+                    .await?
+            }
+            Proof::Dpop => {
+                let mut request = hyper::Request::builder().method(Method::POST).uri(endpoint);
+                for (name, value) in headers {
+                    request = request.header(name, value);
+                }
+                let request = request
+                    .body(req.body().into_bytes())
+                    .map_err(|e| AuthError(format!("{endpoint}: {e}")))?;
+                self.http
+                    .exchange(request)
+                    .await
+                    .map_err(|e| AuthError(format!("{endpoint}: {e}")))?
+            }
+        };
         let status = response.status();
         let body: Option<Value> = serde_json::from_slice(response.body()).ok();
         if let Some(error) = body

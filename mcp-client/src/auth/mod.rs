@@ -17,6 +17,9 @@
 //!    `none`, as registered or as the server supports), refresh on a later
 //!    `401`, and step-up on `insufficient_scope` with the union of scopes,
 //!    at most [`OAuthOptions::max_attempts`] times.
+//! 6. DPoP (RFC 9449) as [`OAuthOptions::dpop`] says: proofs at the token
+//!    endpoint, `Authorization: DPoP` with a fresh proof on each request,
+//!    and the servers' nonces.
 //!
 //! The code exchange and PKCE are the `oauth2` crate's; discovery and
 //! registration, which it does not cover, are here.
@@ -65,6 +68,7 @@
 mod assertion;
 mod authorizer;
 mod discovery;
+mod dpop;
 mod error;
 mod exchange;
 mod flow;
@@ -74,13 +78,15 @@ mod http;
 mod machine;
 pub(crate) mod oauth;
 pub(crate) mod options;
+pub(crate) mod present;
 mod registration;
 mod tokens;
 
 pub use assertion::{SigningKey, parse_alg};
 pub use authorizer::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer};
 pub use discovery::{Challenge, parse_challenge};
+pub use dpop::DpopPolicy;
 pub use error::AuthError;
 pub use grants::{ClientAuth, Credential, Enterprise, Grant, SecretMethod, TokenSource};
 pub use options::OAuthOptions;
-pub use tokens::{MemoryTokenStore, TokenStore, Tokens};
+pub use tokens::{MemoryTokenStore, TokenStore, TokenType, Tokens};

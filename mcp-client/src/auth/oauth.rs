@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::error::AuthError;
 use super::http::HyperHttp;
 use super::options::OAuthOptions;
+use super::tokens::TokenType;
 
 /// A registered client at one authorization server.
 #[derive(Debug, Clone)]
@@ -59,11 +60,12 @@ impl OAuth {
         self.opts.max_attempts
     }
 
-    /// The access token to send, if there is one.
+    /// The access token to send, if there is one we can present (a DPoP
+    /// token only with its key).
     pub(crate) fn bearer(&self) -> Option<String> {
-        self.opts
-            .store
-            .load(self.mcp_url.as_str())
-            .map(|t| t.access_token)
+        let tokens = self.opts.store.load(self.mcp_url.as_str())?;
+        (tokens.token_type == TokenType::Bearer
+            || self.http.dpop().key_for(&tokens.access_token).is_some())
+        .then_some(tokens.access_token)
     }
 }

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::authorizer::{Authorizer, HeadlessAuthorizer};
+use super::dpop::DpopPolicy;
 use super::grants::Grant;
 use super::tokens::{MemoryTokenStore, TokenStore};
 
@@ -32,6 +33,8 @@ pub struct OAuthOptions {
     /// without a user, which ignores the redirect URI, authorizer and
     /// registration fields above.
     pub grant: Grant,
+    /// When to ask for DPoP-bound tokens (RFC 9449).
+    pub dpop: DpopPolicy,
 }
 
 impl fmt::Debug for OAuthOptions {
@@ -40,13 +43,14 @@ impl fmt::Debug for OAuthOptions {
             .field("redirect_uri", &self.redirect_uri)
             .field("client_id", &self.client_id)
             .field("grant", &self.grant)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
 
 impl OAuthOptions {
     /// Options with a redirect URI and an authorizer; tokens in memory,
-    /// dynamic registration, three attempts.
+    /// dynamic registration, three attempts, DPoP when the servers offer it.
     pub fn new(redirect_uri: impl Into<String>, authorizer: Arc<dyn Authorizer>) -> Self {
         Self {
             redirect_uri: redirect_uri.into(),
@@ -57,6 +61,7 @@ impl OAuthOptions {
             client_secret: None,
             client_metadata_url: None,
             max_attempts: 3,
+            dpop: DpopPolicy::Auto,
             grant: Grant::AuthorizationCode,
         }
     }

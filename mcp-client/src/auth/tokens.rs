@@ -5,21 +5,39 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
+use serde::{Deserialize, Serialize};
+
+/// How an access token is presented (RFC 9449 §7.1; RFC 6750).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenType {
+    /// `Authorization: Bearer`.
+    #[default]
+    Bearer,
+    /// `Authorization: DPoP` with a proof of the key it is bound to.
+    #[serde(rename = "DPoP")]
+    DPoP,
+}
+
 /// Tokens for one protected resource.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
-    /// The bearer token.
+    /// The access token.
     pub access_token: String,
     /// The refresh token, if one was issued.
     pub refresh_token: Option<String>,
     /// The scopes granted (or requested), space-separated.
     pub scope: Option<String>,
+    /// Its `token_type` (tokens stored without one are Bearer). A DPoP
+    /// token is only usable with its key, which lives in memory.
+    #[serde(default)]
+    pub token_type: TokenType,
 }
 
 impl fmt::Debug for Tokens {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tokens")
             .field("scope", &self.scope)
+            .field("token_type", &self.token_type)
             .finish_non_exhaustive()
     }
 }

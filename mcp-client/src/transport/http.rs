@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Uri};
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
@@ -30,6 +30,8 @@ use crate::error::{Error, Result};
 use crate::headers::MCP_SESSION_ID;
 use crate::sse::SseParser;
 use crate::transport::{Inbound, InboundSlot, answer, reply_message};
+
+mod credentials;
 
 /// How many times a cut SSE stream is resumed before giving up.
 pub const MAX_RESUMES: usize = 5;
@@ -186,16 +188,6 @@ impl HttpTransport {
         Ok(())
     }
 
-    /// The `Authorization` value to send: the OAuth bearer token when there
-    /// is one, else the configured value.
-    fn authorization(&self) -> Option<HeaderValue> {
-        #[cfg(feature = "oauth")]
-        if let Some(token) = self.shared.oauth.get().and_then(|o| o.bearer()) {
-            return HeaderValue::from_str(&format!("Bearer {token}")).ok();
-        }
-        self.shared.authorization.clone()
-    }
-
     /// The legacy session id in use.
     pub fn session_id(&self) -> Option<String> {
         lock(&self.shared.session_id).clone()
@@ -207,17 +199,28 @@ impl HttpTransport {
         let Some(id) = lock(&self.shared.session_id).take() else {
             return;
         };
-        let mut req = Request::builder()
-            .method(Method::DELETE)
-            .uri(self.shared.uri.clone())
-            .header(MCP_SESSION_ID, id)
-            .header(crate::headers::MCP_PROTOCOL_VERSION, protocol_version);
-        if let Some(auth) = self.authorization() {
-            req = req.header(AUTHORIZATION, auth);
-        }
-        if let Ok(req) = req.body(Full::new(Bytes::new())) {
-            let _ = tokio::time::timeout(timeout, self.shared.client.request(req)).await;
-        }
+        let ending = async {
+            // Twice at most: once more for a DPoP nonce challenge.
+            for _ in 0..2 {
+                let req = Request::builder()
+                    .method(Method::DELETE)
+                    .uri(self.shared.uri.clone())
+                    .header(MCP_SESSION_ID, id.as_str())
+                    .header(crate::headers::MCP_PROTOCOL_VERSION, protocol_version);
+                let Ok((req, creds)) = self.authorize(&Method::DELETE, req) else {
+                    return;
+                };
+                let Ok(req) = req.body(Full::new(Bytes::new())) else {
+                    return;
+                };
+                match self.shared.client.request(req).await {
+                    Ok(resp)
+                        if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) => {}
+                    _ => return,
+                }
+            }
+        };
+        let _ = tokio::time::timeout(timeout, ending).await;
     }
 
     /// POSTs `message` with the extra `headers` and waits up to `timeout`
@@ -260,10 +263,8 @@ impl HttpTransport {
         );
         #[cfg(feature = "oauth")]
         let mut attempts = 0;
-        #[cfg_attr(
-            not(feature = "oauth"),
-            allow(clippy::never_loop, reason = "only an OAuth challenge repeats it")
-        )]
+        // One retry per token for a DPoP nonce challenge (RFC 9449 §9).
+        let mut nonce_retried = false;
         let resp = loop {
             let mut req = Request::builder()
                 .method(Method::POST)
@@ -273,15 +274,7 @@ impl HttpTransport {
             for (name, value) in headers {
                 req = req.header(*name, value.as_str());
             }
-            #[cfg(feature = "oauth")]
-            let bearer = self.shared.oauth.get().and_then(|o| o.bearer());
-            #[cfg(not(feature = "oauth"))]
-            let bearer: Option<String> = None;
-            if let Some(token) = &bearer {
-                req = req.header(AUTHORIZATION, format!("Bearer {token}"));
-            } else if let Some(auth) = &self.shared.authorization {
-                req = req.header(AUTHORIZATION, auth.clone());
-            }
+            let (mut req, creds) = self.authorize(&Method::POST, req)?;
             if let Some(id) = self.session_id() {
                 req = req.header(MCP_SESSION_ID, id);
             }
@@ -294,6 +287,10 @@ impl HttpTransport {
                 .request(req)
                 .await
                 .map_err(|e| fail(None, error_chain(&e)))?;
+            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
+                nonce_retried = true;
+                continue;
+            }
             #[cfg(feature = "oauth")]
             if let Some(oauth) = self.shared.oauth.get()
                 && matches!(resp.status().as_u16(), 401 | 403)
@@ -307,19 +304,23 @@ impl HttpTransport {
                         ),
                     });
                 }
+                // Every challenge: a resource may offer DPoP and Bearer apart.
                 let challenge = resp
                     .headers()
-                    .get(hyper::header::WWW_AUTHENTICATE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
+                    .get_all(hyper::header::WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 oauth
                     .on_challenge(
                         resp.status().as_u16(),
-                        challenge.as_deref(),
-                        bearer.as_deref(),
+                        (!challenge.is_empty()).then_some(challenge.as_str()),
+                        creds.token(),
                     )
                     .await
                     .map_err(|e| Error::Auth { detail: e.0 })?;
+                nonce_retried = false;
                 continue;
             }
             break resp;
@@ -501,24 +502,30 @@ impl HttpTransport {
 
     /// A `GET` SSE stream of the session (resuming after `last_event_id`).
     async fn get_stream(&self, last_event_id: Option<&str>) -> Option<hyper::body::Incoming> {
-        let mut req = Request::builder()
-            .method(Method::GET)
-            .uri(self.shared.uri.clone())
-            .header(ACCEPT, "text/event-stream");
-        if let Some(last) = last_event_id {
-            req = req.header("last-event-id", last);
-        }
-        if let Some(v) = lock(&self.shared.protocol_version).clone() {
-            req = req.header(crate::headers::MCP_PROTOCOL_VERSION, v);
-        }
-        if let Some(auth) = self.authorization() {
-            req = req.header(AUTHORIZATION, auth);
-        }
-        if let Some(id) = self.session_id() {
-            req = req.header(MCP_SESSION_ID, id);
-        }
-        let req = req.body(Full::new(Bytes::new())).ok()?;
-        let resp = self.shared.client.request(req).await.ok()?;
+        let mut nonce_retried = false;
+        let resp = loop {
+            let mut req = Request::builder()
+                .method(Method::GET)
+                .uri(self.shared.uri.clone())
+                .header(ACCEPT, "text/event-stream");
+            if let Some(last) = last_event_id {
+                req = req.header("last-event-id", last);
+            }
+            if let Some(v) = lock(&self.shared.protocol_version).clone() {
+                req = req.header(crate::headers::MCP_PROTOCOL_VERSION, v);
+            }
+            let (mut req, creds) = self.authorize(&Method::GET, req).ok()?;
+            if let Some(id) = self.session_id() {
+                req = req.header(MCP_SESSION_ID, id);
+            }
+            let req = req.body(Full::new(Bytes::new())).ok()?;
+            let resp = self.shared.client.request(req).await.ok()?;
+            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
+                nonce_retried = true;
+                continue;
+            }
+            break resp;
+        };
         let is_sse = resp
             .headers()
             .get(CONTENT_TYPE)
@@ -550,26 +557,33 @@ impl HttpTransport {
         let body = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
             detail: e.to_string(),
         })?;
-        let mut req = Request::builder()
-            .method(Method::POST)
-            .uri(self.shared.uri.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
-        for (name, value) in headers {
-            req = req.header(*name, value.as_str());
-        }
-        if let Some(auth) = self.authorization() {
-            req = req.header(AUTHORIZATION, auth);
-        }
-        let req = req
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| fail(None, e.to_string()))?;
-        let resp = self
-            .shared
-            .client
-            .request(req)
-            .await
-            .map_err(|e| fail(None, error_chain(&e)))?;
+        let body = Bytes::from(body);
+        let mut nonce_retried = false;
+        let resp = loop {
+            let mut req = Request::builder()
+                .method(Method::POST)
+                .uri(self.shared.uri.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream");
+            for (name, value) in headers {
+                req = req.header(*name, value.as_str());
+            }
+            let (req, creds) = self.authorize(&Method::POST, req)?;
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| fail(None, e.to_string()))?;
+            let resp = self
+                .shared
+                .client
+                .request(req)
+                .await
+                .map_err(|e| fail(None, error_chain(&e)))?;
+            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
+                nonce_retried = true;
+                continue;
+            }
+            break resp;
+        };
         let status = resp.status().as_u16();
         let is_sse = resp
             .headers()
