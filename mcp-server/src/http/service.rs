@@ -10,11 +10,11 @@ use std::task::{Context, Poll};
 
 use hyper::{Method, Request, Response, StatusCode};
 
+#[cfg(feature = "auth")]
+use super::auth::gate::authenticate;
 use super::config::HttpConfig;
 #[cfg(feature = "auth")]
 use super::config::with_declared_scopes;
-#[cfg(feature = "auth")]
-use super::guards::authenticate;
 use super::guards::{RequestBody, host_and_origin, resolve_principal, unsupported_transfer_coding};
 use super::mcp_headers;
 use super::post::post;
