@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::dpop::DpopConfig;
 use super::fetch::split_origin;
 use super::token::{Claims, TokenValidator};
 use crate::model::declaration::extend_unique;
@@ -33,6 +34,8 @@ pub struct AuthConfig {
     pub implied_scopes: HashMap<String, Vec<String>>,
     /// The token check.
     pub validator: Arc<dyn TokenValidator>,
+    /// DPoP-bound tokens (RFC 9449), off unless set ([`Self::with_dpop`]).
+    pub dpop: Option<DpopConfig>,
 }
 
 impl std::fmt::Debug for AuthConfig {
@@ -44,6 +47,7 @@ impl std::fmt::Debug for AuthConfig {
             .field("capability_scopes", &self.capability_scopes)
             .field("tool_scopes", &self.tool_scopes)
             .field("implied_scopes", &self.implied_scopes)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -65,7 +69,14 @@ impl AuthConfig {
             tool_scopes: HashMap::new(),
             implied_scopes: HashMap::new(),
             validator,
+            dpop: None,
         }
+    }
+
+    /// Accepts DPoP-bound tokens under the `DPoP` scheme, as `dpop` says.
+    pub fn with_dpop(mut self, dpop: DpopConfig) -> Self {
+        self.dpop = Some(dpop);
+        self
     }
 
     /// Every request needs `scopes`.
@@ -190,12 +201,23 @@ impl AuthConfig {
                 scopes.push(scope.clone());
             }
         }
-        json!({
+        let mut document = json!({
             "resource": self.resource,
             "authorization_servers": self.authorization_servers,
             "scopes_supported": scopes,
             "bearer_methods_supported": ["header"],
-        })
+        });
+        if let (Some(dpop), Value::Object(fields)) = (&self.dpop, &mut document) {
+            fields.insert(
+                "dpop_signing_alg_values_supported".into(),
+                json!(dpop.algorithm_names()),
+            );
+            fields.insert(
+                "dpop_bound_access_tokens_required".into(),
+                Value::Bool(dpop.required),
+            );
+        }
+        document
     }
 
     /// Where the metadata lives (RFC 9728 §3.1): the well-known prefix
@@ -218,7 +240,21 @@ impl AuthConfig {
     /// The `WWW-Authenticate` value of a 401 (`error` when a token was sent
     /// and refused) or a 403 (`insufficient_scope`).
     pub(crate) fn challenge(&self, error: Option<(&str, &str)>, scopes: &[&str]) -> String {
-        let mut value = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
+        self.challenge_for("Bearer", error, scopes)
+    }
+
+    /// The `DPoP` challenge (RFC 9449 §7.1): as [`Self::challenge`], plus
+    /// `algs` naming the accepted proof algorithms.
+    pub(crate) fn dpop_challenge(&self, error: Option<(&str, &str)>, scopes: &[&str]) -> String {
+        let mut value = self.challenge_for("DPoP", error, scopes);
+        if let Some(dpop) = &self.dpop {
+            value.push_str(&format!(", algs=\"{}\"", dpop.algorithm_names().join(" ")));
+        }
+        value
+    }
+
+    fn challenge_for(&self, scheme: &str, error: Option<(&str, &str)>, scopes: &[&str]) -> String {
+        let mut value = format!("{scheme} resource_metadata=\"{}\"", self.metadata_url());
         if !scopes.is_empty() {
             value.push_str(&format!(", scope=\"{}\"", scopes.join(" ")));
         }

@@ -27,6 +27,7 @@
 //! handlers read them: `ctx.http_request().and_then(|p| p.extensions.get::<Claims>())`.
 
 mod config;
+pub(crate) mod dpop;
 mod fetch;
 pub(crate) mod gate;
 mod introspection;
@@ -34,6 +35,7 @@ mod jwt;
 mod token;
 
 pub use config::AuthConfig;
+pub use dpop::{DEFAULT_NONCE_LIFETIME, DEFAULT_REPLAY_CAPACITY, DpopConfig};
 pub use introspection::IntrospectionValidator;
 pub use jwt::JwtValidator;
 pub use token::{Claims, TokenError, TokenValidator, ValidationFuture, now_secs};
