@@ -243,12 +243,15 @@ pub(crate) fn scope_refusal(
         .chain(&needed)
         .map(String::as_str)
         .collect();
+    let error = Some(("insufficient_scope", "the request needs more scope"));
+    // Answered in the scheme the token came with.
+    let challenge = match presented(auth, &parts.headers) {
+        Presented::Dpop(_) => auth.dpop_challenge(error, &scopes),
+        _ => auth.challenge(error, &scopes),
+    };
     Some(auth_refusal(
         403,
-        auth.challenge(
-            Some(("insufficient_scope", "the request needs more scope")),
-            &scopes,
-        ),
+        challenge,
         &format!("Forbidden: {method} needs scope {}", missing.join(" ")),
     ))
 }

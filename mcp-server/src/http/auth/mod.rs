@@ -25,6 +25,15 @@
 //! [`IntrospectionValidator`] (RFC 7662), or your own
 //! [`TokenValidator`]. Validated [`Claims`] go into the request's extensions, where
 //! handlers read them: `ctx.http_request().and_then(|p| p.extensions.get::<Claims>())`.
+//!
+//! DPoP (RFC 9449), with [`AuthConfig::with_dpop`]: `Authorization: DPoP
+//! <token>` plus one `DPoP` proof header, checked as RFC 9449 §4.3 says and
+//! against the token's `cnf.jkt`; refusals get `WWW-Authenticate: DPoP
+//! error="invalid_dpop_proof" | "invalid_token" | "use_dpop_nonce",
+//! algs="…", resource_metadata="…"`. A token with `cnf.jkt` is never
+//! accepted under `Bearer`; with [`DpopConfig::required`] no bearer token
+//! is; with [`DpopConfig::require_nonce`] proofs carry a server nonce
+//! (`DPoP-Nonce` on every answer).
 
 mod config;
 pub(crate) mod dpop;

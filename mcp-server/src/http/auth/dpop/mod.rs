@@ -75,7 +75,7 @@ impl DpopConfig {
         // Without OS randomness the key is the process's start time and id:
         // weaker nonces, never a refusal to start.
         if getrandom::fill(&mut key).is_err() {
-            let seed = format!("{}-{}", super::now_secs(), std::process::id());
+            let seed = format!("{}-{}", super::token::now_secs(), std::process::id());
             key[..seed.len().min(32)].copy_from_slice(&seed.as_bytes()[..seed.len().min(32)]);
         }
         Self {
@@ -141,6 +141,6 @@ impl DpopConfig {
     /// The nonce to send now, when nonces are required.
     pub(crate) fn current_nonce(&self) -> Option<String> {
         self.require_nonce
-            .then(|| self.state.nonces.current(super::now_secs()))
+            .then(|| self.state.nonces.current(super::token::now_secs()))
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn check(
     let jwk = header
         .get("jwk")
         .ok_or_else(|| invalid("the DPoP proof has no jwk header"))?;
-    let (key, thumbprint) = public_key(jwk, alg).map_err(|why| ProofError::Invalid(why))?;
+    let (key, thumbprint) = public_key(jwk, alg).map_err(ProofError::Invalid)?;
     let mut validation = Validation::new(alg);
     validation.validate_exp = false;
     validation.validate_aud = false;
