@@ -32,7 +32,8 @@
 #     cnf.jkt, a public client's refresh token bound to the key), and the TS
 #     SDK's own DPoP support gets a DPoP-bound token from it
 #     (ts_dpop_token.mjs: nonce challenge, retry, cnf.jkt = its thumbprint);
-#     it is there for an end-to-end DPoP test of our client and server later.
+#   - DPoP: `mcp-everything http --oauth-dpop-nonce` / `-required` against
+#     proofs built by jose (interop/dpop_rs_check.mjs).
 # Needs the peers: `bash interop/install-peers.sh` (writes target/peers/env.sh).
 # Prints each result and ends with a plain `N passed, M failed` line; exits
 # non-zero on any failure. Every peer run has a timeout; the server is
@@ -306,6 +307,28 @@ oauth_check cc-principals "client-credentials principals: tasks and sessions sta
   principal - --scope mcp:read --secret "$CC_SECRET" --jwt "$CC_JWT"
 stop "$AUTH_PID" "$AS_PID"
 AUTH_PID="" AS_PID=""
+
+# DPoP (RFC 9449) at the resource server, from an independent
+# implementation: jose builds the proof key, its RFC 7638 thumbprint, the
+# bound token (signed with the test issuer key) and the proofs;
+# dpop_rs_check.mjs also serves that issuer's metadata and JWKS.
+cp "$SCRIPT_DIR/dpop_rs_check.mjs" "$NPM_DIR/mcp-rs-dpop-rs-check.mjs"
+for mode in nonce required; do
+  AS_PORT="$(free_port)" DPOP_PORT="$(free_port)"
+  DPOP_URL="http://127.0.0.1:$DPOP_PORT/mcp"
+  "$BIN" http --listen "127.0.0.1:$DPOP_PORT" --oauth-issuer "http://127.0.0.1:$AS_PORT" \
+    --oauth-resource "$DPOP_URL" "--oauth-dpop-$mode" >"$OUT_DIR/dpop-$mode.log" 2>&1 &
+  AUTH_PID=$!
+  if wait_port "$DPOP_PORT" && out="$(timeout "$STEP_TIMEOUT" node "$NPM_DIR/mcp-rs-dpop-rs-check.mjs" \
+      "$AS_PORT" "$DPOP_URL" "$REPO_ROOT/mcp-server/tests/auth/key1.pem" \
+      "$REPO_ROOT/mcp-server/tests/auth/key1.jwks.json" 2>&1)"; then
+    record "dpop-$mode" ok "jose proofs, --oauth-dpop-$mode: $(tail -1 <<<"$out")"
+  else
+    record "dpop-$mode" fail "$(tail -3 <<<"$out" | tr '\n' ' ')"
+  fi
+  stop "$AUTH_PID"
+  AUTH_PID=""
+done
 
 echo
 echo "== summary"

@@ -13,6 +13,7 @@ const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills 
                            [--max-streams N] [--max-streams-per-principal N]
                            [--tls-cert PEM --tls-key PEM]   (feature rustls)
                            [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
+                           [--oauth-dpop] [--oauth-dpop-required] [--oauth-dpop-nonce]
                                                             (feature auth: JWTs from the issuer's JWKS)
        mcp-everything demo
 --task-store: where tasks (io.modelcontextprotocol/tasks) live: `memory`
@@ -22,6 +23,9 @@ on one Redis behind a load balancer and any of them serves any task.
 --skills: serve the skills of DIR (one subdirectory per skill, each with a
 SKILL.md) instead of the embedded ones; what cannot be served is reported
 on stderr and left out.
+--oauth-dpop: also accept DPoP-bound tokens (RFC 9449) under the DPoP
+scheme; --oauth-dpop-required: accept only those; --oauth-dpop-nonce: proofs
+must carry a nonce this server issued (each implies --oauth-dpop).
 Logs go to stderr; set MCP_LOG=debug|info|warn|error (default warn).";
 
 fn init_logging() {
@@ -108,6 +112,8 @@ fn main() -> ExitCode {
             #[cfg(feature = "auth")]
             let (mut oauth_issuer, mut oauth_resource, mut oauth_scopes) =
                 (None::<String>, None::<String>, Vec::<String>::new());
+            #[cfg(feature = "auth")]
+            let mut dpop = None::<mcp_era_server::http::auth::DpopConfig>;
             let number = |flag: &str, value: &str| -> Result<u64, ExitCode> {
                 value.parse().map_err(|e| {
                     eprintln!("bad {flag} {value:?}: {e}\n{USAGE}");
@@ -117,6 +123,21 @@ fn main() -> ExitCode {
             let mut skills_dir = None::<String>;
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
+                // The DPoP switches take no value.
+                #[cfg(feature = "auth")]
+                if let Some(switch) = arg.strip_prefix("--oauth-dpop") {
+                    let current = dpop.take().unwrap_or_default();
+                    dpop = Some(match switch {
+                        "" => current,
+                        "-required" => current.required(true),
+                        "-nonce" => current.require_nonce(true),
+                        _ => {
+                            eprintln!("{USAGE}");
+                            return ExitCode::from(2);
+                        }
+                    });
+                    continue;
+                }
                 match (arg.as_str(), rest.next()) {
                     ("--skills", Some(dir)) => skills_dir = Some(dir.clone()),
                     ("--task-store", Some(store)) => {
@@ -177,10 +198,17 @@ fn main() -> ExitCode {
                 (Some(issuer), Some(resource)) => {
                     use mcp_era_server::http::auth::{AuthConfig, JwtValidator};
                     let validator = JwtValidator::new(issuer.clone(), resource.clone());
-                    config.auth = Some(
+                    let mut auth =
                         AuthConfig::new(resource, issuer, std::sync::Arc::new(validator))
-                            .require_scopes(oauth_scopes),
-                    );
+                            .require_scopes(oauth_scopes);
+                    if let Some(dpop) = dpop {
+                        auth = auth.with_dpop(dpop);
+                    }
+                    config.auth = Some(auth);
+                }
+                (None, None) if dpop.is_some() => {
+                    eprintln!("--oauth-dpop needs --oauth-issuer and --oauth-resource\n{USAGE}");
+                    return ExitCode::from(2);
                 }
                 (None, None) => {}
                 _ => {

@@ -7,7 +7,7 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
 
 #[cfg(feature = "auth")]
-use super::guards::scope_refusal;
+use super::auth::gate::scope_refusal;
 use super::guards::{RequestBody, check_media_types, read_body};
 use super::mcp_headers;
 use super::outbox;

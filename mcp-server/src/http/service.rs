@@ -10,11 +10,11 @@ use std::task::{Context, Poll};
 
 use hyper::{Method, Request, Response, StatusCode};
 
+#[cfg(feature = "auth")]
+use super::auth::gate::authenticate;
 use super::config::HttpConfig;
 #[cfg(feature = "auth")]
 use super::config::with_declared_scopes;
-#[cfg(feature = "auth")]
-use super::guards::authenticate;
 use super::guards::{RequestBody, host_and_origin, resolve_principal, unsupported_transfer_coding};
 use super::mcp_headers;
 use super::post::post;
@@ -83,9 +83,35 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
     }
 }
 
+/// Answers one request; with DPoP nonces required, every answer carries the
+/// current one (RFC 9449 §9).
+pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
+    state: Arc<State<S>>,
+    request: Request<B>,
+) -> Response<Body> {
+    #[cfg(feature = "auth")]
+    let nonce = state
+        .config
+        .auth
+        .as_ref()
+        .and_then(|auth| auth.dpop.as_ref())
+        .and_then(|dpop| dpop.current_nonce())
+        .and_then(|nonce| hyper::header::HeaderValue::from_str(&nonce).ok());
+    #[allow(unused_mut, reason = "changed only with `auth`")]
+    let mut response = route(state, request).await;
+    #[cfg(feature = "auth")]
+    if let Some(nonce) = nonce {
+        response
+            .headers_mut()
+            .entry(super::auth::gate::DPOP_NONCE)
+            .or_insert(nonce);
+    }
+    response
+}
+
 /// Routes one request: guards first (transfer coding, path, Host and
 /// Origin, bearer auth), then POST, the legacy GET stream, or DELETE.
-pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
+async fn route<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
 ) -> Response<Body> {
