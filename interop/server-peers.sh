@@ -33,7 +33,11 @@
 #     SDK's own DPoP support gets a DPoP-bound token from it
 #     (ts_dpop_token.mjs: nonce challenge, retry, cnf.jkt = its thumbprint);
 #   - DPoP: `mcp-everything http --oauth-dpop-nonce` / `-required` against
-#     proofs built by jose (interop/dpop_rs_check.mjs).
+#     proofs built by jose (interop/dpop_rs_check.mjs); then our client end
+#     to end: mcp-probe gets a DPoP-bound token by client credentials
+#     (secret, private_key_jwt) from the --dpop --dpop-nonce stand-in and
+#     calls a tool on `mcp-everything --oauth-dpop-required
+#     --oauth-dpop-nonce`.
 # Needs the peers: `bash interop/install-peers.sh` (writes target/peers/env.sh).
 # Prints each result and ends with a plain `N passed, M failed` line; exits
 # non-zero on any failure. Every peer run has a timeout; the server is
@@ -67,11 +71,12 @@ record() { # name status detail
 
 # With the auth feature for the OAuth checks; without --oauth-* flags the
 # binary serves exactly as a build without it.
-echo "== building mcp-everything (debug, feature auth)"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything --features auth); then
+echo "== building mcp-everything (debug, feature auth) and mcp-probe"
+if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything -p mcp-probe --features mcp-everything/auth); then
   echo "build failed"; echo "0 passed, 1 failed"; exit 1
 fi
 BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
+PROBE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-probe"
 
 # A free loopback port.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
@@ -329,6 +334,43 @@ for mode in nonce required; do
   stop "$AUTH_PID"
   AUTH_PID=""
 done
+
+# Our client against our server, end to end: mcp-probe obtains a DPoP-bound
+# token by client credentials (secret, then private_key_jwt) from the
+# --dpop --dpop-nonce stand-in (use_dpop_nonce at the token endpoint), and
+# presents it to `mcp-everything http --oauth-dpop-required
+# --oauth-dpop-nonce` (use_dpop_nonce at the resource): list and call.
+AS_PORT="$(free_port)" E2E_PORT="$(free_port)"
+E2E_URL="http://127.0.0.1:$E2E_PORT/mcp"
+"$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" --port "$AS_PORT" --resource "$E2E_URL" \
+  --scopes "mcp:read mcp:write" --client "$CC_SECRET" --jwt-client "svc-jwt:$OUT_DIR/cc-client-key.pub" \
+  --dpop --dpop-nonce --log "$OUT_DIR/oauth-as-e2e.jsonl" >"$OUT_DIR/oauth-as-e2e.log" 2>&1 &
+AS_PID=$!
+"$BIN" http --listen "127.0.0.1:$E2E_PORT" --oauth-issuer "http://127.0.0.1:$AS_PORT" \
+  --oauth-resource "$E2E_URL" --oauth-dpop-required --oauth-dpop-nonce >"$OUT_DIR/dpop-e2e.log" 2>&1 &
+AUTH_PID=$!
+wait_port "$AS_PORT"
+wait_port "$E2E_PORT"
+e2e_check() { # name probe-args...
+  local name="$1" out status
+  shift
+  out="$(MCP_OAUTH_CLIENT_SECRET="${CC_SECRET#*:}" timeout "$STEP_TIMEOUT" "$PROBE" --oauth --oauth-client-credentials \
+    --oauth-dpop always "$@" --list-tools --call greet --args '{"name":"dpop"}' --url "$E2E_URL" 2>&1)"
+  status=$?
+  echo "$out" >"$OUT_DIR/$name.txt"
+  if [[ $status -eq 0 ]] && grep -q 'Hello, dpop!' <<<"$out"; then
+    record "$name" ok "(mcp-probe -> mcp-everything --oauth-dpop-required --oauth-dpop-nonce: greet answered)"
+  else
+    tail -5 <<<"$out"; record "$name" fail "(exit $status; see $OUT_DIR/$name.txt)"
+  fi
+}
+e2e_check dpop-e2e-secret --oauth-client-id "${CC_SECRET%%:*}"
+e2e_check dpop-e2e-private-key-jwt --oauth-client-id svc-jwt --oauth-private-key "$CC_KEY"
+# Each run's token request was refused once for a nonce, then bound (cnf.jkt).
+nonce_refusals="$(grep -c 'use_dpop_nonce' "$OUT_DIR/oauth-as-e2e.jsonl")"
+if [[ "$nonce_refusals" -ge 2 ]]; then record dpop-e2e-as-nonce ok "($nonce_refusals use_dpop_nonce answers honoured)"; else record dpop-e2e-as-nonce fail "($nonce_refusals use_dpop_nonce answers)"; fi
+stop "$AUTH_PID" "$AS_PID"
+AUTH_PID="" AS_PID=""
 
 echo
 echo "== summary"
