@@ -51,7 +51,12 @@ impl OAuth {
         let id_token = e.id_token.read("ID token")?;
         let req = exchange_request(e, id_token, issuer, resource, scopes)?;
         let answer = self
-            .token_post(&e.idp_token_endpoint, req, "token exchange at the IdP", Proof::None)
+            .token_post(
+                &e.idp_token_endpoint,
+                req,
+                "token exchange at the IdP",
+                Proof::None,
+            )
             .await?;
         // RFC 8693 §2.2.1: issued_token_type is required; it must be what we asked.
         match answer.get("issued_token_type").and_then(Value::as_str) {

@@ -180,8 +180,12 @@ impl OAuth {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .or_else(|| (!scopes.is_empty()).then(|| scopes.join(" ")));
-        let token_type =
-            self.token_type(answer.get("token_type").and_then(Value::as_str).unwrap_or(""))?;
+        let token_type = self.token_type(
+            answer
+                .get("token_type")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        )?;
         self.opts.store.save(
             self.mcp_url.as_str(),
             Tokens {
