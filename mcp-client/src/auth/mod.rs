@@ -62,17 +62,17 @@
 //! # Ok(()) }
 //! ```
 
-// One file a step: `discovery` (1, 2), `registration` (3), `grant` (4, 5),
+// One file a step: `discovery` (1, 2), `registration` (3), `code_grant` (4, 5),
 // driven by `flow`; `oauth` is the state they share. The machine grants:
 // `grants` (their options), `assertion` (signing), `machine`, `exchange`.
 mod assertion;
 mod authorizer;
+mod code_grant;
 mod discovery;
 mod dpop;
 mod error;
 mod exchange;
 mod flow;
-mod grant;
 mod grants;
 mod http;
 mod machine;

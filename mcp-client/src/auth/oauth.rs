@@ -1,7 +1,7 @@
 //! [`OAuth`], the client's OAuth state for one MCP endpoint, as the HTTP
 //! transport holds it: what it was given, its HTTP client, the client
 //! registered and the last authorization. Its steps are `impl OAuth` in
-//! `discovery`, `registration` and `grant`; `flow` drives them.
+//! `discovery`, `registration`, `code_grant` and `machine`; `flow` drives them.
 
 use std::fmt;
 use std::sync::Mutex;

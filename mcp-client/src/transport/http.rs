@@ -32,6 +32,7 @@ use crate::sse::SseParser;
 use crate::transport::{Inbound, InboundSlot, answer, reply_message};
 
 mod credentials;
+use credentials::Credentials;
 
 /// How many times a cut SSE stream is resumed before giving up.
 pub const MAX_RESUMES: usize = 5;
@@ -223,6 +224,47 @@ impl HttpTransport {
         let _ = tokio::time::timeout(timeout, ending).await;
     }
 
+    /// One POST of `body` with the credentials of the moment, retried once
+    /// on a DPoP nonce challenge (RFC 9449 §9); `session` adds the legacy
+    /// session id. Other refusals are the caller's.
+    async fn send_post(
+        &self,
+        headers: &[(&str, String)],
+        body: &Bytes,
+        session: bool,
+        fail: &(dyn Fn(Option<u16>, String) -> Error + Sync),
+    ) -> Result<(hyper::Response<hyper::body::Incoming>, Credentials)> {
+        let mut nonce_retried = false;
+        loop {
+            let mut req = Request::builder()
+                .method(Method::POST)
+                .uri(self.shared.uri.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream");
+            for (name, value) in headers {
+                req = req.header(*name, value.as_str());
+            }
+            let (mut req, creds) = self.authorize(&Method::POST, req)?;
+            if session && let Some(id) = self.session_id() {
+                req = req.header(MCP_SESSION_ID, id);
+            }
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| fail(None, e.to_string()))?;
+            let resp = self
+                .shared
+                .client
+                .request(req)
+                .await
+                .map_err(|e| fail(None, error_chain(&e)))?;
+            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
+                nonce_retried = true;
+                continue;
+            }
+            return Ok((resp, creds));
+        }
+    }
+
     /// POSTs `message` with the extra `headers` and waits up to `timeout`
     /// for the status and, for a request, its response.
     pub async fn post(
@@ -263,34 +305,8 @@ impl HttpTransport {
         );
         #[cfg(feature = "oauth")]
         let mut attempts = 0;
-        // One retry per token for a DPoP nonce challenge (RFC 9449 §9).
-        let mut nonce_retried = false;
         let resp = loop {
-            let mut req = Request::builder()
-                .method(Method::POST)
-                .uri(self.shared.uri.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "application/json, text/event-stream");
-            for (name, value) in headers {
-                req = req.header(*name, value.as_str());
-            }
-            let (mut req, creds) = self.authorize(&Method::POST, req)?;
-            if let Some(id) = self.session_id() {
-                req = req.header(MCP_SESSION_ID, id);
-            }
-            let req = req
-                .body(Full::new(body.clone()))
-                .map_err(|e| fail(None, e.to_string()))?;
-            let resp = self
-                .shared
-                .client
-                .request(req)
-                .await
-                .map_err(|e| fail(None, error_chain(&e)))?;
-            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
-                nonce_retried = true;
-                continue;
-            }
+            let (resp, creds) = self.send_post(headers, &body, true, &fail).await?;
             #[cfg(feature = "oauth")]
             if let Some(oauth) = self.shared.oauth.get()
                 && matches!(resp.status().as_u16(), 401 | 403)
@@ -320,7 +336,6 @@ impl HttpTransport {
                     )
                     .await
                     .map_err(|e| Error::Auth { detail: e.0 })?;
-                nonce_retried = false;
                 continue;
             }
             break resp;
@@ -558,32 +573,7 @@ impl HttpTransport {
             detail: e.to_string(),
         })?;
         let body = Bytes::from(body);
-        let mut nonce_retried = false;
-        let resp = loop {
-            let mut req = Request::builder()
-                .method(Method::POST)
-                .uri(self.shared.uri.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "application/json, text/event-stream");
-            for (name, value) in headers {
-                req = req.header(*name, value.as_str());
-            }
-            let (req, creds) = self.authorize(&Method::POST, req)?;
-            let req = req
-                .body(Full::new(body.clone()))
-                .map_err(|e| fail(None, e.to_string()))?;
-            let resp = self
-                .shared
-                .client
-                .request(req)
-                .await
-                .map_err(|e| fail(None, error_chain(&e)))?;
-            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
-                nonce_retried = true;
-                continue;
-            }
-            break resp;
-        };
+        let (resp, _) = self.send_post(headers, &body, false, &fail).await?;
         let status = resp.status().as_u16();
         let is_sse = resp
             .headers()
