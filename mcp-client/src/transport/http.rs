@@ -32,7 +32,6 @@ use crate::sse::SseParser;
 use crate::transport::{Inbound, InboundSlot, answer, reply_message};
 
 mod credentials;
-use credentials::Credentials;
 
 /// How many times a cut SSE stream is resumed before giving up.
 pub const MAX_RESUMES: usize = 5;
@@ -224,47 +223,6 @@ impl HttpTransport {
         let _ = tokio::time::timeout(timeout, ending).await;
     }
 
-    /// One POST of `body` with the credentials of the moment, retried once
-    /// on a DPoP nonce challenge (RFC 9449 §9); `session` adds the legacy
-    /// session id. Other refusals are the caller's.
-    async fn send_post(
-        &self,
-        headers: &[(&str, String)],
-        body: &Bytes,
-        session: bool,
-        fail: &(dyn Fn(Option<u16>, String) -> Error + Sync),
-    ) -> Result<(hyper::Response<hyper::body::Incoming>, Credentials)> {
-        let mut nonce_retried = false;
-        loop {
-            let mut req = Request::builder()
-                .method(Method::POST)
-                .uri(self.shared.uri.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "application/json, text/event-stream");
-            for (name, value) in headers {
-                req = req.header(*name, value.as_str());
-            }
-            let (mut req, creds) = self.authorize(&Method::POST, req)?;
-            if session && let Some(id) = self.session_id() {
-                req = req.header(MCP_SESSION_ID, id);
-            }
-            let req = req
-                .body(Full::new(body.clone()))
-                .map_err(|e| fail(None, e.to_string()))?;
-            let resp = self
-                .shared
-                .client
-                .request(req)
-                .await
-                .map_err(|e| fail(None, error_chain(&e)))?;
-            if self.nonce_retry(&creds, resp.status().as_u16(), resp.headers()) && !nonce_retried {
-                nonce_retried = true;
-                continue;
-            }
-            return Ok((resp, creds));
-        }
-    }
-
     /// POSTs `message` with the extra `headers` and waits up to `timeout`
     /// for the status and, for a request, its response.
     pub async fn post(
@@ -303,39 +261,10 @@ impl HttpTransport {
                 detail: e.to_string(),
             })?,
         );
-        #[cfg(feature = "oauth")]
         let mut attempts = 0;
         let resp = loop {
             let (resp, creds) = self.send_post(headers, &body, true, &fail).await?;
-            #[cfg(feature = "oauth")]
-            if let Some(oauth) = self.shared.oauth.get()
-                && matches!(resp.status().as_u16(), 401 | 403)
-            {
-                attempts += 1;
-                if attempts > oauth.max_attempts() {
-                    return Err(Error::Auth {
-                        detail: format!(
-                            "still refused after {} authorizations",
-                            oauth.max_attempts()
-                        ),
-                    });
-                }
-                // Every challenge: a resource may offer DPoP and Bearer apart.
-                let challenge = resp
-                    .headers()
-                    .get_all(hyper::header::WWW_AUTHENTICATE)
-                    .iter()
-                    .filter_map(|v| v.to_str().ok())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                oauth
-                    .on_challenge(
-                        resp.status().as_u16(),
-                        (!challenge.is_empty()).then_some(challenge.as_str()),
-                        creds.token(),
-                    )
-                    .await
-                    .map_err(|e| Error::Auth { detail: e.0 })?;
+            if self.reauthorize(&resp, &creds, &mut attempts).await? {
                 continue;
             }
             break resp;
