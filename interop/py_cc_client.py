@@ -23,24 +23,31 @@ Credentials are never printed. Prints the key exchanges, then OK or FAIL:
 reasons; exit 0 on OK.
 """
 
-import argparse
 import asyncio
 import json
 import sys
 from urllib.parse import urlsplit
 
-import httpx2
 import jwt
 from cryptography.hazmat.primitives import serialization
-from mcp import Client
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
-from mcp.client.streamable_http import streamable_http_client
 
-from py_oauth_client import EXPECTED_TEXT, MemoryStorage, Recorder, jwt_claims, mcp_method, short
+from py_oauth_client import (
+    Checks,
+    MemoryStorage,
+    Recorder,
+    client_arg_parser,
+    jwt_claims,
+    list_and_call,
+    mcp_client,
+    print_trace,
+    recording_http,
+    short,
+)
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
@@ -70,32 +77,14 @@ async def main(args):
         provider = PrivateKeyJWTOAuthProvider(
             url, storage, client_id, params.create_assertion_provider(), scope=args.scope, issuer=args.issuer,
         )
-    http = httpx2.AsyncClient(
-        auth=provider, transport=recorder, timeout=httpx2.Timeout(30, read=300), follow_redirects=False
-    )
-    problems = []
-    steps = []
-
-    def need(cond, what):
-        if not cond:
-            problems.append(what)
-        return cond
+    http = recording_http(provider, recorder)
+    checks = Checks()
+    need, problems, steps = checks.need, checks.problems, checks.steps
 
     call_summary = "no call"
     try:
-        async with http:
-            async with Client(
-                streamable_http_client(url, http_client=http), mode=args.mode, read_timeout_seconds=15
-            ) as c:
-                version = str(c.protocol_version)
-                era = "legacy" if version.startswith(("2024", "2025")) else "modern"
-                tools = [t.name for t in (await c.list_tools()).tools]
-                result = await c.call_tool("test_simple_text", {})
-                text = result.content[0].text if result.content else None
-                print(f"mode={args.mode} era={era} version={version} tools={len(tools)} call -> {text!r}")
-                need(text == EXPECTED_TEXT, f"test_simple_text returned {text!r}")
-                need(era == ("legacy" if args.mode == "legacy" else "modern"), f"era {era} for mode {args.mode}")
-                call_summary = f"{era} {version}: tools/list + tools/call ok"
+        async with http, mcp_client(url, http, args.mode) as c:
+            call_summary = await list_and_call(c, args.mode, need)
     except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the task groups, reported below
         while isinstance(e, BaseExceptionGroup):
             e = e.exceptions[0]
@@ -103,11 +92,7 @@ async def main(args):
         problems.append(f"client error {e!r}")
 
     trace = recorder.trace
-    for e in trace:
-        tag = mcp_method(e) if e.url == url else ""
-        auth = e.request.headers.get("authorization", "")
-        auth = (auth.split(" ")[0] + " …") if auth else "-"
-        print(f"  {e.method} {short(e.url, 110)} {tag} auth={auth} -> {e.status}")
+    print_trace(trace, url)
 
     def at(method, path):
         return [e for e in trace if e.method == method and e.url.startswith(args.issuer)
@@ -174,19 +159,11 @@ async def main(args):
         if need(bearer and all(e.status in (200, 202) for e in bearer), "the MCP requests with the token failed"):
             steps.append(call_summary)
 
-    if problems:
-        print("FAIL: " + "; ".join(problems))
-        return 1
-    print("OK: " + " -> ".join(steps))
-    return 0
+    return checks.verdict()
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["auto", "2026-07-28", "legacy"])
-    ap.add_argument("url")
-    ap.add_argument("--issuer", required=True)
-    ap.add_argument("--scope", required=True)
+    ap = client_arg_parser()
     who = ap.add_mutually_exclusive_group(required=True)
     who.add_argument("--secret", metavar="ID:SECRET")
     who.add_argument("--jwt", metavar="ID:PRIVATE_KEY_PEM")

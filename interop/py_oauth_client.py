@@ -158,6 +158,73 @@ def mcp_method(exchange):
     return method
 
 
+def client_arg_parser():
+    """The command line both client checks start from: MODE URL --issuer --scope."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["auto", "2026-07-28", "legacy"])
+    ap.add_argument("url")
+    ap.add_argument("--issuer", required=True)
+    ap.add_argument("--scope", required=True)
+    return ap
+
+
+def print_trace(trace, mcp_url):
+    """One line an exchange; of a credential only its scheme."""
+    for e in trace:
+        tag = mcp_method(e) if e.url == mcp_url else ""
+        auth = e.request.headers.get("authorization", "")
+        auth = (auth.split(" ")[0] + " …") if auth else "-"
+        print(f"  {e.method} {short(e.url, 110)} {tag} auth={auth} -> {e.status}")
+
+
+class Checks:
+    """What failed (`problems`) and what was shown (`steps`, for the OK line)."""
+
+    def __init__(self):
+        self.problems = []
+        self.steps = []
+
+    def need(self, cond, what):
+        """Notes `what` unless `cond`; returns `cond`."""
+        if not cond:
+            self.problems.append(what)
+        return cond
+
+    def verdict(self):
+        """Prints `FAIL: problems` or `OK: steps`; the exit code."""
+        if self.problems:
+            print("FAIL: " + "; ".join(self.problems))
+            return 1
+        print("OK: " + " -> ".join(self.steps))
+        return 0
+
+
+def recording_http(provider, recorder):
+    """The httpx2 client the SDK is given: `provider` does the auth, `recorder` records."""
+    return httpx2.AsyncClient(
+        auth=provider, transport=recorder, timeout=httpx2.Timeout(30, read=300), follow_redirects=False
+    )
+
+
+def mcp_client(url, http, mode):
+    """The SDK's client for `url` over `http`, in the era `mode` asks for."""
+    return Client(streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=15)
+
+
+async def list_and_call(c, mode, need):
+    """tools/list and tools/call(test_simple_text) in session `c`, checked
+    against the era `mode` asks for; the summary for the OK line."""
+    version = str(c.protocol_version)
+    era = "legacy" if version.startswith(("2024", "2025")) else "modern"
+    tools = [t.name for t in (await c.list_tools()).tools]
+    result = await c.call_tool("test_simple_text", {})
+    text = result.content[0].text if result.content else None
+    print(f"mode={mode} era={era} version={version} tools={len(tools)} call -> {text!r}")
+    need(text == EXPECTED_TEXT, f"test_simple_text returned {text!r}")
+    need(era == ("legacy" if mode == "legacy" else "modern"), f"era {era} for mode {mode}")
+    return f"{era} {version}: tools/list + tools/call ok"
+
+
 async def main(args):
     url = args.url
     parts = urlsplit(url)
@@ -191,48 +258,30 @@ async def main(args):
     )
     storage = MemoryStorage()
     provider = OAuthClientProvider(url, metadata, storage, redirect_handler, callback_handler)
-    http = httpx2.AsyncClient(
-        auth=provider, transport=recorder, timeout=httpx2.Timeout(30, read=300), follow_redirects=False
-    )
-    problems = []
-    steps = []  # what was shown, for the OK line
-
-    def need(cond, what):
-        if not cond:
-            problems.append(what)
-        return cond
+    http = recording_http(provider, recorder)
+    checks = Checks()
+    need, problems, steps = checks.need, checks.problems, checks.steps
 
     first_call_end = None
     step_up_start = None
     call_summary = "no call"
     scoped_text = None
     try:
-        async with http:
-            async with Client(
-                streamable_http_client(url, http_client=http), mode=args.mode, read_timeout_seconds=15
-            ) as c:
-                version = str(c.protocol_version)
-                era = "legacy" if version.startswith("2025") or version.startswith("2024") else "modern"
-                tools = [t.name for t in (await c.list_tools()).tools]
-                result = await c.call_tool("test_simple_text", {})
-                text = result.content[0].text if result.content else None
-                print(f"mode={args.mode} era={era} version={version} tools={len(tools)} call -> {text!r}")
-                need(text == EXPECTED_TEXT, f"test_simple_text returned {text!r}")
-                need(era == ("legacy" if args.mode == "legacy" else "modern"), f"era {era} for mode {args.mode}")
-                call_summary = f"{era} {version}: tools/list + tools/call ok"
-                first_call_end = len(recorder.trace)
-                if args.refresh_after:
-                    await asyncio.sleep(args.refresh_after)
-                    again = await c.call_tool("test_simple_text", {})
-                    need(again.content and again.content[0].text == EXPECTED_TEXT, "the call after the refresh failed")
-                if args.step_up:
-                    # The step-up happens inside this one call: the SDK's auth
-                    # flow meets the 403, re-authorizes and sends it again.
-                    step_up_start = len(recorder.trace)
-                    scoped = await c.call_tool(SCOPED_TOOL, {})
-                    scoped_text = scoped.content[0].text if scoped.content else None
-                    print(f"{SCOPED_TOOL} -> {scoped_text!r}")
-                    need(scoped_text == SCOPED_TEXT, f"{SCOPED_TOOL} returned {scoped_text!r}")
+        async with http, mcp_client(url, http, args.mode) as c:
+            call_summary = await list_and_call(c, args.mode, need)
+            first_call_end = len(recorder.trace)
+            if args.refresh_after:
+                await asyncio.sleep(args.refresh_after)
+                again = await c.call_tool("test_simple_text", {})
+                need(again.content and again.content[0].text == EXPECTED_TEXT, "the call after the refresh failed")
+            if args.step_up:
+                # The step-up happens inside this one call: the SDK's auth
+                # flow meets the 403, re-authorizes and sends it again.
+                step_up_start = len(recorder.trace)
+                scoped = await c.call_tool(SCOPED_TOOL, {})
+                scoped_text = scoped.content[0].text if scoped.content else None
+                print(f"{SCOPED_TOOL} -> {scoped_text!r}")
+                need(scoped_text == SCOPED_TEXT, f"{SCOPED_TOOL} returned {scoped_text!r}")
     except BaseException as e:  # noqa: BLE001 - an ExceptionGroup from the task groups, reported below
         print(f"mode={args.mode}: the client failed: {e!r}")
         while isinstance(e, BaseExceptionGroup):
@@ -242,11 +291,7 @@ async def main(args):
         first_call_end = len(recorder.trace)
 
     trace = recorder.trace
-    for e in trace:
-        tag = mcp_method(e) if e.url == url else ""
-        auth = e.request.headers.get("authorization", "")
-        auth = (auth.split(" ")[0] + " …") if auth else "-"
-        print(f"  {e.method} {short(e.url, 110)} {tag} auth={auth} -> {e.status}")
+    print_trace(trace, url)
 
     # ---- 1. the challenge ------------------------------------------------------
     first = trace[0]
@@ -393,19 +438,11 @@ async def main(args):
                     print(f"retry tools/call({SCOPED_TOOL}) with the new Bearer token -> {retried[0].status}")
                     steps.append(f"{SCOPED_TOOL} sent again -> {scoped_text!r}")
 
-    if problems:
-        print("FAIL: " + "; ".join(problems))
-        return 1
-    print("OK: " + " -> ".join(steps))
-    return 0
+    return checks.verdict()
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["auto", "2026-07-28", "legacy"])
-    ap.add_argument("url")
-    ap.add_argument("--issuer", required=True)
-    ap.add_argument("--scope", required=True)
+    ap = client_arg_parser()
     ap.add_argument("--auth-method", default="default",
                     choices=["default", "none", "client_secret_basic", "client_secret_post"])
     ap.add_argument("--refresh-after", type=float, default=0)

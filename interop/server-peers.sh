@@ -202,6 +202,8 @@ AUTH_PID=$!
 wait_port "$AUTH_PORT"
 wait_port "$AS_PORT"
 echo "== OAuth: stand-in authorization server $ISSUER (pid $AS_PID), mcp-everything with auth on $AUTH_URL (pid $AUTH_PID)"
+# The OAuth scripts below (and ts_dpop_token.mjs) import ./oauth_trace.mjs.
+cp "$SCRIPT_DIR/oauth_trace.mjs" "$NPM_DIR/oauth_trace.mjs"
 cp "$SCRIPT_DIR/ts_oauth_client.mjs" "$NPM_DIR/mcp-rs-ts-oauth-client.mjs"
 cp "$SCRIPT_DIR/ts_cc_client.mjs" "$NPM_DIR/mcp-rs-ts-cc-client.mjs"
 oauth_check() { # name label py|ts|py-cc|ts-cc|principal mode args...

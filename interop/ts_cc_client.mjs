@@ -27,39 +27,19 @@ import {
   PrivateKeyJwtProvider,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { b64json, checks, clientArgs, failAfter, listAndCall, printTrace, recordingFetch, short } from './oauth_trace.mjs';
 
-const EXPECTED = 'This is a simple text response for testing.';
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
-const argv = process.argv.slice(2);
-const [mode, url] = argv;
-const opt = (name) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const issuer = opt('issuer');
-const scope = opt('scope');
+const { mode, url, issuer, scope, negotiation, opt } = clientArgs();
 const secretArg = opt('secret');
 const jwtArg = opt('jwt');
-const negotiation = mode === 'pin' ? { pin: '2026-07-28' } : mode;
 const split = (value) => {
   const i = value.indexOf(':');
   return [value.slice(0, i), value.slice(i + 1)];
 };
 
-// ---- recording fetch ---------------------------------------------------------
-const trace = [];
-const recordingFetch = async (input, init = {}) => {
-  const request = input instanceof Request ? input : undefined;
-  const target = String(request ? request.url : input);
-  const headers = new Headers(init.headers ?? request?.headers);
-  const body = init.body === undefined || init.body === null ? '' : String(init.body);
-  const response = await fetch(input, init);
-  const entry = { method: init.method ?? request?.method ?? 'GET', url: target, headers, body, response, status: response.status };
-  if (target !== url) entry.text = await response.clone().text();
-  trace.push(entry);
-  return response;
-};
+const { trace, fetch: traced } = recordingFetch(url);
 
 // ---- the provider, as a user builds it -----------------------------------------
 let clientId;
@@ -79,53 +59,22 @@ if (secretArg) {
   provider = new PrivateKeyJwtProvider({ clientId, privateKey: privatePem, algorithm: 'RS256', scope, expectedIssuer: issuer });
 }
 
-const problems = [];
-const steps = [];
-const need = (cond, what) => {
-  if (!cond) problems.push(what);
-  return cond;
-};
-const timer = setTimeout(() => {
-  console.log('FAIL: timeout');
-  process.exit(1);
-}, 30000);
+const { steps, need, failed, verdict } = checks();
+const timer = failAfter(30000);
 
 let callSummary = 'no call';
 try {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: recordingFetch });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: traced });
   const client = new Client({ name: 'mcp-rs-interop', version: '0.1.0' }, { versionNegotiation: { mode: negotiation } });
   await client.connect(transport);
-  const era = String(client.getProtocolEra());
-  const version = client.getNegotiatedProtocolVersion();
-  const tools = (await client.listTools()).tools.map((t) => t.name);
-  const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
-  const text = result.content?.[0]?.text;
-  console.log(`mode=${mode} era=${era} version=${version} tools=${tools.length} call -> ${JSON.stringify(text)}`);
-  need(text === EXPECTED, `test_simple_text returned ${JSON.stringify(text)}`);
-  need(era.toLowerCase().includes(mode === 'legacy' ? 'legacy' : 'modern'), `era ${era} for mode ${mode}`);
-  callSummary = `${era} ${version}: tools/list + tools/call ok`;
+  callSummary = await listAndCall(client, mode, need);
   await client.close();
 } catch (e) {
-  console.log(`mode=${mode}: the client failed: ${e?.stack ?? e}`);
-  problems.push(`client error ${e?.name}: ${e?.message}`);
+  failed(e, `mode=${mode}: `);
 }
 
-const short = (s, n = 160) => (s.length <= n ? s : `${s.slice(0, n)}...(${s.length} bytes)`);
-const mcpMethod = (e) => {
-  try {
-    const message = JSON.parse(e.body);
-    if (message.method === 'tools/call') return `tools/call(${message.params?.name})`;
-    return message.method ?? 'response';
-  } catch {
-    return '';
-  }
-};
-for (const e of trace) {
-  const auth = e.headers.get('authorization');
-  console.log(`  ${e.method} ${short(e.url, 110)} ${e.url === url ? mcpMethod(e) : ''} auth=${auth ? `${auth.split(' ')[0]} …` : '-'} -> ${e.status}`);
-}
+printTrace(trace, url);
 const at = (method_, path) => trace.filter((e) => e.method === method_ && e.url.startsWith(issuer) && new URL(e.url).pathname === path);
-const b64json = (part) => JSON.parse(Buffer.from(part, 'base64url').toString());
 
 // 1. challenge and discovery; no registration, no user
 const first = trace[0];
@@ -202,9 +151,4 @@ if (token) {
 }
 
 clearTimeout(timer);
-if (problems.length) {
-  console.log(`FAIL: ${problems.join('; ')}`);
-  process.exit(1);
-}
-console.log(`OK: ${steps.join(' -> ')}`);
-process.exit(0);
+verdict();

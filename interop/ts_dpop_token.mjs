@@ -17,43 +17,19 @@
 // The resource server is not involved (DPoP at our server is separate work).
 // Credentials are never printed. Prints the exchanges, then OK or FAIL.
 import { ClientCredentialsProvider, DpopSession, discoverAuthorizationServerMetadata, fetchToken } from '@modelcontextprotocol/client';
+import { b64json, checks, failAfter, option, recordingFetch } from './oauth_trace.mjs';
 
 const argv = process.argv.slice(2);
 const [issuer, resource] = argv;
-const opt = (name) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const scope = opt('scope');
-const secretArg = opt('secret') ?? '';
+const scope = option(argv, 'scope');
+const secretArg = option(argv, 'secret', '');
 const clientId = secretArg.slice(0, secretArg.indexOf(':'));
 const clientSecret = secretArg.slice(secretArg.indexOf(':') + 1);
-const b64json = (part) => JSON.parse(Buffer.from(part, 'base64url').toString());
+// Every exchange recorded (the resource is never fetched, so each with its text).
+const { trace, fetch: traced } = recordingFetch(resource);
 
-const trace = [];
-const recordingFetch = async (input, init = {}) => {
-  const response = await fetch(input, init);
-  const proof = new Headers(init.headers).get('dpop');
-  trace.push({
-    method: init.method ?? 'GET',
-    url: String(input),
-    proof,
-    status: response.status,
-    nonce: response.headers.get('dpop-nonce'),
-    text: await response.clone().text(),
-  });
-  return response;
-};
-
-const problems = [];
-const need = (cond, what) => {
-  if (!cond) problems.push(what);
-  return cond;
-};
-const timer = setTimeout(() => {
-  console.log('FAIL: timeout');
-  process.exit(1);
-}, 30000);
+const { need, failed, verdict } = checks();
+const timer = failAfter(30000);
 
 let tokens;
 let session;
@@ -61,15 +37,17 @@ try {
   session = await DpopSession.create();
   const provider = new ClientCredentialsProvider({ clientId, clientSecret, scope, expectedIssuer: issuer });
   provider.dpop = () => session;
-  const metadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn: recordingFetch });
+  const metadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn: traced });
   need(Array.isArray(metadata?.dpop_signing_alg_values_supported), 'the metadata does not advertise DPoP');
-  tokens = await fetchToken(provider, issuer, { metadata, resource: new URL(resource), scope, fetchFn: recordingFetch });
+  tokens = await fetchToken(provider, issuer, { metadata, resource: new URL(resource), scope, fetchFn: traced });
 } catch (e) {
-  console.log(`the client failed: ${e?.stack ?? e}`);
-  problems.push(`client error ${e?.name}: ${e?.message}`);
+  failed(e);
 }
 
-const requests = trace.filter((e) => e.method === 'POST' && new URL(e.url).pathname === '/token');
+// The token requests, each with its DPoP proof and the DPoP-Nonce of its answer.
+const requests = trace
+  .filter((e) => e.method === 'POST' && new URL(e.url).pathname === '/token')
+  .map((e) => ({ ...e, proof: e.headers.get('dpop'), nonce: e.response.headers.get('dpop-nonce') }));
 for (const e of requests) {
   const claims = e.proof ? b64json(e.proof.split('.')[1]) : undefined;
   const header = e.proof ? b64json(e.proof.split('.')[0]) : undefined;
@@ -100,9 +78,4 @@ if (tokens) {
   need(claims.sub === clientId && claims.aud === resource, 'token sub/aud');
 }
 clearTimeout(timer);
-if (problems.length) {
-  console.log(`FAIL: ${problems.join('; ')}`);
-  process.exit(1);
-}
-console.log(`OK: ${session.alg} proof -> 400 use_dpop_nonce -> proof with nonce -> 200 token_type DPoP, cnf.jkt = the SDK's thumbprint`);
-process.exit(0);
+verdict(() => `${session.alg} proof -> 400 use_dpop_nonce -> proof with nonce -> 200 token_type DPoP, cnf.jkt = the SDK's thumbprint`);

@@ -39,39 +39,19 @@ import {
   extractResourceMetadataUrl,
   extractWWWAuthenticateParams,
 } from '@modelcontextprotocol/client';
+import { b64json, checks, clientArgs, failAfter, listAndCall, mcpMethod, printTrace, recordingFetch, short } from './oauth_trace.mjs';
 
-const EXPECTED = 'This is a simple text response for testing.';
 const SCOPED_TOOL = 'test_scoped_write'; // mcp-everything's tool with #[tool(scopes = ["mcp:write"])]
 const SCOPED_TEXT = 'Scoped write done';
 const REDIRECT_URI = 'http://127.0.0.1:33419/callback'; // never listened on: the 302 is read directly
 
-const argv = process.argv.slice(2);
-const [mode, url] = argv;
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
-const issuer = opt('issuer');
-const scope = opt('scope');
+const { mode, url, issuer, scope, negotiation, opt } = clientArgs();
 const authMethod = opt('auth-method');
 const stepUp = opt('step-up');
-const negotiation = mode === 'pin' ? { pin: '2026-07-28' } : mode;
 const parsed = new URL(url);
 const prmUrl = `${parsed.origin}/.well-known/oauth-protected-resource${parsed.pathname.replace(/\/$/, '')}`;
 
-// ---- recording fetch ---------------------------------------------------------
-const trace = [];
-const recordingFetch = async (input, init = {}) => {
-  const request = input instanceof Request ? input : undefined;
-  const target = String(request ? request.url : input);
-  const headers = new Headers(init.headers ?? request?.headers);
-  const body = init.body === undefined || init.body === null ? '' : String(init.body);
-  const response = await fetch(input, init);
-  const entry = { method: init.method ?? request?.method ?? 'GET', url: target, headers, body, response, status: response.status };
-  if (target !== url) entry.text = await response.clone().text();
-  trace.push(entry);
-  return response;
-};
+const { trace, fetch: traced } = recordingFetch(url);
 
 // ---- the provider -------------------------------------------------------------
 const store = {}; // what the SDK saves, for this one run
@@ -113,7 +93,7 @@ const provider = {
   codeVerifier: () => pending.verifier,
   async redirectToAuthorization(authorizationUrl) {
     // The "browser": one GET; the 302 is the answer.
-    const answer = await recordingFetch(authorizationUrl, { redirect: 'manual' });
+    const answer = await traced(authorizationUrl, { redirect: 'manual' });
     const location = answer.headers.get('location');
     if (answer.status !== 302 || !location?.startsWith(`${REDIRECT_URI}?`)) {
       throw new Error(`/authorize answered ${answer.status} ${location ?? (await answer.text())}`);
@@ -127,19 +107,11 @@ const provider = {
 };
 
 // ---- run -------------------------------------------------------------------------
-const problems = [];
-const steps = []; // what was shown, for the OK line
-const need = (cond, what) => {
-  if (!cond) problems.push(what);
-  return cond;
-};
-const newTransport = () => new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: recordingFetch });
+const { steps, need, failed, verdict } = checks();
+const newTransport = () => new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: traced });
 const newClient = () => new Client({ name: 'mcp-rs-interop', version: '0.1.0' }, { versionNegotiation: { mode: negotiation } });
 
-const timer = setTimeout(() => {
-  console.log('FAIL: timeout');
-  process.exit(1);
-}, 30000);
+const timer = failAfter(30000);
 
 let redirected = false;
 let callSummary = 'no call';
@@ -162,15 +134,7 @@ try {
     client = newClient();
     await client.connect(transport);
   }
-  const era = String(client.getProtocolEra());
-  const version = client.getNegotiatedProtocolVersion();
-  const tools = (await client.listTools()).tools.map((t) => t.name);
-  const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
-  const text = result.content?.[0]?.text;
-  console.log(`mode=${mode} era=${era} version=${version} tools=${tools.length} call -> ${JSON.stringify(text)}`);
-  need(text === EXPECTED, `test_simple_text returned ${JSON.stringify(text)}`);
-  need(era.toLowerCase().includes(mode === 'legacy' ? 'legacy' : 'modern'), `era ${era} for mode ${mode}`);
-  callSummary = `${era} ${version}: tools/list + tools/call ok`;
+  callSummary = await listAndCall(client, mode, need);
   if (stepUp) {
     stepUpStart = trace.length;
     let scoped;
@@ -189,30 +153,16 @@ try {
   }
   await client.close();
 } catch (e) {
-  console.log(`mode=${mode}: the client failed: ${e?.stack ?? e}`);
-  problems.push(`client error ${e?.name}: ${e?.message}`);
+  failed(e, `mode=${mode}: `);
 }
 need(redirected, 'the client never went through the authorization redirect');
 
-const short = (s, n = 160) => (s.length <= n ? s : `${s.slice(0, n)}...(${s.length} bytes)`);
-const mcpMethod = (e) => {
-  try {
-    const message = JSON.parse(e.body);
-    if (message.method === 'tools/call') return `tools/call(${message.params?.name})`;
-    return message.method ?? 'response';
-  } catch {
-    return '';
-  }
-};
-for (const e of trace) {
-  const auth = e.headers.get('authorization');
-  console.log(`  ${e.method} ${short(e.url, 110)} ${e.url === url ? mcpMethod(e) : ''} auth=${auth ? `${auth.split(' ')[0]} …` : '-'} -> ${e.status}`);
-}
+printTrace(trace, url);
 const phase1 = trace.slice(0, stepUpStart ?? trace.length);
 const stepUpTrace = stepUpStart === undefined ? [] : trace.slice(stepUpStart);
 const at = (list, method, path) =>
   list.filter((e) => e.method === method && e.url.startsWith(issuer) && new URL(e.url).pathname === path);
-const claimsOf = (token) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+const claimsOf = (token) => b64json(token.split('.')[1]);
 
 // 1. the challenge, and the SDK's parsers on it
 const first = trace[0];
@@ -345,9 +295,4 @@ if (stepUp && need(stepUpStart !== undefined, `${SCOPED_TOOL} was never called`)
 }
 
 clearTimeout(timer);
-if (problems.length) {
-  console.log(`FAIL: ${problems.join('; ')}`);
-  process.exit(1);
-}
-console.log(`OK: ${steps.join(' -> ')}`);
-process.exit(0);
+verdict();
