@@ -343,3 +343,30 @@ async fn the_probe_retry_happens_once() {
     );
     assert_eq!(log.methods(), ["server/discover", "server/discover"]);
 }
+
+#[tokio::test]
+async fn a_probe_answered_after_its_timeout_ends_modern_not_in_an_error() {
+    // A slow starter: it answers server/discover after the probe timeout,
+    // then (as the Python SDK does) refuses initialize on a connection that
+    // already serves the modern era, and answers discover again.
+    let script = r#"discover='{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"slow","version":"1"}}}'
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -E 's/.*"id":([0-9]+).*/\1/')
+  case "$line" in
+    *'"server/discover"'*) [ "$id" = 1 ] && sleep 1; echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":$discover}" ;;
+    *'"initialize"'*) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":-32022,\"message\":\"connection is serving the 2026-07-28 protocol\",\"data\":{\"requested\":\"2025-11-25\",\"supported\":[\"2026-07-28\"]}}}" ;;
+  esac
+done"#;
+    let options = ClientOptions {
+        probe_timeout: Duration::from_millis(300),
+        ..opts()
+    };
+    let client =
+        mcp_era_client::Client::connect_stdio("sh", &["-c".into(), script.into()], options)
+            .await
+            .unwrap();
+    assert_eq!(client.era(), Era::Modern);
+    assert_eq!(client.protocol_version(), "2026-07-28");
+    assert!(matches!(client.server_info().unwrap(), ByEra::Modern(i) if i.name == "slow"));
+    client.close().await;
+}

@@ -247,7 +247,41 @@ impl Client {
             Verdict::Legacy(reason) if forced_modern => Err(Error::NotModern {
                 detail: reason.to_string(),
             }),
-            Verdict::Legacy(_) => self.initialize().await,
+            Verdict::Legacy(_) => match self.initialize().await {
+                Err(Error::Rpc { error, .. }) => match self.late_modern_version(&error) {
+                    // The server answered the probe after its timeout (a slow
+                    // start) and now serves the modern era on this connection.
+                    Some(version) => {
+                        let result = self
+                            .modern_request_with(
+                                methods::SERVER_DISCOVER,
+                                json!({}),
+                                version.clone(),
+                                false,
+                                self.request_timeout(),
+                            )
+                            .await?;
+                        let version = self.state().version.clone();
+                        self.finish_modern(result, version)
+                    }
+                    None => Err(Error::Rpc {
+                        method: "initialize".into(),
+                        error,
+                    }),
+                },
+                other => other,
+            },
+        }
+    }
+
+    /// The modern version to use when `initialize` was refused with the
+    /// modern `-32022` naming versions we speak.
+    fn late_modern_version(&self, error: &modern::Error) -> Option<String> {
+        match recognise_modern_error(error)? {
+            ModernError::UnsupportedVersion { supported, .. } => {
+                select_version(&self.opts().modern_versions, &supported).ok()
+            }
+            _ => None,
         }
     }
 
