@@ -212,7 +212,8 @@ impl Tasks {
             self.running().remove(&task_id);
             let end = match joined {
                 Ok(Ok(reply)) => match reply.to_value() {
-                    Ok(result) => RoundEnd::Result(result),
+                    // Stored without the response-level `serverInfo`.
+                    Ok(result) => RoundEnd::Result(without_server_info(result)),
                     Err(error) => RoundEnd::Error(error),
                 },
                 Ok(Err(error)) => RoundEnd::Error(error),
@@ -408,19 +409,16 @@ impl Tasks {
                     true
                 })
             }
-            RoundEnd::Result(result) => {
-                let result = without_server_info(result.clone());
-                Box::new(move |r: &mut TaskRecord| {
-                    if r.status.is_terminal() {
-                        return false;
-                    }
-                    r.status = TaskStatus::Completed;
-                    r.status_message = None;
-                    r.result = Some(result.clone());
-                    r.last_updated_at_ms = now;
-                    true
-                })
-            }
+            RoundEnd::Result(result) => Box::new(move |r: &mut TaskRecord| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.status = TaskStatus::Completed;
+                r.status_message = None;
+                r.result = Some(result.clone());
+                r.last_updated_at_ms = now;
+                true
+            }),
             RoundEnd::Error(error) => Box::new(move |r: &mut TaskRecord| {
                 if r.status.is_terminal() {
                     return false;
