@@ -661,13 +661,14 @@ async fn redis_refusing_writes_loses_no_task_result() {
     .await;
     until_connected(&b, &mut on_a).await;
 
+    // Two seconds: time to refuse writes before the rounds end.
     let kept = create(
         &b.addr,
         "slow_compute",
-        json!({ "seconds": 1, "label": "kept" }),
+        json!({ "seconds": 2, "label": "kept" }),
     )
     .await;
-    let given_up = create(&short.addr, "slow_compute", json!({ "seconds": 1 })).await;
+    let given_up = create(&short.addr, "slow_compute", json!({ "seconds": 2 })).await;
     assert_eq!(
         redis.command(&["CONFIG", "SET", "maxmemory", "1"]).await,
         "+OK"
@@ -721,7 +722,7 @@ async fn redis_refusing_writes_loses_no_task_result() {
     assert_eq!(stored["status"], "completed", "{stored}");
     assert_eq!(
         stored["result"]["content"][0]["text"],
-        "Computed kept in 1 s"
+        "Computed kept in 2 s"
     );
     let failed = wait_settled(&a.addr, &given_up).await;
     assert_eq!(failed["status"], "failed", "{failed}");
