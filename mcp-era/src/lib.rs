@@ -317,7 +317,8 @@
 //! Feature `draft` adds `types::draft` (the upstream draft schema, never
 //! served); `named` adds the by-name type lookup of `types`;
 //! `server-tls` HTTPS for the server's listener, `server-auth` the OAuth
-//! resource server; `otel` OpenTelemetry: `server::otel::TraceLayer` (a
+//! resource server, `server-redis` tasks and server events shared by
+//! several instances on one Redis; `otel` OpenTelemetry: `server::otel::TraceLayer` (a
 //! span per request, parented by the client's `_meta.traceparent`, and
 //! request metrics) and, with `client`, the client's trace context in each
 //! request's `_meta`.

@@ -678,6 +678,19 @@ impl Everything {
         "Mutation triggered"
     }
 
+    /// Announces `notifications/resources/updated` for a URI (default test://watched-resource) to its subscribers
+    #[tool]
+    fn test_trigger_resource_update(
+        &self,
+        #[arg(description = "The resource that changed (default test://watched-resource)")]
+        uri: Option<String>,
+        ctx: &RequestContext,
+    ) -> String {
+        let uri = uri.unwrap_or_else(|| "test://watched-resource".to_owned());
+        ctx.events().resource_updated(uri.clone());
+        format!("Update of {uri} announced")
+    }
+
     // ---- tasks extension (the `tasks-*` scenarios) ------------------------
 
     /// Greets by name (synchronous, never a task)

@@ -8,7 +8,7 @@ use mcp_everything::Everything;
 
 const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills DIR]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
-                           [--skills DIR]
+                           [--event-bus BUS] [--task-end-retry-ms MS] [--skills DIR]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
                            [--max-streams N] [--max-streams-per-principal N]
                            [--tls-cert PEM --tls-key PEM]   (feature rustls)
@@ -20,6 +20,12 @@ const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills 
 (default, this process only) or `redis://HOST:PORT` (shared by every
 process using it; needs the `redis` feature). Run several `http` processes
 on one Redis behind a load balancer and any of them serves any task.
+--event-bus: where server events (list changes, resource updates, task
+status notifications) go: `local` (default, this process's listeners only)
+or `redis://HOST:PORT` (every process on that Redis gets every process's
+events, each at most once; needs the `redis` feature).
+--task-end-retry-ms: how long the end of a task round is retried when the
+task store cannot take it before the task is recorded failed (default 30000).
 --skills: serve the skills of DIR (one subdirectory per skill, each with a
 SKILL.md) instead of the embedded ones; what cannot be served is reported
 on stderr and left out.
@@ -66,6 +72,29 @@ fn use_task_store(store: &str) -> Result<(), String> {
     }
     Err(format!(
         "unknown --task-store {store:?}: use memory or redis://HOST:PORT"
+    ))
+}
+
+/// The event hub of `--event-bus BUS` (`local` or `redis://…`).
+fn event_bus(bus: &str) -> Result<mcp_era_server::ServerEvents, String> {
+    if bus == "local" {
+        return Ok(mcp_era_server::ServerEvents::new());
+    }
+    if bus.starts_with("redis://") || bus.starts_with("rediss://") {
+        #[cfg(feature = "redis")]
+        {
+            use mcp_era_server::{RedisEventBus, ServerEvents};
+            let bus =
+                RedisEventBus::open(bus).map_err(|e| format!("bad --event-bus {bus:?}: {e}"))?;
+            return ServerEvents::with_redis(bus).map_err(|e| format!("--event-bus: {e}"));
+        }
+        #[cfg(not(feature = "redis"))]
+        return Err(format!(
+            "--event-bus {bus:?}: this binary was built without the `redis` feature"
+        ));
+    }
+    Err(format!(
+        "unknown --event-bus {bus:?}: use local or redis://HOST:PORT"
     ))
 }
 
@@ -146,6 +175,13 @@ fn main() -> ExitCode {
                             return ExitCode::from(2);
                         }
                     }
+                    ("--event-bus", Some(bus)) => match event_bus(bus) {
+                        Ok(events) => config.events = events,
+                        Err(e) => {
+                            eprintln!("{e}\n{USAGE}");
+                            return ExitCode::from(2);
+                        }
+                    },
                     ("--listen", Some(addr)) => match addr.parse() {
                         Ok(addr) => listen = addr,
                         Err(e) => {
@@ -169,7 +205,8 @@ fn main() -> ExitCode {
                         | "--max-sessions"
                         | "--header-timeout-ms"
                         | "--max-streams"
-                        | "--max-streams-per-principal"),
+                        | "--max-streams-per-principal"
+                        | "--task-end-retry-ms"),
                         Some(value),
                     ) => {
                         let n = match number(flag, value) {
@@ -182,6 +219,12 @@ fn main() -> ExitCode {
                             "--max-streams" => config.max_streams = n as usize,
                             "--max-streams-per-principal" => {
                                 config.max_streams_per_principal = n as usize
+                            }
+                            "--task-end-retry-ms" => {
+                                use mcp_era_server::McpServer;
+                                Everything::declaration()
+                                    .tasks()
+                                    .set_end_retry_window(std::time::Duration::from_millis(n));
                             }
                             _ => config.header_read_timeout = std::time::Duration::from_millis(n),
                         }

@@ -687,7 +687,11 @@ pub use router::tools::{
     IntoToolError, IntoToolResult, Json, JsonWithText, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
 pub use router::{Elicitation, PAGE_SIZE, RetryInput};
+#[cfg(feature = "redis")]
+pub use state::events::EventBusStats;
 pub use state::events::{ServerEvent, ServerEvents};
+#[cfg(feature = "redis")]
+pub use state::redis_events::{EventBusError, RedisEventBus};
 pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
 pub use wire::reply::Reply;
 

@@ -896,3 +896,179 @@ async fn listen_streams_carry_task_status_notifications() {
         3
     );
 }
+
+// ------------------------------------------------------- store faults ----
+
+/// The memory store behind a switch: it can refuse every change (a shared
+/// store refusing writes), or make the next change and lose its answer (a
+/// shared store whose reply never arrived). A refused change is still run
+/// on a copy, to show what the engine tried to write.
+#[derive(Default)]
+struct Faulty {
+    inner: MemoryTaskStore,
+    refuse: std::sync::atomic::AtomicBool,
+    lose_next_answer: std::sync::atomic::AtomicBool,
+    attempted: std::sync::Mutex<Option<TaskRecord>>,
+}
+
+impl TaskStore for Faulty {
+    fn create(&self, record: TaskRecord) -> mcp_era_server::tasks::StoreFuture<'_, ()> {
+        self.inner.create(record)
+    }
+
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> mcp_era_server::tasks::StoreFuture<'a, Option<TaskRecord>> {
+        self.inner.get(task_id)
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: mcp_era_server::tasks::Change<'a>,
+    ) -> mcp_era_server::tasks::StoreFuture<'a, Option<TaskRecord>> {
+        use std::sync::atomic::Ordering::SeqCst;
+        Box::pin(async move {
+            if self.refuse.load(SeqCst) {
+                if let Some(mut copy) = self.inner.get(task_id).await? {
+                    change(&mut copy);
+                    *self.attempted.lock().unwrap() = Some(copy);
+                }
+                return Err(mcp_era_server::tasks::StoreError("writes refused".into()));
+            }
+            let stored = self.inner.update(task_id, change).await?;
+            if self.lose_next_answer.swap(false, SeqCst) {
+                return Err(mcp_era_server::tasks::StoreError("answer lost".into()));
+            }
+            Ok(stored)
+        })
+    }
+}
+
+/// A server whose tasks live in a [`Faulty`] store.
+#[derive(McpServer)]
+#[mcp(
+    name = "faulty",
+    version = "1.0.0",
+    extension("io.modelcontextprotocol/tasks")
+)]
+struct FaultyServer;
+
+#[router]
+impl FaultyServer {
+    /// Waits `ms`, a task when allowed
+    #[tool(task = "optional")]
+    async fn sleepy(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        format!("slept {ms}")
+    }
+
+    /// Becomes a task, asks `a` once, then ends
+    #[tool(task = "optional")]
+    async fn ask(&self, retry: &RetryInput, ctx: &RequestContext) -> CallToolResultResponseResult {
+        ctx.continue_as_task().await;
+        match retry.state.as_deref() {
+            None => input_required(json!({ "a": elicit("a") }), Some("asked")),
+            Some(_) => CallToolResult::text("answered").into(),
+        }
+    }
+}
+
+/// Waits until the store was asked for a change that `wanted` accepts.
+async fn attempted(store: &Faulty, wanted: impl Fn(&TaskRecord) -> bool) {
+    let wait = async {
+        while !store
+            .attempted
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_some_and(&wanted)
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, wait).await.unwrap();
+}
+
+/// "No result computed while the store was down is lost": a round end
+/// the store refused is stored once it takes writes again; past the
+/// end-retry window the task is recorded failed instead; a `tasks/update`
+/// whose write landed but whose answer was lost still runs its round.
+#[tokio::test]
+async fn round_ends_survive_a_failing_store() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let store = Arc::new(Faulty::default());
+    let tasks = FaultyServer::declaration().tasks();
+    tasks.set_store(store.clone());
+    let addr = start(FaultyServer).await;
+
+    // Refused while the round ends: kept, then stored.
+    let created = create(&addr, "sleepy", json!({ "ms": 100 })).await;
+    let id = created["taskId"].as_str().unwrap();
+    store.refuse.store(true, SeqCst);
+    attempted(&store, |r| {
+        r.task_id == id && r.status == TaskStatus::Completed
+    })
+    .await;
+    assert_eq!(tasks.unstored_ends(), 1);
+    // Reads go on; changes answer -32603 (HTTP 200).
+    assert_eq!(get(&addr, id).await.result()["status"], "working");
+    let refused = cancel(&addr, id).await;
+    let error = refused.error(-32603, 200);
+    assert_eq!(error["message"], "The task store failed: writes refused");
+    store.refuse.store(false, SeqCst);
+    let done = wait_for(&addr, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "slept 100");
+
+    // Past the window: failed, saying why, once the store answers.
+    tasks.set_end_retry_window(Duration::from_millis(100));
+    let created = create(&addr, "sleepy", json!({ "ms": 50 })).await;
+    let id = created["taskId"].as_str().unwrap();
+    store.refuse.store(true, SeqCst);
+    attempted(&store, |r| {
+        r.task_id == id && r.status == TaskStatus::Failed
+    })
+    .await;
+    store.refuse.store(false, SeqCst);
+    let failed = wait_for(&addr, id, "failed").await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603);
+    assert_eq!(
+        failed["error"]["message"],
+        "The task's result could not be stored: writes refused"
+    );
+    tasks.set_end_retry_window(mcp_era_server::tasks::DEFAULT_END_RETRY_WINDOW);
+
+    // tasks/update refused: nothing changed, the task still waits for
+    // input (not `working` with no round), and the retry resumes it.
+    let created = create(&addr, "ask", json!({})).await;
+    let id = created["taskId"].as_str().unwrap();
+    wait_for(&addr, id, "input_required").await;
+    let answer = json!({ "a": accept(json!({ "a": "1" })) });
+    store.refuse.store(true, SeqCst);
+    update(&addr, id, answer.clone()).await.error(-32603, 200);
+    store.refuse.store(false, SeqCst);
+    assert_eq!(get(&addr, id).await.result()["status"], "input_required");
+    update(&addr, id, answer.clone()).await.result();
+    wait_for(&addr, id, "completed").await;
+
+    // tasks/update written but its answer lost: the round still runs.
+    let created = create(&addr, "ask", json!({})).await;
+    let id = created["taskId"].as_str().unwrap();
+    wait_for(&addr, id, "input_required").await;
+    store.lose_next_answer.store(true, SeqCst);
+    let lost = update(&addr, id, answer).await;
+    assert_eq!(
+        lost.error(-32603, 200)["message"],
+        "The task store failed: answer lost"
+    );
+    let done = wait_for(&addr, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "answered");
+    let settle = async {
+        while tasks.unstored_ends() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, settle).await.unwrap();
+}

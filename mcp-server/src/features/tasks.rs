@@ -62,15 +62,21 @@ pub use crate::state::tasks::store::{
     TaskStatus, TaskStore,
 };
 pub use crate::state::tasks::wire::iso8601;
-pub use crate::state::tasks::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, MAX_TASK_ROUNDS, Tasks};
+pub use crate::state::tasks::{
+    DEFAULT_END_RETRY_WINDOW, DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, END_RETRY_MAX_DELAY,
+    MAX_TASK_ROUNDS, Tasks,
+};
 
 #[cfg(feature = "redis")]
-pub use crate::state::tasks::redis::{DEFAULT_PREFIX as REDIS_DEFAULT_PREFIX, RedisTaskStore};
+pub use crate::state::tasks::redis::{
+    DEFAULT_PREFIX as REDIS_DEFAULT_PREFIX, DEFAULT_TIMEOUT as REDIS_DEFAULT_TIMEOUT,
+    RECONNECT_MAX_DELAY as REDIS_RECONNECT_MAX_DELAY, RedisTaskStore,
+};
 
 use crate::model::context::{MessageContext, RequestContext};
 use crate::model::declaration::ServerDeclaration;
 use crate::model::server::McpServer;
-use crate::state::tasks::{Work, announce, fail, now_ms, owned_by, store_failure, wire};
+use crate::state::tasks::{Work, announce, now_ms, owned_by, store_failure, wire};
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::reply::Reply;
 
@@ -233,7 +239,12 @@ pub(crate) async fn call_tool_as_task(
         .create(record.clone())
         .await
         .map_err(store_failure)?;
-    tasks.spawn_round(record.task_id.clone(), work, ctx.events.clone());
+    tasks.spawn_round(
+        record.task_id.clone(),
+        record.expires_at_ms(),
+        work,
+        ctx.events.clone(),
+    );
     rendered(
         declaration,
         ctx.server_info_in_results,
@@ -329,9 +340,11 @@ async fn update(
     let now = now_ms();
     let mut invalid: Option<String> = None;
     let mut resume: Option<(Value, Option<String>, Map<String, Value>)> = None;
+    let mut written: Option<TaskRecord> = None;
     let mut change = |r: &mut TaskRecord| {
         invalid = None;
         resume = None;
+        written = None;
         if !owned_by(r.owner.as_deref(), caller) || r.status != TaskStatus::InputRequired {
             return false;
         }
@@ -367,14 +380,27 @@ async fn update(
             r.status = TaskStatus::Working;
             r.status_message = None;
             r.round += 1;
+            written = Some(r.clone());
         }
         true
     };
-    let found = tasks
-        .store()
-        .update(task_id, &mut change)
-        .await
-        .map_err(store_failure)?;
+    let found = match tasks.store().update(task_id, &mut change).await {
+        Ok(found) => found,
+        Err(e) => {
+            // The write that resumes the task may have landed although its
+            // answer was lost; then the next round must still run, or the
+            // task would stay `working`.
+            if let (Some(written), Some((request, state, answers)), Some(detach)) =
+                (written, resume, detach)
+                && let Ok((request, round_ctx)) =
+                    next_round(declaration, request, state, answers, id, ctx)
+            {
+                let work = detach.start(request, round_ctx);
+                tasks.resume_if_written(written, work, ctx.events.clone());
+            }
+            return Err(store_failure(e));
+        }
+    };
     if found
         .as_ref()
         .is_none_or(|r| !owned_by(r.owner.as_deref(), caller))
@@ -397,22 +423,11 @@ async fn update(
                 .ok_or_else(|| errors::internal_error("This transport cannot resume tasks"))
         },
     );
+    let expires_at_ms = found.as_ref().and_then(TaskRecord::expires_at_ms);
     match round {
-        Ok(work) => tasks.spawn_round(task_id.to_owned(), work, ctx.events.clone()),
+        Ok(work) => tasks.spawn_round(task_id.to_owned(), expires_at_ms, work, ctx.events.clone()),
         Err(error) => {
-            let now = now_ms();
-            let mut change = |r: &mut TaskRecord| {
-                if r.status.is_terminal() {
-                    return false;
-                }
-                fail(r, &error, now);
-                true
-            };
-            tasks
-                .store()
-                .update(task_id, &mut change)
-                .await
-                .map_err(store_failure)?;
+            tasks.spawn_failure(task_id.to_owned(), expires_at_ms, error, ctx.events.clone());
         }
     }
     Ok(())

@@ -64,7 +64,11 @@ pub struct HttpConfig {
     /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]`
     /// (default true).
     pub server_info_in_results: bool,
-    /// The event hub listen streams and legacy sessions follow.
+    /// The event hub listen streams and legacy sessions follow (default:
+    /// this process's own). Several instances behind a load balancer share
+    /// one with `ServerEvents::with_redis(RedisEventBus::open(url)?)?`
+    /// (feature `redis`), so a list change, resource update or task
+    /// status raised on any instance reaches the listeners of all.
     pub events: ServerEvents,
     /// A legacy session unused for this long is ended (default 30 min);
     /// its id then gets 404 and the client re-initializes.

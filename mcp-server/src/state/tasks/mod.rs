@@ -1,6 +1,12 @@
 //! The task engine of one server type: the store, the settings of new
 //! tasks, and the handler rounds running in this process. The extension's
 //! methods that drive it are in `features::tasks`.
+//!
+//! The end of a round is durable: when the store cannot take it, it is
+//! retried with backoff for the end-retry window (the result is kept in
+//! memory meanwhile), and past the window the task is recorded `failed`
+//! (`-32603`, saying the result could not be stored) as soon as the store
+//! answers again. A task whose round ended is never left `working`.
 
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
@@ -10,8 +16,9 @@ pub(crate) mod wire;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio::task::{AbortHandle, JoinError, JoinHandle};
@@ -29,6 +36,16 @@ pub const DEFAULT_POLL_INTERVAL_MS: u64 = 500;
 /// How many handler rounds (`input_required` and back) one task may take
 /// before it fails with `-32603`.
 pub const MAX_TASK_ROUNDS: u32 = 16;
+/// How long the end of a round is retried when the store cannot take it,
+/// before the task is to be recorded `failed` instead: 30 s.
+pub const DEFAULT_END_RETRY_WINDOW: Duration = Duration::from_secs(30);
+/// The first pause between two attempts to store the end of a round; it
+/// doubles up to [`END_RETRY_MAX_DELAY`].
+const END_RETRY_MIN_DELAY: Duration = Duration::from_millis(100);
+/// The longest pause between two attempts to store the end of a round, so
+/// a store that answers again is written within this (plus the store's own
+/// bound).
+pub const END_RETRY_MAX_DELAY: Duration = Duration::from_secs(2);
 
 /// The extension's one authorization rule: a task is visible to, and
 /// changed by, the principal that created it and nobody else (`None` is
@@ -47,12 +64,14 @@ pub struct Tasks {
     store: RwLock<Arc<dyn TaskStore>>,
     settings: RwLock<Settings>,
     running: Mutex<HashMap<String, AbortHandle>>,
+    unstored_ends: AtomicUsize,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Settings {
     ttl_ms: Option<u64>,
     poll_interval_ms: u64,
+    end_retry_window: Duration,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -60,6 +79,7 @@ impl std::fmt::Debug for Tasks {
         f.debug_struct("Tasks")
             .field("settings", &*self.read_settings())
             .field("running", &self.running_rounds())
+            .field("unstored_ends", &self.unstored_ends())
             .finish_non_exhaustive()
     }
 }
@@ -79,8 +99,10 @@ impl Tasks {
             settings: RwLock::new(Settings {
                 ttl_ms: Some(DEFAULT_TTL_MS),
                 poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
+                end_retry_window: DEFAULT_END_RETRY_WINDOW,
             }),
             running: Mutex::new(HashMap::new()),
+            unstored_ends: AtomicUsize::new(0),
         }
     }
 
@@ -120,10 +142,26 @@ impl Tasks {
         self.write_settings().poll_interval_ms = poll_interval_ms.max(1);
     }
 
+    /// How long the end of a round is retried when the store cannot take
+    /// it (default [`DEFAULT_END_RETRY_WINDOW`]); past it the task ends
+    /// `failed` (`-32603`: the result could not be stored), written as
+    /// soon as the store answers again, so no task whose round ended stays
+    /// `working`. A longer window keeps more results through a longer
+    /// outage, each held in memory meanwhile.
+    pub fn set_end_retry_window(&self, window: Duration) {
+        self.write_settings().end_retry_window = window;
+    }
+
     /// How many handler rounds run in this process now (finished rounds
     /// leave nothing behind).
     pub fn running_rounds(&self) -> usize {
         self.running().len()
+    }
+
+    /// How many ended rounds this process is still trying to store (their
+    /// tasks read `working` meanwhile); 0 when the store takes every end.
+    pub fn unstored_ends(&self) -> usize {
+        self.unstored_ends.load(Ordering::Relaxed)
     }
 
     pub(crate) fn new_record(
@@ -156,10 +194,13 @@ impl Tasks {
         })
     }
 
-    /// Runs one handler round in the background and records how it ends.
+    /// Runs one handler round in the background and records how it ends
+    /// (durably: see the module docs). `expires_at_ms` is the task's
+    /// expiry, after which there is nothing left to record.
     pub(crate) fn spawn_round(
         &'static self,
         task_id: String,
+        expires_at_ms: Option<u64>,
         work: Work,
         events: Option<ServerEvents>,
     ) {
@@ -171,20 +212,134 @@ impl Tasks {
             self.running().remove(&task_id);
             let end = match joined {
                 Ok(Ok(reply)) => match reply.to_value() {
-                    Ok(result) => RoundEnd::Result(result),
+                    // Stored without the response-level `serverInfo`.
+                    Ok(result) => RoundEnd::Result(without_server_info(result)),
                     Err(error) => RoundEnd::Error(error),
                 },
                 Ok(Err(error)) => RoundEnd::Error(error),
                 Err(join) if join.is_cancelled() => return,
                 Err(_) => RoundEnd::Error(errors::internal_error("The tool panicked")),
             };
-            match self.end_round(&task_id, end).await {
-                Ok(record) => announce(events.as_ref(), record.as_ref()),
-                Err(e) => {
-                    tracing::warn!(task = %task_id, "could not record the end of a task round: {e}");
+            self.unstored_ends.fetch_add(1, Ordering::Relaxed);
+            self.record_end(&task_id, expires_at_ms, end, events.as_ref())
+                .await;
+            self.unstored_ends.fetch_sub(1, Ordering::Relaxed);
+        });
+    }
+
+    /// Ends the task `failed` with `error`, durably (as a round's end).
+    pub(crate) fn spawn_failure(
+        &'static self,
+        task_id: String,
+        expires_at_ms: Option<u64>,
+        error: ErrorObject,
+        events: Option<ServerEvents>,
+    ) {
+        self.unstored_ends.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let end = RoundEnd::Error(error);
+            self.record_end(&task_id, expires_at_ms, end, events.as_ref())
+                .await;
+            self.unstored_ends.fetch_sub(1, Ordering::Relaxed);
+        });
+    }
+
+    /// After a change whose answer was lost: if the store holds exactly
+    /// `written` (the change that resumed the task landed), runs `work` as
+    /// its next round; if it holds anything else, the change did not land
+    /// and the client's retry decides. Asked with backoff for the
+    /// end-retry window while the store fails.
+    pub(crate) fn resume_if_written(
+        &'static self,
+        written: TaskRecord,
+        work: Work,
+        events: Option<ServerEvents>,
+    ) {
+        tokio::spawn(async move {
+            let window = self.read_settings().end_retry_window;
+            let started = Instant::now();
+            let mut delay = END_RETRY_MIN_DELAY;
+            loop {
+                match self.store().get(&written.task_id).await {
+                    Ok(Some(record)) if record == written => {
+                        announce(events.as_ref(), Some(&record));
+                        let expires = record.expires_at_ms();
+                        self.spawn_round(record.task_id, expires, work, events);
+                        return;
+                    }
+                    Ok(_) => return,
+                    Err(e) if started.elapsed() >= window => {
+                        tracing::error!(
+                            task = %written.task_id,
+                            "could not learn whether tasks/update resumed the task: {e}"
+                        );
+                        return;
+                    }
+                    Err(_) => {}
                 }
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(END_RETRY_MAX_DELAY);
             }
         });
+    }
+
+    /// Stores the end of a round, retrying with backoff while the store
+    /// fails: the real end for the end-retry window, then a `failed` end
+    /// until it is stored or the task has expired.
+    async fn record_end(
+        &self,
+        task_id: &str,
+        expires_at_ms: Option<u64>,
+        mut end: RoundEnd,
+        events: Option<&ServerEvents>,
+    ) {
+        let window = self.read_settings().end_retry_window;
+        let started = Instant::now();
+        let mut delay = END_RETRY_MIN_DELAY;
+        let mut failures = 0u32;
+        let mut gave_up = false;
+        loop {
+            let error = match self.end_round(task_id, &end).await {
+                Ok(record) => {
+                    if failures > 0 {
+                        tracing::warn!(
+                            task = %task_id,
+                            "stored the end of a task round after {failures} failed attempts"
+                        );
+                    }
+                    announce(events, record.as_ref());
+                    return;
+                }
+                Err(e) => e,
+            };
+            failures += 1;
+            if expires_at_ms.is_some_and(|at| now_ms() >= at) {
+                tracing::warn!(
+                    task = %task_id,
+                    "the end of a task round was never stored and the task has expired: {error}"
+                );
+                return;
+            }
+            if !gave_up && started.elapsed() >= window {
+                gave_up = true;
+                tracing::error!(
+                    task = %task_id,
+                    "could not store the end of a task round within {} ms ({error}); \
+                     the task is recorded failed once the store answers",
+                    window.as_millis()
+                );
+                end = RoundEnd::Error(errors::internal_error(format!(
+                    "The task's result could not be stored: {error}"
+                )));
+            } else if failures == 1 {
+                tracing::warn!(
+                    task = %task_id,
+                    "could not store the end of a task round ({error}); retrying"
+                );
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(END_RETRY_MAX_DELAY);
+        }
     }
 
     /// Waits for a round; with a shared store, also stops it when another
@@ -220,11 +375,11 @@ impl Tasks {
     async fn end_round(
         &self,
         task_id: &str,
-        end: RoundEnd,
+        end: &RoundEnd,
     ) -> Result<Option<TaskRecord>, StoreError> {
         let store = self.store();
         let now = now_ms();
-        let mut change: Box<dyn FnMut(&mut TaskRecord) -> bool + Send> = match end {
+        let mut change: Box<dyn FnMut(&mut TaskRecord) -> bool + Send + '_> = match end {
             RoundEnd::Result(result)
                 if result.get("resultType").and_then(Value::as_str) == Some("input_required") =>
             {
@@ -254,24 +409,21 @@ impl Tasks {
                     true
                 })
             }
-            RoundEnd::Result(result) => {
-                let result = without_server_info(result);
-                Box::new(move |r: &mut TaskRecord| {
-                    if r.status.is_terminal() {
-                        return false;
-                    }
-                    r.status = TaskStatus::Completed;
-                    r.status_message = None;
-                    r.result = Some(result.clone());
-                    r.last_updated_at_ms = now;
-                    true
-                })
-            }
+            RoundEnd::Result(result) => Box::new(move |r: &mut TaskRecord| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.status = TaskStatus::Completed;
+                r.status_message = None;
+                r.result = Some(result.clone());
+                r.last_updated_at_ms = now;
+                true
+            }),
             RoundEnd::Error(error) => Box::new(move |r: &mut TaskRecord| {
                 if r.status.is_terminal() {
                     return false;
                 }
-                fail(r, &error, now);
+                fail(r, error, now);
                 true
             }),
         };
