@@ -7,9 +7,11 @@
 #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-everything");
 
@@ -23,15 +25,8 @@ impl Drop for Server {
     }
 }
 
-fn exchange(port: u16, request: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut stream = loop {
-        match TcpStream::connect(("127.0.0.1", port)) {
-            Ok(stream) => break stream,
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => panic!("server did not start: {e}"),
-        }
-    };
+fn exchange(addr: &str, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -43,30 +38,22 @@ fn exchange(port: u16, request: &str) -> String {
 
 #[test]
 fn the_dpop_flags_reach_the_metadata_and_the_challenge() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let _server = Server(
+    let (child, addr) = common::spawn_http(
         Command::new(BIN)
-            .args(["http", "--listen", &format!("127.0.0.1:{port}")])
-            .args([
-                "--oauth-issuer",
-                "http://127.0.0.1:9",
-                "--oauth-resource",
-                &resource,
-            ])
+            .arg("http")
+            .args(["--oauth-issuer", "http://127.0.0.1:9"])
+            // Any URL whose path is /mcp: the metadata is served at the
+            // path it names, whatever the port.
+            .args(["--oauth-resource", "http://mcp.test/mcp"])
             .args(["--oauth-dpop-required", "--oauth-dpop-nonce"])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
+            .stdout(Stdio::null()),
+        |_| {},
     );
+    let _server = Server(child);
     let raw = exchange(
-        port,
+        &addr,
         &format!(
-            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
         ),
     );
     let metadata: serde_json::Value =
@@ -79,8 +66,8 @@ fn the_dpop_flags_reach_the_metadata_and_the_challenge() {
             .contains(&"ES256".into())
     );
     let raw = exchange(
-        port,
-        &format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"),
+        &addr,
+        &format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"),
     )
     .to_ascii_lowercase();
     assert!(raw.starts_with("http/1.1 401"), "{raw}");

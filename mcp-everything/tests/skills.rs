@@ -8,6 +8,7 @@
 //! not returned.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -17,7 +18,6 @@ use mcp_era_server::skills::Skills;
 use mcp_era_testing::mcp_era_client::{Client, ClientOptions, Error};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
 
 mod common;
 
@@ -84,27 +84,18 @@ fn skills_dir() -> (TempDir, TempDir) {
     (root, outside)
 }
 
-fn free_port() -> u16 {
-    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    socket.local_addr().unwrap().port()
-}
-
 async fn start_http(dir: &Path, log: &Path) -> (Process, String) {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_mcp-everything"))
-        .args(["http", "--listen", &format!("127.0.0.1:{port}")])
-        .arg("--skills")
-        .arg(dir)
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap();
-    let wait = async {
-        while TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(GUARD, wait).await.unwrap();
-    (Process(child), format!("127.0.0.1:{port}"))
+    let mut file = std::fs::File::create(log).unwrap();
+    let (child, addr) = common::spawn_http(
+        Command::new(env!("CARGO_BIN_EXE_mcp-everything"))
+            .arg("http")
+            .arg("--skills")
+            .arg(dir),
+        move |line| {
+            let _ = writeln!(file, "{line}");
+        },
+    );
+    (Process(child), addr)
 }
 
 /// One modern request over HTTP: its status and JSON-RPC answer.

@@ -151,3 +151,40 @@ pub async fn open_legacy_session(addr: &str) -> String {
     assert_eq!(reply.status, 200, "{}", reply.body);
     reply.header("mcp-session-id").unwrap().to_owned()
 }
+
+/// Spawns `command` (an `mcp-everything http …` without `--listen`) on
+/// `127.0.0.1:0` and waits for the address its startup line names; every
+/// stderr line then goes to `on_line`. Port 0, not a port probed here and
+/// handed over: another test thread forking at that moment holds a copy of
+/// the probe socket, which accepts a connection and then resets it.
+pub fn spawn_http(
+    command: &mut std::process::Command,
+    mut on_line: impl FnMut(&str) + Send + 'static,
+) -> (std::process::Child, String) {
+    use std::io::BufRead as _;
+    let mut child = command
+        .args(["--listen", "127.0.0.1:0"])
+        .env("MCP_LOG", "info")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the server");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (found, address) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { return };
+            if let Some((_, rest)) = line.split_once(" listening on http://") {
+                let addr = rest.split('/').next().unwrap_or_default().to_owned();
+                let _ = found.send(addr);
+            }
+            on_line(&line);
+        }
+    });
+    match address.recv_timeout(GUARD) {
+        Ok(addr) => (child, addr),
+        Err(e) => {
+            let _ = child.kill();
+            panic!("the server named no address: {e}");
+        }
+    }
+}
