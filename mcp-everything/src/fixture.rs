@@ -18,7 +18,6 @@ use mcp_era_server::{
     ResourceRequest, RetryInput, ToolAnswer, ToolError, errors, input, router,
 };
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 /// Base64 of a 1×1 PNG.
 pub const IMG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -42,7 +41,8 @@ pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAA
     cache(ttl_ms = 300000, scope = "public")
 )]
 pub struct Everything {
-    secret: [u8; 32],
+    // Built by `new`, which installs the skills.
+    _new: (),
 }
 
 impl Default for Everything {
@@ -52,76 +52,24 @@ impl Default for Everything {
 }
 
 impl Everything {
-    /// A fixture with a per-process random secret for signed
-    /// `requestState`s, serving the embedded skills ([`crate::skills`]).
+    /// The fixture, serving the embedded skills ([`crate::skills`]). Its
+    /// `requestState`s are plain JSON: the runtime seals them (see
+    /// `mcp_era_server::request_state`).
     pub fn new() -> Self {
         // The embedded files are checked by the tests; a failure here is a
         // build of broken skills, served without them rather than not at all.
         if let Err(error) = crate::skills::install(Self::declaration().skills()) {
             tracing::error!(%error, "embedded skills not served");
         }
-        use std::collections::hash_map::RandomState;
-        use std::hash::{BuildHasher, Hasher};
-        let state = RandomState::new();
-        let mut secret = [0u8; 32];
-        for (i, chunk) in secret.chunks_mut(8).enumerate() {
-            let mut h = state.build_hasher();
-            h.write_usize(i);
-            chunk.copy_from_slice(&h.finish().to_le_bytes());
-        }
-        Self { secret }
-    }
-
-    fn sign(&self, payload: &Value) -> String {
-        let body = hex(payload.to_string().as_bytes());
-        let mac = hmac_sha256(&self.secret, body.as_bytes());
-        format!("{body}.{}", hex(&mac))
-    }
-
-    fn verify(&self, state: &str) -> Option<Value> {
-        let (body, mac) = state.split_once('.')?;
-        if hex(&hmac_sha256(&self.secret, body.as_bytes())) != mac {
-            return None;
-        }
-        serde_json::from_slice(&unhex(body)?).ok()
-    }
-
-    /// The payload of the retry's `requestState` if this server signed it
-    /// and its `kind` is `kind`.
-    fn state_of(&self, retry: &RetryInput, kind: &str) -> Option<Value> {
-        let payload = self.verify(retry.state.as_deref()?)?;
-        (payload["kind"] == kind).then_some(payload)
+        Self { _new: () }
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
-fn hmac_sha256(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
-    let mut block = [0u8; 64];
-    block[..32].copy_from_slice(key);
-    let inner_key: Vec<u8> = block.iter().map(|b| b ^ 0x36).collect();
-    let outer_key: Vec<u8> = block.iter().map(|b| b ^ 0x5c).collect();
-    let inner = Sha256::new()
-        .chain_update(&inner_key)
-        .chain_update(message)
-        .finalize();
-    Sha256::new()
-        .chain_update(&outer_key)
-        .chain_update(inner)
-        .finalize()
-        .into()
+/// The retry's `requestState` if it is one of ours of `kind`. The runtime
+/// opened it, so it is what an earlier round of this call wrote.
+fn state_of(retry: &RetryInput, kind: &str) -> Option<Value> {
+    let payload: Value = serde_json::from_str(retry.state.as_deref()?).ok()?;
+    (payload["kind"] == kind).then_some(payload)
 }
 
 /// A complete result with one text block.
@@ -404,7 +352,11 @@ impl Everything {
 
     /// Tests SSE stream disconnection and client reconnection (SEP-1699)
     #[tool]
-    async fn test_reconnection(&self) -> &'static str {
+    async fn test_reconnection(&self, ctx: &RequestContext) -> &'static str {
+        // In a 2025-11-25 session the POST stream closes now (after its
+        // priming event and `retry: 500`) and the result goes to the GET
+        // that resumes it; elsewhere this does nothing.
+        ctx.close_sse_stream(Duration::from_millis(500));
         tokio::time::sleep(Duration::from_millis(100)).await;
         "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."
     }
@@ -513,7 +465,7 @@ impl Everything {
     /// MRTR: returns InputRequiredResult with requestState
     #[tool]
     fn test_input_required_result_request_state(&self, retry: &RetryInput) -> ToolAnswer {
-        let valid = self.state_of(retry, "request-state").is_some();
+        let valid = state_of(retry, "request-state").is_some();
         let confirmed = retry
             .elicited::<Confirm>("confirm")?
             .and_then(Elicitation::accepted);
@@ -522,7 +474,7 @@ impl Everything {
         } else {
             InputRequired::new()
                 .request("confirm", input::elicit::<Confirm>("Please confirm")?)
-                .state(self.sign(&json!({ "kind": "request-state" })))
+                .state(json!({ "kind": "request-state" }).to_string())
                 .into()
         }
     }
@@ -530,7 +482,7 @@ impl Everything {
     /// MRTR: returns InputRequiredResult with multiple input requests
     #[tool]
     fn test_input_required_result_multiple_inputs(&self, retry: &RetryInput) -> ToolAnswer {
-        let valid = self.state_of(retry, "multiple-inputs").is_some();
+        let valid = state_of(retry, "multiple-inputs").is_some();
         let greeting = retry.sampled_text("greeting")?;
         let roots = retry.roots("client_roots")?;
         let (Some(greeting), Some(roots), true) = (
@@ -542,7 +494,7 @@ impl Everything {
                 .request("user_name", input::elicit::<Name>("What is your name?")?)
                 .request("greeting", input::sample("Generate a greeting", 50))
                 .request("client_roots", input::roots())
-                .state(self.sign(&json!({ "kind": "multiple-inputs" })))
+                .state(json!({ "kind": "multiple-inputs" }).to_string())
                 .into();
         };
         let name = name_in(retry, "user_name")?;
@@ -555,7 +507,7 @@ impl Everything {
     /// MRTR: multi-round InputRequiredResult workflow
     #[tool]
     fn test_input_required_result_multi_round(&self, retry: &RetryInput) -> ToolAnswer {
-        let payload = self.state_of(retry, "multi-round");
+        let payload = state_of(retry, "multi-round");
         let round = payload
             .as_ref()
             .and_then(|p| p.get("round"))
@@ -566,7 +518,7 @@ impl Everything {
                 let question = "Step 2: What is your favorite color?";
                 InputRequired::new()
                     .request("step2", input::elicit::<Color>(question)?)
-                    .state(self.sign(&json!({ "kind": "multi-round", "round": 2, "name": name })))
+                    .state(json!({ "kind": "multi-round", "round": 2, "name": name }).to_string())
                     .into()
             }
             (Some(2), Some(payload)) if retry.response("step2").is_some() => {
@@ -586,7 +538,7 @@ impl Everything {
                     "step1",
                     input::elicit::<Name>("Step 1: What is your name?")?,
                 )
-                .state(self.sign(&json!({ "kind": "multi-round", "round": 1 })))
+                .state(json!({ "kind": "multi-round", "round": 1 }).to_string())
                 .into(),
         }
     }
@@ -600,10 +552,10 @@ impl Everything {
         };
         let Some(state) = &retry.state else {
             return confirm()?
-                .state(self.sign(&json!({ "kind": "tamper-test" })))
+                .state(json!({ "kind": "tamper-test" }).to_string())
                 .into();
         };
-        if self.state_of(retry, "tamper-test").is_none() {
+        if state_of(retry, "tamper-test").is_none() {
             return Err(errors::invalid_params("requestState integrity check failed").into());
         }
         if retry.response("confirm").is_some() {
@@ -636,7 +588,7 @@ impl Everything {
             done("No supported capabilities declared")
         } else {
             requests
-                .state(self.sign(&json!({ "kind": "capabilities" })))
+                .state(json!({ "kind": "capabilities" }).to_string())
                 .into()
         }
     }

@@ -7,8 +7,11 @@ use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
 
 const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills DIR]
+                            [--request-state-keys KID:KEY[,KID:KEY]...]
        mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
-                           [--event-bus BUS] [--task-end-retry-ms MS] [--skills DIR]
+                           [--event-bus BUS] [--task-end-retry-ms MS] [--task-lease-ms MS]
+                           [--request-state-keys KID:KEY[,KID:KEY]...]
+                           [--session-store STORE] [--session-idle-timeout-ms MS] [--skills DIR]
                            [--max-connections N] [--max-sessions N] [--header-timeout-ms MS]
                            [--max-streams N] [--max-streams-per-principal N]
                            [--tls-cert PEM --tls-key PEM]   (feature rustls)
@@ -26,6 +29,19 @@ or `redis://HOST:PORT` (every process on that Redis gets every process's
 events, each at most once; needs the `redis` feature).
 --task-end-retry-ms: how long the end of a task round is retried when the
 task store cannot take it before the task is recorded failed (default 30000).
+--task-lease-ms: on a shared task store, the lease a running round holds and
+renews; a task whose process stopped is recorded failed about two leases
+later (default 30000).
+--session-store: where 2025-11-25 sessions and the events of their SSE
+streams (for Last-Event-ID) live: `memory` (default, this process only) or
+`redis://HOST:PORT` (any process on that Redis serves any session; needs the
+`redis` feature). --session-idle-timeout-ms: a session unused this long
+ends, on every process (default 1800000).
+--request-state-keys: the keys that seal the requestState of MRTR rounds,
+each KID (A-Z a-z 0-9 _ -) with at least 32 bytes of base64url KEY; the first
+seals, the others still open (rotation). Default: env MCP_REQUEST_STATE_KEYS
+(the flag wins), else a random key for this process: processes behind one
+load balancer need the same keys, or a retry on another one is refused.
 --skills: serve the skills of DIR (one subdirectory per skill, each with a
 SKILL.md) instead of the embedded ones; what cannot be served is reported
 on stderr and left out.
@@ -98,6 +114,54 @@ fn event_bus(bus: &str) -> Result<mcp_era_server::ServerEvents, String> {
     ))
 }
 
+/// Points the HTTP sessions and their stream events at `store` (`memory`
+/// or `redis://…`).
+fn use_session_store(config: &mut HttpConfig, store: &str) -> Result<(), String> {
+    if store == "memory" {
+        return Ok(());
+    }
+    if store.starts_with("redis://") || store.starts_with("rediss://") {
+        #[cfg(feature = "redis")]
+        {
+            use mcp_era_server::sessions::{DEFAULT_EVENT_WINDOW, RedisSessionStore};
+            let redis = RedisSessionStore::open(store)
+                .map_err(|e| format!("bad --session-store {store:?}: {e}"))?;
+            config.event_store = std::sync::Arc::new(redis.event_store(DEFAULT_EVENT_WINDOW));
+            config.session_store = std::sync::Arc::new(redis);
+            return Ok(());
+        }
+        #[cfg(not(feature = "redis"))]
+        return Err(format!(
+            "--session-store {store:?}: this binary was built without the `redis` feature"
+        ));
+    }
+    let _ = config;
+    Err(format!(
+        "unknown --session-store {store:?}: use memory or redis://HOST:PORT"
+    ))
+}
+
+/// `--request-state-keys` (`flag`), else `MCP_REQUEST_STATE_KEYS`, else the
+/// runtime's random per-process key.
+fn use_request_state_keys(flag: Option<&str>) -> Result<(), String> {
+    use mcp_era_server::{McpServer, RequestStateKeys};
+    let keys = match flag {
+        Some(text) => {
+            Some(RequestStateKeys::parse(text).map_err(|e| format!("--request-state-keys: {e}"))?)
+        }
+        None => RequestStateKeys::from_env().map_err(|e| {
+            format!(
+                "{}: {e}",
+                mcp_era_server::request_state::REQUEST_STATE_KEYS_ENV
+            )
+        })?,
+    };
+    if let Some(keys) = keys {
+        Everything::declaration().request_state().set_keys(keys);
+    }
+    Ok(())
+}
+
 /// `--skills DIR`: serves DIR's skills in place of the embedded ones,
 /// reporting on stderr what was left out.
 fn use_skills_dir(dir: &str) -> Result<(), String> {
@@ -118,17 +182,26 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("stdio") => {
             let server = Everything::new();
+            let mut keys = None::<&str>;
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
                 let done = match (arg.as_str(), rest.next()) {
                     ("--task-store", Some(store)) => use_task_store(store),
                     ("--skills", Some(dir)) => use_skills_dir(dir),
+                    ("--request-state-keys", Some(text)) => {
+                        keys = Some(text);
+                        Ok(())
+                    }
                     _ => Err(String::new()),
                 };
                 if let Err(e) = done {
                     eprintln!("{e}\n{USAGE}");
                     return ExitCode::from(2);
                 }
+            }
+            if let Err(e) = use_request_state_keys(keys) {
+                eprintln!("{e}\n{USAGE}");
+                return ExitCode::from(2);
             }
             mcp_era_server::stdio::run(server)
         }
@@ -150,6 +223,7 @@ fn main() -> ExitCode {
                 })
             };
             let mut skills_dir = None::<String>;
+            let mut keys = None::<String>;
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
                 // The DPoP switches take no value.
@@ -169,6 +243,7 @@ fn main() -> ExitCode {
                 }
                 match (arg.as_str(), rest.next()) {
                     ("--skills", Some(dir)) => skills_dir = Some(dir.clone()),
+                    ("--request-state-keys", Some(text)) => keys = Some(text.clone()),
                     ("--task-store", Some(store)) => {
                         if let Err(e) = use_task_store(store) {
                             eprintln!("{e}\n{USAGE}");
@@ -182,6 +257,12 @@ fn main() -> ExitCode {
                             return ExitCode::from(2);
                         }
                     },
+                    ("--session-store", Some(store)) => {
+                        if let Err(e) = use_session_store(&mut config, store) {
+                            eprintln!("{e}\n{USAGE}");
+                            return ExitCode::from(2);
+                        }
+                    }
                     ("--listen", Some(addr)) => match addr.parse() {
                         Ok(addr) => listen = addr,
                         Err(e) => {
@@ -206,7 +287,9 @@ fn main() -> ExitCode {
                         | "--header-timeout-ms"
                         | "--max-streams"
                         | "--max-streams-per-principal"
-                        | "--task-end-retry-ms"),
+                        | "--task-end-retry-ms"
+                        | "--task-lease-ms"
+                        | "--session-idle-timeout-ms"),
                         Some(value),
                     ) => {
                         let n = match number(flag, value) {
@@ -225,6 +308,15 @@ fn main() -> ExitCode {
                                 Everything::declaration()
                                     .tasks()
                                     .set_end_retry_window(std::time::Duration::from_millis(n));
+                            }
+                            "--task-lease-ms" => {
+                                use mcp_era_server::McpServer;
+                                Everything::declaration()
+                                    .tasks()
+                                    .set_lease(std::time::Duration::from_millis(n));
+                            }
+                            "--session-idle-timeout-ms" => {
+                                config.session_idle_timeout = std::time::Duration::from_millis(n)
                             }
                             _ => config.header_read_timeout = std::time::Duration::from_millis(n),
                         }
@@ -272,6 +364,10 @@ fn main() -> ExitCode {
             }
             for host in hosts {
                 config = config.allow_host(host);
+            }
+            if let Err(e) = use_request_state_keys(keys.as_deref()) {
+                eprintln!("{e}\n{USAGE}");
+                return ExitCode::from(2);
             }
             let server = Everything::new();
             if let Some(dir) = skills_dir

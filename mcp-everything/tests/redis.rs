@@ -3,7 +3,9 @@
 //! (`--event-bus`):
 //!
 //! * tasks: created on A, read, updated and cancelled on B, still read on
-//!   B after A is killed mid-task;
+//!   B after A is killed mid-task; with a short `--task-lease-ms`, a task
+//!   whose process was killed ends `failed` when read elsewhere, and one
+//!   whose process lives runs past many leases and completes;
 //! * events: a listen stream on A gets the list changes, resource updates
 //!   and task status notifications raised on B, each exactly once, and a
 //!   legacy session's GET stream on A gets B's list changes;
@@ -19,7 +21,6 @@
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -165,28 +166,21 @@ struct Everything {
 
 impl Everything {
     async fn start(name: &str, redis: &Redis, extra: &[&str]) -> Self {
-        let port = free_port();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-everything"))
-            .args(["http", "--listen", &format!("127.0.0.1:{port}")])
-            .args(["--task-store", &redis.url(), "--event-bus", &redis.url()])
-            .args(extra)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
         let (kept, name) = (Arc::clone(&log), name.to_owned());
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr).lines() {
-                let Ok(line) = line else { return };
+        let (child, addr) = common::spawn_http(
+            Command::new(env!("CARGO_BIN_EXE_mcp-everything"))
+                .arg("http")
+                .args(["--task-store", &redis.url(), "--event-bus", &redis.url()])
+                .args(extra),
+            move |line| {
                 eprintln!("[{name}] {line}");
-                kept.lock().unwrap().push(line);
-            }
-        });
-        wait_listening(port).await;
+                kept.lock().unwrap().push(line.to_owned());
+            },
+        );
         Everything {
             _process: Process(child),
-            addr: format!("127.0.0.1:{port}"),
+            addr,
             log,
         }
     }
@@ -517,6 +511,58 @@ async fn two_processes_share_their_tasks_through_redis() {
     // Unknown ids are still -32602 on a shared store.
     let unknown = post(&b_addr, "tasks/get", json!({ "taskId": "no-such-task" })).await;
     assert_eq!(unknown["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_task_whose_process_died_ends_failed_and_a_live_one_keeps_its_lease() {
+    let redis = Redis::start(false).await;
+    let lease = ["--task-lease-ms", "1000"];
+    let a = Everything::start("A", &redis, &lease).await;
+    let b = Everything::start("B", &redis, &lease).await;
+    let c = Everything::start("C", &redis, &lease).await;
+    // A round of 5 s, five leases, on a process that lives; one of 60 s on
+    // a process killed at once.
+    let live = create(
+        &a.addr,
+        "slow_compute",
+        json!({ "seconds": 5, "label": "live" }),
+    )
+    .await;
+    let orphan = create(&c.addr, "slow_compute", json!({ "seconds": 60 })).await;
+    drop(c);
+    let poll = async {
+        let (mut live_done, mut orphan_failed) = (None, None);
+        while live_done.is_none() || orphan_failed.is_none() {
+            let task = status(&b.addr, &live).await;
+            assert_ne!(
+                task["status"], "failed",
+                "a live round lost its lease: {task}"
+            );
+            if task["status"] == "completed" {
+                live_done = Some(task);
+            }
+            let task = status(&b.addr, &orphan).await;
+            if task["status"] == "failed" {
+                orphan_failed = Some(task);
+            } else {
+                assert_eq!(task["status"], "working", "{task}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        (live_done.unwrap(), orphan_failed.unwrap())
+    };
+    let (done, failed) = tokio::time::timeout(GUARD, poll).await.unwrap();
+    assert_eq!(done["result"]["content"][0]["text"], "Computed live in 5 s");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    assert!(
+        failed["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("instance running this task stopped"),
+        "{failed}"
+    );
+    // A reads the same end.
+    assert_eq!(status(&a.addr, &orphan).await["status"], "failed");
 }
 
 #[tokio::test]

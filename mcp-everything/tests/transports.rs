@@ -397,6 +397,79 @@ fn legacy_headers(session: &str) -> [(&str, &str); 4] {
     ]
 }
 
+/// The `id:` lines of an SSE body, in order.
+fn event_ids(body: &str) -> Vec<String> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// In a legacy session every SSE event has an id, a priming event comes
+/// first, and a stream the server closed early (SEP-1699 polling) is
+/// resumed with GET and `Last-Event-ID`, its response included, as often
+/// as asked, with the ids it was first given.
+#[tokio::test]
+async fn http_legacy_streams_are_resumable() {
+    let addr = start_http(None).await;
+    let session = open_legacy_session(&addr).await;
+    let legacy = legacy_headers(&session);
+    let logged = json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"test_tool_with_logging","arguments":{}}});
+    let reply = http(&addr, "POST", &legacy, &logged.to_string()).await;
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let ids = event_ids(&reply.body);
+    assert_eq!(
+        ids.len(),
+        5,
+        "priming, three logs, the response: {}",
+        reply.body
+    );
+    let stream = ids[0].rsplit_once('-').unwrap().0;
+    for (n, id) in ids.iter().enumerate() {
+        assert_eq!(id, &format!("{stream}-{}", n + 1));
+    }
+    assert!(
+        reply
+            .body
+            .starts_with(&format!("id: {}\ndata:\n\n", ids[0]))
+    );
+
+    let polled = json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
+        "params":{"name":"test_reconnection","arguments":{}}});
+    let cut = http(&addr, "POST", &legacy, &polled.to_string()).await;
+    assert_eq!(cut.header("content-type"), Some("text/event-stream"));
+    assert!(
+        cut.events().is_empty(),
+        "closed before the result: {}",
+        cut.body
+    );
+    assert!(cut.body.contains("retry: 500\n"), "{}", cut.body);
+    let priming = event_ids(&cut.body).remove(0);
+    let resume = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Last-Event-ID", priming.as_str()),
+    ];
+    let mut first = None;
+    for _ in 0..2 {
+        let resumed = http(&addr, "GET", &resume, "").await;
+        assert_eq!(resumed.status, 200);
+        let events = resumed.events();
+        assert_eq!(events.len(), 1, "{}", resumed.body);
+        assert_eq!(events[0]["id"], 3);
+        assert!(
+            events[0]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("Reconnection test completed successfully")
+        );
+        let ids = event_ids(&resumed.body);
+        assert_eq!(first.get_or_insert_with(|| ids.clone()), &ids);
+    }
+}
+
 /// Inside a legacy session every answer of a request is HTTP 200, errors
 /// included; a message that is no JSON-RPC request at all (a batch) gets
 /// 400 with a session id as without one.

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use crate::http::{self, HttpConfig};
 use crate::model::server::McpServer;
+use crate::state::request_state::{REQUEST_STATE_KEYS_ENV, RequestStateKeys};
 use crate::stdio;
 
 /// Where `http` without an address listens: this machine only.
@@ -89,13 +90,25 @@ fn program_name(argv0: Option<OsString>) -> String {
 /// fails) prints `PROGRAM: error` on stderr and gives exit code 1. Over
 /// HTTP the server says where it listens (see [`http::serve`]).
 ///
+/// The keys that seal `requestState` come from `MCP_REQUEST_STATE_KEYS`
+/// when it is set ([`RequestStateKeys::from_env`]; a bad value is a usage
+/// error), else a random key per process: replicas set the same value.
+///
 /// For other settings (allowed hosts, TLS, auth) build an
 /// [`HttpConfig`] and call [`http::run`] yourself.
 pub fn serve_from_args<S: McpServer + 'static>(server: S) -> ExitCode {
     let mut args = std::env::args_os();
     let program = program_name(args.next());
     let args: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
-    let outcome = match parse(&args) {
+    let command = parse(&args);
+    if !matches!(command, Ok(Command::Help)) {
+        match RequestStateKeys::from_env() {
+            Ok(Some(keys)) => S::declaration().request_state().set_keys(keys),
+            Ok(None) => {}
+            Err(e) => return usage_error(&program, &format!("{REQUEST_STATE_KEYS_ENV}: {e}")),
+        }
+    }
+    let outcome = match command {
         Ok(Command::Help) => {
             // Best effort: a closed stdout leaves nothing else to tell.
             let _ = writeln!(std::io::stdout(), "{}", usage(&program));

@@ -92,7 +92,8 @@
 //!   plus a text copy, and `T`'s schema as `outputSchema`; a 2025-11-25
 //!   session, whose schema allows only objects there, gets the text copy
 //!   alone when `T` is not an object, see [`legacy_result`]),
-//!   [`InputRequired`] or `InputRequiredResult` (MRTR, see [`input`]),
+//!   [`InputRequired`] or `InputRequiredResult` (MRTR, see [`input`]; its
+//!   `requestState` is sealed by the runtime, see [`request_state`]),
 //!   `()`, or `Result<T, E>`: an `Err` whose type implements `Display` is
 //!   a result with `isError: true`; [`ToolError::Protocol`] is a JSON-RPC
 //!   error (`?` on a [`HandlerResult`] converts into it). Which to use
@@ -648,6 +649,8 @@ mod wire;
 
 pub use features::skills;
 pub use features::tasks;
+pub use state::request_state;
+pub use state::sessions;
 pub use wire::errors;
 
 #[doc(hidden)]
@@ -692,6 +695,7 @@ pub use state::events::EventBusStats;
 pub use state::events::{ServerEvent, ServerEvents};
 #[cfg(feature = "redis")]
 pub use state::redis_events::{EventBusError, RedisEventBus};
+pub use state::request_state::{RequestStateKeys, RequestStateSealing};
 pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
 pub use wire::reply::Reply;
 

@@ -307,6 +307,78 @@ async fn a_legacy_session_serves_only_the_principal_that_opened_it() {
     assert_eq!(status, 200, "{answer}");
 }
 
+/// One process's sessions, shared by two mounted services as a shared
+/// store would share them between processes (no bus: none is needed here).
+#[derive(Debug, Default)]
+struct SharedInProcess(mcp_era_server::sessions::MemorySessionStore);
+
+impl mcp_era_server::sessions::SessionStore for SharedInProcess {
+    fn create(
+        &self,
+        record: mcp_era_server::sessions::SessionRecord,
+    ) -> mcp_era_server::sessions::StoreFuture<'_, ()> {
+        self.0.create(record)
+    }
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> mcp_era_server::sessions::StoreFuture<'a, Option<mcp_era_server::sessions::SessionRecord>>
+    {
+        self.0.load(id)
+    }
+    fn touch<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> mcp_era_server::sessions::StoreFuture<'a, Option<mcp_era_server::sessions::SessionState>>
+    {
+        self.0.touch(id)
+    }
+    fn peek<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> mcp_era_server::sessions::StoreFuture<'a, Option<mcp_era_server::sessions::SessionState>>
+    {
+        self.0.peek(id)
+    }
+    fn change<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a mcp_era_server::sessions::SessionChange,
+    ) -> mcp_era_server::sessions::StoreFuture<'a, bool> {
+        self.0.change(id, change)
+    }
+    fn remove<'a>(&'a self, id: &'a str) -> mcp_era_server::sessions::StoreFuture<'a, bool> {
+        self.0.remove(id)
+    }
+    fn is_shared(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_shared_session_serves_only_its_principal_on_every_instance() {
+    let store = std::sync::Arc::new(SharedInProcess::default());
+    let shared = |c: &mut HttpConfig| c.session_store = store.clone();
+    let (first, second) = (
+        start_owned_with(shared).await,
+        start_owned_with(shared).await,
+    );
+    let (status, headers, _) = post_as(&first, Some("alice"), "", &legacy_initialize()).await;
+    assert_eq!(status, 200);
+    let session = session_id(&headers);
+    let in_session = format!("\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    for user in [Some("bob"), None] {
+        let (status, _, _) = post_as(&second, user, &in_session, &ping).await;
+        assert_eq!(status, 404, "{user:?}");
+    }
+    let (status, _, answer) = post_as(&second, Some("alice"), &in_session, &ping).await;
+    assert_eq!(status, 200, "{answer}");
+    // Once held by the second instance, still not bob's.
+    let (status, _, _) = post_as(&second, Some("bob"), &in_session, &ping).await;
+    assert_eq!(status, 404);
+}
+
 /// A `subscriptions/listen` stream opened as `user`, read as it arrives.
 struct Listen {
     stream: TcpStream,

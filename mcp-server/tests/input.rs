@@ -485,7 +485,12 @@ async fn an_mrtr_tool_in_a_modern_round_trip() {
     let first = client.read().await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
-    assert_eq!(result["requestState"], "round-1");
+    // Sealed on the wire; the handler reads "round-1" back.
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    assert!(
+        state.starts_with("v1.") && !state.contains("round-1"),
+        "{state}"
+    );
     let requests = result["inputRequests"].as_object().unwrap();
     assert_eq!(requests.len(), 4);
     assert_eq!(requests["login"]["params"]["mode"], "url");
@@ -505,7 +510,7 @@ async fn an_mrtr_tool_in_a_modern_round_trip() {
             )
         })
         .collect();
-    let retry = json!({ "inputResponses": responses, "requestState": "round-1" });
+    let retry = json!({ "inputResponses": responses, "requestState": state });
     client.send(call(2, retry)).await;
     let second = client.read().await;
     assert_eq!(second["result"]["resultType"], "complete", "{second}");
@@ -520,7 +525,7 @@ async fn an_mrtr_tool_in_a_modern_round_trip() {
     client
         .send(call(
             3,
-            json!({ "inputResponses": declined, "requestState": "round-1" }),
+            json!({ "inputResponses": declined, "requestState": state }),
         ))
         .await;
     assert_eq!(
@@ -535,7 +540,7 @@ async fn an_mrtr_tool_in_a_modern_round_trip() {
     client
         .send(call(
             4,
-            json!({ "inputResponses": wrong, "requestState": "round-1" }),
+            json!({ "inputResponses": wrong, "requestState": state }),
         ))
         .await;
     let error = client.read().await;

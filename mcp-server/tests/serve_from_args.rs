@@ -182,6 +182,21 @@ fn help_and_usage_errors() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(err.contains("\nusage: "), "{args:?}: {err}");
     }
+
+    // Bad requestState keys in the environment: a usage error naming the
+    // variable, never the key.
+    let out = child(&["stdio"])
+        .env("MCP_REQUEST_STATE_KEYS", "k1:c2hvcnQta2V5")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("MCP_REQUEST_STATE_KEYS: request state key `k1` has 9 bytes"),
+        "{err}"
+    );
+    assert!(!err.contains("c2hvcnQta2V5"), "{err}");
 }
 
 /// A port in use: exit code 1 and the address in the message.

@@ -781,6 +781,8 @@ fn record(id: &str, status: TaskStatus, ttl_ms: Option<u64>) -> TaskRecord {
         owner: None,
         result: None,
         error: None,
+        lease_until_ms: None,
+        lease_lapsed_at_ms: None,
     }
 }
 

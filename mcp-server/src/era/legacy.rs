@@ -27,6 +27,7 @@ use crate::era::modern::check_method;
 use crate::model::context::{LegacySession, MessageContext, RequestContext};
 use crate::model::declaration::ServerDeclaration;
 use crate::model::server::McpServer;
+use crate::state::sessions::SessionChange;
 use crate::wire::errors::{self, ErrorObject, LEGACY_RESOURCE_NOT_FOUND};
 use crate::wire::message::Envelope;
 
@@ -85,7 +86,7 @@ pub(crate) async fn legacy_request<S: McpServer>(
                     "logging/setLevel needs a valid level",
                 ));
             };
-            session.set_log_level(level);
+            session.change(SessionChange::LogLevel(level)).await?;
             Ok(json!({}).into())
         }
         legacy::methods::RESOURCES_SUBSCRIBE | legacy::methods::RESOURCES_UNSUBSCRIBE => {
@@ -99,11 +100,12 @@ pub(crate) async fn legacy_request<S: McpServer>(
                 .and_then(|p| p.get("uri"))
                 .and_then(Value::as_str)
                 .ok_or_else(|| errors::invalid_params("Missing params.uri"))?;
-            if envelope.method == legacy::methods::RESOURCES_SUBSCRIBE {
-                session.subscribe(uri.to_owned());
+            let change = if envelope.method == legacy::methods::RESOURCES_SUBSCRIBE {
+                SessionChange::Subscribe(uri.to_owned())
             } else {
-                session.unsubscribe(uri);
-            }
+                SessionChange::Unsubscribe(uri.to_owned())
+            };
+            session.change(change).await?;
             Ok(json!({}).into())
         }
         methods::TOOLS_LIST
@@ -187,6 +189,7 @@ async fn bridge<S: McpServer>(
         sink: ctx.sink.clone(),
         events: ctx.events.clone(),
         peer: ctx.peer.clone(),
+        stream_closer: ctx.stream_closer.clone(),
         declaration: Some(S::declaration()),
         server_info_in_results: false,
         http_request: ctx.http_request.clone(),
@@ -211,7 +214,13 @@ async fn bridge<S: McpServer>(
         }
         let responses = fulfil(&result, session, &request_ctx, ctx).await?;
         params.insert("inputResponses".into(), Value::Object(responses));
+        // The state never left the server: renewed, however long the
+        // client took to answer.
         match result.get("requestState") {
+            Some(Value::String(state)) => params.insert(
+                "requestState".into(),
+                Value::String(S::declaration().request_state().renew(state.clone())),
+            ),
             Some(state) => params.insert("requestState".into(), state.clone()),
             None => params.remove("requestState"),
         };

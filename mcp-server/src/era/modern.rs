@@ -191,6 +191,7 @@ fn request_context(
         sink: ctx.sink.clone(),
         events: ctx.events.clone(),
         peer: None,
+        stream_closer: None,
         declaration: Some(declaration),
         server_info_in_results: ctx.server_info_in_results,
         http_request: ctx.http_request.clone(),

@@ -276,8 +276,7 @@ pub(crate) async fn handle_method(
         TASKS_GET => {
             let params: GetTaskRequestParams = wire::read_params(method, params)?;
             let record = tasks
-                .store()
-                .get(&params.task_id)
+                .get(&params.task_id, ctx.events.as_ref())
                 .await
                 .map_err(store_failure)?
                 .filter(|record| owned_by(record.owner.as_deref(), caller))
@@ -338,6 +337,7 @@ async fn update(
 ) -> HandlerResult<()> {
     let tasks = declaration.tasks();
     let now = now_ms();
+    let lease_until = tasks.lease_from(now);
     let mut invalid: Option<String> = None;
     let mut resume: Option<(Value, Option<String>, Map<String, Value>)> = None;
     let mut written: Option<TaskRecord> = None;
@@ -380,6 +380,8 @@ async fn update(
             r.status = TaskStatus::Working;
             r.status_message = None;
             r.round += 1;
+            r.lease_until_ms = lease_until;
+            r.lease_lapsed_at_ms = None;
             written = Some(r.clone());
         }
         true
@@ -446,7 +448,12 @@ fn next_round(
     if let Value::Object(params) = &mut request {
         params.insert("inputResponses".into(), Value::Object(answers));
         match state {
-            Some(state) => params.insert("requestState".into(), Value::String(state)),
+            // Kept by the server while the task waited: a fresh expiry,
+            // however long the user took.
+            Some(state) => params.insert(
+                "requestState".into(),
+                Value::String(declaration.request_state().renew(state)),
+            ),
             None => params.remove("requestState"),
         };
     }
@@ -459,6 +466,7 @@ fn next_round(
         sink: None,
         events: ctx.events.clone(),
         peer: None,
+        stream_closer: None,
         declaration: Some(declaration),
         server_info_in_results: false,
         // The round runs for the `tasks/update` that completed its input.

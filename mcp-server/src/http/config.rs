@@ -3,6 +3,7 @@
 
 use std::io;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "auth")]
@@ -10,6 +11,7 @@ use super::auth;
 #[cfg(feature = "auth")]
 use crate::model::server::McpServer;
 use crate::state::events::ServerEvents;
+use crate::state::sessions::{EventStore, MemoryEventStore, MemorySessionStore, SessionStore};
 
 /// The default body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -71,13 +73,29 @@ pub struct HttpConfig {
     /// status raised on any instance reaches the listeners of all.
     pub events: ServerEvents,
     /// A legacy session unused for this long is ended (default 30 min);
-    /// its id then gets 404 and the client re-initializes.
+    /// its id then gets 404 and the client re-initializes. The timeout is
+    /// stored with the session: with a shared store it holds on every
+    /// instance.
     pub session_idle_timeout: Duration,
+    /// Where legacy sessions live (default: a [`MemorySessionStore`], this
+    /// process only). A shared store (`RedisSessionStore`, feature
+    /// `redis`) lets every instance behind a load balancer serve every
+    /// session; see [`sessions`](crate::sessions) for what is shared.
+    pub session_store: Arc<dyn SessionStore>,
+    /// Where the SSE events of legacy session streams are kept for
+    /// `Last-Event-ID` resumption (default: a [`MemoryEventStore`], this
+    /// process only; with several instances use a shared one, e.g.
+    /// `RedisSessionStore::event_store`).
+    pub event_store: Arc<dyn EventStore>,
     /// At most this many legacy sessions live at once (default 10 000).
     /// At the cap a new session replaces the oldest session that never
     /// served a request after its `initialize`; only when every session is
     /// in use does the least recently used one end. So a flood of
-    /// `initialize` calls cannot push out the sessions clients use.
+    /// `initialize` calls cannot push out the sessions clients use. With a
+    /// shared [`session_store`](Self::session_store) this bounds what one
+    /// instance holds: a session pushed out loses only this instance's part
+    /// (its GET stream and requests here) and is loaded again when used;
+    /// the store's own bound is the idle timeout.
     pub max_sessions: usize,
     /// At most this many connections are served at once (default
     /// [`DEFAULT_MAX_CONNECTIONS`]). At the cap the server stops accepting
@@ -253,6 +271,8 @@ impl HttpConfig {
             server_info_in_results: true,
             events: ServerEvents::new(),
             session_idle_timeout: Duration::from_secs(30 * 60),
+            session_store: Arc::new(MemorySessionStore::new()),
+            event_store: Arc::new(MemoryEventStore::default()),
             max_sessions: 10_000,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_streams: DEFAULT_MAX_STREAMS,
@@ -278,6 +298,20 @@ impl HttpConfig {
     /// them).
     pub fn allow_any_host(mut self) -> Self {
         self.allowed_hosts.clear();
+        self
+    }
+
+    /// Keeps legacy sessions in `store` (see
+    /// [`session_store`](Self::session_store)).
+    pub fn with_session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = store;
+        self
+    }
+
+    /// Keeps the events of legacy session streams in `store` (see
+    /// [`event_store`](Self::event_store)).
+    pub fn with_event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
         self
     }
 }

@@ -52,10 +52,13 @@
 //!    `-32600` body without `id`.
 //! 4. **GET / DELETE**: with the `Mcp-Session-Id` of a live legacy session,
 //!    GET opens that session's SSE stream (server-wide events as legacy
-//!    notifications) and DELETE ends the session (200). An unknown session
-//!    id gets 404; more than one `Mcp-Session-Id` line, 400 `-32600`.
-//!    Without a session id (the modern era has no sessions) both get
-//!    **405** with `Allow: POST`. Other methods: 405. A GET stream past
+//!    notifications; one per session: a new one closes the one before, on
+//!    whichever instance it was) and DELETE ends the session everywhere
+//!    (200). A GET with `Last-Event-ID` resumes the stream that id names
+//!    (see [Legacy sessions](#legacy-sessions-and-several-instances)). An
+//!    unknown session id gets 404; more than one `Mcp-Session-Id` line, 400
+//!    `-32600`. Without a session id (the modern era has no sessions) both
+//!    get **405** with `Allow: POST`. Other methods: 405. A GET stream past
 //!    the stream caps gets **429** (see the limits below).
 //! 5. **POST media types**: a `Content-Type` other than `application/json`
 //!    → **415**; an `Accept` that allows neither `application/json` nor
@@ -68,7 +71,8 @@
 //!    even with the same value, or bytes outside visible ASCII get **400**
 //!    `-32020` with the request's `id` (a comma-joined value is one line).
 //! 7. A JSON-RPC **response** (a legacy client answering a server→client
-//!    request) is handed to its session and answered 202.
+//!    request) is handed to the request waiting for it, on this instance
+//!    or the one its id names, and answered 202.
 //! 8. **Era and session**. A message whose `params._meta` carries the
 //!    modern keys is modern, whatever else it carries. **Stale session id
 //!    rule**: the spec says modern `_meta` wins, so a
@@ -78,7 +82,8 @@
 //!    legacy: an unknown or ended session gets **404**, more than one
 //!    `Mcp-Session-Id` line 400 `-32600`.
 //! 9. **Notifications** get **202** and an empty body (a legacy
-//!    `notifications/cancelled` first aborts the named request).
+//!    `notifications/cancelled` first aborts the named request, wherever
+//!    it runs).
 //! 10. Everything else goes to the entry point ([`crate::handle_message`]),
 //!     which applies the header rules (`MCP-Protocol-Version` equal to
 //!     `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
@@ -106,7 +111,38 @@
 //! message as one `event: message` / `data:` event on one line, then the
 //! response, then the end of the stream. So plain requests cost no SSE
 //! framing, and a handler that reports progress streams it as it goes.
-//! Closing the response (client disconnect) cancels the handler.
+//! Closing the response (client disconnect) cancels the handler, except
+//! inside a legacy session: there the stream is resumable and the request
+//! goes on (2025-11-25: a disconnect is not a cancellation).
+//!
+//! # Legacy sessions and several instances
+//!
+//! A legacy session lives in [`HttpConfig::session_store`]: by default in
+//! this process, or shared by several (Redis, feature `redis`), so that
+//! every instance behind a load balancer serves every request of every
+//! session: [`sessions`](crate::sessions) says what is shared and what stays
+//! with one instance, and how instances tell each other about a session.
+//! If a shared store cannot answer, a request of a session this instance
+//! holds is still served (a change to the session then fails with
+//! `-32603`), and any other session request, `initialize` and `DELETE` get
+//! **503** with `Retry-After: 1` and a JSON-RPC `-32603` naming the
+//! failure, within the store's bound.
+//!
+//! **Resumable streams** (2025-11-25 "Resumability and Redelivery"): every
+//! SSE event of a legacy session's streams (the GET stream, and each POST
+//! answered with SSE) carries an id `{stream}-{seq}`, and each stream opens
+//! with a priming event (that id, empty data). Events are kept in
+//! [`HttpConfig::event_store`] (a window per stream). A GET with
+//! `Last-Event-ID` gets the events of that stream after that id, in order,
+//! once, on any instance sharing the event store: a POST stream is then
+//! followed to its response (the request was not cancelled by the
+//! disconnect), a GET stream goes on live as the session's GET stream. An
+//! id the server did not give, or of a stream no longer kept, opens a plain
+//! GET stream. A handler may close its POST connection early, the request
+//! going on ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream),
+//! the "polling" of SEP-1699): the stream then ends with a `retry` field and
+//! the client resumes it. Modern requests have no ids and no resumption
+//! (2026-07-28 removed them).
 //!
 //! # Limits, timeouts and shutdown
 //!
@@ -120,8 +156,9 @@
 //! | header block ([`header_read_timeout`](HttpConfig::header_read_timeout)) | 30 s, idle keep-alive included | the connection is closed |
 //! | POST body ([`body_read_timeout`](HttpConfig::body_read_timeout)) | 30 s | **408**, `Connection: close` |
 //! | POST body size ([`max_body_bytes`](HttpConfig::max_body_bytes)) | 4 MiB | **413**, `Connection: close` |
-//! | legacy sessions ([`max_sessions`](HttpConfig::max_sessions)) | 10 000 | the oldest never-used session ends (else the least recently used) |
-//! | idle legacy session ([`session_idle_timeout`](HttpConfig::session_idle_timeout)) | 30 min | ended by a background sweep; its id gets 404 |
+//! | legacy sessions held by one instance ([`max_sessions`](HttpConfig::max_sessions)) | 10 000 | the oldest never-used session ends (else the least recently used); with a shared store only this instance's part of it |
+//! | idle legacy session ([`session_idle_timeout`](HttpConfig::session_idle_timeout)) | 30 min | ended (on every instance with a shared store); its id gets 404 |
+//! | events kept per stream for `Last-Event-ID` ([`MemoryEventStore`](crate::sessions::MemoryEventStore), Redis `MAXLEN ~`) | 1000 (50 000 in all in memory) | older events are dropped; a resume from before them gets what is left |
 //! | server→client request ([`client_request_timeout`](HttpConfig::client_request_timeout)) | 60 s | cancelled; the handler gets `-32603` |
 //! | shutdown ([`shutdown_grace`](HttpConfig::shutdown_grace)) | 10 s | connections still busy are dropped |
 //!
@@ -136,6 +173,7 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 mod config;
+mod event_log;
 mod guards;
 mod host;
 mod listener;
@@ -144,7 +182,9 @@ mod mcp_headers;
 mod outbox;
 mod post;
 mod response;
+mod resume;
 mod service;
+mod sessions;
 mod sse;
 mod state;
 mod streams;

@@ -1,14 +1,26 @@
 //! The messages one HTTP request sends before its answer (progress,
-//! logging, a legacy session's server→client requests), queued for the
-//! response: a lighter channel than tokio's, whose per-request setup cost
-//! showed in profiles although most requests send nothing.
+//! logging, a legacy session's server→client requests), and its asking to
+//! close its SSE connection, queued for the response: a lighter channel
+//! than tokio's, whose per-request setup cost showed in profiles although
+//! most requests send nothing.
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Poll, Waker};
+use std::time::Duration;
 
 use serde_json::Value;
+
+/// What a request queues for its answer.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Item {
+    /// A message before the response.
+    Message(Value),
+    /// Close the SSE connection now (the request goes on; the client
+    /// resumes after `retry`).
+    Close(Duration),
+}
 
 /// The queue both sides share.
 struct Outbox {
@@ -17,7 +29,7 @@ struct Outbox {
 
 #[derive(Default)]
 struct State {
-    queue: VecDeque<Value>,
+    queue: VecDeque<Item>,
     reader: Option<Waker>,
     /// The sender is gone: nothing more will come.
     closed: bool,
@@ -47,8 +59,8 @@ impl Outbox {
 }
 
 impl Receiver {
-    /// The next message, waiting for one; `None` when no more can come.
-    pub(super) async fn recv(&self) -> Option<Value> {
+    /// The next item, waiting for one; `None` when no more can come.
+    pub(super) async fn recv(&self) -> Option<Item> {
         poll_fn(|cx| {
             let mut state = self.0.state();
             if let Some(message) = state.queue.pop_front() {
@@ -63,8 +75,8 @@ impl Receiver {
         .await
     }
 
-    /// The next message if one is queued.
-    pub(super) fn try_recv(&self) -> Option<Value> {
+    /// The next item if one is queued.
+    pub(super) fn try_recv(&self) -> Option<Item> {
         self.0.state().queue.pop_front()
     }
 }
@@ -79,12 +91,21 @@ impl Drop for Receiver {
 
 impl Sender {
     pub(super) fn send(&self, message: Value) {
+        self.push(Item::Message(message));
+    }
+
+    /// Asks the answer to close its SSE connection after `retry`.
+    pub(super) fn close_stream(&self, retry: Duration) {
+        self.push(Item::Close(retry));
+    }
+
+    fn push(&self, item: Item) {
         let reader = {
             let mut state = self.0.state();
             if state.unread {
                 return;
             }
-            state.queue.push_back(message);
+            state.queue.push_back(item);
             state.reader.take()
         };
         if let Some(reader) = reader {
@@ -125,7 +146,10 @@ mod tests {
         sender.send(Value::from(2));
         drop(sender);
         let got = reader.await.expect("reader");
-        assert_eq!(got, [Value::from(1), Value::from(2)]);
+        assert_eq!(
+            got,
+            [Item::Message(Value::from(1)), Item::Message(Value::from(2))]
+        );
     }
 
     #[test]

@@ -8,12 +8,14 @@ use serde_json::Value;
 
 #[cfg(feature = "auth")]
 use super::auth::gate::scope_refusal;
+use super::event_log::Resumable;
 use super::guards::{RequestBody, check_media_types, read_body};
 use super::mcp_headers;
 use super::outbox;
 use super::response::{Body, closing, error_response, session_not_found, status_only};
+use super::sessions::Lookup;
 use super::sse::{Respond, respond};
-use super::state::{State, outcome_response, too_many_streams};
+use super::state::{State, outcome_response, store_unavailable, too_many_streams};
 use crate::dispatch::handle_parsed;
 use crate::model::context::{MessageContext, principal_in};
 use crate::model::peer::is_response;
@@ -75,24 +77,26 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Err(_) if modern => None,
         Err(reason) => return error_response(400, id.as_ref(), errors::invalid_request(reason)),
     };
+    // A response carries the id of a server→client request: not one the
+    // client may see echoed as its own request's.
+    let own_id = id.as_ref().filter(|_| !response);
     let session = match (&session_id, modern) {
-        (Some(sid), false) => match state.session(sid, caller) {
-            Some(session) => Some(session),
-            // A response carries the id of a server→client request: not one
-            // the client may see echoed as its own request's.
-            None => return session_not_found(id.as_ref().filter(|_| !response)),
+        (Some(sid), false) => match state.sessions.session(sid, caller).await {
+            Lookup::Found(session) => Some((sid.as_str(), session)),
+            Lookup::NotFound => return session_not_found(own_id),
+            Lookup::Unavailable(error) => return store_unavailable(own_id, &error),
         },
         _ => None,
     };
     // 2025-11-25: a request whose version header is not the session's
     // negotiated version gets 400.
-    if let Some(session) = &session
+    if let Some((_, session)) = &session
         && let Some(version) = mcp_headers.protocol_version.as_deref()
         && version != session.session.protocol_version
     {
         return error_response(
             400,
-            id.as_ref().filter(|_| !response),
+            own_id,
             errors::invalid_request(format!(
                 "Unsupported MCP-Protocol-Version header {version:?}: this session speaks {}",
                 session.session.protocol_version
@@ -100,11 +104,14 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         );
     }
     if let Some(raw) = raw.filter(|_| response) {
-        let delivered = session.as_ref().is_some_and(|s| s.peer.deliver(raw));
-        if !delivered {
-            tracing::debug!("a response that no request waits for; ignored");
-        }
-        return status_only(StatusCode::ACCEPTED);
+        let Some((sid, session)) = &session else {
+            tracing::debug!("a response outside any session; ignored");
+            return status_only(StatusCode::ACCEPTED);
+        };
+        return match state.sessions.route_response(sid, session, raw).await {
+            Ok(()) => status_only(StatusCode::ACCEPTED),
+            Err(error) => store_unavailable(None, &error),
+        };
     }
     if let Some(raw) = raw
         && raw.get("id").is_none()
@@ -113,8 +120,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
             .and_then(Value::as_str)
             .is_some_and(|method| !method.is_empty())
     {
-        if let (Some(session), Some(request_id)) = (&session, cancelled_request(raw)) {
-            session.in_flight.cancel(&id_key(request_id));
+        if let (Some((sid, session)), Some(request_id)) = (&session, cancelled_request(raw))
+            && let Err(error) = state
+                .sessions
+                .route_cancel(sid, session, id_key(request_id))
+                .await
+        {
+            return store_unavailable(None, &error);
         }
         return status_only(StatusCode::ACCEPTED);
     }
@@ -122,7 +134,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         .with_http_request(Arc::clone(&parts))
         .with_events(state.config.events.clone())
         .with_server_info_in_results(state.config.server_info_in_results);
-    if let Some(session) = &session {
+    if let Some((_, session)) = &session {
         ctx = ctx
             .with_legacy_session(session.session.clone())
             .with_peer(session.peer.clone());
@@ -135,6 +147,12 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         .and_then(|a| a.to_str().ok())
         .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
     if sse_ok {
+        let tx = Arc::new(tx);
+        // Inside a session the stream is resumable, so it may close early.
+        if session.is_some() {
+            let closer = Arc::clone(&tx);
+            ctx = ctx.with_stream_closer(move |retry| closer.close_stream(retry));
+        }
         ctx = ctx.with_sink(move |message| tx.send(message));
     } else {
         drop(tx);
@@ -145,20 +163,25 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         _ => None,
     };
     let in_flight = match (&session, key) {
-        (Some(session), Some(key)) => Some((Arc::clone(session), key)),
+        (Some((sid, session)), Some(key)) => Some((
+            Arc::clone(session),
+            key,
+            Resumable::of(&state.sessions, sid),
+        )),
         _ => None,
     };
     let response = match in_flight {
         // Legacy requests stay cancellable (`notifications/cancelled`)
         // until their handler ends, whether the answer is JSON or SSE: a
         // task of their own, registered before it can finish.
-        Some((session, key)) => {
+        // Their SSE answers are resumable (`Last-Event-ID`).
+        Some((session, key, resumable)) => {
             let task = session.in_flight.spawn(key, false, |finish| async move {
                 let _finish = finish;
                 handle_parsed(&*server, Some(&server), message, &ctx).await
             });
             let abort = task.abort_handle();
-            respond(Box::pin(task), Some(abort), rx).await
+            respond(Box::pin(task), Some(abort), rx, Some(resumable)).await
         }
         // Everything else runs in the connection's own task: no spawn.
         None => {
@@ -174,11 +197,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
                 let _permit = permit;
                 Ok(handle_parsed(&*server, Some(&server), message, &ctx).await)
             };
-            respond(Box::pin(work), None, rx).await
+            respond(Box::pin(work), None, rx, None).await
         }
     };
     match response {
-        Respond::Json(outcome) => outcome_response(&state, outcome, caller.map(str::to_owned)),
+        Respond::Json(outcome) => {
+            outcome_response(&state, outcome, caller.map(str::to_owned)).await
+        }
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
     }

@@ -23,7 +23,9 @@ use super::response::json_response;
 use super::response::{
     Body, closing, error_response, method_not_allowed, session_not_found, status_only,
 };
-use super::state::{State, legacy_stream, too_many_streams};
+use super::resume::{last_event_id, legacy_get};
+use super::sessions::Lookup;
+use super::state::{State, store_unavailable, too_many_streams};
 use crate::model::context::principal_in;
 use crate::model::server::McpServer;
 use crate::wire::errors;
@@ -141,7 +143,7 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     if !state.any_path && request.uri().path() != config.path {
         return refuse(status_only(StatusCode::NOT_FOUND));
     }
-    state.start_sweeper();
+    state.start_background();
     if let Some(refused) = host_and_origin(config, &state.rejected_log, &request) {
         return refuse(refused);
     }
@@ -172,24 +174,32 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     match *request.method() {
         Method::GET => match session_id {
             None => method_not_allowed(),
-            Some(id) => match state.session(&id, caller) {
-                None => session_not_found(None),
-                Some(session) => match state.streams.admit(caller) {
-                    Ok(permit) => legacy_stream::<S>(&state, session, permit),
+            Some(id) => match state.sessions.session(&id, caller).await {
+                Lookup::NotFound => session_not_found(None),
+                Lookup::Unavailable(error) => store_unavailable(None, &error),
+                Lookup::Found(session) => match state.streams.admit(caller) {
+                    Ok(permit) => {
+                        let resume = last_event_id(request.headers());
+                        legacy_get::<S>(&state, &id, session, permit, resume.as_deref()).await
+                    }
                     Err(refusal) => too_many_streams(&state, None, refusal),
                 },
             },
         },
         Method::DELETE => match session_id {
             None => method_not_allowed(),
-            Some(id) => {
-                if state.session(&id, caller).is_some() && state.end_session(&id) {
-                    tracing::info!(session = %id, "legacy session ended by DELETE");
-                    status_only(StatusCode::OK)
-                } else {
-                    session_not_found(None)
-                }
-            }
+            Some(id) => match state.sessions.session(&id, caller).await {
+                Lookup::NotFound => session_not_found(None),
+                Lookup::Unavailable(error) => store_unavailable(None, &error),
+                Lookup::Found(_) => match state.sessions.delete_session(&id).await {
+                    Ok(true) => {
+                        tracing::info!(session = %id, "legacy session ended by DELETE");
+                        status_only(StatusCode::OK)
+                    }
+                    Ok(false) => session_not_found(None),
+                    Err(error) => store_unavailable(None, &error),
+                },
+            },
         },
         _ => method_not_allowed(),
     }

@@ -1,8 +1,10 @@
 //! Server-sent events: frames, the stream response, and the JSON-or-SSE
-//! switch of one POST (`respond`).
+//! switch of one POST (`respond`), with the ids and the early close of a
+//! resumable (legacy session) stream.
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::Response;
@@ -11,7 +13,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::outbox;
+use super::event_log::{Resumable, StreamLog};
+use super::outbox::{self, Item};
 use super::response::{AbortOnDrop, Body, BodyKind};
 use crate::model::outcome::Outcome;
 
@@ -51,6 +54,53 @@ pub(super) fn sse_response(
     response
 }
 
+/// What a resumable POST answer needs besides its messages: the SSE
+/// frames with ids, the priming event first.
+pub(super) enum Framer {
+    Plain,
+    Logged(StreamLog),
+}
+
+impl Framer {
+    /// Ids and the store when `resumable` (and OS randomness) allow.
+    pub(super) fn open(resumable: Option<&Resumable>) -> Self {
+        match resumable.and_then(|r| StreamLog::open(r, 'p')) {
+            Some(log) => Self::Logged(log),
+            None => Self::Plain,
+        }
+    }
+
+    /// Whether the stream outlives its client (it can be resumed, so the
+    /// request goes on when the client leaves).
+    pub(super) fn resumable(&self) -> bool {
+        matches!(self, Self::Logged(_))
+    }
+
+    /// The frame that opens the stream, if any.
+    pub(super) fn start(&mut self) -> Option<Bytes> {
+        match self {
+            Self::Plain => None,
+            Self::Logged(log) => Some(log.priming()),
+        }
+    }
+
+    /// A message before the response.
+    pub(super) fn message(&mut self, message: &Value) -> Bytes {
+        match self {
+            Self::Plain => sse_frame(message),
+            Self::Logged(log) => log.frame(&serde_json::to_vec(message).unwrap_or_default(), false),
+        }
+    }
+
+    /// The response, the stream's last event.
+    pub(super) fn response(&mut self, body: &[u8]) -> Bytes {
+        match self {
+            Self::Plain => sse_frame_bytes(body),
+            Self::Logged(log) => log.frame(body, true),
+        }
+    }
+}
+
 /// How one POST is answered: JSON, an SSE stream, or nothing (cancelled).
 pub(super) enum Respond {
     Json(Outcome),
@@ -63,37 +113,103 @@ pub(super) enum Respond {
 pub(super) type Work =
     Pin<Box<dyn Future<Output = Result<Outcome, tokio::task::JoinError>> + Send>>;
 
+/// The SSE `retry` field alone: how long the client waits before it
+/// resumes a connection the server closes.
+fn retry_frame(retry: Duration) -> Bytes {
+    Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
+}
+
+/// Where a stream's frames go: the client while it is connected; nowhere
+/// once it left or was told to come back (a resumable stream still records
+/// every frame, to be replayed).
+struct Out {
+    tx: Option<mpsc::UnboundedSender<Bytes>>,
+    /// Whether the stream goes on without its client.
+    outlives_client: bool,
+}
+
+impl Out {
+    /// Sends `frame`; false when the stream should end (its client left
+    /// and it cannot be resumed).
+    fn send(&mut self, frame: Bytes) -> bool {
+        match &self.tx {
+            Some(tx) => tx.send(frame).is_ok() || self.outlives_client,
+            None => true,
+        }
+    }
+
+    /// One queued item: a message framed and sent, or (resumable streams
+    /// only) the connection closed after a `retry` field.
+    fn item(&mut self, framer: &mut Framer, item: Item) -> bool {
+        match item {
+            Item::Message(message) => {
+                let frame = framer.message(&message);
+                self.send(frame)
+            }
+            Item::Close(retry) => {
+                if framer.resumable()
+                    && let Some(tx) = self.tx.take()
+                {
+                    let _ = tx.send(retry_frame(retry));
+                }
+                true
+            }
+        }
+    }
+}
+
 /// JSON unless the handler sends a message before its response; then SSE,
-/// with the handling moved into the stream's forwarder.
+/// with the handling moved into the stream's forwarder. With `resumable`
+/// (a legacy session's request) the stream's events get ids and are kept,
+/// the client leaving does not stop the request (it may resume), and the
+/// handler may close the connection early
+/// ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)).
 pub(super) async fn respond(
     mut task: Work,
     abort: Option<AbortHandle>,
     rx: outbox::Receiver,
+    resumable: Option<Resumable>,
 ) -> Respond {
     let guard = AbortOnDrop(abort);
-    let first = tokio::select! {
-        biased;
-        message = rx.recv() => message,
-        outcome = &mut task => {
-            match (outcome, rx.try_recv()) {
-                (Ok(outcome), None) => {
-                    guard.disarm();
+    let first = loop {
+        let item = tokio::select! {
+            biased;
+            item = rx.recv() => item,
+            outcome = &mut task => {
+                let mut queued = Vec::new();
+                while let Some(item) = rx.try_recv() {
+                    if let Item::Message(message) = item {
+                        queued.push(message);
+                    }
+                }
+                let outcome = match outcome {
+                    Ok(outcome) => outcome,
+                    Err(_) => return Respond::Cancelled,
+                };
+                guard.disarm();
+                if queued.is_empty() {
                     return Respond::Json(outcome);
                 }
-                (Ok(outcome), Some(message)) => {
-                    let (btx, brx) = mpsc::unbounded_channel();
-                    let _ = btx.send(sse_frame(&message));
-                    while let Some(message) = rx.try_recv() {
-                        let _ = btx.send(sse_frame(&message));
-                    }
-                    if let Some(body) = outcome.body {
-                        let _ = btx.send(sse_frame_bytes(&body));
-                    }
-                    guard.disarm();
-                    return Respond::Sse(sse_response(brx, AbortOnDrop(None)));
+                // Everything at once: no reason to close early.
+                let mut framer = Framer::open(resumable.as_ref());
+                let (btx, brx) = mpsc::unbounded_channel();
+                if let Some(start) = framer.start() {
+                    let _ = btx.send(start);
                 }
-                (Err(_), _) => return Respond::Cancelled,
+                for message in &queued {
+                    let _ = btx.send(framer.message(message));
+                }
+                if let Some(body) = outcome.body {
+                    let _ = btx.send(framer.response(&body));
+                }
+                return Respond::Sse(sse_response(brx, AbortOnDrop(None)));
             }
+        };
+        match item {
+            // Closing a connection that is still a JSON answer: only a
+            // resumable stream can, and then it becomes one first.
+            Some(Item::Close(_)) if resumable.is_none() => {}
+            other => break other,
         }
     };
     let Some(first) = first else {
@@ -102,27 +218,37 @@ pub(super) async fn respond(
             Err(_) => Respond::Cancelled,
         };
     };
+    let mut framer = Framer::open(resumable.as_ref());
     let (btx, brx) = mpsc::unbounded_channel::<Bytes>();
-    let _ = btx.send(sse_frame(&first));
+    let mut out = Out {
+        tx: Some(btx),
+        outlives_client: framer.resumable(),
+    };
+    if let Some(start) = framer.start() {
+        out.send(start);
+    }
+    out.item(&mut framer, first);
+    let outlives_client = out.outlives_client;
     let forwarder = tokio::spawn(async move {
         let _guard = guard;
         loop {
             tokio::select! {
                 biased;
-                message = rx.recv() => match message {
-                    Some(message) => {
-                        if btx.send(sse_frame(&message)).is_err() {
+                item = rx.recv() => match item {
+                    Some(item) => {
+                        if !out.item(&mut framer, item) {
                             return;
                         }
                     }
                     None => break,
                 },
                 outcome = &mut task => {
-                    while let Some(message) = rx.try_recv() {
-                        let _ = btx.send(sse_frame(&message));
+                    while let Some(item) = rx.try_recv() {
+                        out.item(&mut framer, item);
                     }
                     if let Ok(Outcome { body: Some(body), .. }) = outcome {
-                        let _ = btx.send(sse_frame_bytes(&body));
+                        let frame = framer.response(&body);
+                        out.send(frame);
                     }
                     return;
                 }
@@ -132,11 +258,16 @@ pub(super) async fn respond(
             body: Some(body), ..
         }) = task.await
         {
-            let _ = btx.send(sse_frame_bytes(&body));
+            let frame = framer.response(&body);
+            out.send(frame);
         }
     });
-    Respond::Sse(sse_response(
-        brx,
-        AbortOnDrop::new(forwarder.abort_handle()),
-    ))
+    // A resumable stream goes on storing its events once the client has
+    // left; any other ends (and cancels the request) with it.
+    let guard = if outlives_client {
+        AbortOnDrop(None)
+    } else {
+        AbortOnDrop::new(forwarder.abort_handle())
+    };
+    Respond::Sse(sse_response(brx, guard))
 }

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 use mcp_era_types::v2026_07_28::{
     ClientCapabilities, Implementation, LoggingLevel, ProgressToken, RequestId, RequestMetaObject,
@@ -12,7 +13,12 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::model::peer::{ClientPeer, Sink};
+
+/// Closes a request's SSE connection, the client told to come back after
+/// the given time.
+pub(crate) type StreamCloser = Arc<dyn Fn(Duration) + Send + Sync>;
 use crate::state::events::ServerEvents;
+use crate::state::sessions::{SessionChange, SessionRecord, SessionState, SessionStore};
 use crate::wire::errors::{self, HandlerResult};
 
 /// Who sent an HTTP request, as authentication middleware of your own
@@ -88,6 +94,9 @@ pub struct MessageContext {
     /// The client side of a legacy session: matches client responses to
     /// server→client requests.
     pub(crate) peer: Option<ClientPeer>,
+    /// Closes the request's SSE connection early (resumable legacy HTTP
+    /// streams only).
+    pub(crate) stream_closer: Option<StreamCloser>,
     /// Server-wide events (list changes, resource updates) that
     /// `subscriptions/listen` streams follow.
     pub(crate) events: Option<ServerEvents>,
@@ -116,6 +125,7 @@ impl MessageContext {
             legacy_session: None,
             sink: None,
             peer: None,
+            stream_closer: None,
             events: None,
             server_info_in_results: true,
             http_request: None,
@@ -168,6 +178,18 @@ impl MessageContext {
         self
     }
 
+    /// Lets handlers close the request's SSE connection early
+    /// ([`RequestContext::close_sse_stream`]): for a stream the client can
+    /// resume.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_stream_closer(
+        mut self,
+        closer: impl Fn(Duration) + Send + Sync + 'static,
+    ) -> Self {
+        self.stream_closer = Some(Arc::new(closer));
+        self
+    }
+
     /// The server-wide event hub that `subscriptions/listen` streams and
     /// legacy sessions follow, and that handlers reach through
     /// [`RequestContext::events`].
@@ -202,7 +224,9 @@ impl MessageContext {
 
 /// The state of a legacy (2025-11-25 era) session, negotiated by
 /// `initialize`. The transport stores it (per process on stdio, per
-/// `Mcp-Session-Id` on HTTP) and passes it back in [`MessageContext`].
+/// `Mcp-Session-Id` on HTTP, in its
+/// [`SessionStore`](crate::sessions::SessionStore)) and passes it back in
+/// [`MessageContext`].
 ///
 /// Clones share the mutable part (the `logging/setLevel` level and the
 /// `resources/subscribe` set).
@@ -215,6 +239,15 @@ pub struct LegacySession {
     /// The client's `clientInfo` from `initialize`, as sent.
     pub client_info: Value,
     state: Arc<Mutex<LegacyState>>,
+    /// Where changes are written before they hold (HTTP sessions).
+    stored: Option<Stored>,
+}
+
+/// The store an HTTP session lives in, and its id there.
+#[derive(Clone)]
+struct Stored {
+    store: Arc<dyn SessionStore>,
+    id: Arc<str>,
 }
 
 #[derive(Debug, Default)]
@@ -232,11 +265,44 @@ impl LegacySession {
             client_capabilities,
             client_info,
             state: Arc::default(),
+            stored: None,
         }
+    }
+
+    /// The session a stored record describes, its changes written back
+    /// to `store`.
+    pub(crate) fn from_record(record: &SessionRecord, store: Arc<dyn SessionStore>) -> Self {
+        let session = Self::new(
+            record.protocol_version.clone(),
+            record.client_capabilities.clone(),
+            record.client_info.clone(),
+        )
+        .stored_in(store, &record.id);
+        session.refresh(&record.state);
+        session
+    }
+
+    /// The same session, its changes written to `store` under `id` first.
+    pub(crate) fn stored_in(mut self, store: Arc<dyn SessionStore>, id: &str) -> Self {
+        self.stored = Some(Stored {
+            store,
+            id: Arc::from(id),
+        });
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, LegacyState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes the level and subscriptions as stored (changes made on other
+    /// instances).
+    pub(crate) fn refresh(&self, stored: &SessionState) {
+        let mut state = self.state();
+        state.log_level = stored.log_level;
+        if state.subscriptions != stored.subscriptions {
+            state.subscriptions.clone_from(&stored.subscriptions);
+        }
     }
 
     /// The level set by `logging/setLevel`, if any.
@@ -244,8 +310,35 @@ impl LegacySession {
         self.state().log_level
     }
 
-    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
-        self.state().log_level = Some(level);
+    /// Makes `change`: in the session's store first (so every instance
+    /// serving the session sees it), then here. A store that fails or no
+    /// longer has the session leaves it unchanged: `-32603`.
+    pub(crate) async fn change(&self, change: SessionChange) -> HandlerResult<()> {
+        if let Some(stored) = &self.stored {
+            match stored.store.change(&stored.id, &change).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(errors::internal_error(
+                        "The session has ended: initialize a new session",
+                    ));
+                }
+                Err(e) => {
+                    return Err(errors::internal_error(format!(
+                        "The session change could not be stored: {e}"
+                    )));
+                }
+            }
+        }
+        let mut state = self.state();
+        let mut current = SessionState {
+            log_level: state.log_level,
+            subscriptions: std::mem::take(&mut state.subscriptions),
+            last_seen_ms: 0,
+        };
+        change.apply(&mut current);
+        state.log_level = current.log_level;
+        state.subscriptions = current.subscriptions;
+        Ok(())
     }
 
     /// The URIs the client subscribed to with `resources/subscribe`.
@@ -256,17 +349,6 @@ impl LegacySession {
     /// Whether the client subscribed to `uri`.
     pub fn is_subscribed(&self, uri: &str) -> bool {
         self.state().subscriptions.iter().any(|u| u == uri)
-    }
-
-    pub(crate) fn subscribe(&self, uri: String) {
-        let mut state = self.state();
-        if !state.subscriptions.contains(&uri) {
-            state.subscriptions.push(uri);
-        }
-    }
-
-    pub(crate) fn unsubscribe(&self, uri: &str) {
-        self.state().subscriptions.retain(|u| u != uri);
     }
 }
 
@@ -305,6 +387,7 @@ pub struct RequestContext {
     pub(crate) sink: Option<Sink>,
     pub(crate) events: Option<ServerEvents>,
     pub(crate) peer: Option<ClientPeer>,
+    pub(crate) stream_closer: Option<StreamCloser>,
     pub(crate) declaration: Option<&'static crate::model::declaration::ServerDeclaration>,
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
@@ -334,6 +417,7 @@ impl RequestContext {
             sink: None,
             events: None,
             peer: None,
+            stream_closer: None,
             declaration: None,
             server_info_in_results: false,
             http_request: None,
@@ -576,6 +660,21 @@ impl RequestContext {
             _ => Err(errors::internal_error(
                 "This transport cannot send requests to the client",
             )),
+        }
+    }
+
+    /// Legacy (2025-11-25) sessions over HTTP: ends this request's SSE
+    /// connection now, telling the client (the SSE `retry` field) to come
+    /// back after `retry`, without ending the request. The client resumes
+    /// with `GET` and `Last-Event-ID`, on any instance sharing the event
+    /// store, and gets what the request sends from then on, its response
+    /// included: the "polling" of SEP-1699, which keeps no connection open
+    /// while a request works. The answer becomes SSE first if it was not
+    /// yet. Elsewhere (modern requests, stdio, a client that takes no SSE)
+    /// it does nothing.
+    pub fn close_sse_stream(&self, retry: Duration) {
+        if let Some(close) = &self.stream_closer {
+            close(retry);
         }
     }
 

@@ -76,6 +76,7 @@ pub struct ServerDeclaration {
     pub(crate) param_headers: crate::state::param_header_cache::ParamHeaderCache,
     tasks: crate::state::tasks::Tasks,
     skills: crate::state::skills::Skills,
+    request_state: crate::state::request_state::RequestStateSealing,
 }
 
 impl ServerDeclaration {
@@ -106,6 +107,7 @@ impl ServerDeclaration {
             param_headers: crate::state::param_header_cache::ParamHeaderCache::default(),
             tasks: crate::state::tasks::Tasks::new(),
             skills: crate::state::skills::Skills::new(),
+            request_state: crate::state::request_state::RequestStateSealing::new(),
         }
     }
 
@@ -194,6 +196,14 @@ impl ServerDeclaration {
     /// `MyServer::declaration().skills().load_dir("skills")?`.
     pub fn skills(&self) -> &crate::state::skills::Skills {
         &self.skills
+    }
+
+    /// How this server type seals `requestState` (on by default, with a
+    /// random key per process): configure it before serving, e.g.
+    /// `MyServer::declaration().request_state().set_keys(keys)`, the same
+    /// keys on every replica (see [`crate::request_state`]).
+    pub fn request_state(&self) -> &crate::state::request_state::RequestStateSealing {
+        &self.request_state
     }
 
     /// Adds `_meta["io.modelcontextprotocol/serverInfo"]` to a modern result

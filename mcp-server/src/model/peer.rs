@@ -44,6 +44,9 @@ struct PeerInner {
     next_id: AtomicI64,
     pending: Mutex<Pending>,
     timeout: Duration,
+    /// Names the instance in request ids (`srv-{instance}-{n}`) so that a
+    /// response posted to another instance finds its way back.
+    instance: Option<String>,
 }
 
 impl Default for PeerInner {
@@ -52,8 +55,18 @@ impl Default for PeerInner {
             next_id: AtomicI64::default(),
             pending: Mutex::default(),
             timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            instance: None,
         }
     }
+}
+
+/// The instance a server→client request id names (`srv-{instance}-{n}`),
+/// if it names one.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn instance_of(id: &Value) -> Option<&str> {
+    let (instance, n) = id.as_str()?.strip_prefix("srv-")?.split_once('-')?;
+    let valid = !instance.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    valid.then_some(instance)
 }
 
 impl std::fmt::Debug for ClientPeer {
@@ -103,6 +116,19 @@ impl ClientPeer {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// A peer like [`with_timeout`](Self::with_timeout) whose request ids
+    /// name `instance` (`srv-{instance}-{n}`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn for_instance(timeout: Duration, instance: &str) -> Self {
+        Self {
+            inner: Arc::new(PeerInner {
+                timeout,
+                instance: Some(instance.to_owned()),
+                ..PeerInner::default()
+            }),
+        }
+    }
+
     /// Sends a server→client request through `sink` and waits for the
     /// client's response: its `result`, or its `error`. Fails with `-32603`
     /// when the peer is closed before the response arrives, and at once,
@@ -118,7 +144,10 @@ impl ClientPeer {
         params: Value,
     ) -> Result<Value, ErrorObject> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let id = json!(format!("srv-{id}"));
+        let id = match &self.inner.instance {
+            Some(instance) => json!(format!("srv-{instance}-{id}")),
+            None => json!(format!("srv-{id}")),
+        };
         let (tx, rx) = oneshot::channel();
         {
             let mut pending = self.pending();
@@ -224,6 +253,34 @@ mod tests {
             error.message
         );
         assert!(sent.lock().expect("log").is_empty());
+    }
+
+    #[tokio::test]
+    async fn request_ids_name_the_instance_that_waits() {
+        let peer = ClientPeer::for_instance(Duration::from_secs(5), "a1b2");
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&sent);
+        let sink: Sink = Arc::new(move |message| log.lock().expect("log").push(message));
+        let waiting = tokio::spawn({
+            let peer = peer.clone();
+            async move { peer.request(&sink, "roots/list", json!({})).await }
+        });
+        let id = loop {
+            if let Some(first) = sent.lock().expect("log").first() {
+                break first["id"].clone();
+            }
+            tokio::task::yield_now().await;
+        };
+        assert_eq!(id, json!("srv-a1b2-1"));
+        assert_eq!(instance_of(&id), Some("a1b2"));
+        assert!(peer.deliver(&json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}})));
+        assert_eq!(
+            waiting.await.expect("joined").expect("answered"),
+            json!({"roots": []})
+        );
+        for other in [json!("srv-1"), json!(7), json!("srv-a-b"), json!("x-a-1")] {
+            assert_eq!(instance_of(&other), None, "{other}");
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -87,8 +87,11 @@ impl InputRequired {
         self
     }
 
-    /// Sets `requestState`. It comes back from the client: protect what
-    /// the server relies on (sign it, or keep it server-side).
+    /// Sets `requestState`, which comes back in
+    /// [`RetryInput::state`](super::RetryInput::state) on the retry. The
+    /// runtime seals it (encrypted, authenticated, bound to this call and
+    /// caller, expiring; see [`crate::request_state`]), so plaintext is
+    /// fine here.
     #[must_use]
     pub fn state(mut self, state: impl Into<String>) -> Self {
         self.state = Some(state.into());

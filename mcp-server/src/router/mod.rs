@@ -20,20 +20,92 @@ mod validation;
 pub use page::PAGE_SIZE;
 
 use mcp_era_types::v2026_07_28::{
-    CreateMessageResult, ElicitResultAction, InputResponse, InputResponses, Root,
-    SamplingMessageContent, SamplingMessageContentBlock,
+    CreateMessageResult, ElicitResultAction, InputRequiredResult, InputResponse, InputResponses,
+    Root, SamplingMessageContent, SamplingMessageContentBlock,
 };
 use serde::de::DeserializeOwned;
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
+use crate::model::context::RequestContext;
+use crate::state::request_state::{Binding, RequestStateSealing};
 use crate::wire::errors::{self, HandlerResult};
+
+/// The `requestState` seal of one routed request: opens the state the
+/// client echoes back before the handler runs, and seals the state of an
+/// `input_required` answer (see [`crate::request_state`]). Does nothing
+/// when sealing is off or the context has no server (a direct call).
+pub(crate) struct StateSeal<'a> {
+    sealed: Option<Sealed<'a>>,
+}
+
+/// What a seal binds, kept as parts: the [`Binding`] is built only when a
+/// state is opened or sealed, which most calls never do.
+struct Sealed<'a> {
+    sealing: &'a RequestStateSealing,
+    method: &'static str,
+    target: Cow<'a, str>,
+    arguments: [u8; 32],
+    principal: Option<&'a str>,
+}
+
+impl<'a> StateSeal<'a> {
+    /// For `method` on `target` with arguments of this digest (asked only
+    /// when sealing is on), from `ctx`'s caller.
+    pub(crate) fn new(
+        ctx: &'a RequestContext,
+        method: &'static str,
+        target: impl FnOnce() -> Cow<'a, str>,
+        arguments: impl FnOnce() -> [u8; 32],
+    ) -> Self {
+        let sealing = ctx
+            .declaration
+            .map(|d| d.request_state())
+            .filter(|s| s.is_enabled());
+        Self {
+            sealed: sealing.map(|sealing| Sealed {
+                sealing,
+                method,
+                target: target(),
+                arguments: arguments(),
+                principal: ctx.principal(),
+            }),
+        }
+    }
+
+    /// The handler's plaintext of the `requestState` a retry carries;
+    /// `-32602` naming the reason when it does not open.
+    pub(crate) fn open(&self, state: Option<String>) -> HandlerResult<Option<String>> {
+        match (&self.sealed, state) {
+            (Some(sealed), Some(token)) => sealed.sealing.open(&sealed.binding(), &token).map(Some),
+            (_, state) => Ok(state),
+        }
+    }
+
+    /// Seals the `requestState` of an `input_required` result.
+    pub(crate) fn seal(&self, result: &mut InputRequiredResult) -> HandlerResult<()> {
+        if let (Some(sealed), Some(state)) = (&self.sealed, &mut result.request_state) {
+            *state = sealed.sealing.seal(&sealed.binding(), state)?;
+        }
+        Ok(())
+    }
+}
+
+impl Sealed<'_> {
+    fn binding(&self) -> Binding {
+        Binding::from_digest(self.method, &self.target, self.arguments, self.principal)
+    }
+}
 
 /// What a retried request carries (multi round-trip requests): the
 /// client's answers to the previous `input_required` result, by key, and the
 /// `requestState` the server put in it, echoed back. Empty on a first call.
 ///
-/// The state comes back from the client: a server that relies on it
-/// protects it (sign it, or keep it server-side under an opaque key).
+/// The runtime seals the state before it reaches the client and opens it
+/// here, so `state` is what the handler wrote, and a state the client
+/// changed, replayed for another call or kept past its expiry never gets
+/// here (`-32602`; see [`crate::request_state`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RetryInput {
     /// `inputResponses` (empty when absent).

@@ -1,18 +1,20 @@
 //! Prompts: the static table behind `#[prompt]` methods and the results
 //! made from their return types.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use mcp_era_types::v2026_07_28::{
     ContentBlock, GetPromptRequestParams, GetPromptResult, GetPromptResultResponseResult,
-    InputRequiredResult, ListPromptsResult, PaginatedRequestParams, Prompt, PromptMessage,
+    InputRequiredResult, ListPromptsResult, PaginatedRequestParams, Prompt, PromptMessage, methods,
 };
 
-use super::RetryInput;
 use super::args::ArgumentError;
 use super::page::page;
 use super::tools::BoxFuture;
+use super::{RetryInput, StateSeal};
 use crate::model::context::RequestContext;
+use crate::state::request_state::string_arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 
 /// What `prompts/get` answers.
@@ -151,15 +153,26 @@ impl<S> PromptTable<S> {
             .get(&params.name)
             .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {}", params.name)))?;
         let (prompt, get) = &self.prompts[at];
+        let seal = StateSeal::new(
+            ctx,
+            methods::PROMPTS_GET,
+            || Cow::Borrowed(prompt.name.as_str()),
+            || string_arguments_digest(params.arguments.as_ref()),
+        );
+        let state = seal.open(params.request_state)?;
         let call = PromptCall {
             arguments: params.arguments.unwrap_or_default(),
-            retry: RetryInput::new(params.input_responses, params.request_state),
+            retry: RetryInput::new(params.input_responses, state),
         };
         let mut outcome = get(server, call, ctx).await?;
-        if let GetPromptResultResponseResult::GetPromptResult(result) = &mut outcome
-            && result.description.is_none()
-        {
-            result.description.clone_from(&prompt.description);
+        match &mut outcome {
+            GetPromptResultResponseResult::GetPromptResult(result)
+                if result.description.is_none() =>
+            {
+                result.description.clone_from(&prompt.description);
+            }
+            GetPromptResultResponseResult::InputRequiredResult(result) => seal.seal(result)?,
+            _ => {}
         }
         Ok(outcome)
     }

@@ -2,6 +2,7 @@
 //! and URI templates, with the live instances of listed templates) and the
 //! results made from their return types.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::str::FromStr;
@@ -11,14 +12,15 @@ use mcp_era_types::v2026_07_28::{
     Annotations, BlobResourceContents, CacheHints, CacheScope, InputRequiredResult,
     ListResourceTemplatesResult, ListResourcesResult, MetaObject, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResult, ReadResourceResultContentsItem,
-    ReadResourceResultResponseResult, Resource, ResourceTemplate, TextResourceContents,
+    ReadResourceResultResponseResult, Resource, ResourceTemplate, TextResourceContents, methods,
 };
 
-use super::RetryInput;
 use super::page::{Resume, live_page, page};
 use super::tools::BoxFuture;
 use super::uri_template::UriTemplate;
+use super::{RetryInput, StateSeal};
 use crate::model::context::RequestContext;
+use crate::state::request_state::arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 
 /// What `resources/read` answers.
@@ -621,19 +623,26 @@ impl<S> ResourceTable<S> {
         ctx: &RequestContext,
     ) -> ReadOutcome {
         let uri = params.uri;
-        let retry = RetryInput::new(params.input_responses, params.request_state);
-        if let Some(&at) = self.by_uri.get(&uri) {
-            let reader = &self.fixed[at].reader;
-            let request = reader.request(uri, Vec::new(), retry, ctx);
-            return (reader.read)(server, request, ctx).await;
+        let (reader, variables) = match self.by_uri.get(&uri) {
+            Some(&at) => (&self.fixed[at].reader, Vec::new()),
+            None => self
+                .templates
+                .iter()
+                .find_map(|t| Some((&t.reader, t.parsed.matches(&uri)?)))
+                .ok_or_else(|| errors::resource_not_found(uri.clone()))?,
+        };
+        let seal = StateSeal::new(
+            ctx,
+            methods::RESOURCES_READ,
+            || Cow::Owned(uri.clone()),
+            || arguments_digest(None),
+        );
+        let retry = RetryInput::new(params.input_responses, seal.open(params.request_state)?);
+        let request = reader.request(uri, variables, retry, ctx);
+        let mut outcome = (reader.read)(server, request, ctx).await?;
+        if let ReadResourceResultResponseResult::InputRequiredResult(result) = &mut outcome {
+            seal.seal(result)?;
         }
-        for templated in &self.templates {
-            if let Some(variables) = templated.parsed.matches(&uri) {
-                let reader = &templated.reader;
-                let request = reader.request(uri, variables, retry, ctx);
-                return (reader.read)(server, request, ctx).await;
-            }
-        }
-        Err(errors::resource_not_found(uri))
+        Ok(outcome)
     }
 }

@@ -1,6 +1,7 @@
 //! Tools: results from return types, the static table behind `#[tool]`
 //! methods, and the dynamic [`ToolRouter`].
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::future::Future;
@@ -12,22 +13,23 @@ use mcp_era_types::ext::apps;
 use mcp_era_types::v2026_07_28::{
     AudioContent, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     ContentBlock, EmbeddedResource, ImageContent, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ResourceLink, TextContent, Tool, ToolOutputSchema,
+    PaginatedRequestParams, ResourceLink, TextContent, Tool, ToolOutputSchema, methods,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::RetryInput;
 use super::args::{self, ArgumentError, Arguments};
 use super::page::page;
 use super::validation::ToolSchemas;
+use super::{RetryInput, StateSeal};
 pub use crate::model::context::Era;
 use crate::model::context::RequestContext;
 pub use crate::model::handlers::ParamHeader;
 use crate::model::handlers::TaskSupport;
 use crate::state::events::ServerEvents;
+use crate::state::request_state::arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 
 /// A boxed, sendable future.
@@ -543,6 +545,31 @@ impl ToolCall {
     }
 }
 
+/// The call's seal (for tool `name`), with `requestState` opened in
+/// `params` (`-32602` when it does not open: the handler is not called).
+fn opened<'a>(
+    params: &mut CallToolRequestParams,
+    name: impl FnOnce(&CallToolRequestParams) -> Cow<'a, str>,
+    ctx: &'a RequestContext,
+) -> HandlerResult<StateSeal<'a>> {
+    let seal = StateSeal::new(
+        ctx,
+        methods::TOOLS_CALL,
+        || name(params),
+        || arguments_digest(params.arguments.as_ref()),
+    );
+    params.request_state = seal.open(params.request_state.take())?;
+    Ok(seal)
+}
+
+/// `outcome` with the state of an `input_required` answer sealed.
+fn sealed(seal: &StateSeal<'_>, mut outcome: ToolOutcome) -> ToolOutcome {
+    if let Ok(CallToolResultResponseResult::InputRequiredResult(result)) = &mut outcome {
+        seal.seal(result)?;
+    }
+    outcome
+}
+
 /// The handler of a `#[tool]` method: the server, the call and the request
 /// context in, the answer out.
 pub type ToolFn<S> = for<'a> fn(&'a S, ToolCall, &'a RequestContext) -> BoxFuture<'a, ToolOutcome>;
@@ -639,6 +666,8 @@ impl<S> ToolTable<S> {
         ctx: &RequestContext,
     ) -> ToolOutcome {
         let entry = self.catalogue.get(&params.name, Era::of(ctx))?;
+        let mut params = params;
+        let seal = opened(&mut params, |_| Cow::Borrowed(&entry.tool.name), ctx)?;
         let call = match ToolCall::checked(params, &entry.schemas) {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
@@ -646,7 +675,7 @@ impl<S> ToolTable<S> {
         let outcome = (entry.handler)(server, call, ctx).await;
         #[cfg(debug_assertions)]
         entry.schemas.check_output(&entry.tool.name, &outcome);
-        outcome
+        sealed(&seal, outcome)
     }
 
     /// The `x-mcp-header` annotations of tool `name` (none for a
@@ -900,6 +929,8 @@ impl ToolRouter {
         };
         #[cfg(debug_assertions)]
         let name = params.name.clone();
+        let mut params = params;
+        let seal = opened(&mut params, |p| Cow::Owned(p.name.clone()), ctx)?;
         let call = match ToolCall::checked(params, &schemas) {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
@@ -907,7 +938,7 @@ impl ToolRouter {
         let outcome = handler(call, ctx.clone()).await;
         #[cfg(debug_assertions)]
         schemas.check_output(&name, &outcome);
-        outcome
+        sealed(&seal, outcome)
     }
 
     /// The `x-mcp-header` annotations of tool `name` (for

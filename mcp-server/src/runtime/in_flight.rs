@@ -99,13 +99,22 @@ impl InFlight {
         true
     }
 
-    /// Aborts every request under `key` (`notifications/cancelled`).
-    pub(crate) fn cancel(&self, key: &str) {
+    /// Aborts every request under `key` (`notifications/cancelled`);
+    /// false when none runs here.
+    pub(crate) fn cancel(&self, key: &str) -> bool {
         let removed = self.entries().remove(key);
+        let found = removed.is_some();
         for entry in removed.into_iter().flatten() {
             entry.abort.abort();
         }
         self.changed.notify_waiters();
+        found
+    }
+
+    /// Whether nothing runs.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries().is_empty()
     }
 
     /// Aborts the listen streams (`listen_only`) or every request.

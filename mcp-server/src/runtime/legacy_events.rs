@@ -14,9 +14,19 @@ use crate::state::events::{ServerEvent, ServerEvents};
 pub(crate) async fn forward_legacy_events<S: McpServer>(
     events: &ServerEvents,
     session: &LegacySession,
+    send: impl FnMut(&Value) -> bool,
+) {
+    forward_legacy_events_from::<S>(events.subscribe(), session, send).await;
+}
+
+/// Like [`forward_legacy_events`], from a subscription already made (so
+/// that nothing published meanwhile is missed).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) async fn forward_legacy_events_from<S: McpServer>(
+    mut rx: tokio::sync::broadcast::Receiver<ServerEvent>,
+    session: &LegacySession,
     mut send: impl FnMut(&Value) -> bool,
 ) {
-    let mut rx = events.subscribe();
     loop {
         match rx.recv().await {
             Ok(ServerEvent::ShuttingDown) => return,

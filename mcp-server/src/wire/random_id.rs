@@ -7,3 +7,9 @@ pub(crate) fn random_id() -> Result<String, getrandom::Error> {
     getrandom::fill(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
+
+/// Whether `id` has the shape [`random_id`] gives (so it may name a
+/// stored session; anything else is unknown without asking a store).
+pub(crate) fn is_random_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}

@@ -7,6 +7,19 @@
 //! memory meanwhile), and past the window the task is recorded `failed`
 //! (`-32603`, saying the result could not be stored) as soon as the store
 //! answers again. A task whose round ended is never left `working`.
+//!
+//! On a shared store a round also holds a lease: the instance running it
+//! renews `lease_until_ms` every third of the lease while it runs. A task
+//! read `working` with its lease lapsed is marked so; read again a whole
+//! lease later, still lapsed and not renewed, it ends `failed` ("the
+//! server instance running this task stopped"), announced like any other
+//! end. The second look gives a live instance that could not reach the
+//! store (an outage longer than the lease) time to renew, or to store its
+//! end, which wins: a round's end only lands on a task still `working`,
+//! and one recorded failed stops its round where it still runs (the
+//! watch for a cancellation made elsewhere). A round is thus declared dead
+//! about two leases after its instance stopped, measured on
+//! the instances' wall clocks (keep them in step).
 
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
@@ -46,6 +59,9 @@ const END_RETRY_MIN_DELAY: Duration = Duration::from_millis(100);
 /// a store that answers again is written within this (plus the store's own
 /// bound).
 pub const END_RETRY_MAX_DELAY: Duration = Duration::from_secs(2);
+/// How long a running round's lease lasts on a shared store: 30 s (see
+/// the module docs; [`Tasks::set_lease`]).
+pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
 
 /// The extension's one authorization rule: a task is visible to, and
 /// changed by, the principal that created it and nobody else (`None` is
@@ -72,6 +88,7 @@ struct Settings {
     ttl_ms: Option<u64>,
     poll_interval_ms: u64,
     end_retry_window: Duration,
+    lease: Duration,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -100,6 +117,7 @@ impl Tasks {
                 ttl_ms: Some(DEFAULT_TTL_MS),
                 poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
                 end_retry_window: DEFAULT_END_RETRY_WINDOW,
+                lease: DEFAULT_TASK_LEASE,
             }),
             running: Mutex::new(HashMap::new()),
             unstored_ends: AtomicUsize::new(0),
@@ -158,6 +176,75 @@ impl Tasks {
         self.running().len()
     }
 
+    /// Sets how long a running round's lease lasts on a shared store
+    /// (default 30 s; at least 300 ms): a task whose
+    /// instance stopped is recorded failed about two leases later.
+    pub fn set_lease(&self, lease: Duration) {
+        self.write_settings().lease = lease.max(Duration::from_millis(300));
+    }
+
+    /// The lease a round starting now holds: `None` on a store of this
+    /// process alone, where a round cannot outlive its process.
+    pub(crate) fn lease_from(&self, now: u64) -> Option<u64> {
+        let lease = self.read_settings().lease;
+        self.store()
+            .is_shared()
+            .then(|| now.saturating_add(millis(lease)))
+    }
+
+    /// The task `task_id` as read from the store; a `working` task whose
+    /// round's lease lapsed is marked, and ended `failed` when it stayed
+    /// lapsed a whole lease (see the module docs), the end announced on
+    /// `events`. Reads work when the store refuses the write.
+    pub(crate) async fn get(
+        &self,
+        task_id: &str,
+        events: Option<&ServerEvents>,
+    ) -> Result<Option<TaskRecord>, StoreError> {
+        let store = self.store();
+        let record = store.get(task_id).await?;
+        let now = now_ms();
+        if !record.as_ref().is_some_and(|r| lease_lapsed(r, now)) {
+            return Ok(record);
+        }
+        let grace = millis(self.read_settings().lease);
+        let mut change = |r: &mut TaskRecord| {
+            if !lease_lapsed(r, now) {
+                return false;
+            }
+            match r.lease_lapsed_at_ms {
+                None => r.lease_lapsed_at_ms = Some(now),
+                Some(at) if now >= at.saturating_add(grace) => {
+                    let stopped = errors::internal_error(
+                        "The server instance running this task stopped (its lease lapsed)",
+                    );
+                    fail(r, &stopped, now);
+                }
+                Some(_) => return false,
+            }
+            true
+        };
+        match store.update(task_id, &mut change).await {
+            Ok(updated) => {
+                if updated
+                    .as_ref()
+                    .is_some_and(|r| r.status == TaskStatus::Failed)
+                    && record
+                        .as_ref()
+                        .is_some_and(|r| r.status == TaskStatus::Working)
+                {
+                    tracing::warn!(task = %task_id, "recorded failed: the instance running it stopped renewing its lease");
+                    announce(events, updated.as_ref());
+                }
+                Ok(updated)
+            }
+            Err(e) => {
+                tracing::warn!(task = %task_id, "could not mark a lapsed task lease: {e}");
+                Ok(record)
+            }
+        }
+    }
+
     /// How many ended rounds this process is still trying to store (their
     /// tasks read `working` meanwhile); 0 when the store takes every end.
     pub fn unstored_ends(&self) -> usize {
@@ -181,6 +268,8 @@ impl Tasks {
             last_updated_at_ms: now,
             ttl_ms: settings.ttl_ms,
             poll_interval_ms: Some(settings.poll_interval_ms),
+            lease_until_ms: self.lease_from(now),
+            lease_lapsed_at_ms: None,
             request,
             request_state: None,
             input_requests: Map::new(),
@@ -353,12 +442,36 @@ impl Tasks {
         if !store.is_shared() {
             return handle.await;
         }
-        let every = Duration::from_millis(self.read_settings().poll_interval_ms);
+        let (every, lease) = {
+            let settings = self.read_settings();
+            let lease = settings.lease;
+            // Renewed at least three times a lease, whatever the polling.
+            (
+                Duration::from_millis(settings.poll_interval_ms).min(lease / 3),
+                lease,
+            )
+        };
+        let mut renewed = Instant::now();
         loop {
             if let Ok(joined) = tokio::time::timeout(every, &mut handle).await {
                 return joined;
             }
-            let gone = match store.get(task_id).await {
+            let seen = if renewed.elapsed() >= lease / 3 {
+                renewed = Instant::now();
+                let until = now_ms().saturating_add(millis(lease));
+                let mut renew = |r: &mut TaskRecord| {
+                    if r.status != TaskStatus::Working {
+                        return false;
+                    }
+                    r.lease_until_ms = Some(until);
+                    r.lease_lapsed_at_ms = None;
+                    true
+                };
+                store.update(task_id, &mut renew).await
+            } else {
+                store.get(task_id).await
+            };
+            let gone = match seen {
                 Ok(Some(record)) => record.status.is_terminal(),
                 Ok(None) => true,
                 Err(_) => false,
@@ -485,6 +598,15 @@ pub(crate) fn announce(events: Option<&ServerEvents>, record: Option<&TaskRecord
 enum RoundEnd {
     Result(Value),
     Error(ErrorObject),
+}
+
+/// Whether `record` waits on a round whose lease ended before `now`.
+fn lease_lapsed(record: &TaskRecord, now: u64) -> bool {
+    record.status == TaskStatus::Working && record.lease_until_ms.is_some_and(|until| now > until)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 pub(crate) fn fail(record: &mut TaskRecord, error: &ErrorObject, now: u64) {

@@ -57,6 +57,15 @@ pub struct TaskRecord {
     pub result: Option<Value>,
     /// The JSON-RPC error (`failed`).
     pub error: Option<Value>,
+    /// On a shared store, while a round runs: until when the instance
+    /// running it vouches for it (it renews this while the round runs; see
+    /// `Tasks::set_lease`). `None`: no lease (one process, or no round).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_until_ms: Option<u64>,
+    /// When a reader first found the lease lapsed; a renewal clears it,
+    /// and a lease lapsed this long ends the task `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_lapsed_at_ms: Option<u64>,
 }
 
 impl TaskRecord {
