@@ -28,15 +28,16 @@ fn block_on<F: Future>(future: F) -> F::Output {
         .block_on(future)
 }
 
-/// How many times `ask` ran with a `requestState`, per server type.
-static RETRIES: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
+/// How many times `ask` ran with a `requestState`, per server type and
+/// argument `n`: the tests run in parallel, so each one uses its own `n`.
+static RETRIES: [[AtomicUsize; 8]; 3] = [const { [const { AtomicUsize::new(0) }; 8] }; 3];
 
 /// One round of `ask`: first `input_required` with state `n=<n>`, then,
 /// on a retry, the state it reads back.
 fn ask(slot: usize, n: i64, retry: &RetryInput) -> ToolAnswer {
     match &retry.state {
         Some(state) => {
-            RETRIES[slot].fetch_add(1, Ordering::SeqCst);
+            RETRIES[slot][usize::try_from(n).unwrap()].fetch_add(1, Ordering::SeqCst);
             Ok(CallToolResult::text(format!("state {state}")).into())
         }
         None => InputRequired::new().state(format!("n={n}")).into(),
@@ -160,9 +161,9 @@ fn retry<S: McpServer>(server: &S, tool: &str, n: i64, state: &str) -> Value {
 }
 
 /// The `-32602` of a refused state, its `data.reason`, and that the
-/// handler did not run.
+/// handler never ran with this server and `n`.
 #[track_caller]
-fn refused(answer: &Value, slot: usize, before: usize, reason: &str) {
+fn refused(answer: &Value, slot: usize, n: usize, reason: &str) {
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
     assert_eq!(answer["error"]["data"]["reason"], reason, "{answer}");
     assert!(
@@ -173,8 +174,8 @@ fn refused(answer: &Value, slot: usize, before: usize, reason: &str) {
         "{answer}"
     );
     assert_eq!(
-        RETRIES[slot].load(Ordering::SeqCst),
-        before,
+        RETRIES[slot][n].load(Ordering::SeqCst),
+        0,
         "the handler ran"
     );
 }
@@ -192,27 +193,16 @@ fn the_handler_reads_its_plaintext_and_the_wire_carries_a_token() {
 #[test]
 fn a_changed_or_replayed_state_is_refused_before_the_handler() {
     let state = first_round(&Alpha, "ask", 5);
-    let before = RETRIES[0].load(Ordering::SeqCst);
     // One character of the sealed body changed.
     let mut tampered = state.clone().into_bytes();
     let at = tampered.len() / 2 + 8;
     tampered[at] = if tampered[at] == b'x' { b'y' } else { b'x' };
     let tampered = String::from_utf8(tampered).unwrap();
-    refused(&retry(&Alpha, "ask", 5, &tampered), 0, before, "integrity");
-    refused(&retry(&Alpha, "ask", 5, "n=5"), 0, before, "not_a_token");
+    refused(&retry(&Alpha, "ask", 5, &tampered), 0, 5, "integrity");
+    refused(&retry(&Alpha, "ask", 5, "n=5"), 0, 5, "not_a_token");
     // The same token for another tool, or with other arguments.
-    refused(
-        &retry(&Alpha, "other", 5, &state),
-        0,
-        before,
-        "other_target",
-    );
-    refused(
-        &retry(&Alpha, "ask", 6, &state),
-        0,
-        before,
-        "other_arguments",
-    );
+    refused(&retry(&Alpha, "other", 5, &state), 0, 5, "other_target");
+    refused(&retry(&Alpha, "ask", 6, &state), 0, 6, "other_arguments");
     // A tools/call token on prompts/get.
     let prompt = call(
         &Alpha,
@@ -244,12 +234,10 @@ fn servers_with_the_same_keys_open_each_others_states() {
     // Beta seals with "next", which Alpha does not hold.
     let state = first_round(&Beta, "ask", 2);
     assert!(state.starts_with("v1.next."), "{state}");
-    let before = RETRIES[0].load(Ordering::SeqCst);
-    refused(&retry(&Alpha, "ask", 2, &state), 0, before, "unknown_key");
+    refused(&retry(&Alpha, "ask", 2, &state), 0, 2, "unknown_key");
     // Stranger calls its key "shared" too, with other bytes.
     let state = first_round(&Alpha, "ask", 4);
-    let before = RETRIES[2].load(Ordering::SeqCst);
-    refused(&retry(&Stranger, "ask", 4, &state), 2, before, "integrity");
+    refused(&retry(&Stranger, "ask", 4, &state), 2, 4, "integrity");
 }
 
 #[test]
