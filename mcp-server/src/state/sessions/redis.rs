@@ -140,31 +140,61 @@ impl Link {
         *self.paused() = Some((Instant::now() + self.timeout, why.to_owned()));
     }
 
+    /// The shared connection, opened on first use.
+    async fn connection(&self) -> Result<ConnectionManager, RedisError> {
+        let connection = self
+            .connection
+            .get_or_try_init(|| {
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(self.timeout))
+                    .set_response_timeout(Some(self.timeout))
+                    .set_number_of_retries(1);
+                self.client.get_connection_manager_with_config(config)
+            })
+            .await?;
+        Ok(connection.clone())
+    }
+
     /// Runs `call` on the shared connection within the timeout.
     async fn run<T, F, Fut>(&self, call: F) -> Result<T, StoreError>
     where
         F: FnOnce(ConnectionManager) -> Fut,
         Fut: Future<Output = Result<T, RedisError>>,
     {
+        self.bounded(async { call(self.connection().await?).await })
+            .await
+    }
+
+    /// Runs an idempotent `call`, once more at once if it met a cut
+    /// connection: after a Redis restart the first call of each process
+    /// meets the dead connection, and the second waits for the new one.
+    async fn run_idempotent<T, F, Fut>(&self, call: F) -> Result<T, StoreError>
+    where
+        F: Fn(ConnectionManager) -> Fut,
+        Fut: Future<Output = Result<T, RedisError>>,
+    {
+        self.bounded(async {
+            match call(self.connection().await?).await {
+                Err(e) if unreachable(&e) && !e.is_timeout() => {
+                    call(self.connection().await?).await
+                }
+                answer => answer,
+            }
+        })
+        .await
+    }
+
+    /// `work` within the timeout, failing fast during the pause after a
+    /// failure.
+    async fn bounded<T>(
+        &self,
+        work: impl Future<Output = Result<T, RedisError>>,
+    ) -> Result<T, StoreError> {
         if let Some((until, why)) = self.paused().clone()
             && Instant::now() < until
         {
             return Err(StoreError(format!("redis: unavailable ({why})")));
         }
-        let work = async {
-            let connection = self
-                .connection
-                .get_or_try_init(|| {
-                    let config = ConnectionManagerConfig::new()
-                        .set_connection_timeout(Some(self.timeout))
-                        .set_response_timeout(Some(self.timeout))
-                        .set_number_of_retries(1);
-                    self.client.get_connection_manager_with_config(config)
-                })
-                .await?
-                .clone();
-            call(connection).await
-        };
         match tokio::time::timeout(self.timeout, work).await {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(e)) => {
@@ -292,14 +322,17 @@ impl RedisSessionStore {
     async fn touch_hash(&self, id: &str) -> Result<Option<Vec<(String, String)>>, StoreError> {
         let key = self.key(id);
         self.link
-            .run(|mut c| async move {
-                redis::cmd("EVAL")
-                    .arg(TOUCH)
-                    .arg(1)
-                    .arg(key)
-                    .arg(now_ms())
-                    .query_async::<Option<Vec<(String, String)>>>(&mut c)
-                    .await
+            .run_idempotent(|mut c| {
+                let key = key.clone();
+                async move {
+                    redis::cmd("EVAL")
+                        .arg(TOUCH)
+                        .arg(1)
+                        .arg(key)
+                        .arg(now_ms())
+                        .query_async::<Option<Vec<(String, String)>>>(&mut c)
+                        .await
+                }
             })
             .await
     }
@@ -410,9 +443,10 @@ impl SessionStore for RedisSessionStore {
             let key = self.key(id);
             let fields: Vec<(String, String)> = self
                 .link
-                .run(
-                    |mut c| async move { redis::cmd("HGETALL").arg(key).query_async(&mut c).await },
-                )
+                .run_idempotent(|mut c| {
+                    let key = key.clone();
+                    async move { redis::cmd("HGETALL").arg(key).query_async(&mut c).await }
+                })
                 .await?;
             if fields.iter().any(|(f, _)| f == "rec") {
                 state_of(&fields).map(Some)
@@ -721,14 +755,15 @@ impl EventStore for RedisEventStore {
     ) -> StoreFuture<'a, Option<Vec<StoredEvent>>> {
         Box::pin(async move {
             let key = self.key(key);
+            let key = &key;
             let (exists, entries): (i64, redis::Value) = self
                 .link
-                .run(|mut c| async move {
+                .run_idempotent(|mut c| async move {
                     redis::pipe()
                         .cmd("EXISTS")
-                        .arg(&key)
+                        .arg(key)
                         .cmd("XRANGE")
-                        .arg(&key)
+                        .arg(key)
                         .arg(format!("0-{}", after.saturating_add(1)))
                         .arg("+")
                         .query_async(&mut c)
