@@ -1574,6 +1574,7 @@ fn expand_tool(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream
             task: #task,
             scopes: &[#(#scopes),*],
             visibility: #visibility,
+            can_require_input: <#output as #p::IntoToolResult>::CAN_REQUIRE_INPUT,
         }
     };
     (helper, spec)

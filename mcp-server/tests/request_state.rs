@@ -3,7 +3,8 @@
 //! token; a changed token, one replayed for another tool or other
 //! arguments, or one from a server with other keys is `-32602` and the
 //! handler never runs; two server types with the same keys open each
-//! other's tokens.
+//! other's tokens; a tool whose return type cannot ask for input still
+//! checks a state it is sent, and one that lies about it leaks nothing.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 use std::future::Future;
@@ -11,12 +12,13 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CallToolResult, GetPromptResult, PromptMessage, ReadResourceResult,
-    ReadResourceResultContentsItem, ReadResourceResultResponseResult, TextResourceContents,
+    CallToolResult, CallToolResultResponseResult, GetPromptResult, PromptMessage,
+    ReadResourceResult, ReadResourceResultContentsItem, ReadResourceResultResponseResult,
+    TextResourceContents,
 };
 use mcp_era_server::{
-    InputRequired, McpServer, McpServerExt, MessageContext, PromptAnswer, RequestStateKeys,
-    ResourceRequest, RetryInput, ToolAnswer, router,
+    HandlerResult, InputRequired, IntoToolResult, McpServer, McpServerExt, MessageContext,
+    PromptAnswer, RequestStateKeys, ResourceRequest, RetryInput, ToolAnswer, router,
 };
 use serde_json::{Value, json};
 
@@ -44,6 +46,20 @@ fn ask(slot: usize, n: i64, retry: &RetryInput) -> ToolAnswer {
     }
 }
 
+/// A return type that says it never asks for input, and asks.
+struct Liar;
+
+impl IntoToolResult for Liar {
+    const CAN_REQUIRE_INPUT: bool = false;
+
+    fn into_tool_result(self) -> HandlerResult<CallToolResultResponseResult> {
+        Ok(InputRequired::new()
+            .state("liar-plaintext")
+            .into_result()
+            .into())
+    }
+}
+
 macro_rules! server {
     ($name:ident, $slot:expr) => {
         #[derive(McpServer)]
@@ -62,6 +78,19 @@ macro_rules! server {
             #[tool]
             fn other(&self, n: i64, retry: &RetryInput) -> ToolAnswer {
                 ask($slot, n, retry)
+            }
+
+            /// Never asks for input (its arguments are not hashed unless
+            /// a state comes in)
+            #[tool]
+            fn plain(&self, n: i64) -> String {
+                format!("plain {n}")
+            }
+
+            /// Asks for input though its return type says it cannot
+            #[tool]
+            fn liar(&self) -> Liar {
+                Liar
             }
 
             /// A prompt with a state
@@ -288,4 +317,34 @@ fn prompts_and_resources_are_sealed_too() {
     );
     let tool = retry(&Alpha, "ask", 1, &state);
     assert_eq!(tool["error"]["data"]["reason"], "other_method", "{tool}");
+}
+
+#[test]
+fn a_tool_that_cannot_ask_still_checks_the_state_it_is_sent() {
+    let answer = call(
+        &Alpha,
+        "tools/call",
+        json!({"name": "plain", "arguments": {"n": 7}}),
+    );
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "plain 7",
+        "{answer}"
+    );
+    let state = first_round(&Alpha, "ask", 7);
+    let answer = retry(&Alpha, "plain", 7, &state);
+    assert_eq!(
+        answer["error"]["data"]["reason"], "other_target",
+        "{answer}"
+    );
+    let answer = retry(&Alpha, "plain", 7, "n=7");
+    assert_eq!(answer["error"]["data"]["reason"], "not_a_token", "{answer}");
+}
+
+#[test]
+fn a_return_type_that_lies_about_asking_gets_an_internal_error() {
+    let answer = call(&Alpha, "tools/call", json!({"name": "liar"}));
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("CAN_REQUIRE_INPUT"), "{answer}");
+    assert!(!answer.to_string().contains("liar-plaintext"), "{answer}");
 }

@@ -46,18 +46,21 @@ struct Sealed<'a> {
     sealing: &'a RequestStateSealing,
     method: &'static str,
     target: Cow<'a, str>,
-    arguments: [u8; 32],
+    /// `None` when the call carries no state and its handler cannot ask
+    /// for input: hashing the arguments is most of a seal's cost.
+    arguments: Option<[u8; 32]>,
     principal: Option<&'a str>,
 }
 
 impl<'a> StateSeal<'a> {
     /// For `method` on `target` with arguments of this digest (asked only
-    /// when sealing is on), from `ctx`'s caller.
+    /// when sealing is on; `None` when no state will be opened or sealed),
+    /// from `ctx`'s caller.
     pub(crate) fn new(
         ctx: &'a RequestContext,
         method: &'static str,
         target: impl FnOnce() -> Cow<'a, str>,
-        arguments: impl FnOnce() -> [u8; 32],
+        arguments: impl FnOnce() -> Option<[u8; 32]>,
     ) -> Self {
         let sealing = ctx
             .declaration
@@ -78,7 +81,9 @@ impl<'a> StateSeal<'a> {
     /// `-32602` naming the reason when it does not open.
     pub(crate) fn open(&self, state: Option<String>) -> HandlerResult<Option<String>> {
         match (&self.sealed, state) {
-            (Some(sealed), Some(token)) => sealed.sealing.open(&sealed.binding(), &token).map(Some),
+            (Some(sealed), Some(token)) => {
+                sealed.sealing.open(&sealed.binding()?, &token).map(Some)
+            }
             (_, state) => Ok(state),
         }
     }
@@ -86,15 +91,28 @@ impl<'a> StateSeal<'a> {
     /// Seals the `requestState` of an `input_required` result.
     pub(crate) fn seal(&self, result: &mut InputRequiredResult) -> HandlerResult<()> {
         if let (Some(sealed), Some(state)) = (&self.sealed, &mut result.request_state) {
-            *state = sealed.sealing.seal(&sealed.binding(), state)?;
+            *state = sealed.sealing.seal(&sealed.binding()?, state)?;
         }
         Ok(())
     }
 }
 
 impl Sealed<'_> {
-    fn binding(&self) -> Binding {
-        Binding::from_digest(self.method, &self.target, self.arguments, self.principal)
+    /// `-32603` when the digest was skipped: a handler whose return type
+    /// says it never asks for input did.
+    fn binding(&self) -> HandlerResult<Binding> {
+        let arguments = self.arguments.ok_or_else(|| {
+            errors::internal_error(format!(
+                "`{}` asked for input, but its return type's `IntoToolResult::CAN_REQUIRE_INPUT` is false",
+                self.target
+            ))
+        })?;
+        Ok(Binding::from_digest(
+            self.method,
+            &self.target,
+            arguments,
+            self.principal,
+        ))
     }
 }
 

@@ -46,6 +46,10 @@ pub type ToolOutcome = HandlerResult<CallToolResultResponseResult>;
     note = "return `String`, a content block, `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` (structured output), `InputRequiredResult`, or a `Result` of one of these"
 )]
 pub trait IntoToolResult {
+    /// Whether the answer may be `input_required`: when not, a call
+    /// without `requestState` skips hashing its arguments for a seal.
+    const CAN_REQUIRE_INPUT: bool = true;
+
     /// The `tools/call` answer.
     fn into_tool_result(self) -> ToolOutcome;
 
@@ -59,6 +63,8 @@ pub trait IntoToolResult {
 macro_rules! content_results {
     ($($ty:ty => $variant:ident),* $(,)?) => {$(
         impl IntoToolResult for $ty {
+            const CAN_REQUIRE_INPUT: bool = false;
+
             fn into_tool_result(self) -> ToolOutcome {
                 Ok(CallToolResult::new(vec![ContentBlock::$variant(self)]).into())
             }
@@ -75,36 +81,48 @@ content_results! {
 }
 
 impl IntoToolResult for String {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         Ok(CallToolResult::text(self).into())
     }
 }
 
 impl IntoToolResult for &str {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         Ok(CallToolResult::text(self.to_owned()).into())
     }
 }
 
 impl IntoToolResult for () {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         Ok(CallToolResult::new(Vec::new()).into())
     }
 }
 
 impl IntoToolResult for ContentBlock {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         Ok(CallToolResult::new(vec![self]).into())
     }
 }
 
 impl IntoToolResult for Vec<ContentBlock> {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         Ok(CallToolResult::new(self).into())
     }
 }
 
 impl IntoToolResult for CallToolResult {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         Ok(self.into())
     }
@@ -129,6 +147,8 @@ impl IntoToolResult for CallToolResultResponseResult {
 pub struct Json<T>(pub T);
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         let value = serde_json::to_value(&self.0).map_err(|e| {
             errors::internal_error(format!(
@@ -165,6 +185,8 @@ pub struct JsonWithText<T> {
 }
 
 impl<T: Serialize + JsonSchema> IntoToolResult for JsonWithText<T> {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_result(self) -> ToolOutcome {
         let value = serde_json::to_value(&self.value).map_err(|e| {
             errors::internal_error(format!(
@@ -210,17 +232,24 @@ impl From<ErrorObject> for ToolError {
     note = "an error that implements `Display` becomes a result with `isError: true`; for a JSON-RPC error return `mcp_era_server::ToolError` (`?` converts an `ErrorObject` into it)"
 )]
 pub trait IntoToolError {
+    /// As [`IntoToolResult::CAN_REQUIRE_INPUT`].
+    const CAN_REQUIRE_INPUT: bool = true;
+
     /// The `tools/call` answer for this error.
     fn into_tool_error(self) -> ToolOutcome;
 }
 
 impl<E: fmt::Display> IntoToolError for E {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_error(self) -> ToolOutcome {
         Ok(CallToolResult::error(self.to_string()).into())
     }
 }
 
 impl IntoToolError for ToolError {
+    const CAN_REQUIRE_INPUT: bool = false;
+
     fn into_tool_error(self) -> ToolOutcome {
         match self {
             Self::Protocol(error) => Err(error),
@@ -230,6 +259,8 @@ impl IntoToolError for ToolError {
 }
 
 impl<T: IntoToolResult, E: IntoToolError> IntoToolResult for Result<T, E> {
+    const CAN_REQUIRE_INPUT: bool = T::CAN_REQUIRE_INPUT || E::CAN_REQUIRE_INPUT;
+
     fn into_tool_result(self) -> ToolOutcome {
         match self {
             Ok(value) => value.into_tool_result(),
@@ -404,6 +435,8 @@ struct Entry<H> {
     /// arguments after releasing the catalogue lock).
     schemas: Arc<ToolSchemas>,
     task: TaskSupport,
+    /// The handler's `IntoToolResult::CAN_REQUIRE_INPUT`.
+    can_require_input: bool,
     handler: H,
 }
 
@@ -432,6 +465,7 @@ impl<H> Catalogue<H> {
         derived: bool,
         task: TaskSupport,
         visibility: ToolVisibility,
+        can_require_input: bool,
         handler: H,
     ) -> Result<(), String> {
         if !valid_tool_name(&tool.name) {
@@ -451,6 +485,7 @@ impl<H> Catalogue<H> {
             headers,
             schemas: Arc::new(schemas),
             task,
+            can_require_input,
             handler,
         };
         match self.by_name.get(&entry.tool.name) {
@@ -547,16 +582,22 @@ impl ToolCall {
 
 /// The call's seal (for tool `name`), with `requestState` opened in
 /// `params` (`-32602` when it does not open: the handler is not called).
+/// The arguments are hashed only for a state to open or one the handler
+/// may ask to seal.
 fn opened<'a>(
     params: &mut CallToolRequestParams,
     name: impl FnOnce(&CallToolRequestParams) -> Cow<'a, str>,
+    can_require_input: bool,
     ctx: &'a RequestContext,
 ) -> HandlerResult<StateSeal<'a>> {
     let seal = StateSeal::new(
         ctx,
         methods::TOOLS_CALL,
         || name(params),
-        || arguments_digest(params.arguments.as_ref()),
+        || {
+            (can_require_input || params.request_state.is_some())
+                .then(|| arguments_digest(params.arguments.as_ref()))
+        },
     );
     params.request_state = seal.open(params.request_state.take())?;
     Ok(seal)
@@ -588,6 +629,8 @@ pub struct ToolSpec<S> {
     pub scopes: &'static [&'static str],
     /// `#[tool(hidden)]`, `#[tool(era = "...")]`.
     pub visibility: ToolVisibility,
+    /// The return type's [`IntoToolResult::CAN_REQUIRE_INPUT`].
+    pub can_require_input: bool,
 }
 
 /// The tools of a `#[mcp_era_server::router]` impl, described once.
@@ -609,7 +652,14 @@ impl<S> ToolTable<S> {
             let described = (spec.describe)()
                 .and_then(|tool| {
                     let name = tool.name.clone();
-                    catalogue.insert(tool, true, spec.task, spec.visibility, spec.call)?;
+                    catalogue.insert(
+                        tool,
+                        true,
+                        spec.task,
+                        spec.visibility,
+                        spec.can_require_input,
+                        spec.call,
+                    )?;
                     Ok(name)
                 })
                 .map_err(|e| format!("tool method `{}`: {e}", spec.method));
@@ -662,12 +712,16 @@ impl<S> ToolTable<S> {
     pub async fn call(
         &self,
         server: &S,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         ctx: &RequestContext,
     ) -> ToolOutcome {
         let entry = self.catalogue.get(&params.name, Era::of(ctx))?;
-        let mut params = params;
-        let seal = opened(&mut params, |_| Cow::Borrowed(&entry.tool.name), ctx)?;
+        let seal = opened(
+            &mut params,
+            |_| Cow::Borrowed(&entry.tool.name),
+            entry.can_require_input,
+            ctx,
+        )?;
         let call = match ToolCall::checked(params, &entry.schemas) {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
@@ -805,6 +859,7 @@ impl ToolRouter {
         self.insert(
             tool,
             false,
+            R::CAN_REQUIRE_INPUT,
             Arc::new(move |call, ctx| {
                 let future = handler(call, ctx);
                 Box::pin(async move { future.await.into_tool_result() })
@@ -812,12 +867,19 @@ impl ToolRouter {
         )
     }
 
-    fn insert(&self, tool: Tool, derived: bool, handler: DynToolFn) -> Result<(), String> {
+    fn insert(
+        &self,
+        tool: Tool,
+        derived: bool,
+        can_require_input: bool,
+        handler: DynToolFn,
+    ) -> Result<(), String> {
         self.write().insert(
             tool,
             derived,
             TaskSupport::Never,
             ToolVisibility::LISTED,
+            can_require_input,
             handler,
         )?;
         self.changed();
@@ -842,6 +904,7 @@ impl ToolRouter {
         self.insert(
             tool,
             true,
+            R::CAN_REQUIRE_INPUT,
             Arc::new(move |call: ToolCall, ctx| {
                 let handler = Arc::clone(&handler);
                 Box::pin(async move {
@@ -919,18 +982,26 @@ impl ToolRouter {
     /// get a failed result.
     pub async fn call_tool(
         &self,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         ctx: &RequestContext,
     ) -> ToolOutcome {
-        let (handler, schemas) = {
+        let (handler, schemas, can_require_input) = {
             let catalogue = self.read();
             let entry = catalogue.get(&params.name, Era::of(ctx))?;
-            (Arc::clone(&entry.handler), Arc::clone(&entry.schemas))
+            (
+                Arc::clone(&entry.handler),
+                Arc::clone(&entry.schemas),
+                entry.can_require_input,
+            )
         };
         #[cfg(debug_assertions)]
         let name = params.name.clone();
-        let mut params = params;
-        let seal = opened(&mut params, |p| Cow::Owned(p.name.clone()), ctx)?;
+        let seal = opened(
+            &mut params,
+            |p| Cow::Owned(p.name.clone()),
+            can_require_input,
+            ctx,
+        )?;
         let call = match ToolCall::checked(params, &schemas) {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
