@@ -146,13 +146,14 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         .get(hyper::header::ACCEPT)
         .and_then(|a| a.to_str().ok())
         .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
-    if sse_ok {
-        let tx = Arc::new(tx);
+    if sse_ok && session.is_some() {
         // Inside a session the stream is resumable, so it may close early.
-        if session.is_some() {
-            let closer = Arc::clone(&tx);
-            ctx = ctx.with_stream_closer(move |retry| closer.close_stream(retry));
-        }
+        let tx = Arc::new(tx);
+        let closer = Arc::clone(&tx);
+        ctx = ctx
+            .with_stream_closer(move |retry| closer.close_stream(retry))
+            .with_sink(move |message| tx.send(message));
+    } else if sse_ok {
         ctx = ctx.with_sink(move |message| tx.send(message));
     } else {
         drop(tx);

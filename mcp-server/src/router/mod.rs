@@ -36,19 +36,24 @@ use crate::wire::errors::{self, HandlerResult};
 /// client echoes back before the handler runs, and seals the state of an
 /// `input_required` answer (see [`crate::request_state`]). Does nothing
 /// when sealing is off or the context has no server (a direct call).
-pub(crate) struct StateSeal<'a> {
-    sealed: Option<Sealed<'a>>,
+pub(crate) enum StateSeal<'a> {
+    Off,
+    /// Sealing is on, but the call carries no state and its handler's
+    /// return type says it never asks for input: nothing was hashed (most
+    /// of a seal's cost), and a state it returns anyway is refused.
+    Unneeded {
+        method: &'static str,
+    },
+    On(Sealed<'a>),
 }
 
 /// What a seal binds, kept as parts: the [`Binding`] is built only when a
 /// state is opened or sealed, which most calls never do.
-struct Sealed<'a> {
+pub(crate) struct Sealed<'a> {
     sealing: &'a RequestStateSealing,
     method: &'static str,
     target: Cow<'a, str>,
-    /// `None` when the call carries no state and its handler cannot ask
-    /// for input: hashing the arguments is most of a seal's cost.
-    arguments: Option<[u8; 32]>,
+    arguments: [u8; 32],
     principal: Option<&'a str>,
 }
 
@@ -62,16 +67,20 @@ impl<'a> StateSeal<'a> {
         target: impl FnOnce() -> Cow<'a, str>,
         arguments: impl FnOnce() -> Option<[u8; 32]>,
     ) -> Self {
-        let sealing = ctx
+        let Some(sealing) = ctx
             .declaration
             .map(|d| d.request_state())
-            .filter(|s| s.is_enabled());
-        Self {
-            sealed: sealing.map(|sealing| Sealed {
+            .filter(|s| s.is_enabled())
+        else {
+            return Self::Off;
+        };
+        match arguments() {
+            None => Self::Unneeded { method },
+            Some(arguments) => Self::On(Sealed {
                 sealing,
                 method,
                 target: target(),
-                arguments: arguments(),
+                arguments,
                 principal: ctx.principal(),
             }),
         }
@@ -80,39 +89,40 @@ impl<'a> StateSeal<'a> {
     /// The handler's plaintext of the `requestState` a retry carries;
     /// `-32602` naming the reason when it does not open.
     pub(crate) fn open(&self, state: Option<String>) -> HandlerResult<Option<String>> {
-        match (&self.sealed, state) {
-            (Some(sealed), Some(token)) => {
-                sealed.sealing.open(&sealed.binding()?, &token).map(Some)
+        match (self, state) {
+            (Self::On(sealed), Some(token)) => {
+                sealed.sealing.open(&sealed.binding(), &token).map(Some)
             }
+            (Self::Unneeded { method }, Some(_)) => Err(unhashed(method)),
             (_, state) => Ok(state),
         }
     }
 
     /// Seals the `requestState` of an `input_required` result.
     pub(crate) fn seal(&self, result: &mut InputRequiredResult) -> HandlerResult<()> {
-        if let (Some(sealed), Some(state)) = (&self.sealed, &mut result.request_state) {
-            *state = sealed.sealing.seal(&sealed.binding()?, state)?;
+        match (self, &mut result.request_state) {
+            (Self::On(sealed), Some(state)) => {
+                *state = sealed.sealing.seal(&sealed.binding(), state)?;
+                Ok(())
+            }
+            (Self::Unneeded { method }, Some(_)) => Err(unhashed(method)),
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 
+/// A state met where none was expected: a handler whose return type says
+/// it never asks for input did (the runtime hashes the arguments of every
+/// call that carries a state, so a client cannot cause this).
+fn unhashed(method: &str) -> errors::ErrorObject {
+    errors::internal_error(format!(
+        "a {method} handler asked for input, but its return type's `IntoToolResult::CAN_REQUIRE_INPUT` is false"
+    ))
+}
+
 impl Sealed<'_> {
-    /// `-32603` when the digest was skipped: a handler whose return type
-    /// says it never asks for input did.
-    fn binding(&self) -> HandlerResult<Binding> {
-        let arguments = self.arguments.ok_or_else(|| {
-            errors::internal_error(format!(
-                "`{}` asked for input, but its return type's `IntoToolResult::CAN_REQUIRE_INPUT` is false",
-                self.target
-            ))
-        })?;
-        Ok(Binding::from_digest(
-            self.method,
-            &self.target,
-            arguments,
-            self.principal,
-        ))
+    fn binding(&self) -> Binding {
+        Binding::from_digest(self.method, &self.target, self.arguments, self.principal)
     }
 }
 

@@ -603,12 +603,13 @@ fn opened<'a>(
     Ok(seal)
 }
 
-/// `outcome` with the state of an `input_required` answer sealed.
-fn sealed(seal: &StateSeal<'_>, mut outcome: ToolOutcome) -> ToolOutcome {
-    if let Ok(CallToolResultResponseResult::InputRequiredResult(result)) = &mut outcome {
-        seal.seal(result)?;
+/// Seals the state of an `input_required` answer in place.
+fn seal_outcome(seal: &StateSeal<'_>, outcome: &mut ToolOutcome) {
+    if let Ok(CallToolResultResponseResult::InputRequiredResult(result)) = outcome
+        && let Err(error) = seal.seal(result)
+    {
+        *outcome = Err(error);
     }
-    outcome
 }
 
 /// The handler of a `#[tool]` method: the server, the call and the request
@@ -726,10 +727,11 @@ impl<S> ToolTable<S> {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
         };
-        let outcome = (entry.handler)(server, call, ctx).await;
+        let mut outcome = (entry.handler)(server, call, ctx).await;
         #[cfg(debug_assertions)]
         entry.schemas.check_output(&entry.tool.name, &outcome);
-        sealed(&seal, outcome)
+        seal_outcome(&seal, &mut outcome);
+        outcome
     }
 
     /// The `x-mcp-header` annotations of tool `name` (none for a
@@ -1006,10 +1008,11 @@ impl ToolRouter {
             Ok(call) => call,
             Err(violations) => return schema_failure(violations),
         };
-        let outcome = handler(call, ctx.clone()).await;
+        let mut outcome = handler(call, ctx.clone()).await;
         #[cfg(debug_assertions)]
         schemas.check_output(&name, &outcome);
-        sealed(&seal, outcome)
+        seal_outcome(&seal, &mut outcome);
+        outcome
     }
 
     /// The `x-mcp-header` annotations of tool `name` (for
