@@ -15,7 +15,7 @@ use super::outbox;
 use super::response::{Body, closing, error_response, session_not_found, status_only};
 use super::sessions::Lookup;
 use super::sse::{Respond, respond};
-use super::state::{State, outcome_response, store_unavailable, too_many_streams};
+use super::state::{State, outcome_response, plain_response, store_unavailable, too_many_streams};
 use crate::dispatch::handle_parsed;
 use crate::model::context::{MessageContext, principal_in};
 use crate::model::peer::is_response;
@@ -81,7 +81,9 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     // client may see echoed as its own request's.
     let own_id = id.as_ref().filter(|_| !response);
     let session = match (&session_id, modern) {
-        (Some(sid), false) => match state.sessions.session(sid, caller).await {
+        // Boxed, as the other session-only steps below: inline, their
+        // futures would grow every request's (modern ones included).
+        (Some(sid), false) => match Box::pin(state.sessions.session(sid, caller)).await {
             Lookup::Found(session) => Some((sid.as_str(), session)),
             Lookup::NotFound => return session_not_found(own_id),
             Lookup::Unavailable(error) => return store_unavailable(own_id, &error),
@@ -108,7 +110,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
             tracing::debug!("a response outside any session; ignored");
             return status_only(StatusCode::ACCEPTED);
         };
-        return match state.sessions.route_response(sid, session, raw).await {
+        return match Box::pin(state.sessions.route_response(sid, session, raw)).await {
             Ok(()) => status_only(StatusCode::ACCEPTED),
             Err(error) => store_unavailable(None, &error),
         };
@@ -121,10 +123,12 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
             .is_some_and(|method| !method.is_empty())
     {
         if let (Some((sid, session)), Some(request_id)) = (&session, cancelled_request(raw))
-            && let Err(error) = state
-                .sessions
-                .route_cancel(sid, session, id_key(request_id))
-                .await
+            && let Err(error) = Box::pin(state.sessions.route_cancel(
+                sid,
+                session,
+                id_key(request_id),
+            ))
+            .await
         {
             return store_unavailable(None, &error);
         }
@@ -202,8 +206,11 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         }
     };
     match response {
+        Respond::Json(outcome) if outcome.new_legacy_session.is_none() => plain_response(outcome),
+        // Boxed: only `initialize` opens a session, and inline its future
+        // would grow every request's.
         Respond::Json(outcome) => {
-            outcome_response(&state, outcome, caller.map(str::to_owned)).await
+            Box::pin(outcome_response(&state, outcome, caller.map(str::to_owned))).await
         }
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),

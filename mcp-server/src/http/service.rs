@@ -166,6 +166,16 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     if *request.method() == Method::POST {
         return post(state, request, session_id).await;
     }
+    // Boxed: inline, the stream's future would grow every POST's.
+    Box::pin(get_or_delete(state, request, session_id)).await
+}
+
+/// A legacy session's GET stream or DELETE.
+async fn get_or_delete<S: McpServer + 'static, B: RequestBody>(
+    state: Arc<State<S>>,
+    request: Request<B>,
+    session_id: Result<Option<String>, String>,
+) -> Response<Body> {
     let caller = principal_in(request.extensions());
     let session_id = match session_id {
         Ok(id) => id,

@@ -103,11 +103,19 @@ pub(super) fn store_unavailable(id: Option<&Value>, error: &StoreError) -> Respo
     response
 }
 
+/// The HTTP answer of a JSON outcome that opens no session.
+pub(super) fn plain_response(outcome: Outcome) -> Response<Body> {
+    match outcome.body {
+        Some(body) => json_bytes_response(outcome.http_status, body),
+        None => status_only(StatusCode::ACCEPTED),
+    }
+}
+
 /// The HTTP answer of a JSON outcome; a successful `initialize` opens its
 /// session here and names it in `Mcp-Session-Id`.
 pub(super) async fn outcome_response<S>(
     state: &State<S>,
-    outcome: Outcome,
+    mut outcome: Outcome,
     principal: Option<String>,
 ) -> Response<Body> {
     // Only a new session needs the id again (for its error); read it first.
@@ -116,11 +124,9 @@ pub(super) async fn outcome_response<S>(
         .as_ref()
         .and_then(|_| outcome.json())
         .and_then(|body| body.get("id").cloned());
-    let mut response = match outcome.body {
-        Some(body) => json_bytes_response(outcome.http_status, body),
-        None => status_only(StatusCode::ACCEPTED),
-    };
-    if let Some(session) = outcome.new_legacy_session {
+    let session = outcome.new_legacy_session.take();
+    let mut response = plain_response(outcome);
+    if let Some(session) = session {
         let version = session.protocol_version.clone();
         let id = match state.sessions.open_session(session, principal).await {
             Ok(id) => id,

@@ -38,9 +38,9 @@ use crate::wire::errors::{self, HandlerResult};
 /// when sealing is off or the context has no server (a direct call).
 pub(crate) enum StateSeal<'a> {
     Off,
-    /// Sealing is on, but the call carries no state and its handler's
-    /// return type says it never asks for input: nothing was hashed (most
-    /// of a seal's cost), and a state it returns anyway is refused.
+    /// The call carries no state and its handler's return type says it
+    /// never asks for input: nothing is hashed (most of a seal's cost),
+    /// and a state it returns anyway is refused.
     Unneeded {
         method: &'static str,
     },
@@ -59,28 +59,24 @@ pub(crate) struct Sealed<'a> {
 
 impl<'a> StateSeal<'a> {
     /// For `method` on `target` with arguments of this digest (asked only
-    /// when sealing is on; `None` when no state will be opened or sealed),
-    /// from `ctx`'s caller.
+    /// when sealing is on), from `ctx`'s caller.
     pub(crate) fn new(
         ctx: &'a RequestContext,
         method: &'static str,
         target: impl FnOnce() -> Cow<'a, str>,
-        arguments: impl FnOnce() -> Option<[u8; 32]>,
+        arguments: impl FnOnce() -> [u8; 32],
     ) -> Self {
-        let Some(sealing) = ctx
+        match ctx
             .declaration
             .map(|d| d.request_state())
             .filter(|s| s.is_enabled())
-        else {
-            return Self::Off;
-        };
-        match arguments() {
-            None => Self::Unneeded { method },
-            Some(arguments) => Self::On(Sealed {
+        {
+            None => Self::Off,
+            Some(sealing) => Self::On(Sealed {
                 sealing,
                 method,
                 target: target(),
-                arguments,
+                arguments: arguments(),
                 principal: ctx.principal(),
             }),
         }

@@ -157,7 +157,7 @@ impl<S> PromptTable<S> {
             ctx,
             methods::PROMPTS_GET,
             || Cow::Borrowed(prompt.name.as_str()),
-            || Some(string_arguments_digest(params.arguments.as_ref())),
+            || string_arguments_digest(params.arguments.as_ref()),
         );
         let state = seal.open(params.request_state)?;
         let call = PromptCall {

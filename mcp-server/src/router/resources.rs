@@ -635,7 +635,7 @@ impl<S> ResourceTable<S> {
             ctx,
             methods::RESOURCES_READ,
             || Cow::Owned(uri.clone()),
-            || Some(arguments_digest(None)),
+            || arguments_digest(None),
         );
         let retry = RetryInput::new(params.input_responses, seal.open(params.request_state)?);
         let request = reader.request(uri, variables, retry, ctx);

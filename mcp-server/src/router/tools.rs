@@ -582,22 +582,24 @@ impl ToolCall {
 
 /// The call's seal (for tool `name`), with `requestState` opened in
 /// `params` (`-32602` when it does not open: the handler is not called).
-/// The arguments are hashed only for a state to open or one the handler
-/// may ask to seal.
+/// A call without a state whose handler cannot ask for input needs no
+/// seal: its arguments are not hashed.
 fn opened<'a>(
     params: &mut CallToolRequestParams,
     name: impl FnOnce(&CallToolRequestParams) -> Cow<'a, str>,
     can_require_input: bool,
     ctx: &'a RequestContext,
 ) -> HandlerResult<StateSeal<'a>> {
+    if !can_require_input && params.request_state.is_none() {
+        return Ok(StateSeal::Unneeded {
+            method: methods::TOOLS_CALL,
+        });
+    }
     let seal = StateSeal::new(
         ctx,
         methods::TOOLS_CALL,
         || name(params),
-        || {
-            (can_require_input || params.request_state.is_some())
-                .then(|| arguments_digest(params.arguments.as_ref()))
-        },
+        || arguments_digest(params.arguments.as_ref()),
     );
     params.request_state = seal.open(params.request_state.take())?;
     Ok(seal)
