@@ -29,34 +29,27 @@
 //! again, and recovers by itself when Redis is back. Needs Redis 6.2 or
 //! newer.
 
+mod events;
+mod link;
+
 use std::collections::BTreeSet;
-use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mcp_era_types::v2026_07_28::LoggingLevel;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
-use redis::{AsyncConnectionConfig, RedisError};
+use redis::RedisError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use tokio::sync::{OnceCell, mpsc};
 
-use super::replay::{EventFollow, EventStore, StoredEvent, StreamKey};
+pub use self::events::RedisEventStore;
+pub use self::link::{DEFAULT_PREFIX, DEFAULT_TIMEOUT};
+use self::link::{Link, failed};
 use super::store::{
     BusEvent, SessionChange, SessionMessage, SessionRecord, SessionState, SessionStore, StoreError,
     StoreFuture,
 };
 use crate::state::tasks::store::now_ms;
-
-/// The default key and channel prefix.
-pub const DEFAULT_PREFIX: &str = "mcp:session:";
-
-/// The default bound of every Redis call.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// How long a follower's `XREAD` blocks before it checks that the stream
-/// and its reader are still there.
-const FOLLOW_BLOCK: Duration = Duration::from_secs(5);
 
 /// How often the subscriber connection is pinged (a hung Redis sends
 /// nothing, so silence alone says nothing).
@@ -87,151 +80,6 @@ const CHANGE: &str = "local ttl = redis.call('HGET', KEYS[1], 'ttl') \
 /// Deletes the session and announces it; 0 when it was gone.
 const REMOVE: &str = "if redis.call('DEL', KEYS[1]) == 0 then return 0 end \
      redis.call('PUBLISH', KEYS[2], ARGV[1]) return 1";
-
-/// Appends the events (seq, data, last triples) past the stream's top,
-/// trims it and sets its expiry.
-const APPEND: &str = "local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1) \
-     local last = 0 \
-     if #top > 0 then last = tonumber(string.match(top[1][1], '^0%-(%d+)$')) or 0 end \
-     for i = 3, #ARGV, 3 do \
-       local seq = tonumber(ARGV[i]) \
-       if seq > last then \
-         redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-' .. ARGV[i], 'd', ARGV[i + 1], 'l', ARGV[i + 2]) \
-         last = seq \
-       end \
-     end \
-     redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1";
-
-fn failed(e: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("redis: {e}"))
-}
-
-/// Whether `e` says Redis cannot be reached (as opposed to a refused
-/// command).
-fn unreachable(e: &RedisError) -> bool {
-    e.is_timeout() || e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal()
-}
-
-/// The connection both stores use, every call bounded, with the fail-fast
-/// pause after a failure.
-struct Link {
-    client: redis::Client,
-    connection: OnceCell<ConnectionManager>,
-    timeout: Duration,
-    /// Until when calls fail without trying, and why.
-    paused: Mutex<Option<(Instant, String)>>,
-}
-
-impl Link {
-    fn open(url: &str) -> Result<Self, StoreError> {
-        Ok(Self {
-            client: redis::Client::open(url).map_err(failed)?,
-            connection: OnceCell::new(),
-            timeout: DEFAULT_TIMEOUT,
-            paused: Mutex::new(None),
-        })
-    }
-
-    fn paused(&self) -> std::sync::MutexGuard<'_, Option<(Instant, String)>> {
-        self.paused.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn pause(&self, why: &str) {
-        *self.paused() = Some((Instant::now() + self.timeout, why.to_owned()));
-    }
-
-    /// The shared connection, opened on first use.
-    async fn connection(&self) -> Result<ConnectionManager, RedisError> {
-        let connection = self
-            .connection
-            .get_or_try_init(|| {
-                let config = ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(self.timeout))
-                    .set_response_timeout(Some(self.timeout))
-                    .set_number_of_retries(1);
-                self.client.get_connection_manager_with_config(config)
-            })
-            .await?;
-        Ok(connection.clone())
-    }
-
-    /// Runs `call` on the shared connection within the timeout.
-    async fn run<T, F, Fut>(&self, call: F) -> Result<T, StoreError>
-    where
-        F: FnOnce(ConnectionManager) -> Fut,
-        Fut: Future<Output = Result<T, RedisError>>,
-    {
-        self.bounded(async { call(self.connection().await?).await })
-            .await
-    }
-
-    /// Runs an idempotent `call`, once more at once if it met a cut
-    /// connection: after a Redis restart the first call of each process
-    /// meets the dead connection, and the second waits for the new one.
-    async fn run_idempotent<T, F, Fut>(&self, call: F) -> Result<T, StoreError>
-    where
-        F: Fn(ConnectionManager) -> Fut,
-        Fut: Future<Output = Result<T, RedisError>>,
-    {
-        self.bounded(async {
-            match call(self.connection().await?).await {
-                Err(e) if unreachable(&e) && !e.is_timeout() => {
-                    call(self.connection().await?).await
-                }
-                answer => answer,
-            }
-        })
-        .await
-    }
-
-    /// `work` within the timeout, failing fast during the pause after a
-    /// failure.
-    async fn bounded<T>(
-        &self,
-        work: impl Future<Output = Result<T, RedisError>>,
-    ) -> Result<T, StoreError> {
-        if let Some((until, why)) = self.paused().clone()
-            && Instant::now() < until
-        {
-            return Err(StoreError(format!("redis: unavailable ({why})")));
-        }
-        match tokio::time::timeout(self.timeout, work).await {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(e)) => {
-                if unreachable(&e) {
-                    self.pause(&e.to_string());
-                }
-                Err(failed(e))
-            }
-            Err(_) => {
-                let why = format!("no answer within {} ms", self.timeout.as_millis());
-                self.pause(&why);
-                Err(StoreError(format!("redis: {why}")))
-            }
-        }
-    }
-
-    /// A connection of its own (for blocking reads), opened within the
-    /// timeout; its replies are bounded by the caller.
-    async fn dedicated(&self) -> Result<MultiplexedConnection, StoreError> {
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(None);
-        match tokio::time::timeout(
-            self.timeout,
-            self.client
-                .get_multiplexed_async_connection_with_config(&config),
-        )
-        .await
-        {
-            Ok(connection) => connection.map_err(failed),
-            Err(_) => Err(StoreError(format!(
-                "redis: no connection within {} ms",
-                self.timeout.as_millis()
-            ))),
-        }
-    }
-}
 
 /// The fixed part of a session, the hash's `rec` field.
 #[derive(Serialize, Deserialize)]
@@ -300,11 +148,7 @@ impl RedisSessionStore {
     /// ([`DEFAULT_EVENT_WINDOW`](super::replay::DEFAULT_EVENT_WINDOW) is a good
     /// start).
     pub fn event_store(&self, window: usize) -> RedisEventStore {
-        RedisEventStore {
-            link: Arc::clone(&self.link),
-            prefix: self.prefix.clone(),
-            window: window.max(1),
-        }
+        RedisEventStore::new(Arc::clone(&self.link), self.prefix.clone(), window)
     }
 
     fn key(&self, id: &str) -> String {
@@ -625,257 +469,5 @@ async fn subscribe_loop(
         }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(2));
-    }
-}
-
-/// Stream events in Redis (see the module docs): made with
-/// [`RedisSessionStore::event_store`], or on their own with
-/// [`RedisEventStore::open`].
-pub struct RedisEventStore {
-    link: Arc<Link>,
-    prefix: String,
-    window: usize,
-}
-
-impl std::fmt::Debug for RedisEventStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisEventStore")
-            .field("prefix", &self.prefix)
-            .field("window", &self.window)
-            .field("timeout", &self.link.timeout)
-            .finish_non_exhaustive()
-    }
-}
-
-impl RedisEventStore {
-    /// An event store at `url` with the default prefix, window and
-    /// timeout; only parses the URL.
-    pub fn open(url: &str) -> Result<Self, StoreError> {
-        Ok(RedisSessionStore::open(url)?.event_store(super::replay::DEFAULT_EVENT_WINDOW))
-    }
-
-    fn key(&self, key: &StreamKey) -> String {
-        format!("{}sse:{}:{}", self.prefix, key.session, key.stream)
-    }
-}
-
-/// The stored events of an `XRANGE` / `XREAD` entry list.
-fn entries_of(value: &redis::Value) -> Vec<StoredEvent> {
-    let redis::Value::Array(entries) = value else {
-        return Vec::new();
-    };
-    entries.iter().filter_map(entry_of).collect()
-}
-
-fn text(value: &redis::Value) -> Option<String> {
-    match value {
-        redis::Value::BulkString(bytes) => String::from_utf8(bytes.clone()).ok(),
-        redis::Value::SimpleString(s) => Some(s.clone()),
-        _ => None,
-    }
-}
-
-fn entry_of(entry: &redis::Value) -> Option<StoredEvent> {
-    let redis::Value::Array(parts) = entry else {
-        return None;
-    };
-    let id = text(parts.first()?)?;
-    let seq = id.strip_prefix("0-")?.parse().ok()?;
-    let redis::Value::Array(fields) = parts.get(1)? else {
-        return None;
-    };
-    let mut event = StoredEvent {
-        seq,
-        data: String::new(),
-        last: false,
-    };
-    for pair in fields.chunks(2) {
-        match (
-            pair.first().and_then(text).as_deref(),
-            pair.get(1).and_then(text),
-        ) {
-            (Some("d"), Some(data)) => event.data = data,
-            (Some("l"), Some(last)) => event.last = last == "1",
-            _ => {}
-        }
-    }
-    Some(event)
-}
-
-/// The entries of the one stream an `XREAD` reply holds (RESP2 or RESP3).
-fn xread_entries(value: &redis::Value) -> Vec<StoredEvent> {
-    match value {
-        redis::Value::Array(streams) => streams
-            .iter()
-            .filter_map(|s| match s {
-                redis::Value::Array(pair) => pair.get(1).map(entries_of),
-                _ => None,
-            })
-            .flatten()
-            .collect(),
-        redis::Value::Map(streams) => streams.iter().flat_map(|(_, e)| entries_of(e)).collect(),
-        _ => Vec::new(),
-    }
-}
-
-impl EventStore for RedisEventStore {
-    fn append<'a>(
-        &'a self,
-        key: &'a StreamKey,
-        events: Vec<StoredEvent>,
-        ttl: Duration,
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            if events.is_empty() {
-                return Ok(());
-            }
-            let key = self.key(key);
-            let window = self.window;
-            let ttl = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-            self.link
-                .run(|mut c| async move {
-                    let mut cmd = redis::cmd("EVAL");
-                    cmd.arg(APPEND).arg(1).arg(key).arg(window).arg(ttl);
-                    for event in events {
-                        cmd.arg(event.seq)
-                            .arg(event.data)
-                            .arg(if event.last { "1" } else { "0" });
-                    }
-                    cmd.query_async::<i64>(&mut c).await
-                })
-                .await
-                .map(|_| ())
-        })
-    }
-
-    fn read_after<'a>(
-        &'a self,
-        key: &'a StreamKey,
-        after: u64,
-    ) -> StoreFuture<'a, Option<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            let key = self.key(key);
-            let key = &key;
-            let (exists, entries): (i64, redis::Value) = self
-                .link
-                .run_idempotent(|mut c| async move {
-                    redis::pipe()
-                        .cmd("EXISTS")
-                        .arg(key)
-                        .cmd("XRANGE")
-                        .arg(key)
-                        .arg(format!("0-{}", after.saturating_add(1)))
-                        .arg("+")
-                        .query_async(&mut c)
-                        .await
-                })
-                .await?;
-            Ok((exists == 1).then(|| entries_of(&entries)))
-        })
-    }
-
-    fn follow(&self, key: StreamKey, after: u64) -> StoreFuture<'_, Option<EventFollow>> {
-        Box::pin(async move {
-            let name = self.key(&key);
-            let mut connection = self.link.dedicated().await?;
-            let timeout = self.link.timeout;
-            let exists = tokio::time::timeout(
-                timeout,
-                redis::cmd("EXISTS")
-                    .arg(&name)
-                    .query_async::<i64>(&mut connection),
-            )
-            .await
-            .map_err(|_| StoreError("redis: no answer within the timeout".into()))?
-            .map_err(failed)?;
-            if exists == 0 {
-                return Ok(None);
-            }
-            let (tx, rx) = mpsc::channel(64);
-            tokio::spawn(follow_loop(connection, name, after, timeout, tx));
-            Ok(Some(rx))
-        })
-    }
-
-    fn forget_session<'a>(&'a self, _session: &'a str) -> StoreFuture<'a, ()> {
-        // Each stream expires `ttl` after its last append, and a stream of
-        // an ended session cannot be resumed: nothing to do now.
-        Box::pin(std::future::ready(Ok(())))
-    }
-}
-
-/// Reads `name` from `after` with `XREAD BLOCK` until the last event, the
-/// stream's expiry, the reader's leaving or an error (sent last).
-async fn follow_loop(
-    mut connection: MultiplexedConnection,
-    name: String,
-    mut after: u64,
-    timeout: Duration,
-    tx: mpsc::Sender<Result<StoredEvent, StoreError>>,
-) {
-    let block_ms = u64::try_from(FOLLOW_BLOCK.as_millis()).unwrap_or(5_000);
-    loop {
-        let mut xread = redis::cmd("XREAD");
-        xread
-            .arg("COUNT")
-            .arg(64)
-            .arg("BLOCK")
-            .arg(block_ms)
-            .arg("STREAMS")
-            .arg(&name)
-            .arg(format!("0-{after}"));
-        let read = xread.query_async::<redis::Value>(&mut connection);
-        let reply = tokio::select! {
-            reply = tokio::time::timeout(FOLLOW_BLOCK + timeout, read) => reply,
-            () = tx.closed() => return,
-        };
-        let reply = match reply {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(e)) => {
-                let _ = tx.send(Err(failed(e))).await;
-                return;
-            }
-            Err(_) => {
-                let _ = tx
-                    .send(Err(StoreError(
-                        "redis: a blocked read did not come back".into(),
-                    )))
-                    .await;
-                return;
-            }
-        };
-        let events = xread_entries(&reply);
-        if events.is_empty() {
-            let exists = tokio::time::timeout(
-                timeout,
-                redis::cmd("EXISTS")
-                    .arg(&name)
-                    .query_async::<i64>(&mut connection),
-            )
-            .await;
-            match exists {
-                Ok(Ok(1)) => continue,
-                Ok(Ok(_)) => return,
-                Ok(Err(e)) => {
-                    let _ = tx.send(Err(failed(e))).await;
-                    return;
-                }
-                Err(_) => {
-                    let _ = tx
-                        .send(Err(StoreError(
-                            "redis: no answer within the timeout".into(),
-                        )))
-                        .await;
-                    return;
-                }
-            }
-        }
-        for event in events {
-            after = event.seq;
-            let last = event.last;
-            if tx.send(Ok(event)).await.is_err() || last {
-                return;
-            }
-        }
     }
 }
