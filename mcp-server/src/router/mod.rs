@@ -13,6 +13,7 @@ pub mod input;
 mod page;
 pub mod prompts;
 pub mod resources;
+mod tool_results;
 pub mod tools;
 pub mod uri_template;
 mod validation;
