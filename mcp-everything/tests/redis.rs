@@ -22,7 +22,7 @@
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -32,6 +32,8 @@ use tokio::net::TcpStream;
 
 mod common;
 
+use common::{Process, free_port, wait_listening};
+
 const GUARD: Duration = Duration::from_secs(30);
 /// The hang guard of a request while Redis is failing: the store answers
 /// within 2 s, so this only catches a stall (the client library's own
@@ -40,30 +42,6 @@ const FAULT_GUARD: Duration = Duration::from_secs(10);
 const EXT: &str = "io.modelcontextprotocol/tasks";
 const WATCHED: &str = "test://watched-resource";
 const SENTINEL: &str = "test://sentinel";
-
-/// A child process, killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    socket.local_addr().unwrap().port()
-}
-
-async fn wait_listening(port: u16) {
-    let wait = async {
-        while TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(GUARD, wait).await.unwrap();
-}
 
 /// A `redis-server` of the test's own; `dir` (with the append-only file
 /// on) lets it restart with its data after a SIGKILL.

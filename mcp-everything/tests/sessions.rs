@@ -16,7 +16,7 @@
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -25,44 +25,10 @@ use tokio::net::TcpStream;
 
 mod common;
 
-use common::{GUARD, Reply, http};
+use common::{GUARD, Process, Reply, free_port, http, wait_listening};
 
 const VERSION: &str = "2025-11-25";
 const WATCHED: &str = "test://watched-resource";
-
-/// A child process, killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Process {
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .args([signal, &self.0.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-}
-
-fn free_port() -> u16 {
-    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    socket.local_addr().unwrap().port()
-}
-
-async fn wait_listening(port: u16) {
-    let wait = async {
-        while TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(GUARD, wait).await.unwrap();
-}
 
 async fn start_redis(port: u16) -> Process {
     let child = Command::new("redis-server")

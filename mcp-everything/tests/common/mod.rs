@@ -11,6 +11,45 @@ use tokio::net::TcpStream;
 /// A hang guard only.
 pub const GUARD: Duration = Duration::from_secs(20);
 
+/// A child process, killed (and reaped) when dropped.
+pub struct Process(pub std::process::Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Process {
+    /// Sends `signal` (`-STOP`, `-CONT`, `-KILL`, …) with `kill`.
+    pub fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .args([signal, &self.0.id().to_string()])
+            .status()
+            .expect("kill on PATH");
+        assert!(status.success());
+    }
+}
+
+/// A loopback port free now.
+pub fn free_port() -> u16 {
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    socket.local_addr().expect("its address").port()
+}
+
+/// Waits (within [`GUARD`]) until something listens on loopback `port`.
+pub async fn wait_listening(port: u16) {
+    let wait = async {
+        while TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, wait)
+        .await
+        .expect("the port listens in time");
+}
+
 pub fn meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
