@@ -238,6 +238,9 @@ impl ::mcp_era_server::__private::RoutedTools for Notes {
                         task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &[],
                         visibility: ::mcp_era_server::__private::ToolVisibility::LISTED,
+                        can_require_input: <Json<
+                            Note,
+                        > as ::mcp_era_server::__private::IntoToolResult>::CAN_REQUIRE_INPUT,
                     },
                     ::mcp_era_server::__private::ToolSpec {
                         method: "search",
@@ -258,6 +261,10 @@ impl ::mcp_era_server::__private::RoutedTools for Notes {
                         task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &["notes:read", "search"],
                         visibility: ::mcp_era_server::__private::ToolVisibility::LISTED,
+                        can_require_input: <Result<
+                            String,
+                            String,
+                        > as ::mcp_era_server::__private::IntoToolResult>::CAN_REQUIRE_INPUT,
                     },
                 ],
             ))

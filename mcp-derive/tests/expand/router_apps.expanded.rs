@@ -118,6 +118,7 @@ impl ::mcp_era_server::__private::RoutedTools for Counter {
                         task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &[],
                         visibility: ::mcp_era_server::__private::ToolVisibility::LISTED,
+                        can_require_input: <String as ::mcp_era_server::__private::IntoToolResult>::CAN_REQUIRE_INPUT,
                     },
                     ::mcp_era_server::__private::ToolSpec {
                         method: "add",
@@ -146,6 +147,7 @@ impl ::mcp_era_server::__private::RoutedTools for Counter {
                         task: ::mcp_era_server::__private::TaskSupport::Never,
                         scopes: &[],
                         visibility: ::mcp_era_server::__private::ToolVisibility::LISTED,
+                        can_require_input: <String as ::mcp_era_server::__private::IntoToolResult>::CAN_REQUIRE_INPUT,
                     },
                 ],
             ))

@@ -194,6 +194,7 @@ impl ::mcp_era_server::__private::RoutedTools for Notes {
                         scopes: &[],
                         visibility: ::mcp_era_server::__private::ToolVisibility::HIDDEN
                             .only(::mcp_era_server::__private::Era::Legacy),
+                        can_require_input: <String as ::mcp_era_server::__private::IntoToolResult>::CAN_REQUIRE_INPUT,
                     },
                 ],
             ))
