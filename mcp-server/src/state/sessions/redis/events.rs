@@ -193,15 +193,7 @@ impl EventStore for RedisEventStore {
             let name = self.key(&key);
             let mut connection = self.link.dedicated().await?;
             let timeout = self.link.timeout;
-            let exists = tokio::time::timeout(
-                timeout,
-                redis::cmd("EXISTS")
-                    .arg(&name)
-                    .query_async::<i64>(&mut connection),
-            )
-            .await;
-            let exists = in_time(exists, "no answer within the timeout")?;
-            if exists == 0 {
+            if !stream_exists(&mut connection, &name, timeout).await? {
                 return Ok(None);
             }
             let (tx, rx) = mpsc::channel(64);
@@ -215,6 +207,22 @@ impl EventStore for RedisEventStore {
         // an ended session cannot be resumed: nothing to do now.
         Box::pin(std::future::ready(Ok(())))
     }
+}
+
+/// Whether stream `name` still exists, asked within `timeout`.
+async fn stream_exists(
+    connection: &mut MultiplexedConnection,
+    name: &str,
+    timeout: Duration,
+) -> Result<bool, StoreError> {
+    let exists = tokio::time::timeout(
+        timeout,
+        redis::cmd("EXISTS")
+            .arg(name)
+            .query_async::<i64>(connection),
+    )
+    .await;
+    Ok(in_time(exists, "no answer within the timeout")? == 1)
 }
 
 /// Reads `name` from `after` with `XREAD BLOCK` until the last event, the
@@ -251,16 +259,9 @@ async fn follow_loop(
         };
         let events = xread_entries(&reply);
         if events.is_empty() {
-            let exists = tokio::time::timeout(
-                timeout,
-                redis::cmd("EXISTS")
-                    .arg(&name)
-                    .query_async::<i64>(&mut connection),
-            )
-            .await;
-            match in_time(exists, "no answer within the timeout") {
-                Ok(1) => continue,
-                Ok(_) => return,
+            match stream_exists(&mut connection, &name, timeout).await {
+                Ok(true) => continue,
+                Ok(false) => return,
                 Err(error) => {
                     let _ = tx.send(Err(error)).await;
                     return;
