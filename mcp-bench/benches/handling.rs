@@ -3,7 +3,10 @@
 //! (the floor any JSON-RPC server pays). Run: `cargo bench -p mcp-bench`.
 
 use divan::{Bencher, black_box};
-use mcp_bench::{BenchServer, DISCOVER, RouterServer, TOOLS_CALL, block_on};
+use mcp_bench::{
+    BenchServer, CatalogueServer, DISCOVER, RenderEachTime, RouterServer, TOOLS_CALL, block_on,
+    catalogue, tools_list,
+};
 use mcp_era_server::{McpServer, McpServerExt, MessageContext};
 
 fn main() {
@@ -69,5 +72,39 @@ mod tools_call {
     fn mcp_server_router_noop_layer(bencher: Bencher) {
         let server = RouterServer.layer(tower::layer::util::Identity::new());
         bencher.bench(|| handle_with(&server, black_box(TOOLS_CALL)));
+    }
+}
+
+/// One `tools/list` page (100 tools) of a 20-tool and of a 10,000-tool
+/// catalogue: kept pages cost the same whatever the catalogue's size;
+/// `render_each_time` builds and serializes the page per request.
+#[divan::bench_group]
+mod tools_list {
+    use super::*;
+
+    const SIZES: [usize; 2] = [20, 10_000];
+
+    /// The middle page of the catalogue (the first of a small one).
+    fn middle_page(tools: usize) -> Vec<u8> {
+        let start = tools / 2 / 100 * 100;
+        tools_list((start > 0).then(|| start.to_string()).as_deref())
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn kept_pages(bencher: Bencher, tools: usize) {
+        let server = CatalogueServer {
+            tools: catalogue(tools),
+        };
+        let request = middle_page(tools);
+        bencher.bench(|| handle_with(&server, black_box(&request)));
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn render_each_time(bencher: Bencher, tools: usize) {
+        let server = RenderEachTime {
+            tools: catalogue(tools),
+        };
+        let request = middle_page(tools);
+        bencher.bench(|| handle_with(&server, black_box(&request)));
     }
 }

@@ -56,9 +56,7 @@ pub fn dispatch_tools<'a, S: ToolsHandler>(
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
     match request {
-        ClientRequest::ListToolsRequest(r) => {
-            Box::pin(async move { render(server.list_tools(r.params, ctx).await, ctx) })
-        }
+        ClientRequest::ListToolsRequest(r) => Box::pin(server.list_tools_reply(r.params, ctx)),
         ClientRequest::CallToolRequest(r) => {
             Box::pin(async move { render(server.call_tool(r.params, ctx).await, ctx) })
         }
@@ -446,7 +444,7 @@ fn routed_tools_dispatch<'a, S: RoutedTools>(
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::ListToolsRequest(r) => {
-            Box::pin(async move { render(S::tool_table().list(&r.params, ctx), ctx) })
+            Box::pin(async move { S::tool_table().list_reply(&r.params, ctx) })
         }
         ClientRequest::CallToolRequest(r) => {
             Box::pin(async move { render(S::tool_table().call(server, r.params, ctx).await, ctx) })
@@ -462,9 +460,7 @@ fn routed_resources_dispatch<'a, S: RoutedResources>(
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::ListResourcesRequest(r) => {
-            Box::pin(
-                async move { render(S::resource_table().list(server, r.params, ctx).await, ctx) },
-            )
+            Box::pin(S::resource_table().list_reply(server, r.params, ctx))
         }
         ClientRequest::ReadResourceRequest(r) => {
             Box::pin(
@@ -472,7 +468,7 @@ fn routed_resources_dispatch<'a, S: RoutedResources>(
             )
         }
         ClientRequest::ListResourceTemplatesRequest(r) => {
-            Box::pin(async move { render(S::resource_table().list_templates(&r.params, ctx), ctx) })
+            Box::pin(async move { S::resource_table().list_templates_reply(&r.params, ctx) })
         }
         other => unrouted(&other),
     }
@@ -485,7 +481,7 @@ fn routed_prompts_dispatch<'a, S: RoutedPrompts>(
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::ListPromptsRequest(r) => {
-            Box::pin(async move { render(S::prompt_table().list(&r.params, ctx), ctx) })
+            Box::pin(async move { S::prompt_table().list_reply(&r.params, ctx) })
         }
         ClientRequest::GetPromptRequest(r) => {
             Box::pin(async move { render(S::prompt_table().get(server, r.params, ctx).await, ctx) })

@@ -833,6 +833,14 @@ impl ToolsHandler for Dynamic {
         self.tools.list_tools(params, ctx).await
     }
 
+    async fn list_tools_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<mcp_era_server::Reply> {
+        self.tools.list_tools_reply(params, ctx).await
+    }
+
     async fn call_tool(
         &self,
         params: CallToolRequestParams,
@@ -974,6 +982,16 @@ fn tool_router_add_call_remove_and_announce() {
     assert!(!server.tools.remove("sum"), "already gone");
     assert!(changes.try_recv().is_err(), "no change, no event");
     assert_eq!(server.tools.names(), ["echo"]);
+    // The page kept before the change is not sent again.
+    let listed = result(&server, "tools/list", json!({}));
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(1));
+    assert_eq!(listed["tools"][0]["name"], "echo");
+    assert!(
+        server
+            .tools
+            .set_visibility("echo", mcp_era_server::ToolVisibility::HIDDEN)
+    );
+    assert_eq!(result(&server, "tools/list", json!({}))["tools"], json!([]));
     assert_eq!(
         error(
             &server,

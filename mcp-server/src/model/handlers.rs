@@ -21,6 +21,7 @@ use mcp_era_types::v2026_07_28::{
 
 use crate::model::context::RequestContext;
 use crate::wire::errors::HandlerResult;
+use crate::wire::reply::{self, Reply};
 
 /// One `x-mcp-header` annotation: argument `argument` is mirrored in the
 /// HTTP header `Mcp-Param-{header}`.
@@ -103,6 +104,24 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
         params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<ListToolsResult>> + Send;
+
+    /// `tools/list` as the bytes of its result, which the runtime sends as
+    /// they are. The default renders [`list_tools`](Self::list_tools)'s
+    /// result; a handler over a [`ToolRouter`](crate::ToolRouter) returns
+    /// [`ToolRouter::list_tools_reply`](crate::ToolRouter::list_tools_reply),
+    /// whose pages are rendered once per catalogue version.
+    fn list_tools_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> impl Future<Output = HandlerResult<Reply>> + Send {
+        async move {
+            reply::render(
+                self.list_tools(params, ctx).await?,
+                ctx.result_server_info(),
+            )
+        }
+    }
 
     /// `tools/call`: a complete result or an `input_required` one.
     fn call_tool(

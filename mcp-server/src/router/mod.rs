@@ -12,6 +12,7 @@ pub mod completions;
 pub mod input;
 mod page;
 pub mod prompts;
+mod rendered;
 pub mod resources;
 mod tool_results;
 pub mod tools;

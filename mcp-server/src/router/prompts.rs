@@ -11,11 +11,13 @@ use mcp_era_types::v2026_07_28::{
 
 use super::args::ArgumentError;
 use super::page::page;
+use super::rendered::{PageKey, RenderedPages};
 use super::tools::BoxFuture;
 use super::{RetryInput, StateSeal};
 use crate::model::context::RequestContext;
 use crate::state::request_state::string_arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
+use crate::wire::reply::{self, Reply};
 
 /// What `prompts/get` answers.
 pub type PromptOutcome = HandlerResult<GetPromptResultResponseResult>;
@@ -111,6 +113,7 @@ pub struct PromptSpec<S> {
 pub struct PromptTable<S: 'static> {
     prompts: Vec<(Prompt, PromptFn<S>)>,
     by_name: HashMap<String, usize>,
+    pages: RenderedPages,
 }
 
 impl<S> PromptTable<S> {
@@ -125,7 +128,11 @@ impl<S> PromptTable<S> {
             .enumerate()
             .map(|(at, (prompt, _))| (prompt.name.clone(), at))
             .collect();
-        Self { prompts, by_name }
+        Self {
+            prompts,
+            by_name,
+            pages: RenderedPages::default(),
+        }
     }
 
     /// `prompts/list`.
@@ -139,6 +146,18 @@ impl<S> PromptTable<S> {
         let mut result = ListPromptsResult::new(prompts, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
+    }
+
+    /// [`list`](Self::list)'s page as result bytes, each page rendered once.
+    pub fn list_reply(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
+        self.pages.get_or_render(key, || {
+            reply::render(self.list(params, ctx)?, ctx.result_server_info())
+        })
     }
 
     /// `prompts/get`: an unknown name is `-32602 "Unknown prompt: X"`.

@@ -16,12 +16,14 @@ use mcp_era_types::v2026_07_28::{
 };
 
 use super::page::{Resume, live_page, page};
+use super::rendered::{PageKey, RenderedPages};
 use super::tools::BoxFuture;
 use super::uri_template::UriTemplate;
 use super::{RetryInput, StateSeal};
 use crate::model::context::RequestContext;
 use crate::state::request_state::arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
+use crate::wire::reply::{self, Reply};
 
 /// What `resources/read` answers.
 pub type ReadOutcome = HandlerResult<ReadResourceResultResponseResult>;
@@ -458,6 +460,9 @@ pub struct ResourceTable<S: 'static> {
     by_uri: HashMap<String, usize>,
     templates: Vec<Templated<S>>,
     problems: Vec<String>,
+    /// `resources/list` pages of fixed resources alone.
+    pages: RenderedPages,
+    template_pages: RenderedPages,
 }
 
 impl<S> ResourceTable<S> {
@@ -469,6 +474,8 @@ impl<S> ResourceTable<S> {
             by_uri: HashMap::new(),
             templates: Vec::new(),
             problems: Vec::new(),
+            pages: RenderedPages::default(),
+            template_pages: RenderedPages::default(),
         };
         for spec in specs {
             let meta = match spec
@@ -556,13 +563,37 @@ impl<S> ResourceTable<S> {
         } else {
             Vec::new()
         };
+        Ok(self.page_at(&at, &live, ctx))
+    }
+
+    /// [`list`](Self::list)'s page as result bytes; a page of fixed
+    /// resources alone is rendered once, one with live instances each time.
+    pub async fn list_reply(
+        &self,
+        server: &S,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        let listed = self.templates.iter().any(|t| t.list.is_some());
+        let at = Resume::read(params.cursor.as_deref(), self.fixed.len(), listed)?;
+        if listed && at.needs_live(self.fixed.len()) {
+            let live = self.live(server, ctx).await?;
+            return reply::render(self.page_at(&at, &live, ctx), ctx.result_server_info());
+        }
+        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
+        self.pages.get_or_render(key, || {
+            reply::render(self.page_at(&at, &[], ctx), ctx.result_server_info())
+        })
+    }
+
+    fn page_at(&self, at: &Resume, live: &[Resource], ctx: &RequestContext) -> ListResourcesResult {
         let fixed: Vec<&Resource> = self.fixed.iter().map(|f| &f.resource).collect();
         let live: Vec<&Resource> = live.iter().collect();
-        let (resources, next) = live_page(&fixed, &live, |r| r.uri.as_str(), &at);
+        let (resources, next) = live_page(&fixed, &live, |r| r.uri.as_str(), at);
         let mut result =
             ListResourcesResult::new(resources.into_iter().cloned().collect(), ctx.cache_hints());
         result.next_cursor = next;
-        Ok(result)
+        result
     }
 
     /// Every live instance, sorted by URI, each listed once and only if
@@ -611,6 +642,19 @@ impl<S> ResourceTable<S> {
         let mut result = ListResourceTemplatesResult::new(templates, ctx.cache_hints());
         result.next_cursor = next;
         Ok(result)
+    }
+
+    /// [`list_templates`](Self::list_templates)'s page as result bytes,
+    /// each page rendered once.
+    pub fn list_templates_reply(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
+        self.template_pages.get_or_render(key, || {
+            reply::render(self.list_templates(params, ctx)?, ctx.result_server_info())
+        })
     }
 
     /// `resources/read`: a fixed URI first, then the templates in

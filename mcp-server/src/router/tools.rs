@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::args::{self, Arguments};
 use super::page::page;
+use super::rendered::{PageKey, RenderedPages};
 pub use super::tool_results::{
     IntoToolError, IntoToolResult, Json, JsonWithText, ToolError, ToolOutcome, argument_failure,
 };
@@ -32,6 +33,7 @@ use crate::model::handlers::TaskSupport;
 use crate::state::events::ServerEvents;
 use crate::state::request_state::arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
+use crate::wire::reply::{self, Reply};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -196,10 +198,12 @@ struct Entry<H> {
     handler: H,
 }
 
-/// Tools by name, in listing order.
+/// Tools by name, in listing order, and the `tools/list` pages rendered
+/// from them.
 struct Catalogue<H> {
     entries: Vec<Entry<H>>,
     by_name: HashMap<String, usize>,
+    pages: RenderedPages,
 }
 
 impl<H> Default for Catalogue<H> {
@@ -207,6 +211,7 @@ impl<H> Default for Catalogue<H> {
         Self {
             entries: Vec::new(),
             by_name: HashMap::new(),
+            pages: RenderedPages::default(),
         }
     }
 }
@@ -285,8 +290,34 @@ impl<H> Catalogue<H> {
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
-        let era = Era::of(ctx);
         let renders_apps = apps::client_renders_apps(ctx.client_capabilities().extensions.as_ref());
+        self.list_for(params, renders_apps, ctx)
+    }
+
+    /// [`list`](Self::list)'s page as result bytes, rendered once per
+    /// catalogue version.
+    fn list_reply(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        let renders_apps = apps::client_renders_apps(ctx.client_capabilities().extensions.as_ref());
+        let key = PageKey::new(params.cursor.as_deref(), renders_apps, ctx);
+        self.pages.get_or_render(key, || {
+            reply::render(
+                self.list_for(params, renders_apps, ctx)?,
+                ctx.result_server_info(),
+            )
+        })
+    }
+
+    fn list_for(
+        &self,
+        params: &PaginatedRequestParams,
+        renders_apps: bool,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        let era = Era::of(ctx);
         let listed: Vec<&Entry<H>> = self
             .entries
             .iter()
@@ -465,6 +496,17 @@ impl<S> ToolTable<S> {
         self.catalogue.list(params, ctx)
     }
 
+    /// [`list`](Self::list)'s page as the bytes of its result, each page
+    /// rendered once.
+    pub fn list_reply(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        self.list_pages.fetch_add(1, Ordering::Relaxed);
+        self.catalogue.list_reply(params, ctx)
+    }
+
     /// `tools/call`: an unknown name (or a tool of the other era) is
     /// `-32602 "Unknown tool: X"`; arguments that break the input schema
     /// get a failed result.
@@ -526,7 +568,7 @@ type DynToolFn =
 ///
 /// ```
 /// use mcp_era_server::mcp_era_types::v2026_07_28::prelude::*;
-/// use mcp_era_server::{HandlerResult, McpServer, ParamHeader, RequestContext, ServerEvents};
+/// use mcp_era_server::{HandlerResult, McpServer, ParamHeader, Reply, RequestContext, ServerEvents};
 /// use mcp_era_server::{ToolRouter, ToolsHandler};
 ///
 /// #[derive(McpServer)]
@@ -538,6 +580,10 @@ type DynToolFn =
 /// impl ToolsHandler for Plugins {
 ///     async fn list_tools(&self, p: PaginatedRequestParams, ctx: &RequestContext) -> HandlerResult<ListToolsResult> {
 ///         self.tools.list_tools(p, ctx).await
+///     }
+///     // Pages rendered once per catalogue version, sent as bytes.
+///     async fn list_tools_reply(&self, p: PaginatedRequestParams, ctx: &RequestContext) -> HandlerResult<Reply> {
+///         self.tools.list_tools_reply(p, ctx).await
 ///     }
 ///     async fn call_tool(&self, p: CallToolRequestParams, ctx: &RequestContext) -> HandlerResult<CallToolResultResponseResult> {
 ///         self.tools.call_tool(p, ctx).await
@@ -592,10 +638,14 @@ impl ToolRouter {
         }
     }
 
+    /// The catalogue, to change: its rendered pages are forgotten.
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Catalogue<DynToolFn>> {
-        self.catalogue
+        let mut catalogue = self
+            .catalogue
             .write()
-            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner);
+        catalogue.pages.clear();
+        catalogue
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Catalogue<DynToolFn>> {
@@ -735,6 +785,17 @@ impl ToolRouter {
         ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
         self.read().list(&params, ctx)
+    }
+
+    /// `tools/list` as the bytes of its result (for
+    /// [`ToolsHandler::list_tools_reply`](crate::ToolsHandler::list_tools_reply)):
+    /// each page is rendered once until the catalogue changes.
+    pub async fn list_tools_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        self.read().list_reply(&params, ctx)
     }
 
     /// `tools/call`: an unknown name (or a tool of the other era) is

@@ -2,7 +2,8 @@
 //! `_meta.serverInfo` spliced in pre-rendered: what a handler returns
 //! reaches the transport without a `serde_json::Value` round trip.
 
-use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
 
 use mcp_era_types::v2026_07_28::{
     CallToolResult, CallToolResultResponseResult, CompleteResult, GetPromptResult,
@@ -16,25 +17,45 @@ use serde_json::Value;
 use crate::wire::errors::{self, HandlerResult};
 
 /// One result object as JSON bytes, ready to be wrapped in a response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reply(Cow<'static, [u8]>);
+#[derive(Clone)]
+pub struct Reply(Bytes);
+
+/// Where a reply's bytes live: a clone of a kept reply shares them.
+#[derive(Clone)]
+enum Bytes {
+    Static(&'static [u8]),
+    Owned(Vec<u8>),
+    Shared(Arc<[u8]>),
+}
 
 impl Reply {
     /// Bytes rendered once for the life of the process (`server/discover`).
     pub(crate) fn from_static(bytes: &'static [u8]) -> Self {
-        Self(Cow::Borrowed(bytes))
+        Self(Bytes::Static(bytes))
     }
 
     /// A result built as JSON (listen streams, legacy bridging).
     pub(crate) fn from_value(value: &Value) -> HandlerResult<Self> {
         serde_json::to_vec(value)
-            .map(|bytes| Self(Cow::Owned(bytes)))
+            .map(|bytes| Self(Bytes::Owned(bytes)))
             .map_err(unserializable)
+    }
+
+    /// The same reply, its bytes shared by every clone (a kept page).
+    pub(crate) fn shared(self) -> Self {
+        match self.0 {
+            Bytes::Owned(bytes) => Self(Bytes::Shared(bytes.into())),
+            kept => Self(kept),
+        }
     }
 
     /// The result object's bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Bytes::Static(bytes) => bytes,
+            Bytes::Owned(bytes) => bytes,
+            Bytes::Shared(bytes) => bytes,
+        }
     }
 
     /// A result made of `bytes`, which must be one JSON object (the
@@ -42,7 +63,7 @@ impl Reply {
     /// own.
     pub fn from_json_bytes(bytes: Vec<u8>) -> HandlerResult<Self> {
         match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-            Ok(_) if bytes.first() == Some(&b'{') => Ok(Self(Cow::Owned(bytes))),
+            Ok(_) if bytes.first() == Some(&b'{') => Ok(Self(Bytes::Owned(bytes))),
             _ => Err(errors::internal_error("a result must be one JSON object")),
         }
     }
@@ -62,13 +83,29 @@ impl Reply {
             #[serde(rename = "isError", default)]
             is_error: bool,
         }
-        serde_json::from_slice::<Probe>(&self.0).is_ok_and(|probe| probe.is_error)
+        serde_json::from_slice::<Probe>(self.as_bytes()).is_ok_and(|probe| probe.is_error)
     }
 
     /// The result as JSON, for the paths that still edit it (legacy
     /// bridging, the header-check fallback).
     pub fn to_value(&self) -> HandlerResult<Value> {
-        serde_json::from_slice(&self.0).map_err(unserializable)
+        serde_json::from_slice(self.as_bytes()).map_err(unserializable)
+    }
+}
+
+impl PartialEq for Reply {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Reply {}
+
+impl fmt::Debug for Reply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Reply")
+            .field(&String::from_utf8_lossy(self.as_bytes()))
+            .finish()
     }
 }
 
@@ -182,7 +219,7 @@ pub(crate) fn render<T: ResultMeta>(
         }
         None => serde_json::to_writer(&mut out, &result).map_err(unserializable)?,
     }
-    Ok(Reply(Cow::Owned(out)))
+    Ok(Reply(Bytes::Owned(out)))
 }
 
 #[cfg(test)]
