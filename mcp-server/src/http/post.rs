@@ -3,6 +3,9 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+use hyper::http::request::Parts;
+use hyper::http::{HeaderValue, Uri};
 use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
 
@@ -134,8 +137,17 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         }
         return status_only(StatusCode::ACCEPTED);
     }
+    let listen = message.method() == Some(LISTEN);
+    // A listen stream holds its request for long: its head is copied out
+    // of the connection's read buffer (hyper's header values share it), so
+    // that hyper reuses that buffer rather than allocate another.
+    let request_parts = if listen {
+        Arc::new(detached(&parts))
+    } else {
+        Arc::clone(&parts)
+    };
     let mut ctx = MessageContext::http_headers(mcp_headers)
-        .with_http_request(Arc::clone(&parts))
+        .with_http_request(request_parts)
         .with_events(state.config.events.clone())
         .with_server_info_in_results(state.config.server_info_in_results);
     if let Some((_, session)) = &session {
@@ -191,12 +203,12 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         // Everything else runs in the connection's own task: no spawn.
         None => {
             // A listen holds its place until its stream ends.
-            let permit = match message.method() {
-                Some(LISTEN) => match state.streams.admit(caller) {
+            let permit = match listen {
+                true => match state.streams.admit(caller) {
                     Ok(permit) => Some(permit),
                     Err(refusal) => return too_many_streams(&state, id.as_ref(), refusal),
                 },
-                _ => None,
+                false => None,
             };
             let work = async move {
                 let _permit = permit;
@@ -214,5 +226,54 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         }
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
+    }
+}
+
+/// A copy of `parts` that shares no bytes with the connection's buffers.
+fn detached(parts: &Parts) -> Parts {
+    let mut copy = Request::new(()).into_parts().0;
+    copy.method = parts.method.clone();
+    copy.uri = Uri::from_maybe_shared(Bytes::copy_from_slice(parts.uri.to_string().as_bytes()))
+        .unwrap_or_else(|_| parts.uri.clone());
+    copy.version = parts.version;
+    copy.headers.reserve(parts.headers.len());
+    for (name, value) in &parts.headers {
+        let mut owned = HeaderValue::from_bytes(value.as_bytes()).unwrap_or_else(|_| value.clone());
+        owned.set_sensitive(value.is_sensitive());
+        copy.headers.append(name.clone(), owned);
+    }
+    copy.extensions = parts.extensions.clone();
+    copy
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_detached_head_is_equal_and_shares_no_bytes() {
+        let buffer = Bytes::from_static(b"/mcp?x=1 secret");
+        let (mut parts, ()) = Request::post("/").body(()).unwrap_or_default().into_parts();
+        parts.uri = Uri::from_maybe_shared(buffer.slice(0..8)).unwrap_or_default();
+        let mut token = HeaderValue::from_maybe_shared(buffer.slice(9..))
+            .unwrap_or_else(|_| HeaderValue::from_static(""));
+        token.set_sensitive(true);
+        parts.headers.insert("authorization", token);
+        parts.headers.append(
+            "mcp-method",
+            HeaderValue::from_static("subscriptions/listen"),
+        );
+        parts.extensions.insert(7_u8);
+        let copy = detached(&parts);
+        assert_eq!(
+            (&copy.method, &copy.uri, copy.version),
+            (&parts.method, &parts.uri, parts.version)
+        );
+        assert_eq!(copy.headers, parts.headers);
+        assert!(copy.headers["authorization"].is_sensitive());
+        assert_eq!(copy.extensions.get::<u8>(), Some(&7));
+        let shared = buffer.as_ptr_range();
+        assert!(!shared.contains(&copy.headers["authorization"].as_bytes().as_ptr()));
+        assert!(!shared.contains(&copy.uri.path().as_ptr()));
     }
 }

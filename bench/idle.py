@@ -1,0 +1,154 @@
+"""What idle clients cost a running server: the resident memory of N open
+`subscriptions/listen` streams and of N idle legacy sessions, per item.
+
+usage: python3 bench/idle.py BIN [N]    (N: 2000 by default)
+
+BIN is `mcp-everything` (release build); it is started here on a free
+loopback port with limits above N. The script opens N listen streams, each
+on its own connection, every one acknowledged, and reads the server's
+VmRSS from /proc before and after (settled: the highest of several
+readings a second apart); then it closes them, opens N legacy sessions
+(`initialize` and `notifications/initialized`, nothing kept open) and
+reads it again. Prints one line per case: `listen: N streams, +X KiB RSS,
+Y KiB each`. Memory figures, not a test: nothing here fails on a number.
+"""
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "idle-bench", "version": "1"},
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+async def settled_rss(pid, readings=3):
+    """The highest of a few readings a second apart (allocations settle)."""
+    best = 0
+    for _ in range(readings):
+        await asyncio.sleep(1.0)
+        best = max(best, rss_kib(pid))
+    return best
+
+
+def request(port, headers, body):
+    payload = json.dumps(body).encode()
+    head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(payload)}\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    return head.encode() + b"\r\n" + payload
+
+
+async def open_listen(port, n):
+    """A listen stream on its own connection, held open once acknowledged."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    body = {"jsonrpc": "2.0", "id": n, "method": "subscriptions/listen",
+            "params": {"notifications": {"toolsListChanged": True}, "_meta": META}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen"}
+    writer.write(request(port, headers, body))
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    if b" 200 " not in head.split(b"\r\n", 1)[0]:
+        raise RuntimeError(f"listen: {head[:200]!r}")
+    seen = b""
+    while b"acknowledged" not in seen:
+        chunk = await asyncio.wait_for(reader.read(4096), 10)
+        if not chunk:
+            raise RuntimeError("listen: closed before its acknowledgement")
+        seen += chunk
+    return writer
+
+
+async def exchange(port, headers, body):
+    """One request on its own connection (closed after); the answer's head."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request(port, {**headers, "Connection": "close"}, body))
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(-1), 10)
+    writer.close()
+    return answer
+
+
+async def open_session(port, n):
+    body = {"jsonrpc": "2.0", "id": n, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": {"name": "idle-bench", "version": "1"}}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    answer = await exchange(port, headers, body)
+    session = None
+    for line in answer.split(b"\r\n\r\n", 1)[0].split(b"\r\n"):
+        if line.lower().startswith(b"mcp-session-id:"):
+            session = line.split(b":", 1)[1].strip().decode()
+    if not session:
+        raise RuntimeError(f"initialize: {answer[:200]!r}")
+    headers = {**headers, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    await exchange(port, headers, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+async def in_batches(make, n, batch=100):
+    held = []
+    for start in range(0, n, batch):
+        held += await asyncio.gather(*(make(i) for i in range(start, min(n, start + batch))))
+    return held
+
+
+async def main(binary, n):
+    port = free_port()
+    limit = str(n + 100)
+    server = subprocess.Popen(
+        [binary, "http", "--listen", f"127.0.0.1:{port}", "--max-connections", limit,
+         "--max-streams", limit, "--max-streams-per-principal", limit, "--max-sessions", str(2 * n + 100)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        # Warm up: the runtime's threads and first buffers are not the streams'.
+        await in_batches(lambda i: open_listen(port, i), 50)
+        await asyncio.sleep(0.5)
+        base = await settled_rss(server.pid)
+        streams = await in_batches(lambda i: open_listen(port, 1000 + i), n)
+        held = await settled_rss(server.pid)
+        print(f"listen: {n} streams, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
+        for writer in streams:
+            writer.close()
+        await asyncio.sleep(1.0)
+        await in_batches(lambda i: open_session(port, 100_000 + i), 50)
+        base = await settled_rss(server.pid)
+        await in_batches(lambda i: open_session(port, 200_000 + i), n)
+        held = await settled_rss(server.pid)
+        print(f"legacy sessions: {n} idle, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
+    finally:
+        server.kill()
+        server.wait()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or not os.path.exists(sys.argv[1]):
+        sys.exit(__doc__)
+    asyncio.run(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 2000))
