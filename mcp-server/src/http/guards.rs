@@ -87,7 +87,7 @@ pub(super) fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<
     let mut codings = lines
         .iter()
         .flat_map(|line| line.to_str().unwrap_or("?").split(','))
-        .map(str::trim)
+        .map(str::trim_ascii)
         // Empty list elements do not count (RFC 9110 §5.6.1).
         .filter(|coding| !coding.is_empty());
     let only_chunked = matches!(
@@ -169,7 +169,8 @@ pub(super) async fn read_body<B: RequestBody>(
 
 /// The media type of a header value, without parameters.
 pub(super) fn media_type(value: &str) -> &str {
-    value.split(';').next().unwrap_or_default().trim()
+    let end = value.bytes().position(|b| b == b';').unwrap_or(value.len());
+    value[..end].trim_ascii()
 }
 
 /// 415 for a body that is not declared JSON, 406 for a client that takes
@@ -188,14 +189,18 @@ pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<B
             ));
         }
     }
+    // Bytes, not `str::split`: these values are short, and a searcher per
+    // comma cost more than the comparisons.
     let accepts = |value: &str| {
-        value.split(',').map(media_type).any(|range| {
+        value.as_bytes().split(|b| *b == b',').any(|range| {
+            let end = range.iter().position(|b| *b == b';').unwrap_or(range.len());
+            let range = range[..end].trim_ascii();
             [
-                "application/json",
-                "text/event-stream",
-                "*/*",
-                "application/*",
-                "text/*",
+                &b"application/json"[..],
+                b"text/event-stream",
+                b"*/*",
+                b"application/*",
+                b"text/*",
             ]
             .iter()
             .any(|accepted| range.eq_ignore_ascii_case(accepted))

@@ -52,7 +52,8 @@ fn is_valid_authority(authority: &str) -> bool {
             None => return false,
         },
         None => {
-            let (name, port) = authority.split_at(authority.find(':').unwrap_or(authority.len()));
+            let colon = authority.bytes().position(|b| b == b':');
+            let (name, port) = authority.split_at(colon.unwrap_or(authority.len()));
             (!name.is_empty() && is_reg_name(name), port)
         }
     };
@@ -72,7 +73,11 @@ fn is_reg_name(name: &str) -> bool {
                 bytes.next().is_some_and(|b| b.is_ascii_hexdigit())
                     && bytes.next().is_some_and(|b| b.is_ascii_hexdigit())
             }
-            b => b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b),
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => true,
+            b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'('..=b',' | b';' | b'=' => {
+                true
+            }
+            _ => false,
         };
         if !ok {
             return false;
@@ -84,12 +89,18 @@ fn is_reg_name(name: &str) -> bool {
 /// The hostname of a `Host` value or URL authority: port removed, IPv6
 /// brackets removed (compared case-insensitively).
 fn hostname(authority: &str) -> &str {
-    let authority = authority.trim();
+    let authority = authority.trim_ascii();
     if let Some(rest) = authority.strip_prefix('[') {
         rest.split(']').next().unwrap_or_default()
     } else {
-        match authority.rsplit_once(':') {
-            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        match authority.bytes().rposition(|b| b == b':') {
+            Some(colon)
+                if authority.as_bytes()[colon + 1..]
+                    .iter()
+                    .all(u8::is_ascii_digit) =>
+            {
+                &authority[..colon]
+            }
             _ => authority,
         }
     }

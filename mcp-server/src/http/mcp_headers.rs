@@ -8,7 +8,7 @@
 //! error the caller reports as `-32600` (a modern request ignores it). A
 //! comma in a value is part of that one value, not a second line.
 
-use hyper::header::{HeaderMap, HeaderName};
+use hyper::header::{HeaderMap, HeaderValue};
 use mcp_era_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
@@ -16,15 +16,7 @@ use mcp_era_types::headers::{
 use crate::model::context::HttpHeaders;
 use crate::wire::errors::{self, ErrorObject};
 
-// Parsed once: a lookup by `&str` would parse and validate the name again.
-const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);
-const METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
-const NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
-const SESSION_ID_HEADER: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
-
-/// The one line of header `name`, trimmed; `Err` (the reason) when it
-/// comes more than once or has bytes outside visible ASCII and spaces.
-fn single(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, String> {
+fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
     let mut lines = headers.get_all(name).iter();
     let Some(value) = lines.next() else {
         return Ok(None);
@@ -32,48 +24,87 @@ fn single(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, Stri
     if lines.next().is_some() {
         return Err(format!("The {name} header is sent more than once"));
     }
+    value_of(name, value).map(Some)
+}
+
+fn value_of(name: &str, value: &HeaderValue) -> Result<String, String> {
     value
         .to_str()
-        .map(|v| Some(v.trim().to_owned()))
+        .map(|v| v.trim_ascii().to_owned())
         .map_err(|_| format!("The {name} header has invalid characters"))
 }
 
-/// The headers of the header/body rule; a repeated or unreadable one is
-/// `-32020`.
-pub(super) fn read(headers: &HeaderMap) -> Result<HttpHeaders, ErrorObject> {
-    let protocol_version = single(headers, &PROTOCOL_VERSION_HEADER);
-    let method = single(headers, &METHOD_HEADER);
-    let name = single(headers, &NAME_HEADER);
-    let (protocol_version, method, name) = match (protocol_version, method, name) {
-        (Ok(version), Ok(method), Ok(name)) => (version, method, name),
-        (Err(reason), _, _) | (_, Err(reason), _) | (_, _, Err(reason)) => {
-            return Err(errors::header_mismatch(reason));
-        }
-    };
-    let mut params = Vec::new();
-    // `keys` yields each name once, whatever its number of lines.
-    for header_name in headers.keys() {
-        let Some(suffix) = header_name.as_str().strip_prefix(MCP_PARAM_PREFIX) else {
-            continue;
-        };
-        match single(headers, header_name) {
-            Ok(Some(value)) => params.push((suffix.to_owned(), value)),
-            Ok(None) => {}
-            Err(reason) => return Err(errors::header_mismatch(reason)),
-        }
-    }
-    Ok(HttpHeaders {
-        protocol_version,
-        method: Some(method),
-        name,
-        params,
-    })
+/// One MCP header's lines, as one pass over the request's meets them.
+#[derive(Clone, Copy)]
+enum Lines<'a> {
+    None,
+    One(&'a HeaderValue),
+    Many,
 }
 
-/// The `Mcp-Session-Id` header; `Err` (the reason) when repeated or
-/// unreadable.
+impl<'a> Lines<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        *self = match self {
+            Self::None => Self::One(value),
+            _ => Self::Many,
+        };
+    }
+
+    fn read(self, name: &str) -> Result<Option<String>, String> {
+        match self {
+            Self::None => Ok(None),
+            Self::One(value) => value_of(name, value).map(Some),
+            Self::Many => Err(format!("The {name} header is sent more than once")),
+        }
+    }
+}
+
+/// The MCP headers, in one pass over the request's lines (a lookup per
+/// name would hash each custom name again).
+pub(super) fn read(headers: &HeaderMap) -> Result<HttpHeaders, ErrorObject> {
+    let (mut protocol_version, mut method, mut name) = (Lines::None, Lines::None, Lines::None);
+    let mut any_param = false;
+    for (header, value) in headers {
+        match header.as_str() {
+            MCP_PROTOCOL_VERSION => protocol_version.add(value),
+            MCP_METHOD => method.add(value),
+            MCP_NAME => name.add(value),
+            other => any_param |= other.starts_with(MCP_PARAM_PREFIX),
+        }
+    }
+    let read = (|| -> Result<HttpHeaders, String> {
+        let protocol_version = protocol_version.read(MCP_PROTOCOL_VERSION)?;
+        let method = method.read(MCP_METHOD)?;
+        let name = name.read(MCP_NAME)?;
+        let mut params = Vec::new();
+        // `keys` yields each name once, whatever its number of lines.
+        for header_name in headers.keys().filter(|_| any_param) {
+            let header_name = header_name.as_str();
+            let Some(suffix) = header_name.strip_prefix(MCP_PARAM_PREFIX) else {
+                continue;
+            };
+            if let Some(value) = single(headers, header_name)? {
+                params.push((suffix.to_owned(), value));
+            }
+        }
+        Ok(HttpHeaders {
+            protocol_version,
+            method: Some(method),
+            name,
+            params,
+        })
+    })();
+    read.map_err(errors::header_mismatch)
+}
+
 pub(super) fn session_id(headers: &HeaderMap) -> Result<Option<String>, String> {
-    single(headers, &SESSION_ID_HEADER)
+    let mut lines = Lines::None;
+    for (header, value) in headers {
+        if header.as_str() == MCP_SESSION_ID {
+            lines.add(value);
+        }
+    }
+    lines.read(MCP_SESSION_ID)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub mod args;
 pub mod completions;
 pub mod input;
+mod names;
 mod page;
 pub mod prompts;
 mod rendered;

@@ -2,7 +2,7 @@
 //! made from their return types.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use mcp_era_types::v2026_07_28::{
     ContentBlock, GetPromptRequestParams, GetPromptResult, GetPromptResultResponseResult,
@@ -10,6 +10,7 @@ use mcp_era_types::v2026_07_28::{
 };
 
 use super::args::ArgumentError;
+use super::names::NameMap;
 use super::page::page;
 use super::rendered::{PageKey, RenderedPages};
 use super::tools::BoxFuture;
@@ -112,7 +113,7 @@ pub struct PromptSpec<S> {
 /// The prompts of a `#[mcp_era_server::router]` impl, described once.
 pub struct PromptTable<S: 'static> {
     prompts: Vec<(Prompt, PromptFn<S>)>,
-    by_name: HashMap<String, usize>,
+    by_name: NameMap<String, usize>,
     pages: RenderedPages,
 }
 

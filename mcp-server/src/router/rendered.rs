@@ -2,11 +2,11 @@
 //! each page our cursors name, by era and audience, so that a list request
 //! costs a lookup and a copy whatever the size of the catalogue.
 
-use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
 use mcp_era_types::v2026_07_28::CacheScope;
 
+use super::names::NameMap;
 use super::page::PAGE_SIZE;
 use crate::model::context::{Era, RequestContext};
 use crate::wire::errors::HandlerResult;
@@ -53,7 +53,7 @@ impl PageKey {
 
 /// The kept pages of one catalogue version.
 #[derive(Default)]
-pub(crate) struct RenderedPages(RwLock<HashMap<PageKey, Reply>>);
+pub(crate) struct RenderedPages(RwLock<NameMap<PageKey, Reply>>);
 
 impl RenderedPages {
     /// The page `key` names: kept bytes, or `render`'s, kept when `key` is
@@ -84,7 +84,7 @@ impl RenderedPages {
             .clear();
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<PageKey, Reply>> {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, NameMap<PageKey, Reply>> {
         self.0.read().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -3,7 +3,6 @@
 //! results made from their return types.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt::Display;
 use std::str::FromStr;
 
@@ -15,6 +14,7 @@ use mcp_era_types::v2026_07_28::{
     ReadResourceResultResponseResult, Resource, ResourceTemplate, TextResourceContents, methods,
 };
 
+use super::names::NameMap;
 use super::page::{Resume, live_page, page};
 use super::rendered::{PageKey, RenderedPages};
 use super::tools::BoxFuture;
@@ -457,7 +457,7 @@ fn check_app(resource: &Resource) -> Result<(), String> {
 /// The resources of a `#[mcp_era_server::router]` impl, described once.
 pub struct ResourceTable<S: 'static> {
     fixed: Vec<Fixed<S>>,
-    by_uri: HashMap<String, usize>,
+    by_uri: NameMap<String, usize>,
     templates: Vec<Templated<S>>,
     problems: Vec<String>,
     /// `resources/list` pages of fixed resources alone.
@@ -471,7 +471,7 @@ impl<S> ResourceTable<S> {
     pub fn build(specs: &[ResourceSpec<S>]) -> Self {
         let mut table = Self {
             fixed: Vec::new(),
-            by_uri: HashMap::new(),
+            by_uri: NameMap::default(),
             templates: Vec::new(),
             problems: Vec::new(),
             pages: RenderedPages::default(),

@@ -2,7 +2,7 @@
 //! [`ToolRouter`] (what a tool returns is in `tool_results`).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::args::{self, Arguments};
+use super::names::NameMap;
 use super::page::page;
 use super::rendered::{PageKey, RenderedPages};
 pub use super::tool_results::{
@@ -202,7 +203,7 @@ struct Entry<H> {
 /// from them.
 struct Catalogue<H> {
     entries: Vec<Entry<H>>,
-    by_name: HashMap<String, usize>,
+    by_name: NameMap<String, usize>,
     pages: RenderedPages,
 }
 
@@ -210,7 +211,7 @@ impl<H> Default for Catalogue<H> {
     fn default() -> Self {
         Self {
             entries: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: NameMap::default(),
             pages: RenderedPages::default(),
         }
     }
