@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A comparison anyone can rerun: our `mcp-everything` against a one-tool rmcp
 # 3.11 server (bench/rmcp-server), both built here in release mode, on the
-# same `tools/call` of `test_simple_text`; over HTTP also against the
-# bare-hyper floor (bench/rmcp-server/src/bin/floor.rs: hyper, parse the body
-# into a serde_json::Value, answer fixed bytes), the least any JSON-RPC-over-HTTP
-# server must do, to state our req/s as a fraction of it.
+# same `tools/call` of `test_simple_text`; also against a floor
+# (bench/rmcp-server/src/bin/floor.rs): over HTTP hyper, the body parsed into
+# a serde_json::Value, fixed bytes answered; over stdio lines read, each
+# parsed into a Value, fixed bytes with the request's id written. The least
+# any JSON-RPC server must do, to state ours as a fraction of it.
 #
 #   HTTP   stateless Streamable HTTP, JSON responses, loopback only: a 2 s
 #          warm-up, then $DURATION s of load from one load-generator thread
@@ -13,9 +14,9 @@
 #          the server's stdin; wall time and peak RSS (/usr/bin/time -v),
 #          and answers lost (requests without a successful answer).
 #
-# The servers alternate (HTTP: ours, rmcp, floor, ours, ...; stdio: ours,
-# rmcp, ours, ...) for $ROUNDS rounds of each measurement, and a summary table
-# with ratios ours/rmcp and, for HTTP req/s, ours/floor ends the run.
+# The servers alternate (ours, rmcp, floor, ours, ...) for $ROUNDS rounds of
+# each measurement, and a summary table with ratios ours/rmcp and ours/floor
+# ends the run.
 #
 # Usage (from anywhere):
 #   bash bench/compare.sh              # full: 10 s HTTP runs, 100,000 stdio lines
@@ -83,8 +84,8 @@ OURS_BIN="${OURS_BIN:-$REPO_ROOT/target/release/mcp-everything}"
 RMCP_BIN="$RMCP_TARGET/release/rmcp-bench-server"
 FLOOR_BIN="$RMCP_TARGET/release/floor-server"
 OHA="$TOOLS_DIR/bin/oha"
-SERVERS=(ours rmcp)               # stdio
-HTTP_SERVERS=(ours rmcp floor)    # HTTP: the floor serves HTTP only
+SERVERS=(ours rmcp floor)         # stdio
+HTTP_SERVERS=(ours rmcp floor)    # HTTP
 
 log() { printf '[compare] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -382,7 +383,6 @@ for s in "${HTTP_SERVERS[@]}"; do
   [[ "$code" == 200 ]] && check_answer "$OUT/verify-$s.http.json" \
     || die "$s over HTTP: status $code, body $(head -c 400 "$OUT/verify-$s.http.json" 2>/dev/null)"
   log "verified $s over HTTP: 200 $(head -c 300 "$OUT/verify-$s.http.json")"
-  [[ "$s" == floor ]] && continue
   # stdin stays open for a second after the request: rmcp drops answers
   # still in flight when stdin closes (see the stdio runs' "lost").
   (request_json 1; echo; sleep 1) | timeout 10 "$(bin_of "$s")" stdio >"$OUT/verify-$s.stdio.json" 2>/dev/null || true
@@ -417,7 +417,7 @@ done
 
 # ---- 6. stdio --------------------------------------------------------------------------
 make_stdio_input
-log "stdio: $ROUNDS rounds x {ours, rmcp}: $STDIO_LINES pipelined tools/call lines each"
+log "stdio: $ROUNDS rounds x {ours, rmcp, floor}: $STDIO_LINES pipelined tools/call lines each"
 for round in $(seq 1 "$ROUNDS"); do
   for s in "${SERVERS[@]}"; do
     read -r wall rss answered ok status < <(stdio_run "$s" "$OUT/stdio-$s-$round.out" "$OUT/stdio-$s-$round.time")
@@ -436,7 +436,7 @@ python3 - "$RESULTS" "$DURATION" "$STDIO_LINES" "$ROUNDS" "$CONNECTIONS" <<PY | 
 import statistics as st, sys
 path, duration, lines, rounds, conns = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 http = {"ours": [], "rmcp": [], "floor": []}
-stdio = {"ours": [], "rmcp": []}
+stdio = {"ours": [], "rmcp": [], "floor": []}
 for row in open(path):
     f = row.rstrip("\n").split("\t")
     if f[0] == "http":
@@ -448,7 +448,7 @@ def ratio(a, b):
     return f"{a / b:.2f}" if b else "n/a"
 
 print()
-print("== mcp-everything ($OURS_REV) vs rmcp $RMCP_VERSION (and, HTTP only, the bare-hyper floor) ==")
+print("== mcp-everything ($OURS_REV) vs rmcp $RMCP_VERSION (and the floors) ==")
 print("   $(nproc) cores ($CPU); $LOADGEN_VERSION; $(rustc --version | cut -d' ' -f1-2); CPU busy before the runs ${BUSY_START}%")
 print()
 print(f"HTTP  tools/call test_simple_text, {duration} s per run after ${WARMUP} s warm-up, 1 thread, {conns} connections")
@@ -462,7 +462,7 @@ print()
 print(f"stdio {lines:,} pipelined tools/call lines per run")
 print(f"  {'round':<6}{'server':<8}{'wall s':>9}{'peak RSS MiB':>14}{'lost':>7}{'failed':>8}{'exit':>6}")
 for r in range(1, int(rounds) + 1):
-    for s in ("ours", "rmcp"):
+    for s in ("ours", "rmcp", "floor"):
         for (rr, wall, rss, lost, failed, status) in stdio[s]:
             if rr == r:
                 print(f"  {r:<6}{s:<8}{wall:>9.2f}{rss / 1024:>14.1f}{lost:>7}{failed:>8}{status:>6}")
@@ -485,10 +485,17 @@ if stdio["ours"] and stdio["rmcp"]:
 if http["ours"] and http["floor"]:
     ours_rps, floor_rps = st.mean(x[1] for x in http["ours"]), st.mean(x[1] for x in http["floor"])
     print()
-    print("Bare-hyper floor (HTTP only: hyper, body parsed into a JSON value, fixed answer; mean over rounds)")
+    print("Bare-hyper floor (HTTP: hyper, body parsed into a JSON value, fixed answer; mean over rounds)")
     print(f"  {'HTTP req/s floor':<28}{format(floor_rps, ',.0f'):>14}")
     print(f"  {'HTTP non-2xx floor (total)':<28}{sum(x[2] for x in http['floor']):>14}")
     print(f"  {'HTTP req/s ours / floor':<28}{ratio(ours_rps, floor_rps):>14}")
+if stdio["ours"] and stdio["floor"]:
+    ours_wall, floor_wall = st.mean(x[1] for x in stdio["ours"]), st.mean(x[1] for x in stdio["floor"])
+    print()
+    print("stdio floor (lines parsed into a JSON value, fixed answer with the id; mean over rounds)")
+    print(f"  {'stdio wall s floor':<28}{format(floor_wall, '.2f'):>14}")
+    print(f"  {'stdio peak RSS MiB floor':<28}{format(st.mean(x[2] / 1024 for x in stdio['floor']), '.1f'):>14}")
+    print(f"  {'stdio wall ours / floor':<28}{ratio(ours_wall, floor_wall):>14}")
 print()
 print("Result files: $OUT  (results.tsv, per-run outputs); took ${ELAPSED} s")
 PY

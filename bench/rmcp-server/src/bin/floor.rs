@@ -10,6 +10,13 @@
 //! fixed bytes, the answer `mcp-everything` gives to the benchmark's
 //! `tools/call` of `test_simple_text` (200, `application/json`, Content-Length).
 //! No routing of methods, no validation, no headers read, no serialization.
+//!
+//!     floor-server stdio
+//!
+//! The stdio floor: lines read from stdin, each parsed into a
+//! `serde_json::Value`, and the same fixed answer written for each (its
+//! request's `id` spliced in, so that a client can pair answers with
+//! requests), through one buffered writer on the calling thread.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -22,10 +29,13 @@ use hyper::{
 };
 use hyper_util::rt::TokioIo;
 
-const USAGE: &str = "usage: floor-server http 127.0.0.1:PORT";
+const USAGE: &str = "usage: floor-server http 127.0.0.1:PORT | floor-server stdio";
 
 /// Byte for byte what `mcp-everything http` answers to the benchmark request.
 const ANSWER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-everything","title":"mcp-rs everything fixture","version":"0.1.0"}},"resultType":"complete","content":[{"type":"text","text":"This is a simple text response for testing."}]}}"#;
+/// `ANSWER` around its id, for stdio.
+const BEFORE_ID: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+const AFTER_ID: &[u8] = br#","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-everything","title":"mcp-rs everything fixture","version":"0.1.0"}},"resultType":"complete","content":[{"type":"text","text":"This is a simple text response for testing."}]}}"#;
 const PARSE_ERROR: &[u8] =
     br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
 
@@ -58,11 +68,15 @@ async fn handle(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, hyp
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let ["http", addr] = args.iter().map(String::as_str).collect::<Vec<_>>()[..] else {
-        eprintln!("{USAGE}");
-        std::process::exit(2);
+    let addr = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["http", addr] => addr.to_owned(),
+        ["stdio"] => return Ok(stdio()?),
+        _ => {
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
     };
-    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
     eprintln!(
         "floor-server listening on http://{}/mcp",
         listener.local_addr()?
@@ -76,4 +90,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 .await;
         });
     }
+}
+
+/// Each stdin line parsed into a `Value` and answered with the fixed bytes.
+fn stdio() -> std::io::Result<()> {
+    use std::io::{BufRead, Write};
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in std::io::stdin().lock().lines() {
+        match serde_json::from_str::<serde_json::Value>(&line?) {
+            Ok(value) => {
+                out.write_all(BEFORE_ID)?;
+                serde_json::to_writer(&mut out, &value["id"])?;
+                out.write_all(AFTER_ID)?;
+            }
+            Err(_) => out.write_all(PARSE_ERROR)?,
+        }
+        out.write_all(b"\n")?;
+    }
+    out.flush()
 }
