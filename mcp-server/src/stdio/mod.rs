@@ -63,8 +63,11 @@ mod lines;
 mod output;
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -162,6 +165,16 @@ pub async fn serve<S: McpServer + 'static>(server: S) -> io::Result<()> {
 
 /// The in-flight key of a message with an `id` (its JSON text, as a
 /// `notifications/cancelled` names it).
+/// `future`'s output if it is ready at its first poll; else `None`, and the
+/// future goes on where it stopped when polled again.
+async fn poll_once<F: Future + Unpin>(mut future: F) -> Option<F::Output> {
+    std::future::poll_fn(|cx| match Pin::new(&mut future).poll(cx) {
+        Poll::Ready(output) => Poll::Ready(Some(output)),
+        Poll::Pending => Poll::Ready(None),
+    })
+    .await
+}
+
 fn message_key(message: &Parsed) -> Option<String> {
     match message {
         Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
@@ -383,9 +396,21 @@ where
                 .await
             };
             let task_server = Arc::clone(&server);
+            let mut work = Box::pin(async move {
+                handle_parsed(&*task_server, Some(&task_server), message, &ctx).await
+            });
+            // Polled here first: a handler that answers without waiting
+            // (most do) needs no task, no registration and no wake-up of
+            // another thread. One that waits goes on as a task, cancellable.
+            if let Some(outcome) = poll_once(work.as_mut()).await {
+                if let Some(body) = outcome.body {
+                    shared.send(body, slot);
+                }
+                continue;
+            }
             let task_shared = Arc::clone(&shared);
             shared.in_flight.spawn(key, is_listen, |finish| async move {
-                let outcome = handle_parsed(&*task_server, Some(&task_server), message, &ctx).await;
+                let outcome = work.await;
                 // A cancelled request's answer is never written.
                 if finish.finish()
                     && let Some(body) = outcome.body
