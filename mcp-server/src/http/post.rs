@@ -203,12 +203,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         // Everything else runs in the connection's own task: no spawn.
         None => {
             // A listen holds its place until its stream ends.
-            let permit = match listen {
-                true => match state.streams.admit(caller) {
+            let permit = if listen {
+                match state.streams.admit(caller) {
                     Ok(permit) => Some(permit),
                     Err(refusal) => return too_many_streams(&state, id.as_ref(), refusal),
-                },
-                false => None,
+                }
+            } else {
+                None
             };
             let work = async move {
                 let _permit = permit;

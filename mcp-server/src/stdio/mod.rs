@@ -13,9 +13,14 @@
 //! * **One message per line**, UTF-8 JSON; blank lines are skipped. Every
 //!   line written to stdout is one valid JSON-RPC message; logs go to
 //!   stderr (through `tracing`, whose subscriber the binary installs).
-//! * **Concurrency**: each request runs in its own task; everything written
-//!   (responses, the request's notifications) goes through one writer task,
-//!   so lines never interleave.
+//! * **Concurrency**: a request is polled once as it is read; one that
+//!   answers at once is answered there, one that waits (on I/O, a timer,
+//!   the client) goes on in its own task, so requests that wait never hold
+//!   up the next lines. A handler that computes for long without waiting
+//!   holds up reading meanwhile, as it would hold a runtime thread:
+//!   run such work with `spawn_blocking`. Everything written (responses,
+//!   the request's notifications) goes through one writer task, so lines
+//!   never interleave.
 //! * **Backpressure** ([`StdioConfig::max_in_flight`], default
 //!   [`DEFAULT_MAX_IN_FLIGHT`]): a request holds a slot from the moment it
 //!   is read until its response is written to stdout. With every slot taken
@@ -163,8 +168,6 @@ pub async fn serve<S: McpServer + 'static>(server: S) -> io::Result<()> {
     .await
 }
 
-/// The in-flight key of a message with an `id` (its JSON text, as a
-/// `notifications/cancelled` names it).
 /// `future`'s output if it is ready at its first poll; else `None`, and the
 /// future goes on where it stopped when polled again.
 async fn poll_once<F: Future + Unpin>(mut future: F) -> Option<F::Output> {
@@ -175,6 +178,8 @@ async fn poll_once<F: Future + Unpin>(mut future: F) -> Option<F::Output> {
     .await
 }
 
+/// The in-flight key of a message with an `id` (its JSON text, as a
+/// `notifications/cancelled` names it).
 fn message_key(message: &Parsed) -> Option<String> {
     match message {
         Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
