@@ -398,8 +398,10 @@ impl SessionTable {
                 None => break,
             }
         }
-        // Ids of sessions used or ended since are dropped now and then.
-        if sessions.unused.len() > 2 * cap {
+        // Ids of sessions used or ended since are dropped now and then: when
+        // they outnumber twice the sessions held (so a table that ends its
+        // sessions keeps few ids, not up to twice its cap).
+        if sessions.unused.len() > 2 * sessions.by_id.len().max(32) {
             let Sessions { by_id, unused } = &mut *sessions;
             unused.retain(|id| {
                 by_id
