@@ -36,6 +36,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start(binary, *flags):
+    """`BIN http` on a free loopback port, once it accepts connections:
+    (the process, its port)."""
+    port = free_port()
+    server = subprocess.Popen([binary, "http", "--listen", f"127.0.0.1:{port}", *flags],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return server, port
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -115,19 +130,10 @@ async def in_batches(make, n, batch=100):
 
 
 async def main(binary, n):
-    port = free_port()
     limit = str(n + 100)
-    server = subprocess.Popen(
-        [binary, "http", "--listen", f"127.0.0.1:{port}", "--max-connections", limit,
-         "--max-streams", limit, "--max-streams-per-principal", limit, "--max-sessions", str(2 * n + 100)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = start(binary, "--max-connections", limit, "--max-streams", limit,
+                         "--max-streams-per-principal", limit, "--max-sessions", str(2 * n + 100))
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         # Warm up: the runtime's threads and first buffers are not the streams'.
         await in_batches(lambda i: open_listen(port, i), 50)
         await asyncio.sleep(0.5)

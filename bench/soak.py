@@ -16,11 +16,8 @@ nothing here fails on a number.
 
 import asyncio
 import itertools
-import json
 import os
 import random
-import socket
-import subprocess
 import sys
 import time
 
@@ -97,22 +94,14 @@ async def client(port, deadline):
 
 
 async def main(binary, minutes, clients):
-    port = idle.free_port()
-    server = subprocess.Popen([binary, "http", "--listen", f"127.0.0.1:{port}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = idle.start(binary)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         start = time.monotonic()
         deadline = start + minutes * 60
         load = asyncio.gather(*(client(port, deadline) for _ in range(clients)))
         samples = []
         while time.monotonic() < deadline:
-            await asyncio.sleep(30)
+            await asyncio.sleep(max(1.0, min(30.0, deadline - time.monotonic())))
             at = (time.monotonic() - start) / 60
             samples.append((at, idle.rss_kib(server.pid)))
             print(f"{at:5.1f} min  RSS {samples[-1][1]:>7} KiB  served {served['ok']:>8}  not ok {served['bad']}",
