@@ -16,6 +16,7 @@ pub mod prompts;
 mod rendered;
 pub mod resources;
 mod tool_results;
+mod tool_rules;
 pub mod tools;
 pub mod uri_template;
 mod validation;
