@@ -62,6 +62,10 @@ impl<'a> Lines<'a> {
 /// The MCP headers, in one pass over the request's lines (a lookup per
 /// name would hash each custom name again).
 pub(super) fn read(headers: &HeaderMap) -> Result<HttpHeaders, ErrorObject> {
+    read_lines(headers).map_err(errors::header_mismatch)
+}
+
+fn read_lines(headers: &HeaderMap) -> Result<HttpHeaders, String> {
     let (mut protocol_version, mut method, mut name) = (Lines::None, Lines::None, Lines::None);
     let mut any_param = false;
     for (header, value) in headers {
@@ -72,13 +76,13 @@ pub(super) fn read(headers: &HeaderMap) -> Result<HttpHeaders, ErrorObject> {
             other => any_param |= other.starts_with(MCP_PARAM_PREFIX),
         }
     }
-    let read = (|| -> Result<HttpHeaders, String> {
-        let protocol_version = protocol_version.read(MCP_PROTOCOL_VERSION)?;
-        let method = method.read(MCP_METHOD)?;
-        let name = name.read(MCP_NAME)?;
-        let mut params = Vec::new();
+    let protocol_version = protocol_version.read(MCP_PROTOCOL_VERSION)?;
+    let method = method.read(MCP_METHOD)?;
+    let name = name.read(MCP_NAME)?;
+    let mut params = Vec::new();
+    if any_param {
         // `keys` yields each name once, whatever its number of lines.
-        for header_name in headers.keys().filter(|_| any_param) {
+        for header_name in headers.keys() {
             let header_name = header_name.as_str();
             let Some(suffix) = header_name.strip_prefix(MCP_PARAM_PREFIX) else {
                 continue;
@@ -87,14 +91,13 @@ pub(super) fn read(headers: &HeaderMap) -> Result<HttpHeaders, ErrorObject> {
                 params.push((suffix.to_owned(), value));
             }
         }
-        Ok(HttpHeaders {
-            protocol_version,
-            method: Some(method),
-            name,
-            params,
-        })
-    })();
-    read.map_err(errors::header_mismatch)
+    }
+    Ok(HttpHeaders {
+        protocol_version,
+        method: Some(method),
+        name,
+        params,
+    })
 }
 
 pub(super) fn session_id(headers: &HeaderMap) -> Result<Option<String>, String> {
