@@ -249,7 +249,7 @@ async fn each_broken_claim_is_an_invalid_proof() {
     let key = proof_key("dpop1.pem");
     let (token, claims) = bound(&s, &key);
     let other_ath = URL_SAFE_NO_PAD.encode(Sha256::digest(b"another token"));
-    let broken: [(&str, Value, &str); 6] = [
+    let broken: [(&str, Value, &str); 7] = [
         (
             "htu",
             json!(format!("{}/other", s.resource)),
@@ -264,6 +264,8 @@ async fn each_broken_claim_is_an_invalid_proof() {
         ("ath", json!(other_ath), "ath does not match"),
         ("iat", json!(now_secs() - 3600), "iat is outside"),
         ("iat", json!(now_secs() + 3600), "iat is outside"),
+        // Ahead by more than the 5 s leeway, though inside the 120 s window.
+        ("iat", json!(now_secs() + 60), "iat is outside"),
     ];
     for (name, value, why) in broken {
         let mut claims = claims.clone();
@@ -273,6 +275,65 @@ async fn each_broken_claim_is_an_invalid_proof() {
         assert_dpop_error(&answer, "invalid_dpop_proof");
         assert!(answer.1.contains(why), "{why}: {}", answer.1);
     }
+}
+
+#[tokio::test]
+async fn a_fractional_iat_is_a_numeric_date() {
+    let s = setup(DpopConfig::new()).await;
+    let key = proof_key("dpop1.pem");
+    let (token, mut claims) = bound(&s, &key);
+    // RFC 7519 §2: a NumericDate may have a fraction (1700000000.25).
+    claims["iat"] = json!(now_secs() as f64 + 0.25);
+    let answer = call(&s, &format!("DPoP {token}"), &[proof(&key, &claims)]).await;
+    assert_eq!(answer.0, 200, "{}", answer.1);
+}
+
+#[tokio::test]
+async fn proofs_with_a_bad_token_do_not_fill_the_replay_table() {
+    // The probe's flood, scaled down: far more proofs than the table holds,
+    // under a token that is no token and a throwaway key.
+    let s = setup(DpopConfig::new().replay_limits(20, 10)).await;
+    let stranger = proof_key("dpop2.pem");
+    for _ in 0..60 {
+        let claims = proof_claims(&s, "x");
+        let answer = call(&s, "DPoP x", &[proof(&stranger, &claims)]).await;
+        assert_dpop_error(&answer, "invalid_token");
+    }
+    let key = proof_key("dpop1.pem");
+    let (token, claims) = bound(&s, &key);
+    let answer = call(&s, &format!("DPoP {token}"), &[proof(&key, &claims)]).await;
+    assert_eq!(answer.0, 200, "{}", answer.1);
+}
+
+#[tokio::test]
+async fn one_key_cannot_take_the_whole_replay_table() {
+    let s = setup(DpopConfig::new().replay_limits(20, 3)).await;
+    let greedy = proof_key("dpop2.pem");
+    let greedy_token = access_token(&s, Some(&greedy.jkt));
+    for _ in 0..3 {
+        let claims = proof_claims(&s, &greedy_token);
+        let answer = call(
+            &s,
+            &format!("DPoP {greedy_token}"),
+            &[proof(&greedy, &claims)],
+        )
+        .await;
+        assert_eq!(answer.0, 200, "{}", answer.1);
+    }
+    let claims = proof_claims(&s, &greedy_token);
+    let over = call(
+        &s,
+        &format!("DPoP {greedy_token}"),
+        &[proof(&greedy, &claims)],
+    )
+    .await;
+    assert_dpop_error(&over, "invalid_dpop_proof");
+    assert!(over.1.contains("by this key"), "{}", over.1);
+    // Another key still gets in.
+    let key = proof_key("dpop1.pem");
+    let (token, claims) = bound(&s, &key);
+    let answer = call(&s, &format!("DPoP {token}"), &[proof(&key, &claims)]).await;
+    assert_eq!(answer.0, 200, "{}", answer.1);
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use hyper::header::HeaderValue;
 use hyper::{Request, Response};
 
 use super::config::AuthConfig;
-use super::dpop::proof::{self, Expected, ProofError};
+use super::dpop::proof::{self, Expected, Proof, ProofError};
 use super::dpop::{DpopConfig, constant_time_eq};
 use super::fetch::split_origin;
 use super::token::{Claims, TokenError, now_secs};
@@ -108,7 +108,10 @@ pub(crate) async fn authenticate<B>(
         Presented::Bearer(token) => (token, None),
         Presented::Dpop(token) => (token, auth.dpop.as_ref()),
     };
-    let thumbprint = match dpop {
+    // The proof is checked now but remembered only once the token is
+    // known good and bound to its key (RFC 9449 §11.1): a stranger's
+    // proofs must not fill the replay table.
+    let proof = match dpop {
         Some(dpop) => Some(
             check_proof(auth, dpop, &request, &token)
                 .map_err(|(error, why)| refuse.refused(true, error, &why))?,
@@ -141,7 +144,7 @@ pub(crate) async fn authenticate<B>(
         .get("cnf")
         .and_then(|cnf| cnf.get("jkt"))
         .and_then(serde_json::Value::as_str);
-    match (thumbprint, bound_to) {
+    match (proof.as_ref().map(|p| p.thumbprint.as_str()), bound_to) {
         (None, Some(_)) => {
             // RFC 9449 §7.2: a bound token is never a bearer token.
             return Err(refuse.refused(
@@ -163,6 +166,12 @@ pub(crate) async fn authenticate<B>(
             ));
         }
         _ => {}
+    }
+    if let (Some(dpop), Some(proof)) = (dpop, &proof) {
+        proof::remember(dpop, proof, now_secs()).map_err(|error| {
+            let (error, why) = proof_refusal(error);
+            refuse.refused(true, error, &why)
+        })?;
     }
     let missing = auth.missing(&claims, &auth.required_scopes);
     if !missing.is_empty() {
@@ -189,7 +198,7 @@ fn check_proof<B>(
     dpop: &DpopConfig,
     request: &Request<B>,
     token: &str,
-) -> Result<String, (&'static str, String)> {
+) -> Result<Proof, (&'static str, String)> {
     let mut proofs = request.headers().get_all("dpop").iter();
     let (Some(proof), None) = (proofs.next(), proofs.next()) else {
         return Err((
@@ -211,13 +220,18 @@ fn check_proof<B>(
         uri: &uri,
         token,
     };
-    proof::check(dpop, proof, &expected, now_secs()).map_err(|e| match e {
+    proof::check(dpop, proof, &expected, now_secs()).map_err(proof_refusal)
+}
+
+/// The challenge's error code and description for a refused proof.
+fn proof_refusal(error: ProofError) -> (&'static str, String) {
+    match error {
         ProofError::Invalid(why) => ("invalid_dpop_proof", why),
         ProofError::UseNonce => (
             "use_dpop_nonce",
             "a DPoP nonce from this server is required".to_owned(),
         ),
-    })
+    }
 }
 
 /// A 403 naming every scope the request needs, when its method's

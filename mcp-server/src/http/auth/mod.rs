@@ -44,7 +44,9 @@ mod jwt;
 mod token;
 
 pub use config::AuthConfig;
-pub use dpop::{DEFAULT_NONCE_LIFETIME, DEFAULT_REPLAY_CAPACITY, DpopConfig};
+pub use dpop::{
+    DEFAULT_NONCE_LIFETIME, DEFAULT_REPLAY_CAPACITY, DEFAULT_REPLAY_PER_KEY, DpopConfig,
+};
 pub use introspection::IntrospectionValidator;
 pub use jwt::JwtValidator;
 pub use token::{Claims, TokenError, TokenValidator, ValidationFuture, now_secs};

@@ -30,17 +30,17 @@ pub struct DpopConfig {
     pub required: bool,
     /// The proof algorithms accepted (`dpop_signing_alg_values_supported`).
     pub algorithms: Vec<Algorithm>,
-    /// How far a proof's `iat` may be from now, either way.
+    /// How old a proof's `iat` may be.
     pub iat_window: Duration,
+    /// How far ahead of this server's clock a proof's `iat` may be: small,
+    /// since every accepted proof is remembered until its `iat` leaves the
+    /// window.
+    pub iat_future_leeway: Duration,
     /// Proofs must carry a nonce this server issued (RFC 9449 §9).
     pub require_nonce: bool,
-    state: Arc<DpopState>,
-}
-
-/// What every clone shares: the `jti`s seen and the nonce key.
-struct DpopState {
-    replay: ReplayCache,
-    nonces: Nonces,
+    // Shared by every clone.
+    replay: Arc<ReplayCache>,
+    nonces: Arc<Nonces>,
 }
 
 impl std::fmt::Debug for DpopConfig {
@@ -50,6 +50,7 @@ impl std::fmt::Debug for DpopConfig {
             .field("required", &self.required)
             .field("algorithms", &self.algorithms)
             .field("iat_window", &self.iat_window)
+            .field("iat_future_leeway", &self.iat_future_leeway)
             .field("require_nonce", &self.require_nonce)
             .finish_non_exhaustive()
     }
@@ -57,6 +58,10 @@ impl std::fmt::Debug for DpopConfig {
 
 /// Proofs kept for replay checks at most (about 100 bytes each).
 pub const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
+
+/// Proofs of one key kept at most: a client may make about 80 requests a
+/// second with one key before its proofs are refused.
+pub const DEFAULT_REPLAY_PER_KEY: usize = 10_000;
 
 /// How long a server nonce stays current (it is accepted for twice this).
 pub const DEFAULT_NONCE_LIFETIME: Duration = Duration::from_secs(300);
@@ -69,7 +74,9 @@ impl Default for DpopConfig {
 
 impl DpopConfig {
     /// DPoP accepted next to bearer tokens: ES256, ES384, RS256, PS256 and
-    /// EdDSA proofs, a 120 s `iat` window, no nonce, a per-process nonce key.
+    /// EdDSA proofs, an `iat` at most 120 s old and 5 s ahead, no nonce, a
+    /// per-process nonce key, [`DEFAULT_REPLAY_CAPACITY`] proofs remembered
+    /// ([`DEFAULT_REPLAY_PER_KEY`] per key).
     pub fn new() -> Self {
         let mut key = [0u8; 32];
         // Without OS randomness the key is the process's start time and id:
@@ -88,11 +95,13 @@ impl DpopConfig {
                 Algorithm::EdDSA,
             ],
             iat_window: Duration::from_secs(120),
+            iat_future_leeway: Duration::from_secs(5),
             require_nonce: false,
-            state: Arc::new(DpopState {
-                replay: ReplayCache::new(DEFAULT_REPLAY_CAPACITY),
-                nonces: Nonces::new(&key, DEFAULT_NONCE_LIFETIME.as_secs()),
-            }),
+            replay: Arc::new(ReplayCache::new(
+                DEFAULT_REPLAY_CAPACITY,
+                DEFAULT_REPLAY_PER_KEY,
+            )),
+            nonces: Arc::new(Nonces::new(&key, DEFAULT_NONCE_LIFETIME.as_secs())),
         }
     }
 
@@ -117,19 +126,31 @@ impl DpopConfig {
         self
     }
 
-    /// How far a proof's `iat` may be from now (default 120 s).
+    /// How old a proof's `iat` may be (default 120 s).
     pub fn iat_window(mut self, window: Duration) -> Self {
         self.iat_window = window;
+        self
+    }
+
+    /// How far ahead of now a proof's `iat` may be (default 5 s).
+    pub fn iat_future_leeway(mut self, leeway: Duration) -> Self {
+        self.iat_future_leeway = leeway;
+        self
+    }
+
+    /// How many accepted proofs are remembered for replay checks, in all
+    /// and per key (defaults [`DEFAULT_REPLAY_CAPACITY`] and
+    /// [`DEFAULT_REPLAY_PER_KEY`]). A full share refuses that key's proofs
+    /// until its oldest leave the `iat` window; a full table refuses all.
+    pub fn replay_limits(mut self, capacity: usize, per_key: usize) -> Self {
+        self.replay = Arc::new(ReplayCache::new(capacity, per_key));
         self
     }
 
     /// Nonces from this key (any length), so that several processes behind
     /// one address accept each other's, rotating every `lifetime`.
     pub fn nonce_key(mut self, key: &[u8], lifetime: Duration) -> Self {
-        self.state = Arc::new(DpopState {
-            replay: ReplayCache::new(DEFAULT_REPLAY_CAPACITY),
-            nonces: Nonces::new(key, lifetime.as_secs()),
-        });
+        self.nonces = Arc::new(Nonces::new(key, lifetime.as_secs()));
         self
     }
 
@@ -141,6 +162,6 @@ impl DpopConfig {
     /// The nonce to send now, when nonces are required.
     pub(crate) fn current_nonce(&self) -> Option<String> {
         self.require_nonce
-            .then(|| self.state.nonces.current(super::token::now_secs()))
+            .then(|| self.nonces.current(super::token::now_secs()))
     }
 }

@@ -37,13 +37,23 @@ pub(crate) struct Expected<'a> {
     pub(crate) token: &'a str,
 }
 
-/// Checks `proof`; on success, the thumbprint of its key (for `cnf.jkt`).
+/// A proof that passed [`check`], not yet remembered: [`remember`] it once
+/// the token it came with is known good and bound to its key.
+#[derive(Debug)]
+pub(crate) struct Proof {
+    /// The RFC 7638 thumbprint of the proof's key (for `cnf.jkt`).
+    pub(crate) thumbprint: String,
+    jti: String,
+    iat: u64,
+}
+
+/// Checks `proof` against the request, without remembering it.
 pub(crate) fn check(
     config: &DpopConfig,
     proof: &str,
     expected: &Expected<'_>,
     now: u64,
-) -> Result<String, ProofError> {
+) -> Result<Proof, ProofError> {
     let invalid = |why: &str| ProofError::Invalid(why.to_owned());
     if proof.len() > MAX_PROOF_LEN {
         return Err(invalid("the DPoP proof is too large"));
@@ -96,10 +106,11 @@ pub(crate) fn check(
     }
     let iat = claims
         .get("iat")
-        .and_then(Value::as_u64)
+        .and_then(numeric_date)
         .ok_or_else(|| invalid("the DPoP proof has no numeric iat"))?;
-    let window = config.iat_window.as_secs();
-    if iat.abs_diff(now) > window {
+    let too_old = now.saturating_sub(iat) > config.iat_window.as_secs();
+    let too_new = iat.saturating_sub(now) > config.iat_future_leeway.as_secs();
+    if too_old || too_new {
         return Err(invalid(
             "the DPoP proof's iat is outside the accepted window",
         ));
@@ -108,25 +119,50 @@ pub(crate) fn check(
     if text("ath").map(str::as_bytes) != Some(ath.as_bytes()) {
         return Err(invalid("ath does not match the access token"));
     }
-    if config.require_nonce
-        && !text("nonce").is_some_and(|nonce| config.state.nonces.accepts(nonce, now))
+    if config.require_nonce && !text("nonce").is_some_and(|nonce| config.nonces.accepts(nonce, now))
     {
         return Err(ProofError::UseNonce);
     }
+    Ok(Proof {
+        thumbprint,
+        jti: jti.to_owned(),
+        iat,
+    })
+}
+
+/// Remembers an accepted proof's `jti` (RFC 9449 §11.1), refusing one
+/// its key already used. Only proofs of a valid token bound to their key
+/// come here, so strangers cannot fill the table.
+pub(crate) fn remember(config: &DpopConfig, proof: &Proof, now: u64) -> Result<(), ProofError> {
     // Kept until the proof's iat leaves the window, after which it fails
     // the iat check anyway.
+    let until = proof.iat.saturating_add(config.iat_window.as_secs());
+    let invalid = |why: &str| ProofError::Invalid(why.to_owned());
     match config
-        .state
         .replay
-        .record(&thumbprint, jti, iat.saturating_add(window), now)
+        .record(&proof.thumbprint, &proof.jti, until, now)
     {
-        Ok(()) => Ok(thumbprint),
+        Ok(()) => Ok(()),
         Err(Replay::Seen) => Err(invalid("the DPoP proof's jti was already used")),
+        Err(Replay::KeyFull) => Err(invalid(
+            "too many recent DPoP proofs by this key; try again later",
+        )),
         Err(Replay::Full) => {
             tracing::warn!("DPoP replay table full; proof refused");
-            Err(invalid("too many recent DPoP proofs; try again"))
+            Err(invalid("too many recent DPoP proofs; try again later"))
         }
     }
+}
+
+/// An RFC 7519 NumericDate as whole seconds: fractions are allowed and
+/// dropped; negative, non-finite and non-numeric values are not dates.
+fn numeric_date(value: &Value) -> Option<u64> {
+    if let Some(seconds) = value.as_u64() {
+        return Some(seconds);
+    }
+    let seconds = value.as_f64().filter(|s| s.is_finite() && *s >= 0.0)?;
+    // Saturates above u64::MAX: such an iat fails the window check.
+    Some(seconds.floor() as u64)
 }
 
 /// `scheme://host[:port]/path` with scheme and host lower-cased, the
@@ -160,7 +196,18 @@ pub(crate) fn normalize(url: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::{normalize, numeric_date};
+    use serde_json::json;
+
+    #[test]
+    fn numeric_dates_may_have_fractions() {
+        assert_eq!(numeric_date(&json!(1_700_000_000)), Some(1_700_000_000));
+        assert_eq!(numeric_date(&json!(1_700_000_000.75)), Some(1_700_000_000));
+        assert_eq!(numeric_date(&json!(-1.5)), None);
+        assert_eq!(numeric_date(&json!(-1)), None);
+        assert_eq!(numeric_date(&json!("1700000000")), None);
+        assert_eq!(numeric_date(&json!(null)), None);
+    }
 
     #[test]
     fn urls_compare_after_syntax_normalization() {
