@@ -32,9 +32,16 @@
 //! client instrumentation sends), else the current context where the
 //! request is served (usually none: a new trace).
 //!
+//! Every value the client chose (a tool or prompt name, a URI, the request
+//! id, an error message that repeats them) is cut to 256 bytes on spans.
+//!
 //! Metrics (meter `mcp-era-server`), with the attributes `mcp.method.name`,
 //! `mcp.protocol.version`, `mcp.era`, the tool or prompt name, and
-//! `error.type` on failures:
+//! `error.type` on failures. A metric keeps one series per distinct set of
+//! attributes for the life of the process, so the name is one the server
+//! answered with a result (a name of its catalogue), at most 128 bytes and
+//! one of at most 1,000 such names; any other name (an unknown tool, a call
+//! cancelled before any call of that tool was answered) is [`OTHER`]:
 //!
 //! - `mcp.server.operation.duration` (histogram, seconds): one per request;
 //! - `mcp.server.requests` (counter): one per request;
@@ -99,8 +106,9 @@
 //! this server becomes the parent of the server's span.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
@@ -115,7 +123,7 @@ use opentelemetry::trace::{
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
 use tower::{Layer, Service};
 
-use crate::middleware::{BoxError, BoxFuture, McpRequest, McpResponse, error_of};
+use crate::middleware::{BoxError, BoxFuture, McpRequest, McpResponse, clipped, error_of};
 use crate::model::context::Era;
 
 /// The instrumentation scope of the layer's tracer and meter.
@@ -125,6 +133,19 @@ pub const SCOPE: &str = "mcp-era-server";
 pub const TRACEPARENT: &str = "traceparent";
 /// The `_meta` key of the W3C `tracestate`.
 pub const TRACESTATE: &str = "tracestate";
+
+/// The metrics' tool or prompt name when the name is not one the server
+/// answered (OpenTelemetry's word for a value outside the known set).
+pub const OTHER: &str = "_OTHER";
+
+/// Longest client-chosen text put on a span.
+const MAX_SPAN_TEXT: usize = 256;
+
+/// Longest name the metrics carry (the spec's longest tool name).
+const MAX_METRIC_NAME: usize = 128;
+
+/// Most distinct tool and prompt names the metrics carry.
+const MAX_METRIC_NAMES: usize = 1_000;
 
 /// A span per request and request metrics: see the [module docs](self).
 #[derive(Clone)]
@@ -143,6 +164,33 @@ struct Instruments {
     duration: Histogram<f64>,
     requests: Counter<u64>,
     errors: Counter<u64>,
+    names: MetricNames,
+}
+
+/// The tool and prompt names the metrics may carry: those the server has
+/// answered with a result, so names of its catalogue, bounded in length
+/// and number. A name the client made up never becomes a metric series.
+#[derive(Default)]
+struct MetricNames {
+    tools: Mutex<HashSet<Box<str>>>,
+    prompts: Mutex<HashSet<Box<str>>>,
+}
+
+impl MetricNames {
+    /// The metric value of `name` (of a tool, or else a prompt), learning
+    /// it when the server `answered` it with a result.
+    fn value(&self, tool: bool, name: &str, answered: bool) -> String {
+        let set = if tool { &self.tools } else { &self.prompts };
+        let mut known = set.lock().unwrap_or_else(PoisonError::into_inner);
+        if known.contains(name) {
+            return name.to_owned();
+        }
+        if answered && name.len() <= MAX_METRIC_NAME && known.len() < MAX_METRIC_NAMES {
+            known.insert(name.into());
+            return name.to_owned();
+        }
+        OTHER.to_owned()
+    }
 }
 
 fn scope() -> InstrumentationScope {
@@ -201,6 +249,7 @@ impl TraceLayer {
                 duration,
                 requests,
                 errors,
+                names: MetricNames::default(),
             }),
         }
     }
@@ -299,7 +348,7 @@ fn era_name(era: Era) -> &'static str {
 
 fn id_string(id: &RequestId) -> String {
     match id {
-        RequestId::String(s) => s.clone(),
+        RequestId::String(s) => clipped(s, MAX_SPAN_TEXT),
         RequestId::Integer(n) => n.to_string(),
     }
 }
@@ -310,7 +359,28 @@ struct Described {
     span_name: Cow<'static, str>,
     span_attributes: Vec<KeyValue>,
     metric_attributes: Vec<KeyValue>,
+    /// The tool or prompt named, for the metrics once the answer says
+    /// whether the server knows it.
+    named: Option<Named>,
     is_tool_call: bool,
+}
+
+/// The tool (or prompt) a request named.
+struct Named {
+    tool: bool,
+    /// Cut to [`MAX_METRIC_NAME`] + 1 bytes: enough to tell it is too long.
+    name: String,
+}
+
+impl Named {
+    fn attribute(&self, names: &MetricNames, answered: bool) -> KeyValue {
+        let key = if self.tool {
+            "gen_ai.tool.name"
+        } else {
+            "gen_ai.prompt.name"
+        };
+        KeyValue::new(key, names.value(self.tool, &self.name, answered))
+    }
 }
 
 fn describe(request: &McpRequest) -> Described {
@@ -325,24 +395,32 @@ fn describe(request: &McpRequest) -> Described {
     ];
     let mut span_attributes = common.to_vec();
     span_attributes.push(KeyValue::new("jsonrpc.request.id", id_string(request.id())));
-    let mut metric_attributes = common.to_vec();
-    let name = request.name().map(str::to_owned);
+    let metric_attributes = common.to_vec();
+    let name = request.name();
     let mut span_name = Cow::Owned(method.clone());
+    let mut named = None;
     match (method.as_str(), name) {
-        ("tools/call", Some(tool)) => {
-            span_name = Cow::Owned(format!("{method} {tool}"));
-            span_attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            span_attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
-            metric_attributes.push(KeyValue::new("gen_ai.tool.name", tool));
-        }
-        ("prompts/get", Some(prompt)) => {
-            span_name = Cow::Owned(format!("{method} {prompt}"));
-            span_attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
-            metric_attributes.push(KeyValue::new("gen_ai.prompt.name", prompt));
+        ("tools/call" | "prompts/get", Some(name)) => {
+            let tool = method == "tools/call";
+            let shown = clipped(name, MAX_SPAN_TEXT);
+            span_name = Cow::Owned(format!("{method} {shown}"));
+            if tool {
+                span_attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+                span_attributes.push(KeyValue::new("gen_ai.tool.name", shown));
+            } else {
+                span_attributes.push(KeyValue::new("gen_ai.prompt.name", shown));
+            }
+            named = Some(Named {
+                tool,
+                name: clipped(name, MAX_METRIC_NAME + 1),
+            });
         }
         // URIs stay off the metrics: too many distinct values.
         ("resources/read", Some(uri)) => {
-            span_attributes.push(KeyValue::new("mcp.resource.uri", uri));
+            span_attributes.push(KeyValue::new(
+                "mcp.resource.uri",
+                clipped(uri, MAX_SPAN_TEXT),
+            ));
         }
         _ => {}
     }
@@ -350,6 +428,7 @@ fn describe(request: &McpRequest) -> Described {
         span_name,
         span_attributes,
         metric_attributes,
+        named,
         is_tool_call: method == "tools/call",
     }
 }
@@ -395,6 +474,7 @@ where
             cx,
             instruments,
             attributes: described.metric_attributes,
+            named: described.named,
             is_tool_call: described.is_tool_call,
             started: Instant::now(),
             done: false,
@@ -417,6 +497,7 @@ struct InFlight {
     cx: Context,
     instruments: Arc<Instruments>,
     attributes: Vec<KeyValue>,
+    named: Option<Named>,
     is_tool_call: bool,
     started: Instant,
     done: bool,
@@ -447,19 +528,24 @@ impl InFlight {
                 Some((error.code.to_string(), Some(error.code), error.message))
             }
         };
-        self.record(failure);
+        self.record(failure, matches!(answer, Ok(Ok(_))));
     }
 
-    fn record(&mut self, failure: Option<Failure>) {
+    /// Ends the span and counts the request; `answered`: with a result.
+    fn record(&mut self, failure: Option<Failure>, answered: bool) {
         self.done = true;
         let span = self.cx.span();
         let mut attributes = std::mem::take(&mut self.attributes);
+        if let Some(named) = &self.named {
+            attributes.push(named.attribute(&self.instruments.names, answered));
+        }
         if let Some((kind, code, message)) = failure {
             span.set_attribute(KeyValue::new("error.type", kind.clone()));
             if let Some(code) = code {
                 span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
             }
-            span.set_status(Status::error(message));
+            // Error messages may repeat what the client sent.
+            span.set_status(Status::error(clipped(&message, MAX_SPAN_TEXT)));
             attributes.push(KeyValue::new("error.type", kind));
             self.instruments.errors.add(1, &attributes);
         }
@@ -475,7 +561,7 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         if !self.done {
             let message = "The request ended before its answer".to_owned();
-            self.record(Some(("cancelled".to_owned(), None, message)));
+            self.record(Some(("cancelled".to_owned(), None, message)), false);
         }
     }
 }

@@ -323,3 +323,66 @@ async fn a_request_dropped_before_its_answer_still_ends_its_span() {
     has(span, "error.type", "cancelled");
     assert!(matches!(span.status, Status::Error { .. }), "{span:?}");
 }
+
+#[tokio::test]
+async fn client_chosen_names_never_become_metric_series_and_are_cut_on_spans() {
+    let t = telemetry();
+    let server = Traced.layer(TraceLayer::with_providers(&t.tracers, &t.meters));
+    let ctx = MessageContext::stdio();
+
+    // Unknown tools with huge names, as a legacy session (no `Mcp-Name`
+    // header to cap them) could send; then one known tool.
+    for id in 0..5 {
+        let name = format!("{id}{}", "x".repeat(100_000));
+        server
+            .handle_value(call(id, &name, json!({}), None), &ctx)
+            .await;
+    }
+    server
+        .handle_value(call(9, "add", json!({"a": 1, "b": 2}), None), &ctx)
+        .await;
+
+    let spans = t.spans.get_finished_spans().unwrap();
+    assert_eq!(spans.len(), 6);
+    for span in &spans {
+        assert!(
+            span.name.len() <= 300,
+            "span name of {} bytes",
+            span.name.len()
+        );
+        for kv in &span.attributes {
+            let len = kv.value.as_str().len();
+            assert!(len <= 300, "{} of {len} bytes", kv.key);
+        }
+        if let Status::Error { description } = &span.status {
+            assert!(
+                description.len() <= 300,
+                "status of {} bytes",
+                description.len()
+            );
+        }
+    }
+
+    t.meters.force_flush().unwrap();
+    let exported = t.metrics.get_finished_metrics().unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    for metric in exported
+        .iter()
+        .flat_map(|resource| resource.scope_metrics())
+        .flat_map(|scope| scope.metrics())
+    {
+        let AggregatedMetrics::U64(MetricData::Sum(sum)) = metric.data() else {
+            continue;
+        };
+        for point in sum.data_points() {
+            for kv in point.attributes() {
+                if kv.key.as_str() == "gen_ai.tool.name" {
+                    names.insert(kv.value.to_string());
+                }
+            }
+        }
+    }
+    let expected: std::collections::BTreeSet<String> =
+        ["_OTHER".to_owned(), "add".to_owned()].into();
+    assert_eq!(names, expected);
+}

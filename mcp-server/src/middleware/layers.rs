@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 
 use tower::{BoxError, Layer, Service};
 
-use crate::middleware::request::{BoxFuture, McpRequest, McpResponse, error_of};
+use crate::middleware::request::{BoxFuture, McpRequest, McpResponse, clipped, error_of};
 use crate::wire::errors;
+
+/// The longest tool name, prompt name or URI a log line carries.
+const MAX_LOGGED_NAME: usize = 256;
 
 /// A token bucket per caller ([`McpRequest::principal`]): `requests`
 /// requests per `per`, in bursts of up to `requests`. A caller over its
@@ -183,7 +186,8 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let method = request.method().to_owned();
-        let name = request.name().map(str::to_owned);
+        // The name is the client's: a log line must not grow with it.
+        let name = request.name().map(|name| clipped(name, MAX_LOGGED_NAME));
         let principal = request.principal().map(str::to_owned);
         let version = request.protocol_version().to_owned();
         let era = request.era();

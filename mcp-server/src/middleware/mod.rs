@@ -68,5 +68,7 @@ pub use tower::BoxError;
 pub use layers::{
     RateLimit, RateLimitLayer, RequestLog, RequestLogLayer, ResultLimit, ResultLimitLayer,
 };
+#[cfg(feature = "otel")]
+pub(crate) use request::clipped;
 pub use request::{BoxFuture, McpRequest, McpResponse, Rejection, error_of};
 pub use stack::{Choose, Handler, Layered, RequestFilter, ToolNames, When, for_tools, when};

@@ -141,3 +141,31 @@ pub fn error_of(error: &BoxError) -> ErrorObject {
     }
     errors::internal_error(format!("Middleware failed: {error}"))
 }
+
+/// `text` cut to at most `max` bytes at a character boundary, with `…`
+/// after a cut: client-chosen text (a tool name, a URI, an id) put into
+/// logs and telemetry.
+pub(crate) fn clipped(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clipped;
+
+    #[test]
+    fn clipping_keeps_short_text_and_cuts_at_a_character() {
+        assert_eq!(clipped("add", 8), "add");
+        assert_eq!(clipped("abcdefgh", 8), "abcdefgh");
+        assert_eq!(clipped("abcdefghi", 8), "abcdefgh…");
+        // "é" is two bytes: a cut inside it moves before it.
+        assert_eq!(clipped("abcdefgé", 8), "abcdefg…");
+    }
+}
