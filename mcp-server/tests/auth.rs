@@ -498,6 +498,22 @@ async fn a_legacy_session_serves_only_its_principal() {
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
     let (status, _, _) = raw(&s.mcp, &post(&bob, Some(&session), &ping)).await;
     assert_eq!(status, 404, "another principal must not reach the session");
+    // A client named like the user is another caller (RFC 9068 §5), with no
+    // `sub` or with an empty one.
+    for sub in [None, Some("")] {
+        let mut client_claims = claims(&s, "mcp");
+        match sub {
+            Some(sub) => client_claims["sub"] = json!(sub),
+            None => drop(client_claims.as_object_mut().unwrap().remove("sub")),
+        }
+        client_claims["client_id"] = json!("alice");
+        let client = token("key1", client_claims);
+        let (status, _, _) = raw(&s.mcp, &post(&client, Some(&session), &ping)).await;
+        assert_eq!(
+            status, 404,
+            "client alice (sub {sub:?}) reached user alice's session"
+        );
+    }
     let (status, _, body) = raw(&s.mcp, &post(&alice, Some(&session), &ping)).await;
     assert_eq!(status, 200, "{body}");
 }

@@ -20,19 +20,36 @@ use crate::wire::errors;
 
 /// Resolves who made an HTTP request, once: a [`Principal`](crate::Principal) set by
 /// middleware, else (with `auth`) the validated token's subject, else its
-/// client; nobody without either. The answer stays among the extensions,
-/// where sessions, tasks and listen streams read it.
+/// client as `client:ID`; nobody without either. The answer stays among
+/// the extensions, where sessions, tasks and listen streams read it.
 pub(super) fn resolve_principal(extensions: &mut http::Extensions) {
     #[cfg(feature = "auth")]
     if extensions.get::<Principal>().is_none()
         && let Some(claims) = extensions.get::<auth::Claims>()
-        && let Some(name) = claims.subject.clone().or_else(|| claims.client_id.clone())
+        && let Some(name) = token_principal(claims)
     {
         extensions.insert(Principal(name));
     }
     #[cfg(not(feature = "auth"))]
     let _ = extensions;
 }
+
+/// A token's caller: its subject, else its client, namespaced so that a
+/// client registered as `alice` is never the user `alice` (RFC 9068 §2.2,
+/// §5: a subject and a client id are different kinds of name).
+#[cfg(feature = "auth")]
+fn token_principal(claims: &auth::Claims) -> Option<String> {
+    claims.subject.clone().or_else(|| {
+        claims
+            .client_id
+            .as_ref()
+            .map(|client| format!("{CLIENT_PRINCIPAL_PREFIX}{client}"))
+    })
+}
+
+/// What a client-only token's principal starts with.
+#[cfg(feature = "auth")]
+const CLIENT_PRINCIPAL_PREFIX: &str = "client:";
 
 /// DNS-rebinding protection: the request's authority (RFC 9112: the
 /// absolute-form target's, else the one `Host` line) must be an allowed

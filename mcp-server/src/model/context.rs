@@ -29,9 +29,17 @@ use crate::wire::errors::{self, HandlerResult};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
 
+/// The address an HTTP request came from. The HTTP listener puts it among
+/// each request's extensions; an application that mounts
+/// [`McpService`](crate::http::McpService) in its own server inserts it
+/// itself (from axum's `ConnectInfo`, say) for per-address limits to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PeerAddr(pub std::net::SocketAddr);
+
 /// The caller of an HTTP request. The HTTP transport resolves it once per
 /// request (a `Principal` set by middleware, else with `auth` the validated
-/// token's subject, else its client) and leaves it among the extensions.
+/// token's subject, else `client:` and its client) and leaves it among the
+/// extensions.
 pub(crate) fn principal_in(extensions: &http::Extensions) -> Option<&str> {
     extensions
         .get::<Principal>()

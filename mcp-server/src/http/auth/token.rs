@@ -10,11 +10,11 @@ use serde_json::Value;
 /// What a validator learned from a valid token.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claims {
-    /// `sub`, when the token has one.
+    /// `sub`, when the token has a non-empty one.
     pub subject: Option<String>,
     /// The granted scopes (`scope`, space-separated, or `scp`).
     pub scopes: Vec<String>,
-    /// `client_id` (or `azp`), when present.
+    /// `client_id` (or `azp`), when present and non-empty.
     pub client_id: Option<String>,
     /// Every claim as sent.
     pub raw: Value,
@@ -32,7 +32,13 @@ impl Claims {
             (_, Some(Value::String(s))) => s.split_whitespace().map(str::to_owned).collect(),
             _ => Vec::new(),
         };
-        let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_owned);
+        // An empty `sub` or `client_id` names nobody.
+        let text = |key: &str| {
+            raw.get(key)
+                .and_then(Value::as_str)
+                .filter(|value| !value.is_empty())
+                .map(str::to_owned)
+        };
         Self {
             subject: text("sub"),
             client_id: text("client_id").or_else(|| text("azp")),
