@@ -16,7 +16,7 @@ use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use mcp_era_server::errors::codes;
-use mcp_era_server::http::{HttpConfig, McpService};
+use mcp_era_server::http::{HttpConfig, McpService, serve_listener};
 use mcp_era_server::middleware::{
     BoxError, BoxFuture, McpRequest, McpResponse, RateLimitLayer, ResultLimitLayer, for_tools,
 };
@@ -24,7 +24,7 @@ use mcp_era_server::stdio::{StdioConfig, serve_with};
 use mcp_era_server::{ErrorObject, McpServer, McpServerExt, Principal, Reply, router};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower::limit::ConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
@@ -401,6 +401,17 @@ async fn serve_http<S: McpServer + 'static>(server: S) -> String {
 
 /// One `tools/call` as `user`: (HTTP status, answer).
 async fn http_call(addr: &str, user: Option<&str>, tool: &str, arguments: Value) -> (u16, Value) {
+    http_call_from([127, 0, 0, 1], addr, user, tool, arguments).await
+}
+
+/// [`http_call`] from the loopback address `source`.
+async fn http_call_from(
+    source: [u8; 4],
+    addr: &str,
+    user: Option<&str>,
+    tool: &str,
+    arguments: Value,
+) -> (u16, Value) {
     let body = call(1, tool, arguments).to_string();
     let user = user.map(|u| format!("X-User: {u}\r\n")).unwrap_or_default();
     let request = format!(
@@ -411,7 +422,14 @@ async fn http_call(addr: &str, user: Option<&str>, tool: &str, arguments: Value)
         body.len()
     );
     let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket
+            .bind(SocketAddr::from((source, 0)))
+            .expect("bind the source");
+        let mut stream = socket
+            .connect(addr.parse().expect("an address"))
+            .await
+            .expect("connect");
         stream.write_all(request.as_bytes()).await.expect("write");
         let mut raw = String::new();
         stream.read_to_string(&mut raw).await.expect("read");
@@ -458,7 +476,7 @@ async fn the_rate_limit_refuses_one_caller_and_leaves_the_others_alone() {
         (status, &answer["result"]["content"][0]["text"]),
         (200, &json!("3"))
     );
-    // Anonymous callers share their own bucket.
+    // An anonymous caller the mount gave no address has a bucket of its own.
     let (status, answer) = http_call(&addr, None, "add", args).await;
     assert_eq!(
         (status, &answer["result"]["content"][0]["text"]),
@@ -472,6 +490,28 @@ async fn the_rate_limit_refuses_one_caller_and_leaves_the_others_alone() {
         .map(|line| line.split(' ').nth(4).unwrap_or_default().to_owned())
         .collect();
     assert_eq!(callers, ["alice", "alice", "alice", "bob", "-"]);
+}
+
+#[tokio::test]
+async fn anonymous_callers_are_limited_per_address() {
+    // Our own listener, which knows each connection's address.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let server = Guarded::new().layer(RateLimitLayer::per_principal(1, Duration::from_secs(60)));
+    tokio::spawn(serve_listener(
+        Arc::new(server),
+        listener,
+        HttpConfig::new(addr),
+    ));
+    let addr = addr.to_string();
+    let args = json!({"a": 1, "b": 2});
+    let (_, first) = http_call_from([127, 0, 0, 1], &addr, None, "add", args.clone()).await;
+    assert_eq!(first["result"]["content"][0]["text"], "3", "{first}");
+    let (_, again) = http_call_from([127, 0, 0, 1], &addr, None, "add", args.clone()).await;
+    assert_eq!(again["error"]["code"], codes::RATE_LIMITED, "{again}");
+    // Another anonymous client keeps its own budget.
+    let (_, other) = http_call_from([127, 0, 0, 2], &addr, None, "add", args).await;
+    assert_eq!(other["result"]["content"][0]["text"], "3", "{other}");
 }
 
 #[tokio::test]

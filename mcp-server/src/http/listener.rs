@@ -7,6 +7,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hyper::Request;
+use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
@@ -17,6 +19,7 @@ use super::config::HttpConfig;
 use super::config::with_declared_scopes;
 use super::service::handle;
 use super::state::State;
+use crate::model::context::PeerAddr;
 use crate::model::server::McpServer;
 use crate::state::events::ServerEvent;
 
@@ -182,7 +185,7 @@ async fn serve_until<S: McpServer + 'static>(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let (stream, _) = match accepted {
+        let (stream, peer) = match accepted {
             Ok(accepted) => {
                 pause = ACCEPT_PAUSE_MIN;
                 accepted
@@ -203,6 +206,7 @@ async fn serve_until<S: McpServer + 'static>(
         tokio::spawn(serve_connection(
             Arc::clone(&state),
             stream,
+            PeerAddr(peer),
             tls.clone(),
             stage.subscribe(),
             permit,
@@ -312,18 +316,19 @@ enum Stage {
 async fn serve_connection<S: McpServer + 'static>(
     state: Arc<State<S>>,
     stream: tokio::net::TcpStream,
+    peer: PeerAddr,
     tls: Option<tokio_tls::Acceptor>,
     stage: watch::Receiver<Stage>,
     slot: OwnedSemaphorePermit,
 ) {
     let Some(acceptor) = tls else {
-        return serve_io(state, stream, stage, slot).await;
+        return serve_io(state, stream, peer, stage, slot).await;
     };
     // The handshake counts against the header timeout: a client that
     // connects and says nothing is closed either way.
     let handshake = tokio::time::timeout(state.config.header_read_timeout, acceptor.accept(stream));
     match handshake.await {
-        Ok(Ok(stream)) => serve_io(state, stream, stage, slot).await,
+        Ok(Ok(stream)) => serve_io(state, stream, peer, stage, slot).await,
         Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
         Err(_) => tracing::debug!("TLS handshake timed out"),
     }
@@ -332,6 +337,7 @@ async fn serve_connection<S: McpServer + 'static>(
 async fn serve_io<S: McpServer + 'static, I>(
     state: Arc<State<S>>,
     stream: I,
+    peer: PeerAddr,
     mut stage: watch::Receiver<Stage>,
     _slot: OwnedSemaphorePermit,
 ) where
@@ -340,7 +346,9 @@ async fn serve_io<S: McpServer + 'static, I>(
     // What the tower service an application mounts runs (`handle`), without
     // its boxed future: hyper holds this one in place.
     let service_state = Arc::clone(&state);
-    let service = service_fn(move |request| {
+    let service = service_fn(move |mut request: Request<Incoming>| {
+        // Anonymous callers are told apart by address (per-caller limits).
+        request.extensions_mut().insert(peer);
         let state = Arc::clone(&service_state);
         async move { Ok::<_, Infallible>(handle(state, request).await) }
     });

@@ -200,3 +200,5 @@ pub use guards::RequestBody;
 pub use listener::{run, serve, serve_listener, serve_listener_until, shutdown_signal};
 pub use response::Body;
 pub use service::McpService;
+
+pub use crate::model::context::PeerAddr;

@@ -2,6 +2,7 @@
 //! with its timing, and a limit on the size of results.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -14,11 +15,13 @@ use crate::wire::errors;
 /// The longest tool name, prompt name or URI a log line carries.
 const MAX_LOGGED_NAME: usize = 256;
 
-/// A token bucket per caller ([`McpRequest::principal`]): `requests`
-/// requests per `per`, in bursts of up to `requests`. A caller over its
-/// rate gets [`codes::RATE_LIMITED`](crate::errors::codes::RATE_LIMITED) with
-/// `data.retryAfterMs`; other callers are unaffected. Callers without a
-/// principal (stdio, anonymous HTTP) share one bucket.
+/// A token bucket per caller: `requests` requests per `per`, in bursts of
+/// up to `requests`. A caller over its rate gets
+/// [`codes::RATE_LIMITED`](crate::errors::codes::RATE_LIMITED) with
+/// `data.retryAfterMs`; other callers are unaffected. The caller is the
+/// [`McpRequest::principal`]; an anonymous HTTP caller is its IP address
+/// ([`McpRequest::peer_addr`]), so one anonymous client cannot spend
+/// another's budget; stdio (one client) has one bucket.
 ///
 /// Unlike tower's `RateLimitLayer`, which delays and counts per service
 /// clone, the buckets are shared by every request the layer serves.
@@ -32,7 +35,27 @@ struct Buckets {
     capacity: f64,
     /// How long one token takes to come back.
     refill: Duration,
-    by_caller: Mutex<HashMap<String, Bucket>>,
+    by_caller: Mutex<HashMap<Caller, Bucket>>,
+}
+
+/// Whose bucket a request takes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Caller {
+    Principal(String),
+    /// An anonymous HTTP caller.
+    Address(IpAddr),
+    /// stdio, or a mounted service told no address.
+    Unknown,
+}
+
+impl Caller {
+    fn of(request: &McpRequest) -> Self {
+        match (request.principal(), request.peer_addr()) {
+            (Some(principal), _) => Self::Principal(principal.to_owned()),
+            (None, Some(addr)) => Self::Address(addr.ip()),
+            (None, None) => Self::Unknown,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +84,7 @@ impl RateLimitLayer {
 
 impl Buckets {
     /// Takes a token for `caller`, or says how long until one is back.
-    fn take(&self, caller: &str, now: Instant) -> Result<(), Duration> {
+    fn take(&self, caller: Caller, now: Instant) -> Result<(), Duration> {
         let mut by_caller = self
             .by_caller
             .lock()
@@ -69,7 +92,7 @@ impl Buckets {
         if by_caller.len() > FORGET_ABOVE {
             by_caller.retain(|_, bucket| self.level(*bucket, now) < self.capacity);
         }
-        let bucket = by_caller.entry(caller.to_owned()).or_insert(Bucket {
+        let bucket = by_caller.entry(caller).or_insert(Bucket {
             tokens: self.capacity,
             at: now,
         });
@@ -129,8 +152,7 @@ where
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let caller = request.principal().unwrap_or_default();
-        match self.buckets.take(caller, Instant::now()) {
+        match self.buckets.take(Caller::of(&request), Instant::now()) {
             Ok(()) => {
                 let future = self.inner.call(request);
                 Box::pin(async move { future.await.map_err(Into::into) })
@@ -289,16 +311,17 @@ mod tests {
     fn a_bucket_refuses_past_its_burst_and_refills_with_time() {
         let layer = RateLimitLayer::per_principal(2, Duration::from_secs(1));
         let buckets = &layer.buckets;
+        let alice = || Caller::Principal("alice".into());
         let start = Instant::now();
-        assert!(buckets.take("alice", start).is_ok());
-        assert!(buckets.take("alice", start).is_ok());
-        let wait = buckets.take("alice", start).unwrap_err();
+        assert!(buckets.take(alice(), start).is_ok());
+        assert!(buckets.take(alice(), start).is_ok());
+        let wait = buckets.take(alice(), start).unwrap_err();
         assert_eq!(wait, Duration::from_millis(500));
         // Another caller has its own bucket.
-        assert!(buckets.take("bob", start).is_ok());
+        assert!(buckets.take(Caller::Principal("bob".into()), start).is_ok());
         // Half a second later one token is back.
         let later = start + Duration::from_millis(500);
-        assert!(buckets.take("alice", later).is_ok());
-        assert!(buckets.take("alice", later).is_err());
+        assert!(buckets.take(alice(), later).is_ok());
+        assert!(buckets.take(alice(), later).is_err());
     }
 }

@@ -2,13 +2,14 @@
 //! JSON-RPC error a stack's failure becomes.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 
 use mcp_era_types::v2026_07_28::{ClientRequest, RequestId};
 use serde_json::{Map, Value};
 use tower::BoxError;
 
-use crate::model::context::{Era, RequestContext, principal_in};
+use crate::model::context::{Era, PeerAddr, RequestContext, principal_in};
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::message::request_parts;
 use crate::wire::reply::Reply;
@@ -71,6 +72,19 @@ impl McpRequest {
     pub fn principal(&self) -> Option<&str> {
         let parts = self.context.http_request()?;
         principal_in(&parts.extensions)
+    }
+
+    /// The address the HTTP request came from ([`PeerAddr`]); `None` on
+    /// stdio and where the application that mounts the service did not
+    /// say.
+    ///
+    /// [`PeerAddr`]: crate::http::PeerAddr
+    pub fn peer_addr(&self) -> Option<SocketAddr> {
+        let parts = self.context.http_request()?;
+        parts
+            .extensions
+            .get::<PeerAddr>()
+            .map(|PeerAddr(addr)| *addr)
     }
 
     /// The protocol version of the request (a legacy session's negotiated
