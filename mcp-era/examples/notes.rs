@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
 use mcp_era::prelude::*;
-use serde::{Deserialize, Serialize};
 
 #[derive(McpServer, Default)]
 #[mcp(
@@ -20,7 +19,9 @@ struct Notes {
     notes: Mutex<BTreeMap<u32, Note>>,
 }
 
+// serde through `mcp-era`: the facade is the only dependency.
 #[derive(Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(crate = "mcp_era::serde")]
 struct Note {
     id: u32,
     title: String,
@@ -29,6 +30,7 @@ struct Note {
 
 /// Notes whose title or body contains the query.
 #[derive(Serialize, JsonSchema)]
+#[serde(crate = "mcp_era::serde")]
 struct Found {
     notes: Vec<Note>,
 }

@@ -65,6 +65,48 @@
 //! # assert_eq!(Counter::default().bump(), "1");
 //! ```
 //!
+//! ## …return a struct?
+//!
+//! `Json<T>` is structured output: `structuredContent` is `T` as JSON, a
+//! text block carries the same JSON, and the tool's `outputSchema` is
+//! `T`'s schema. `T` derives `Serialize` and `JsonSchema`, both from the
+//! prelude; `#[serde(crate = "mcp_era::serde")]` points serde's derive at
+//! the serde `mcp-era` re-exports, so `mcp-era` stays the only dependency
+//! (with `serde = { version = "1", features = ["derive"] }` of your own,
+//! leave the attribute out). Argument structs derive `Deserialize` the
+//! same way.
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! #[serde(crate = "mcp_era::serde")]
+//! struct Bookmark {
+//!     url: String,
+//!     tags: Vec<String>,
+//! }
+//!
+//! #[derive(McpServer)]
+//! #[mcp(name = "bookmarks", version = "1.0.0")]
+//! struct Bookmarks;
+//!
+//! #[router]
+//! impl Bookmarks {
+//!     /// The bookmark of a URL.
+//!     #[tool(read_only)]
+//!     fn bookmark(&self, url: String) -> Json<Bookmark> {
+//!         Json(Bookmark { url, tags: vec!["unread".into()] })
+//!     }
+//! }
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! # let client = mcp_era::testing::TestClient::new(Bookmarks).await?;
+//! # let text = client.call_tool_text("bookmark", serde_json::json!({"url": "https://a.example"})).await?;
+//! # assert_eq!(text, r#"{"tags":["unread"],"url":"https://a.example"}"#);
+//! # let catalogue = client.catalogue().await?;
+//! # assert_eq!(catalogue["tools"][0]["outputSchema"]["required"], serde_json::json!(["url", "tags"]));
+//! # Ok::<(), mcp_era::client::Error>(()) }).unwrap();
+//! ```
+//!
 //! ## …list resources that come and go?
 //!
 //! A template names a `list` method; `resources/list` shows one resource
@@ -173,7 +215,8 @@
 //! use mcp_era::server::input;
 //! use mcp_era::types::v2026_07_28::CallToolResult;
 //!
-//! #[derive(serde::Deserialize, JsonSchema)]
+//! #[derive(Deserialize, JsonSchema)]
+//! #[serde(crate = "mcp_era::serde")]
 //! struct Name {
 //!     /// Your name
 //!     name: String,
@@ -346,16 +389,26 @@ pub mod server {
     pub use mcp_era_derive::{FacadeMcpServer as McpServer, facade_router as router};
 }
 
+/// serde, the one the runtime serializes with, so that a server's own
+/// types derive `Serialize` and `Deserialize` with `mcp-era` as the only
+/// dependency: `#[derive(Serialize)]` (the prelude has both derives) with
+/// `#[serde(crate = "mcp_era::serde")]`, because serde's derive otherwise
+/// looks for a `serde` crate of your own.
+pub use serde;
+
 /// The derive, the router macro and the `McpServer` trait.
 #[cfg(feature = "derive")]
 pub use server::{McpServer, router};
 
 /// What a server author writes `use mcp_era::prelude::*;` for: the derive
 /// and the trait (with `.layer(..)` for middleware), the router macro, the context, typed results and input
-/// requests, the entry point, and JSON Schema derivation (schemars 1,
-/// whose derive finds `schemars` here).
+/// requests, the entry point, JSON Schema derivation (schemars 1,
+/// whose derive finds `schemars` here), and serde's `Serialize` and
+/// `Deserialize` (with `#[serde(crate = "mcp_era::serde")]`; see
+/// [`serde`](crate::serde)).
 #[cfg(feature = "derive")]
 pub mod prelude {
+    pub use crate::serde::{Deserialize, Serialize};
     pub use crate::server::schemars::{self, JsonSchema};
     pub use crate::server::{
         Elicitation, InputRequired, Json, ListedResource, McpServer, McpServerExt, PromptAnswer,
