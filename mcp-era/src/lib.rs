@@ -1,7 +1,10 @@
 //! The Model Context Protocol toolkit for Rust, in one crate: servers and
 //! clients of the modern 2026-07-28 revision that also serve and reach
-//! legacy 2025-11-25 peers. `cargo add mcp-era` (server and macros) or
-//! `cargo add mcp-era --features client`.
+//! legacy 2025-11-25 peers. Until the crates are published, depend on the
+//! repository (`mcp-era = { path = "…/mcp-era" }` or `{ git = "…" }`);
+//! then `cargo add mcp-era` (server and macros) or `cargo add mcp-era
+//! --features client`. The features are listed under "What is in the
+//! crate" below.
 //!
 //! # A server in 15 lines
 //!
