@@ -282,13 +282,15 @@
 //! `server.layer(L)` puts a `tower` layer around every request a handler
 //! serves, on stdio and HTTP alike; the layer sees the typed request (method,
 //! tool name, arguments, caller, version, era) and may answer on its own.
-//! tower's `TimeoutLayer` and `ConcurrencyLimitLayer` apply unchanged, and
-//! [`server::middleware`] adds a per-caller rate limit, a request log and a
-//! result size limit:
+//! tower's `TimeoutLayer` and `ConcurrencyLimitLayer` apply unchanged
+//! (from `mcp_era::server::middleware::tower`, no `tower` dependency
+//! needed), and [`server::middleware`] adds a per-caller rate limit, a
+//! request log and a result size limit:
 //!
 //! ```
 //! use mcp_era::prelude::*;
 //! use mcp_era::server::middleware::{RateLimitLayer, RequestLogLayer, for_tools};
+//! use mcp_era::server::middleware::tower::limit::ConcurrencyLimitLayer;
 //! use mcp_era::server::middleware::tower::timeout::TimeoutLayer;
 //! use std::time::Duration;
 //!
@@ -308,6 +310,7 @@
 //! let server = Search
 //!     .layer(for_tools(["search"], TimeoutLayer::new(Duration::from_secs(10))))
 //!     .layer(RateLimitLayer::per_principal(60, Duration::from_secs(60)))
+//!     .layer(ConcurrencyLimitLayer::new(32))
 //!     .layer(RequestLogLayer::new());
 //! // serve_from_args(server), as any server
 //! # let _ = server;
@@ -427,3 +430,9 @@ pub use mcp_era_client as client;
 /// catalogue snapshots and the protocol rule check.
 #[cfg(feature = "testing")]
 pub use mcp_era_testing as testing;
+
+/// README.md's Rust snippets, compiled (and run unless `no_run`) as this
+/// crate's doctests so that the README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

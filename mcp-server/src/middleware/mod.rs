@@ -7,7 +7,9 @@
 //! each request through `L` on its way to the handler. A layer is any
 //! `tower::Layer` whose service takes an [`McpRequest`] and answers an
 //! [`McpResponse`]: tower's own `TimeoutLayer`, `ConcurrencyLimitLayer`,
-//! `LoadShedLayer` (or a `ServiceBuilder` of them) apply unchanged, and
+//! `LoadShedLayer` (or a `ServiceBuilder` of them; all three are in the
+//! re-exported [`tower`], `mcp_era::server::middleware::tower` through the
+//! facade) apply unchanged, and
 //! their failures reach the client as spec-shaped JSON-RPC errors
 //! ([`error_of`]). [`when`] and [`for_tools`] put a layer on some requests
 //! only; the layers in [`RateLimitLayer`], [`RequestLogLayer`] and
@@ -59,9 +61,9 @@ mod layers;
 mod request;
 mod stack;
 
-/// The `tower` this module builds on, for its layers (`tower::timeout`,
-/// `tower::load_shed`; add `tower` with the `limit` feature for
-/// `ConcurrencyLimitLayer`).
+/// The `tower` this module builds on, for its layers: `tower::timeout`,
+/// `tower::limit` (`ConcurrencyLimitLayer`) and `tower::load_shed`, with no
+/// `tower` dependency of your own.
 pub use tower;
 pub use tower::BoxError;
 
