@@ -1,8 +1,13 @@
 //! The hyper connector for `http://` and, with the `rustls` feature,
 //! `https://` (ring, the bundled web PKI roots, extra roots). Shared by the
-//! HTTP transport and OAuth, which both depend down on it.
+//! HTTP transport and OAuth, which both depend down on it, with the bound
+//! both put on what a server sends.
 
 use hyper_util::client::legacy::connect::HttpConnector;
+
+/// The most of one body (a JSON answer, an OAuth document) or one SSE event
+/// the client reads: a server cannot make it hold more.
+pub(crate) const MAX_BODY: usize = 16 * 1024 * 1024;
 
 #[cfg(feature = "rustls")]
 pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;

@@ -6,6 +6,14 @@
 //! comments. `data` lines accumulate, joined by `\n`; an empty line
 //! dispatches the event if it has data. An event cut off by the end of the
 //! stream is dropped, as the standard requires.
+//!
+//! An event larger than the parser's limit ([`MAX_EVENT`] by default) is
+//! dropped as it grows, never held whole: [`SseParser::oversized`] then
+//! says so, and the reader ends the stream with an error.
+
+/// The largest event a parser keeps by default, the transport's bound on
+/// a JSON body: 16 MiB.
+pub const MAX_EVENT: usize = crate::connector::MAX_BODY;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +29,15 @@ pub struct SseEvent {
 }
 
 /// The parser state. Feed it chunks with [`SseParser::feed`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseParser {
+    limit: usize,
+    /// An event went over the limit (sticky).
+    oversized: bool,
+    /// Dropping the rest of an oversized event, up to its blank line.
+    discarding: bool,
+    /// While discarding: the current line has bytes (so it is not blank).
+    discarded_bytes: bool,
     line: Vec<u8>,
     skip_lf: bool,
     started: bool,
@@ -33,10 +48,40 @@ pub struct SseParser {
     retry: Option<u64>,
 }
 
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::with_limit(MAX_EVENT)
+    }
+}
+
 impl SseParser {
-    /// A parser at the start of a stream.
+    /// A parser at the start of a stream, with the [`MAX_EVENT`] limit.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A parser whose events may hold at most `limit` bytes (lines and
+    /// data together).
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit,
+            oversized: false,
+            discarding: false,
+            discarded_bytes: false,
+            line: Vec::new(),
+            skip_lf: false,
+            started: false,
+            data: String::new(),
+            has_data: false,
+            event: String::new(),
+            id: None,
+            retry: None,
+        }
+    }
+
+    /// Whether an event larger than the limit was dropped.
+    pub fn oversized(&self) -> bool {
+        self.oversized
     }
 
     /// Parses `chunk` and returns the events it completed, in order.
@@ -55,13 +100,37 @@ impl SseParser {
                     self.end_line(&mut events);
                 }
                 b'\n' => self.end_line(&mut events),
-                _ => self.line.push(b),
+                _ if self.discarding => self.discarded_bytes = true,
+                _ => {
+                    self.line.push(b);
+                    if self.line.len() + self.data.len() > self.limit {
+                        self.drop_event();
+                        // This line is not blank: it does not end the event.
+                        self.discarded_bytes = true;
+                    }
+                }
             }
         }
         events
     }
 
+    /// Forgets the event being read and skips to its end.
+    fn drop_event(&mut self) {
+        self.oversized = true;
+        self.discarding = true;
+        self.line = Vec::new();
+        self.data = String::new();
+        self.has_data = false;
+        self.event.clear();
+        self.retry = None;
+    }
+
     fn end_line(&mut self, events: &mut Vec<SseEvent>) {
+        if self.discarding {
+            // A blank line ends the dropped event.
+            self.discarding = std::mem::take(&mut self.discarded_bytes);
+            return;
+        }
         let raw = std::mem::take(&mut self.line);
         let mut line = String::from_utf8_lossy(&raw).into_owned();
         if !self.started {
@@ -103,6 +172,10 @@ impl SseParser {
                 }
                 self.data.push_str(value);
                 self.has_data = true;
+                // Many lines, each under the limit, may still add up.
+                if self.data.len() > self.limit {
+                    self.drop_event();
+                }
             }
             "event" => self.event = value.to_owned(),
             "id" if !value.contains('\0') => self.id = Some(value.to_owned()),
@@ -117,6 +190,26 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oversized_event_is_dropped_as_it_grows_and_the_next_one_kept() {
+        let mut p = SseParser::with_limit(64);
+        let mut events = p.feed(b"data: small\n\n");
+        assert!(!p.oversized());
+        // One long line, fed in pieces: never held past the limit.
+        events.extend(p.feed(b"data: "));
+        for _ in 0..100 {
+            events.extend(p.feed(&[b'x'; 50]));
+            assert!(p.line.len() + p.data.len() <= 64);
+        }
+        events.extend(p.feed(b"\n\n"));
+        // Many short lines adding up.
+        events.extend(p.feed("data: 0123456789\n".repeat(10).as_bytes()));
+        events.extend(p.feed(b"\ndata: after\n\n"));
+        assert!(p.oversized());
+        let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
+        assert_eq!(data, ["small", "after"]);
+    }
 
     fn all(parser: &mut SseParser, chunks: &[&[u8]]) -> Vec<SseEvent> {
         chunks.iter().flat_map(|c| parser.feed(c)).collect()

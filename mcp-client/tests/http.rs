@@ -330,6 +330,31 @@ async fn server_errors_and_refused_connections_are_errors_not_fallbacks() {
 }
 
 #[tokio::test]
+async fn an_sse_event_over_16_mib_is_an_error_not_a_buffer() {
+    let huge = format!("data: {}\n\n", "x".repeat(17 * 1024 * 1024));
+    let modern = modern_http(0);
+    let handler: HttpHandler = Arc::new(move |req| {
+        if req.body["method"] != "tools/call" {
+            return modern(req);
+        }
+        HttpResponse {
+            status: 200,
+            content_type: "text/event-stream",
+            headers: vec![],
+            body: huge.clone(),
+        }
+    });
+    let (url, _log) = http_server(handler).await;
+    let client = Client::connect_http(&url, opts()).await.unwrap();
+    let e = client.call_tool("add", Map::new()).await.unwrap_err();
+    assert!(
+        matches!(&e, Error::Http { status: Some(200), detail, .. }
+            if detail.contains("SSE event larger than 16777216 bytes")),
+        "{e}"
+    );
+}
+
+#[tokio::test]
 async fn json_rpc_errors_reach_the_caller() {
     let (url, _log) = http_server(modern_http(0)).await;
     let client = Client::connect_http(&url, opts()).await.unwrap();

@@ -3,16 +3,28 @@
 //! [`HTTP_TIMEOUT`]. Token requests carry a DPoP proof when a key is armed
 //! (RFC 9449 §5), retried once with the server's nonce (§8).
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Bytes;
 use hyper::{Method, Request};
 
 use super::dpop::DpopState;
 use super::error::AuthError;
-use crate::connector::{Connector, connector};
+use crate::connector::{Connector, MAX_BODY, connector};
 
 /// How long one HTTP exchange of the flow may take.
 const HTTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The whole body, refused past [`MAX_BODY`] (the transport's bound), for
+/// every document the flow fetches: metadata, registration, tokens.
+async fn read_body(body: hyper::body::Incoming) -> Result<Bytes, String> {
+    match Limited::new(body, MAX_BODY).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<LengthLimitError>() => {
+            Err(format!("the answer is larger than {MAX_BODY} bytes"))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
 
 /// The HTTP client the flow uses (the same connector as the transport).
 #[derive(Clone)]
@@ -59,11 +71,9 @@ impl HyperHttp {
                 .await
                 .map_err(|e| AuthError(format!("{url}: {e}")))?;
             let (parts, body) = response.into_parts();
-            let bytes = body
-                .collect()
+            let bytes = read_body(body)
                 .await
-                .map_err(|e| AuthError(format!("{url}: {e}")))?
-                .to_bytes();
+                .map_err(|e| AuthError(format!("{url}: {e}")))?;
             Ok(hyper::Response::from_parts(parts, bytes.to_vec()))
         };
         tokio::time::timeout(HTTP_TIMEOUT, exchange)
@@ -109,16 +119,23 @@ impl HyperHttp {
             let req = req
                 .body(Full::new(Bytes::from(body.clone())))
                 .map_err(std::io::Error::other)?;
-            let response = tokio::time::timeout(HTTP_TIMEOUT, self.client.request(req))
+            // The body counts against the timeout too: a server that
+            // trickles it must not hold the flow.
+            let answer = async {
+                let response = self
+                    .client
+                    .request(req)
+                    .await
+                    .map_err(std::io::Error::other)?;
+                let (parts_in, body_in) = response.into_parts();
+                let bytes = read_body(body_in)
+                    .await
+                    .map_err(|e| std::io::Error::other(format!("{url}: {e}")))?;
+                Ok::<_, std::io::Error>((parts_in, bytes))
+            };
+            let (parts_in, bytes) = tokio::time::timeout(HTTP_TIMEOUT, answer)
                 .await
-                .map_err(std::io::Error::other)?
-                .map_err(std::io::Error::other)?;
-            let (parts_in, body_in) = response.into_parts();
-            let bytes = body_in
-                .collect()
-                .await
-                .map_err(std::io::Error::other)?
-                .to_bytes();
+                .map_err(std::io::Error::other)??;
             let Some(key) = &key else {
                 return Ok(hyper::Response::from_parts(parts_in, bytes.to_vec()));
             };
@@ -237,6 +254,31 @@ mod tests {
             .decode(part)
             .unwrap();
         serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[tokio::test]
+    async fn answers_over_16_mib_are_refused_not_buffered() {
+        let huge = format!(r#"{{"pad":"{}"}}"#, "x".repeat(17 * 1024 * 1024));
+        let huge: &'static str = Box::leak(huge.into_boxed_str());
+        let http = HyperHttp::new().unwrap();
+        // A metadata or registration fetch.
+        let (url, _) = token_endpoint(vec![(200, None, huge)]).await;
+        let error = http
+            .send(Method::GET, &url, vec![], Bytes::new())
+            .await
+            .unwrap_err();
+        assert!(
+            error.0.contains("larger than 16777216 bytes"),
+            "{}",
+            error.0
+        );
+        // A token request.
+        let (url, _) = token_endpoint(vec![(200, None, huge)]).await;
+        let error = http.exchange(request(&url)).await.unwrap_err();
+        assert!(
+            error.to_string().contains("larger than 16777216 bytes"),
+            "{error}"
+        );
     }
 
     const NONCE_PLEASE: &str = r#"{"error":"use_dpop_nonce","error_description":"x"}"#;

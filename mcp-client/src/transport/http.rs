@@ -25,7 +25,7 @@ use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
-use crate::connector::{Connector, connector};
+use crate::connector::{Connector, MAX_BODY, connector};
 use crate::error::{Error, Result};
 use crate::headers::MCP_SESSION_ID;
 use crate::sse::SseParser;
@@ -38,8 +38,6 @@ pub const MAX_RESUMES: usize = 5;
 /// The wait before resuming when the stream gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
-/// The most of a non-SSE body this client reads.
-const MAX_BODY: usize = 16 * 1024 * 1024;
 /// How much of a body goes into diagnostics.
 const SNIPPET: usize = 300;
 
@@ -289,7 +287,11 @@ impl HttpTransport {
             let (tx, mut rx) = tokio::sync::oneshot::channel();
             lock(&self.shared.pending).insert(key.clone(), tx);
             let mut state = StreamState::default();
-            let mut found = self.read_stream(body, id.as_ref(), &mut state).await;
+            let oversized = |detail: String| fail(Some(status), detail);
+            let mut found = self
+                .read_stream(body, id.as_ref(), &mut state)
+                .await
+                .map_err(oversized)?;
             // A stream cut before the response is resumed if it gave an event id.
             let mut resumes = 0;
             while found.is_none() && resumes < MAX_RESUMES {
@@ -305,12 +307,12 @@ impl HttpTransport {
                     tokio::time::sleep(state.retry.unwrap_or(DEFAULT_RETRY)).await;
                     match self.resume(&last).await {
                         Some(body) => self.read_stream(body, id.as_ref(), &mut state).await,
-                        None => None,
+                        None => Ok(None),
                     }
                 };
                 tokio::select! {
                     handed = &mut rx => found = handed.ok(),
-                    read = step => found = read,
+                    read = step => found = read.map_err(oversized)?,
                 }
             }
             lock(&self.shared.pending).remove(&key);
@@ -351,19 +353,24 @@ impl HttpTransport {
 impl HttpTransport {
     /// Reads an SSE body until the response to `id`: notifications go to
     /// the inbound sink, server requests are answered, ids and `retry` are
-    /// kept in `state` for resumption. `None` when the stream ended first.
+    /// kept in `state` for resumption. `None` when the stream ended first;
+    /// an error when an event was larger than [`MAX_BODY`].
     async fn read_stream(
         &self,
         mut body: hyper::body::Incoming,
         id: Option<&Value>,
         state: &mut StreamState,
-    ) -> Option<Value> {
-        let mut parser = SseParser::new();
+    ) -> std::result::Result<Option<Value>, String> {
+        let mut parser = SseParser::with_limit(MAX_BODY);
         while let Some(Ok(frame)) = body.frame().await {
             let Some(chunk) = frame.data_ref() else {
                 continue;
             };
-            for event in parser.feed(chunk) {
+            let events = parser.feed(chunk);
+            if parser.oversized() {
+                return Err(oversized_event());
+            }
+            for event in events {
                 if let Some(ms) = event.retry {
                     state.retry = Some(Duration::from_millis(ms));
                 }
@@ -374,12 +381,12 @@ impl HttpTransport {
                     continue;
                 };
                 if is_response_to(&msg, id) {
-                    return Some(msg);
+                    return Ok(Some(msg));
                 }
                 self.deliver(msg);
             }
         }
-        None
+        Ok(None)
     }
 
     /// Hands a message that is not our response to the inbound sink: a
@@ -425,15 +432,21 @@ impl HttpTransport {
         let this = self.clone();
         Some(tokio::spawn(async move {
             let mut state = StreamState::default();
-            this.read_stream(body, None, &mut state).await;
+            let mut read = this.read_stream(body, None, &mut state).await;
             for _ in 0..MAX_RESUMES {
+                if let Err(why) = read {
+                    // Resuming would send the same event again.
+                    tracing::warn!("{why}; the session's GET stream is closed");
+                    return;
+                }
                 let Some(last) = state.last_event_id.clone() else {
                     return;
                 };
                 tokio::time::sleep(state.retry.unwrap_or(DEFAULT_RETRY)).await;
-                if let Some(body) = this.get_stream(Some(&last)).await {
-                    this.read_stream(body, None, &mut state).await;
-                }
+                read = match this.get_stream(Some(&last)).await {
+                    Some(body) => this.read_stream(body, None, &mut state).await,
+                    None => Ok(None),
+                };
             }
         }))
     }
@@ -527,12 +540,18 @@ impl HttpTransport {
             });
         }
         tokio::spawn(async move {
-            let mut parser = SseParser::new();
+            let mut parser = SseParser::with_limit(MAX_BODY);
             while let Some(Ok(frame)) = body.frame().await {
                 let Some(chunk) = frame.data_ref() else {
                     continue;
                 };
-                for event in parser.feed(chunk) {
+                let events = parser.feed(chunk);
+                if parser.oversized() {
+                    // Nobody to answer: say it, and close the stream.
+                    tracing::warn!("{}; the stream is closed", oversized_event());
+                    return;
+                }
+                for event in events {
                     if let Ok(msg) = serde_json::from_str::<Value>(&event.data)
                         && sink.send(msg).is_err()
                     {
@@ -548,6 +567,10 @@ impl HttpTransport {
             session_id: None,
         })
     }
+}
+
+fn oversized_event() -> String {
+    format!("an SSE event larger than {MAX_BODY} bytes")
 }
 
 /// Whether `msg` is a JSON-RPC response to the request with `id`. Errors
