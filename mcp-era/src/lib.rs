@@ -316,6 +316,21 @@
 //! # let _ = server;
 //! ```
 //!
+//! ## …see a log?
+//!
+//! The runtime and [`RequestLogLayer`](server::middleware::RequestLogLayer)
+//! log through `tracing`. [`serve_from_args`](server::serve_from_args)
+//! installs a subscriber that writes to stderr, filtered by `MCP_LOG` or
+//! else `RUST_LOG` (`RUST_LOG=info` for one line per request,
+//! `MCP_LOG=mcp_era_server=debug` for more; warnings and errors when
+//! neither is set), unless the program installed its own first. A `main`
+//! that runs a transport itself calls
+//! [`server::log_to_stderr()`](server::log_to_stderr) first. A subscriber
+//! of your own must write to stderr as well
+//! (`tracing_subscriber::fmt().with_writer(std::io::stderr)`): over stdio,
+//! stdout carries the protocol, and one log line there corrupts the stream
+//! the client reads.
+//!
 //! ## …test a server?
 //!
 //! In-process, with no transport: with the `testing` feature (as a
@@ -411,7 +426,7 @@ pub use server::{McpServer, router};
 /// requests, the entry point, JSON Schema derivation (schemars 1,
 /// whose derive finds `schemars` here), and serde's `Serialize` and
 /// `Deserialize` (with `#[serde(crate = "mcp_era::serde")]`; see
-/// [`serde`](crate::serde)).
+/// [`crate::serde`]).
 #[cfg(feature = "derive")]
 pub mod prelude {
     pub use crate::serde::{Deserialize, Serialize};

@@ -2,9 +2,13 @@
 //! ([`serve_from_args`]), above both transports.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
+
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::http::{self, HttpConfig};
 use crate::model::server::McpServer;
@@ -13,6 +17,71 @@ use crate::stdio;
 
 /// Where `http` without an address listens: this machine only.
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8080";
+
+/// The variables [`log_to_stderr`] reads its filter from; the first one
+/// set wins.
+pub const LOG_ENV: [&str; 2] = ["MCP_LOG", "RUST_LOG"];
+
+/// Installs a `tracing` subscriber that writes to **stderr**, filtered by
+/// `MCP_LOG`, else `RUST_LOG` (warnings and errors when neither is set),
+/// unless a global subscriber is installed already: an application's own
+/// subscriber wins. Returns whether this one was installed.
+///
+/// [`serve_from_args`] calls it, so `RUST_LOG=info` shows the runtime's
+/// log and the lines of [`RequestLogLayer`](crate::middleware::RequestLogLayer);
+/// a `main` that runs a transport itself calls it first:
+///
+/// ```no_run
+/// mcp_era_server::log_to_stderr(); // `mcp_era::server::log_to_stderr()` through the facade
+/// ```
+///
+/// A filter is `level` (`info`), `target=level` directives, or both
+/// (`mcp_era_server=debug,warn`), as `tracing_subscriber::filter::Targets`
+/// reads them; `EnvFilter`'s span and field filters are not understood,
+/// and a value that does not parse is reported on stderr and warnings are
+/// logged.
+///
+/// Over stdio, stdout carries the protocol and nothing else: a subscriber
+/// of your own must write to stderr
+/// (`tracing_subscriber::fmt().with_writer(std::io::stderr)`); one line
+/// logged to stdout corrupts the stream the client reads.
+pub fn log_to_stderr() -> bool {
+    let (filter, problem) = log_filter(|name| std::env::var(name).ok());
+    let output = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        // Colour codes only for a person watching; a host's log file gets plain text.
+        .with_ansi(std::io::stderr().is_terminal());
+    let installed = tracing_subscriber::registry()
+        .with(output)
+        .with(filter)
+        .try_init()
+        .is_ok();
+    if let (true, Some(problem)) = (installed, problem) {
+        tracing::warn!("{problem}");
+    }
+    installed
+}
+
+/// The filter the variables of [`LOG_ENV`] ask for (`var` reads one), and
+/// what is wrong with the value, if anything.
+fn log_filter(var: impl Fn(&str) -> Option<String>) -> (Targets, Option<String>) {
+    let warnings = Targets::new().with_default(LevelFilter::WARN);
+    for name in LOG_ENV {
+        let Some(value) = var(name).filter(|v| !v.trim().is_empty()) else {
+            continue;
+        };
+        return match value.parse::<Targets>() {
+            Ok(filter) => (filter, None),
+            Err(e) => (
+                warnings,
+                Some(format!(
+                    "{name}={value:?} is not a log filter ({e}); logging warnings"
+                )),
+            ),
+        };
+    }
+    (warnings, None)
+}
 
 /// What the arguments ask for.
 #[derive(Debug, PartialEq, Eq)]
@@ -94,6 +163,10 @@ fn program_name(argv0: Option<OsString>) -> String {
 /// when it is set ([`RequestStateKeys::from_env`]; a bad value is a usage
 /// error), else a random key per process: replicas set the same value.
 ///
+/// Logs go to stderr through [`log_to_stderr`] (`RUST_LOG=info` or
+/// `MCP_LOG=debug`, say), unless the program installed a `tracing`
+/// subscriber of its own first.
+///
 /// For other settings (allowed hosts, TLS, auth) build an
 /// [`HttpConfig`] and call [`http::run`] yourself.
 pub fn serve_from_args<S: McpServer + 'static>(server: S) -> ExitCode {
@@ -102,6 +175,7 @@ pub fn serve_from_args<S: McpServer + 'static>(server: S) -> ExitCode {
     let args: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
     let command = parse(&args);
     if !matches!(command, Ok(Command::Help)) {
+        log_to_stderr();
         match RequestStateKeys::from_env() {
             Ok(Some(keys)) => S::declaration().request_state().set_keys(keys),
             Ok(None) => {}
@@ -193,6 +267,40 @@ mod tests {
         }
         // Help wins wherever it is asked for.
         assert_eq!(parsed(&["http", "--help"]), Ok(Command::Help));
+    }
+
+    fn filter_of(vars: &[(&str, &str)]) -> (Targets, Option<String>) {
+        log_filter(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
+    #[test]
+    fn the_log_filter_comes_from_mcp_log_then_rust_log() {
+        use tracing::Level;
+        let (none, problem) = filter_of(&[]);
+        assert!(none.would_enable("mcp_era_server", &Level::WARN));
+        assert!(!none.would_enable("mcp_era_server", &Level::INFO));
+        assert_eq!(problem, None);
+
+        let (rust_log, _) = filter_of(&[("RUST_LOG", "info")]);
+        assert!(rust_log.would_enable("mcp_era_server::middleware", &Level::INFO));
+        assert!(!rust_log.would_enable("mcp_era_server::middleware", &Level::DEBUG));
+
+        let (both, _) = filter_of(&[
+            ("RUST_LOG", "info"),
+            ("MCP_LOG", "mcp_era_server=debug,error"),
+        ]);
+        assert!(both.would_enable("mcp_era_server::stdio", &Level::DEBUG));
+        assert!(!both.would_enable("hyper", &Level::WARN));
+
+        let (bad, problem) = filter_of(&[("RUST_LOG", "mcp=loud")]);
+        assert!(bad.would_enable("x", &Level::WARN) && !bad.would_enable("x", &Level::INFO));
+        assert!(
+            problem.is_some_and(|p| p.starts_with("RUST_LOG=\"mcp=loud\" is not a log filter"))
+        );
     }
 
     #[test]

@@ -658,7 +658,7 @@ pub use wire::errors;
 pub mod __private;
 
 #[cfg(all(feature = "stdio", feature = "http"))]
-pub use cli::{DEFAULT_HTTP_ADDR, serve_from_args};
+pub use cli::{DEFAULT_HTTP_ADDR, LOG_ENV, log_to_stderr, serve_from_args};
 pub use dispatch::{INITIALIZE, McpServerExt, handle_message, handle_message_shared, handle_value};
 pub use era::legacy::{MAX_INPUT_ROUNDS, legacy_result};
 pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};

@@ -13,7 +13,11 @@
 //! their failures reach the client as spec-shaped JSON-RPC errors
 //! ([`error_of`]). [`when`] and [`for_tools`] put a layer on some requests
 //! only; the layers in [`RateLimitLayer`], [`RequestLogLayer`] and
-//! [`ResultLimitLayer`] are the ones tower lacks.
+//! [`ResultLimitLayer`] are the ones tower lacks. [`RequestLogLayer`] logs
+//! through `tracing` at level `info`: it shows with `RUST_LOG=info` under
+//! the stderr subscriber `serve_from_args` (or `log_to_stderr()`)
+//! installs, and never on stdout, which a stdio server keeps for the
+//! protocol.
 //!
 //! ```
 //! use std::time::Duration;
