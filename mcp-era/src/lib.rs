@@ -143,6 +143,49 @@
 //! `#[resource(uri = "...")]` is a fixed resource; `cache(ttl_ms = ...,
 //! scope = ...)` on either sets the hints of its reads.
 //!
+//! To tell clients when the list changes, declare `resources(list_changed)`
+//! in `#[mcp(...)]` **and** call `ctx.events().resources_list_changed()`
+//! wherever it changes: the declaration alone sends nothing. The call
+//! reaches every `subscriptions/listen` stream and legacy session that
+//! asked for `notifications/resources/list_changed` (tools and prompts
+//! likewise: `tools_list_changed()`, `prompts_list_changed()`):
+//!
+//! ```
+//! use mcp_era::prelude::*;
+//! use std::collections::BTreeMap;
+//! use std::sync::Mutex;
+//!
+//! #[derive(McpServer, Default)]
+//! #[mcp(name = "notes", version = "1.0.0", resources(list_changed))]
+//! struct Notes {
+//!     notes: Mutex<BTreeMap<u32, String>>,
+//! }
+//!
+//! #[router]
+//! impl Notes {
+//!     /// Adds a note.
+//!     #[tool]
+//!     fn add(&self, ctx: &RequestContext, id: u32, text: String) -> String {
+//!         self.notes.lock().unwrap_or_else(|e| e.into_inner()).insert(id, text);
+//!         ctx.events().resources_list_changed(); // without it, no client hears of `note://{id}`
+//!         format!("note://{id}")
+//!     }
+//!
+//!     /// A note.
+//!     #[resource(template = "note://{id}", mime_type = "text/plain", list = Self::all)]
+//!     fn note(&self, id: u32) -> Option<String> {
+//!         self.notes.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+//!     }
+//!
+//!     fn all(&self) -> Vec<ListedResource<u32>> {
+//!         let notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+//!         notes.keys().map(|id| ListedResource::new(*id)).collect()
+//!     }
+//! }
+//! # let resources = Notes::declaration().capabilities().resources.clone().unwrap();
+//! # assert_eq!(resources.list_changed, Some(true));
+//! ```
+//!
 //! ## …complete a prompt argument?
 //!
 //! `#[arg(complete = Self::method)]` names the method that offers values;
