@@ -5,6 +5,7 @@
 //! `requestState`.
 
 pub(crate) mod events;
+pub(crate) mod opened;
 pub(crate) mod param_header_cache;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_events;

@@ -24,6 +24,7 @@ use mcp_era_types::ext::skills::{
 use serde_json::{Map, Value};
 
 use crate::state::events::ServerEvents;
+use crate::state::opened::{fd_path, opened_path, same_file};
 
 /// One file of a skill, held in memory with its digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,6 +234,16 @@ impl Skill {
     /// for one gets an error saying why. The skill itself fails on what
     /// [`SkillBuilder::build`] refuses, and on I/O errors.
     pub fn from_dir(dir: &Path, path: &str) -> Result<(Skill, Vec<SkillError>), SkillError> {
+        Self::from_dir_within(dir, path, None)
+    }
+
+    /// [`from_dir`](Self::from_dir), refusing a `dir` that resolves outside
+    /// `within` (a skills directory whose entry was swapped for a link).
+    fn from_dir_within(
+        dir: &Path,
+        path: &str,
+        within: Option<&Path>,
+    ) -> Result<(Skill, Vec<SkillError>), SkillError> {
         let fail = |file: Option<String>, message: String| SkillError {
             skill: path.to_owned(),
             file,
@@ -242,6 +253,12 @@ impl Skill {
         let root = dir
             .canonicalize()
             .map_err(|e| fail(None, format!("cannot open {}: {e}", dir.display())))?;
+        if within.is_some_and(|within| !root.starts_with(within)) {
+            return Err(fail(
+                None,
+                "symlink pointing outside the skills directory refused".into(),
+            ));
+        }
         let mut walk = Walk {
             root: root.clone(),
             files: Vec::new(),
@@ -347,7 +364,15 @@ impl Walk {
     }
 
     fn dir(&mut self, dir: &Path, prefix: &str) -> Result<(), SkillError> {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
+        // Listed through the opened directory, once it is known to be in
+        // the skill's: a directory swapped for a link meanwhile is neither
+        // listed nor entered.
+        let handle = std::fs::File::open(dir).map_err(|e| self.io(prefix, e))?;
+        if !self.inside(&handle, dir).map_err(|e| self.io(prefix, e))? {
+            return Err(self.io(prefix, moved_out()));
+        }
+        let listed = opened_path(&handle).map_or_else(|| dir.to_owned(), |_| fd_path(&handle));
+        let mut entries: Vec<_> = std::fs::read_dir(&listed)
             .map_err(|e| self.io(prefix, e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.io(prefix, e))?;
@@ -414,14 +439,56 @@ impl Walk {
                         message: format!("the skill exceeds {MAX_SKILL_BYTES} bytes"),
                     });
                 }
-                let bytes = std::fs::read(&real).map_err(|e| self.io(&relative, e))?;
-                self.files.push((relative, bytes));
+                match self.read_inside(&real) {
+                    Ok(Some(bytes)) => self.files.push((relative, bytes)),
+                    Ok(None) => self.refuse(
+                        relative,
+                        "moved outside the skill's directory while being read; refused".into(),
+                    ),
+                    Err(e) => return Err(self.io(&relative, e)),
+                }
             } else {
                 self.refuse(relative, "not a regular file or directory".into());
             }
         }
         Ok(())
     }
+}
+
+impl Walk {
+    /// The bytes of the file at `real`, checked after opening to be in the
+    /// skill's directory (`None` if not): a checked path may be swapped
+    /// for a link out of the directory before it is opened.
+    fn read_inside(&self, real: &Path) -> std::io::Result<Option<Vec<u8>>> {
+        use std::io::Read as _;
+        let file = std::fs::File::open(real)?;
+        if !self.inside(&file, real)? {
+            return Ok(None);
+        }
+        // No more than the skill may hold, whatever the file grew to.
+        let mut bytes = Vec::new();
+        file.take(MAX_SKILL_BYTES.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        Ok(Some(bytes))
+    }
+
+    /// Whether the opened `file` (opened at `path`) is in the skill's
+    /// directory: where the kernel says it is (Linux), else where `path`
+    /// now leads, if that is the very file opened (device and inode).
+    fn inside(&self, file: &std::fs::File, path: &Path) -> std::io::Result<bool> {
+        if let Some(real) = opened_path(file) {
+            return Ok(real.starts_with(&self.root));
+        }
+        let real = path.canonicalize()?;
+        Ok(
+            real.starts_with(&self.root)
+                && same_file(&file.metadata()?, &std::fs::metadata(&real)?),
+        )
+    }
+}
+
+fn moved_out() -> std::io::Error {
+    std::io::Error::other("moved outside the skill's directory while being read")
 }
 
 /// Whether `e` is ELOOP, too many levels of symbolic links.
@@ -617,7 +684,7 @@ fn read_root(root: &Path) -> std::io::Result<(Vec<Skill>, LoadReport)> {
                 continue;
             }
         }
-        match Skill::from_dir(&dir, &name) {
+        match Skill::from_dir_within(&dir, &name, Some(&canonical_root)) {
             Ok((skill, problems)) => {
                 report.loaded.push(skill.uri());
                 report.problems.extend(problems);
@@ -658,5 +725,45 @@ fn mime_type_of(relative: &str, bytes: &[u8]) -> &'static str {
         "pdf" => "application/pdf",
         _ if std::str::from_utf8(bytes).is_ok() => "text/plain",
         _ => "application/octet-stream",
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
+    use super::*;
+
+    /// A fresh directory under the system's temporary one.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("skills-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.canonicalize().unwrap()
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_link_after_the_check_is_not_read() {
+        let base = scratch("swap");
+        let (root, outside) = (base.join("skill"), base.join("outside"));
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("docs/notes.md"), "inside").unwrap();
+        std::fs::write(outside.join("notes.md"), "secret").unwrap();
+        let walk = Walk {
+            root: root.clone(),
+            files: Vec::new(),
+            refused: BTreeMap::new(),
+            problems: Vec::new(),
+            visited: BTreeSet::new(),
+            total: 0,
+            skill: "skill".into(),
+        };
+        // The path as checked, then the race: `docs` becomes a link out.
+        let checked = root.join("docs/notes.md").canonicalize().unwrap();
+        assert_eq!(walk.read_inside(&checked).unwrap().unwrap(), b"inside");
+        std::fs::rename(root.join("docs"), base.join("docs-was")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("docs")).unwrap();
+        assert_eq!(walk.read_inside(&checked).unwrap(), None);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }
