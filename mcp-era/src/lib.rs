@@ -410,6 +410,14 @@
 //! Without it, [`McpServerExt::handle_value`](server::McpServerExt::handle_value)
 //! answers one JSON-RPC message as a transport would.
 //!
+//! ## …serve Skills or MCP Apps?
+//!
+//! Declare the extension in `#[mcp(...)]`; the [`server`] crate docs show
+//! each ("Skills", "MCP Apps") and `docs/extensions.md` has the rules.
+//! Skills are served to modern clients only: a legacy 2025-11-25
+//! `initialize` result has no `extensions`, so a legacy session sees no
+//! `skills/*` methods and no `skill://` files.
+//!
 //! # What is in the crate
 //!
 //! | path | crate | feature |

@@ -363,6 +363,11 @@
 //! serving from a directory of `SKILL.md` skills or from code; the rules
 //! are in [`skills`] and `docs/extensions.md`.
 //!
+//! Skills are served to modern (2026-07-28) clients only: a legacy
+//! 2025-11-25 `initialize` result has no `extensions` to announce them in,
+//! so a legacy session gets none of `skills/list`, `skills/get`,
+//! `resources/directory/read` or the `skill://` files.
+//!
 //! ```
 //! use mcp_era_server::McpServer;
 //! use mcp_era_server::skills::Skill;
