@@ -410,6 +410,35 @@
 //! Without it, [`McpServerExt::handle_value`](server::McpServerExt::handle_value)
 //! answers one JSON-RPC message as a transport would.
 //!
+//! ## …use my server from a desktop host?
+//!
+//! Desktop hosts (Claude Desktop, Cursor, VS Code and others) start a
+//! stdio server themselves from an `mcpServers` entry in their JSON
+//! configuration. Build the binary (`cargo build --release`) and give its
+//! **absolute** path: the host starts it from a directory of its own, with
+//! a `PATH` that need not have `cargo`, and `cargo run` would compile
+//! first and keep the host waiting:
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "notes": {
+//!       "command": "/home/me/notes/target/release/notes",
+//!       "args": ["stdio"],
+//!       "env": { "RUST_LOG": "info" }
+//!     }
+//!   }
+//! }
+//! ```
+//!
+//! stdout is the protocol: nothing else may be written there (no
+//! `println!`, no log writer on stdout). Logs go to stderr, which hosts
+//! keep in their log of the server ("…see a log?" above). A server that is
+//! also reached over the network runs `notes http HOST:PORT` instead,
+//! and a host that speaks Streamable HTTP takes its `http://HOST:PORT/mcp`.
+//! Behind a load balancer, several instances share one Redis
+//! (`server-redis`): `docs/scaling.md`, "Your own server", has the calls.
+//!
 //! ## …serve Skills or MCP Apps?
 //!
 //! Declare the extension in `#[mcp(...)]`; the [`server`] crate docs show
@@ -502,3 +531,9 @@ pub use mcp_era_testing as testing;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// docs/scaling.md's Rust snippets, compiled with `server-redis`
+/// (`cargo test -p mcp-era --doc --features server-redis`).
+#[cfg(all(doctest, feature = "server-redis"))]
+#[doc = include_str!("../../docs/scaling.md")]
+pub struct ScalingDoctests;
