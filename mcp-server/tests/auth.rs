@@ -16,6 +16,7 @@
 #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -90,18 +91,30 @@ fn fixture(name: &str) -> String {
 /// The stand-in: metadata naming `issuer`, a JWKS whose keys the test can
 /// change, and an introspection endpoint (client `rs`/`s3cret`) whose
 /// answer the token's text chooses.
-async fn authorization_server(jwks: Arc<Mutex<Value>>, resource: String) -> String {
+async fn authorization_server(
+    jwks: Arc<Mutex<Value>>,
+    fetches: Arc<AtomicUsize>,
+    resource: String,
+) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let issuer = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let served_issuer = issuer.clone();
     tokio::spawn(async move {
         loop {
             let (stream, _) = listener.accept().await.unwrap();
-            let (issuer, jwks, resource) =
-                (served_issuer.clone(), Arc::clone(&jwks), resource.clone());
+            let (issuer, jwks, resource, fetches) = (
+                served_issuer.clone(),
+                Arc::clone(&jwks),
+                resource.clone(),
+                Arc::clone(&fetches),
+            );
             let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                let (issuer, jwks, resource) =
-                    (issuer.clone(), Arc::clone(&jwks), resource.clone());
+                let (issuer, jwks, resource, fetches) = (
+                    issuer.clone(),
+                    Arc::clone(&jwks),
+                    resource.clone(),
+                    Arc::clone(&fetches),
+                );
                 async move {
                     let path = request.uri().path().to_owned();
                     let basic = request
@@ -119,7 +132,10 @@ async fn authorization_server(jwks: Arc<Mutex<Value>>, resource: String) -> Stri
                             "jwks_uri": format!("{issuer}/jwks"),
                             "response_types_supported": ["code"],
                         }),
-                        "/jwks" => jwks.lock().unwrap().clone(),
+                        "/jwks" => {
+                            fetches.fetch_add(1, Ordering::SeqCst);
+                            jwks.lock().unwrap().clone()
+                        }
                         "/introspect" => introspection(basic.as_deref(), &form, &resource),
                         _ => Value::Null,
                     };
@@ -184,6 +200,8 @@ struct Setup {
     resource: String,
     issuer: String,
     jwks: Arc<Mutex<Value>>,
+    /// How many times the JWKS was fetched.
+    jwks_fetches: Arc<AtomicUsize>,
 }
 
 async fn setup() -> Setup {
@@ -216,7 +234,13 @@ async fn setup_server<S: McpServer + 'static>(
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://127.0.0.1:{}/mcp", addr.port());
     let jwks_now = Arc::new(Mutex::new(jwks(&["key1"])));
-    let issuer = authorization_server(Arc::clone(&jwks_now), resource.clone()).await;
+    let jwks_fetches = Arc::new(AtomicUsize::new(0));
+    let issuer = authorization_server(
+        Arc::clone(&jwks_now),
+        Arc::clone(&jwks_fetches),
+        resource.clone(),
+    )
+    .await;
     let mut config = HttpConfig::new(addr);
     config.auth = Some(rules(AuthConfig::new(
         resource.clone(),
@@ -229,6 +253,7 @@ async fn setup_server<S: McpServer + 'static>(
         resource,
         issuer,
         jwks: jwks_now,
+        jwks_fetches,
     }
 }
 
@@ -403,6 +428,60 @@ async fn an_unknown_key_is_fetched_again_from_the_jwks() {
     *s.jwks.lock().unwrap() = jwks(&["key1", "key2"]);
     let (status, _, body) = call(&s.mcp, "whoami", Some(&rotated)).await;
     assert_eq!(status, 200, "{body}");
+}
+
+/// `n` calls of `whoami` with `bearer` at once: their statuses.
+async fn concurrently(n: usize, addr: &str, bearer: &str) -> Vec<u16> {
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let (addr, bearer) = (addr.to_owned(), bearer.to_owned());
+        calls.spawn(async move { call(&addr, "whoami", Some(&bearer)).await.0 });
+    }
+    calls.join_all().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_kids_fetch_the_jwks_once_per_interval_even_when_it_fails() {
+    let interval = |issuer, resource| -> Arc<dyn TokenValidator> {
+        Arc::new(JwtValidator::new(issuer, resource).refresh_interval(Duration::from_secs(60)))
+    };
+    // 30 concurrent tokens naming a key the JWKS lacks: one fetch.
+    let s = setup_with(interval, |auth| auth).await;
+    let unknown = token("key2", claims(&s, "mcp"));
+    for status in concurrently(30, &s.mcp, &unknown).await {
+        assert_eq!(status, 401);
+    }
+    assert_eq!(s.jwks_fetches.load(Ordering::SeqCst), 1);
+    // The JWKS failing: one failed fetch, then 503s without fetching.
+    let s = setup_with(interval, |auth| auth).await;
+    *s.jwks.lock().unwrap() = Value::Null;
+    let good = token("key1", claims(&s, "mcp"));
+    for status in concurrently(30, &s.mcp, &good).await {
+        assert_eq!(status, 503);
+    }
+    assert_eq!(s.jwks_fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_withdrawn_key_stops_working_once_the_keys_are_old() {
+    let s = setup_with(
+        |issuer, resource| {
+            Arc::new(
+                JwtValidator::new(issuer, resource)
+                    .refresh_interval(Duration::ZERO)
+                    .max_key_age(Duration::from_millis(300)),
+            )
+        },
+        |auth| auth,
+    )
+    .await;
+    let old = token("key1", claims(&s, "mcp"));
+    let (status, _, body) = call(&s.mcp, "whoami", Some(&old)).await;
+    assert_eq!(status, 200, "{body}");
+    *s.jwks.lock().unwrap() = jwks(&["key2"]);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (status, _, _) = call(&s.mcp, "whoami", Some(&old)).await;
+    assert_eq!(status, 401, "a withdrawn key was accepted");
 }
 
 #[tokio::test]

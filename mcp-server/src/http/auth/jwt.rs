@@ -4,7 +4,7 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
@@ -15,21 +15,31 @@ use super::token::{Claims, TokenError, TokenValidator, ValidationFuture};
 /// signed with keys from the issuer's JWKS: `iss` must be the issuer,
 /// `aud` this resource, `exp`/`nbf` hold with a leeway. The JWKS address
 /// comes from the issuer's metadata (RFC 8414, then OpenID discovery)
-/// unless given; keys are cached and fetched again when a token names an
-/// unknown `kid` (at most once per [`JwtValidator::refresh_interval`]).
+/// unless given. Keys are cached and fetched again when a token names an
+/// unknown `kid` or the set is older than [`JwtValidator::max_key_age`],
+/// one fetch at a time (concurrent requests wait for it) and at most once
+/// per [`JwtValidator::refresh_interval`], failed fetches included. When a
+/// refresh fails, the keys already held stay in use.
 pub struct JwtValidator {
     issuer: String,
     audience: String,
     leeway: Duration,
     jwks_uri: Mutex<Option<String>>,
     keys: Mutex<Keys>,
+    /// Held while fetching: one fetch at a time.
+    fetching: tokio::sync::Mutex<()>,
     refresh_interval: Duration,
+    max_key_age: Duration,
 }
 
 #[derive(Default)]
 struct Keys {
     set: Option<JwkSet>,
+    /// When `set` was fetched.
     fetched: Option<Instant>,
+    /// When a fetch was last tried, and why it failed if it did.
+    tried: Option<Instant>,
+    failure: Option<String>,
 }
 
 impl JwtValidator {
@@ -42,7 +52,9 @@ impl JwtValidator {
             leeway: Duration::from_secs(60),
             jwks_uri: Mutex::new(None),
             keys: Mutex::default(),
+            fetching: tokio::sync::Mutex::new(()),
             refresh_interval: Duration::from_secs(30),
+            max_key_age: Duration::from_secs(300),
         }
     }
 
@@ -58,9 +70,17 @@ impl JwtValidator {
         self
     }
 
-    /// How soon an unknown `kid` may fetch the keys again (default 30 s).
+    /// How soon the keys may be fetched again, after a fetch or a failed
+    /// one (default 30 s).
     pub fn refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
+        self
+    }
+
+    /// How long fetched keys are used before they are fetched again, so
+    /// that a key the issuer withdrew stops being accepted (default 300 s).
+    pub fn max_key_age(mut self, age: Duration) -> Self {
+        self.max_key_age = age;
         self
     }
 
@@ -101,9 +121,9 @@ impl JwtValidator {
         )))
     }
 
-    /// The key for `kid`, fetching the set when it is unknown and the last
-    /// fetch is old enough.
-    async fn key(&self, kid: Option<&str>) -> Result<jsonwebtoken::jwk::Jwk, TokenError> {
+    /// The key for `kid`, from keys younger than the maximum age, else
+    /// after fetching them again (see the type's docs for how often).
+    async fn key(&self, kid: Option<&str>) -> Result<Jwk, TokenError> {
         let find = |keys: &Keys| {
             keys.set.as_ref().and_then(|set| match kid {
                 Some(kid) => set.find(kid).cloned(),
@@ -111,28 +131,76 @@ impl JwtValidator {
                 None => None,
             })
         };
-        let may_fetch = {
-            let keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(key) = find(&keys) {
+        let fresh = |keys: &Keys| {
+            keys.fetched
+                .is_some_and(|at| at.elapsed() < self.max_key_age)
+        };
+        {
+            let keys = self.lock_keys();
+            if fresh(&keys)
+                && let Some(key) = find(&keys)
+            {
                 return Ok(key);
             }
-            keys.fetched
-                .is_none_or(|at| at.elapsed() >= self.refresh_interval)
+        }
+        let _one_fetch = self.fetching.lock().await;
+        // Another request may have fetched while this one waited.
+        let (held, may_fetch, failure) = {
+            let mut keys = self.lock_keys();
+            let held = find(&keys);
+            if let Some(key) = held.as_ref().filter(|_| fresh(&keys)) {
+                return Ok(key.clone());
+            }
+            let may_fetch = keys
+                .tried
+                .is_none_or(|at| at.elapsed() >= self.refresh_interval);
+            if may_fetch {
+                keys.tried = Some(Instant::now());
+            }
+            (held, may_fetch, keys.failure.clone())
         };
         if !may_fetch {
-            return Err(TokenError::Invalid("unknown signing key".into()));
+            return match (held, failure) {
+                (Some(key), _) => Ok(key),
+                (None, Some(failure)) => Err(TokenError::Unavailable(failure)),
+                (None, None) => Err(TokenError::Invalid("unknown signing key".into())),
+            };
         }
-        let uri = self.jwks_uri().await?;
-        let set: JwkSet = fetch_json(&uri)
+        match self.fetch_keys().await {
+            Ok(set) => {
+                let mut keys = self.lock_keys();
+                keys.set = Some(set);
+                keys.fetched = Some(Instant::now());
+                keys.failure = None;
+                find(&keys).ok_or_else(|| TokenError::Invalid("unknown signing key".into()))
+            }
+            Err(failure) => {
+                self.lock_keys().failure = Some(failure.clone());
+                match held {
+                    Some(key) => {
+                        tracing::warn!(%failure, "JWKS refresh failed; the keys held stay in use");
+                        Ok(key)
+                    }
+                    None => Err(TokenError::Unavailable(failure)),
+                }
+            }
+        }
+    }
+
+    fn lock_keys(&self) -> std::sync::MutexGuard<'_, Keys> {
+        self.keys.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The issuer's key set, fetched now.
+    async fn fetch_keys(&self) -> Result<JwkSet, String> {
+        let uri = match self.jwks_uri().await {
+            Ok(uri) => uri,
+            Err(TokenError::Unavailable(why) | TokenError::Invalid(why)) => return Err(why),
+        };
+        fetch_json(&uri)
             .await
             .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
-            .map_err(|e| TokenError::Unavailable(format!("JWKS {uri}: {e}")))?;
-        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
-        *keys = Keys {
-            set: Some(set),
-            fetched: Some(Instant::now()),
-        };
-        find(&keys).ok_or_else(|| TokenError::Invalid("unknown signing key".into()))
+            .map_err(|e| format!("JWKS {uri}: {e}"))
     }
 }
 
