@@ -453,6 +453,7 @@
 //! |---|---|---|
 //! | [`prelude`] | what a server author imports | `derive` (default) |
 //! | [`types`] | `mcp-era-types`: protocol types generated from the official schemas, one module per revision | always |
+//! | [`serde`] | serde, for your own types' derives (`#[serde(crate = "mcp_era::serde")]`) | always |
 //! | [`server`] | `mcp-era-server`: runtime, handler traits, stdio and Streamable HTTP | `server` (default) |
 //! | [`McpServer`], [`router`] | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
 //! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
