@@ -401,17 +401,19 @@ async fn serve_http<S: McpServer + 'static>(server: S) -> String {
 
 /// One `tools/call` as `user`: (HTTP status, answer).
 async fn http_call(addr: &str, user: Option<&str>, tool: &str, arguments: Value) -> (u16, Value) {
-    http_call_from([127, 0, 0, 1], addr, user, tool, arguments).await
+    let (status, answer, _) = http_call_from([127, 0, 0, 1], addr, user, tool, arguments).await;
+    (status, answer)
 }
 
-/// [`http_call`] from the loopback address `source`.
+/// [`http_call`] from the loopback address `source`, with the response's
+/// head, lower-cased.
 async fn http_call_from(
     source: [u8; 4],
     addr: &str,
     user: Option<&str>,
     tool: &str,
     arguments: Value,
-) -> (u16, Value) {
+) -> (u16, Value, String) {
     let body = call(1, tool, arguments).to_string();
     let user = user.map(|u| format!("X-User: {u}\r\n")).unwrap_or_default();
     let request = format!(
@@ -444,7 +446,11 @@ async fn http_call_from(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .expect("status");
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_str(body).unwrap_or(Value::Null),
+        head.to_ascii_lowercase(),
+    )
 }
 
 #[tokio::test]
@@ -505,12 +511,18 @@ async fn anonymous_callers_are_limited_per_address() {
     ));
     let addr = addr.to_string();
     let args = json!({"a": 1, "b": 2});
-    let (_, first) = http_call_from([127, 0, 0, 1], &addr, None, "add", args.clone()).await;
+    let (_, first, _) = http_call_from([127, 0, 0, 1], &addr, None, "add", args.clone()).await;
     assert_eq!(first["result"]["content"][0]["text"], "3", "{first}");
-    let (_, again) = http_call_from([127, 0, 0, 1], &addr, None, "add", args.clone()).await;
+    let (status, again, head) =
+        http_call_from([127, 0, 0, 1], &addr, None, "add", args.clone()).await;
     assert_eq!(again["error"]["code"], codes::RATE_LIMITED, "{again}");
+    // 200 with the JSON-RPC error, and when to retry: 60 s, rounded up.
+    assert_eq!(status, 200);
+    let retry_ms = again["error"]["data"]["retryAfterMs"].as_u64().unwrap_or(0);
+    let expected = format!("retry-after: {}", retry_ms.div_ceil(1000));
+    assert!(head.lines().any(|line| line == expected), "{head}");
     // Another anonymous client keeps its own budget.
-    let (_, other) = http_call_from([127, 0, 0, 2], &addr, None, "add", args).await;
+    let (_, other, _) = http_call_from([127, 0, 0, 2], &addr, None, "add", args).await;
     assert_eq!(other["result"]["content"][0]["text"], "3", "{other}");
 }
 

@@ -105,10 +105,22 @@ pub(super) fn store_unavailable(id: Option<&Value>, error: &StoreError) -> Respo
 
 /// The HTTP answer of a JSON outcome that opens no session.
 pub(super) fn plain_response(outcome: Outcome) -> Response<Body> {
-    match outcome.body {
-        Some(body) => json_bytes_response(outcome.http_status, body),
-        None => status_only(StatusCode::ACCEPTED),
+    let Some(body) = outcome.body else {
+        return status_only(StatusCode::ACCEPTED);
+    };
+    let mut response = json_bytes_response(outcome.http_status, body);
+    // A rate-limited request is answered 200 with its JSON-RPC error (peer
+    // SDKs turn a 429 into a transport failure and lose the error), and
+    // says when to retry in whole seconds, rounded up, as HTTP does.
+    if let Some(after) = outcome.retry_after {
+        let seconds = after.as_millis().div_ceil(1000).max(1);
+        if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+            response
+                .headers_mut()
+                .insert(hyper::header::RETRY_AFTER, value);
+        }
     }
+    response
 }
 
 /// The HTTP answer of a JSON outcome; a successful `initialize` opens its

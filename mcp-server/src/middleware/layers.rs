@@ -21,7 +21,9 @@ const MAX_LOGGED_NAME: usize = 256;
 /// `data.retryAfterMs`; other callers are unaffected. The caller is the
 /// [`McpRequest::principal`]; an anonymous HTTP caller is its IP address
 /// ([`McpRequest::peer_addr`]), so one anonymous client cannot spend
-/// another's budget; stdio (one client) has one bucket.
+/// another's budget; stdio (one client) has one bucket. Over HTTP the
+/// refusal is a 200 with a `Retry-After` header: peer SDKs turn a 429 into
+/// a transport failure and lose the JSON-RPC error.
 ///
 /// Unlike tower's `RateLimitLayer`, which delays and counts per service
 /// clone, the buckets are shared by every request the layer serves.

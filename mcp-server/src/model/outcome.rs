@@ -1,6 +1,8 @@
 //! What the entry point returns: the JSON-RPC answer (if any), as the
 //! bytes to write, and the HTTP status the transport should use.
 
+use std::time::Duration;
+
 use mcp_era_types::v2026_07_28::{JSONRPCErrorResponse, RequestId};
 use serde_json::Value;
 
@@ -24,6 +26,9 @@ pub struct Outcome {
     /// Set when this message was a legacy `initialize` that succeeded: the
     /// transport starts (or replaces) the legacy session with this state.
     pub new_legacy_session: Option<LegacySession>,
+    /// A rate-limited request's `data.retryAfterMs`: the HTTP transport
+    /// also says it in `Retry-After`.
+    pub retry_after: Option<Duration>,
 }
 
 impl Outcome {
@@ -45,6 +50,7 @@ impl Outcome {
             body: None,
             http_status: 202,
             new_legacy_session: None,
+            retry_after: None,
         }
     }
 
@@ -65,6 +71,7 @@ impl Outcome {
             body: Some(body),
             http_status: 200,
             new_legacy_session: None,
+            retry_after: None,
         }
     }
 
@@ -81,6 +88,10 @@ impl Outcome {
     /// `None` only when the request's id could not be read.
     pub(crate) fn error(id: Option<&RequestId>, error: ErrorObject) -> Self {
         let http_status = http_status_of(&error);
+        let retry_after = (error.code == errors::codes::RATE_LIMITED)
+            .then(|| error.data.as_ref()?.get("retryAfterMs")?.as_u64())
+            .flatten()
+            .map(Duration::from_millis);
         let mut response = JSONRPCErrorResponse::new(error);
         response.id = id.cloned();
         let body = serde_json::to_vec(&response).unwrap_or_else(|_| {
@@ -90,6 +101,7 @@ impl Outcome {
             body: Some(body),
             http_status,
             new_legacy_session: None,
+            retry_after,
         }
     }
 }
