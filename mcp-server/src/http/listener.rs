@@ -66,20 +66,20 @@ fn startup_line<S: McpServer>(address: std::net::SocketAddr, config: &HttpConfig
     )
 }
 
-/// Logs `line` at info level, or writes it to stderr when no subscriber
-/// would see it and `stderr_fallback` is set.
+/// Logs `line` at info level, or writes it to stderr when `stderr_fallback`
+/// is set and no subscriber would show it (none installed, or one that
+/// logs warnings only, as `serve_from_args` installs by default).
 fn announce(line: &str, stderr_fallback: bool) {
-    if stderr_fallback && !has_subscriber() {
+    if stderr_fallback && !info_is_shown() {
         eprintln!("{line}");
     } else {
         tracing::info!("{line}");
     }
 }
 
-/// Whether a `tracing` subscriber (global, or this thread's default) is
-/// installed.
-fn has_subscriber() -> bool {
-    !tracing::dispatcher::get_default(|d| d.is::<tracing::subscriber::NoSubscriber>())
+/// Whether an info event here would reach a subscriber that shows it.
+fn info_is_shown() -> bool {
+    tracing::enabled!(tracing::Level::INFO)
 }
 
 /// Completes on ctrl-c (SIGINT) or, on Unix, SIGTERM. If the handlers
@@ -384,14 +384,19 @@ const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
 #[cfg(test)]
 mod tests {
-    use super::has_subscriber;
+    use super::info_is_shown;
+    use tracing::level_filters::LevelFilter;
 
     #[test]
-    fn a_subscriber_is_seen() {
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(std::io::sink)
-            .finish();
-        tracing::subscriber::with_default(subscriber, || assert!(has_subscriber()));
-        assert!(!has_subscriber());
+    fn the_startup_line_falls_back_to_stderr_unless_info_is_shown() {
+        let at = |level: LevelFilter| {
+            tracing_subscriber::fmt()
+                .with_writer(std::io::sink)
+                .with_max_level(level)
+                .finish()
+        };
+        tracing::subscriber::with_default(at(LevelFilter::INFO), || assert!(info_is_shown()));
+        tracing::subscriber::with_default(at(LevelFilter::WARN), || assert!(!info_is_shown()));
+        assert!(!info_is_shown());
     }
 }
