@@ -355,6 +355,42 @@ async fn an_sse_event_over_16_mib_is_an_error_not_a_buffer() {
 }
 
 #[tokio::test]
+async fn an_apps_csp_entry_that_is_not_an_origin_is_flagged() {
+    let modern = modern_http(0);
+    let handler: HttpHandler = Arc::new(move |req| {
+        if req.body["method"] != "resources/read" {
+            return modern(req);
+        }
+        let csp = json!({"connectDomains": ["https://api.example", "https://a.example; script-src *"],
+                         "resourceDomains": ["*", "'unsafe-inline'", "javascript:"]});
+        HttpResponse::json(
+            200,
+            &json!({"jsonrpc": "2.0", "id": req.body["id"], "result": {
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+                "contents": [{"uri": "ui://x/app", "mimeType": "text/html;profile=mcp-app",
+                              "text": "<p>app</p>", "_meta": {"ui": {"csp": csp}}}]}}),
+        )
+    });
+    let (url, _log) = http_server(handler).await;
+    let client = Client::connect_http(&url, opts()).await.unwrap();
+    let app = client.read_app("ui://x/app").await.unwrap();
+    assert_eq!(app.problems.len(), 4, "{:?}", app.problems);
+    for entry in [
+        "a.example; script-src *",
+        "`*`",
+        "unsafe-inline",
+        "javascript:",
+    ] {
+        assert!(
+            app.problems.iter().any(|p| p.contains(entry)),
+            "{entry}: {:?}",
+            app.problems
+        );
+    }
+    assert!(!app.problems.iter().any(|p| p.contains("api.example")));
+}
+
+#[tokio::test]
 async fn json_rpc_errors_reach_the_caller() {
     let (url, _log) = http_server(modern_http(0)).await;
     let client = Client::connect_http(&url, opts()).await.unwrap();

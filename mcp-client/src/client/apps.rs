@@ -55,6 +55,11 @@ pub struct App {
     pub html: String,
     /// The contents' `_meta.ui` (CSP, permissions, domain, border).
     pub ui: Option<ResourceUiMeta>,
+    /// What is wrong with `ui` ([`ResourceUiMeta::problems`]): each CSP
+    /// entry that is not an origin (`*`, `'unsafe-inline'`, `javascript:`,
+    /// `https://a.example; script-src *`). A host never joins such an entry
+    /// into a policy: it drops it or refuses the App.
+    pub problems: Vec<String>,
 }
 
 impl Client {
@@ -108,11 +113,16 @@ impl Client {
             }
             None => None,
         };
+        let problems = ui
+            .as_ref()
+            .map(ResourceUiMeta::problems)
+            .unwrap_or_default();
         Ok(App {
             uri: uri.to_owned(),
             mime_type: mime_type.to_owned(),
             html,
             ui,
+            problems,
         })
     }
 }

@@ -69,10 +69,19 @@ impl ClientSettings {
     }
 
     /// The client's settings, if its `capabilities.extensions` declares the
-    /// extension (settings that do not parse count as none given).
+    /// extension. A malformed `mimeTypes` (not a list of strings, or
+    /// `null`) counts as an empty list: the host renders nothing, so
+    /// app-only tools stay hidden from it.
     pub fn of(extensions: Option<&BTreeMap<String, Map<String, Value>>>) -> Option<Self> {
         let settings = extensions?.get(EXTENSION_ID)?;
-        Some(serde_json::from_value(Value::Object(settings.clone())).unwrap_or_default())
+        let parsed = serde_json::from_value::<Self>(Value::Object(settings.clone()));
+        match parsed {
+            Ok(parsed) if !matches!(settings.get("mimeTypes"), Some(Value::Null)) => Some(parsed),
+            _ => Some(Self {
+                mime_types: Some(Vec::new()),
+                extra: Map::new(),
+            }),
+        }
     }
 
     /// Whether the host renders HTML Apps: `mimeTypes` lists
@@ -445,5 +454,12 @@ mod tests {
         assert!(!client_renders_apps(Some(&extensions)));
         extensions.insert(EXTENSION_ID.to_owned(), ClientSettings::html().to_object());
         assert!(client_renders_apps(Some(&extensions)));
+        // A malformed declaration renders nothing (fail closed).
+        for malformed in [json!("text/plain"), json!([1, 2]), json!(null), json!({})] {
+            let settings = json!({"mimeTypes": malformed});
+            let settings = settings.as_object().cloned().expect("object");
+            extensions.insert(EXTENSION_ID.to_owned(), settings);
+            assert!(!client_renders_apps(Some(&extensions)), "{malformed}");
+        }
     }
 }
