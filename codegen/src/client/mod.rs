@@ -49,7 +49,9 @@
 //!   with a [`Warning`] naming the tool and the JSON pointer. If typify
 //!   still fails or panics on a schema, the whole arguments type becomes
 //!   `serde_json::Map<String, serde_json::Value>` (an output type:
-//!   `serde_json::Value`), again with a warning. Input never panics.
+//!   `serde_json::Value`), again with a warning (and nothing on stderr:
+//!   typify's panics are caught without the panic hook's message). Input
+//!   never panics.
 //! * **Formats.** `date`, `date-time`, `time`, `uuid`, `duration` and
 //!   `pattern` are dropped (the field is a `String`) so the generated code
 //!   needs no `chrono`, `uuid` or `regress`; `ipv4`/`ipv6` become `std::net`
@@ -62,6 +64,7 @@
 #[cfg(feature = "live")]
 pub mod live;
 mod names;
+mod quiet;
 mod schema;
 mod types;
 mod wrapper;

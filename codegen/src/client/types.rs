@@ -1,11 +1,13 @@
 //! One schema (a tool's `inputSchema` or `outputSchema`) through typify,
 //! isolated in its own `TypeSpace` (so two tools' `$defs` never clash) and
-//! behind `catch_unwind`: any failure falls back to a `serde_json` type.
+//! behind `catch_unwind` (silently: see `quiet`): any failure falls back to
+//! a `serde_json` type.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
+use super::quiet::catch_silently;
 use super::schema::sanitise;
 use crate::emit::tidy::split_docs;
 
@@ -49,7 +51,7 @@ pub fn generate(schema: &Value, name: &str, fallback: TokenStream) -> Types {
             return Types { tokens, warnings };
         }
     };
-    let outcome = std::panic::catch_unwind(move || {
+    let outcome = catch_silently(move || {
         let mut settings = typify::TypeSpaceSettings::default();
         settings.with_struct_builder(false);
         let mut space = typify::TypeSpace::new(&settings);
