@@ -246,7 +246,11 @@ async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Res
         s if s.starts_with("sep-2640-client-verify-") => {
             for entry in client.list_all_skills().await? {
                 let read = crate::skills::load_all(client, &entry).await?;
-                eprintln!("mcp-probe: loaded {} ({read} files verified)", entry.uri);
+                eprintln!(
+                    "mcp-probe: loaded {} ({} verified)",
+                    entry.uri,
+                    crate::human::count(read as u64, "file")
+                );
             }
         }
         s if s.starts_with("auth/") && has("test-tool") => {

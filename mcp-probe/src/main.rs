@@ -21,6 +21,7 @@
 mod codegen;
 mod conformance;
 mod grants;
+mod human;
 mod skills;
 
 use std::collections::BTreeMap;
@@ -841,7 +842,8 @@ fn print_readable(r: &Map<String, Value>) {
     println!("protocol version:   {}", text(&r["protocolVersion"]));
     let supported = match &r["supportedVersions"] {
         Value::Array(a) => a.iter().map(text).collect::<Vec<_>>().join(", "),
-        _ => "(not reported: legacy server)".into(),
+        // A dual-era server reached in legacy mode reports none either.
+        _ => "(not reported: legacy session)".into(),
     };
     println!("supported versions: {supported}");
     let info = &r["serverInfo"];
@@ -979,7 +981,10 @@ fn print_read(result: &Value) {
                 }
             }
             (None, Some(blob)) => {
-                println!("  {uri} [{mime}], blob of {} bytes", base64_len(blob));
+                println!(
+                    "  {uri} [{mime}], blob of {}",
+                    human::count(base64_len(blob) as u64, "byte")
+                );
             }
             (None, None) => println!("  {uri} [{mime}], {c}"),
         }
@@ -1008,7 +1013,7 @@ fn print_prompt(result: &Value) {
             Some("text") => c["text"].as_str().unwrap_or_default().to_owned(),
             Some(kind @ ("image" | "audio")) => {
                 let len = base64_len(c["data"].as_str().unwrap_or_default());
-                format!("[{kind} {mime}, {len} bytes]")
+                format!("[{kind} {mime}, {}]", human::count(len as u64, "byte"))
             }
             Some("resource") => {
                 let r = &c["resource"];

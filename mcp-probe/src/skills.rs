@@ -9,6 +9,7 @@ use mcp_era_client::mcp_era_types::ext::skills::SkillEntry;
 use serde_json::{Value, json};
 
 use crate::Failure;
+use crate::human::count;
 
 /// Every listed skill: URI, name, description and file count. Reads no file.
 pub(crate) async fn list(client: &Client) -> Result<Value, Failure> {
@@ -88,22 +89,29 @@ pub(crate) async fn load_all(client: &Client, entry: &SkillEntry) -> Result<usiz
 
 /// Readable output of `--list-skills`.
 pub(crate) fn print_list(list: &Value) {
+    for line in list_lines(list) {
+        println!("{line}");
+    }
+}
+
+fn list_lines(list: &Value) -> Vec<String> {
     let items = list.as_array().map(Vec::as_slice).unwrap_or_default();
-    println!("skills ({}):", items.len());
+    let mut lines = vec![format!("skills ({}):", items.len())];
     for item in items {
         let files = match item["files"].as_u64() {
-            Some(n) => format!("{n} files"),
+            Some(n) => count(n, "file"),
             None => "dynamic".into(),
         };
-        println!(
+        lines.push(format!(
             "  {}  {}  ({files})",
             item["name"].as_str().unwrap_or("?"),
             item["uri"].as_str().unwrap_or("?")
-        );
+        ));
         if let Some(description) = item["description"].as_str() {
-            println!("      {description}");
+            lines.push(format!("      {description}"));
         }
     }
+    lines
 }
 
 /// Readable output of `--get-skill`.
@@ -120,13 +128,39 @@ pub(crate) fn print_skill(skill: &Value) {
     };
     println!("  SKILL.md:         {check}");
     for file in entry["resources"].as_array().into_iter().flatten() {
+        let size = match file["size"].as_u64() {
+            Some(n) => count(n, "byte"),
+            None => format!("size {}", file["size"]),
+        };
         println!(
-            "  {}  {} bytes  {}",
+            "  {}  {size}  {}",
             file["uri"].as_str().unwrap_or("?"),
-            file["size"],
             file["digest"].as_str().unwrap_or("?")
         );
     }
     println!();
     print!("{}", skill["skillMd"].as_str().unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::list_lines;
+    use serde_json::json;
+
+    #[test]
+    fn file_counts_are_singular_for_one() {
+        let list = json!([
+            {"uri": "skill://a/SKILL.md", "name": "a", "files": 1},
+            {"uri": "skill://b/SKILL.md", "name": "b", "files": 2},
+            {"uri": "skill://c/SKILL.md", "name": "c"},
+        ]);
+        assert_eq!(
+            list_lines(&list)[1..],
+            [
+                "  a  skill://a/SKILL.md  (1 file)",
+                "  b  skill://b/SKILL.md  (2 files)",
+                "  c  skill://c/SKILL.md  (dynamic)",
+            ]
+        );
+    }
 }

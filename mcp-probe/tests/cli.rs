@@ -31,6 +31,11 @@ fn readable_and_json_output_for_a_silent_legacy_server() {
     assert!(text.contains("era:                legacy"), "{text}");
     assert!(text.contains("protocol version:   2025-11-25"), "{text}");
     assert!(text.contains("server:             sh-server 7"), "{text}");
+    // The session is legacy; the server may speak both eras.
+    assert!(
+        text.contains("supported versions: (not reported: legacy session)"),
+        "{text}"
+    );
     assert!(text.contains("  hello"), "{text}");
 
     let out = probe(&[
