@@ -89,13 +89,31 @@ pub struct SkillError {
 
 impl fmt::Display for SkillError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "skill `{}`", self.skill)?;
+        // Names come from the filesystem: a `\n` or an ESC in one must not
+        // forge lines or terminal codes in a log (CWE-117).
+        write!(f, "skill `{}`", Escaped(&self.skill))?;
         match (&self.file, self.line) {
-            (Some(file), Some(line)) => write!(f, ", {file} line {line}")?,
-            (Some(file), None) => write!(f, ", {file}")?,
+            (Some(file), Some(line)) => write!(f, ", {} line {line}", Escaped(file))?,
+            (Some(file), None) => write!(f, ", {}", Escaped(file))?,
             _ => {}
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", Escaped(&self.message))
+    }
+}
+
+/// Text with its control characters written as `\u{..}` escapes.
+struct Escaped<'a>(&'a str);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "\\u{{{:x}}}", u32::from(c))?;
+            } else {
+                fmt::Write::write_char(f, c)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -732,6 +750,20 @@ fn mime_type_of(relative: &str, bytes: &[u8]) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests panic on broken fixtures")]
     use super::*;
+
+    #[test]
+    fn a_file_name_cannot_forge_report_lines() {
+        let error = SkillError {
+            skill: "notes".into(),
+            file: Some("a\nmcp-everything: loaded skill://evil\u{1b}[2J".into()),
+            line: None,
+            message: "file name cannot be a skill:// path segment".into(),
+        };
+        let shown = error.to_string();
+        assert!(!shown.contains(['\n', '\u{1b}']), "{shown}");
+        assert!(shown.contains("a\\u{a}mcp-everything"), "{shown}");
+        assert!(shown.contains("\\u{1b}[2J"), "{shown}");
+    }
 
     /// A fresh directory under the system's temporary one.
     fn scratch(name: &str) -> PathBuf {
