@@ -347,6 +347,10 @@ fn read_certificates(path: &std::path::Path) -> Result<Vec<Vec<u8>>, String> {
     Ok(certs)
 }
 
+/// The most pages any list follows: a server whose cursors never end
+/// (each new) is cut off with an error rather than followed forever.
+pub(crate) const MAX_PAGES: usize = 1000;
+
 fn usage(message: impl Into<String>) -> Failure {
     Failure::new(2, message)
 }
@@ -453,6 +457,7 @@ async fn connect(
             false => None,
         },
         tasks: cli.as_task,
+        max_pages: MAX_PAGES,
         ..ClientOptions::default()
     };
     if cli.ui.is_some() {
@@ -578,7 +583,7 @@ async fn operations(
         );
     }
     if cli.list_tools {
-        let tools = client.list_tools(None).await.map(|tools| {
+        let tools = client.list_all_tools().await.map(|tools| {
             let names = to_json(&tools)["tools"]
                 .as_array()
                 .map(|t| t.iter().map(|t| t["name"].clone()).collect())

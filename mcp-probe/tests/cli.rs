@@ -11,6 +11,18 @@ const SILENT_LEGACY: &str = r#"while IFS= read -r line; do
   esac
 done"#;
 
+/// A legacy server whose `tools/list` has two pages, or with `REPEAT=1`
+/// one whose cursor never changes.
+const PAGED_LEGACY: &str = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"pages","version":"1"}}}' ;;
+    *'"tools/list"'*'"cursor"'*) [ -n "$REPEAT" ] && next=',"nextCursor":"p2"' || next=''
+      echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"tools":[{"name":"second","inputSchema":{"type":"object"}}]'"$next"'}}' ;;
+    *'"tools/list"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"tools":[{"name":"first","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}' ;;
+  esac
+done"#;
+
 fn probe(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
         .args(args)
@@ -118,5 +130,35 @@ fn exit_codes() {
         Some(5),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn list_tools_follows_every_page() {
+    let args = [
+        "--era",
+        "legacy",
+        "--list-tools",
+        "--",
+        "sh",
+        "-c",
+        PAGED_LEGACY,
+    ];
+    let out = probe(&args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("tools:              first, second"), "{text}");
+
+    // A cursor that comes back is an error, not an endless loop.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
+        .args(args)
+        .env("REPEAT", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains("--list-tools: ") && err.contains("repeated cursor `p2`"),
+        "{err}"
     );
 }
