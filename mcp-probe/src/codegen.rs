@@ -10,6 +10,7 @@ use mcp_era_codegen::client::{ClientOptions, generate};
 use serde_json::{Value, json};
 
 use crate::Failure;
+use crate::human::errln;
 
 /// What `--codegen`/`--save-tools` asked for.
 pub(crate) struct Request<'a> {
@@ -45,7 +46,7 @@ pub(crate) async fn run(client: &Client, request: &Request<'_>) -> Result<Value,
         let generated = generate(&catalogue, &options)
             .map_err(|e| Failure::new(1, format!("--codegen: {e}")))?;
         for w in &generated.warnings {
-            eprintln!("mcp-probe: codegen warning: {w}");
+            errln!("mcp-probe: codegen warning: {w}");
         }
         write(path, &generated.source)?;
         report["module"] = json!(path.display().to_string());

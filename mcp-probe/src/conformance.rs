@@ -49,6 +49,7 @@ use mcp_era_client::{Client, ClientOptions, EraMode};
 use serde_json::{Map, Value, json};
 
 use crate::Failure;
+use crate::human::errln;
 
 /// Answers every input request the suite's scenarios make.
 struct Conformer;
@@ -164,7 +165,7 @@ pub(crate) async fn run(url: &str) -> Result<u8, Failure> {
         opts.oauth = Some(oauth(&scenario, &context)?);
     }
     let client = Client::connect_http(url, opts).await?;
-    eprintln!(
+    errln!(
         "mcp-probe: scenario `{scenario}`: {:?} era, version {}",
         client.era(),
         client.protocol_version()
@@ -178,7 +179,7 @@ async fn call(client: &Client, name: &str, arguments: Value) -> Result<Value, Fa
     let result = client
         .request("tools/call", json!({"name": name, "arguments": arguments}))
         .await?;
-    eprintln!("mcp-probe: {name} -> {result}");
+    errln!("mcp-probe: {name} -> {result}");
     Ok(result)
 }
 
@@ -241,12 +242,12 @@ async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Res
         }
         "sep-2640-client-no-prefetch" => {
             let list = crate::skills::list(client).await?;
-            eprintln!("mcp-probe: skills registry {list}");
+            errln!("mcp-probe: skills registry {list}");
         }
         s if s.starts_with("sep-2640-client-verify-") => {
             for entry in client.list_all_skills().await? {
                 let read = crate::skills::load_all(client, &entry).await?;
-                eprintln!(
+                errln!(
                     "mcp-probe: loaded {} ({} verified)",
                     entry.uri,
                     crate::human::count(read as u64, "file")

@@ -17,6 +17,9 @@
 //! | 3 | could not reach the server (spawn failed, connection refused, closed, HTTP failure) |
 //! | 4 | protocol failure (no mutual version, not modern under `--era modern`, malformed answers) |
 //! | 5 | timeout |
+//!
+//! Readable output shows control characters in the server's text escaped
+//! (`human`); `--json` prints the text exactly, JSON-escaped.
 
 mod codegen;
 mod conformance;
@@ -31,6 +34,8 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_era_client::{ByEra, Client, ClientOptions, Era, EraMode, Error};
 use serde_json::{Map, Value, json};
+
+use human::{errln, outln, outtext};
 
 /// Probe an MCP server (2026-07-28 and 2025-11-25 eras): print its era, the
 /// negotiated version, supportedVersions, serverInfo, capabilities and
@@ -365,7 +370,7 @@ async fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("mcp-probe: {}", f.message);
+            errln!("mcp-probe: {}", f.message);
             ExitCode::from(f.code)
         }
     }
@@ -419,12 +424,13 @@ fn print_report(json: bool, report: Option<Map<String, Value>>, failed: &[Failed
             let errors = failed.iter().map(Failed::to_json).collect();
             document.insert("errors".into(), Value::Array(errors));
         }
+        // Exact JSON: serde_json has escaped every control character.
         println!("{}", Value::Object(document));
     } else if let Some(report) = &report {
         print_readable(report);
     }
     for f in failed {
-        eprintln!("{}", f.line());
+        errln!("{}", f.line());
     }
 }
 
@@ -765,18 +771,18 @@ async fn call_as_task(
 
     let task = match client.call_tool_as_task(name, args).await? {
         TaskCall::Complete(result) => {
-            eprintln!("{name}: answered at once (no task)");
+            errln!("{name}: answered at once (no task)");
             return Ok(serde_json::to_value(&result).unwrap_or(Value::Null));
         }
         TaskCall::Task(task) => task,
     };
-    eprintln!("task {}", task.id());
+    errln!("task {}", task.id());
     let mut statuses: Vec<Value> = Vec::new();
     let outcome = {
         let waiting = task.wait_with(|t| {
             match &t.status_message {
-                Some(m) => eprintln!("  {} ({m})", t.status.as_str()),
-                None => eprintln!("  {}", t.status.as_str()),
+                Some(m) => errln!("  {} ({m})", t.status.as_str()),
+                None => errln!("  {}", t.status.as_str()),
             }
             statuses.push(json!(t.status.as_str()));
         });
@@ -784,7 +790,7 @@ async fn call_as_task(
         tokio::select! {
             outcome = &mut waiting => outcome,
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("  cancelling");
+                errln!("  cancelling");
                 task.cancel().await?;
                 // The next poll sees `cancelled` (or the end it reached first).
                 waiting.await
@@ -843,14 +849,14 @@ fn print_readable(r: &Map<String, Value>) {
         Value::Null => "(none)".into(),
         other => other.to_string(),
     };
-    println!("era:                {}", text(&r["era"]));
-    println!("protocol version:   {}", text(&r["protocolVersion"]));
+    outln!("era:                {}", text(&r["era"]));
+    outln!("protocol version:   {}", text(&r["protocolVersion"]));
     let supported = match &r["supportedVersions"] {
         Value::Array(a) => a.iter().map(text).collect::<Vec<_>>().join(", "),
         // A dual-era server reached in legacy mode reports none either.
         _ => "(not reported: legacy session)".into(),
     };
-    println!("supported versions: {supported}");
+    outln!("supported versions: {supported}");
     let info = &r["serverInfo"];
     match info {
         Value::Object(_) => {
@@ -858,36 +864,36 @@ fn print_readable(r: &Map<String, Value>) {
                 .get("title")
                 .map(|t| format!(" ({})", text(t)))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "server:             {} {}{title}",
                 text(&info["name"]),
                 text(&info["version"])
             );
         }
-        _ => println!("server:             (not reported)"),
+        _ => outln!("server:             (not reported)"),
     }
-    println!("capabilities:       {}", text(&r["capabilities"]));
+    outln!("capabilities:       {}", text(&r["capabilities"]));
     if let Some(ttl) = r.get("ttlMs") {
-        println!(
+        outln!(
             "discover caching:   ttlMs {}, cacheScope {}",
             text(ttl),
             text(&r["cacheScope"])
         );
     }
     if let Some(id) = r.get("sessionId") {
-        println!("session id:         {}", text(id));
+        outln!("session id:         {}", text(id));
     }
     match r["instructions"].as_str() {
         Some(i) => {
-            println!("instructions:");
+            outln!("instructions:");
             for line in i.lines() {
-                println!("  {line}");
+                outln!("  {line}");
             }
         }
-        None => println!("instructions:       (none)"),
+        None => outln!("instructions:       (none)"),
     }
     if let Some(Value::Array(tools)) = r.get("tools") {
-        println!(
+        outln!(
             "tools:              {}",
             tools.iter().map(text).collect::<Vec<_>>().join(", ")
         );
@@ -897,13 +903,13 @@ fn print_readable(r: &Map<String, Value>) {
             .as_array()
             .map(|a| a.iter().map(text).collect::<Vec<_>>().join(" → "))
             .unwrap_or_default();
-        println!("task:               {} ({statuses})", text(&task["taskId"]));
+        outln!("task:               {} ({statuses})", text(&task["taskId"]));
     }
     if let Some(result) = r.get("callResult") {
-        println!("call result:        {result}");
+        outln!("call result:        {result}");
     }
     if let Some(app) = r.get("app") {
-        println!("app:                {app}");
+        outln!("app:                {app}");
     }
     if let Some(list) = r.get("resources") {
         print_catalogue("resources", list, "uri");
@@ -932,7 +938,7 @@ fn print_readable(r: &Map<String, Value>) {
 /// its description indented.
 fn print_catalogue(heading: &str, list: &Value, address: &str) {
     let items = list.as_array().map(Vec::as_slice).unwrap_or_default();
-    println!("{heading} ({}):", items.len());
+    outln!("{heading} ({}):", items.len());
     for item in items {
         let mut line = format!("  {}", item["name"].as_str().unwrap_or("?"));
         if let Some(title) = item["title"].as_str() {
@@ -957,9 +963,9 @@ fn print_catalogue(heading: &str, list: &Value, address: &str) {
                 .collect();
             line.push_str(&format!("  arguments: {}", args.join(", ")));
         }
-        println!("{line}");
+        outln!("{line}");
         if let Some(description) = item["description"].as_str() {
-            println!("      {description}");
+            outln!("      {description}");
         }
     }
 }
@@ -970,7 +976,7 @@ fn print_read(result: &Value) {
     if print_input_required(result) {
         return;
     }
-    println!("contents:");
+    outln!("contents:");
     for c in result["contents"]
         .as_array()
         .map(Vec::as_slice)
@@ -980,18 +986,18 @@ fn print_read(result: &Value) {
         let uri = c["uri"].as_str().unwrap_or("?");
         match (c["text"].as_str(), c["blob"].as_str()) {
             (Some(text), _) => {
-                println!("  {uri} [{mime}], text:");
+                outln!("  {uri} [{mime}], text:");
                 for line in text.lines() {
-                    println!("    {line}");
+                    outln!("    {line}");
                 }
             }
             (None, Some(blob)) => {
-                println!(
+                outln!(
                     "  {uri} [{mime}], blob of {}",
                     human::count(base64_len(blob) as u64, "byte")
                 );
             }
-            (None, None) => println!("  {uri} [{mime}], {c}"),
+            (None, None) => outln!("  {uri} [{mime}], {c}"),
         }
     }
 }
@@ -1002,9 +1008,9 @@ fn print_prompt(result: &Value) {
     if print_input_required(result) {
         return;
     }
-    println!("prompt:");
+    outln!("prompt:");
     if let Some(d) = result["description"].as_str() {
-        println!("  description: {d}");
+        outln!("  description: {d}");
     }
     for m in result["messages"]
         .as_array()
@@ -1031,7 +1037,7 @@ fn print_prompt(result: &Value) {
             Some("resource_link") => format!("[link {}]", c["uri"].as_str().unwrap_or("?")),
             _ => c.to_string(),
         };
-        println!("  {role}: {shown}");
+        outtext!("  {role}: {shown}");
     }
 }
 
@@ -1041,7 +1047,7 @@ fn print_input_required(result: &Value) -> bool {
     if result["resultType"] != "input_required" {
         return false;
     }
-    println!(
+    outln!(
         "input required (mcp-probe does not answer it): {}",
         result["inputRequests"]
     );

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::human::count;
+use crate::human::{outln, outtext};
 
 /// Every listed skill: URI, name, description and file count. Reads no file.
 pub(crate) async fn list(client: &Client) -> Result<Value, Failure> {
@@ -90,7 +91,7 @@ pub(crate) async fn load_all(client: &Client, entry: &SkillEntry) -> Result<usiz
 /// Readable output of `--list-skills`.
 pub(crate) fn print_list(list: &Value) {
     for line in list_lines(list) {
-        println!("{line}");
+        outln!("{line}");
     }
 }
 
@@ -117,7 +118,7 @@ fn list_lines(list: &Value) -> Vec<String> {
 /// Readable output of `--get-skill`.
 pub(crate) fn print_skill(skill: &Value) {
     let entry = &skill["entry"];
-    println!(
+    outln!(
         "skill:              {}",
         entry["uri"].as_str().unwrap_or("?")
     );
@@ -126,20 +127,21 @@ pub(crate) fn print_skill(skill: &Value) {
     } else {
         "dynamic: frontmatter checked, no digests"
     };
-    println!("  SKILL.md:         {check}");
+    outln!("  SKILL.md:         {check}");
     for file in entry["resources"].as_array().into_iter().flatten() {
         let size = match file["size"].as_u64() {
             Some(n) => count(n, "byte"),
             None => format!("size {}", file["size"]),
         };
-        println!(
+        outln!(
             "  {}  {size}  {}",
             file["uri"].as_str().unwrap_or("?"),
             file["digest"].as_str().unwrap_or("?")
         );
     }
-    println!();
-    print!("{}", skill["skillMd"].as_str().unwrap_or_default());
+    outln!();
+    let md = skill["skillMd"].as_str().unwrap_or_default();
+    outtext!("{}", md.strip_suffix('\n').unwrap_or(md));
 }
 
 #[cfg(test)]

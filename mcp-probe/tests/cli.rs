@@ -23,6 +23,19 @@ const PAGED_LEGACY: &str = r#"while IFS= read -r line; do
   esac
 done"#;
 
+/// A legacy server whose every string tries to drive the terminal: a
+/// title change (OSC 0), a screen clear, hidden text, a C1 CSI, bidi
+/// overrides.
+const HOSTILE_LEGACY: &str = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"initialize"'*) printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"prompts":{}},"serverInfo":{"name":"evil\u001b]0;pwned\u0007","title":"\u202eeltit","version":"1\u009b2J"},"instructions":"first\n\u001b[2Jsecond"}}' ;;
+    *'"tools/list"'*) printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"result":{"tools":[{"name":"t\u001b[8m","inputSchema":{"type":"object"}}]}}' ;;
+    *'"prompts/list"'*) printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"result":{"prompts":[{"name":"p\u2066","description":"d\u001b[31m\r"}]}}' ;;
+    *'"tools/call"'*) printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"error":{"code":-32602,"message":"bad\u001b[2J"}}' ;;
+  esac
+done"#;
+
 fn probe(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
         .args(args)
@@ -161,4 +174,49 @@ fn list_tools_follows_every_page() {
         err.contains("--list-tools: ") && err.contains("repeated cursor `p2`"),
         "{err}"
     );
+}
+
+#[test]
+fn server_text_cannot_drive_the_terminal() {
+    let args = [
+        "--era",
+        "legacy",
+        "--list-tools",
+        "--list-prompts",
+        "--call",
+        "x",
+        "--",
+        "sh",
+        "-c",
+        HOSTILE_LEGACY,
+    ];
+    let out = probe(&args);
+    let (text, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for shown in [&text, &err] {
+        assert!(
+            !shown.contains(['\u{1b}', '\u{7}', '\r', '\u{9b}', '\u{202e}', '\u{2066}']),
+            "{shown:?}"
+        );
+    }
+    for expected in [
+        r"server:             evil\x1b]0;pwned\x07 1\u{9b}2J (\u{202e}eltit)",
+        "instructions:\n  first\n  \\x1b[2Jsecond\n",
+        r"tools:              t\x1b[8m",
+        "  p\\u{2066}\n      d\\x1b[31m\\x0d\n",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in\n{text}");
+    }
+    assert!(err.contains(r"bad\x1b[2J"), "{err}");
+
+    // JSON stays exact: the text as the server sent it, escaped by JSON.
+    let mut json_args = vec!["--json"];
+    json_args.extend_from_slice(&args);
+    let out = probe(&json_args);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["serverInfo"]["name"], "evil\u{1b}]0;pwned\u{7}");
+    assert_eq!(json["tools"][0], "t\u{1b}[8m");
 }
