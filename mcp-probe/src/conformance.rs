@@ -245,7 +245,7 @@ async fn scenario_steps(client: &Client, scenario: &str, context: &Value) -> Res
             errln!("mcp-probe: skills registry {list}");
         }
         s if s.starts_with("sep-2640-client-verify-") => {
-            for entry in client.list_all_skills().await? {
+            for entry in crate::skills::all_entries(client).await? {
                 let read = crate::skills::load_all(client, &entry).await?;
                 errln!(
                     "mcp-probe: loaded {} ({} verified)",

@@ -4,18 +4,44 @@
 //! skill is loaded, and every byte read is verified against the entry by
 //! `mcp_era_client` before it is used.
 
+use std::collections::HashSet;
+
 use mcp_era_client::Client;
 use mcp_era_client::mcp_era_types::ext::skills::SkillEntry;
 use serde_json::{Value, json};
 
-use crate::Failure;
 use crate::human::count;
 use crate::human::{outln, outtext};
+use crate::{Failure, MAX_PAGES};
 
 /// Every listed skill: URI, name, description and file count. Reads no file.
 pub(crate) async fn list(client: &Client) -> Result<Value, Failure> {
-    let entries = client.list_all_skills().await?;
+    let entries = all_entries(client).await?;
     Ok(Value::Array(entries.iter().map(summary).collect()))
+}
+
+/// Every `skills/list` entry, page by page. A repeated cursor or more
+/// than [`MAX_PAGES`] pages is an error: the client's own loop ends quietly
+/// at a cursor equal to the last, which would print part of the list as all.
+pub(crate) async fn all_entries(client: &Client) -> Result<Vec<SkillEntry>, Failure> {
+    let mut entries = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = HashSet::new();
+    for _ in 0..MAX_PAGES {
+        let page = client.list_skills(cursor.as_deref()).await?;
+        entries.extend(page.skills);
+        match page.next_cursor {
+            None => return Ok(entries),
+            Some(next) if next.is_empty() => return Ok(entries),
+            Some(next) if !seen.insert(next.clone()) => {
+                let message = format!("skills/list: the server repeated cursor `{next}`");
+                return Err(Failure::new(4, message));
+            }
+            Some(next) => cursor = Some(next),
+        }
+    }
+    let message = format!("skills/list: more than {MAX_PAGES} pages");
+    Err(Failure::new(4, message))
 }
 
 fn summary(entry: &SkillEntry) -> Value {
@@ -34,7 +60,7 @@ pub(crate) async fn find(client: &Client, name: &str) -> Result<SkillEntry, Fail
     if name.contains("://") {
         return Ok(client.get_skill(name).await?);
     }
-    let entries = client.list_all_skills().await?;
+    let entries = all_entries(client).await?;
     let mut named: Vec<SkillEntry> = entries
         .into_iter()
         .filter(|e| e.name() == Some(name))

@@ -36,6 +36,19 @@ const HOSTILE_LEGACY: &str = r#"while IFS= read -r line; do
   esac
 done"#;
 
+/// A modern server whose `skills/list` has two pages, or with `REPEAT=1`
+/// a second page that names its own cursor again.
+const PAGED_SKILLS: &str = r#"entry() { printf '{"uri":"skill://%s/SKILL.md","frontmatter":{"name":"%s","description":"d"},"resources":"dynamic"}' "$1" "$1"; }
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"server/discover"'*) printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"io.modelcontextprotocol/skills":{}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"skills","version":"1"}}}}' ;;
+    *'"skills/list"'*'"cursor"'*) [ -n "$REPEAT" ] && next=',"nextCursor":"p2"' || next=''
+      printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"result":{"resultType":"complete","skills":['"$(entry b)"']'"$next"'}}' ;;
+    *'"skills/list"'*) printf '%s\n' '{"jsonrpc":"2.0","id":'"$id"',"result":{"resultType":"complete","skills":['"$(entry a)"'],"nextCursor":"p2"}}' ;;
+  esac
+done"#;
+
 fn probe(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
         .args(args)
@@ -219,4 +232,33 @@ fn server_text_cannot_drive_the_terminal() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["serverInfo"]["name"], "evil\u{1b}]0;pwned\u{7}");
     assert_eq!(json["tools"][0], "t\u{1b}[8m");
+}
+
+#[test]
+fn list_skills_follows_every_page_and_stops_at_a_repeated_cursor() {
+    let args = ["--list-skills", "--", "sh", "-c", PAGED_SKILLS];
+    let out = probe(&args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("skills (2):\n  a  skill://a/SKILL.md  (dynamic)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  b  skill://b/SKILL.md  (dynamic)"),
+        "{text}"
+    );
+
+    // Not a quiet stop with part of the list.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-probe"))
+        .args(args)
+        .env("REPEAT", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains("--list-skills: skills/list: the server repeated cursor `p2`"),
+        "{err}"
+    );
 }
