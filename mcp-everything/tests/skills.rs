@@ -308,8 +308,8 @@ async fn http_serves_a_directory_and_refuses_what_leaves_it() {
     for (uri, says) in [
         ("skill://good/../broken/SKILL.md", "traversal"),
         ("skill://good/references/../../broken/SKILL.md", "traversal"),
-        ("skill://good/%2e%2e/broken/SKILL.md", "percent-encoded"),
-        ("skill://good/..%2fbroken/SKILL.md", "percent-encoded"),
+        ("skill://good/%2e%2e/broken/SKILL.md", "traversal"),
+        ("skill://good/..%2fbroken/SKILL.md", "percent-encoding"),
         ("skill:///etc/passwd", "empty path segment"),
         ("skill://good/references\\..\\SKILL.md", "not allowed"),
     ] {

@@ -169,6 +169,7 @@ fn get(declaration: &ServerDeclaration, uri: &str) -> Result<Value, ErrorObject>
         ext::UriError::NotSkillScheme => unknown_skill(uri),
         reason => refused_uri(uri, reason),
     })?;
+    let path: &str = &path;
     let skill_path = path
         .strip_suffix(ext::SKILL_MD)
         .and_then(|p| p.strip_suffix('/'))
@@ -214,7 +215,7 @@ fn read(declaration: &ServerDeclaration, uri: &str) -> Result<Value, ErrorObject
     let path = ext::checked_path(uri).map_err(|reason| refused_uri(uri, reason))?;
     let catalogue = declaration.skills().snapshot();
     let (skill, relative) =
-        owner(&catalogue, path).ok_or_else(|| errors::resource_not_found(uri))?;
+        owner(&catalogue, &path).ok_or_else(|| errors::resource_not_found(uri))?;
     if let Some((refused, reason)) = skill
         .refused()
         .iter()
@@ -317,7 +318,7 @@ fn directory(
         .filter_map(|(name, file)| {
             let mut resource = Resource::builder()
                 .name(name.clone())
-                .uri(format!("{uri}/{name}"))
+                .uri(format!("{uri}/{}", ext::encode_path(name)))
                 .build();
             match file {
                 Some(data) => {
@@ -397,6 +398,54 @@ mod tests {
         for bad in ["x", "skills:99"] {
             let error = handle_method(&d, SKILLS_LIST, Some(&json!({ "cursor": bad })));
             assert_eq!(error.unwrap_err().code, -32602, "{bad}");
+        }
+    }
+
+    #[test]
+    fn file_names_outside_uri_characters_are_listed_encoded_and_read_back() {
+        let d = declaration(r#"{"directoryRead": true}"#);
+        let odd = "docs/My Notes é#1?.md";
+        let built = Skill::builder("notes")
+            .file("SKILL.md", "---\nname: notes\ndescription: d\n---\n")
+            .file(odd, "odd")
+            .build()
+            .unwrap();
+        d.skills().insert(built);
+        let encoded = "skill://notes/docs/My%20Notes%20%C3%A9%231%3F.md";
+        let get = handle_method(
+            &d,
+            SKILLS_GET,
+            Some(&json!({"uri": "skill://notes/SKILL.md"})),
+        );
+        let files = get.unwrap()["skill"]["resources"].clone();
+        assert!(
+            files
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["uri"] == encoded),
+            "{files}"
+        );
+        let listed = handle_method(
+            &d,
+            RESOURCES_DIRECTORY_READ,
+            Some(&json!({"uri": "skill://notes/docs"})),
+        )
+        .unwrap();
+        assert_eq!(listed["resources"][0]["uri"], encoded, "{listed}");
+        let read = read_resource(&d, encoded).unwrap().unwrap();
+        assert_eq!(read["contents"][0]["text"], "odd");
+        // Encoded traversal is still refused.
+        for bad in [
+            "skill://notes/%2e%2e/x",
+            "skill://notes/a%2fb",
+            "skill://notes/%zz",
+        ] {
+            assert_eq!(
+                read_resource(&d, bad).unwrap().unwrap_err().code,
+                -32602,
+                "{bad}"
+            );
         }
     }
 

@@ -11,6 +11,7 @@
 //! its line), a name that breaks the naming rules or differs from the
 //! directory, and skills over the SEP's limits; the other skills load.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -147,11 +148,14 @@ impl SkillBuilder {
             line,
             message,
         };
-        if ext::checked_path(&format!("{}{}", ext::SCHEME, self.path)).is_err() {
+        // The skill's URIs carry its path as it is: it needs no encoding.
+        let plain = matches!(ext::encode_path(&self.path), Cow::Borrowed(_));
+        if !plain || ext::checked_path(&format!("{}{}", ext::SCHEME, self.path)).is_err() {
             return Err(fail(
                 None,
                 None,
-                "the skill path must be `/`-separated segments without `.`, `..`, `%` or `\\`"
+                "the skill path must be `/`-separated segments of letters, digits and \
+                 `-._~!$&'()*+,;=:@`, without `.` or `..`"
                     .into(),
             ));
         }
@@ -205,11 +209,11 @@ impl SkillBuilder {
         }
         let mut files = BTreeMap::new();
         for (relative, bytes) in self.files {
-            if ext::checked_path(&format!("{}x/{relative}", ext::SCHEME)).is_err() {
+            if !is_servable(&relative) {
                 return Err(fail(
                     Some(&relative),
                     None,
-                    "file paths are relative, `/`-separated, without `.`, `..`, `%` or `\\`".into(),
+                    "file paths are relative, `/`-separated, without `.`, `..`, `\\` or NUL".into(),
                 ));
             }
             let data = SkillFileData::new(&relative, bytes);
@@ -340,7 +344,7 @@ impl Skill {
                 self.files
                     .iter()
                     .map(|(relative, data)| SkillFile {
-                        uri: format!("{root}/{relative}"),
+                        uri: format!("{root}/{}", ext::encode_path(relative)),
                         digest: data.digest.clone(),
                         size: data.bytes.len() as u64,
                     })
@@ -403,7 +407,7 @@ impl Walk {
                 continue;
             };
             let relative = format!("{prefix}{name}");
-            if ext::checked_path(&format!("{}x/{relative}", ext::SCHEME)).is_err() {
+            if !is_servable(&relative) {
                 self.refuse(
                     relative,
                     "file name cannot be a skill:// path segment".into(),
@@ -507,6 +511,13 @@ impl Walk {
 
 fn moved_out() -> std::io::Error {
     std::io::Error::other("moved outside the skill's directory while being read")
+}
+
+/// Whether a skill file at `relative` can be served: its URI (each
+/// segment percent-encoded) reads back as this path.
+fn is_servable(relative: &str) -> bool {
+    let uri = format!("{}x/{}", ext::SCHEME, ext::encode_path(relative));
+    ext::checked_path(&uri).is_ok_and(|path| path.strip_prefix("x/") == Some(relative))
 }
 
 /// Whether `e` is ELOOP, too many levels of symbolic links.

@@ -22,6 +22,7 @@
 //! assert!(entry.files().is_none());
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -293,9 +294,9 @@ pub enum UriError {
     EmptySegment,
     /// A `.` or `..` segment.
     DotSegment,
-    /// A percent-encoded byte, a backslash, a NUL, a query or a fragment:
-    /// none occurs in a URI this extension serves, and each can hide a
-    /// traversal from a naive check.
+    /// A backslash or a NUL (raw or percent-encoded), a raw query or
+    /// fragment, an encoded `/`, or `%` that starts no escape of UTF-8
+    /// text: each can hide a traversal from a naive check.
     Forbidden(char),
 }
 
@@ -305,9 +306,9 @@ impl fmt::Display for UriError {
             Self::NotSkillScheme => write!(f, "not a {SCHEME} URI"),
             Self::EmptySegment => f.write_str("empty path segment (absolute path or `//`)"),
             Self::DotSegment => f.write_str("`.` or `..` path segment (path traversal)"),
-            Self::Forbidden('%') => {
-                f.write_str("percent-encoded byte (encoded path traversal is refused)")
-            }
+            Self::Forbidden('%') => f.write_str(
+                "malformed or refused percent-encoding (encoded path traversal is refused)",
+            ),
             Self::Forbidden(c) => write!(f, "character {c:?} is not allowed"),
         }
     }
@@ -316,24 +317,71 @@ impl fmt::Display for UriError {
 impl std::error::Error for UriError {}
 
 /// The path of a `skill://` URI (`pdf-processing/references/FORMS.md`),
-/// checked to be a plain relative path: every segment non-empty, no `.` or
-/// `..`, no `%`, `\`, NUL, `?` or `#`.
-pub fn checked_path(uri: &str) -> Result<&str, UriError> {
+/// percent-decoded (RFC 3986: `My%20Notes.md` is `My Notes.md`) and checked
+/// to be a plain relative path: every segment non-empty, no `.` or `..`,
+/// no `\` or NUL (raw or encoded), no raw `?` or `#`, no encoded `/`.
+pub fn checked_path(uri: &str) -> Result<Cow<'_, str>, UriError> {
     let path = uri.strip_prefix(SCHEME).ok_or(UriError::NotSkillScheme)?;
-    if let Some(c) = path
-        .chars()
-        .find(|c| matches!(c, '%' | '\\' | '\0' | '?' | '#'))
-    {
+    if let Some(c) = path.chars().find(|c| matches!(c, '\\' | '\0' | '?' | '#')) {
         return Err(UriError::Forbidden(c));
     }
-    for segment in path.split('/') {
+    let decoded = percent_decode(path)?;
+    for segment in decoded.split('/') {
         match segment {
             "" => return Err(UriError::EmptySegment),
             "." | ".." => return Err(UriError::DotSegment),
             _ => {}
         }
     }
-    Ok(path)
+    Ok(decoded)
+}
+
+/// `path` with its `%XX` escapes decoded; an escape of `/`, `\`, NUL, `?`
+/// or `#`, a malformed one, or bytes that are not UTF-8 are refused.
+fn percent_decode(path: &str) -> Result<Cow<'_, str>, UriError> {
+    if !path.contains('%') {
+        return Ok(Cow::Borrowed(path));
+    }
+    let refused = UriError::Forbidden('%');
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'%' {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        let hex = bytes.get(i + 1..i + 3).ok_or_else(|| refused.clone())?;
+        let hex = std::str::from_utf8(hex).map_err(|_| refused.clone())?;
+        let byte = u8::from_str_radix(hex, 16).map_err(|_| refused.clone())?;
+        if matches!(byte, b'/' | b'\\' | 0) {
+            return Err(refused);
+        }
+        out.push(byte);
+        i += 3;
+    }
+    String::from_utf8(out).map(Cow::Owned).map_err(|_| refused)
+}
+
+/// `path` written as a `skill://` URI path: each segment's bytes other
+/// than RFC 3986's `pchar` (letters, digits, `-._~!$&'()*+,;=:@`)
+/// percent-encoded, `/` kept between segments. [`checked_path`] reads it
+/// back.
+pub fn encode_path(path: &str) -> Cow<'_, str> {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b);
+    if path.bytes().all(plain) {
+        return Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 16);
+    for b in path.bytes() {
+        if plain(b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Cow::Owned(out)
 }
 
 #[cfg(feature = "skills")]
