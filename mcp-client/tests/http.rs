@@ -391,6 +391,42 @@ async fn an_apps_csp_entry_that_is_not_an_origin_is_flagged() {
 }
 
 #[tokio::test]
+async fn a_skills_cursor_that_comes_back_is_an_error_not_a_short_list() {
+    let handler: HttpHandler = Arc::new(move |req| {
+        let id = &req.body["id"];
+        let result = match req.body["method"].as_str().unwrap_or("") {
+            "server/discover" => {
+                let mut discover = discover_result(&["2026-07-28"], 0, "public");
+                discover["capabilities"] =
+                    json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
+                discover
+            }
+            "skills/list" => {
+                let skill = |name: &str| {
+                    json!({"uri": format!("skill://{name}/SKILL.md"),
+                           "frontmatter": {"name": name, "description": "d"},
+                           "resources": "dynamic"})
+                };
+                // The second page names itself as the next one.
+                let name = if req.body["params"]["cursor"].is_null() {
+                    "a"
+                } else {
+                    "b"
+                };
+                json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+                       "skills": [skill(name)], "nextCursor": "c1"})
+            }
+            _ => Value::Null,
+        };
+        HttpResponse::json(200, &json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    });
+    let (url, _log) = http_server(handler).await;
+    let client = Client::connect_http(&url, opts()).await.unwrap();
+    let e = client.list_all_skills().await.unwrap_err();
+    assert!(e.to_string().contains("repeated cursor `c1`"), "{e}");
+}
+
+#[tokio::test]
 async fn json_rpc_errors_reach_the_caller() {
     let (url, _log) = http_server(modern_http(0)).await;
     let client = Client::connect_http(&url, opts()).await.unwrap();

@@ -721,6 +721,8 @@ async fn app_of(client: &Client, name: &str) -> Result<Value, Failure> {
         "link": link,
         "mimeType": app.mime_type,
         "ui": app.ui,
+        // CSP entries a host must not join into a policy.
+        "problems": app.problems,
         "size": app.html.len(),
     }))
 }

@@ -68,14 +68,22 @@ impl Client {
     pub async fn list_all_skills(&self) -> Result<Vec<SkillEntry>> {
         let mut skills = Vec::new();
         let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
         for _ in 0..self.opts().max_pages.max(1) {
             let page = self.list_skills(cursor.as_deref()).await?;
             skills.extend(page.skills);
             match page.next_cursor {
-                Some(next) if !next.is_empty() && Some(&next) != cursor.as_ref() => {
-                    cursor = Some(next);
+                None => return Ok(skills),
+                Some(next) if next.is_empty() => return Ok(skills),
+                // A cursor seen before would list the same pages again: the
+                // list is not complete, so it is not returned as if it were.
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(Error::InvalidResult {
+                        method: SKILLS_LIST.into(),
+                        detail: format!("the server repeated cursor `{next}`"),
+                    });
                 }
-                _ => return Ok(skills),
+                Some(next) => cursor = Some(next),
             }
         }
         Err(Error::InvalidResult {
