@@ -36,9 +36,15 @@
 //!   `tool_`; a keyword or one of the wrapper's own method names gets a
 //!   trailing `_` (`type` → `type_`). Types are the method in CamelCase
 //!   plus `Args` / `Output`, and live, with the types typify makes for
-//!   them, in a module named like the method (re-exported at the top).
+//!   them, in a module named like the method, all re-exported at the top:
+//!   a nested type under its own name (`GetWeatherArgsPlace`), or, where
+//!   that name is made more than once or taken, under its owner's name
+//!   plus its own (`GetWeatherArgsUnit`).
 //!   Tools are taken in name order; a name that collides after mapping gets
 //!   `_2`, `_3`, … and a warning.
+//! * **Unused items.** The client's methods, `ToolCallError` and the
+//!   re-exports allow `dead_code` / `unused_imports`: a program that
+//!   calls only some tools builds without warnings.
 //! * **No arguments.** A tool whose `inputSchema` has no properties (and no
 //!   combinators or `$ref`) gets a method without an arguments parameter.
 //! * **Fallback.** A subschema that uses a keyword typify cannot express
@@ -237,7 +243,8 @@ pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated>
         });
     }
 
-    let mut modules = TokenStream::new();
+    let mut modules = Vec::new();
+    let mut nested = Vec::new();
     let mut args_names = Vec::new();
     let mut output_names = Vec::new();
     for p in &planned {
@@ -255,6 +262,15 @@ pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated>
             push_warnings(&mut warnings, p.tool, "/inputSchema", t.warnings);
             let ident = format_ident!("{name}");
             let tokens = t.tokens;
+            nested.extend(
+                nested_types(&tokens, &name)
+                    .into_iter()
+                    .map(|inner| Nested {
+                        path: quote!(#module::args),
+                        owner: name.clone(),
+                        name: inner,
+                    }),
+            );
             body.extend(quote! {
                 /// The arguments' types (typify).
                 pub mod args { #tokens }
@@ -268,6 +284,15 @@ pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated>
             push_warnings(&mut warnings, p.tool, "/outputSchema", t.warnings);
             let ident = format_ident!("{name}");
             let tokens = t.tokens;
+            nested.extend(
+                nested_types(&tokens, &name)
+                    .into_iter()
+                    .map(|inner| Nested {
+                        path: quote!(#module::output),
+                        owner: name.clone(),
+                        name: inner,
+                    }),
+            );
             body.extend(quote! {
                 /// The output's types (typify).
                 pub mod output { #tokens }
@@ -277,12 +302,14 @@ pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated>
         });
         if !exports.is_empty() {
             let doc = format!(" Types of tool `{}`.", p.tool.replace('`', "'"));
-            modules.extend(quote! {
+            modules.push(quote! {
                 #[doc = #doc]
                 #[allow(clippy::all, clippy::pedantic, dead_code, missing_docs)]
                 pub mod #module {
                     #body
                 }
+                // A program that uses some tools leaves the rest unused.
+                #[allow(unused_imports)]
                 pub use self::#module::{#(#exports),*};
             });
         }
@@ -301,9 +328,16 @@ pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated>
         })
         .collect();
     let client = wrapper::emit(&client_name, &client_path, &methods);
+    let roots = [client_name.clone(), "ToolCallError".to_owned()]
+        .into_iter()
+        .chain(args_names.iter().chain(&output_names).flatten().cloned());
+    let nested = reexport_nested(nested, roots.collect());
     // The same short paths and `use` lines as the protocol types.
-    let (uses, items) =
-        tidy::shorten_paths(quote! { #client #modules }, "::serde", "::serde_json")?;
+    let (uses, items) = tidy::shorten_paths(
+        quote! { #client #(#modules)* #nested },
+        "::serde",
+        "::serde_json",
+    )?;
     let file: syn::File = syn::parse2(quote! { #uses #items })
         .map_err(|e| Error::new(format!("generated code does not parse: {e}")))?;
     let mut source = format!(
@@ -321,6 +355,76 @@ pub fn generate(catalogue: &Value, options: &ClientOptions) -> Result<Generated>
     source.push('\n');
     source.push_str(&prettyplease::unparse(&file));
     Ok(Generated { source, warnings })
+}
+
+/// A type typify made beside a tool's arguments or output type.
+struct Nested {
+    /// The module it is in (`get_weather::args`).
+    path: TokenStream,
+    /// The tool's arguments or output type (`GetWeatherArgs`).
+    owner: String,
+    /// Its name there (`Unit`).
+    name: String,
+}
+
+/// The public types of one typify module other than `root`.
+fn nested_types(tokens: &TokenStream, root: &str) -> Vec<String> {
+    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else {
+        return Vec::new();
+    };
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(i) if matches!(i.vis, syn::Visibility::Public(_)) => Some(&i.ident),
+            syn::Item::Enum(i) if matches!(i.vis, syn::Visibility::Public(_)) => Some(&i.ident),
+            syn::Item::Type(i) if matches!(i.vis, syn::Visibility::Public(_)) => Some(&i.ident),
+            _ => None,
+        })
+        .map(ToString::to_string)
+        .filter(|name| name != root)
+        .collect()
+}
+
+/// `pub use` lines for the nested types at the module root: a name made
+/// once keeps it; a name several tools use (or one the root has) is
+/// re-exported as its owner's name plus its own (`OtherArgsUnit`), unless
+/// that is taken too (then it stays at its path only).
+fn reexport_nested(nested: Vec<Nested>, roots: BTreeSet<String>) -> TokenStream {
+    let mut count = std::collections::BTreeMap::<&str, usize>::new();
+    for n in &nested {
+        *count.entry(n.name.as_str()).or_default() += 1;
+    }
+    let mut taken = roots;
+    let mut chosen: Vec<Option<String>> = vec![None; nested.len()];
+    // Unique names first, so that an alias never takes one of them.
+    for (i, n) in nested.iter().enumerate() {
+        if count[n.name.as_str()] == 1 && taken.insert(n.name.clone()) {
+            chosen[i] = Some(n.name.clone());
+        }
+    }
+    for (i, n) in nested.iter().enumerate() {
+        let alias = format!("{}{}", n.owner, n.name);
+        if chosen[i].is_none() && taken.insert(alias.clone()) {
+            chosen[i] = Some(alias);
+        }
+    }
+    let lines = nested.iter().zip(chosen).filter_map(|(n, alias)| {
+        let alias = alias?;
+        let path = &n.path;
+        let name = format_ident!("{}", n.name);
+        Some(if alias == n.name {
+            quote!(pub use self::#path::#name;)
+        } else {
+            let alias = format_ident!("{alias}");
+            quote!(pub use self::#path::#name as #alias;)
+        })
+    });
+    quote! {
+        #(
+            #[allow(unused_imports)]
+            #lines
+        )*
+    }
 }
 
 /// Whether an `inputSchema` has anything to fill in.

@@ -54,9 +54,12 @@ pub fn emit(client: &str, client_path: &syn::Path, methods: &[Method<'_>]) -> To
         " A typed client for this catalogue's tools, over `{}::Client` (either era).",
         quote!(#cp).to_string().replace(' ', "")
     );
+    // `dead_code` allowed: a program that calls some tools leaves the
+    // other methods (and error variants) unused.
     quote! {
         /// Why a typed tool call failed.
         #[derive(Debug)]
+        #[allow(dead_code)]
         pub enum ToolCallError {
             /// The arguments did not serialize to a JSON object.
             Arguments {
@@ -84,6 +87,7 @@ pub fn emit(client: &str, client_path: &syn::Path, methods: &[Method<'_>]) -> To
             },
         }
 
+        #[allow(dead_code)]
         impl ToolCallError {
             /// The text blocks of a [`ToolCallError::Tool`], joined by newlines.
             pub fn text(&self) -> ::core::option::Option<::std::string::String> {
@@ -130,10 +134,12 @@ pub fn emit(client: &str, client_path: &syn::Path, methods: &[Method<'_>]) -> To
 
         #[doc = #client_doc]
         #[derive(Debug, Clone)]
+        #[allow(dead_code)]
         pub struct #client {
             client: #cp::Client,
         }
 
+        #[allow(dead_code)]
         impl #client {
             /// Wraps a connected client.
             pub fn new(client: #cp::Client) -> Self {
