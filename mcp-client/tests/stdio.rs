@@ -308,7 +308,7 @@ async fn a_real_process_is_spawned_and_stderr_passes_through() {
     let script = r#"while IFS= read -r line; do
   case "$line" in
     *'"initialize"'*) echo '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}' ;;
-    *) echo "ignoring a message" >&2 ;;
+    *) echo "(sh test server: stderr passes through; expected)" >&2 ;;
   esac
 done"#;
     let options = ClientOptions {
