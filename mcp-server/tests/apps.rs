@@ -90,9 +90,15 @@ fn app_only_tools_are_listed_to_clients_that_render_apps() {
         listed(&ask(&Routed, "tools/list", json!({}), other)),
         ["shown"]
     );
-    // Malformed settings do not break the listing.
-    let odd = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": 7}}});
-    assert_eq!(listed(&ask(&Routed, "tools/list", json!({}), odd)).len(), 2);
+    // Malformed settings do not break the listing, and render nothing:
+    // app-only tools stay hidden (fail closed).
+    for odd in [json!(7), json!("text/plain"), json!([1, 2]), json!(null)] {
+        let odd = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": odd}}});
+        assert_eq!(
+            listed(&ask(&Routed, "tools/list", json!({}), odd)),
+            ["shown"]
+        );
+    }
     // A call by name is served, like a hidden tool's.
     let called = ask(
         &Routed,
