@@ -109,9 +109,9 @@ pub(super) fn plain_response(outcome: Outcome) -> Response<Body> {
         return status_only(StatusCode::ACCEPTED);
     };
     let mut response = json_bytes_response(outcome.http_status, body);
-    // A rate-limited request is answered 200 with its JSON-RPC error (peer
-    // SDKs turn a 429 into a transport failure and lose the error), and
-    // says when to retry in whole seconds, rounded up, as HTTP does.
+    // A rate-limited request is answered 200 with its JSON-RPC error (the
+    // TypeScript SDK turns a 429 into a transport failure and loses the
+    // error), and says when to retry in whole seconds, rounded up.
     if let Some(after) = outcome.retry_after {
         let seconds = after.as_millis().div_ceil(1000).max(1);
         if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {

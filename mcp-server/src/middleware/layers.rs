@@ -22,8 +22,8 @@ const MAX_LOGGED_NAME: usize = 256;
 /// [`McpRequest::principal`]; an anonymous HTTP caller is its IP address
 /// ([`McpRequest::peer_addr`]), so one anonymous client cannot spend
 /// another's budget; stdio (one client) has one bucket. Over HTTP the
-/// refusal is a 200 with a `Retry-After` header: peer SDKs turn a 429 into
-/// a transport failure and lose the JSON-RPC error.
+/// refusal is a 200 with a `Retry-After` header: the TypeScript SDK turns
+/// a 429 into a transport failure and loses the JSON-RPC error.
 ///
 /// Unlike tower's `RateLimitLayer`, which delays and counts per service
 /// clone, the buckets are shared by every request the layer serves.
