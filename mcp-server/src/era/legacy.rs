@@ -193,6 +193,7 @@ async fn bridge<S: McpServer>(
         declaration: Some(S::declaration()),
         server_info_in_results: false,
         http_request: ctx.http_request.clone(),
+        remote_addr: ctx.remote_addr,
         task_eligible: false,
     };
     for _ in 0..MAX_INPUT_ROUNDS {

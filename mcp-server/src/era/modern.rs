@@ -195,6 +195,7 @@ fn request_context(
         declaration: Some(declaration),
         server_info_in_results: ctx.server_info_in_results,
         http_request: ctx.http_request.clone(),
+        remote_addr: ctx.remote_addr,
         task_eligible: false,
     }
 }

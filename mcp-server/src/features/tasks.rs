@@ -471,6 +471,7 @@ fn next_round(
         server_info_in_results: false,
         // The round runs for the `tasks/update` that completed its input.
         http_request: ctx.http_request.clone(),
+        remote_addr: ctx.remote_addr,
         task_eligible: false,
     };
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(id.clone(), params));

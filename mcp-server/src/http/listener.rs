@@ -346,11 +346,12 @@ async fn serve_io<S: McpServer + 'static, I>(
     // What the tower service an application mounts runs (`handle`), without
     // its boxed future: hyper holds this one in place.
     let service_state = Arc::clone(&state);
-    let service = service_fn(move |mut request: Request<Incoming>| {
-        // Anonymous callers are told apart by address (per-caller limits).
-        request.extensions_mut().insert(peer);
+    // Anonymous callers are told apart by address (per-caller limits),
+    // passed along rather than stored among each request's extensions (an
+    // allocation per request).
+    let service = service_fn(move |request: Request<Incoming>| {
         let state = Arc::clone(&service_state);
-        async move { Ok::<_, Infallible>(handle(state, request).await) }
+        async move { Ok::<_, Infallible>(handle(state, request, Some(peer)).await) }
     });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())

@@ -20,7 +20,7 @@ use super::sessions::Lookup;
 use super::sse::{Respond, respond};
 use super::state::{State, outcome_response, plain_response, store_unavailable, too_many_streams};
 use crate::dispatch::handle_parsed;
-use crate::model::context::{MessageContext, principal_in};
+use crate::model::context::{MessageContext, PeerAddr, principal_in};
 use crate::model::peer::is_response;
 use crate::model::server::McpServer;
 use crate::runtime::in_flight::{cancelled_request, id_key};
@@ -36,6 +36,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
     session_id: Result<Option<String>, String>,
+    peer: Option<PeerAddr>,
 ) -> Response<Body> {
     if let Some(refused) = check_media_types(request.headers()) {
         return closing(refused);
@@ -148,6 +149,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     };
     let mut ctx = MessageContext::http_headers(mcp_headers)
         .with_http_request(request_parts)
+        .with_remote_addr(peer.map(|PeerAddr(addr)| addr))
         .with_events(state.config.events.clone())
         .with_server_info_in_results(state.config.server_info_in_results);
     if let Some((_, session)) = &session {

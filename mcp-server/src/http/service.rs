@@ -26,7 +26,7 @@ use super::response::{
 use super::resume::{last_event_id, legacy_get};
 use super::sessions::Lookup;
 use super::state::{State, store_unavailable, too_many_streams};
-use crate::model::context::principal_in;
+use crate::model::context::{PeerAddr, principal_in};
 use crate::model::server::McpServer;
 use crate::wire::errors;
 
@@ -81,7 +81,9 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let state = Arc::clone(&self.state);
-        Box::pin(async move { Ok(handle(state, request).await) })
+        // The application says where the request came from, if it knows.
+        let peer = request.extensions().get::<PeerAddr>().copied();
+        Box::pin(async move { Ok(handle(state, request, peer).await) })
     }
 }
 
@@ -90,6 +92,7 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
+    peer: Option<PeerAddr>,
 ) -> Response<Body> {
     #[cfg(feature = "auth")]
     let nonce = state
@@ -100,7 +103,7 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
         .and_then(|dpop| dpop.current_nonce())
         .and_then(|nonce| hyper::header::HeaderValue::from_str(&nonce).ok());
     #[allow(unused_mut, reason = "changed only with `auth`")]
-    let mut response = route(state, request).await;
+    let mut response = route(state, request, peer).await;
     #[cfg(feature = "auth")]
     if let Some(nonce) = nonce {
         response
@@ -116,6 +119,7 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
 async fn route<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
+    peer: Option<PeerAddr>,
 ) -> Response<Body> {
     let config = &state.config;
     if let Some(refused) = unsupported_transfer_coding(request.headers()) {
@@ -164,7 +168,7 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     resolve_principal(request.extensions_mut());
     let session_id = mcp_headers::session_id(request.headers());
     if *request.method() == Method::POST {
-        return post(state, request, session_id).await;
+        return post(state, request, session_id, peer).await;
     }
     // Boxed: inline, the stream's future would grow every POST's.
     Box::pin(get_or_delete(state, request, session_id)).await

@@ -9,7 +9,7 @@ use mcp_era_types::v2026_07_28::{ClientRequest, RequestId};
 use serde_json::{Map, Value};
 use tower::BoxError;
 
-use crate::model::context::{Era, PeerAddr, RequestContext, principal_in};
+use crate::model::context::{Era, RequestContext, principal_in};
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::message::request_parts;
 use crate::wire::reply::Reply;
@@ -80,11 +80,7 @@ impl McpRequest {
     ///
     /// [`PeerAddr`]: crate::http::PeerAddr
     pub fn peer_addr(&self) -> Option<SocketAddr> {
-        let parts = self.context.http_request()?;
-        parts
-            .extensions
-            .get::<PeerAddr>()
-            .map(|PeerAddr(addr)| *addr)
+        self.context.remote_addr()
     }
 
     /// The protocol version of the request (a legacy session's negotiated

@@ -29,10 +29,10 @@ use crate::wire::errors::{self, HandlerResult};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
 
-/// The address an HTTP request came from. The HTTP listener puts it among
-/// each request's extensions; an application that mounts
+/// The address an HTTP request came from, for per-address limits. The HTTP
+/// listener knows each connection's; an application that mounts
 /// [`McpService`](crate::http::McpService) in its own server inserts it
-/// itself (from axum's `ConnectInfo`, say) for per-address limits to apply.
+/// among the request's extensions (from axum's `ConnectInfo`, say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PeerAddr(pub std::net::SocketAddr);
 
@@ -113,6 +113,8 @@ pub struct MessageContext {
     /// The HTTP request's parts (method, URI, headers, extensions set by
     /// middleware), when the message came over HTTP.
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
+    /// The address the HTTP request came from, when known ([`PeerAddr`]).
+    pub(crate) remote_addr: Option<std::net::SocketAddr>,
 }
 
 impl fmt::Debug for MessageContext {
@@ -137,6 +139,7 @@ impl MessageContext {
             events: None,
             server_info_in_results: true,
             http_request: None,
+            remote_addr: None,
         }
     }
 
@@ -221,6 +224,12 @@ impl MessageContext {
     /// sessions and tasks are bound to it.
     pub fn with_http_request(mut self, parts: Arc<http::request::Parts>) -> Self {
         self.http_request = Some(parts);
+        self
+    }
+
+    /// The address the HTTP request came from ([`PeerAddr`]).
+    pub(crate) fn with_remote_addr(mut self, addr: Option<std::net::SocketAddr>) -> Self {
+        self.remote_addr = addr;
         self
     }
 
@@ -400,6 +409,7 @@ pub struct RequestContext {
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
+    pub(crate) remote_addr: Option<std::net::SocketAddr>,
     /// Whether this call may still become a task (tasks extension).
     pub(crate) task_eligible: bool,
 }
@@ -429,6 +439,7 @@ impl RequestContext {
             declaration: None,
             server_info_in_results: false,
             http_request: None,
+            remote_addr: None,
             task_eligible: false,
         }
     }
@@ -438,6 +449,13 @@ impl RequestContext {
     /// `None` on stdio and for contexts built with [`RequestContext::new`].
     pub fn http_request(&self) -> Option<&http::request::Parts> {
         self.http_request.as_deref()
+    }
+
+    /// The address the HTTP request came from: the connection's peer with
+    /// our listener; with a mounted `McpService`, the [`PeerAddr`] the
+    /// application put among the request's extensions. `None` on stdio.
+    pub fn remote_addr(&self) -> Option<std::net::SocketAddr> {
+        self.remote_addr
     }
 
     /// Who sent the request (see [`Principal`]).
