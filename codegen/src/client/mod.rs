@@ -96,6 +96,9 @@ pub struct ClientOptions {
     pub client_path: String,
     /// The command named in the `@generated` header.
     pub command: String,
+    /// Warnings (tool, JSON pointer) the build script's author reviewed:
+    /// [`build`] prints the others only.
+    pub accepted_warnings: Vec<(String, String)>,
 }
 
 impl ClientOptions {
@@ -118,6 +121,14 @@ impl ClientOptions {
         self.command = command.into();
         self
     }
+
+    /// Accepts the warning about `tool` at `path` (a JSON pointer into the
+    /// tool, as [`Warning::path`] says it): [`build`] no longer prints it,
+    /// and says so when it no longer occurs.
+    pub fn accept_warning(mut self, tool: impl Into<String>, path: impl Into<String>) -> Self {
+        self.accepted_warnings.push((tool.into(), path.into()));
+        self
+    }
 }
 
 impl Default for ClientOptions {
@@ -126,6 +137,7 @@ impl Default for ClientOptions {
             name: "Tools".into(),
             client_path: "::mcp_era::client".into(),
             command: "mcp-era-codegen client".into(),
+            accepted_warnings: Vec::new(),
         }
     }
 }
@@ -460,6 +472,26 @@ fn push_warnings(out: &mut Vec<Warning>, tool: &str, prefix: &str, found: Vec<(S
     }));
 }
 
+/// The lines [`build`] prints: each warning not accepted, and each accepted
+/// warning that no longer occurs (so the list stays true).
+fn build_warnings(warnings: &[Warning], accepted: &[(String, String)]) -> Vec<String> {
+    let is_accepted = |w: &Warning| accepted.iter().any(|(t, p)| *t == w.tool && *p == w.path);
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .filter(|w| !is_accepted(w))
+        .map(|w| w.to_string().replace('\n', " "))
+        .collect();
+    lines.extend(
+        accepted
+            .iter()
+            .filter(|(t, p)| !warnings.iter().any(|w| w.tool == *t && w.path == *p))
+            .map(|(t, p)| {
+                format!("the accepted warning about tool `{t}` at `{p}` no longer occurs")
+            }),
+    );
+    lines
+}
+
 /// For build scripts: reads the catalogue snapshot at `snapshot` (relative
 /// to the package), writes the module to `$OUT_DIR/{out_file}`, tells cargo
 /// to rerun when the snapshot changes and prints each warning as
@@ -490,11 +522,35 @@ pub fn build(
         options.command = format!("mcp_era_codegen::client::build from {}", snapshot.display());
     }
     let generated = generate(&catalogue, &options)?;
-    for w in &generated.warnings {
-        println!("cargo:warning={}", w.to_string().replace('\n', " "));
+    for line in build_warnings(&generated.warnings, &options.accepted_warnings) {
+        println!("cargo:warning={line}");
     }
     let path = PathBuf::from(out_dir).join(out_file);
     std::fs::write(&path, generated.source)
         .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Warning, build_warnings};
+
+    #[test]
+    fn accepted_warnings_are_not_printed_and_stale_ones_are_named() {
+        let warning = |tool: &str, path: &str| Warning {
+            tool: tool.into(),
+            path: path.into(),
+            message: "`if` dropped".into(),
+        };
+        let warnings = [warning("a", "/inputSchema"), warning("b", "/inputSchema")];
+        let accepted = [
+            ("a".to_owned(), "/inputSchema".to_owned()),
+            ("gone".to_owned(), "/inputSchema".to_owned()),
+        ];
+        let lines = build_warnings(&warnings, &accepted);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].contains("`b`"), "{lines:?}");
+        assert!(lines[1].contains("`gone`") && lines[1].contains("no longer occurs"));
+        assert_eq!(build_warnings(&warnings, &[]).len(), 2);
+    }
 }
