@@ -30,7 +30,7 @@ fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
-            fn declaration() -> &'static #krate::__private::ServerDeclaration {
+            fn declaration(&self) -> #krate::__private::Arc<#krate::__private::ServerDeclaration> {
                 ::core::unreachable!()
             }
         }
@@ -329,9 +329,10 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
-            fn declaration() -> &'static #p::ServerDeclaration {
-                static DECLARATION: #p::OnceLock<#p::ServerDeclaration> = #p::OnceLock::new();
-                DECLARATION.get_or_init(|| {
+            fn declaration(&self) -> #p::Arc<#p::ServerDeclaration> {
+                // Built once per type, on first use; every instance shares it.
+                static DECLARATION: #p::OnceLock<#p::Arc<#p::ServerDeclaration>> = #p::OnceLock::new();
+                #p::Arc::clone(DECLARATION.get_or_init(|| {
                     let mut server_info = #p::Implementation::builder()
                         .name(::std::string::String::from(#name))
                         .version(::std::string::String::from(#version))
@@ -339,14 +340,14 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                     #(#info)*
                     let mut capabilities = #p::ServerCapabilities::new();
                     #(#caps)*
-                    #p::ServerDeclaration::new(server_info, &[#(#modern),*], &[#(#legacy),*])
+                    #p::Arc::new(#p::checked_declaration(server_info, &[#(#modern),*], &[#(#legacy),*])
                         .with_capabilities(capabilities)
                         #instructions
                         .with_discover_cache(#ttl, #scope)
                         #cache
                         #required_scopes
-                        #(#capability_scopes)*
-                })
+                        #(#capability_scopes)*)
+                }))
             }
 
             fn dispatch_capability<'a>(

@@ -137,7 +137,7 @@
 //!         self.notes.keys().map(|id| ListedResource::new(*id).title(format!("Note {id}"))).collect()
 //!     }
 //! }
-//! # assert!(Notes::declaration().capabilities().resources.is_some());
+//! # assert!(Notes { notes: BTreeMap::new() }.declaration().capabilities().resources.is_some());
 //! ```
 //!
 //! `#[resource(uri = "...")]` is a fixed resource; `cache(ttl_ms = ...,
@@ -182,7 +182,7 @@
 //!         notes.keys().map(|id| ListedResource::new(*id)).collect()
 //!     }
 //! }
-//! # let resources = Notes::declaration().capabilities().resources.clone().unwrap();
+//! # let resources = Notes::default().declaration().capabilities().resources.clone().unwrap();
 //! # assert_eq!(resources.list_changed, Some(true));
 //! ```
 //!
@@ -211,7 +211,7 @@
 //!         ["haiku", "limerick", "sonnet"].into_iter().filter(|f| f.starts_with(partial)).collect()
 //!     }
 //! }
-//! # assert!(Poet::declaration().capabilities().completions.is_some());
+//! # assert!(Poet.declaration().capabilities().completions.is_some());
 //! ```
 //!
 //! ## …say that a tool failed, or that the request was bad?

@@ -58,10 +58,11 @@ impl Everything {
     pub fn new() -> Self {
         // The embedded files are checked by the tests; a failure here is a
         // build of broken skills, served without them rather than not at all.
-        if let Err(error) = crate::skills::install(Self::declaration().skills()) {
+        let server = Self { _new: () };
+        if let Err(error) = crate::skills::install(server.declaration().skills()) {
             tracing::error!(%error, "embedded skills not served");
         }
-        Self { _new: () }
+        server
     }
 }
 

@@ -66,7 +66,7 @@ fn init_logging() {
 }
 
 /// Points the fixture's tasks at `store` (`memory` or `redis://…`).
-fn use_task_store(store: &str) -> Result<(), String> {
+fn use_task_store(server: &Everything, store: &str) -> Result<(), String> {
     if store == "memory" {
         return Ok(());
     }
@@ -76,15 +76,19 @@ fn use_task_store(store: &str) -> Result<(), String> {
             use mcp_era_server::McpServer;
             let redis = mcp_era_server::tasks::RedisTaskStore::open(store)
                 .map_err(|e| format!("bad --task-store {store:?}: {e}"))?;
-            Everything::declaration()
+            server
+                .declaration()
                 .tasks()
                 .set_store(std::sync::Arc::new(redis));
             return Ok(());
         }
         #[cfg(not(feature = "redis"))]
-        return Err(format!(
-            "--task-store {store:?}: this binary was built without the `redis` feature"
-        ));
+        {
+            let _ = server;
+            return Err(format!(
+                "--task-store {store:?}: this binary was built without the `redis` feature"
+            ));
+        }
     }
     Err(format!(
         "unknown --task-store {store:?}: use memory or redis://HOST:PORT"
@@ -143,7 +147,7 @@ fn use_session_store(config: &mut HttpConfig, store: &str) -> Result<(), String>
 
 /// `--request-state-keys` (`flag`), else `MCP_REQUEST_STATE_KEYS`, else the
 /// runtime's random per-process key.
-fn use_request_state_keys(flag: Option<&str>) -> Result<(), String> {
+fn use_request_state_keys(server: &Everything, flag: Option<&str>) -> Result<(), String> {
     use mcp_era_server::{McpServer, RequestStateKeys};
     let keys = match flag {
         Some(text) => {
@@ -157,16 +161,17 @@ fn use_request_state_keys(flag: Option<&str>) -> Result<(), String> {
         })?,
     };
     if let Some(keys) = keys {
-        Everything::declaration().request_state().set_keys(keys);
+        server.declaration().request_state().set_keys(keys);
     }
     Ok(())
 }
 
 /// `--skills DIR`: serves DIR's skills in place of the embedded ones,
 /// reporting on stderr what was left out.
-fn use_skills_dir(dir: &str) -> Result<(), String> {
+fn use_skills_dir(server: &Everything, dir: &str) -> Result<(), String> {
     use mcp_era_server::McpServer;
-    let report = Everything::declaration()
+    let report = server
+        .declaration()
         .skills()
         .load_dir(dir)
         .map_err(|e| format!("--skills {dir:?}: {e}"))?;
@@ -186,8 +191,8 @@ fn main() -> ExitCode {
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
                 let done = match (arg.as_str(), rest.next()) {
-                    ("--task-store", Some(store)) => use_task_store(store),
-                    ("--skills", Some(dir)) => use_skills_dir(dir),
+                    ("--task-store", Some(store)) => use_task_store(&server, store),
+                    ("--skills", Some(dir)) => use_skills_dir(&server, dir),
                     ("--request-state-keys", Some(text)) => {
                         keys = Some(text);
                         Ok(())
@@ -199,13 +204,14 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            if let Err(e) = use_request_state_keys(keys) {
+            if let Err(e) = use_request_state_keys(&server, keys) {
                 eprintln!("{e}\n{USAGE}");
                 return ExitCode::from(2);
             }
             mcp_era_server::stdio::run(server)
         }
         Some("http") => {
+            let server = Everything::new();
             let mut listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 3001));
             let mut hosts = Vec::new();
             let mut config = HttpConfig::new(listen);
@@ -245,7 +251,7 @@ fn main() -> ExitCode {
                     ("--skills", Some(dir)) => skills_dir = Some(dir.clone()),
                     ("--request-state-keys", Some(text)) => keys = Some(text.clone()),
                     ("--task-store", Some(store)) => {
-                        if let Err(e) = use_task_store(store) {
+                        if let Err(e) = use_task_store(&server, store) {
                             eprintln!("{e}\n{USAGE}");
                             return ExitCode::from(2);
                         }
@@ -305,13 +311,15 @@ fn main() -> ExitCode {
                             }
                             "--task-end-retry-ms" => {
                                 use mcp_era_server::McpServer;
-                                Everything::declaration()
+                                server
+                                    .declaration()
                                     .tasks()
                                     .set_end_retry_window(std::time::Duration::from_millis(n));
                             }
                             "--task-lease-ms" => {
                                 use mcp_era_server::McpServer;
-                                Everything::declaration()
+                                server
+                                    .declaration()
                                     .tasks()
                                     .set_lease(std::time::Duration::from_millis(n));
                             }
@@ -365,13 +373,12 @@ fn main() -> ExitCode {
             for host in hosts {
                 config = config.allow_host(host);
             }
-            if let Err(e) = use_request_state_keys(keys.as_deref()) {
+            if let Err(e) = use_request_state_keys(&server, keys.as_deref()) {
                 eprintln!("{e}\n{USAGE}");
                 return ExitCode::from(2);
             }
-            let server = Everything::new();
             if let Some(dir) = skills_dir
-                && let Err(e) = use_skills_dir(&dir)
+                && let Err(e) = use_skills_dir(&server, &dir)
             {
                 eprintln!("{e}\n{USAGE}");
                 return ExitCode::from(2);

@@ -91,7 +91,8 @@ fn retry(tool: &str, state: &str) -> Value {
 
 #[tokio::test]
 async fn a_round_sealed_over_http_opens_on_another_process_with_the_same_keys() {
-    Everything::declaration()
+    Everything::new()
+        .declaration()
         .request_state()
         .set_keys(RequestStateKeys::parse(SHARED).unwrap());
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

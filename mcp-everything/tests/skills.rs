@@ -132,7 +132,7 @@ async fn embedded_skills_are_the_skills_directory() {
 async fn a_watched_directory_is_reloaded_and_announced() {
     let root = TempDir::new("watch");
     std::fs::create_dir_all(root.0.join(".git")).unwrap();
-    let skills: &'static Skills = Box::leak(Box::new(Skills::new()));
+    let skills = std::sync::Arc::new(Skills::new());
     let events = mcp_era_server::ServerEvents::new();
     let mut rx = events.subscribe();
     skills.set_events(events);

@@ -177,7 +177,7 @@ pub fn serve_from_args<S: McpServer + 'static>(server: S) -> ExitCode {
     if !matches!(command, Ok(Command::Help)) {
         log_to_stderr();
         match RequestStateKeys::from_env() {
-            Ok(Some(keys)) => S::declaration().request_state().set_keys(keys),
+            Ok(Some(keys)) => server.declaration().request_state().set_keys(keys),
             Ok(None) => {}
             Err(e) => return usage_error(&program, &format!("{REQUEST_STATE_KEYS_ENV}: {e}")),
         }

@@ -89,16 +89,16 @@ async fn value_request<S: McpServer>(
     message: Value,
     ctx: &MessageContext,
 ) -> Outcome {
-    let declaration = S::declaration();
+    let declaration = server.declaration();
     let envelope = match read_envelope(&message) {
         Ok(Some(envelope)) => envelope,
         Ok(None) => return Outcome::notification(),
         Err((id, error)) => return Outcome::error(id.as_ref(), error),
     };
     let id = &envelope.id;
-    match select_era(declaration, &envelope, ctx) {
+    match select_era(&declaration, &envelope, ctx) {
         EraChoice::Legacy => {
-            let answer = legacy_request(server, declaration, &envelope, &message, ctx).await;
+            let answer = legacy_request(server, &declaration, &envelope, &message, ctx).await;
             let mut outcome = match answer {
                 Ok(answer) => {
                     let mut outcome = Outcome::answer(id, Reply::from_value(&answer.result));
@@ -116,7 +116,7 @@ async fn value_request<S: McpServer>(
         EraChoice::ModernOnlyInitialize(error) => Outcome::error(Some(id), error),
         EraChoice::Modern => Outcome::answer(
             id,
-            modern_request(server, detach, declaration, &envelope, &message, ctx).await,
+            modern_request(server, detach, &declaration, &envelope, &message, ctx).await,
         ),
     }
 }

@@ -23,7 +23,7 @@
 //!         Ok(format!("Sunny in {city}"))
 //!     }
 //! }
-//! # let d = Weather::declaration();
+//! # let d = Weather.declaration();
 //! # assert!(d.capabilities().tools.is_some()); // served by the router, said once
 //! # assert_eq!(d.advertised_versions(), ["2026-07-28"]);
 //! # assert_eq!(d.initialize_versions(), ["2025-11-25"]);
@@ -314,7 +314,7 @@
 //!         ["rust", "mcp"].iter().filter(|t| t.starts_with(partial)).map(|t| t.to_string()).collect()
 //!     }
 //! }
-//! # assert!(Notes::declaration().capabilities().completions.is_some());
+//! # assert!(Notes.declaration().capabilities().completions.is_some());
 //! ```
 //!
 //! **Capabilities are said once**: a router serves `tools`, `resources`,
@@ -391,13 +391,14 @@
 //!
 //! // One subdirectory per skill, each with a SKILL.md (problems are
 //! // reported; the other skills are served):
-//! // let report = Handbook::declaration().skills().load_dir("skills")?;
-//! Handbook::declaration().skills().insert(
+//! let server = Handbook;
+//! // let report = server.declaration().skills().load_dir("skills")?;
+//! server.declaration().skills().insert(
 //!     Skill::builder("git-workflow")
 //!         .file("SKILL.md", "---\nname: git-workflow\ndescription: Team Git conventions\n---\n\nRebase.\n")
 //!         .build()?,
 //! );
-//! assert_eq!(Handbook::declaration().skills().snapshot().len(), 1);
+//! assert_eq!(server.declaration().skills().snapshot().len(), 1);
 //! # Ok::<(), mcp_era_server::skills::SkillError>(())
 //! ```
 //!
@@ -675,7 +676,7 @@ pub use model::context::{
 pub use model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
     DEFAULT_DISCOVER_TTL_MS, DeclaredScopes, IMPLEMENTED_LEGACY_VERSIONS,
-    IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, ServerDeclaration,
+    IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, ServerDeclaration, VersionRejection,
 };
 pub use model::handlers::{
     CompletionsHandler, MAX_COMPLETION_VALUES, PromptsHandler, ResourcesHandler, ToolsHandler,
@@ -702,7 +703,7 @@ pub use state::events::{ServerEvent, ServerEvents};
 pub use state::redis_events::{EventBusError, RedisEventBus};
 pub use state::request_state::{RequestStateKeys, RequestStateSealing};
 pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
-pub use wire::reply::Reply;
+pub use wire::reply::{Reply, ResultMeta};
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
 /// block into the server's tools, resources and prompts; see the crate docs.

@@ -10,7 +10,7 @@ pub use mcp_era_types::v2026_07_28::{
 };
 pub use serde_json;
 pub use std::future::Future;
-pub use std::sync::OnceLock;
+pub use std::sync::{Arc, OnceLock};
 
 pub use crate::features::tasks::TaskSupport;
 pub use crate::model::context::RequestContext;
@@ -31,10 +31,19 @@ use crate::wire::reply::ResultMeta;
 pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = HandlerResult<Reply>> + Send + 'a>>;
 
 fn render<T: ResultMeta>(result: HandlerResult<T>, ctx: &RequestContext) -> HandlerResult<Reply> {
-    crate::wire::reply::render(result?, ctx.result_server_info())
+    ctx.reply(result?)
 }
 
 pub use crate::model::server::unrouted;
+
+/// A declaration of versions the derive checked at compile time.
+pub fn checked_declaration(
+    server_info: Implementation,
+    modern: &[&'static str],
+    legacy: &[&'static str],
+) -> ServerDeclaration {
+    ServerDeclaration::new(server_info).with_checked_versions(modern, legacy)
+}
 
 /// Parses a settings literal the derive validated at compile time.
 pub fn settings(json: &str) -> JSONObject {

@@ -150,7 +150,11 @@ fn result(method: &str, params: Value) -> Value {
 
 #[test]
 fn discover_lists_every_capability() {
-    let caps = &Kitchen::<String>::declaration().discover_json()["capabilities"];
+    let declaration = Kitchen {
+        label: String::new(),
+    }
+    .declaration();
+    let caps = &declaration.discover_json()["capabilities"];
     assert_eq!(
         caps,
         &json!({"tools":{},"resources":{},"prompts":{},"completions":{},"logging":{}})
@@ -196,8 +200,14 @@ fn a_completion_past_the_schema_s_100_values_is_cut_and_says_so() {
 
 #[test]
 fn legacy_capabilities_map_to_the_2025_shape() {
-    let legacy =
-        serde_json::to_value(Kitchen::<String>::declaration().legacy_capabilities()).unwrap();
+    let legacy = serde_json::to_value(
+        Kitchen {
+            label: String::new(),
+        }
+        .declaration()
+        .legacy_capabilities(),
+    )
+    .unwrap();
     assert_eq!(
         legacy,
         json!({"tools":{},"resources":{},"prompts":{},"completions":{},"logging":{}})

@@ -221,7 +221,7 @@ fn discover_dual_era_every_declaration() {
 
 #[test]
 fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
-    let declaration = Defaults::declaration();
+    let declaration = Defaults.declaration();
     assert_eq!(declaration.server_info().name, env!("CARGO_PKG_NAME"));
     assert_eq!(declaration.server_info().version, env!("CARGO_PKG_VERSION"));
     // Defaults come from what the runtime implements, not from what has types.
@@ -244,17 +244,20 @@ fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
 
 #[test]
 fn discover_is_built_once() {
-    let a: *const Value = Weather::declaration().discover_json();
-    let b: *const Value = Weather::declaration().discover_json();
+    let a: *const Value = Weather.declaration().discover_json();
+    let b: *const Value = Weather.declaration().discover_json();
     assert!(std::ptr::eq(a, b));
-    assert!(std::ptr::eq(Weather::declaration(), Weather::declaration()));
+    assert!(std::sync::Arc::ptr_eq(
+        &Weather.declaration(),
+        &Weather.declaration()
+    ));
 }
 
 // ----- the three version lists ---------------------------------------------------
 
 #[test]
 fn three_version_lists() {
-    let d = Dual::declaration();
+    let d = Dual.declaration();
     assert_eq!(d.advertised_versions(), ["2026-07-28"]);
     assert_eq!(d.accepted_versions(), ["2026-07-28"]);
     // Newest first, whatever the attribute order.
@@ -266,11 +269,11 @@ fn three_version_lists() {
         assert_eq!(d.negotiate_initialize(older), Some("2025-11-25"));
     }
     assert_eq!(
-        Weather::declaration().negotiate_initialize("2025-11-25"),
+        Weather.declaration().negotiate_initialize("2025-11-25"),
         None
     );
     assert!(d.is_dual_era());
-    assert!(!Weather::declaration().is_dual_era());
+    assert!(!Weather.declaration().is_dual_era());
 }
 
 // ----- envelope: parse, JSON-RPC, notifications -----------------------------------
@@ -663,7 +666,7 @@ fn default_resource_templates_list() {
     assert_eq!(
         body["result"],
         json!({"resultType":"complete","resourceTemplates":[],"ttlMs":0,"cacheScope":"public",
-            "_meta":{"io.modelcontextprotocol/serverInfo":Dual::declaration().discover_json()["_meta"]["io.modelcontextprotocol/serverInfo"].clone()}})
+            "_meta":{"io.modelcontextprotocol/serverInfo":Dual.declaration().discover_json()["_meta"]["io.modelcontextprotocol/serverInfo"].clone()}})
     );
 }
 

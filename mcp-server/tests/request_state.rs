@@ -137,16 +137,18 @@ const SHARED: [u8; 32] = [7; 32];
 fn keys() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        Alpha::declaration()
+        Alpha
+            .declaration()
             .request_state()
             .set_keys(RequestStateKeys::new("shared", SHARED).unwrap());
-        Beta::declaration().request_state().set_keys(
+        Beta.declaration().request_state().set_keys(
             RequestStateKeys::new("next", [8; 32])
                 .unwrap()
                 .with_previous("shared", SHARED)
                 .unwrap(),
         );
-        Stranger::declaration()
+        Stranger
+            .declaration()
             .request_state()
             .set_keys(RequestStateKeys::new("shared", [9; 32]).unwrap());
     });

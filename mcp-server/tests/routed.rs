@@ -157,7 +157,7 @@ fn routed_capabilities_are_declared_without_keys() {
         capabilities(&Atlas),
         json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
     );
-    let legacy = serde_json::to_value(Atlas::declaration().legacy_capabilities()).expect("json");
+    let legacy = serde_json::to_value(Atlas.declaration().legacy_capabilities()).expect("json");
     assert_eq!(
         legacy,
         json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})

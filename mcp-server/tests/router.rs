@@ -1153,7 +1153,7 @@ fn declared_scopes_are_carried() {
         declared.all(),
         ["mcp", "prompts", "tools", "files:write", "audit"]
     );
-    assert_eq!(Scoped::declaration().required_scopes(), ["mcp"]);
+    assert_eq!(Scoped.declaration().required_scopes(), ["mcp"]);
     assert_eq!(
         result(&Scoped, "tools/call", json!({"name": "write"})),
         text_result("written", false)

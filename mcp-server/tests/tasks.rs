@@ -627,7 +627,7 @@ async fn cancel_is_cooperative_and_idempotent() {
 async fn cancel_stops_the_running_round() {
     let addr = start(Stoppable).await;
     let created = create(&addr, "long", json!({})).await;
-    let tasks = Stoppable::declaration().tasks();
+    let tasks = Stoppable.declaration().tasks().clone();
     assert_eq!(tasks.running_rounds(), 1);
     cancel(&addr, created["taskId"].as_str().unwrap())
         .await
@@ -744,7 +744,7 @@ async fn cancelling_a_task_that_waits_for_input() {
 #[tokio::test]
 async fn tasks_expire_after_their_ttl_and_leave_nothing_behind() {
     let store = Arc::new(MemoryTaskStore::new(100));
-    let tasks = ShortLived::declaration().tasks();
+    let tasks = ShortLived.declaration().tasks().clone();
     tasks.set_store(store.clone());
     tasks.set_ttl_ms(Some(300));
     let addr = start(ShortLived).await;
@@ -1001,7 +1001,7 @@ async fn attempted(store: &Faulty, wanted: impl Fn(&TaskRecord) -> bool) {
 async fn round_ends_survive_a_failing_store() {
     use std::sync::atomic::Ordering::SeqCst;
     let store = Arc::new(Faulty::default());
-    let tasks = FaultyServer::declaration().tasks();
+    let tasks = FaultyServer.declaration().tasks().clone();
     tasks.set_store(store.clone());
     let addr = start(FaultyServer).await;
 

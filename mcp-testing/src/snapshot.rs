@@ -54,7 +54,8 @@ const LISTS: [(&str, &str, &str, &str); 4] = [
 /// `resourceTemplates` and `prompts` (each present when the server
 /// declares its capability), every page of each list fetched.
 pub async fn catalogue<S: McpServer + 'static>(server: &Arc<S>) -> Result<Value> {
-    let capabilities = S::declaration().capabilities();
+    let declaration = server.declaration();
+    let capabilities = declaration.capabilities();
     let capabilities = serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}));
     let mut catalogue = Map::new();
     for (key, capability, method, items) in LISTS {

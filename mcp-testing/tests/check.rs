@@ -12,7 +12,7 @@
 //! a `#[resource]` returning `None` is always the right not-found code;
 //! and the typed results require `resultType`, `ttlMs` and `cacheScope`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use mcp_era_server::mcp_era_types::v2026_07_28::*;
 use mcp_era_server::{
@@ -196,27 +196,39 @@ async fn a_sloppy_tools_handler_breaks_the_tool_rules() {
 }
 
 /// A hand-made declaration: `tools` declared with no handler behind it,
-/// and a legacy version among the modern ones (which the derive refuses
-/// at compile time).
+/// and a legacy version among the modern ones. The derive refuses that at
+/// compile time and `ServerDeclaration::with_versions` at run time, so the
+/// lie goes through the derive's own unchecked door.
 struct Lying;
 
 impl McpServer for Lying {
-    fn declaration() -> &'static ServerDeclaration {
-        static DECLARATION: OnceLock<ServerDeclaration> = OnceLock::new();
-        DECLARATION.get_or_init(|| {
+    fn declaration(&self) -> Arc<ServerDeclaration> {
+        static DECLARATION: OnceLock<Arc<ServerDeclaration>> = OnceLock::new();
+        Arc::clone(DECLARATION.get_or_init(|| {
             let info = Implementation::builder()
                 .name("lying")
                 .version("1.0.0")
                 .build();
-            ServerDeclaration::new(info, &["2026-07-28", "2025-11-25"], &[]).with_capabilities(
+            let declaration = mcp_era_server::__private::checked_declaration(
+                info,
+                &["2026-07-28", "2025-11-25"],
+                &[],
+            );
+            Arc::new(declaration.with_capabilities(
                 ServerCapabilities::new().with_tools(ServerCapabilitiesTools::new()),
-            )
-        })
+            ))
+        }))
     }
 }
 
 #[tokio::test]
 async fn a_hand_made_declaration_that_lies_is_caught() {
+    let info = Implementation::builder().name("lying").version("1").build();
+    let refused = ServerDeclaration::new(info).with_versions(["2026-07-28", "2025-11-25"], [""; 0]);
+    assert!(
+        refused.is_err(),
+        "the public builder takes no legacy version among modern ones"
+    );
     let report = check_server(Lying).await;
     assert_breaks_exactly(
         &report,

@@ -3,8 +3,7 @@
 //! hints, cross-key rules.
 
 use mcp_era_versions::{
-    Era, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
-    KNOWN_VERSIONS, era_of, is_implemented,
+    Era, IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, KNOWN_VERSIONS,
 };
 use syn::{Expr, Lit, LitStr};
 
@@ -32,76 +31,25 @@ pub struct Checked {
     pub cache_scope_public: Option<bool>,
 }
 
-fn version_list(list: &[mcp_era_versions::KnownVersion]) -> String {
-    list.iter()
-        .map(|k| {
-            let era = match k.era {
-                Era::Modern => "modern",
-                Era::Legacy => "legacy",
-            };
-            format!("{} ({era})", k.version)
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Checks one version list; returns the known versions of the right era,
 /// newest first.
 fn check_versions(cx: &mut Ctxt, list: &[LitStr], want: Era) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for lit in list {
         let value = lit.value();
-        let Some(known) = KNOWN_VERSIONS.iter().find(|k| k.version == value) else {
-            cx.error_spanned_by(
-                lit,
-                format!(
-                    "unknown MCP protocol version `{value}`; implemented versions: {}",
-                    version_list(IMPLEMENTED_VERSIONS)
-                ),
-            );
-            continue;
+        let version = match mcp_era_versions::servable(&value, want) {
+            Ok(version) => version,
+            Err(rejection) => {
+                cx.error_spanned_by(lit, rejection.to_string());
+                continue;
+            }
         };
-        match (era_of(&value), want) {
-            (Some(Era::Legacy), Era::Modern) => {
-                cx.error_spanned_by(
-                    lit,
-                    format!(
-                        "`{value}` is a legacy protocol version and cannot be listed in `modern`; \
-                         move it to `versions(legacy = [...])`"
-                    ),
-                );
-                continue;
-            }
-            (Some(Era::Modern), Era::Legacy) => {
-                cx.error_spanned_by(
-                    lit,
-                    format!(
-                        "`{value}` is a modern protocol version and cannot be listed in `legacy` \
-                         (a legacy `initialize` must never agree to it); move it to `versions(modern = [...])`"
-                    ),
-                );
-                continue;
-            }
-            _ => {}
-        }
-        // Types alone are not enough: the runtime must do what the version says.
-        if !is_implemented(&value) {
-            cx.error_spanned_by(
-                lit,
-                format!(
-                    "MCP protocol version `{value}` is known but not implemented by the runtime, \
-                     so a server cannot serve it; implemented versions: {} \
-                     (adopting a revision: docs/adopting-a-revision.md)",
-                    version_list(IMPLEMENTED_VERSIONS)
-                ),
-            );
+        if out.contains(&version) {
+            let duplicate = mcp_era_versions::VersionRejection::Duplicate(value);
+            cx.error_spanned_by(lit, duplicate.to_string());
             continue;
         }
-        if out.contains(&known.version) {
-            cx.error_spanned_by(lit, format!("duplicate protocol version `{value}`"));
-            continue;
-        }
-        out.push(known.version);
+        out.push(version);
     }
     out.sort_by_key(|v| KNOWN_VERSIONS.iter().position(|k| k.version == *v));
     out

@@ -9,7 +9,11 @@
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::McpServer for Broken {
-    fn declaration() -> &'static ::mcp_era_server::__private::ServerDeclaration {
+    fn declaration(
+        &self,
+    ) -> ::mcp_era_server::__private::Arc<
+        ::mcp_era_server::__private::ServerDeclaration,
+    > {
         ::core::unreachable!()
     }
 }

@@ -3,97 +3,103 @@ impl<T: Clone> my_runtime::__private::McpServer for Weather<T>
 where
     T: Send,
 {
-    fn declaration() -> &'static my_runtime::__private::ServerDeclaration {
+    fn declaration(
+        &self,
+    ) -> my_runtime::__private::Arc<my_runtime::__private::ServerDeclaration> {
         static DECLARATION: my_runtime::__private::OnceLock<
-            my_runtime::__private::ServerDeclaration,
+            my_runtime::__private::Arc<my_runtime::__private::ServerDeclaration>,
         > = my_runtime::__private::OnceLock::new();
-        DECLARATION
-            .get_or_init(|| {
-                let mut server_info = my_runtime::__private::Implementation::builder()
-                    .name(::std::string::String::from("weather"))
-                    .version(::std::string::String::from("1.0.0"))
-                    .build();
-                server_info.title = ::core::option::Option::Some(
-                    ::std::string::String::from("Weather"),
-                );
-                server_info.description = ::core::option::Option::Some(
-                    ::std::string::String::from("Forecasts"),
-                );
-                server_info.website_url = ::core::option::Option::Some(
-                    ::std::string::String::from("https://example.com"),
-                );
-                server_info.icons = ::core::option::Option::Some(
-                    ::std::vec![
-                        { let mut icon =
-                        my_runtime::__private::Icon::new(::std::string::String::from("https://example.com/i.svg"));
-                        icon.mime_type =
-                        ::core::option::Option::Some(::std::string::String::from("image/svg+xml"));
-                        icon.sizes =
-                        ::core::option::Option::Some(::std::vec![::std::string::String::from("any")]);
-                        icon.theme =
-                        ::core::option::Option::Some(my_runtime::__private::IconTheme::Light);
-                        icon }
-                    ],
-                );
-                let mut capabilities = my_runtime::__private::ServerCapabilities::new();
-                capabilities.tools = ::core::option::Option::Some({
-                    let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
-                    c.list_changed = ::core::option::Option::Some(true);
-                    c
-                });
-                capabilities.resources = ::core::option::Option::Some({
-                    let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
-                    c.list_changed = ::core::option::Option::Some(true);
-                    c.subscribe = ::core::option::Option::Some(true);
-                    c
-                });
-                capabilities.prompts = ::core::option::Option::Some(
-                    my_runtime::__private::ServerCapabilitiesPrompts::new(),
-                );
-                capabilities.completions = ::core::option::Option::Some(
-                    my_runtime::__private::JSONObject::new(),
-                );
-                capabilities.logging = ::core::option::Option::Some(
-                    my_runtime::__private::JSONObject::new(),
-                );
-                capabilities.experimental = ::core::option::Option::Some({
-                    let mut map = ::std::collections::BTreeMap::new();
-                    map.insert(
-                        ::std::string::String::from("fancy"),
-                        my_runtime::__private::settings(
-                            "{\"level\":-2,\"ratio\":0.5,\"tags\":[\"a\",null,true]}",
-                        ),
+        my_runtime::__private::Arc::clone(
+            DECLARATION
+                .get_or_init(|| {
+                    let mut server_info = my_runtime::__private::Implementation::builder()
+                        .name(::std::string::String::from("weather"))
+                        .version(::std::string::String::from("1.0.0"))
+                        .build();
+                    server_info.title = ::core::option::Option::Some(
+                        ::std::string::String::from("Weather"),
                     );
-                    map
-                });
-                capabilities.extensions = ::core::option::Option::Some({
-                    let mut map = ::std::collections::BTreeMap::new();
-                    map.insert(
-                        ::std::string::String::from("io.modelcontextprotocol/tasks"),
-                        my_runtime::__private::settings("{\"list\":{}}"),
+                    server_info.description = ::core::option::Option::Some(
+                        ::std::string::String::from("Forecasts"),
                     );
-                    map.insert(
-                        ::std::string::String::from("com.example/ui"),
-                        my_runtime::__private::settings("{}"),
+                    server_info.website_url = ::core::option::Option::Some(
+                        ::std::string::String::from("https://example.com"),
                     );
-                    map.insert(
-                        ::std::string::String::from("com.example/computed"),
-                        my_runtime::__private::settings_from(settings::computed),
+                    server_info.icons = ::core::option::Option::Some(
+                        ::std::vec![
+                            { let mut icon =
+                            my_runtime::__private::Icon::new(::std::string::String::from("https://example.com/i.svg"));
+                            icon.mime_type =
+                            ::core::option::Option::Some(::std::string::String::from("image/svg+xml"));
+                            icon.sizes =
+                            ::core::option::Option::Some(::std::vec![::std::string::String::from("any")]);
+                            icon.theme =
+                            ::core::option::Option::Some(my_runtime::__private::IconTheme::Light);
+                            icon }
+                        ],
                     );
-                    map
-                });
-                my_runtime::__private::ServerDeclaration::new(
-                        server_info,
-                        &["2026-07-28"],
-                        &["2025-11-25"],
+                    let mut capabilities = my_runtime::__private::ServerCapabilities::new();
+                    capabilities.tools = ::core::option::Option::Some({
+                        let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
+                        c.list_changed = ::core::option::Option::Some(true);
+                        c
+                    });
+                    capabilities.resources = ::core::option::Option::Some({
+                        let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
+                        c.list_changed = ::core::option::Option::Some(true);
+                        c.subscribe = ::core::option::Option::Some(true);
+                        c
+                    });
+                    capabilities.prompts = ::core::option::Option::Some(
+                        my_runtime::__private::ServerCapabilitiesPrompts::new(),
+                    );
+                    capabilities.completions = ::core::option::Option::Some(
+                        my_runtime::__private::JSONObject::new(),
+                    );
+                    capabilities.logging = ::core::option::Option::Some(
+                        my_runtime::__private::JSONObject::new(),
+                    );
+                    capabilities.experimental = ::core::option::Option::Some({
+                        let mut map = ::std::collections::BTreeMap::new();
+                        map.insert(
+                            ::std::string::String::from("fancy"),
+                            my_runtime::__private::settings(
+                                "{\"level\":-2,\"ratio\":0.5,\"tags\":[\"a\",null,true]}",
+                            ),
+                        );
+                        map
+                    });
+                    capabilities.extensions = ::core::option::Option::Some({
+                        let mut map = ::std::collections::BTreeMap::new();
+                        map.insert(
+                            ::std::string::String::from("io.modelcontextprotocol/tasks"),
+                            my_runtime::__private::settings("{\"list\":{}}"),
+                        );
+                        map.insert(
+                            ::std::string::String::from("com.example/ui"),
+                            my_runtime::__private::settings("{}"),
+                        );
+                        map.insert(
+                            ::std::string::String::from("com.example/computed"),
+                            my_runtime::__private::settings_from(settings::computed),
+                        );
+                        map
+                    });
+                    my_runtime::__private::Arc::new(
+                        my_runtime::__private::checked_declaration(
+                                server_info,
+                                &["2026-07-28"],
+                                &["2025-11-25"],
+                            )
+                            .with_capabilities(capabilities)
+                            .with_instructions("Ask for the forecast.")
+                            .with_discover_cache(
+                                0u64,
+                                my_runtime::__private::CacheScope::Private,
+                            ),
                     )
-                    .with_capabilities(capabilities)
-                    .with_instructions("Ask for the forecast.")
-                    .with_discover_cache(
-                        0u64,
-                        my_runtime::__private::CacheScope::Private,
-                    )
-            })
+                }),
+        )
     }
     fn dispatch_capability<'a>(
         &'a self,

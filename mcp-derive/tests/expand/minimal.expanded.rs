@@ -1,65 +1,79 @@
 #[automatically_derived]
 impl ::mcp_era_server::__private::McpServer for Minimal {
-    fn declaration() -> &'static ::mcp_era_server::__private::ServerDeclaration {
+    fn declaration(
+        &self,
+    ) -> ::mcp_era_server::__private::Arc<
+        ::mcp_era_server::__private::ServerDeclaration,
+    > {
         static DECLARATION: ::mcp_era_server::__private::OnceLock<
-            ::mcp_era_server::__private::ServerDeclaration,
+            ::mcp_era_server::__private::Arc<
+                ::mcp_era_server::__private::ServerDeclaration,
+            >,
         > = ::mcp_era_server::__private::OnceLock::new();
-        DECLARATION
-            .get_or_init(|| {
-                let mut server_info = ::mcp_era_server::__private::Implementation::builder()
-                    .name(::std::string::String::from(::core::env!("CARGO_PKG_NAME")))
-                    .version(
-                        ::std::string::String::from(::core::env!("CARGO_PKG_VERSION")),
+        ::mcp_era_server::__private::Arc::clone(
+            DECLARATION
+                .get_or_init(|| {
+                    let mut server_info = ::mcp_era_server::__private::Implementation::builder()
+                        .name(
+                            ::std::string::String::from(::core::env!("CARGO_PKG_NAME")),
+                        )
+                        .version(
+                            ::std::string::String::from(
+                                ::core::env!("CARGO_PKG_VERSION"),
+                            ),
+                        )
+                        .build();
+                    let mut capabilities = ::mcp_era_server::__private::ServerCapabilities::new();
+                    if <Self as ::mcp_era_server::__private::Served>::SERVED
+                        .tools
+                        .as_ref()
+                        .is_some_and(|hooks| (hooks.offered)())
+                    {
+                        capabilities.tools = ::core::option::Option::Some(
+                            ::mcp_era_server::__private::ServerCapabilitiesTools::new(),
+                        );
+                    }
+                    if <Self as ::mcp_era_server::__private::Served>::SERVED
+                        .resources
+                        .as_ref()
+                        .is_some_and(|hooks| (hooks.offered)())
+                    {
+                        capabilities.resources = ::core::option::Option::Some(
+                            ::mcp_era_server::__private::ServerCapabilitiesResources::new(),
+                        );
+                    }
+                    if <Self as ::mcp_era_server::__private::Served>::SERVED
+                        .prompts
+                        .as_ref()
+                        .is_some_and(|hooks| (hooks.offered)())
+                    {
+                        capabilities.prompts = ::core::option::Option::Some(
+                            ::mcp_era_server::__private::ServerCapabilitiesPrompts::new(),
+                        );
+                    }
+                    if <Self as ::mcp_era_server::__private::Served>::SERVED
+                        .completions
+                        .as_ref()
+                        .is_some_and(|hooks| (hooks.offered)())
+                    {
+                        capabilities.completions = ::core::option::Option::Some(
+                            ::mcp_era_server::__private::JSONObject::new(),
+                        );
+                    }
+                    ::mcp_era_server::__private::Arc::new(
+                        ::mcp_era_server::__private::checked_declaration(
+                                server_info,
+                                &["2026-07-28"],
+                                &["2025-11-25"],
+                            )
+                            .with_capabilities(capabilities)
+                            .with_discover_cache(
+                                ::mcp_era_server::__private::DEFAULT_DISCOVER_TTL_MS,
+                                ::mcp_era_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
+                            ),
                     )
-                    .build();
-                let mut capabilities = ::mcp_era_server::__private::ServerCapabilities::new();
-                if <Self as ::mcp_era_server::__private::Served>::SERVED
-                    .tools
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.tools = ::core::option::Option::Some(
-                        ::mcp_era_server::__private::ServerCapabilitiesTools::new(),
-                    );
-                }
-                if <Self as ::mcp_era_server::__private::Served>::SERVED
-                    .resources
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.resources = ::core::option::Option::Some(
-                        ::mcp_era_server::__private::ServerCapabilitiesResources::new(),
-                    );
-                }
-                if <Self as ::mcp_era_server::__private::Served>::SERVED
-                    .prompts
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.prompts = ::core::option::Option::Some(
-                        ::mcp_era_server::__private::ServerCapabilitiesPrompts::new(),
-                    );
-                }
-                if <Self as ::mcp_era_server::__private::Served>::SERVED
-                    .completions
-                    .as_ref()
-                    .is_some_and(|hooks| (hooks.offered)())
-                {
-                    capabilities.completions = ::core::option::Option::Some(
-                        ::mcp_era_server::__private::JSONObject::new(),
-                    );
-                }
-                ::mcp_era_server::__private::ServerDeclaration::new(
-                        server_info,
-                        &["2026-07-28"],
-                        &["2025-11-25"],
-                    )
-                    .with_capabilities(capabilities)
-                    .with_discover_cache(
-                        ::mcp_era_server::__private::DEFAULT_DISCOVER_TTL_MS,
-                        ::mcp_era_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
-                    )
-            })
+                }),
+        )
     }
     fn dispatch_capability<'a>(
         &'a self,

@@ -1,45 +1,58 @@
 #[automatically_derived]
 impl ::mcp_era_server::__private::McpServer for Files {
-    fn declaration() -> &'static ::mcp_era_server::__private::ServerDeclaration {
+    fn declaration(
+        &self,
+    ) -> ::mcp_era_server::__private::Arc<
+        ::mcp_era_server::__private::ServerDeclaration,
+    > {
         static DECLARATION: ::mcp_era_server::__private::OnceLock<
-            ::mcp_era_server::__private::ServerDeclaration,
+            ::mcp_era_server::__private::Arc<
+                ::mcp_era_server::__private::ServerDeclaration,
+            >,
         > = ::mcp_era_server::__private::OnceLock::new();
-        DECLARATION
-            .get_or_init(|| {
-                let mut server_info = ::mcp_era_server::__private::Implementation::builder()
-                    .name(::std::string::String::from("files"))
-                    .version(::std::string::String::from("1.0.0"))
-                    .build();
-                let mut capabilities = ::mcp_era_server::__private::ServerCapabilities::new();
-                capabilities.tools = ::core::option::Option::Some({
-                    let mut c = ::mcp_era_server::__private::ServerCapabilitiesTools::new();
-                    c.list_changed = ::core::option::Option::Some(true);
-                    c
-                });
-                capabilities.resources = ::core::option::Option::Some(
-                    ::mcp_era_server::__private::ServerCapabilitiesResources::new(),
-                );
-                capabilities.prompts = ::core::option::Option::Some(
-                    ::mcp_era_server::__private::ServerCapabilitiesPrompts::new(),
-                );
-                capabilities.completions = ::core::option::Option::Some(
-                    ::mcp_era_server::__private::JSONObject::new(),
-                );
-                ::mcp_era_server::__private::ServerDeclaration::new(
-                        server_info,
-                        &["2026-07-28"],
-                        &["2025-11-25"],
+        ::mcp_era_server::__private::Arc::clone(
+            DECLARATION
+                .get_or_init(|| {
+                    let mut server_info = ::mcp_era_server::__private::Implementation::builder()
+                        .name(::std::string::String::from("files"))
+                        .version(::std::string::String::from("1.0.0"))
+                        .build();
+                    let mut capabilities = ::mcp_era_server::__private::ServerCapabilities::new();
+                    capabilities.tools = ::core::option::Option::Some({
+                        let mut c = ::mcp_era_server::__private::ServerCapabilitiesTools::new();
+                        c.list_changed = ::core::option::Option::Some(true);
+                        c
+                    });
+                    capabilities.resources = ::core::option::Option::Some(
+                        ::mcp_era_server::__private::ServerCapabilitiesResources::new(),
+                    );
+                    capabilities.prompts = ::core::option::Option::Some(
+                        ::mcp_era_server::__private::ServerCapabilitiesPrompts::new(),
+                    );
+                    capabilities.completions = ::core::option::Option::Some(
+                        ::mcp_era_server::__private::JSONObject::new(),
+                    );
+                    ::mcp_era_server::__private::Arc::new(
+                        ::mcp_era_server::__private::checked_declaration(
+                                server_info,
+                                &["2026-07-28"],
+                                &["2025-11-25"],
+                            )
+                            .with_capabilities(capabilities)
+                            .with_discover_cache(
+                                ::mcp_era_server::__private::DEFAULT_DISCOVER_TTL_MS,
+                                ::mcp_era_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
+                            )
+                            .with_required_scopes(["mcp"])
+                            .with_capability_scopes("tools", ["files:read"])
+                            .with_capability_scopes("resources", ["files:read"])
+                            .with_capability_scopes(
+                                "completions",
+                                ["files:read", "complete"],
+                            ),
                     )
-                    .with_capabilities(capabilities)
-                    .with_discover_cache(
-                        ::mcp_era_server::__private::DEFAULT_DISCOVER_TTL_MS,
-                        ::mcp_era_server::__private::DEFAULT_DISCOVER_CACHE_SCOPE,
-                    )
-                    .with_required_scopes(["mcp"])
-                    .with_capability_scopes("tools", ["files:read"])
-                    .with_capability_scopes("resources", ["files:read"])
-                    .with_capability_scopes("completions", ["files:read", "complete"])
-            })
+                }),
+        )
     }
     fn dispatch_capability<'a>(
         &'a self,

@@ -19,6 +19,8 @@
 //! most [`MAX_INPUT_ROUNDS`] rounds). A tool written once in MRTR style so
 //! works in both eras.
 
+use std::sync::Arc;
+
 use mcp_era_types::v2025_11_25 as legacy;
 use mcp_era_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
 use serde_json::{Map, Value, json};
@@ -54,7 +56,7 @@ impl From<Value> for LegacyAnswer {
 /// A legacy (2025-11-25 era) request on a dual-era server.
 pub(crate) async fn legacy_request<S: McpServer>(
     server: &S,
-    declaration: &ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     envelope: &Envelope<'_>,
     message: &Value,
     ctx: &MessageContext,
@@ -117,7 +119,7 @@ pub(crate) async fn legacy_request<S: McpServer>(
         | methods::PROMPTS_GET
         | methods::COMPLETION_COMPLETE => {
             check_method(declaration, envelope.method)?;
-            match bridge(server, envelope, message, session, ctx).await {
+            match bridge(server, declaration, envelope, message, session, ctx).await {
                 Ok(result) => Ok(legacy_result(envelope.method, result).into()),
                 Err(error) => Err(legacy_error(envelope.method, error)),
             }
@@ -154,6 +156,7 @@ fn initialize(
 /// `input_required` rounds with real server→client requests.
 async fn bridge<S: McpServer>(
     server: &S,
+    declaration: &Arc<ServerDeclaration>,
     envelope: &Envelope<'_>,
     message: &Value,
     session: &LegacySession,
@@ -190,7 +193,7 @@ async fn bridge<S: McpServer>(
         events: ctx.events.clone(),
         peer: ctx.peer.clone(),
         stream_closer: ctx.stream_closer.clone(),
-        declaration: Some(S::declaration()),
+        declaration: Some(declaration.clone()),
         server_info_in_results: false,
         http_request: ctx.http_request.clone(),
         remote_addr: ctx.remote_addr,
@@ -220,7 +223,7 @@ async fn bridge<S: McpServer>(
         match result.get("requestState") {
             Some(Value::String(state)) => params.insert(
                 "requestState".into(),
-                Value::String(S::declaration().request_state().renew(state.clone())),
+                Value::String(declaration.request_state().renew(state.clone())),
             ),
             Some(state) => params.insert("requestState".into(), state.clone()),
             None => params.remove("requestState"),

@@ -3,6 +3,8 @@
 //! routing headers, then the handler. Checks return `Result` and the
 //! dispatcher frames the error once.
 
+use std::sync::Arc;
+
 use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
 use serde::Deserialize as _;
 use serde_json::{Value, json};
@@ -39,11 +41,11 @@ pub(crate) async fn typed_request<S: McpServer>(
     request: Box<ClientRequest>,
     ctx: &MessageContext,
 ) -> (RequestId, HandlerResult<Reply>) {
-    let declaration = S::declaration();
+    let declaration = server.declaration();
     let parts = request_parts(&request);
     let checked = match header_present(ctx) {
         Ok(header) => {
-            checks_after_meta(server, declaration, ctx, header, parts.meta, &parts.call).await
+            checks_after_meta(server, &declaration, ctx, header, parts.meta, &parts.call).await
         }
         Err(error) => Err(error),
     };
@@ -52,15 +54,15 @@ pub(crate) async fn typed_request<S: McpServer>(
     }
     // Pre-rendered: no handler, so no request context either.
     if let ClientRequest::DiscoverRequest(discover) = &*request {
-        let reply = Reply::from_static(declaration.discover_bytes());
+        let reply = declaration.discover_reply().clone();
         return (discover.id.clone(), Ok(reply));
     }
-    let request_ctx = request_context(declaration, parts.id.clone(), parts.meta.clone(), ctx);
+    let request_ctx = request_context(&declaration, parts.id.clone(), parts.meta.clone(), ctx);
     let method = request.method();
     let answer = run_modern(
         server,
         detach,
-        declaration,
+        &declaration,
         method,
         request,
         &request_ctx,
@@ -127,7 +129,7 @@ async fn checks_after_meta<S: McpServer>(
 pub(crate) async fn modern_request<S: McpServer>(
     server: &S,
     detach: Option<&dyn Detach>,
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     envelope: &Envelope<'_>,
     message: &Value,
     ctx: &MessageContext,
@@ -179,7 +181,7 @@ pub(crate) async fn modern_request<S: McpServer>(
 /// The context a modern request's handler gets.
 #[inline(always)]
 fn request_context(
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     id: RequestId,
     meta: RequestMetaObject,
     ctx: &MessageContext,
@@ -192,7 +194,7 @@ fn request_context(
         events: ctx.events.clone(),
         peer: None,
         stream_closer: None,
-        declaration: Some(declaration),
+        declaration: Some(declaration.clone()),
         server_info_in_results: ctx.server_info_in_results,
         http_request: ctx.http_request.clone(),
         remote_addr: ctx.remote_addr,
@@ -206,7 +208,7 @@ fn request_context(
 async fn run_modern<S: McpServer>(
     server: &S,
     detach: Option<&dyn Detach>,
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     method: &str,
     request: Box<ClientRequest>,
     request_ctx: &RequestContext,
@@ -239,9 +241,7 @@ async fn run_modern<S: McpServer>(
             .await
         }
         Ok(None) => match *request {
-            ClientRequest::DiscoverRequest(_) => {
-                Ok(Reply::from_static(declaration.discover_bytes()))
-            }
+            ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_reply().clone()),
             ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(
                 crate::features::listen::listen(declaration, listen.params, request_ctx),
             )

@@ -126,7 +126,8 @@ pub(crate) async fn check<S: McpServer>(
         let pairs = known.into_iter().map(|p| (p.argument, p.header)).collect();
         return compare(pairs, arguments, &decoded);
     }
-    let cache = &S::declaration().param_headers;
+    let declaration = server.declaration();
+    let cache = &declaration.param_headers;
     let cached = cache.get(tool);
     let pairs = match cached {
         Some(pairs) => pairs,

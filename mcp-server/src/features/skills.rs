@@ -12,7 +12,7 @@
 //!   `directoryRead: true`, `resources/directory/read` answers `-32601`.
 //! * Skills come from code ([`Skill::builder`], [`Skills::insert`]) or a
 //!   directory ([`Skills::load_dir`], [`Skills::watch_dir`]), on
-//!   `MyServer::declaration().skills()` before serving; each change
+//!   `server.declaration().skills()` before serving; each change
 //!   announces `notifications/resources/list_changed` on the hub given to
 //!   [`Skills::set_events`].
 //! * `skills/list` pages the entries ([`Skills::set_page_size`]; an entry
@@ -362,12 +362,10 @@ mod tests {
             .into_iter()
             .collect(),
         );
-        ServerDeclaration::new(
-            Implementation::builder().name("t").version("1").build(),
-            &["2026-07-28"],
-            &[],
-        )
-        .with_capabilities(capabilities)
+        ServerDeclaration::new(Implementation::builder().name("t").version("1").build())
+            .with_versions(["2026-07-28"], [] as [&str; 0])
+            .unwrap()
+            .with_capabilities(capabilities)
     }
 
     fn skill(path: &str) -> Skill {

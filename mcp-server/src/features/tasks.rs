@@ -210,7 +210,7 @@ pub(crate) fn task_route<'d, S: McpServer>(
 /// task if it has not answered at its first poll.
 pub(crate) async fn call_tool_as_task(
     detach: &dyn Detach,
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     request: Box<ClientRequest>,
     ctx: &RequestContext,
 ) -> HandlerResult<Reply> {
@@ -256,7 +256,7 @@ pub(crate) async fn call_tool_as_task(
 /// passed (the server declares the extension). The request's own
 /// capability is checked before any lookup.
 pub(crate) async fn handle_method(
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     detach: Option<&dyn Detach>,
     id: &RequestId,
     method: &str,
@@ -327,7 +327,7 @@ pub(crate) async fn handle_method(
 /// Takes the answers for outstanding keys (others are ignored); when none
 /// is left outstanding, the handler runs its next round.
 async fn update(
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     detach: Option<&dyn Detach>,
     id: &RequestId,
     task_id: &str,
@@ -438,7 +438,7 @@ async fn update(
 /// The `tools/call` of the next round: the stored call with the answers
 /// as `inputResponses` and the round's `requestState`.
 fn next_round(
-    declaration: &'static ServerDeclaration,
+    declaration: &Arc<ServerDeclaration>,
     mut request: Value,
     state: Option<String>,
     answers: Map<String, Value>,
@@ -467,7 +467,7 @@ fn next_round(
         events: ctx.events.clone(),
         peer: None,
         stream_closer: None,
-        declaration: Some(declaration),
+        declaration: Some(declaration.clone()),
         server_info_in_results: false,
         // The round runs for the `tasks/update` that completed its input.
         http_request: ctx.http_request.clone(),

@@ -50,8 +50,13 @@ pub async fn serve<S: McpServer + 'static>(server: S, config: HttpConfig) -> io:
 }
 
 /// The startup line: what is served, and where.
-fn startup_line<S: McpServer>(address: std::net::SocketAddr, config: &HttpConfig) -> String {
-    let info = S::declaration().server_info();
+fn startup_line<S: McpServer>(
+    server: &S,
+    address: std::net::SocketAddr,
+    config: &HttpConfig,
+) -> String {
+    let declaration = server.declaration();
+    let info = declaration.server_info();
     #[cfg(feature = "rustls")]
     let scheme = if config.tls.is_some() {
         "https"
@@ -157,7 +162,7 @@ async fn serve_until<S: McpServer + 'static>(
     }
     let tls = tokio_tls::acceptor(&config)?;
     announce(
-        &startup_line::<S>(listener.local_addr()?, &config),
+        &startup_line(&*server, listener.local_addr()?, &config),
         stderr_fallback,
     );
     let state = State::new(server, config, false);

@@ -89,6 +89,7 @@ async fn get_stream<S: McpServer + 'static>(
     // here, not lost. One the holder also sent before its end mark comes
     // twice: these notifications are idempotent hints; a lost one is not.
     let events = state.config.events.subscribe();
+    let server = Arc::clone(&state.server);
     let task = tokio::spawn(async move {
         let _permit = permit;
         if let Some((stream, mut follow)) = earlier {
@@ -112,7 +113,7 @@ async fn get_stream<S: McpServer + 'static>(
         if tx.send(opening).is_err() {
             return;
         }
-        forward_legacy_events_from::<S>(events, &legacy, |message| {
+        forward_legacy_events_from(&*server, events, &legacy, |message| {
             let json = serde_json::to_vec(message).unwrap_or_default();
             let frame = match &mut log {
                 Some(log) => log.frame(&json, false),

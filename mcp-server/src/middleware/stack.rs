@@ -84,8 +84,8 @@ impl<S: McpServer + 'static> Layered<S> {
 }
 
 impl<S: McpServer + 'static> McpServer for Layered<S> {
-    fn declaration() -> &'static ServerDeclaration {
-        S::declaration()
+    fn declaration(&self) -> Arc<ServerDeclaration> {
+        self.server.declaration()
     }
 
     fn dispatch_capability<'a>(

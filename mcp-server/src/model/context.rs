@@ -405,7 +405,7 @@ pub struct RequestContext {
     pub(crate) events: Option<ServerEvents>,
     pub(crate) peer: Option<ClientPeer>,
     pub(crate) stream_closer: Option<StreamCloser>,
-    pub(crate) declaration: Option<&'static crate::model::declaration::ServerDeclaration>,
+    pub(crate) declaration: Option<std::sync::Arc<crate::model::declaration::ServerDeclaration>>,
     /// Whether results get `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info_in_results: bool,
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
@@ -478,9 +478,24 @@ impl RequestContext {
         YieldOnce(!self.task_eligible)
     }
 
+    /// `result` as the answer to this request, rendered as the runtime
+    /// renders a handler's: with `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// when the transport carries it and the result has none. For servers
+    /// that implement [`McpServer::dispatch_capability`](crate::McpServer::dispatch_capability)
+    /// by hand.
+    pub fn reply<T: crate::wire::reply::ResultMeta>(
+        &self,
+        result: T,
+    ) -> crate::wire::errors::HandlerResult<crate::wire::reply::Reply> {
+        crate::wire::reply::render(result, self.result_server_info())
+    }
+
     /// The identity to put in this request's result, if any.
-    pub(crate) fn result_server_info(&self) -> Option<crate::wire::reply::ServerInfo<'static>> {
-        let declaration = self.declaration.filter(|_| self.server_info_in_results)?;
+    pub(crate) fn result_server_info(&self) -> Option<crate::wire::reply::ServerInfo<'_>> {
+        let declaration = self
+            .declaration
+            .as_deref()
+            .filter(|_| self.server_info_in_results)?;
         Some(crate::wire::reply::ServerInfo {
             typed: declaration.server_info(),
             rendered: declaration.server_info_bytes(),
@@ -495,6 +510,7 @@ impl RequestContext {
     /// result by passing other values.
     pub fn cache_ttl_ms(&self) -> u64 {
         self.declaration
+            .as_deref()
             .map_or(crate::model::declaration::DEFAULT_CACHE_TTL_MS, |d| {
                 d.cache_ttl_ms()
             })
@@ -512,6 +528,7 @@ impl RequestContext {
     /// [`DEFAULT_CACHE_SCOPE`](crate::DEFAULT_CACHE_SCOPE)).
     pub fn cache_scope(&self) -> mcp_era_types::v2026_07_28::CacheScope {
         self.declaration
+            .as_deref()
             .map_or(crate::model::declaration::DEFAULT_CACHE_SCOPE, |d| {
                 d.cache_scope()
             })

@@ -1,10 +1,10 @@
-//! The server declaration the derive builds once per type: identity,
-//! versions, capabilities, discover caching hints, required OAuth scopes,
-//! and the results derived from them (`server/discover`, the legacy
-//! `InitializeResult`).
+//! A server's declaration, built by the derive once per type or at run
+//! time by hand: identity, versions, capabilities, discover caching hints,
+//! required OAuth scopes, and the results derived from them
+//! (`server/discover`, the legacy `InitializeResult`).
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use mcp_era_types::v2025_11_25 as legacy;
 use mcp_era_types::v2026_07_28::{
@@ -12,12 +12,14 @@ use mcp_era_types::v2026_07_28::{
 };
 use serde_json::{Map, Value};
 
+use mcp_era_types::versions::{Era, servable_list};
 /// The versions the runtime implements, newest first: the only ones a
 /// server may declare (see `docs/adopting-a-revision.md` to add one).
 /// Distinct from `mcp_era_types::versions::GENERATED_VERSIONS`, the versions
 /// that merely have types.
 pub use mcp_era_types::versions::{
     IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
+    VersionRejection,
 };
 
 /// The default `ttlMs` of the `server/discover` result: 60 000 ms.
@@ -50,7 +52,28 @@ pub const DEFAULT_CACHE_TTL_MS: u64 = 0;
 /// handler data may depend on the caller's authorisation.
 pub const DEFAULT_CACHE_SCOPE: CacheScope = CacheScope::Private;
 
-/// Everything `#[derive(McpServer)]` declares about a server, built once.
+/// Everything a server declares about itself: what `#[derive(McpServer)]`
+/// builds from its attributes, or what a server built at run time (from a
+/// config file, a backend's `server/discover`) builds with
+/// [`new`](Self::new) and the `with_*` methods.
+///
+/// ```
+/// use mcp_era_server::ServerDeclaration;
+/// use mcp_era_server::mcp_era_types::v2026_07_28::{
+///     Implementation, ServerCapabilities, ServerCapabilitiesTools,
+/// };
+///
+/// let mut capabilities = ServerCapabilities::new();
+/// capabilities.tools = Some(ServerCapabilitiesTools::new());
+/// let info = Implementation::builder().name("from-config").version("1.0.0").build();
+/// let declaration = ServerDeclaration::new(info)
+///     .with_versions(["2026-07-28"], [] as [&str; 0])?
+///     .with_capabilities(capabilities)
+///     .with_instructions("Tools read from tools.toml");
+/// assert!(!declaration.is_dual_era());
+/// assert_eq!(declaration.advertised_versions(), ["2026-07-28"]);
+/// # Ok::<(), mcp_era_server::VersionRejection>(())
+/// ```
 ///
 /// It answers the three version questions separately (see
 /// [`advertised_versions`](Self::advertised_versions),
@@ -61,8 +84,8 @@ pub const DEFAULT_CACHE_SCOPE: CacheScope = CacheScope::Private;
 pub struct ServerDeclaration {
     server_info: Implementation,
     instructions: Option<String>,
-    modern_versions: &'static [&'static str],
-    legacy_versions: &'static [&'static str],
+    modern_versions: Vec<&'static str>,
+    legacy_versions: Vec<&'static str>,
     capabilities: ServerCapabilities,
     discover_ttl_ms: u64,
     discover_cache_scope: CacheScope,
@@ -71,29 +94,24 @@ pub struct ServerDeclaration {
     required_scopes: Vec<String>,
     capability_scopes: BTreeMap<String, Vec<String>>,
     discover_json: OnceLock<Value>,
-    discover_bytes: OnceLock<Vec<u8>>,
+    discover_reply: OnceLock<crate::wire::reply::Reply>,
     server_info_bytes: OnceLock<Vec<u8>>,
     pub(crate) param_headers: crate::state::param_header_cache::ParamHeaderCache,
-    tasks: crate::state::tasks::Tasks,
-    skills: crate::state::skills::Skills,
+    tasks: Arc<crate::state::tasks::Tasks>,
+    skills: Arc<crate::state::skills::Skills>,
     request_state: crate::state::request_state::RequestStateSealing,
 }
 
 impl ServerDeclaration {
-    /// A declaration with no capabilities, no instructions and the default
-    /// discover caching hints. `modern_versions` and `legacy_versions` are
-    /// newest first; the derive guarantees that they are known versions of
-    /// the right era and that `modern_versions` is not empty.
-    pub fn new(
-        server_info: Implementation,
-        modern_versions: &'static [&'static str],
-        legacy_versions: &'static [&'static str],
-    ) -> Self {
+    /// A declaration serving every version the runtime implements, in both
+    /// eras (as the derive does when `versions(...)` is not written), with
+    /// no capabilities, no instructions and the default caching hints.
+    pub fn new(server_info: Implementation) -> Self {
         Self {
             server_info,
             instructions: None,
-            modern_versions,
-            legacy_versions,
+            modern_versions: IMPLEMENTED_MODERN_VERSIONS.to_vec(),
+            legacy_versions: IMPLEMENTED_LEGACY_VERSIONS.to_vec(),
             capabilities: ServerCapabilities::new(),
             discover_ttl_ms: DEFAULT_DISCOVER_TTL_MS,
             discover_cache_scope: DEFAULT_DISCOVER_CACHE_SCOPE,
@@ -102,13 +120,46 @@ impl ServerDeclaration {
             required_scopes: Vec::new(),
             capability_scopes: BTreeMap::new(),
             discover_json: OnceLock::new(),
-            discover_bytes: OnceLock::new(),
+            discover_reply: OnceLock::new(),
             server_info_bytes: OnceLock::new(),
             param_headers: crate::state::param_header_cache::ParamHeaderCache::default(),
-            tasks: crate::state::tasks::Tasks::new(),
-            skills: crate::state::skills::Skills::new(),
+            tasks: Arc::new(crate::state::tasks::Tasks::new()),
+            skills: Arc::new(crate::state::skills::Skills::new()),
             request_state: crate::state::request_state::RequestStateSealing::new(),
         }
+    }
+
+    /// Serves these versions only: `modern` (at least one) for modern
+    /// requests, `legacy` (possibly none: a modern-only server) for a legacy
+    /// `initialize`. Each must be a version the runtime implements, of that
+    /// era, listed once; the error names the first that is not.
+    pub fn with_versions<M, L>(
+        mut self,
+        modern: impl IntoIterator<Item = M>,
+        legacy: impl IntoIterator<Item = L>,
+    ) -> Result<Self, VersionRejection>
+    where
+        M: AsRef<str>,
+        L: AsRef<str>,
+    {
+        let modern = servable_list(modern, Era::Modern)?;
+        if modern.is_empty() {
+            return Err(VersionRejection::NoModernVersion);
+        }
+        self.legacy_versions = servable_list(legacy, Era::Legacy)?;
+        self.modern_versions = modern;
+        Ok(self)
+    }
+
+    /// Versions the derive checked at compile time.
+    pub(crate) fn with_checked_versions(
+        mut self,
+        modern: &[&'static str],
+        legacy: &[&'static str],
+    ) -> Self {
+        self.modern_versions = modern.to_vec();
+        self.legacy_versions = legacy.to_vec();
+        self
     }
 
     /// Sets the server capabilities (modern shape).
@@ -182,25 +233,25 @@ impl ServerDeclaration {
         self.cache_scope
     }
 
-    /// The tasks of this server type (tasks extension): their store,
+    /// The tasks of this server (tasks extension): their store,
     /// `ttlMs` and `pollIntervalMs`. Used only when the server declares
     /// `extension("io.modelcontextprotocol/tasks")`; configure it before
-    /// serving, e.g. `MyServer::declaration().tasks().set_store(store)`.
-    pub fn tasks(&self) -> &crate::state::tasks::Tasks {
+    /// serving, e.g. `server.declaration().tasks().set_store(store)`.
+    pub fn tasks(&self) -> &Arc<crate::state::tasks::Tasks> {
         &self.tasks
     }
 
-    /// The skills this server type serves (skills extension). Used only
+    /// The skills this server serves (skills extension). Used only
     /// when the server declares `extension("io.modelcontextprotocol/skills")`;
     /// fill it before serving, e.g.
-    /// `MyServer::declaration().skills().load_dir("skills")?`.
-    pub fn skills(&self) -> &crate::state::skills::Skills {
+    /// `server.declaration().skills().load_dir("skills")?`.
+    pub fn skills(&self) -> &Arc<crate::state::skills::Skills> {
         &self.skills
     }
 
-    /// How this server type seals `requestState` (on by default, with a
+    /// How this server seals `requestState` (on by default, with a
     /// random key per process): configure it before serving, e.g.
-    /// `MyServer::declaration().request_state().set_keys(keys)`, the same
+    /// `server.declaration().request_state().set_keys(keys)`, the same
     /// keys on every replica (see [`crate::request_state`]).
     pub fn request_state(&self) -> &crate::state::request_state::RequestStateSealing {
         &self.request_state
@@ -255,8 +306,8 @@ impl ServerDeclaration {
     /// Legacy versions are not advertised: a client picks a version from
     /// this list for its next request's `_meta`, and a legacy version in a
     /// modern envelope is rejected.
-    pub fn advertised_versions(&self) -> &'static [&'static str] {
-        self.modern_versions
+    pub fn advertised_versions(&self) -> &[&'static str] {
+        &self.modern_versions
     }
 
     /// **List 2: the versions accepted per request** in
@@ -264,15 +315,15 @@ impl ServerDeclaration {
     /// Equal to [`advertised_versions`](Self::advertised_versions) by
     /// construction, so a `-32022` never lists a version that would itself
     /// be rejected.
-    pub fn accepted_versions(&self) -> &'static [&'static str] {
-        self.modern_versions
+    pub fn accepted_versions(&self) -> &[&'static str] {
+        &self.modern_versions
     }
 
     /// **List 3: the versions a legacy `initialize` may agree to**: the
     /// declared legacy versions, newest first. Empty for a modern-only
     /// server. Never contains a modern version (the derive rejects that).
-    pub fn initialize_versions(&self) -> &'static [&'static str] {
-        self.legacy_versions
+    pub fn initialize_versions(&self) -> &[&'static str] {
+        &self.legacy_versions
     }
 
     /// Whether this server also serves legacy (2025-11-25 era) clients.
@@ -326,8 +377,15 @@ impl ServerDeclaration {
     /// The `server/discover` result as JSON bytes, rendered once: every
     /// `server/discover` is answered by splicing in the request id.
     pub fn discover_bytes(&self) -> &[u8] {
-        self.discover_bytes
-            .get_or_init(|| serde_json::to_vec(self.discover_json()).unwrap_or_default())
+        self.discover_reply().as_bytes()
+    }
+
+    /// The rendered discover result; its clones share the bytes.
+    pub(crate) fn discover_reply(&self) -> &crate::wire::reply::Reply {
+        self.discover_reply.get_or_init(|| {
+            let bytes = serde_json::to_vec(self.discover_json()).unwrap_or_default();
+            crate::wire::reply::Reply::from_rendered(bytes).shared()
+        })
     }
 
     /// The server identity as JSON bytes, rendered once, for the

@@ -72,6 +72,7 @@ impl<'a> StateSeal<'a> {
     ) -> Self {
         match ctx
             .declaration
+            .as_deref()
             .map(|d| d.request_state())
             .filter(|s| s.is_enabled())
         {

@@ -12,17 +12,19 @@ use crate::state::events::{ServerEvent, ServerEvents};
 /// Sends each event `session` should hear through `send` until the hub
 /// closes or shuts down, or `send` says its receiver is gone (`false`).
 pub(crate) async fn forward_legacy_events<S: McpServer>(
+    server: &S,
     events: &ServerEvents,
     session: &LegacySession,
     send: impl FnMut(&Value) -> bool,
 ) {
-    forward_legacy_events_from::<S>(events.subscribe(), session, send).await;
+    forward_legacy_events_from(server, events.subscribe(), session, send).await;
 }
 
 /// Like [`forward_legacy_events`], from a subscription already made (so
 /// that nothing published meanwhile is missed).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) async fn forward_legacy_events_from<S: McpServer>(
+    server: &S,
     mut rx: tokio::sync::broadcast::Receiver<ServerEvent>,
     session: &LegacySession,
     mut send: impl FnMut(&Value) -> bool,
@@ -31,7 +33,7 @@ pub(crate) async fn forward_legacy_events_from<S: McpServer>(
         match rx.recv().await {
             Ok(ServerEvent::ShuttingDown) => return,
             Ok(event) => {
-                if let Some(message) = legacy_notification(S::declaration(), session, &event)
+                if let Some(message) = legacy_notification(&server.declaration(), session, &event)
                     && !send(&message)
                 {
                     return;

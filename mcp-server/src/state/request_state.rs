@@ -14,7 +14,7 @@
 //!   may call [`RequestStateSealing::seal`] and
 //!   [`open`](RequestStateSealing::open) itself.
 //! * **Keys.** Configure them once per server type, before serving:
-//!   `MyServer::declaration().request_state().set_keys(keys)`, for stdio
+//!   `server.declaration().request_state().set_keys(keys)`, for stdio
 //!   and HTTP alike. Without keys the first sealed state draws a random
 //!   key for the process: right for one instance, wrong for several.
 //!   **Replicas behind a load balancer must share the keys**, or a retry
@@ -530,7 +530,7 @@ impl From<Refusal> for ErrorObject {
 /// How one server type seals `requestState`: its keys (random for the
 /// process until [`set_keys`](Self::set_keys)), the expiry, and whether
 /// sealing is on. Owned by the server's declaration:
-/// `MyServer::declaration().request_state()`.
+/// `server.declaration().request_state()`.
 pub struct RequestStateSealing {
     keys: RwLock<Option<Arc<RequestStateKeys>>>,
     ttl_ms: AtomicU64,

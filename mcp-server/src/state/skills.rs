@@ -650,11 +650,12 @@ impl Skills {
     /// `notifications/resources/list_changed`. Needs a Tokio runtime; stop
     /// it by aborting the handle. Each round's report goes to `tracing`.
     pub fn watch_dir(
-        &'static self,
+        self: &Arc<Self>,
         root: impl Into<PathBuf>,
         interval: Duration,
     ) -> tokio::task::JoinHandle<()> {
         let root = root.into();
+        let skills = Arc::clone(self);
         tokio::spawn(async move {
             let mut last: Option<LoadReport> = None;
             loop {
@@ -662,13 +663,13 @@ impl Skills {
                 let root = root.clone();
                 let read = tokio::task::spawn_blocking(move || read_root(&root)).await;
                 match read {
-                    Ok(Ok((skills, report))) => {
+                    Ok(Ok((read, report))) => {
                         if last.as_ref() != Some(&report) {
                             for problem in &report.problems {
                                 tracing::warn!(%problem, "skill not served");
                             }
                         }
-                        self.replace_all(skills);
+                        skills.replace_all(read);
                         last = Some(report);
                     }
                     Ok(Err(error)) => tracing::warn!(%error, "skills directory unreadable"),

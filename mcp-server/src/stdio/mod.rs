@@ -366,13 +366,14 @@ where
                     if let Some(old) = legacy_forwarder.take() {
                         old.abort();
                     }
-                    let (events, legacy, shared) = (
+                    let (events, legacy, shared, server) = (
                         config.events.clone(),
                         new_session.clone(),
                         Arc::clone(&shared),
+                        Arc::clone(&server),
                     );
                     legacy_forwarder = Some(tokio::spawn(async move {
-                        forward_legacy_events::<S>(&events, &legacy, |message| {
+                        forward_legacy_events(&*server, &events, &legacy, |message| {
                             shared.notify(message);
                             true
                         })

@@ -23,15 +23,14 @@ pub struct Reply(Bytes);
 /// Where a reply's bytes live: a clone of a kept reply shares them.
 #[derive(Clone)]
 enum Bytes {
-    Static(&'static [u8]),
     Owned(Vec<u8>),
     Shared(Arc<[u8]>),
 }
 
 impl Reply {
-    /// Bytes rendered once for the life of the process (`server/discover`).
-    pub(crate) fn from_static(bytes: &'static [u8]) -> Self {
-        Self(Bytes::Static(bytes))
+    /// Bytes the runtime rendered itself from a typed value.
+    pub(crate) fn from_rendered(bytes: Vec<u8>) -> Self {
+        Self(Bytes::Owned(bytes))
     }
 
     /// A result built as JSON (listen streams, legacy bridging).
@@ -52,7 +51,6 @@ impl Reply {
     /// The result object's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            Bytes::Static(bytes) => bytes,
             Bytes::Owned(bytes) => bytes,
             Bytes::Shared(bytes) => bytes,
         }

@@ -164,7 +164,8 @@ pub async fn assert_conforms<S: McpServer + 'static>(server: S) {
 
 /// [`check_server`] for a server already shared (a [`TestClient`](crate::TestClient)'s).
 pub(crate) async fn check_shared<S: McpServer + 'static>(server: &Arc<S>) -> Report {
-    let info = S::declaration().server_info();
+    let declaration = server.declaration();
+    let info = declaration.server_info();
     let mut report = Report {
         server: format!("{} {}", info.name, info.version),
         ..Report::default()

@@ -52,7 +52,8 @@ pub(super) async fn run<S: McpServer + 'static>(server: &Arc<S>, report: &mut Re
     p.envelopes().await;
     p.notifications().await;
     p.http_headers().await;
-    let capabilities = serde_json::to_value(S::declaration().capabilities()).unwrap_or_default();
+    let capabilities =
+        serde_json::to_value(server.declaration().capabilities()).unwrap_or_default();
     let has = |name: &str| capabilities.get(name).is_some_and(|c| !c.is_null());
     p.capabilities(&has).await;
     let mut tools = None;
@@ -78,7 +79,7 @@ pub(super) async fn run<S: McpServer + 'static>(server: &Arc<S>, report: &mut Re
     if has("prompts") {
         p.unknown_prompt().await;
     }
-    let declaration = S::declaration();
+    let declaration = server.declaration();
     if declaration.is_dual_era() {
         p.legacy_initialize(declaration.initialize_versions(), &supported)
             .await;

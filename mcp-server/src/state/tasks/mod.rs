@@ -287,7 +287,7 @@ impl Tasks {
     /// (durably: see the module docs). `expires_at_ms` is the task's
     /// expiry, after which there is nothing left to record.
     pub(crate) fn spawn_round(
-        &'static self,
+        self: &Arc<Self>,
         task_id: String,
         expires_at_ms: Option<u64>,
         work: Work,
@@ -296,9 +296,10 @@ impl Tasks {
         let handle = tokio::spawn(work);
         self.running()
             .insert(task_id.clone(), handle.abort_handle());
+        let this = Arc::clone(self);
         tokio::spawn(async move {
-            let joined = self.supervise(&task_id, handle).await;
-            self.running().remove(&task_id);
+            let joined = this.supervise(&task_id, handle).await;
+            this.running().remove(&task_id);
             let end = match joined {
                 Ok(Ok(reply)) => match reply.to_value() {
                     // Stored without the response-level `serverInfo`.
@@ -309,27 +310,28 @@ impl Tasks {
                 Err(join) if join.is_cancelled() => return,
                 Err(_) => RoundEnd::Error(errors::internal_error("The tool panicked")),
             };
-            self.unstored_ends.fetch_add(1, Ordering::Relaxed);
-            self.record_end(&task_id, expires_at_ms, end, events.as_ref())
+            this.unstored_ends.fetch_add(1, Ordering::Relaxed);
+            this.record_end(&task_id, expires_at_ms, end, events.as_ref())
                 .await;
-            self.unstored_ends.fetch_sub(1, Ordering::Relaxed);
+            this.unstored_ends.fetch_sub(1, Ordering::Relaxed);
         });
     }
 
     /// Ends the task `failed` with `error`, durably (as a round's end).
     pub(crate) fn spawn_failure(
-        &'static self,
+        self: &Arc<Self>,
         task_id: String,
         expires_at_ms: Option<u64>,
         error: ErrorObject,
         events: Option<ServerEvents>,
     ) {
         self.unstored_ends.fetch_add(1, Ordering::Relaxed);
+        let this = Arc::clone(self);
         tokio::spawn(async move {
             let end = RoundEnd::Error(error);
-            self.record_end(&task_id, expires_at_ms, end, events.as_ref())
+            this.record_end(&task_id, expires_at_ms, end, events.as_ref())
                 .await;
-            self.unstored_ends.fetch_sub(1, Ordering::Relaxed);
+            this.unstored_ends.fetch_sub(1, Ordering::Relaxed);
         });
     }
 
@@ -339,21 +341,22 @@ impl Tasks {
     /// and the client's retry decides. Asked with backoff for the
     /// end-retry window while the store fails.
     pub(crate) fn resume_if_written(
-        &'static self,
+        self: &Arc<Self>,
         written: TaskRecord,
         work: Work,
         events: Option<ServerEvents>,
     ) {
+        let this = Arc::clone(self);
         tokio::spawn(async move {
-            let window = self.read_settings().end_retry_window;
+            let window = this.read_settings().end_retry_window;
             let started = Instant::now();
             let mut delay = END_RETRY_MIN_DELAY;
             loop {
-                match self.store().get(&written.task_id).await {
+                match this.store().get(&written.task_id).await {
                     Ok(Some(record)) if record == written => {
                         announce(events.as_ref(), Some(&record));
                         let expires = record.expires_at_ms();
-                        self.spawn_round(record.task_id, expires, work, events);
+                        this.spawn_round(record.task_id, expires, work, events);
                         return;
                     }
                     Ok(_) => return,

@@ -1,0 +1,197 @@
+//! Servers defined at run time, without macros: `McpServer` implemented by
+//! hand with a declaration per instance, held to the same rules and served
+//! to the same clients as a derived server.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::sync::Arc;
+
+use mcp_era_server::mcp_era_types::v2026_07_28::*;
+use mcp_era_server::{
+    HandlerResult, McpServer, McpServerExt, MessageContext, Reply, RequestContext,
+    ServerDeclaration, errors,
+};
+use mcp_era_testing::{TestClient, check_server};
+use serde_json::{Value, json};
+
+/// A server whose identity, versions and tools come from data (here a JSON
+/// literal, in real life a file): two of them with different data live in
+/// one process.
+struct FromConfig {
+    declaration: Arc<ServerDeclaration>,
+    tools: Vec<Tool>,
+}
+
+impl FromConfig {
+    fn new(config: Value) -> Self {
+        let info = Implementation::builder()
+            .name(config["name"].as_str().unwrap().to_owned())
+            .version("1.0.0".to_owned())
+            .build();
+        let names = |key: &str| -> Vec<String> {
+            config["versions"][key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_owned())
+                .collect()
+        };
+        let declaration = ServerDeclaration::new(info)
+            .with_versions(names("modern"), names("legacy"))
+            .unwrap()
+            .with_capabilities(ServerCapabilities::new().with_tools(ServerCapabilitiesTools::new()))
+            .with_instructions(config["instructions"].as_str().unwrap());
+        let tools = serde_json::from_value(config["tools"].clone()).unwrap();
+        Self {
+            declaration: Arc::new(declaration),
+            tools,
+        }
+    }
+
+    fn call(&self, params: &CallToolRequestParams) -> HandlerResult<CallToolResultResponseResult> {
+        let tool = self
+            .tools
+            .iter()
+            .find(|t| t.name == params.name)
+            .ok_or_else(|| errors::invalid_params(format!("Unknown tool: {}", params.name)))?;
+        let said = tool.description.as_deref().unwrap_or_default();
+        Ok(CallToolResult::text(format!("{} says {said}", tool.name)).into())
+    }
+}
+
+impl McpServer for FromConfig {
+    fn declaration(&self) -> Arc<ServerDeclaration> {
+        Arc::clone(&self.declaration)
+    }
+
+    async fn dispatch_capability(
+        &self,
+        request: ClientRequest,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        match request {
+            ClientRequest::ListToolsRequest(list) => match list.params.cursor {
+                Some(cursor) => Err(errors::invalid_params(format!("Invalid cursor {cursor}"))),
+                None => ctx.reply(ListToolsResult::new(self.tools.clone(), ctx.cache_hints())),
+            },
+            ClientRequest::CallToolRequest(call) => ctx.reply(self.call(&call.params)?),
+            other => Err(errors::method_not_found(format!(
+                "{} is not served",
+                other.method()
+            ))),
+        }
+    }
+}
+
+fn config(name: &str, modern: &[&str], legacy: &[&str], tool: &str) -> Value {
+    json!({
+        "name": name,
+        "instructions": format!("{name} from its config"),
+        "versions": { "modern": modern, "legacy": legacy },
+        "tools": [{
+            "name": tool,
+            "description": format!("hello from {name}"),
+            "inputSchema": { "type": "object" },
+        }],
+    })
+}
+
+fn north() -> FromConfig {
+    FromConfig::new(config("north", &["2026-07-28"], &["2025-11-25"], "greet"))
+}
+
+fn south() -> FromConfig {
+    FromConfig::new(config("south", &["2026-07-28"], &[], "wave"))
+}
+
+fn discover(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+fn initialize(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+}
+
+async fn ask<S: McpServer>(server: &S, message: Value) -> Value {
+    let outcome = server.handle_value(message, &MessageContext::stdio()).await;
+    outcome.json().unwrap()
+}
+
+#[tokio::test]
+async fn two_servers_of_one_type_answer_with_their_own_declarations() {
+    let (north, south) = (north(), south());
+    let answer = ask(&north, discover(1)).await;
+    let result = &answer["result"];
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "north"
+    );
+    assert_eq!(result["instructions"], "north from its config");
+    assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+    let answer = ask(&south, discover(2)).await;
+    assert_eq!(
+        answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "south"
+    );
+    assert_eq!(answer["result"]["instructions"], "south from its config");
+
+    // North serves legacy clients too; south is modern-only.
+    let answer = ask(&north, initialize(3)).await;
+    assert_eq!(answer["result"]["serverInfo"]["name"], "north", "{answer}");
+    assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(answer["result"]["instructions"], "north from its config");
+    let answer = ask(&south, initialize(4)).await;
+    assert!(answer["error"].is_object(), "{answer}");
+    assert!(answer.get("result").is_none(), "{answer}");
+}
+
+#[tokio::test]
+async fn a_hand_written_server_meets_the_rules_in_both_eras() {
+    check_server(north()).await.assert_ok();
+    check_server(south()).await.assert_ok();
+}
+
+#[tokio::test]
+async fn clients_of_both_eras_call_a_hand_written_server() {
+    let modern = TestClient::new(north()).await.unwrap();
+    let text = modern.call_tool_text("greet", json!({})).await.unwrap();
+    assert_eq!(text, "greet says hello from north");
+    let legacy = TestClient::legacy(north()).await.unwrap();
+    let text = legacy.call_tool_text("greet", json!({})).await.unwrap();
+    assert_eq!(text, "greet says hello from north");
+}
+
+#[test]
+fn a_declaration_serves_only_versions_the_runtime_implements() {
+    let info = || {
+        Implementation::builder()
+            .name("x".to_owned())
+            .version("1".to_owned())
+            .build()
+    };
+    let refused = |modern: &[&str], legacy: &[&str]| {
+        ServerDeclaration::new(info())
+            .with_versions(modern, legacy)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(refused(&[], &[]).contains("at least one modern version"));
+    assert!(refused(&["2025-11-25"], &[]).contains("legacy protocol version"));
+    assert!(refused(&["2026-07-28"], &["2026-07-28"]).contains("modern protocol version"));
+    assert!(refused(&["2026-07-28"], &["2025-06-18"]).contains("not implemented"));
+    assert!(refused(&["2026-07-28", "2026-07-28"], &[]).contains("duplicate"));
+    assert!(refused(&["2099-01-01"], &[]).contains("unknown MCP protocol version"));
+    // The default serves every implemented version, in both eras.
+    let default = ServerDeclaration::new(info());
+    assert_eq!(
+        default.advertised_versions(),
+        mcp_era_server::IMPLEMENTED_MODERN_VERSIONS
+    );
+    assert_eq!(
+        default.initialize_versions(),
+        mcp_era_server::IMPLEMENTED_LEGACY_VERSIONS
+    );
+}
