@@ -58,9 +58,27 @@ impl FromConfig {
     }
 }
 
+/// An extension method the runtime knows nothing about.
+const ECHO: &str = "example/echo";
+
 impl McpServer for FromConfig {
     fn declaration(&self) -> Arc<ServerDeclaration> {
         Arc::clone(&self.declaration)
+    }
+
+    fn serves_method(&self, method: &str) -> bool {
+        method == ECHO
+    }
+
+    async fn handle_method(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Value> {
+        let said = params.as_ref().and_then(|p| p.get("say")).cloned();
+        let said = said.ok_or_else(|| errors::invalid_params("params.say is missing"))?;
+        Ok(json!({"method": method, "said": said, "version": ctx.protocol_version()}))
     }
 
     async fn dispatch_capability(
@@ -146,6 +164,52 @@ async fn two_servers_of_one_type_answer_with_their_own_declarations() {
     let answer = ask(&south, initialize(4)).await;
     assert!(answer["error"].is_object(), "{answer}");
     assert!(answer.get("result").is_none(), "{answer}");
+}
+
+fn echo(version: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    json!({"jsonrpc": "2.0", "id": 7, "method": ECHO, "params": params})
+}
+
+#[tokio::test]
+async fn a_method_the_runtime_does_not_know_is_answered_behind_the_version_gate() {
+    let server = north();
+    let answer = ask(&server, echo("2026-07-28", json!({"say": "hi"}))).await;
+    let result = &answer["result"];
+    assert_eq!(result["said"], "hi", "{answer}");
+    assert_eq!(result["method"], ECHO);
+    assert_eq!(result["version"], "2026-07-28");
+    assert_eq!(result["resultType"], "complete", "the runtime completes it");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "north"
+    );
+    // The gate still applies: an unsupported version is -32022.
+    let answer = ask(&server, echo("2099-01-01", json!({"say": "hi"}))).await;
+    assert_eq!(answer["error"]["code"], -32022, "{answer}");
+    assert_eq!(answer["error"]["data"]["supported"], json!(["2026-07-28"]));
+    // The handler's own error, and a method nobody serves.
+    let answer = ask(&server, echo("2026-07-28", json!({}))).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let mut unknown = echo("2026-07-28", json!({"say": "hi"}));
+    unknown["method"] = json!("example/other");
+    let answer = ask(&server, unknown).await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    // The same through the HTTP entry point, headers checked as for any request.
+    let client = TestClient::new(north()).await.unwrap();
+    let headers = mcp_era_server::HttpHeaders {
+        protocol_version: Some("2026-07-28".into()),
+        method: Some(Some(ECHO.into())),
+        ..Default::default()
+    };
+    let answer = client
+        .send_http(echo("2026-07-28", json!({"say": "over http"})), headers)
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let body = answer.body.unwrap();
+    assert_eq!(body["result"]["said"], "over http", "{body}");
 }
 
 #[tokio::test]

@@ -118,7 +118,7 @@ pub(crate) async fn legacy_request<S: McpServer>(
         | methods::PROMPTS_LIST
         | methods::PROMPTS_GET
         | methods::COMPLETION_COMPLETE => {
-            check_method(declaration, envelope.method)?;
+            check_method(declaration, envelope.method, |_| false)?;
             match bridge(server, declaration, envelope, message, session, ctx).await {
                 Ok(result) => Ok(legacy_result(envelope.method, result).into()),
                 Err(error) => Err(legacy_error(envelope.method, error)),

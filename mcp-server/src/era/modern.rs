@@ -115,7 +115,9 @@ async fn checks_after_meta<S: McpServer>(
     if let Some(headers) = headers {
         check_routing_headers(headers, call)?;
     }
-    check_method(declaration, call.method)?;
+    check_method(declaration, call.method, |method| {
+        server.serves_method(method)
+    })?;
     if let Some(headers) = headers
         && headers.method.is_some()
         && call.method == methods::TOOLS_CALL
@@ -155,6 +157,20 @@ pub(crate) async fn modern_request<S: McpServer>(
     if crate::features::skills::SKILL_METHODS.contains(&envelope.method) {
         let result =
             crate::features::skills::handle_method(declaration, envelope.method, envelope.params)?;
+        return finished_reply(
+            declaration,
+            envelope.method,
+            result,
+            ctx.server_info_in_results,
+        );
+    }
+    if !is_known_method(envelope.method) {
+        // `check_method` let it through: the server answers it itself.
+        let request_ctx = request_context(declaration, id.clone(), meta, ctx);
+        let params = envelope.params.cloned();
+        let result = server
+            .handle_method(envelope.method, params, &request_ctx)
+            .await?;
         return finished_reply(
             declaration,
             envelope.method,
@@ -429,9 +445,27 @@ fn read_request_meta(params: Option<&Value>) -> Result<RequestMetaObject, ErrorO
 
 /// Step 9: the method is a modern client request and its server capability
 /// is declared.
+/// Whether `method` is one of the core methods with a typed request.
+fn is_known_method(method: &str) -> bool {
+    matches!(
+        method,
+        methods::SERVER_DISCOVER
+            | methods::TOOLS_LIST
+            | methods::TOOLS_CALL
+            | methods::RESOURCES_LIST
+            | methods::RESOURCES_READ
+            | methods::RESOURCES_TEMPLATES_LIST
+            | methods::PROMPTS_LIST
+            | methods::PROMPTS_GET
+            | methods::COMPLETION_COMPLETE
+            | methods::SUBSCRIPTIONS_LISTEN
+    )
+}
+
 pub(crate) fn check_method(
     declaration: &ServerDeclaration,
     method: &str,
+    served_by_hand: impl FnOnce(&str) -> bool,
 ) -> Result<(), ErrorObject> {
     let caps = declaration.capabilities();
     let (capability, declared) = match method {
@@ -461,6 +495,8 @@ pub(crate) fn check_method(
                 "{removed} was removed in MCP 2026-07-28"
             )));
         }
+        // A method the runtime does not know, that the server answers itself.
+        unknown if served_by_hand(unknown) => return Ok(()),
         unknown => {
             return Err(errors::method_not_found(format!(
                 "Unknown method {unknown}"

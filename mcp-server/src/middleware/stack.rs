@@ -105,6 +105,19 @@ impl<S: McpServer + 'static> McpServer for Layered<S> {
         }
     }
 
+    fn serves_method(&self, method: &str) -> bool {
+        self.server.serves_method(method)
+    }
+
+    fn handle_method<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<serde_json::Value>,
+        ctx: &'a RequestContext,
+    ) -> impl Future<Output = HandlerResult<serde_json::Value>> + Send + 'a {
+        self.server.handle_method(method, params, ctx)
+    }
+
     fn tool_param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
         self.server.tool_param_headers(name)
     }

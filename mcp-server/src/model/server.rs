@@ -48,6 +48,33 @@ pub trait McpServer: Send + Sync + Sized {
         unrouted(&request)
     }
 
+    /// Whether this server answers `method`, a method the runtime itself
+    /// does not know (an extension's, or any method a proxy forwards). A
+    /// modern request for it then passes the gate (version, `_meta`) and
+    /// goes to [`handle_method`](Self::handle_method); otherwise it is
+    /// answered `-32601`. Never asked for a method the runtime knows.
+    fn serves_method(&self, method: &str) -> bool {
+        let _ = method;
+        false
+    }
+
+    /// Answers a modern request for a method that
+    /// [`serves_method`](Self::serves_method) accepted, as raw JSON: its
+    /// `params` in (with `_meta`), its result object out; the runtime adds
+    /// `resultType` and the server's identity when they are missing.
+    /// Middleware layers do not see these requests yet.
+    fn handle_method<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<serde_json::Value>,
+        ctx: &'a RequestContext,
+    ) -> impl Future<Output = HandlerResult<serde_json::Value>> + Send + 'a {
+        let _ = (params, ctx);
+        std::future::ready(Err(crate::wire::errors::method_not_found(format!(
+            "Unknown method {method}"
+        ))))
+    }
+
     /// The `x-mcp-header` annotations of tool `name`, checked against the
     /// `Mcp-Param-*` headers of an HTTP `tools/call`; `None` (the default)
     /// lets the runtime read them from `tools/list`, cached by its `ttlMs`.
