@@ -447,6 +447,65 @@
 //! `initialize` result has no `extensions`, so a legacy session sees no
 //! `skills/*` methods and no `skill://` files.
 //!
+//! ## …build a server without macros, from data?
+//!
+//! Implement [`McpServer`](server::McpServer) by hand. Its one required
+//! method returns the server's [`ServerDeclaration`](server::ServerDeclaration),
+//! built at run time (identity, versions checked against what the runtime
+//! implements, capabilities, instructions) and held per instance, so two
+//! servers of one type may declare different things; `dispatch_capability`
+//! answers the typed requests, each result rendered with
+//! [`RequestContext::reply`](server::RequestContext::reply);
+//! `serves_method` and `handle_method` answer methods the runtime does not
+//! know, as raw JSON. The runtime does the rest as for a derived server:
+//! the version gate, `server/discover`, the legacy `initialize`, both
+//! transports. A [`ToolRouter`](server::ToolRouter) holds tools that come
+//! and go. `examples/dynamic.rs` reads its catalogue from a JSON file and
+//! follows the file's changes while it serves.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use mcp_era::server::{HandlerResult, McpServer, Reply, RequestContext, ServerDeclaration, errors};
+//! use mcp_era::types::v2026_07_28::prelude::*;
+//!
+//! struct Echo {
+//!     declaration: Arc<ServerDeclaration>,
+//! }
+//!
+//! impl McpServer for Echo {
+//!     fn declaration(&self) -> Arc<ServerDeclaration> {
+//!         Arc::clone(&self.declaration)
+//!     }
+//!
+//!     async fn dispatch_capability(&self, request: ClientRequest, ctx: &RequestContext) -> HandlerResult<Reply> {
+//!         match request {
+//!             ClientRequest::ListToolsRequest(_) => {
+//!                 let input = serde_json::from_value(serde_json::json!({"type": "object"})).unwrap();
+//!                 ctx.reply(ListToolsResult::new(vec![Tool::new(input, "echo")], ctx.cache_hints()))
+//!             }
+//!             ClientRequest::CallToolRequest(call) => {
+//!                 let said = format!("{:?}", call.params.arguments.unwrap_or_default());
+//!                 ctx.reply(CallToolResultResponseResult::from(CallToolResult::text(said)))
+//!             }
+//!             other => Err(errors::method_not_found(format!("{} is not served", other.method()))),
+//!         }
+//!     }
+//! }
+//!
+//! let info = Implementation::builder().name("echo").version("1.0.0").build();
+//! let declaration = ServerDeclaration::new(info)
+//!     .with_versions(["2026-07-28"], ["2025-11-25"])?
+//!     .with_capabilities(ServerCapabilities::new().with_tools(ServerCapabilitiesTools::new()));
+//! let server = Echo { declaration: Arc::new(declaration) };
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! # let client = mcp_era::testing::TestClient::new(server).await.unwrap();
+//! # let text = client.call_tool_text("echo", serde_json::json!({"a": 1})).await.unwrap();
+//! # assert!(text.contains("\"a\""), "{text}");
+//! # });
+//! // mcp_era::server::stdio::run(server)
+//! # Ok::<(), mcp_era::server::VersionRejection>(())
+//! ```
+//!
 //! # What is in the crate
 //!
 //! | path | crate | feature |
