@@ -259,3 +259,47 @@ fn a_declaration_serves_only_versions_the_runtime_implements() {
         mcp_era_server::IMPLEMENTED_LEGACY_VERSIONS
     );
 }
+
+/// A server that replaces its declaration while it serves.
+struct Swapping {
+    current: std::sync::RwLock<Arc<ServerDeclaration>>,
+}
+
+impl McpServer for Swapping {
+    fn declaration(&self) -> Arc<ServerDeclaration> {
+        Arc::clone(&self.current.read().unwrap())
+    }
+}
+
+fn declaration(instructions: &str) -> ServerDeclaration {
+    let info = Implementation::builder()
+        .name("swapping".to_owned())
+        .version("1".to_owned())
+        .build();
+    ServerDeclaration::new(info).with_instructions(instructions)
+}
+
+#[tokio::test]
+async fn a_replaced_declaration_is_discovered_and_keeps_the_servers_state() {
+    let server = Swapping {
+        current: std::sync::RwLock::new(Arc::new(declaration("first"))),
+    };
+    let answer = ask(&server, discover(1)).await;
+    assert_eq!(answer["result"]["instructions"], "first");
+    let keys = mcp_era_server::RequestStateKeys::new("k1", [3; 32]).unwrap();
+    server.declaration().request_state().set_keys(keys);
+
+    let next = declaration("second").with_state_of(&server.declaration());
+    *server.current.write().unwrap() = Arc::new(next);
+    let answer = ask(&server, discover(2)).await;
+    assert_eq!(answer["result"]["instructions"], "second", "{answer}");
+    let kept = server.declaration().request_state().keys().unwrap();
+    assert_eq!(
+        kept.current_key_id(),
+        "k1",
+        "sealing keys survive the change"
+    );
+    // Without it, a new declaration starts with state of its own.
+    let fresh = declaration("third");
+    assert_ne!(fresh.request_state().keys().unwrap().current_key_id(), "k1");
+}

@@ -99,7 +99,7 @@ pub struct ServerDeclaration {
     pub(crate) param_headers: crate::state::param_header_cache::ParamHeaderCache,
     tasks: Arc<crate::state::tasks::Tasks>,
     skills: Arc<crate::state::skills::Skills>,
-    request_state: crate::state::request_state::RequestStateSealing,
+    request_state: Arc<crate::state::request_state::RequestStateSealing>,
 }
 
 impl ServerDeclaration {
@@ -125,7 +125,7 @@ impl ServerDeclaration {
             param_headers: crate::state::param_header_cache::ParamHeaderCache::default(),
             tasks: Arc::new(crate::state::tasks::Tasks::new()),
             skills: Arc::new(crate::state::skills::Skills::new()),
-            request_state: crate::state::request_state::RequestStateSealing::new(),
+            request_state: Arc::new(crate::state::request_state::RequestStateSealing::new()),
         }
     }
 
@@ -149,6 +149,18 @@ impl ServerDeclaration {
         self.legacy_versions = servable_list(legacy, Era::Legacy)?;
         self.modern_versions = modern;
         Ok(self)
+    }
+
+    /// This declaration with the run-time state of `previous`: its tasks,
+    /// skills and `requestState` keys, shared from then on. For a server
+    /// that replaces its declaration while it serves (a capability that
+    /// changed, a backend that restarted): running tasks, sealed
+    /// `requestState`s and loaded skills outlive the change.
+    pub fn with_state_of(mut self, previous: &ServerDeclaration) -> Self {
+        self.tasks = Arc::clone(&previous.tasks);
+        self.skills = Arc::clone(&previous.skills);
+        self.request_state = Arc::clone(&previous.request_state);
+        self
     }
 
     /// Versions the derive checked at compile time.
