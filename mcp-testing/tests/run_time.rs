@@ -303,3 +303,68 @@ async fn a_replaced_declaration_is_discovered_and_keeps_the_servers_state() {
     let fresh = declaration("third");
     assert_ne!(fresh.request_state().keys().unwrap().current_key_id(), "k1");
 }
+
+/// Tools that outlive the declarations that serve them.
+struct Renamed {
+    current: std::sync::RwLock<Arc<ServerDeclaration>>,
+    tools: mcp_era_server::ToolRouter,
+}
+
+impl McpServer for Renamed {
+    fn declaration(&self) -> Arc<ServerDeclaration> {
+        Arc::clone(&self.current.read().unwrap())
+    }
+
+    async fn dispatch_capability(
+        &self,
+        request: ClientRequest,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        match request {
+            ClientRequest::ListToolsRequest(list) => {
+                self.tools.list_tools_reply(list.params, ctx).await
+            }
+            other => Err(errors::method_not_found(other.method().to_owned())),
+        }
+    }
+}
+
+fn named(name: &str) -> Arc<ServerDeclaration> {
+    let info = Implementation::builder()
+        .name(name.to_owned())
+        .version("1".to_owned())
+        .build();
+    let tools = ServerCapabilities::new().with_tools(ServerCapabilitiesTools::new());
+    Arc::new(ServerDeclaration::new(info).with_capabilities(tools))
+}
+
+#[tokio::test]
+async fn kept_list_pages_carry_the_identity_of_the_declaration_that_serves_them() {
+    let tools = mcp_era_server::ToolRouter::new();
+    tools
+        .add(
+            "ping",
+            "Answers pong",
+            |_: serde_json::Map<String, Value>, _| async { "pong" },
+        )
+        .unwrap();
+    let server = Renamed {
+        current: std::sync::RwLock::new(named("first")),
+        tools,
+    };
+    let list = || {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    };
+    for name in ["first", "second", "third"] {
+        *server.current.write().unwrap() = named(name);
+        let answer = ask(&server, list()).await;
+        let result = &answer["result"];
+        assert_eq!(result["tools"][0]["name"], "ping", "{answer}");
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], name,
+            "a page kept for an earlier declaration must not be served"
+        );
+    }
+}

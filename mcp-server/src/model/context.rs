@@ -490,6 +490,15 @@ impl RequestContext {
         crate::wire::reply::render(result, self.result_server_info())
     }
 
+    /// Which declaration's identity this request's results carry, if any:
+    /// rendered pages are kept apart by it.
+    pub(crate) fn result_server_info_key(&self) -> Option<u64> {
+        self.declaration
+            .as_deref()
+            .filter(|_| self.server_info_in_results)
+            .map(crate::model::declaration::ServerDeclaration::id)
+    }
+
     /// The identity to put in this request's result, if any.
     pub(crate) fn result_server_info(&self) -> Option<crate::wire::reply::ServerInfo<'_>> {
         let declaration = self

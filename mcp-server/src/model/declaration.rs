@@ -4,6 +4,7 @@
 //! (`server/discover`, the legacy `InitializeResult`).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use mcp_era_types::v2025_11_25 as legacy;
@@ -82,6 +83,9 @@ pub const DEFAULT_CACHE_SCOPE: CacheScope = CacheScope::Private;
 /// never silently change another.
 #[derive(Debug)]
 pub struct ServerDeclaration {
+    /// Unique in the process: what kept pages are keyed by (an address
+    /// could be reused by a later declaration).
+    id: u64,
     server_info: Implementation,
     instructions: Option<String>,
     modern_versions: Vec<&'static str>,
@@ -107,7 +111,9 @@ impl ServerDeclaration {
     /// eras (as the derive does when `versions(...)` is not written), with
     /// no capabilities, no instructions and the default caching hints.
     pub fn new(server_info: Implementation) -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Self {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             server_info,
             instructions: None,
             modern_versions: IMPLEMENTED_MODERN_VERSIONS.to_vec(),
@@ -149,6 +155,11 @@ impl ServerDeclaration {
         self.legacy_versions = servable_list(legacy, Era::Legacy)?;
         self.modern_versions = modern;
         Ok(self)
+    }
+
+    /// Unique in the process.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// This declaration with the run-time state of `previous`: its tasks,

@@ -25,8 +25,8 @@ pub(crate) struct PageKey {
     apps: bool,
     ttl_ms: u64,
     scope: CacheScope,
-    /// The address of the pre-rendered `serverInfo` the result carries.
-    server_info: Option<usize>,
+    /// The declaration whose `serverInfo` the result carries.
+    server_info: Option<u64>,
 }
 
 impl PageKey {
@@ -44,9 +44,7 @@ impl PageKey {
             apps,
             ttl_ms: ctx.cache_ttl_ms(),
             scope: ctx.cache_scope(),
-            server_info: ctx
-                .result_server_info()
-                .map(|info| info.rendered.as_ptr() as usize),
+            server_info: ctx.result_server_info_key(),
         })
     }
 }
