@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 
 use mcp_era::server::http::{self, HttpConfig};
 use mcp_era::server::{
-    HandlerResult, McpServer, Reply, RequestContext, ServerDeclaration, ServerEvents, ToolCall,
-    ToolRouter, errors, stdio,
+    HandlerResult, McpServer, PromptCall, PromptRouter, Reply, RequestContext, ServerDeclaration,
+    ServerEvents, ToolCall, ToolRouter, errors, stdio,
 };
 use mcp_era::types::v2026_07_28::prelude::*;
 use serde::Deserialize;
@@ -70,7 +70,8 @@ fn fill(template: &str, arguments: &BTreeMap<String, String>) -> String {
 struct Catalogue {
     declaration: Arc<ServerDeclaration>,
     tools: ToolRouter,
-    /// The resources and prompts of the last read.
+    prompts: PromptRouter,
+    /// The last read (its resources are served from it).
     config: RwLock<Config>,
     events: ServerEvents,
 }
@@ -93,10 +94,12 @@ impl Catalogue {
         let server = Self {
             declaration: Arc::new(declaration),
             tools: ToolRouter::new().with_events(events.clone()),
+            prompts: PromptRouter::new().with_events(events.clone()),
             config: RwLock::new(config.clone()),
             events,
         };
         server.sync_tools(&config.tools)?;
+        server.sync_prompts(&config.prompts);
         Ok(server)
     }
 
@@ -131,6 +134,22 @@ impl Catalogue {
         Ok(())
     }
 
+    /// Makes the router's prompts those of `entries` (each change announced).
+    fn sync_prompts(&self, entries: &[PromptEntry]) {
+        for name in self.prompts.names() {
+            if !entries.iter().any(|e| e.prompt.name == name) {
+                self.prompts.remove(&name);
+            }
+        }
+        for entry in entries {
+            let text = entry.text.clone();
+            self.prompts
+                .add(entry.prompt.clone(), move |call: PromptCall, _| {
+                    std::future::ready(fill(&text, &call.arguments))
+                });
+        }
+    }
+
     /// Takes a new read of the file: what changed is served and announced.
     fn update(&self, new: Config) -> Result<(), String> {
         let old = self.config();
@@ -141,7 +160,7 @@ impl Catalogue {
             self.events.resources_list_changed();
         }
         if old.prompts != new.prompts {
-            self.events.prompts_list_changed();
+            self.sync_prompts(&new.prompts);
         }
         *self.config.write().unwrap_or_else(|e| e.into_inner()) = new;
         Ok(())
@@ -163,28 +182,6 @@ impl Catalogue {
             contents,
             CacheHints::new(0, CacheScope::Private),
         ))
-    }
-
-    fn get_prompt(&self, params: GetPromptRequestParams) -> HandlerResult<GetPromptResult> {
-        let config = self.config();
-        let entry = config
-            .prompts
-            .iter()
-            .find(|p| p.prompt.name == params.name)
-            .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {}", params.name)))?;
-        let given: BTreeMap<String, String> =
-            params.arguments.unwrap_or_default().into_iter().collect();
-        for argument in entry.prompt.arguments.iter().flatten() {
-            if argument.required == Some(true) && !given.contains_key(&argument.name) {
-                return Err(errors::invalid_params(format!(
-                    "Missing required argument: {}",
-                    argument.name
-                )));
-            }
-        }
-        let text = TextContent::new(fill(&entry.text, &given));
-        let message = PromptMessage::new(ContentBlock::TextContent(text), Role::User);
-        Ok(GetPromptResult::new(vec![message]))
     }
 }
 
@@ -232,11 +229,11 @@ impl McpServer for Catalogue {
                 ctx.reply(self.read_resource(&read.params.uri)?)
             }
             ClientRequest::ListPromptsRequest(list) => {
-                first_page(&list.params)?;
-                let prompts = self.config().prompts.into_iter().map(|p| p.prompt);
-                ctx.reply(ListPromptsResult::new(prompts.collect(), ctx.cache_hints()))
+                self.prompts.list_prompts_reply(list.params, ctx).await
             }
-            ClientRequest::GetPromptRequest(get) => ctx.reply(self.get_prompt(get.params)?),
+            ClientRequest::GetPromptRequest(get) => {
+                ctx.reply(self.prompts.get_prompt(get.params, ctx).await?)
+            }
             other => Err(errors::method_not_found(format!(
                 "{} is not served",
                 other.method()
@@ -352,8 +349,8 @@ mod tests {
     #[tokio::test]
     async fn a_new_read_changes_the_lists_and_announces_it() {
         let events = ServerEvents::new();
+        let server = Catalogue::new(example(), events.clone()).unwrap();
         let mut heard = events.subscribe();
-        let server = Catalogue::new(example(), events).unwrap();
         let mut next = example();
         next.tools[0].tool.name = "welcome".into();
         next.resources.clear();

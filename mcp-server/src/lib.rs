@@ -688,7 +688,7 @@ pub use router::args::{ArgumentError, Arguments};
 pub use router::completions::CompletionArguments;
 pub use router::input;
 pub use router::input::{InputRequired, PromptAnswer, ToolAnswer};
-pub use router::prompts::{IntoPromptResult, PromptCall};
+pub use router::prompts::{IntoPromptResult, PromptCall, PromptRouter};
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::resources::{IntoListing, ListedResource};
 pub use router::tools::{Era, ToolVisibility};

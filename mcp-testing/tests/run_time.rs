@@ -368,3 +368,88 @@ async fn kept_list_pages_carry_the_identity_of_the_declaration_that_serves_them(
         );
     }
 }
+
+fn request_ctx() -> RequestContext {
+    let meta = serde_json::from_str(META).unwrap();
+    RequestContext::new(RequestId::String("1".into()), meta)
+}
+
+const META: &str = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {}}"#;
+
+fn get(name: &str, arguments: Value) -> GetPromptRequestParams {
+    let meta: Value = serde_json::from_str(META).unwrap();
+    serde_json::from_value(json!({"name": name, "arguments": arguments, "_meta": meta})).unwrap()
+}
+
+#[tokio::test]
+async fn prompts_come_and_go_at_run_time() {
+    let events = mcp_era_server::ServerEvents::new();
+    let mut heard = events.subscribe();
+    let prompts = mcp_era_server::PromptRouter::new().with_events(events);
+    let with_topic: Prompt = serde_json::from_value(json!({
+        "name": "summarise", "description": "Summarises a topic",
+        "arguments": [{"name": "topic", "required": true}]
+    }))
+    .unwrap();
+    prompts.add(
+        with_topic,
+        |call: mcp_era_server::PromptCall, _| async move {
+            format!("Summarise {}.", call.arguments["topic"])
+        },
+    );
+    prompts.add(Prompt::new("plain"), |_, _| async { "Say hi." });
+    assert_eq!(
+        heard.try_recv().unwrap(),
+        mcp_era_server::ServerEvent::PromptsListChanged
+    );
+    let ctx = request_ctx();
+    let listed = |prompts: &mcp_era_server::PromptRouter| {
+        let prompts = prompts.clone();
+        let ctx = request_ctx();
+        async move {
+            let reply = prompts
+                .list_prompts_reply(
+                    serde_json::from_value(
+                        json!({"_meta": serde_json::from_str::<Value>(META).unwrap()}),
+                    )
+                    .unwrap(),
+                    &ctx,
+                )
+                .await
+                .unwrap();
+            let list = reply.to_value().unwrap();
+            list["prompts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["name"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(listed(&prompts).await, ["summarise", "plain"]);
+
+    let answer = prompts
+        .get_prompt(get("summarise", json!({"topic": "tides"})), &ctx)
+        .await
+        .unwrap();
+    let answer = serde_json::to_value(answer).unwrap();
+    assert_eq!(answer["messages"][0]["content"]["text"], "Summarise tides.");
+    assert_eq!(answer["description"], "Summarises a topic");
+    let missing = prompts
+        .get_prompt(get("summarise", json!({})), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code, -32602);
+    assert!(missing.message.contains("topic"), "{}", missing.message);
+
+    // Removed: unknown from then on, and the kept page is not served again.
+    assert!(prompts.remove("summarise"));
+    assert!(!prompts.remove("summarise"));
+    assert_eq!(listed(&prompts).await, ["plain"]);
+    let unknown = prompts
+        .get_prompt(get("summarise", json!({"topic": "tides"})), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code, -32602);
+}

@@ -1,8 +1,11 @@
-//! Prompts: the static table behind `#[prompt]` methods and the results
-//! made from their return types.
+//! Prompts: the static table behind `#[prompt]` methods, the
+//! [`PromptRouter`] of prompts known at run time, and the results made
+//! from their return types.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use mcp_era_types::v2026_07_28::{
     ContentBlock, GetPromptRequestParams, GetPromptResult, GetPromptResultResponseResult,
@@ -16,6 +19,7 @@ use super::rendered::{PageKey, RenderedPages};
 use super::tools::BoxFuture;
 use super::{RetryInput, StateSeal};
 use crate::model::context::RequestContext;
+use crate::state::events::ServerEvents;
 use crate::state::request_state::string_arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::reply::{self, Reply};
@@ -110,34 +114,59 @@ pub struct PromptSpec<S> {
     pub get: PromptFn<S>,
 }
 
-/// The prompts of a `#[mcp_era_server::router]` impl, described once.
-pub struct PromptTable<S: 'static> {
-    prompts: Vec<(Prompt, PromptFn<S>)>,
+/// Prompts by name, in listing order, and the pages rendered from them;
+/// `H` calls a prompt.
+struct Prompts<H> {
+    prompts: Vec<(Prompt, H)>,
     by_name: NameMap<String, usize>,
     pages: RenderedPages,
 }
 
-impl<S> PromptTable<S> {
-    /// Describes every prompt.
-    pub fn build(specs: &[PromptSpec<S>]) -> Self {
-        let prompts: Vec<(Prompt, PromptFn<S>)> = specs
-            .iter()
-            .map(|spec| ((spec.describe)(), spec.get))
-            .collect();
-        let by_name = prompts
-            .iter()
-            .enumerate()
-            .map(|(at, (prompt, _))| (prompt.name.clone(), at))
-            .collect();
+impl<H> Default for Prompts<H> {
+    fn default() -> Self {
         Self {
-            prompts,
-            by_name,
+            prompts: Vec::new(),
+            by_name: NameMap::default(),
             pages: RenderedPages::default(),
         }
     }
+}
 
-    /// `prompts/list`.
-    pub fn list(
+impl<H> Prompts<H> {
+    /// Adds `prompt`, or replaces the one of its name in place.
+    fn insert(&mut self, prompt: Prompt, handler: H) {
+        self.pages.clear();
+        match self.by_name.get(&prompt.name) {
+            Some(&at) => self.prompts[at] = (prompt, handler),
+            None => {
+                self.by_name.insert(prompt.name.clone(), self.prompts.len());
+                self.prompts.push((prompt, handler));
+            }
+        }
+    }
+
+    fn remove(&mut self, name: &str) -> bool {
+        let Some(at) = self.by_name.remove(name) else {
+            return false;
+        };
+        self.pages.clear();
+        self.prompts.remove(at);
+        for index in self.by_name.values_mut() {
+            if *index > at {
+                *index -= 1;
+            }
+        }
+        true
+    }
+
+    fn find(&self, name: &str) -> HandlerResult<&(Prompt, H)> {
+        self.by_name
+            .get(name)
+            .map(|&at| &self.prompts[at])
+            .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {name}")))
+    }
+
+    fn list(
         &self,
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
@@ -149,8 +178,7 @@ impl<S> PromptTable<S> {
         Ok(result)
     }
 
-    /// [`list`](Self::list)'s page as result bytes, each page rendered once.
-    pub fn list_reply(
+    fn list_reply(
         &self,
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
@@ -160,6 +188,73 @@ impl<S> PromptTable<S> {
             reply::render(self.list(params, ctx)?, ctx.result_server_info())
         })
     }
+}
+
+/// `prompts/get` of `prompt` through `get`: the `requestState` opened
+/// before and sealed after, the description filled in when left out.
+async fn get_prompt<Fut>(
+    prompt: &Prompt,
+    params: GetPromptRequestParams,
+    ctx: &RequestContext,
+    get: impl FnOnce(PromptCall) -> Fut,
+) -> PromptOutcome
+where
+    Fut: Future<Output = PromptOutcome>,
+{
+    let seal = StateSeal::new(
+        ctx,
+        methods::PROMPTS_GET,
+        || Cow::Borrowed(prompt.name.as_str()),
+        || string_arguments_digest(params.arguments.as_ref()),
+    );
+    let state = seal.open(params.request_state)?;
+    let call = PromptCall {
+        arguments: params.arguments.unwrap_or_default(),
+        retry: RetryInput::new(params.input_responses, state),
+    };
+    let mut outcome = get(call).await?;
+    match &mut outcome {
+        GetPromptResultResponseResult::GetPromptResult(result) if result.description.is_none() => {
+            result.description.clone_from(&prompt.description);
+        }
+        GetPromptResultResponseResult::InputRequiredResult(result) => seal.seal(result)?,
+        _ => {}
+    }
+    Ok(outcome)
+}
+
+/// The prompts of a `#[mcp_era_server::router]` impl, described once.
+pub struct PromptTable<S: 'static> {
+    prompts: Prompts<PromptFn<S>>,
+}
+
+impl<S> PromptTable<S> {
+    /// Describes every prompt.
+    pub fn build(specs: &[PromptSpec<S>]) -> Self {
+        let mut prompts = Prompts::default();
+        for spec in specs {
+            prompts.insert((spec.describe)(), spec.get);
+        }
+        Self { prompts }
+    }
+
+    /// `prompts/list`.
+    pub fn list(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListPromptsResult> {
+        self.prompts.list(params, ctx)
+    }
+
+    /// [`list`](Self::list)'s page as result bytes, each page rendered once.
+    pub fn list_reply(
+        &self,
+        params: &PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        self.prompts.list_reply(params, ctx)
+    }
 
     /// `prompts/get`: an unknown name is `-32602 "Unknown prompt: X"`.
     pub async fn get(
@@ -168,32 +263,151 @@ impl<S> PromptTable<S> {
         params: GetPromptRequestParams,
         ctx: &RequestContext,
     ) -> PromptOutcome {
-        let &at = self
-            .by_name
-            .get(&params.name)
-            .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {}", params.name)))?;
-        let (prompt, get) = &self.prompts[at];
-        let seal = StateSeal::new(
-            ctx,
-            methods::PROMPTS_GET,
-            || Cow::Borrowed(prompt.name.as_str()),
-            || string_arguments_digest(params.arguments.as_ref()),
-        );
-        let state = seal.open(params.request_state)?;
-        let call = PromptCall {
-            arguments: params.arguments.unwrap_or_default(),
-            retry: RetryInput::new(params.input_responses, state),
-        };
-        let mut outcome = get(server, call, ctx).await?;
-        match &mut outcome {
-            GetPromptResultResponseResult::GetPromptResult(result)
-                if result.description.is_none() =>
-            {
-                result.description.clone_from(&prompt.description);
-            }
-            GetPromptResultResponseResult::InputRequiredResult(result) => seal.seal(result)?,
-            _ => {}
+        let (prompt, get) = self.prompts.find(&params.name)?;
+        get_prompt(prompt, params, ctx, |call| get(server, call, ctx)).await
+    }
+}
+
+type DynPromptFn =
+    Arc<dyn Fn(PromptCall, RequestContext) -> BoxFuture<'static, PromptOutcome> + Send + Sync>;
+
+/// Prompts known only at run time (read from a file, a backend's): build
+/// and change the catalogue without macros. Cheap to clone; clones share
+/// the catalogue. Every change publishes `notifications/prompts/list_changed`
+/// on the hub given to [`with_events`](Self::with_events), and forgets the
+/// rendered `prompts/list` pages.
+///
+/// ```
+/// use mcp_era_server::mcp_era_types::v2026_07_28::{Prompt, PromptArgument};
+/// use mcp_era_server::{PromptCall, PromptRouter, ServerEvents};
+///
+/// let events = ServerEvents::new(); // also give it to `StdioConfig`/`HttpConfig`
+/// let prompts = PromptRouter::new().with_events(events.clone());
+/// let mut prompt = Prompt::new("summarise");
+/// prompt.arguments = Some(vec![PromptArgument::new("topic").with_required(true)]);
+/// prompts.add(prompt, |call: PromptCall, _ctx| async move {
+///     format!("Summarise {} in three sentences.", call.arguments["topic"])
+/// });
+/// assert_eq!(prompts.names(), ["summarise"]);
+/// assert!(prompts.remove("summarise"));
+/// ```
+#[derive(Clone, Default)]
+pub struct PromptRouter {
+    prompts: Arc<RwLock<Prompts<DynPromptFn>>>,
+    events: Option<ServerEvents>,
+}
+
+impl std::fmt::Debug for PromptRouter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptRouter")
+            .field("prompts", &self.names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptRouter {
+    /// An empty router that announces no changes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same router, announcing changes on `events`.
+    pub fn with_events(mut self, events: ServerEvents) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Prompts<DynPromptFn>> {
+        self.prompts.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Prompts<DynPromptFn>> {
+        self.prompts.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn changed(&self) {
+        if let Some(events) = &self.events {
+            events.prompts_list_changed();
         }
-        Ok(outcome)
+    }
+
+    /// Adds `prompt` (or replaces the one of its name), answered by
+    /// `handler`. A `prompts/get` without one of the prompt's required
+    /// arguments is refused (`-32602`) before `handler` runs.
+    pub fn add<F, Fut, R>(&self, prompt: Prompt, handler: F)
+    where
+        F: Fn(PromptCall, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        let handler: DynPromptFn = Arc::new(move |call, ctx| {
+            let answer = handler(call, ctx);
+            Box::pin(async move { answer.await.into_prompt_result() })
+        });
+        self.write().insert(prompt, handler);
+        self.changed();
+    }
+
+    /// Removes prompt `name`; `false` when there was none.
+    pub fn remove(&self, name: &str) -> bool {
+        let removed = self.write().remove(name);
+        if removed {
+            self.changed();
+        }
+        removed
+    }
+
+    /// The prompt names, in listing order.
+    pub fn names(&self) -> Vec<String> {
+        self.read()
+            .prompts
+            .iter()
+            .map(|(p, _)| p.name.clone())
+            .collect()
+    }
+
+    /// `prompts/list`.
+    pub async fn list_prompts(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListPromptsResult> {
+        self.read().list(&params, ctx)
+    }
+
+    /// [`list_prompts`](Self::list_prompts)'s page as result bytes, each
+    /// page rendered once per catalogue version.
+    pub async fn list_prompts_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        self.read().list_reply(&params, ctx)
+    }
+
+    /// `prompts/get`: an unknown name or a missing required argument is
+    /// `-32602`.
+    pub async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        ctx: &RequestContext,
+    ) -> PromptOutcome {
+        let (prompt, handler) = {
+            let prompts = self.read();
+            let (prompt, handler) = prompts.find(&params.name)?;
+            (prompt.clone(), Arc::clone(handler))
+        };
+        let given = params.arguments.as_ref();
+        for argument in prompt.arguments.iter().flatten() {
+            if argument.required == Some(true)
+                && !given.is_some_and(|given| given.contains_key(&argument.name))
+            {
+                return Err(errors::invalid_params(format!(
+                    "Missing required argument: {}",
+                    argument.name
+                )));
+            }
+        }
+        get_prompt(&prompt, params, ctx, |call| handler(call, ctx.clone())).await
     }
 }
