@@ -11,9 +11,9 @@ use mcp_era_types::v2025_11_25 as legacy;
 use mcp_era_types::v2026_07_28::{
     CacheScope, DiscoverResult, Implementation, ResultMetaObject, ServerCapabilities, meta_keys,
 };
+use mcp_era_types::versions::{Era, servable_list};
 use serde_json::{Map, Value};
 
-use mcp_era_types::versions::{Era, servable_list};
 /// The versions the runtime implements, newest first: the only ones a
 /// server may declare (see `docs/adopting-a-revision.md` to add one).
 /// Distinct from `mcp_era_types::versions::GENERATED_VERSIONS`, the versions
