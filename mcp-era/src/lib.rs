@@ -449,7 +449,7 @@
 //!
 //! ## …build a server without macros, from data?
 //!
-//! Implement [`McpServer`](server::McpServer) by hand. Its one required
+//! Implement [`McpServer`] by hand. Its one required
 //! method returns the server's [`ServerDeclaration`](server::ServerDeclaration),
 //! built at run time (identity, versions checked against what the runtime
 //! implements, capabilities, instructions) and held per instance, so two
