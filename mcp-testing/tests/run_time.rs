@@ -213,6 +213,43 @@ async fn a_method_the_runtime_does_not_know_is_answered_behind_the_version_gate(
 }
 
 #[tokio::test]
+async fn a_legacy_session_reaches_a_method_the_runtime_does_not_know() {
+    let session = mcp_era_server::LegacySession::new(
+        "2025-11-25".to_owned(),
+        json!({}),
+        json!({"name": "legacy", "version": "1"}),
+    );
+    let ctx = MessageContext::stdio().with_legacy_session(session);
+    let call = |method: &str, params: Value| json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params});
+    let server = north();
+    let answer = server
+        .handle_value(call(ECHO, json!({"say": "old"})), &ctx)
+        .await
+        .json()
+        .unwrap();
+    let result = &answer["result"];
+    assert_eq!(result["said"], "old", "{answer}");
+    assert_eq!(result["version"], "2025-11-25", "the session's version");
+    assert!(
+        result.get("resultType").is_none(),
+        "legacy results carry no resultType"
+    );
+    assert!(result.get("_meta").is_none(), "{answer}");
+    let answer = server
+        .handle_value(call(ECHO, json!({})), &ctx)
+        .await
+        .json()
+        .unwrap();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let answer = server
+        .handle_value(call("example/other", json!({})), &ctx)
+        .await
+        .json()
+        .unwrap();
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+}
+
+#[tokio::test]
 async fn a_hand_written_server_meets_the_rules_in_both_eras() {
     check_server(north()).await.assert_ok();
     check_server(south()).await.assert_ok();

@@ -124,6 +124,14 @@ pub(crate) async fn legacy_request<S: McpServer>(
                 Err(error) => Err(legacy_error(envelope.method, error)),
             }
         }
+        // A method the runtime does not know, that the server answers itself.
+        other if server.serves_method(other) => {
+            let (params, request_ctx) = modern_form(declaration, envelope, message, session, ctx)?;
+            let result = server
+                .handle_method(other, Some(Value::Object(params)), &request_ctx)
+                .await?;
+            Ok(legacy_result(other, result).into())
+        }
         other => Err(errors::method_not_found(format!("Unknown method {other}"))),
     }
 }
@@ -152,16 +160,15 @@ fn initialize(
     })
 }
 
-/// Calls the modern handler for a legacy request, fulfilling
-/// `input_required` rounds with real server→client requests.
-async fn bridge<S: McpServer>(
-    server: &S,
+/// A legacy request's params in their modern form (`_meta` with the
+/// session's version and capabilities), and the context its handler gets.
+fn modern_form(
     declaration: &Arc<ServerDeclaration>,
     envelope: &Envelope<'_>,
     message: &Value,
     session: &LegacySession,
     ctx: &MessageContext,
-) -> Result<Value, ErrorObject> {
+) -> Result<(Map<String, Value>, RequestContext), ErrorObject> {
     let mut params = match message.get("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(params)) => params.clone(),
@@ -199,6 +206,20 @@ async fn bridge<S: McpServer>(
         remote_addr: ctx.remote_addr,
         task_eligible: false,
     };
+    Ok((params, request_ctx))
+}
+
+/// Calls the modern handler for a legacy request, fulfilling
+/// `input_required` rounds with real server→client requests.
+async fn bridge<S: McpServer>(
+    server: &S,
+    declaration: &Arc<ServerDeclaration>,
+    envelope: &Envelope<'_>,
+    message: &Value,
+    session: &LegacySession,
+    ctx: &MessageContext,
+) -> Result<Value, ErrorObject> {
+    let (mut params, request_ctx) = modern_form(declaration, envelope, message, session, ctx)?;
     for _ in 0..MAX_INPUT_ROUNDS {
         let request_value = json!({
             "jsonrpc": "2.0",

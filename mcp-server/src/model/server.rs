@@ -51,8 +51,10 @@ pub trait McpServer: Send + Sync + Sized {
     /// Whether this server answers `method`, a method the runtime itself
     /// does not know (an extension's, or any method a proxy forwards). A
     /// modern request for it then passes the gate (version, `_meta`) and
-    /// goes to [`handle_method`](Self::handle_method); otherwise it is
-    /// answered `-32601`. Never asked for a method the runtime knows.
+    /// goes to [`handle_method`](Self::handle_method), and so does one in a
+    /// legacy session (with the session's version and capabilities in its
+    /// `_meta`); otherwise it is answered `-32601`. Never asked for a
+    /// method the runtime knows.
     fn serves_method(&self, method: &str) -> bool {
         let _ = method;
         false
@@ -61,8 +63,9 @@ pub trait McpServer: Send + Sync + Sized {
     /// Answers a modern request for a method that
     /// [`serves_method`](Self::serves_method) accepted, as raw JSON: its
     /// `params` in (with `_meta`), its result object out; the runtime adds
-    /// `resultType` and the server's identity when they are missing.
-    /// Middleware layers do not see these requests yet.
+    /// `resultType` and the server's identity when they are missing (and
+    /// removes them for a legacy session). Middleware layers do not see
+    /// these requests yet.
     fn handle_method<'a>(
         &'a self,
         method: &'a str,
