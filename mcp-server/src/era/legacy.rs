@@ -25,7 +25,7 @@ use mcp_era_types::v2025_11_25 as legacy;
 use mcp_era_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
 use serde_json::{Map, Value, json};
 
-use crate::era::modern::check_method;
+use crate::era::modern::{check_method, is_capability_method};
 use crate::model::context::{LegacySession, MessageContext, RequestContext};
 use crate::model::declaration::ServerDeclaration;
 use crate::model::server::McpServer;
@@ -110,14 +110,7 @@ pub(crate) async fn legacy_request<S: McpServer>(
             session.change(change).await?;
             Ok(json!({}).into())
         }
-        methods::TOOLS_LIST
-        | methods::TOOLS_CALL
-        | methods::RESOURCES_LIST
-        | methods::RESOURCES_READ
-        | methods::RESOURCES_TEMPLATES_LIST
-        | methods::PROMPTS_LIST
-        | methods::PROMPTS_GET
-        | methods::COMPLETION_COMPLETE => {
+        method if is_capability_method(method) => {
             check_method(declaration, envelope.method, |_| false)?;
             match bridge(server, declaration, envelope, message, session, ctx).await {
                 Ok(result) => Ok(legacy_result(envelope.method, result).into()),

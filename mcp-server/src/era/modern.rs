@@ -443,14 +443,12 @@ fn read_request_meta(params: Option<&Value>) -> Result<RequestMetaObject, ErrorO
         .map_err(|e| invalid(format!("Invalid params._meta: {e}")))
 }
 
-/// Step 9: the method is a modern client request and its server capability
-/// is declared.
-/// Whether `method` is one of the core methods with a typed request.
-fn is_known_method(method: &str) -> bool {
+/// Whether `method` is a request of a server capability (tools, resources,
+/// prompts, completions): the methods both eras route to the handlers.
+pub(crate) fn is_capability_method(method: &str) -> bool {
     matches!(
         method,
-        methods::SERVER_DISCOVER
-            | methods::TOOLS_LIST
+        methods::TOOLS_LIST
             | methods::TOOLS_CALL
             | methods::RESOURCES_LIST
             | methods::RESOURCES_READ
@@ -458,10 +456,18 @@ fn is_known_method(method: &str) -> bool {
             | methods::PROMPTS_LIST
             | methods::PROMPTS_GET
             | methods::COMPLETION_COMPLETE
-            | methods::SUBSCRIPTIONS_LISTEN
     )
 }
 
+/// Whether `method` is one of the core methods with a typed request.
+fn is_known_method(method: &str) -> bool {
+    method == methods::SERVER_DISCOVER
+        || method == methods::SUBSCRIPTIONS_LISTEN
+        || is_capability_method(method)
+}
+
+/// Step 9: the method is a modern client request and its server capability
+/// is declared.
 pub(crate) fn check_method(
     declaration: &ServerDeclaration,
     method: &str,
