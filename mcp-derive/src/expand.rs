@@ -35,18 +35,9 @@ fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
             }
         }
         #[automatically_derived]
-        impl #impl_generics #krate::__private::Served for #ident #ty_generics #where_clause {
-            const SERVED: #krate::__private::Routed<Self> = #krate::__private::Routed::NONE;
+        impl #impl_generics #krate::__private::Derived for #ident #ty_generics #where_clause {
             const VALID: bool = false;
         }
-        #[automatically_derived]
-        impl #impl_generics #krate::__private::ToolsDeclared for #ident #ty_generics #where_clause {}
-        #[automatically_derived]
-        impl #impl_generics #krate::__private::ResourcesDeclared for #ident #ty_generics #where_clause {}
-        #[automatically_derived]
-        impl #impl_generics #krate::__private::PromptsDeclared for #ident #ty_generics #where_clause {}
-        #[automatically_derived]
-        impl #impl_generics #krate::__private::CompletionsDeclared for #ident #ty_generics #where_clause {}
     }
 }
 
@@ -142,15 +133,16 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     }
 
     // A capability is declared when `#[mcp(...)]` writes it (with its
-    // settings) or when a `#[router]` serves it (routed completions: when
-    // something completes).
+    // settings, and the handler trait required) or when the server
+    // implements its handler trait (a router's completions: when something
+    // completes).
     let mut caps = Vec::new();
     let flag = |on: bool, field: TokenStream| {
         on.then(|| quote!(c.#field = ::core::option::Option::Some(true);))
     };
     let values = [
         (
-            attrs.tools.is_some(),
+            &attrs.tools,
             quote!(tools),
             attrs.tools.as_ref().map_or_else(Vec::new, |c| {
                 vec![flag(c.list_changed, quote!(list_changed))]
@@ -158,7 +150,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             quote!(#p::ServerCapabilitiesTools),
         ),
         (
-            attrs.resources.is_some(),
+            &attrs.resources,
             quote!(resources),
             attrs.resources.as_ref().map_or_else(Vec::new, |c| {
                 vec![
@@ -169,7 +161,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             quote!(#p::ServerCapabilitiesResources),
         ),
         (
-            attrs.prompts.is_some(),
+            &attrs.prompts,
             quote!(prompts),
             attrs.prompts.as_ref().map_or_else(Vec::new, |c| {
                 vec![flag(c.list_changed, quote!(list_changed))]
@@ -177,21 +169,29 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
             quote!(#p::ServerCapabilitiesPrompts),
         ),
         (
-            attrs.completions.is_some(),
+            &attrs.completions,
             quote!(completions),
             Vec::new(),
             quote!(#p::JSONObject),
         ),
     ];
     for (written, field, sets, ty) in values {
-        let set = quote!(capabilities.#field = ::core::option::Option::Some(#ty::new()););
-        caps.push(if written {
-            let value = capability_value(ty, sets);
-            quote!(capabilities.#field = ::core::option::Option::Some(#value);)
-        } else {
-            quote! {
-                if <Self as #p::Served>::SERVED.#field.as_ref().is_some_and(|hooks| (hooks.offered)()) {
-                    #set
+        caps.push(match written {
+            Some(cap) => {
+                let value = capability_value(ty, sets);
+                let requires = quote::format_ident!("requires_{}", field.to_string());
+                let required = quote_spanned!(cap.ident.span()=> #p::probe::#requires::<Self>());
+                quote! {
+                    #required;
+                    capabilities.#field = ::core::option::Option::Some(#value);
+                }
+            }
+            None => {
+                let offers = quote::format_ident!("offers_{}", field.to_string());
+                quote! {
+                    if probe.#offers(self) {
+                        capabilities.#field = ::core::option::Option::Some(#ty::new());
+                    }
                 }
             }
         });
@@ -266,65 +266,21 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     let modern = &checked.modern;
     let legacy = &checked.legacy;
 
-    // What the server serves, taken once in an associated const (so a
-    // missing handler impl is one error, and each request reads a constant):
-    // a capability written in `#[mcp(...)]` from its router or handler
-    // (`ToolsBy`), any other from a router only (`__MCP_ROUTED`, which an
-    // inherent const of the router shadows).
-    let served = [
-        (&attrs.tools, quote!(tools), quote!(ToolsBy)),
-        (&attrs.resources, quote!(resources), quote!(ResourcesBy)),
-        (&attrs.prompts, quote!(prompts), quote!(PromptsBy)),
-        (
-            &attrs.completions,
-            quote!(completions),
-            quote!(CompletionsBy),
-        ),
-    ]
-    .into_iter()
-    .map(|(cap, field, by)| {
-        let value = match cap {
-            Some(cap) => {
-                let hooks = quote_spanned!(cap.ident.span()=> <Self as #p::#by>::HOOKS);
-                quote!(::core::option::Option::Some(#hooks))
-            }
-            None => quote!({
-                #[allow(unused_imports)]
-                use #p::NothingRouted as _;
-                Self::__MCP_ROUTED.#field
-            }),
-        };
-        quote!(#field: #value,)
+    let routes = ["tools", "resources", "prompts", "completions"].map(|field| {
+        let variant = quote::format_ident!("{}", capitalized(field));
+        let dispatch = quote::format_ident!("dispatch_{field}");
+        quote!(#p::Capability::#variant => probe.#dispatch(self, request, ctx),)
     });
-    let routes = [
-        ("tools", quote!(tools)),
-        ("resources", quote!(resources)),
-        ("prompts", quote!(prompts)),
-        ("completions", quote!(completions)),
-    ]
-    .into_iter()
-    .map(|(key, field)| {
-        quote! {
-            #key => match &<Self as #p::Served>::SERVED.#field {
-                ::core::option::Option::Some(hooks) => (hooks.dispatch)(self, request, ctx),
-                ::core::option::Option::None => #p::unrouted(&request),
-            },
-        }
-    });
-    let declared = [
-        (&attrs.tools, quote!(ToolsDeclared)),
-        (&attrs.resources, quote!(ResourcesDeclared)),
-        (&attrs.prompts, quote!(PromptsDeclared)),
-        (&attrs.completions, quote!(CompletionsDeclared)),
-    ]
-    .into_iter()
-    .filter(|(cap, _)| cap.is_some())
-    .map(|(_, marker)| {
-        quote! {
-            #[automatically_derived]
-            impl #impl_generics #p::#marker for #ident #ty_generics #where_clause {}
-        }
-    });
+    let generic = !input.generics.params.is_empty();
+    let resources_written = attrs.resources.is_some();
+    // The handler traits the server implements, found by autoref (see
+    // `__private::probe`).
+    let probe = quote! {
+        #[allow(unused_imports)]
+        use #p::probe::*;
+        #[allow(unused_variables)]
+        let probe = &#p::probe::Probe::<Self>::NEW;
+    };
 
     quote! {
         #[automatically_derived]
@@ -333,6 +289,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                 // Built once per type, on first use; every instance shares it.
                 static DECLARATION: #p::OnceLock<#p::Arc<#p::ServerDeclaration>> = #p::OnceLock::new();
                 #p::Arc::clone(DECLARATION.get_or_init(|| {
+                    #probe
                     let mut server_info = #p::Implementation::builder()
                         .name(::std::string::String::from(#name))
                         .version(::std::string::String::from(#version))
@@ -355,52 +312,52 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
                 request: #p::ClientRequest,
                 ctx: &'a #p::RequestContext,
             ) -> impl #p::Future<Output = #p::HandlerResult<#p::Reply>> + ::core::marker::Send + 'a {
+                #probe
                 // The handler's boxed future as is: no future of our own
                 // around it, which would hold the request too.
                 let routed: #p::BoxFuture<'a> = match #p::capability_of(&request) {
                     #(#routes)*
-                    _ => #p::unrouted(&request),
+                    #p::Capability::None => #p::unrouted(&request),
                 };
                 routed
             }
 
             fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
-                match &<Self as #p::Served>::SERVED.tools {
-                    ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }
+                #probe
+                probe.tool_headers(self, name)
             }
 
             fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
-                match &<Self as #p::Served>::SERVED.tools {
-                    ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
-                    ::core::option::Option::None => #p::TaskSupport::Never,
-                }
+                #probe
+                probe.tool_tasks(self, name)
             }
 
             fn tool_scopes(&self) -> #p::ToolScopes {
-                match &<Self as #p::Served>::SERVED.tools {
-                    ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
-                    ::core::option::Option::None => #p::ToolScopes::new(),
-                }
+                #probe
+                probe.tool_scopes_of(self)
             }
 
             fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-                let served = &<Self as #p::Served>::SERVED;
-                let mut problems = ::std::vec::Vec::new();
-                for hooks in [&served.tools, &served.resources, &served.prompts, &served.completions].into_iter().flatten() {
-                    problems.extend((hooks.problems)(self));
-                }
+                #probe
+                let mut problems = probe.tool_problems(self);
+                problems.extend(probe.resource_problems(self));
                 problems
             }
         }
 
         #[automatically_derived]
-        impl #impl_generics #p::Served for #ident #ty_generics #where_clause {
-            const SERVED: #p::Routed<Self> = #p::Routed { #(#served)* };
+        impl #impl_generics #p::Derived for #ident #ty_generics #where_clause {
+            const GENERIC: bool = #generic;
+            const RESOURCES: bool = #resources_written;
             const EXTENSIONS: &'static [&'static str] = &[#(#extension_ids),*];
         }
-
-        #(#declared)*
     }
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
 }

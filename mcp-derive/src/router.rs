@@ -1895,38 +1895,43 @@ fn expand_prompt(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStre
     (helper, spec)
 }
 
-/// The capability consts and impls of a router, with hooks that are never
-/// called, emitted after an error so the user sees that error alone rather
-/// than "does not implement `ToolsHandler`" too.
+/// The table impls of a router, with tables that are never built, emitted
+/// after an error so the user sees that error alone rather than "does not
+/// implement `ToolsHandler`" too.
 fn fallback(krate: &syn::Path, self_ty: &Type, methods: &[Method]) -> TokenStream {
     let p = quote!(#krate::__private);
     let has = |kind: Kind| methods.iter().any(|m| m.kind == kind);
-    let routed = [
-        (has(Kind::Tool), quote!(tools), quote!(ToolsBy)),
-        (has(Kind::Resource), quote!(resources), quote!(ResourcesBy)),
-        (has(Kind::Prompt), quote!(prompts), quote!(PromptsBy)),
-        (false, quote!(completions), quote!(CompletionsBy)),
-    ];
-    let fields = routed.iter().map(|(on, field, _)| {
-        if *on {
-            quote!(#field: ::core::option::Option::Some(#p::unreachable_hooks::<Self>()),)
-        } else {
-            quote!(#field: ::core::option::Option::None,)
-        }
-    });
-    let impls = routed.iter().filter(|(on, ..)| *on).map(|(_, _, by)| {
-        quote! {
-            impl #p::#by for #self_ty {
-                const HOOKS: #p::CapabilityHooks<Self> = #p::unreachable_hooks::<Self>();
+    let impls = [Kind::Tool, Kind::Resource, Kind::Prompt]
+        .into_iter()
+        .filter(|kind| has(*kind))
+        .map(|kind| {
+            let [routed_trait, table_fn, table_ty] = table_names(kind);
+            quote! {
+                impl #p::#routed_trait for #self_ty {
+                    fn #table_fn() -> &'static #p::#table_ty<Self> {
+                        ::core::unreachable!("a router that failed to compile")
+                    }
+                }
             }
-        }
-    });
-    quote! {
-        impl #self_ty {
-            #[doc(hidden)]
-            const __MCP_ROUTED: #p::Routed<Self> = #p::Routed { #(#fields)* };
-        }
-        #(#impls)*
+        });
+    quote!(#(#impls)*)
+}
+
+/// The trait by which a router serves `kind`, its table function and its
+/// table type.
+fn table_names(kind: Kind) -> [TokenStream; 3] {
+    match kind {
+        Kind::Tool => [quote!(RoutedTools), quote!(tool_table), quote!(ToolTable)],
+        Kind::Resource => [
+            quote!(RoutedResources),
+            quote!(resource_table),
+            quote!(ResourceTable),
+        ],
+        Kind::Prompt => [
+            quote!(RoutedPrompts),
+            quote!(prompt_table),
+            quote!(PromptTable),
+        ],
     }
 }
 
@@ -1939,7 +1944,6 @@ fn expand(
     let p = quote!(#krate::__private);
     let mut helpers = Vec::new();
     let mut out = Vec::new();
-    let mut routed = Vec::new();
     for kind in [Kind::Tool, Kind::Resource, Kind::Prompt] {
         let marked: Vec<&Method> = methods.iter().filter(|m| m.kind == kind).collect();
         if marked.is_empty() {
@@ -1955,39 +1959,7 @@ fn expand(
             helpers.push(helper);
             specs.push(spec);
         }
-        let (field, by, routed_trait, table_fn, table_ty, hooks) = match kind {
-            Kind::Tool => (
-                quote!(tools),
-                quote!(ToolsBy),
-                quote!(RoutedTools),
-                quote!(tool_table),
-                quote!(ToolTable),
-                quote!(routed_tools),
-            ),
-            Kind::Resource => (
-                quote!(resources),
-                quote!(ResourcesBy),
-                quote!(RoutedResources),
-                quote!(resource_table),
-                quote!(ResourceTable),
-                quote!(routed_resources),
-            ),
-            Kind::Prompt => (
-                quote!(prompts),
-                quote!(PromptsBy),
-                quote!(RoutedPrompts),
-                quote!(prompt_table),
-                quote!(PromptTable),
-                quote!(routed_prompts),
-            ),
-        };
-        out.push(routed_impls(
-            &p,
-            self_ty,
-            [by, routed_trait, table_fn, table_ty, hooks],
-            &specs,
-        ));
-        routed.push(field);
+        out.push(routed_impl(&p, self_ty, table_names(kind), &specs));
     }
     let (specs, any) = completion_specs(&p, self_ty, methods, completers);
     if any {
@@ -1996,53 +1968,27 @@ fn expand(
                 .values()
                 .map(|completer| expand_completer(&p, self_ty, completer)),
         );
-        out.push(routed_impls(
+        out.push(routed_impl(
             &p,
             self_ty,
             [
-                quote!(CompletionsBy),
                 quote!(RoutedCompletions),
                 quote!(completion_table),
                 quote!(CompletionTable),
-                quote!(routed_completions),
             ],
             &specs,
         ));
-        routed.push(quote!(completions));
     }
-    let fields = [
-        quote!(tools),
-        quote!(resources),
-        quote!(prompts),
-        quote!(completions),
-    ]
-    .into_iter()
-    .map(|field| {
-        let served = routed.iter().any(|r| r.to_string() == field.to_string());
-        let by = match field.to_string().as_str() {
-            "tools" => quote!(ToolsBy),
-            "resources" => quote!(ResourcesBy),
-            "prompts" => quote!(PromptsBy),
-            _ => quote!(CompletionsBy),
-        };
-        if served {
-            quote!(#field: ::core::option::Option::Some(<Self as #p::#by>::HOOKS),)
-        } else {
-            quote!(#field: ::core::option::Option::None,)
-        }
-    });
-    // The derive of a generic type reads `Self::__MCP_ROUTED` generically and
-    // so never sees a router of one instance: say so rather than serve nothing.
-    let seen = routed
-        .iter()
-        .map(|field| quote!(<#self_ty as #p::Served>::SERVED.#field.is_some()));
+    // The derive of a generic type probes its handler traits generically
+    // and so never sees a router of one instance: say so rather than serve
+    // nothing.
     let message = format!(
         "`#[derive(McpServer)]` does not see the `#[router]` of `{}`: a router serves a non-generic server type",
         quote!(#self_ty).to_string().replace(' ', "")
     );
     let check = quote_spanned! {self_ty.span()=>
         const _: () = ::core::assert!(
-            #p::sees(<#self_ty as #p::Served>::VALID, true #(&& #seen)*),
+            #p::sees(<#self_ty as #p::Derived>::VALID, !<#self_ty as #p::Derived>::GENERIC),
             #message
         );
     };
@@ -2051,8 +1997,6 @@ fn expand(
         #[automatically_derived]
         impl #self_ty {
             #(#helpers)*
-            #[doc(hidden)]
-            const __MCP_ROUTED: #p::Routed<Self> = #p::Routed { #(#fields)* };
         }
         #(#out)*
         #check
@@ -2062,7 +2006,8 @@ fn expand(
 
 /// What only the derive knows about a router using MCP Apps, checked at
 /// compile time: the server declares the extension, and a tool's App
-/// linked from a router without resources is served by some handler.
+/// linked from a router without resources is served by a handler the
+/// derive was told of.
 fn apps_checks(p: &TokenStream, self_ty: &Type, methods: &[Method]) -> TokenStream {
     let uses = methods
         .iter()
@@ -2078,7 +2023,7 @@ fn apps_checks(p: &TokenStream, self_ty: &Type, methods: &[Method]) -> TokenStre
     );
     let mut checks = vec![quote_spanned! {first.ident.span()=>
         const _: () = ::core::assert!(
-            #p::declares(<#self_ty as #p::Served>::VALID, <#self_ty as #p::Served>::EXTENSIONS, #id),
+            #p::declares(<#self_ty as #p::Derived>::VALID, <#self_ty as #p::Derived>::EXTENSIONS, #id),
             #message
         );
     }];
@@ -2094,12 +2039,12 @@ fn apps_checks(p: &TokenStream, self_ty: &Type, methods: &[Method]) -> TokenStre
             .map(LitStr::value)
             .unwrap_or_default();
         let message = format!(
-            "tool `{}` shows its results in the App `{uri}`, but `{ty}` serves no resources: add a `#[resource(ui = \"{uri}\")]` method",
+            "tool `{}` shows its results in the App `{uri}`, but `{ty}` serves no resources: add a `#[resource(ui = \"{uri}\")]` method (or, to serve it from a hand-written `ResourcesHandler`, write `resources` in `#[mcp(...)]`)",
             name_of(tool)
         );
         checks.push(quote_spanned! {tool.ident.span()=>
             const _: () = ::core::assert!(
-                #p::sees(<#self_ty as #p::Served>::VALID, <#self_ty as #p::Served>::SERVED.resources.is_some()),
+                #p::sees(<#self_ty as #p::Derived>::VALID, <#self_ty as #p::Derived>::RESOURCES),
                 #message
             );
         });
@@ -2107,12 +2052,12 @@ fn apps_checks(p: &TokenStream, self_ty: &Type, methods: &[Method]) -> TokenStre
     quote!(#(#checks)*)
 }
 
-/// The impls by which a router serves one capability: its table (built on
-/// first use) and its hooks.
-fn routed_impls(
+/// The impl by which a router serves one capability: its table, built on
+/// first use.
+fn routed_impl(
     p: &TokenStream,
     self_ty: &Type,
-    [by, routed_trait, table_fn, table_ty, hooks]: [TokenStream; 5],
+    [routed_trait, table_fn, table_ty]: [TokenStream; 3],
     specs: &[TokenStream],
 ) -> TokenStream {
     quote! {
@@ -2122,10 +2067,6 @@ fn routed_impls(
                 static TABLE: #p::OnceLock<#p::#table_ty<#self_ty>> = #p::OnceLock::new();
                 TABLE.get_or_init(|| #p::#table_ty::build(&[#(#specs),*]))
             }
-        }
-        #[automatically_derived]
-        impl #p::#by for #self_ty {
-            const HOOKS: #p::CapabilityHooks<Self> = #p::#hooks::<Self>();
         }
     }
 }

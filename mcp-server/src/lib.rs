@@ -468,15 +468,17 @@
 //! | `experimental` | `experimental("com.example.fancy" = { "level": 2 })` | none |
 //! | `extension` | `extension("io.modelcontextprotocol/tasks" = { "list": {} }, "com.example/ui")` or `extension("com.example/x" = my::settings_fn)` | none |
 //!
-//! A router needs none of these keys: what it serves is declared. Write a
-//! key for a router's capability only to give it settings; they apply to
-//! the routed capability. A hand-written handler needs its key, and a key
-//! with neither router methods nor a handler impl is a compile error naming
-//! the trait, as is a hand-written handler whose key is missing (the
-//! handler traits require a marker only the key gives; on stable Rust a
-//! derive cannot ask whether a type implements a trait, so the key is how a
-//! hand-written handler is found). The methods of a capability not served
-//! answer `-32601` (HTTP 404).
+//! A capability needs no key: the derive declares and serves every
+//! capability whose handler trait the server implements, whether a
+//! `#[router]` implements it or a person does. Write a key to give its
+//! capability settings (they apply to the router's or the handler's
+//! capability alike), and to make a missing implementation a compile error
+//! that names the trait. A capability has a router or a hand-written
+//! handler, never both (the two impls conflict). A generic server type is
+//! served by hand-written handlers only, found when their impls need no
+//! bound the type does not state (write the key otherwise: the error then
+//! names the missing bound). The methods of a capability not served answer
+//! `-32601` (HTTP 404).
 //!
 //! `experimental` and `extension` take comma-separated entries `"id"`,
 //! `"id" = { JSON object }` or `"id" = path::to::function` where the

@@ -12,12 +12,11 @@ pub use serde_json;
 pub use std::future::Future;
 pub use std::sync::{Arc, OnceLock};
 
-pub use crate::features::tasks::TaskSupport;
 pub use crate::model::context::RequestContext;
 pub use crate::model::declaration::ServerDeclaration;
 pub use crate::model::handlers::{
-    CompletionsDeclared, CompletionsHandler, PromptsDeclared, PromptsHandler, ResourcesDeclared,
-    ResourcesHandler, ToolsDeclared, ToolsHandler,
+    CompletionsHandler, MAX_COMPLETION_VALUES, ParamHeader, PromptsHandler, ResourcesHandler,
+    TaskSupport, ToolsHandler,
 };
 pub use crate::model::server::McpServer;
 pub use crate::wire::errors::{HandlerResult, method_not_found};
@@ -55,11 +54,9 @@ pub fn settings_from(f: fn() -> JSONObject) -> JSONObject {
     f()
 }
 
-/// Routes `tools/*` to [`ToolsHandler`].
-///
-/// Boxed, so that a missing impl is reported once, at the call. Each arm
-/// boxes only its own params and handler future, not the whole request.
-pub fn dispatch_tools<'a, S: ToolsHandler>(
+/// Routes `tools/*` to [`ToolsHandler`]. Each arm boxes only its own
+/// params and handler future, not the whole request.
+fn dispatch_tools<'a, S: ToolsHandler>(
     server: &'a S,
     request: ClientRequest,
     ctx: &'a RequestContext,
@@ -74,41 +71,33 @@ pub fn dispatch_tools<'a, S: ToolsHandler>(
 }
 
 /// Routes `resources/*` to [`ResourcesHandler`].
-///
-/// Boxed, so that a missing impl is reported once, at the call.
-pub fn dispatch_resources<'a, S: ResourcesHandler>(
+fn dispatch_resources<'a, S: ResourcesHandler>(
     server: &'a S,
     request: ClientRequest,
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
     match request {
         ClientRequest::ListResourcesRequest(r) => {
-            Box::pin(async move { render(server.list_resources(r.params, ctx).await, ctx) })
+            Box::pin(server.list_resources_reply(r.params, ctx))
         }
         ClientRequest::ReadResourceRequest(r) => {
             Box::pin(async move { render(server.read_resource(r.params, ctx).await, ctx) })
         }
         ClientRequest::ListResourceTemplatesRequest(r) => {
-            Box::pin(
-                async move { render(server.list_resource_templates(r.params, ctx).await, ctx) },
-            )
+            Box::pin(server.list_resource_templates_reply(r.params, ctx))
         }
         other => unrouted(&other),
     }
 }
 
 /// Routes `prompts/*` to [`PromptsHandler`].
-///
-/// Boxed, so that a missing impl is reported once, at the call.
-pub fn dispatch_prompts<'a, S: PromptsHandler>(
+fn dispatch_prompts<'a, S: PromptsHandler>(
     server: &'a S,
     request: ClientRequest,
     ctx: &'a RequestContext,
 ) -> BoxFuture<'a> {
     match request {
-        ClientRequest::ListPromptsRequest(r) => {
-            Box::pin(async move { render(server.list_prompts(r.params, ctx).await, ctx) })
-        }
+        ClientRequest::ListPromptsRequest(r) => Box::pin(server.list_prompts_reply(r.params, ctx)),
         ClientRequest::GetPromptRequest(r) => {
             Box::pin(async move { render(server.get_prompt(r.params, ctx).await, ctx) })
         }
@@ -117,9 +106,7 @@ pub fn dispatch_prompts<'a, S: PromptsHandler>(
 }
 
 /// Routes `completion/complete` to [`CompletionsHandler`].
-///
-/// Boxed, so that a missing impl is reported once, at the call.
-pub fn dispatch_completions<'a, S: CompletionsHandler>(
+fn dispatch_completions<'a, S: CompletionsHandler>(
     server: &'a S,
     request: ClientRequest,
     ctx: &'a RequestContext,
@@ -139,26 +126,42 @@ fn capped(
 ) -> mcp_era_types::v2026_07_28::CompleteResult {
     let completion = &mut result.completion;
     let all = completion.values.len();
-    if all > crate::model::handlers::MAX_COMPLETION_VALUES {
-        completion
-            .values
-            .truncate(crate::model::handlers::MAX_COMPLETION_VALUES);
+    if all > MAX_COMPLETION_VALUES {
+        completion.values.truncate(MAX_COMPLETION_VALUES);
         completion.has_more = Some(true);
         completion.total = Some(completion.total.unwrap_or(0).max(all as i64));
     }
     result
 }
 
-/// Which capability a request belongs to, for the generated router.
-pub fn capability_of(request: &ClientRequest) -> &'static str {
+/// The capability a request belongs to, for the generated dispatch.
+pub enum Capability {
+    /// `tools/*`.
+    Tools,
+    /// `resources/*`.
+    Resources,
+    /// `prompts/*`.
+    Prompts,
+    /// `completion/complete`.
+    Completions,
+    /// None (answered by the runtime, never routed).
+    None,
+}
+
+/// Which capability `request` belongs to.
+pub fn capability_of(request: &ClientRequest) -> Capability {
     match request {
-        ClientRequest::ListToolsRequest(_) | ClientRequest::CallToolRequest(_) => "tools",
+        ClientRequest::ListToolsRequest(_) | ClientRequest::CallToolRequest(_) => Capability::Tools,
         ClientRequest::ListResourcesRequest(_)
         | ClientRequest::ReadResourceRequest(_)
-        | ClientRequest::ListResourceTemplatesRequest(_) => "resources",
-        ClientRequest::ListPromptsRequest(_) | ClientRequest::GetPromptRequest(_) => "prompts",
-        ClientRequest::CompleteRequest(_) => "completions",
-        ClientRequest::DiscoverRequest(_) | ClientRequest::SubscriptionsListenRequest(_) => "",
+        | ClientRequest::ListResourceTemplatesRequest(_) => Capability::Resources,
+        ClientRequest::ListPromptsRequest(_) | ClientRequest::GetPromptRequest(_) => {
+            Capability::Prompts
+        }
+        ClientRequest::CompleteRequest(_) => Capability::Completions,
+        ClientRequest::DiscoverRequest(_) | ClientRequest::SubscriptionsListenRequest(_) => {
+            Capability::None
+        }
     }
 }
 
@@ -179,8 +182,8 @@ pub use crate::router::resources::{
     ResourceRequest, ResourceSpec, ResourceTable, variable_text,
 };
 pub use crate::router::tools::{
-    BoxFuture as RouterFuture, Era, IntoToolResult, ParamHeader, ToolCall, ToolOutcome, ToolSpec,
-    ToolTable, ToolVisibility, argument_failure,
+    BoxFuture as RouterFuture, Era, IntoToolResult, ToolCall, ToolOutcome, ToolSpec, ToolTable,
+    ToolVisibility, argument_failure,
 };
 pub use mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, GetPromptRequestParams,
@@ -191,152 +194,34 @@ pub use mcp_era_types::v2026_07_28::{
 };
 pub use std::boxed::Box;
 
-/// Routes the requests of one capability.
-pub type DispatchFn<S> = for<'a> fn(&'a S, ClientRequest, &'a RequestContext) -> BoxFuture<'a>;
+// ---- which handler traits a derived server implements ----
 
-/// A served capability's entry points into its router or handler trait,
-/// taken once per server type (associated consts), so that a missing
-/// handler impl is reported once and a request costs one indirect call.
-pub struct CapabilityHooks<S> {
-    /// Routes a request.
-    pub dispatch: DispatchFn<S>,
-    /// The tools handler's `x-mcp-header` annotations.
-    pub param_headers: fn(&S, &str) -> Option<Vec<ParamHeader>>,
-    /// The handler's catalogue problems.
-    pub problems: fn(&S) -> Vec<String>,
-    /// Whether a tool may run as a task.
-    pub task_support: fn(&S, &str) -> TaskSupport,
-    /// The OAuth scopes of the tools, by name.
-    pub tool_scopes: fn(&S) -> ToolScopes,
-    /// Whether the capability is offered (read once, for the declaration).
-    pub offered: fn() -> bool,
-}
-
-impl<S> CapabilityHooks<S> {
-    /// Hooks that route requests and offer nothing else (no tool headers,
-    /// tasks, scopes or catalogue problems); always offered.
-    const fn routing(dispatch: DispatchFn<S>) -> Self {
-        Self {
-            dispatch,
-            param_headers: no_param_headers::<S>,
-            problems: no_problems::<S>,
-            task_support: no_task_support::<S>,
-            tool_scopes: no_tool_scopes::<S>,
-            offered: always,
-        }
-    }
-}
+#[path = "private/probe.rs"]
+pub mod probe;
 
 /// OAuth scopes by tool name.
 pub type ToolScopes = std::collections::BTreeMap<String, Vec<String>>;
 
-fn no_tool_scopes<S>(_: &S) -> ToolScopes {
-    ToolScopes::new()
-}
+// ---- what the derive tells a `#[router]` ----
 
-fn no_task_support<S>(_: &S, _: &str) -> TaskSupport {
-    TaskSupport::Never
-}
+pub use crate::router::routed::{RoutedCompletions, RoutedPrompts, RoutedResources, RoutedTools};
 
-fn no_param_headers<S>(_: &S, _: &str) -> Option<Vec<ParamHeader>> {
-    None
-}
-
-fn no_problems<S>(_: &S) -> Vec<String> {
-    Vec::new()
-}
-
-/// The `tools` hooks of a hand-written [`ToolsHandler`].
-pub const fn tools_hooks<S: ToolsHandler>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        dispatch: dispatch_tools::<S>,
-        param_headers: <S as ToolsHandler>::param_headers,
-        problems: <S as ToolsHandler>::tool_catalogue_problems,
-        task_support: <S as ToolsHandler>::task_support,
-        tool_scopes: <S as ToolsHandler>::tool_scopes,
-        offered: always,
-    }
-}
-
-/// The `resources` hooks of a hand-written [`ResourcesHandler`].
-pub const fn resources_hooks<S: ResourcesHandler>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        problems: <S as ResourcesHandler>::resource_catalogue_problems,
-        ..CapabilityHooks::routing(dispatch_resources::<S>)
-    }
-}
-
-/// The `prompts` hooks of a hand-written [`PromptsHandler`].
-pub const fn prompts_hooks<S: PromptsHandler>() -> CapabilityHooks<S> {
-    CapabilityHooks::routing(dispatch_prompts::<S>)
-}
-
-/// The `completions` hooks of a hand-written [`CompletionsHandler`].
-pub const fn completions_hooks<S: CompletionsHandler>() -> CapabilityHooks<S> {
-    CapabilityHooks::routing(dispatch_completions::<S>)
-}
-
-fn always() -> bool {
-    true
-}
-
-// ---- capabilities said once: what a server serves, and by whom ----
-//
-// A `#[router]` impl writes the inherent const `__MCP_ROUTED` (the
-// capabilities it serves) and, per capability, an impl of `ToolsBy` (etc.)
-// with its hooks. The derive reads, per capability:
-// - not written in `#[mcp(...)]`: `Self::__MCP_ROUTED` with
-//   `NothingRouted` in scope, so the router's inherent const shadows the
-//   trait's "nothing" (an inherent associated item wins over a trait's);
-// - written: `<Self as ToolsBy>::HOOKS`, from the router's impl or, for a
-//   hand-written `ToolsHandler`, the blanket impl below. A router and a
-//   hand-written handler of one capability conflict there (E0119), and a
-//   capability with neither fails that bound, naming the handler trait.
-
-/// The capabilities a server serves, each with its hooks (`None`: not
-/// served). Written by `#[router]` (what it routes) and by the derive (what
-/// the server serves: routed or written in `#[mcp(...)]`).
-pub struct Routed<S> {
-    /// `tools`.
-    pub tools: Option<CapabilityHooks<S>>,
-    /// `resources`.
-    pub resources: Option<CapabilityHooks<S>>,
-    /// `prompts`.
-    pub prompts: Option<CapabilityHooks<S>>,
-    /// `completions`.
-    pub completions: Option<CapabilityHooks<S>>,
-}
-
-impl<S> Routed<S> {
-    /// Nothing served.
-    pub const NONE: Self = Self {
-        tools: None,
-        resources: None,
-        prompts: None,
-        completions: None,
-    };
-}
-
-/// The "nothing routed" that a `#[router]`'s inherent `__MCP_ROUTED`
-/// shadows; in scope (as `_`) only where the derive reads it.
-pub trait NothingRouted: Sized {
-    /// Nothing routed.
-    const __MCP_ROUTED: Routed<Self> = Routed::NONE;
-}
-impl<S> NothingRouted for S {}
-
-/// What the derive knows about a server type, for the router's check that
-/// the derive sees it.
+/// What `#[derive(McpServer)]` declared that a `#[router]` of the same type
+/// checks at compile time (and the proof that the derive is there).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has a `#[router]` impl but no `#[derive(McpServer)]`",
     label = "the router of `{Self}`",
     note = "add `#[derive(McpServer)]` to `{Self}`; the router only describes the catalogue"
 )]
-pub trait Served: Sized {
-    /// What the server serves.
-    const SERVED: Routed<Self>;
+pub trait Derived {
     /// False for the fallback impl written after an error in `#[mcp(...)]`.
     const VALID: bool = true;
+    /// Whether the server type is generic: its derive sees no router of
+    /// one instance (`impl Server<u32>`).
+    const GENERIC: bool = false;
+    /// Whether `#[mcp(...)]` writes `resources` (served by a handler the
+    /// router does not see).
+    const RESOURCES: bool = false;
     /// The identifiers of the extensions `#[mcp(extension(...))]` declares.
     const EXTENSIONS: &'static [&'static str] = &[];
 }
@@ -372,214 +257,10 @@ const fn const_str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// Whether the derive serves a capability the router routes; `false` only
-/// when the derive could not see the router (a generic server type).
-pub const fn sees(valid: bool, served: bool) -> bool {
-    !valid || served
-}
-
-macro_rules! capability_by {
-    ($by:ident, $handler:ident, $hooks:ident, $message:literal, $label:literal, $note:literal) => {
-        #[doc = concat!("A capability's hooks: its `#[router]`'s or its hand-written [`", stringify!($handler), "`]'s (never both: the two impls conflict).")]
-        #[diagnostic::on_unimplemented(message = $message, label = $label, note = $note)]
-        pub trait $by: Sized {
-            /// The hooks.
-            const HOOKS: CapabilityHooks<Self>;
-        }
-        impl<S: $handler> $by for S {
-            const HOOKS: CapabilityHooks<Self> = $hooks::<S>();
-        }
-    };
-}
-capability_by!(
-    ToolsBy,
-    ToolsHandler,
-    tools_hooks,
-    "`{Self}` declares the `tools` capability but has no `#[tool]` method and does not implement `ToolsHandler`",
-    "`tools` declared here",
-    "a `#[tool]` method in a `#[router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
-);
-capability_by!(
-    ResourcesBy,
-    ResourcesHandler,
-    resources_hooks,
-    "`{Self}` declares the `resources` capability but has no `#[resource]` method and does not implement `ResourcesHandler`",
-    "`resources` declared here",
-    "a `#[resource]` method in a `#[router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
-);
-capability_by!(
-    PromptsBy,
-    PromptsHandler,
-    prompts_hooks,
-    "`{Self}` declares the `prompts` capability but has no `#[prompt]` method and does not implement `PromptsHandler`",
-    "`prompts` declared here",
-    "a `#[prompt]` method in a `#[router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
-);
-capability_by!(
-    CompletionsBy,
-    CompletionsHandler,
-    completions_hooks,
-    "`{Self}` declares the `completions` capability but completes nothing and does not implement `CompletionsHandler`",
-    "`completions` declared here",
-    "`#[arg(complete = Self::method)]` on a `#[prompt]` argument or template variable (or a string-enum argument type) serves `completions`; or implement `mcp_era_server::CompletionsHandler` by hand, or remove `completions` from `#[mcp(...)]`"
-);
-
-/// The tables of a `#[router]` impl, by capability; the router implements
-/// the ones it has.
-pub trait RoutedTools: Send + Sync + Sized + 'static {
-    /// The tool table.
-    fn tool_table() -> &'static ToolTable<Self>;
-}
-/// See [`RoutedTools`].
-pub trait RoutedResources: Send + Sync + Sized + 'static {
-    /// The resource table.
-    fn resource_table() -> &'static ResourceTable<Self>;
-}
-/// See [`RoutedTools`].
-pub trait RoutedPrompts: Send + Sync + Sized + 'static {
-    /// The prompt table.
-    fn prompt_table() -> &'static PromptTable<Self>;
-}
-/// See [`RoutedTools`].
-pub trait RoutedCompletions: Send + Sync + Sized + 'static {
-    /// The completion table.
-    fn completion_table() -> &'static CompletionTable<Self>;
-}
-
-fn routed_tools_dispatch<'a, S: RoutedTools>(
-    server: &'a S,
-    request: ClientRequest,
-    ctx: &'a RequestContext,
-) -> BoxFuture<'a> {
-    match request {
-        ClientRequest::ListToolsRequest(r) => {
-            Box::pin(async move { S::tool_table().list_reply(&r.params, ctx) })
-        }
-        ClientRequest::CallToolRequest(r) => {
-            Box::pin(async move { render(S::tool_table().call(server, r.params, ctx).await, ctx) })
-        }
-        other => unrouted(&other),
-    }
-}
-
-fn routed_resources_dispatch<'a, S: RoutedResources>(
-    server: &'a S,
-    request: ClientRequest,
-    ctx: &'a RequestContext,
-) -> BoxFuture<'a> {
-    match request {
-        ClientRequest::ListResourcesRequest(r) => {
-            Box::pin(S::resource_table().list_reply(server, r.params, ctx))
-        }
-        ClientRequest::ReadResourceRequest(r) => {
-            Box::pin(
-                async move { render(S::resource_table().read(server, r.params, ctx).await, ctx) },
-            )
-        }
-        ClientRequest::ListResourceTemplatesRequest(r) => {
-            Box::pin(async move { S::resource_table().list_templates_reply(&r.params, ctx) })
-        }
-        other => unrouted(&other),
-    }
-}
-
-fn routed_prompts_dispatch<'a, S: RoutedPrompts>(
-    server: &'a S,
-    request: ClientRequest,
-    ctx: &'a RequestContext,
-) -> BoxFuture<'a> {
-    match request {
-        ClientRequest::ListPromptsRequest(r) => {
-            Box::pin(async move { S::prompt_table().list_reply(&r.params, ctx) })
-        }
-        ClientRequest::GetPromptRequest(r) => {
-            Box::pin(async move { render(S::prompt_table().get(server, r.params, ctx).await, ctx) })
-        }
-        other => unrouted(&other),
-    }
-}
-
-fn routed_completions_dispatch<'a, S: RoutedCompletions>(
-    server: &'a S,
-    request: ClientRequest,
-    ctx: &'a RequestContext,
-) -> BoxFuture<'a> {
-    match request {
-        ClientRequest::CompleteRequest(r) => Box::pin(async move {
-            render(
-                S::completion_table().complete(server, r.params, ctx).await,
-                ctx,
-            )
-        }),
-        other => unrouted(&other),
-    }
-}
-
-fn routed_tool_param_headers<S: RoutedTools>(_: &S, name: &str) -> Option<Vec<ParamHeader>> {
-    S::tool_table().param_headers(name)
-}
-
-fn routed_tool_problems<S: RoutedTools>(_: &S) -> Vec<String> {
-    S::tool_table().problems().to_vec()
-}
-
-fn routed_task_support<S: RoutedTools>(_: &S, name: &str) -> TaskSupport {
-    S::tool_table().task_support(name)
-}
-
-fn routed_tool_scopes<S: RoutedTools>(_: &S) -> ToolScopes {
-    S::tool_table().scopes().clone()
-}
-
-fn routed_resource_problems<S: RoutedResources>(_: &S) -> Vec<String> {
-    S::resource_table().problems().to_vec()
-}
-
-fn completions_offered<S: RoutedCompletions>() -> bool {
-    S::completion_table().offered()
-}
-
-/// The `tools` hooks of a `#[router]`.
-pub const fn routed_tools<S: RoutedTools>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        dispatch: routed_tools_dispatch::<S>,
-        param_headers: routed_tool_param_headers::<S>,
-        problems: routed_tool_problems::<S>,
-        task_support: routed_task_support::<S>,
-        tool_scopes: routed_tool_scopes::<S>,
-        offered: always,
-    }
-}
-
-/// The `resources` hooks of a `#[router]`.
-pub const fn routed_resources<S: RoutedResources>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        problems: routed_resource_problems::<S>,
-        ..CapabilityHooks::routing(routed_resources_dispatch::<S>)
-    }
-}
-
-/// The `prompts` hooks of a `#[router]`.
-pub const fn routed_prompts<S: RoutedPrompts>() -> CapabilityHooks<S> {
-    CapabilityHooks::routing(routed_prompts_dispatch::<S>)
-}
-
-/// The `completions` hooks of a `#[router]`: offered when some argument
-/// completes to something.
-pub const fn routed_completions<S: RoutedCompletions>() -> CapabilityHooks<S> {
-    CapabilityHooks {
-        offered: completions_offered::<S>,
-        ..CapabilityHooks::routing(routed_completions_dispatch::<S>)
-    }
-}
-
-/// Hooks that are never called: a router's, written after its own compile
-/// error so that no second error follows.
-pub const fn unreachable_hooks<S>() -> CapabilityHooks<S> {
-    fn unreachable<'a, S>(_: &'a S, _: ClientRequest, _: &'a RequestContext) -> BoxFuture<'a> {
-        unreachable!("a router that failed to compile")
-    }
-    CapabilityHooks::routing(unreachable::<S>)
+/// Whether a router's check holds; true when the derive failed (its error
+/// is the one to read).
+pub const fn sees(valid: bool, holds: bool) -> bool {
+    !valid || holds
 }
 
 // ---- completions ----

@@ -371,3 +371,81 @@ fn a_hand_written_handler_serves_its_declared_capability() {
         "an undeclared capability is not served"
     );
 }
+
+// ----- a hand-written handler found without its key -----------------------
+
+/// Hand-written tools beside routed prompts, neither written in `#[mcp(...)]`.
+#[derive(McpServer)]
+#[mcp(name = "found", version = "1")]
+struct Found;
+
+#[router]
+impl Found {
+    #[prompt]
+    fn hello(&self) -> String {
+        "hello".into()
+    }
+}
+
+impl ToolsHandler for Found {
+    async fn list_tools(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        Hand.list_tools(params, ctx).await
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<CallToolResultResponseResult> {
+        Hand.call_tool(params, ctx).await
+    }
+}
+
+/// A generic server type: its derive finds a handler whose bounds the type
+/// carries.
+#[derive(McpServer)]
+#[mcp(name = "generic", version = "1")]
+struct Generic<T: Send + Sync + 'static>(T);
+
+impl<T: Send + Sync + 'static> ToolsHandler for Generic<T> {
+    async fn list_tools(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<ListToolsResult> {
+        Hand.list_tools(params, ctx).await
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &RequestContext,
+    ) -> HandlerResult<CallToolResultResponseResult> {
+        Hand.call_tool(params, ctx).await
+    }
+}
+
+#[test]
+fn a_hand_written_handler_is_declared_and_served_without_its_key() {
+    assert_eq!(capabilities(&Found), json!({"tools": {}, "prompts": {}}));
+    assert_eq!(
+        result(&Found, "tools/call", json!({"name": "y", "arguments": {}}))["content"][0]["text"],
+        "echo y"
+    );
+    assert_eq!(
+        result(&Found, "prompts/get", json!({"name": "hello"}))["messages"][0]["content"]["text"],
+        "hello"
+    );
+    assert_eq!(error(&Found, "resources/list", json!({}))["code"], -32601);
+
+    let generic = Generic(7_u8);
+    assert_eq!(capabilities(&generic), json!({"tools": {}}));
+    assert_eq!(
+        result(&generic, "tools/list", json!({}))["tools"][0]["name"],
+        "echo"
+    );
+}

@@ -18,15 +18,6 @@ impl ::mcp_era_server::__private::McpServer for Broken {
     }
 }
 #[automatically_derived]
-impl ::mcp_era_server::__private::Served for Broken {
-    const SERVED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed::NONE;
+impl ::mcp_era_server::__private::Derived for Broken {
     const VALID: bool = false;
 }
-#[automatically_derived]
-impl ::mcp_era_server::__private::ToolsDeclared for Broken {}
-#[automatically_derived]
-impl ::mcp_era_server::__private::ResourcesDeclared for Broken {}
-#[automatically_derived]
-impl ::mcp_era_server::__private::PromptsDeclared for Broken {}
-#[automatically_derived]
-impl ::mcp_era_server::__private::CompletionsDeclared for Broken {}

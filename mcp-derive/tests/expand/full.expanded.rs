@@ -12,6 +12,10 @@ where
         my_runtime::__private::Arc::clone(
             DECLARATION
                 .get_or_init(|| {
+                    #[allow(unused_imports)]
+                    use my_runtime::__private::probe::*;
+                    #[allow(unused_variables)]
+                    let probe = &my_runtime::__private::probe::Probe::<Self>::NEW;
                     let mut server_info = my_runtime::__private::Implementation::builder()
                         .name(::std::string::String::from("weather"))
                         .version(::std::string::String::from("1.0.0"))
@@ -39,20 +43,24 @@ where
                         ],
                     );
                     let mut capabilities = my_runtime::__private::ServerCapabilities::new();
+                    my_runtime::__private::probe::requires_tools::<Self>();
                     capabilities.tools = ::core::option::Option::Some({
                         let mut c = my_runtime::__private::ServerCapabilitiesTools::new();
                         c.list_changed = ::core::option::Option::Some(true);
                         c
                     });
+                    my_runtime::__private::probe::requires_resources::<Self>();
                     capabilities.resources = ::core::option::Option::Some({
                         let mut c = my_runtime::__private::ServerCapabilitiesResources::new();
                         c.list_changed = ::core::option::Option::Some(true);
                         c.subscribe = ::core::option::Option::Some(true);
                         c
                     });
+                    my_runtime::__private::probe::requires_prompts::<Self>();
                     capabilities.prompts = ::core::option::Option::Some(
                         my_runtime::__private::ServerCapabilitiesPrompts::new(),
                     );
+                    my_runtime::__private::probe::requires_completions::<Self>();
                     capabilities.completions = ::core::option::Option::Some(
                         my_runtime::__private::JSONObject::new(),
                     );
@@ -108,50 +116,28 @@ where
     ) -> impl my_runtime::__private::Future<
         Output = my_runtime::__private::HandlerResult<my_runtime::__private::Reply>,
     > + ::core::marker::Send + 'a {
+        #[allow(unused_imports)]
+        use my_runtime::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &my_runtime::__private::probe::Probe::<Self>::NEW;
         let routed: my_runtime::__private::BoxFuture<'a> = match my_runtime::__private::capability_of(
             &request,
         ) {
-            "tools" => {
-                match &<Self as my_runtime::__private::Served>::SERVED.tools {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        my_runtime::__private::unrouted(&request)
-                    }
-                }
+            my_runtime::__private::Capability::Tools => {
+                probe.dispatch_tools(self, request, ctx)
             }
-            "resources" => {
-                match &<Self as my_runtime::__private::Served>::SERVED.resources {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        my_runtime::__private::unrouted(&request)
-                    }
-                }
+            my_runtime::__private::Capability::Resources => {
+                probe.dispatch_resources(self, request, ctx)
             }
-            "prompts" => {
-                match &<Self as my_runtime::__private::Served>::SERVED.prompts {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        my_runtime::__private::unrouted(&request)
-                    }
-                }
+            my_runtime::__private::Capability::Prompts => {
+                probe.dispatch_prompts(self, request, ctx)
             }
-            "completions" => {
-                match &<Self as my_runtime::__private::Served>::SERVED.completions {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        my_runtime::__private::unrouted(&request)
-                    }
-                }
+            my_runtime::__private::Capability::Completions => {
+                probe.dispatch_completions(self, request, ctx)
             }
-            _ => my_runtime::__private::unrouted(&request),
+            my_runtime::__private::Capability::None => {
+                my_runtime::__private::unrouted(&request)
+            }
         };
         routed
     }
@@ -159,82 +145,46 @@ where
         &self,
         name: &str,
     ) -> ::core::option::Option<::std::vec::Vec<my_runtime::__private::ParamHeader>> {
-        match &<Self as my_runtime::__private::Served>::SERVED.tools {
-            ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
-            ::core::option::Option::None => ::core::option::Option::None,
-        }
+        #[allow(unused_imports)]
+        use my_runtime::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &my_runtime::__private::probe::Probe::<Self>::NEW;
+        probe.tool_headers(self, name)
     }
     fn tool_task_support(&self, name: &str) -> my_runtime::__private::TaskSupport {
-        match &<Self as my_runtime::__private::Served>::SERVED.tools {
-            ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
-            ::core::option::Option::None => my_runtime::__private::TaskSupport::Never,
-        }
+        #[allow(unused_imports)]
+        use my_runtime::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &my_runtime::__private::probe::Probe::<Self>::NEW;
+        probe.tool_tasks(self, name)
     }
     fn tool_scopes(&self) -> my_runtime::__private::ToolScopes {
-        match &<Self as my_runtime::__private::Served>::SERVED.tools {
-            ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
-            ::core::option::Option::None => my_runtime::__private::ToolScopes::new(),
-        }
+        #[allow(unused_imports)]
+        use my_runtime::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &my_runtime::__private::probe::Probe::<Self>::NEW;
+        probe.tool_scopes_of(self)
     }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-        let served = &<Self as my_runtime::__private::Served>::SERVED;
-        let mut problems = ::std::vec::Vec::new();
-        for hooks in [
-            &served.tools,
-            &served.resources,
-            &served.prompts,
-            &served.completions,
-        ]
-            .into_iter()
-            .flatten()
-        {
-            problems.extend((hooks.problems)(self));
-        }
+        #[allow(unused_imports)]
+        use my_runtime::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &my_runtime::__private::probe::Probe::<Self>::NEW;
+        let mut problems = probe.tool_problems(self);
+        problems.extend(probe.resource_problems(self));
         problems
     }
 }
 #[automatically_derived]
-impl<T: Clone> my_runtime::__private::Served for Weather<T>
+impl<T: Clone> my_runtime::__private::Derived for Weather<T>
 where
     T: Send,
 {
-    const SERVED: my_runtime::__private::Routed<Self> = my_runtime::__private::Routed {
-        tools: ::core::option::Option::Some(
-            <Self as my_runtime::__private::ToolsBy>::HOOKS,
-        ),
-        resources: ::core::option::Option::Some(
-            <Self as my_runtime::__private::ResourcesBy>::HOOKS,
-        ),
-        prompts: ::core::option::Option::Some(
-            <Self as my_runtime::__private::PromptsBy>::HOOKS,
-        ),
-        completions: ::core::option::Option::Some(
-            <Self as my_runtime::__private::CompletionsBy>::HOOKS,
-        ),
-    };
+    const GENERIC: bool = true;
+    const RESOURCES: bool = true;
     const EXTENSIONS: &'static [&'static str] = &[
         "io.modelcontextprotocol/tasks",
         "com.example/ui",
         "com.example/computed",
     ];
 }
-#[automatically_derived]
-impl<T: Clone> my_runtime::__private::ToolsDeclared for Weather<T>
-where
-    T: Send,
-{}
-#[automatically_derived]
-impl<T: Clone> my_runtime::__private::ResourcesDeclared for Weather<T>
-where
-    T: Send,
-{}
-#[automatically_derived]
-impl<T: Clone> my_runtime::__private::PromptsDeclared for Weather<T>
-where
-    T: Send,
-{}
-#[automatically_derived]
-impl<T: Clone> my_runtime::__private::CompletionsDeclared for Weather<T>
-where
-    T: Send,
-{}

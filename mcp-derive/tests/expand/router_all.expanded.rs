@@ -161,21 +161,6 @@ impl Notes {
             ::mcp_era_server::__private::completion_values(values)
         })
     }
-    #[doc(hidden)]
-    const __MCP_ROUTED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
-        tools: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
-        ),
-        resources: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
-        ),
-        prompts: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::PromptsBy>::HOOKS,
-        ),
-        completions: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::CompletionsBy>::HOOKS,
-        ),
-    };
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::RoutedTools for Notes {
@@ -271,12 +256,6 @@ impl ::mcp_era_server::__private::RoutedTools for Notes {
     }
 }
 #[automatically_derived]
-impl ::mcp_era_server::__private::ToolsBy for Notes {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_tools::<
-        Self,
-    >();
-}
-#[automatically_derived]
 impl ::mcp_era_server::__private::RoutedResources for Notes {
     fn resource_table() -> &'static ::mcp_era_server::__private::ResourceTable<Self> {
         static TABLE: ::mcp_era_server::__private::OnceLock<
@@ -312,12 +291,6 @@ impl ::mcp_era_server::__private::RoutedResources for Notes {
                 ],
             ))
     }
-}
-#[automatically_derived]
-impl ::mcp_era_server::__private::ResourcesBy for Notes {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_resources::<
-        Self,
-    >();
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::RoutedPrompts for Notes {
@@ -356,12 +329,6 @@ impl ::mcp_era_server::__private::RoutedPrompts for Notes {
                 ],
             ))
     }
-}
-#[automatically_derived]
-impl ::mcp_era_server::__private::PromptsBy for Notes {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_prompts::<
-        Self,
-    >();
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::RoutedCompletions for Notes {
@@ -415,18 +382,8 @@ impl ::mcp_era_server::__private::RoutedCompletions for Notes {
             ))
     }
 }
-#[automatically_derived]
-impl ::mcp_era_server::__private::CompletionsBy for Notes {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_completions::<
-        Self,
-    >();
-}
 const _: () = ::core::assert!(
-    ::mcp_era_server::__private::sees(< Notes as ::mcp_era_server::__private::Served >
-    ::VALID, true && < Notes as ::mcp_era_server::__private::Served > ::SERVED.tools
-    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.resources
-    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.prompts
-    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.completions
-    .is_some()),
+    ::mcp_era_server::__private::sees(< Notes as ::mcp_era_server::__private::Derived >
+    ::VALID, ! < Notes as ::mcp_era_server::__private::Derived > ::GENERIC),
     "`#[derive(McpServer)]` does not see the `#[router]` of `Notes`: a router serves a non-generic server type"
 );

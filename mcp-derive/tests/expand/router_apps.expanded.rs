@@ -63,17 +63,6 @@ impl Counter {
             )
         })
     }
-    #[doc(hidden)]
-    const __MCP_ROUTED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
-        tools: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
-        ),
-        resources: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
-        ),
-        prompts: ::core::option::Option::None,
-        completions: ::core::option::Option::None,
-    };
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::RoutedTools for Counter {
@@ -154,12 +143,6 @@ impl ::mcp_era_server::__private::RoutedTools for Counter {
     }
 }
 #[automatically_derived]
-impl ::mcp_era_server::__private::ToolsBy for Counter {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_tools::<
-        Self,
-    >();
-}
-#[automatically_derived]
 impl ::mcp_era_server::__private::RoutedResources for Counter {
     fn resource_table() -> &'static ::mcp_era_server::__private::ResourceTable<Self> {
         static TABLE: ::mcp_era_server::__private::OnceLock<
@@ -200,22 +183,14 @@ impl ::mcp_era_server::__private::RoutedResources for Counter {
             ))
     }
 }
-#[automatically_derived]
-impl ::mcp_era_server::__private::ResourcesBy for Counter {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_resources::<
-        Self,
-    >();
-}
 const _: () = ::core::assert!(
-    ::mcp_era_server::__private::sees(< Counter as ::mcp_era_server::__private::Served >
-    ::VALID, true && < Counter as ::mcp_era_server::__private::Served > ::SERVED.tools
-    .is_some() && < Counter as ::mcp_era_server::__private::Served > ::SERVED.resources
-    .is_some()),
+    ::mcp_era_server::__private::sees(< Counter as ::mcp_era_server::__private::Derived >
+    ::VALID, ! < Counter as ::mcp_era_server::__private::Derived > ::GENERIC),
     "`#[derive(McpServer)]` does not see the `#[router]` of `Counter`: a router serves a non-generic server type"
 );
 const _: () = ::core::assert!(
     ::mcp_era_server::__private::declares(< Counter as
-    ::mcp_era_server::__private::Served > ::VALID, < Counter as
-    ::mcp_era_server::__private::Served > ::EXTENSIONS, "io.modelcontextprotocol/ui"),
+    ::mcp_era_server::__private::Derived > ::VALID, < Counter as
+    ::mcp_era_server::__private::Derived > ::EXTENSIONS, "io.modelcontextprotocol/ui"),
     "`Counter` uses MCP Apps (`show`) but does not declare the extension: add `#[mcp(extension(\"io.modelcontextprotocol/ui\"))]`"
 );

@@ -150,17 +150,6 @@ impl Notes {
             )
         })
     }
-    #[doc(hidden)]
-    const __MCP_ROUTED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
-        tools: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
-        ),
-        resources: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
-        ),
-        prompts: ::core::option::Option::None,
-        completions: ::core::option::Option::None,
-    };
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::RoutedTools for Notes {
@@ -199,12 +188,6 @@ impl ::mcp_era_server::__private::RoutedTools for Notes {
                 ],
             ))
     }
-}
-#[automatically_derived]
-impl ::mcp_era_server::__private::ToolsBy for Notes {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_tools::<
-        Self,
-    >();
 }
 #[automatically_derived]
 impl ::mcp_era_server::__private::RoutedResources for Notes {
@@ -267,16 +250,8 @@ impl ::mcp_era_server::__private::RoutedResources for Notes {
             ))
     }
 }
-#[automatically_derived]
-impl ::mcp_era_server::__private::ResourcesBy for Notes {
-    const HOOKS: ::mcp_era_server::__private::CapabilityHooks<Self> = ::mcp_era_server::__private::routed_resources::<
-        Self,
-    >();
-}
 const _: () = ::core::assert!(
-    ::mcp_era_server::__private::sees(< Notes as ::mcp_era_server::__private::Served >
-    ::VALID, true && < Notes as ::mcp_era_server::__private::Served > ::SERVED.tools
-    .is_some() && < Notes as ::mcp_era_server::__private::Served > ::SERVED.resources
-    .is_some()),
+    ::mcp_era_server::__private::sees(< Notes as ::mcp_era_server::__private::Derived >
+    ::VALID, ! < Notes as ::mcp_era_server::__private::Derived > ::GENERIC),
     "`#[derive(McpServer)]` does not see the `#[router]` of `Notes`: a router serves a non-generic server type"
 );

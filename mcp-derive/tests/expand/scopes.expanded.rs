@@ -13,22 +13,30 @@ impl ::mcp_era_server::__private::McpServer for Files {
         ::mcp_era_server::__private::Arc::clone(
             DECLARATION
                 .get_or_init(|| {
+                    #[allow(unused_imports)]
+                    use ::mcp_era_server::__private::probe::*;
+                    #[allow(unused_variables)]
+                    let probe = &::mcp_era_server::__private::probe::Probe::<Self>::NEW;
                     let mut server_info = ::mcp_era_server::__private::Implementation::builder()
                         .name(::std::string::String::from("files"))
                         .version(::std::string::String::from("1.0.0"))
                         .build();
                     let mut capabilities = ::mcp_era_server::__private::ServerCapabilities::new();
+                    ::mcp_era_server::__private::probe::requires_tools::<Self>();
                     capabilities.tools = ::core::option::Option::Some({
                         let mut c = ::mcp_era_server::__private::ServerCapabilitiesTools::new();
                         c.list_changed = ::core::option::Option::Some(true);
                         c
                     });
+                    ::mcp_era_server::__private::probe::requires_resources::<Self>();
                     capabilities.resources = ::core::option::Option::Some(
                         ::mcp_era_server::__private::ServerCapabilitiesResources::new(),
                     );
+                    ::mcp_era_server::__private::probe::requires_prompts::<Self>();
                     capabilities.prompts = ::core::option::Option::Some(
                         ::mcp_era_server::__private::ServerCapabilitiesPrompts::new(),
                     );
+                    ::mcp_era_server::__private::probe::requires_completions::<Self>();
                     capabilities.completions = ::core::option::Option::Some(
                         ::mcp_era_server::__private::JSONObject::new(),
                     );
@@ -63,51 +71,28 @@ impl ::mcp_era_server::__private::McpServer for Files {
             ::mcp_era_server::__private::Reply,
         >,
     > + ::core::marker::Send + 'a {
+        #[allow(unused_imports)]
+        use ::mcp_era_server::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &::mcp_era_server::__private::probe::Probe::<Self>::NEW;
         let routed: ::mcp_era_server::__private::BoxFuture<'a> = match ::mcp_era_server::__private::capability_of(
             &request,
         ) {
-            "tools" => {
-                match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        ::mcp_era_server::__private::unrouted(&request)
-                    }
-                }
+            ::mcp_era_server::__private::Capability::Tools => {
+                probe.dispatch_tools(self, request, ctx)
             }
-            "resources" => {
-                match &<Self as ::mcp_era_server::__private::Served>::SERVED.resources {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        ::mcp_era_server::__private::unrouted(&request)
-                    }
-                }
+            ::mcp_era_server::__private::Capability::Resources => {
+                probe.dispatch_resources(self, request, ctx)
             }
-            "prompts" => {
-                match &<Self as ::mcp_era_server::__private::Served>::SERVED.prompts {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        ::mcp_era_server::__private::unrouted(&request)
-                    }
-                }
+            ::mcp_era_server::__private::Capability::Prompts => {
+                probe.dispatch_prompts(self, request, ctx)
             }
-            "completions" => {
-                match &<Self as ::mcp_era_server::__private::Served>::SERVED.completions
-                {
-                    ::core::option::Option::Some(hooks) => {
-                        (hooks.dispatch)(self, request, ctx)
-                    }
-                    ::core::option::Option::None => {
-                        ::mcp_era_server::__private::unrouted(&request)
-                    }
-                }
+            ::mcp_era_server::__private::Capability::Completions => {
+                probe.dispatch_completions(self, request, ctx)
             }
-            _ => ::mcp_era_server::__private::unrouted(&request),
+            ::mcp_era_server::__private::Capability::None => {
+                ::mcp_era_server::__private::unrouted(&request)
+            }
         };
         routed
     }
@@ -117,67 +102,39 @@ impl ::mcp_era_server::__private::McpServer for Files {
     ) -> ::core::option::Option<
         ::std::vec::Vec<::mcp_era_server::__private::ParamHeader>,
     > {
-        match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
-            ::core::option::Option::Some(hooks) => (hooks.param_headers)(self, name),
-            ::core::option::Option::None => ::core::option::Option::None,
-        }
+        #[allow(unused_imports)]
+        use ::mcp_era_server::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &::mcp_era_server::__private::probe::Probe::<Self>::NEW;
+        probe.tool_headers(self, name)
     }
     fn tool_task_support(&self, name: &str) -> ::mcp_era_server::__private::TaskSupport {
-        match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
-            ::core::option::Option::Some(hooks) => (hooks.task_support)(self, name),
-            ::core::option::Option::None => {
-                ::mcp_era_server::__private::TaskSupport::Never
-            }
-        }
+        #[allow(unused_imports)]
+        use ::mcp_era_server::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &::mcp_era_server::__private::probe::Probe::<Self>::NEW;
+        probe.tool_tasks(self, name)
     }
     fn tool_scopes(&self) -> ::mcp_era_server::__private::ToolScopes {
-        match &<Self as ::mcp_era_server::__private::Served>::SERVED.tools {
-            ::core::option::Option::Some(hooks) => (hooks.tool_scopes)(self),
-            ::core::option::Option::None => {
-                ::mcp_era_server::__private::ToolScopes::new()
-            }
-        }
+        #[allow(unused_imports)]
+        use ::mcp_era_server::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &::mcp_era_server::__private::probe::Probe::<Self>::NEW;
+        probe.tool_scopes_of(self)
     }
     fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-        let served = &<Self as ::mcp_era_server::__private::Served>::SERVED;
-        let mut problems = ::std::vec::Vec::new();
-        for hooks in [
-            &served.tools,
-            &served.resources,
-            &served.prompts,
-            &served.completions,
-        ]
-            .into_iter()
-            .flatten()
-        {
-            problems.extend((hooks.problems)(self));
-        }
+        #[allow(unused_imports)]
+        use ::mcp_era_server::__private::probe::*;
+        #[allow(unused_variables)]
+        let probe = &::mcp_era_server::__private::probe::Probe::<Self>::NEW;
+        let mut problems = probe.tool_problems(self);
+        problems.extend(probe.resource_problems(self));
         problems
     }
 }
 #[automatically_derived]
-impl ::mcp_era_server::__private::Served for Files {
-    const SERVED: ::mcp_era_server::__private::Routed<Self> = ::mcp_era_server::__private::Routed {
-        tools: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ToolsBy>::HOOKS,
-        ),
-        resources: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::ResourcesBy>::HOOKS,
-        ),
-        prompts: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::PromptsBy>::HOOKS,
-        ),
-        completions: ::core::option::Option::Some(
-            <Self as ::mcp_era_server::__private::CompletionsBy>::HOOKS,
-        ),
-    };
+impl ::mcp_era_server::__private::Derived for Files {
+    const GENERIC: bool = false;
+    const RESOURCES: bool = true;
     const EXTENSIONS: &'static [&'static str] = &[];
 }
-#[automatically_derived]
-impl ::mcp_era_server::__private::ToolsDeclared for Files {}
-#[automatically_derived]
-impl ::mcp_era_server::__private::ResourcesDeclared for Files {}
-#[automatically_derived]
-impl ::mcp_era_server::__private::PromptsDeclared for Files {}
-#[automatically_derived]
-impl ::mcp_era_server::__private::CompletionsDeclared for Files {}

@@ -1,10 +1,11 @@
-//! The handler traits a server author implements, one per capability.
+//! The handler traits, one per capability.
 //!
-//! A `#[router]` serves its capabilities without these traits. A
-//! hand-written impl is declared by its key in `#[mcp(...)]`: a key with
-//! neither router methods nor an impl is a compile error that names the
-//! trait, and so is an impl without its key (the traits require a marker
-//! only the key gives).
+//! A `#[router]` implements them from its typed methods; a person may
+//! implement them by hand instead (a capability has one or the other: the
+//! two impls conflict). `#[derive(McpServer)]` declares and serves every
+//! capability whose trait the server implements; writing the capability's
+//! key in `#[mcp(...)]` adds its settings and makes a missing impl a compile
+//! error that names the trait.
 //!
 //! Methods may be written as `async fn`; the returned futures must be `Send`
 //! so that multi-threaded transports can run them.
@@ -46,57 +47,13 @@ pub enum TaskSupport {
     Required,
 }
 
-/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
-/// `tools`; the handler trait requires it, so serving an undeclared
-/// capability fails to compile.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` serves tools but does not declare the `tools` capability",
-    label = "`tools` served here",
-    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `tools` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
-)]
-pub trait ToolsDeclared {}
-
-/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
-/// `resources`; the handler trait requires it, so serving an undeclared
-/// capability fails to compile.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` serves resources but does not declare the `resources` capability",
-    label = "`resources` served here",
-    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `resources` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
-)]
-pub trait ResourcesDeclared {}
-
-/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
-/// `prompts`; the handler trait requires it, so serving an undeclared
-/// capability fails to compile.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` serves prompts but does not declare the `prompts` capability",
-    label = "`prompts` served here",
-    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `prompts` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
-)]
-pub trait PromptsDeclared {}
-
-/// Implemented by `#[derive(McpServer)]` when `#[mcp(...)]` declares
-/// `completions`; the handler trait requires it, so serving an undeclared
-/// capability fails to compile.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` serves completions but does not declare the `completions` capability",
-    label = "`completions` served here",
-    note = "declare it: `#[derive(McpServer)]` on `{Self}` with `completions` in its `#[mcp(...)]`; undeclared, the capability answers -32601 and this handler is never called"
-)]
-pub trait CompletionsDeclared {}
-
 /// The `tools` capability: `tools/list` and `tools/call`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` declares the `tools` capability but does not implement `ToolsHandler`",
+    message = "`{Self}` declares the `tools` capability but has no `#[tool]` method and does not implement `ToolsHandler`",
     label = "`tools` declared here",
-    note = "add `#[tool]` methods to a `#[router]` impl of `{Self}`, implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
+    note = "a `#[tool]` method in a `#[router]` impl of `{Self}` serves `tools` (then write `tools(...)` only for its settings); or implement `mcp_era_server::ToolsHandler` by hand, or remove `tools` from `#[mcp(...)]`"
 )]
-pub trait ToolsHandler: Send + Sync + ToolsDeclared {
+pub trait ToolsHandler: Send + Sync {
     /// `tools/list`. The result carries its own caching hints (`ttlMs`,
     /// `cacheScope`), which the type requires.
     fn list_tools(
@@ -168,17 +125,33 @@ pub trait ToolsHandler: Send + Sync + ToolsDeclared {
 /// The `resources` capability: `resources/list`, `resources/read` and
 /// `resources/templates/list`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` declares the `resources` capability but does not implement `ResourcesHandler`",
+    message = "`{Self}` declares the `resources` capability but has no `#[resource]` method and does not implement `ResourcesHandler`",
     label = "`resources` declared here",
-    note = "add `#[resource]` methods to a `#[router]` impl of `{Self}`, implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
+    note = "a `#[resource]` method in a `#[router]` impl of `{Self}` serves `resources` (then write `resources(...)` only for its settings); or implement `mcp_era_server::ResourcesHandler` by hand, or remove `resources` from `#[mcp(...)]`"
 )]
-pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
+pub trait ResourcesHandler: Send + Sync {
     /// `resources/list`.
     fn list_resources(
         &self,
         params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<ListResourcesResult>> + Send;
+
+    /// `resources/list` as the bytes of its result; the default renders
+    /// [`list_resources`](Self::list_resources)'s result (a `#[router]`
+    /// keeps its pages rendered).
+    fn list_resources_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> impl Future<Output = HandlerResult<Reply>> + Send {
+        async move {
+            reply::render(
+                self.list_resources(params, ctx).await?,
+                ctx.result_server_info(),
+            )
+        }
+    }
 
     /// `resources/read`. A resource that does not exist is
     /// [`resource_not_found`](crate::errors::resource_not_found): `-32602`
@@ -211,6 +184,21 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
         })
     }
 
+    /// `resources/templates/list` as the bytes of its result; the default
+    /// renders [`list_resource_templates`](Self::list_resource_templates)'s.
+    fn list_resource_templates_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> impl Future<Output = HandlerResult<Reply>> + Send {
+        async move {
+            reply::render(
+                self.list_resource_templates(params, ctx).await?,
+                ctx.result_server_info(),
+            )
+        }
+    }
+
     /// What is wrong with the resource catalogue (a bad URI template, a
     /// URI served twice); the transports refuse to start while this is not
     /// empty.
@@ -221,17 +209,33 @@ pub trait ResourcesHandler: Send + Sync + ResourcesDeclared {
 
 /// The `prompts` capability: `prompts/list` and `prompts/get`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` declares the `prompts` capability but does not implement `PromptsHandler`",
+    message = "`{Self}` declares the `prompts` capability but has no `#[prompt]` method and does not implement `PromptsHandler`",
     label = "`prompts` declared here",
-    note = "add `#[prompt]` methods to a `#[router]` impl of `{Self}`, implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
+    note = "a `#[prompt]` method in a `#[router]` impl of `{Self}` serves `prompts` (then write `prompts(...)` only for its settings); or implement `mcp_era_server::PromptsHandler` by hand, or remove `prompts` from `#[mcp(...)]`"
 )]
-pub trait PromptsHandler: Send + Sync + PromptsDeclared {
+pub trait PromptsHandler: Send + Sync {
     /// `prompts/list`.
     fn list_prompts(
         &self,
         params: PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<ListPromptsResult>> + Send;
+
+    /// `prompts/list` as the bytes of its result; the default renders
+    /// [`list_prompts`](Self::list_prompts)'s result (a `#[router]` and a
+    /// [`PromptRouter`](crate::PromptRouter) keep their pages rendered).
+    fn list_prompts_reply(
+        &self,
+        params: PaginatedRequestParams,
+        ctx: &RequestContext,
+    ) -> impl Future<Output = HandlerResult<Reply>> + Send {
+        async move {
+            reply::render(
+                self.list_prompts(params, ctx).await?,
+                ctx.result_server_info(),
+            )
+        }
+    }
 
     /// `prompts/get`: a complete result or an `input_required` one.
     fn get_prompt(
@@ -248,11 +252,11 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 
 /// The `completions` capability: `completion/complete`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` declares the `completions` capability but does not implement `CompletionsHandler`",
+    message = "`{Self}` declares the `completions` capability but completes nothing and does not implement `CompletionsHandler`",
     label = "`completions` declared here",
-    note = "implement `mcp_era_server::CompletionsHandler` for `{Self}`, or remove `completions` from `#[mcp(...)]`"
+    note = "`#[arg(complete = Self::method)]` on a `#[prompt]` argument or template variable (or a string-enum argument type) serves `completions`; or implement `mcp_era_server::CompletionsHandler` by hand, or remove `completions` from `#[mcp(...)]`"
 )]
-pub trait CompletionsHandler: Send + Sync + CompletionsDeclared {
+pub trait CompletionsHandler: Send + Sync {
     /// `completion/complete`. Values past [`MAX_COMPLETION_VALUES`] are
     /// cut from the answer.
     fn complete(
@@ -260,4 +264,12 @@ pub trait CompletionsHandler: Send + Sync + CompletionsDeclared {
         params: CompleteRequestParams,
         ctx: &RequestContext,
     ) -> impl Future<Output = HandlerResult<CompleteResult>> + Send;
+
+    /// Whether the server offers `completions` when `#[mcp(...)]` does not
+    /// write the key: `#[derive(McpServer)]` asks it once, when it builds
+    /// the declaration. A `#[router]` offers it when some argument completes
+    /// to something; the default is yes.
+    fn offers_completions(&self) -> bool {
+        true
+    }
 }

@@ -15,6 +15,7 @@ mod page;
 pub mod prompts;
 mod rendered;
 pub mod resources;
+pub(crate) mod routed;
 mod tool_results;
 mod tool_rules;
 pub mod tools;
