@@ -3,7 +3,8 @@
 # by hand, its catalogue read from a JSON file) against the official
 # conformance suite (the pinned version server-peers.sh uses): the server
 # scenarios that apply to a server without the fixture's tools, in both eras;
-# then its file is edited while it serves and `tools/list` must follow.
+# then a resource template is read, and the file is edited while it serves:
+# `tools/list` and `server/discover` must follow.
 # Needs the peers (`bash interop/install-peers.sh`). Prints each result and
 # ends with `N passed, M failed`; exits non-zero on any failure.
 set -uo pipefail
@@ -70,18 +71,36 @@ run_era() {
 run_era 2026-07-28 "$MODERN"
 run_era 2025-11-25 "$LEGACY"
 
-# The file changes while the server runs: a tool added, the old one gone.
-tools() {
+# A modern request over HTTP; prints what the Python expression makes of
+# the result (`r`).
+ask() { # METHOD PARAMS-JSON PYTHON-EXPRESSION [MCP-NAME]
+  local body name=()
+  [[ -n "${4:-}" ]] && name=(-H "mcp-name: $4")
+  body="$(python3 -c 'import json,sys; p=json.loads(sys.argv[2]); p["_meta"]={"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}; print(json.dumps({"jsonrpc":"2.0","id":1,"method":sys.argv[1],"params":p}))' "$1" "$2")"
   curl -s -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-    -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/list' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
-    "$URL" | python3 -c 'import json,sys; print(",".join(t["name"] for t in json.load(sys.stdin)["result"]["tools"]))'
+    -H 'mcp-protocol-version: 2026-07-28' -H "mcp-method: $1" "${name[@]}" -d "$body" "$URL" \
+    | python3 -c "import json,sys; r=json.load(sys.stdin).get('result', {}); print($3)" 2>/dev/null
 }
+tools() { ask tools/list '{}' '",".join(t["name"] for t in r["tools"])'; }
+server_name() { ask server/discover '{}' 'r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]'; }
+
+# A resource template of the file, read.
+greeting="$(ask resources/read '{"uri":"greeting://Ann"}' 'r["contents"][0]["text"]' greeting://Ann)"
+if [[ "$greeting" == "Hello, Ann!" ]]; then
+  record "template-read" ok "(greeting://Ann: $greeting)"
+else
+  record "template-read" fail "(greeting://Ann: ${greeting:-no text})"
+fi
+
+# The file changes while the server runs: a tool added, the old one gone,
+# the server renamed (a new declaration, discovered).
 before="$(tools)"
+name_before="$(server_name)"
 python3 - "$WORK/catalogue.json" <<'EOF'
 import json, sys
 path = sys.argv[1]
 catalogue = json.load(open(path))
+catalogue["name"] = "renamed"
 catalogue["tools"] = [{"name": "shout", "description": "Shouts a word",
                        "inputSchema": {"type": "object"}, "reply": "{word}!"}]
 json.dump(catalogue, open(path, "w"))
@@ -96,5 +115,11 @@ if [[ "$before" == greet && "$after" == shout ]]; then
   record "file-change" ok "(tools/list: $before -> $after)"
 else
   record "file-change" fail "(tools/list: $before -> $after)"
+fi
+name_after="$(server_name)"
+if [[ "$name_after" == renamed ]]; then
+  record "file-rename" ok "(server/discover: $name_before -> $name_after)"
+else
+  record "file-rename" fail "(server/discover: $name_before -> ${name_after:-nothing})"
 fi
 finish

@@ -8,15 +8,16 @@
 //!     cargo run -p mcp-era --example dynamic -- http 127.0.0.1:8080 my.json
 //!
 //! A tool answers its `reply` text with `{argument}` replaced by the call's
-//! arguments; a prompt does the same with its `text`.
+//! arguments; a prompt does the same with its `text`, a resource template
+//! with the variables of the URI read.
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
 use mcp_era::server::http::{self, HttpConfig};
 use mcp_era::server::{
-    HandlerResult, McpServer, PromptCall, PromptRouter, Reply, RequestContext, ServerDeclaration,
-    ServerEvents, ToolCall, ToolRouter, errors, stdio,
+    HandlerResult, McpServer, PromptCall, PromptRouter, Reply, RequestContext, ResourceRequest,
+    ResourceRouter, ServerDeclaration, ServerEvents, ToolCall, ToolRouter, errors, stdio,
 };
 use mcp_era::types::v2026_07_28::prelude::*;
 use serde::Deserialize;
@@ -33,6 +34,8 @@ struct Config {
     tools: Vec<ToolEntry>,
     #[serde(default)]
     resources: Vec<ResourceEntry>,
+    #[serde(default, rename = "resourceTemplates")]
+    templates: Vec<TemplateEntry>,
     #[serde(default)]
     prompts: Vec<PromptEntry>,
 }
@@ -48,6 +51,13 @@ struct ToolEntry {
 struct ResourceEntry {
     #[serde(flatten)]
     resource: Resource,
+    text: String,
+}
+
+#[derive(Deserialize, Clone, PartialEq)]
+struct TemplateEntry {
+    #[serde(flatten)]
+    template: ResourceTemplate,
     text: String,
 }
 
@@ -68,37 +78,50 @@ fn fill(template: &str, arguments: &BTreeMap<String, String>) -> String {
 }
 
 struct Catalogue {
-    declaration: Arc<ServerDeclaration>,
+    /// Replaced when the file's name, version or instructions change.
+    declaration: RwLock<Arc<ServerDeclaration>>,
     tools: ToolRouter,
+    resources: ResourceRouter,
     prompts: PromptRouter,
-    /// The last read (its resources are served from it).
+    /// The last read, to tell what a new one changes.
     config: RwLock<Config>,
-    events: ServerEvents,
+}
+
+/// How long a client may trust `server/discover`: the file is read every
+/// second, and what discover says (name, version, instructions) follows it.
+const DISCOVER_TTL_MS: u64 = 1_000;
+
+/// The declaration the file describes.
+fn declare(config: &Config) -> ServerDeclaration {
+    let info = Implementation::builder()
+        .name(config.name.clone())
+        .version(config.version.clone())
+        .build();
+    // Every list may change while the server runs.
+    let mut capabilities = ServerCapabilities::new();
+    capabilities.tools = Some(ServerCapabilitiesTools::new().with_list_changed(true));
+    capabilities.resources = Some(ServerCapabilitiesResources::new().with_list_changed(true));
+    capabilities.prompts = Some(ServerCapabilitiesPrompts::new().with_list_changed(true));
+    let mut declaration = ServerDeclaration::new(info)
+        .with_capabilities(capabilities)
+        .with_discover_cache(DISCOVER_TTL_MS, CacheScope::Public);
+    if let Some(instructions) = &config.instructions {
+        declaration = declaration.with_instructions(instructions.clone());
+    }
+    declaration
 }
 
 impl Catalogue {
     fn new(config: Config, events: ServerEvents) -> Result<Self, String> {
-        let info = Implementation::builder()
-            .name(config.name.clone())
-            .version(config.version.clone())
-            .build();
-        // Every list may change while the server runs.
-        let mut capabilities = ServerCapabilities::new();
-        capabilities.tools = Some(ServerCapabilitiesTools::new().with_list_changed(true));
-        capabilities.resources = Some(ServerCapabilitiesResources::new().with_list_changed(true));
-        capabilities.prompts = Some(ServerCapabilitiesPrompts::new().with_list_changed(true));
-        let mut declaration = ServerDeclaration::new(info).with_capabilities(capabilities);
-        if let Some(instructions) = &config.instructions {
-            declaration = declaration.with_instructions(instructions.clone());
-        }
         let server = Self {
-            declaration: Arc::new(declaration),
+            declaration: RwLock::new(Arc::new(declare(&config))),
             tools: ToolRouter::new().with_events(events.clone()),
-            prompts: PromptRouter::new().with_events(events.clone()),
+            resources: ResourceRouter::new().with_events(events.clone()),
+            prompts: PromptRouter::new().with_events(events),
             config: RwLock::new(config.clone()),
-            events,
         };
         server.sync_tools(&config.tools)?;
+        server.sync_resources(&config.resources, &config.templates)?;
         server.sync_prompts(&config.prompts);
         Ok(server)
     }
@@ -134,6 +157,44 @@ impl Catalogue {
         Ok(())
     }
 
+    /// Makes the router's resources and templates those of the file (each
+    /// change announced).
+    fn sync_resources(
+        &self,
+        entries: &[ResourceEntry],
+        templates: &[TemplateEntry],
+    ) -> Result<(), String> {
+        for uri in self.resources.uris() {
+            if !entries.iter().any(|e| e.resource.uri == uri) {
+                self.resources.remove(&uri);
+            }
+        }
+        for uri_template in self.resources.uri_templates() {
+            if !templates
+                .iter()
+                .any(|t| t.template.uri_template == uri_template)
+            {
+                self.resources.remove_template(&uri_template);
+            }
+        }
+        for entry in entries {
+            let text = entry.text.clone();
+            self.resources.add(entry.resource.clone(), move |_, _| {
+                std::future::ready(text.clone())
+            })?;
+        }
+        for entry in templates {
+            let text = entry.text.clone();
+            self.resources.add_template(
+                entry.template.clone(),
+                move |request: ResourceRequest, _| {
+                    std::future::ready(fill(&text, &request.variables.into_iter().collect()))
+                },
+            )?;
+        }
+        Ok(())
+    }
+
     /// Makes the router's prompts those of `entries` (each change announced).
     fn sync_prompts(&self, entries: &[PromptEntry]) {
         for name in self.prompts.names() {
@@ -153,11 +214,17 @@ impl Catalogue {
     /// Takes a new read of the file: what changed is served and announced.
     fn update(&self, new: Config) -> Result<(), String> {
         let old = self.config();
+        let identity = |c: &Config| (c.name.clone(), c.version.clone(), c.instructions.clone());
+        if identity(&old) != identity(&new) {
+            // A new discover; tasks and sealed `requestState`s carry over.
+            let next = declare(&new).with_state_of(&self.declaration());
+            *self.declaration.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+        }
         if old.tools != new.tools {
             self.sync_tools(&new.tools)?;
         }
-        if old.resources != new.resources {
-            self.events.resources_list_changed();
+        if old.resources != new.resources || old.templates != new.templates {
+            self.sync_resources(&new.resources, &new.templates)?;
         }
         if old.prompts != new.prompts {
             self.sync_prompts(&new.prompts);
@@ -165,37 +232,12 @@ impl Catalogue {
         *self.config.write().unwrap_or_else(|e| e.into_inner()) = new;
         Ok(())
     }
-
-    fn read_resource(&self, uri: &str) -> HandlerResult<ReadResourceResult> {
-        let config = self.config();
-        let entry = config
-            .resources
-            .iter()
-            .find(|r| r.resource.uri == uri)
-            .ok_or_else(|| errors::resource_not_found(uri))?;
-        let mut contents = TextResourceContents::from_uri_and_text(uri, entry.text.clone());
-        contents.mime_type = entry.resource.mime_type.clone();
-        let contents = vec![ReadResourceResultContentsItem::TextResourceContents(
-            contents,
-        )];
-        Ok(ReadResourceResult::new(
-            contents,
-            CacheHints::new(0, CacheScope::Private),
-        ))
-    }
-}
-
-/// One page holds everything: any cursor is one this server never gave.
-fn first_page(params: &PaginatedRequestParams) -> HandlerResult<()> {
-    match &params.cursor {
-        Some(cursor) => Err(errors::invalid_params(format!("Invalid cursor: {cursor}"))),
-        None => Ok(()),
-    }
 }
 
 impl McpServer for Catalogue {
     fn declaration(&self) -> Arc<ServerDeclaration> {
-        Arc::clone(&self.declaration)
+        let declaration = self.declaration.read();
+        Arc::clone(&declaration.unwrap_or_else(|e| e.into_inner()))
     }
 
     async fn dispatch_capability(
@@ -211,22 +253,15 @@ impl McpServer for Catalogue {
                 ctx.reply(self.tools.call_tool(call.params, ctx).await?)
             }
             ClientRequest::ListResourcesRequest(list) => {
-                first_page(&list.params)?;
-                let resources = self.config().resources.into_iter().map(|r| r.resource);
-                ctx.reply(ListResourcesResult::new(
-                    resources.collect(),
-                    ctx.cache_hints(),
-                ))
+                self.resources.list_resources_reply(list.params, ctx).await
             }
             ClientRequest::ListResourceTemplatesRequest(list) => {
-                first_page(&list.params)?;
-                ctx.reply(ListResourceTemplatesResult::new(
-                    Vec::new(),
-                    ctx.cache_hints(),
-                ))
+                self.resources
+                    .list_resource_templates_reply(list.params, ctx)
+                    .await
             }
             ClientRequest::ReadResourceRequest(read) => {
-                ctx.reply(self.read_resource(&read.params.uri)?)
+                ctx.reply(self.resources.read_resource(read.params, ctx).await?)
             }
             ClientRequest::ListPromptsRequest(list) => {
                 self.prompts.list_prompts_reply(list.params, ctx).await
@@ -314,6 +349,7 @@ async fn main() -> Result<(), String> {
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
     use super::*;
+    use mcp_era::client::ByEra;
     use mcp_era::server::ServerEvent;
     use mcp_era::testing::{TestClient, check_server};
     use serde_json::json;
@@ -342,6 +378,12 @@ mod tests {
             assert_eq!(text.unwrap(), "Hello, Ann!");
             let catalogue = client.catalogue().await.unwrap();
             assert_eq!(catalogue["resources"][0]["uri"], "config://motd");
+            let read = client.client().read_resource("greeting://Ann").await;
+            let read = match read.unwrap() {
+                ByEra::Modern(result) => serde_json::to_value(result),
+                ByEra::Legacy(result) => serde_json::to_value(result),
+            };
+            assert_eq!(read.unwrap()["contents"][0]["text"], "Hello, Ann!");
             assert_eq!(catalogue["prompts"][0]["name"], "summarise");
         }
     }
@@ -363,6 +405,12 @@ mod tests {
         assert!(got.contains(&ServerEvent::ToolsListChanged), "{got:?}");
         assert!(got.contains(&ServerEvent::ResourcesListChanged), "{got:?}");
         assert!(!got.contains(&ServerEvent::PromptsListChanged), "{got:?}");
-        assert!(server.read_resource("config://motd").is_err());
+        assert!(server.resources.uris().is_empty());
+        assert_eq!(server.declaration().server_info().name, "dynamic-catalogue");
+
+        let mut renamed = example();
+        renamed.name = "renamed".into();
+        server.update(renamed).unwrap();
+        assert_eq!(server.declaration().server_info().name, "renamed");
     }
 }

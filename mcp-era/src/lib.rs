@@ -459,9 +459,14 @@
 //! `serves_method` and `handle_method` answer methods the runtime does not
 //! know, as raw JSON. The runtime does the rest as for a derived server:
 //! the version gate, `server/discover`, the legacy `initialize`, both
-//! transports. A [`ToolRouter`](server::ToolRouter) holds tools that come
-//! and go. `examples/dynamic.rs` reads its catalogue from a JSON file and
-//! follows the file's changes while it serves.
+//! transports. A [`ToolRouter`](server::ToolRouter), a
+//! [`ResourceRouter`](server::ResourceRouter) and a
+//! [`PromptRouter`](server::PromptRouter) hold tools, resources (and
+//! templates) and prompts that come and go, each change announced as
+//! `list_changed`; a declaration that changes is replaced with
+//! `with_state_of` (give it a discover `ttlMs` no longer than clients may
+//! trust the old one). `examples/dynamic.rs` reads its catalogue from a
+//! JSON file and follows the file's changes while it serves.
 //!
 //! ```
 //! use std::sync::Arc;

@@ -691,6 +691,7 @@ pub use router::completions::CompletionArguments;
 pub use router::input;
 pub use router::input::{InputRequired, PromptAnswer, ToolAnswer};
 pub use router::prompts::{IntoPromptResult, PromptCall, PromptRouter};
+pub use router::resource_router::ResourceRouter;
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::resources::{IntoListing, ListedResource};
 pub use router::tools::{Era, ToolVisibility};

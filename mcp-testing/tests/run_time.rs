@@ -490,3 +490,106 @@ async fn prompts_come_and_go_at_run_time() {
         .unwrap_err();
     assert_eq!(unknown.code, -32602);
 }
+
+fn params<T: serde::de::DeserializeOwned>(mut value: Value) -> T {
+    value["_meta"] = serde_json::from_str(META).unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+#[tokio::test]
+async fn resources_and_templates_come_and_go_at_run_time() {
+    use mcp_era_server::{ResourceRequest, ResourceRouter, ServerEvent, ServerEvents};
+
+    let events = ServerEvents::new();
+    let mut heard = events.subscribe();
+    let resources = ResourceRouter::new().with_events(events);
+    let motd: Resource = serde_json::from_value(
+        json!({"name": "motd", "uri": "config://motd", "mimeType": "text/plain"}),
+    )
+    .unwrap();
+    resources
+        .add(motd, |_, _| async { "Servers can be data." })
+        .unwrap();
+    let notes: ResourceTemplate =
+        serde_json::from_value(json!({"name": "note", "uriTemplate": "notes://{id}"})).unwrap();
+    resources
+        .add_template(notes, |request: ResourceRequest, _| async move {
+            let id: u32 = request.variable("id").ok()?;
+            (id < 10).then(|| format!("note {id}"))
+        })
+        .unwrap();
+    assert_eq!(heard.try_recv().unwrap(), ServerEvent::ResourcesListChanged);
+    assert_eq!(heard.try_recv().unwrap(), ServerEvent::ResourcesListChanged);
+
+    let ctx = request_ctx();
+    let list = |resources: ResourceRouter| async move {
+        let ctx = request_ctx();
+        let page = resources.list_resources_reply(params(json!({})), &ctx);
+        let page = page.await.unwrap().to_value().unwrap();
+        let templates = resources.list_resource_templates_reply(params(json!({})), &ctx);
+        let templates = templates.await.unwrap().to_value().unwrap();
+        let uris = |list: &Value, key: &str, field: &str| -> Vec<String> {
+            let items = list[key].as_array().unwrap();
+            items
+                .iter()
+                .map(|i| i[field].as_str().unwrap().to_owned())
+                .collect()
+        };
+        (
+            uris(&page, "resources", "uri"),
+            uris(&templates, "resourceTemplates", "uriTemplate"),
+        )
+    };
+    assert_eq!(
+        list(resources.clone()).await,
+        (
+            vec!["config://motd".to_owned()],
+            vec!["notes://{id}".to_owned()]
+        )
+    );
+
+    let read = |uri: &str| resources.read_resource(params(json!({"uri": uri})), &ctx);
+    let fixed = serde_json::to_value(read("config://motd").await.unwrap()).unwrap();
+    assert_eq!(fixed["contents"][0]["text"], "Servers can be data.");
+    assert_eq!(fixed["contents"][0]["mimeType"], "text/plain");
+    let templated = serde_json::to_value(read("notes://7").await.unwrap()).unwrap();
+    assert_eq!(templated["contents"][0]["text"], "note 7");
+    assert_eq!(templated["contents"][0]["uri"], "notes://7");
+    for unknown in ["notes://12", "notes://x", "other://1"] {
+        let error = read(unknown).await.unwrap_err();
+        assert_eq!(error.code, -32602, "{unknown}");
+        assert_eq!(error.data.unwrap()["uri"], unknown);
+    }
+
+    // Replaced in place, then removed: the kept pages are not served again.
+    let motd: Resource =
+        serde_json::from_value(json!({"name": "motd2", "uri": "config://motd"})).unwrap();
+    resources.add(motd, |_, _| async { "Changed." }).unwrap();
+    let fixed = serde_json::to_value(read("config://motd").await.unwrap()).unwrap();
+    assert_eq!(fixed["contents"][0]["text"], "Changed.");
+    assert!(resources.remove("config://motd"));
+    assert!(!resources.remove("config://motd"));
+    assert!(resources.remove_template("notes://{id}"));
+    assert_eq!(list(resources.clone()).await, (vec![], vec![]));
+    assert_eq!(read("notes://7").await.unwrap_err().code, -32602);
+
+    // What cannot be served is refused, naming the problem.
+    let bad: ResourceTemplate =
+        serde_json::from_value(json!({"name": "bad", "uriTemplate": "notes://{id"})).unwrap();
+    let refused = resources
+        .add_template(bad, |_, _| async { "" })
+        .unwrap_err();
+    assert!(refused.contains("bad"), "{refused}");
+    let app: Resource =
+        serde_json::from_value(json!({"name": "app", "uri": "ui://app", "mimeType": "text/plain"}))
+            .unwrap();
+    let refused = resources.add(app, |_, _| async { "" }).unwrap_err();
+    assert!(refused.contains("ui://app"), "{refused}");
+
+    while heard.try_recv().is_ok() {}
+    resources.updated("notes://7");
+    assert_eq!(
+        heard.try_recv().unwrap(),
+        ServerEvent::ResourceUpdated("notes://7".into())
+    );
+}

@@ -166,7 +166,10 @@ impl ServerDeclaration {
     /// skills and `requestState` keys, shared from then on. For a server
     /// that replaces its declaration while it serves (a capability that
     /// changed, a backend that restarted): running tasks, sealed
-    /// `requestState`s and loaded skills outlive the change.
+    /// `requestState`s and loaded skills outlive the change. Clients keep
+    /// the old `server/discover` for its `ttlMs`: give such a server a
+    /// [`with_discover_cache`](Self::with_discover_cache) no longer than it
+    /// may go stale.
     pub fn with_state_of(mut self, previous: &ServerDeclaration) -> Self {
         self.tasks = Arc::clone(&previous.tasks);
         self.skills = Arc::clone(&previous.skills);

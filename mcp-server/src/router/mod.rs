@@ -14,6 +14,7 @@ mod names;
 mod page;
 pub mod prompts;
 mod rendered;
+pub mod resource_router;
 pub mod resources;
 pub(crate) mod routed;
 mod tool_results;

@@ -52,10 +52,74 @@ impl Hasher for WordHasher {
     }
 }
 
+/// Entries in the order they were added, found by their name: an entry
+/// added under a name it already has replaces the old one in place.
+pub(crate) struct Ordered<T> {
+    entries: Vec<T>,
+    at: NameMap<String, usize>,
+}
+
+impl<T> Default for Ordered<T> {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            at: NameMap::default(),
+        }
+    }
+}
+
+impl<T> Ordered<T> {
+    /// Adds `entry` under `name`, or replaces the one of that name.
+    pub(crate) fn insert(&mut self, name: String, entry: T) {
+        match self.at.get(&name) {
+            Some(&at) => self.entries[at] = entry,
+            None => {
+                self.at.insert(name, self.entries.len());
+                self.entries.push(entry);
+            }
+        }
+    }
+
+    /// Removes the entry of `name`; `None` when there was none.
+    pub(crate) fn remove(&mut self, name: &str) -> Option<T> {
+        let at = self.at.remove(name)?;
+        for index in self.at.values_mut() {
+            if *index > at {
+                *index -= 1;
+            }
+        }
+        Some(self.entries.remove(at))
+    }
+
+    /// The entry of `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&T> {
+        self.at.get(name).map(|&at| &self.entries[at])
+    }
+
+    /// Every entry, in order.
+    pub(crate) fn entries(&self) -> &[T] {
+        &self.entries
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::hash::BuildHasher;
+
+    #[test]
+    fn ordered_entries_keep_their_place() {
+        let mut ordered = Ordered::default();
+        for name in ["a", "b", "c"] {
+            ordered.insert(name.to_owned(), name.to_uppercase());
+        }
+        ordered.insert("b".to_owned(), "B2".to_owned());
+        assert_eq!(ordered.entries(), ["A", "B2", "C"]);
+        assert_eq!(ordered.remove("a").as_deref(), Some("A"));
+        assert_eq!(ordered.remove("a"), None);
+        assert_eq!(ordered.get("c").map(String::as_str), Some("C"));
+        assert_eq!(ordered.entries(), ["B2", "C"]);
+    }
 
     #[test]
     fn names_that_differ_anywhere_hash_apart() {

@@ -13,7 +13,7 @@ use mcp_era_types::v2026_07_28::{
 };
 
 use super::args::ArgumentError;
-use super::names::NameMap;
+use super::names::Ordered;
 use super::page::page;
 use super::rendered::{PageKey, RenderedPages};
 use super::tools::BoxFuture;
@@ -117,16 +117,14 @@ pub struct PromptSpec<S> {
 /// Prompts by name, in listing order, and the pages rendered from them;
 /// `H` calls a prompt.
 struct Prompts<H> {
-    prompts: Vec<(Prompt, H)>,
-    by_name: NameMap<String, usize>,
+    prompts: Ordered<(Prompt, H)>,
     pages: RenderedPages,
 }
 
 impl<H> Default for Prompts<H> {
     fn default() -> Self {
         Self {
-            prompts: Vec::new(),
-            by_name: NameMap::default(),
+            prompts: Ordered::default(),
             pages: RenderedPages::default(),
         }
     }
@@ -136,33 +134,20 @@ impl<H> Prompts<H> {
     /// Adds `prompt`, or replaces the one of its name in place.
     fn insert(&mut self, prompt: Prompt, handler: H) {
         self.pages.clear();
-        match self.by_name.get(&prompt.name) {
-            Some(&at) => self.prompts[at] = (prompt, handler),
-            None => {
-                self.by_name.insert(prompt.name.clone(), self.prompts.len());
-                self.prompts.push((prompt, handler));
-            }
-        }
+        self.prompts.insert(prompt.name.clone(), (prompt, handler));
     }
 
     fn remove(&mut self, name: &str) -> bool {
-        let Some(at) = self.by_name.remove(name) else {
-            return false;
-        };
-        self.pages.clear();
-        self.prompts.remove(at);
-        for index in self.by_name.values_mut() {
-            if *index > at {
-                *index -= 1;
-            }
+        let removed = self.prompts.remove(name).is_some();
+        if removed {
+            self.pages.clear();
         }
-        true
+        removed
     }
 
     fn find(&self, name: &str) -> HandlerResult<&(Prompt, H)> {
-        self.by_name
+        self.prompts
             .get(name)
-            .map(|&at| &self.prompts[at])
             .ok_or_else(|| errors::invalid_params(format!("Unknown prompt: {name}")))
     }
 
@@ -171,7 +156,7 @@ impl<H> Prompts<H> {
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<ListPromptsResult> {
-        let (prompts, next) = page(&self.prompts, params.cursor.as_deref())?;
+        let (prompts, next) = page(self.prompts.entries(), params.cursor.as_deref())?;
         let prompts = prompts.iter().map(|(p, _)| p.clone()).collect();
         let mut result = ListPromptsResult::new(prompts, ctx.cache_hints());
         result.next_cursor = next;
@@ -359,11 +344,9 @@ impl PromptRouter {
 
     /// The prompt names, in listing order.
     pub fn names(&self) -> Vec<String> {
-        self.read()
-            .prompts
-            .iter()
-            .map(|(p, _)| p.name.clone())
-            .collect()
+        let prompts = self.read();
+        let entries = prompts.prompts.entries();
+        entries.iter().map(|(p, _)| p.name.clone()).collect()
     }
 
     /// `prompts/list`.

@@ -35,9 +35,10 @@ pub struct ResourceRequest {
     pub uri: String,
     /// The template variables (empty for a fixed URI), percent-decoded.
     pub variables: Vec<(String, String)>,
-    /// The `mimeType` the method declared.
-    pub mime_type: Option<&'static str>,
-    /// The contents' `_meta` the method declared (an MCP App's `_meta.ui`).
+    /// The `mimeType` the method (or the run-time resource) declared.
+    pub mime_type: Option<Cow<'static, str>>,
+    /// The contents' `_meta` the method (or the run-time resource)
+    /// declared (an MCP App's `_meta.ui`).
     pub meta: Option<MetaObject>,
     /// The result's cache hints: the method's `cache(...)`, each value the
     /// server default (`#[mcp(cache(...))]`) where it says none.
@@ -80,7 +81,7 @@ fn contents(items: Vec<ReadResourceResultContentsItem>, request: &ResourceReques
 impl IntoReadResult for String {
     fn into_read_result(self, request: &ResourceRequest, ctx: &RequestContext) -> ReadOutcome {
         let mut text = TextResourceContents::from_uri_and_text(request.uri.clone(), self);
-        text.mime_type = request.mime_type.map(str::to_owned);
+        text.mime_type = request.mime_type.as_deref().map(str::to_owned);
         text.meta = request.meta.clone();
         text.into_read_result(request, ctx)
     }
@@ -98,7 +99,7 @@ impl IntoReadResult for Blob {
             request.uri.clone(),
             mcp_era_types::headers::base64_encode(&self.0),
         );
-        blob.mime_type = request.mime_type.map(str::to_owned);
+        blob.mime_type = request.mime_type.as_deref().map(str::to_owned);
         blob.meta = request.meta.clone();
         blob.into_read_result(request, ctx)
     }
@@ -397,7 +398,7 @@ impl<S> Reader<S> {
         ResourceRequest {
             uri,
             variables,
-            mime_type: self.mime_type,
+            mime_type: self.mime_type.map(Cow::Borrowed),
             meta: self.meta.clone(),
             cache_hints: CacheHints::new(
                 self.ttl_ms.unwrap_or_else(|| ctx.cache_ttl_ms()),
@@ -423,7 +424,7 @@ struct Templated<S: 'static> {
 
 /// An MCP App (a `ui://` URI or the App MIME type) as the extension wants
 /// it: both together, and a `_meta.ui` whose CSP lists only origins.
-fn check_app(resource: &Resource) -> Result<(), String> {
+pub(crate) fn check_app(resource: &Resource) -> Result<(), String> {
     let is_app = resource.uri.starts_with(apps::URI_PREFIX)
         || resource.mime_type.as_deref() == Some(apps::MIME_TYPE);
     if !is_app {
