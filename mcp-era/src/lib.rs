@@ -522,6 +522,7 @@
 //! | [`McpServer`], [`router`] | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
 //! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
 //! | `testing` | `mcp-era-testing`: the in-process test client, snapshots and the protocol rule check | `testing` |
+//! | `gateway` | `mcp-era-gateway`: the era gateway, one backend server served to clients of both eras | `gateway` |
 //!
 //! Feature `draft` adds `types::draft` (the upstream draft schema, never
 //! served); `named` adds the by-name type lookup of `types`;
@@ -585,6 +586,11 @@ pub mod prelude {
 /// The dual-era client (`mcp-era-client`).
 #[cfg(feature = "client")]
 pub use mcp_era_client as client;
+
+/// The era gateway (`mcp-era-gateway`): one backend server, of either era,
+/// served to clients of both.
+#[cfg(feature = "gateway")]
+pub use mcp_era_gateway as gateway;
 
 /// Testing your server (`mcp-era-testing`): the in-process test client,
 /// catalogue snapshots and the protocol rule check.

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The era gateway (`mcp-gateway/`) in front of the official reference server
+# `@modelcontextprotocol/server-everything` (pinned by install-peers.sh), a
+# legacy-only server over stdio: checked to refuse `server/discover` first,
+# then reached through the gateway's HTTP front by the official conformance
+# suite (the server scenarios that need no fixture tools, in both eras) and
+# by modern requests that call a tool, read a resource and get a prompt.
+# Needs the peers (`bash interop/install-peers.sh`). Prints each result and
+# ends with `N passed, M failed`; exits non-zero on any failure.
+set -uo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+PEERS_DIR="${PEERS_DIR:-$REPO_ROOT/target/peers}"
+PORT="${PORT:-38801}"
+URL="http://127.0.0.1:$PORT/mcp"
+STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
+META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+
+passed=0
+failed=0
+record() {
+  if [[ "$2" == ok ]]; then passed=$((passed + 1)); echo "PASS $1 $3"; else failed=$((failed + 1)); echo "FAIL $1 $3"; fi
+}
+finish() {
+  [[ -n "${gateway_pid:-}" ]] && kill "$gateway_pid" 2>/dev/null
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit $?
+}
+
+if [[ ! -f "$PEERS_DIR/env.sh" ]]; then
+  echo "peers missing: run bash interop/install-peers.sh first" >&2
+  record peers fail ""
+  finish
+fi
+# shellcheck disable=SC1091
+source "$PEERS_DIR/env.sh"
+BACKEND=(mcp-server-everything stdio)
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# The backend is legacy-only: a modern `server/discover` is refused.
+direct="$(printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":$META}}" \
+  | timeout 20 "${BACKEND[@]}" 2>/dev/null | head -1)"
+if [[ "$direct" == *'"error"'* ]]; then
+  record "backend-is-legacy-only" ok "(server/discover: $(cut -c1-80 <<<"$direct"))"
+else
+  record "backend-is-legacy-only" fail "(server/discover: ${direct:-no answer})"
+fi
+
+if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway); then
+  record build fail ""
+  finish
+fi
+"$REPO_ROOT/target/debug/mcp-era-gateway" --listen "127.0.0.1:$PORT" -- "${BACKEND[@]}" 2>"$WORK/gateway.log" &
+gateway_pid=$!
+for _ in $(seq 100); do
+  curl -s -o /dev/null "$URL" && break
+  sleep 0.1
+done
+
+# A modern request; prints what the Python expression makes of the answer
+# (`r`: the result, `e`: the error).
+ask() { # METHOD PARAMS-JSON PYTHON-EXPRESSION [MCP-NAME]
+  local body name=()
+  [[ -n "${4:-}" ]] && name=(-H "mcp-name: $4")
+  body="$(python3 -c 'import json,sys; p=json.loads(sys.argv[2]); p["_meta"]=json.loads(sys.argv[3]); print(json.dumps({"jsonrpc":"2.0","id":1,"method":sys.argv[1],"params":p}))' "$1" "$2" "$META")"
+  curl -s -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H 'mcp-protocol-version: 2026-07-28' -H "mcp-method: $1" "${name[@]}" -d "$body" "$URL" \
+    | python3 -c "import json,sys; a=json.load(sys.stdin); r=a.get('result', {}); e=a.get('error', {}); print($3)" 2>/dev/null
+}
+check() { # NAME EXPECTED ACTUAL
+  if [[ "$3" == "$2" ]]; then record "$1" ok "($3)"; else record "$1" fail "(expected $2, got ${3:-nothing})"; fi
+}
+check discover "mcp-servers/everything" "$(ask server/discover '{}' 'r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]')"
+check tools-call-echo "Echo: hi" "$(ask tools/call '{"name":"echo","arguments":{"message":"hi"}}' 'r["content"][0]["text"]' echo)"
+check tools-call-result-type "complete" "$(ask tools/call '{"name":"echo","arguments":{"message":"hi"}}' 'r["resultType"]' echo)"
+check tools-list-cache-hints "0 private" "$(ask tools/list '{}' 'str(r["ttlMs"]) + " " + r["cacheScope"]')"
+first_resource="$(ask resources/list '{}' 'r["resources"][0]["uri"]')"
+check resources-read "$first_resource" "$(ask resources/read "{\"uri\":\"$first_resource\"}" 'r["contents"][0]["uri"]' "$first_resource")"
+check resources-read-unknown "-32602" "$(ask resources/read '{"uri":"demo://nothing/here"}' 'e["code"]' demo://nothing/here)"
+check prompts-get "user" "$(ask prompts/get '{"name":"simple-prompt"}' 'r["messages"][0]["role"]' simple-prompt)"
+
+# Scenarios whose checks need only what the backend declares.
+MODERN="tools-list resources-list prompts-list caching http-header-validation dns-rebinding-protection"
+LEGACY="server-initialize ping tools-list resources-list prompts-list dns-rebinding-protection"
+run_era() {
+  local era="$1" scenarios="$2" scenario log summary
+  for scenario in $scenarios; do
+    log="$WORK/$era-$scenario.txt"
+    (cd "$PEERS_NPM_DIR" && timeout "$STEP_TIMEOUT" ./node_modules/.bin/conformance server \
+      --url "$URL" --scenario "$scenario" --spec-version "$era") >"$log" 2>&1
+    local status=$?
+    summary="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed' "$log" | tail -1)"
+    if [[ $status -eq 0 && "$summary" == *", 0 failed" ]]; then
+      record "conformance-$era $scenario" ok "($summary)"
+    else
+      record "conformance-$era $scenario" fail "(exit $status; ${summary:-no summary}; $(tail -3 "$log" | tr '\n' ' '))"
+    fi
+  done
+}
+run_era 2026-07-28 "$MODERN"
+run_era 2025-11-25 "$LEGACY"
+finish

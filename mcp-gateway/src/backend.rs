@@ -1,0 +1,186 @@
+//! The server behind the gateway, reached with our client: a child process
+//! over stdio (or any pair of streams), its era detected at connection.
+
+use std::time::Duration;
+
+use mcp_era_client::{ByEra, Client, ClientOptions, EraMode};
+use mcp_era_server::mcp_era_types::v2026_07_28::{
+    CacheScope, ClientCapabilities, Error as ErrorObject, Implementation, ServerCapabilities,
+};
+use mcp_era_server::{ServerDeclaration, errors};
+use serde_json::Value;
+
+pub use mcp_era_client::Era;
+
+/// How the gateway reaches its backend.
+#[derive(Debug, Clone)]
+pub struct BackendOptions {
+    /// The era to speak: detected (the default), or forced (`Legacy` makes
+    /// a dual-era server answer as a legacy one).
+    pub era: EraMode,
+    /// How long one forwarded request may take.
+    pub request_timeout: Duration,
+}
+
+impl Default for BackendOptions {
+    fn default() -> Self {
+        Self {
+            era: EraMode::Auto,
+            request_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+impl BackendOptions {
+    fn client_options(&self) -> ClientOptions {
+        ClientOptions {
+            era: self.era,
+            client_info: Implementation::builder()
+                .name("mcp-era-gateway")
+                .version(env!("CARGO_PKG_VERSION"))
+                .build(),
+            // Nothing to ask the front's clients for yet: the backend is
+            // told the gateway can answer no elicitation, sampling or roots.
+            capabilities: ClientCapabilities::new(),
+            request_timeout: self.request_timeout,
+            ..ClientOptions::default()
+        }
+    }
+}
+
+/// A connected backend.
+pub struct Backend {
+    client: Client,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("era", &self.client.era())
+            .field("version", &self.client.protocol_version())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Backend {
+    /// Starts `program args…` and connects to it over stdio.
+    pub async fn spawn(
+        program: &str,
+        args: &[String],
+        options: &BackendOptions,
+    ) -> Result<Self, mcp_era_client::Error> {
+        let client = Client::connect_stdio(program, args, options.client_options()).await?;
+        Ok(Self { client })
+    }
+
+    /// Connects over a pair of streams speaking the stdio framing
+    /// (`reader` is the server's output); `label` names it in logs.
+    pub async fn connect_streams(
+        reader: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+        writer: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+        label: &str,
+        options: &BackendOptions,
+    ) -> Result<Self, mcp_era_client::Error> {
+        let client =
+            Client::connect_streams(reader, writer, label, 0, options.client_options()).await?;
+        Ok(Self { client })
+    }
+
+    /// The era the backend speaks.
+    pub fn era(&self) -> Era {
+        self.client.era()
+    }
+
+    /// The declaration a front serves for this backend: its identity and
+    /// instructions, the capabilities the gateway can forward, every
+    /// version the runtime implements (the front is dual-era), and list
+    /// results that may not be cached (a legacy server states no hints,
+    /// and its list changes are not forwarded yet).
+    pub fn declaration(&self) -> ServerDeclaration {
+        let info = match self.client.server_info() {
+            Some(ByEra::Modern(info)) => info,
+            Some(ByEra::Legacy(info)) => converted(&info).unwrap_or_else(unnamed),
+            None => unnamed(),
+        };
+        let capabilities = match self.client.capabilities() {
+            ByEra::Modern(capabilities) => capabilities,
+            ByEra::Legacy(legacy) => forwarded_capabilities(&legacy),
+        };
+        let mut declaration = ServerDeclaration::new(info)
+            .with_capabilities(capabilities)
+            .with_cache_defaults(0, CacheScope::Private);
+        if let Some(instructions) = self.client.instructions() {
+            declaration = declaration.with_instructions(instructions);
+        }
+        declaration
+    }
+
+    /// Sends `method` with `params` (already in the backend's era) and
+    /// returns its result, or the error the front answers.
+    pub(crate) async fn forward(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        self.client
+            .request(method, params)
+            .await
+            .map_err(|e| front_error(method, e))
+    }
+}
+
+/// A client error as the front's JSON-RPC error: the backend's own error
+/// as it came, anything else (it died, it timed out, it answered garbage)
+/// an internal error that says so.
+fn front_error(method: &str, error: mcp_era_client::Error) -> ErrorObject {
+    match error {
+        mcp_era_client::Error::Rpc { error, .. } => error,
+        mcp_era_client::Error::Timeout { after, .. } => errors::timed_out(format!(
+            "the backend did not answer {method} within {after:?}"
+        )),
+        other => {
+            tracing::warn!(method, "backend failed: {other}");
+            errors::internal_error(format!("the backend failed on {method}: {other}"))
+        }
+    }
+}
+
+fn unnamed() -> Implementation {
+    Implementation::builder()
+        .name("mcp-era-gateway")
+        .version(env!("CARGO_PKG_VERSION"))
+        .build()
+}
+
+/// A value of one era as the same-shaped type of the other.
+fn converted<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> Option<U> {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
+}
+
+/// A legacy server's capabilities as the front declares them: tools,
+/// resources, prompts, completions and experimental entries forwarded;
+/// `listChanged` and `subscribe` dropped (the backend's notifications are
+/// not forwarded yet), and so are `logging` (no `logLevel` is forwarded)
+/// and the 2025-11-25 core `tasks`.
+fn forwarded_capabilities(
+    legacy: &mcp_era_server::mcp_era_types::v2025_11_25::ServerCapabilities,
+) -> ServerCapabilities {
+    let Ok(Value::Object(legacy)) = serde_json::to_value(legacy) else {
+        return ServerCapabilities::new();
+    };
+    let mut kept = serde_json::Map::new();
+    for key in [
+        "tools",
+        "resources",
+        "prompts",
+        "completions",
+        "experimental",
+    ] {
+        if let Some(Value::Object(mut value)) = legacy.get(key).cloned() {
+            if key != "experimental" {
+                value.remove("listChanged");
+                value.remove("subscribe");
+            }
+            kept.insert(key.to_owned(), Value::Object(value));
+        }
+    }
+    serde_json::from_value(Value::Object(kept)).unwrap_or_default()
+}

@@ -1,0 +1,29 @@
+//! An MCP era gateway. MCP 2026-07-28 removed the `initialize` handshake;
+//! most published servers still speak only 2025-11-25, and modern-first
+//! clients fail against them. A [`Gateway`] serves both eras at its front
+//! (our runtime's version gate, `server/discover`, legacy sessions) and
+//! forwards each capability request to one backend in the backend's own
+//! era: the backend's `initialize` becomes the front's discover, the modern
+//! `_meta` keys are stripped before a legacy backend sees a request, and a
+//! legacy result gains its modern `resultType` and cache hints.
+//!
+//! ```text
+//! mcp-era-gateway -- npx @modelcontextprotocol/server-everything   # stdio front
+//! mcp-era-gateway --listen 127.0.0.1:8080 -- python server.py      # HTTP front
+//! ```
+//!
+//! What this first part forwards: `tools/*`, `resources/list`, `read` and
+//! `templates/list`, `prompts/*`, `completion/complete`. Not yet: the
+//! backend's own requests (elicitation, sampling, roots) as
+//! `input_required` rounds, its notifications, cancellation, an HTTP
+//! backend, restarts. The backend is told the gateway answers no
+//! elicitation, sampling or roots, and its list changes are not declared.
+//! `docs/gateway.md` has the rules per method.
+
+mod backend;
+mod front;
+mod translate;
+
+pub use backend::{Backend, BackendOptions, Era};
+pub use front::Gateway;
+pub use mcp_era_client::EraMode;

@@ -1,0 +1,119 @@
+//! `mcp-era-gateway`: one backend server, started as a child process,
+//! served to clients of both eras over stdio or Streamable HTTP.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_era_gateway::{Backend, BackendOptions, EraMode, Gateway};
+use mcp_era_server::http::{self, HttpConfig};
+use mcp_era_server::stdio;
+
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--backend-era auto|legacy|modern] -- COMMAND [ARGS...]
+
+Starts COMMAND, an MCP server speaking stdio, and serves it to clients of
+both eras: on stdio, or on Streamable HTTP at http://ADDR/mcp with
+--listen. Logs go to stderr (MCP_LOG or RUST_LOG filters them).";
+
+struct Args {
+    listen: Option<String>,
+    options: BackendOptions,
+    command: Vec<String>,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut parsed = Args {
+        listen: None,
+        options: BackendOptions::default(),
+        command: Vec::new(),
+    };
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--" => {
+                parsed.command = rest.cloned().collect();
+                break;
+            }
+            "--listen" => parsed.listen = Some(rest.next().ok_or("--listen needs ADDR")?.clone()),
+            "--timeout" => {
+                let seconds = rest.next().ok_or("--timeout needs SECONDS")?;
+                let seconds: u64 = seconds
+                    .parse()
+                    .map_err(|e| format!("bad --timeout {seconds:?}: {e}"))?;
+                parsed.options.request_timeout = Duration::from_secs(seconds);
+            }
+            "--backend-era" => {
+                parsed.options.era = match rest.next().map(String::as_str) {
+                    Some("auto") => EraMode::Auto,
+                    Some("legacy") => EraMode::Legacy,
+                    Some("modern") => EraMode::Modern,
+                    other => return Err(format!("bad --backend-era {other:?}")),
+                }
+            }
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if parsed.command.is_empty() {
+        return Err("no backend command after --".into());
+    }
+    Ok(parsed)
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let (program, program_args) = args
+        .command
+        .split_first()
+        .ok_or("no backend command after --")?;
+    let backend = Backend::spawn(program, program_args, &args.options)
+        .await
+        .map_err(|e| format!("backend {program}: {e}"))?;
+    tracing::info!(?backend, "backend connected");
+    let gateway = Gateway::new(backend);
+    match args.listen {
+        Some(addr) => {
+            let config = HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
+            eprintln!("mcp-era-gateway: serving {program} on http://{addr}/mcp");
+            http::serve(gateway, config).await
+        }
+        None => {
+            stdio::serve_with(
+                Arc::new(gateway),
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+                stdio::StdioConfig::default(),
+            )
+            .await
+        }
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    mcp_era_server::log_to_stderr();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse(&args) {
+        Ok(args) => args,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("mcp-era-gateway: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("mcp-era-gateway: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-era-gateway: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! The gateway in front of a real server speaking 2025-11-25: our fixture
+//! server, served over an in-memory stdio pipe and reached as a legacy
+//! backend (a dual-era server answers `initialize` like any legacy one).
+//! Modern requests go through the front's entry point, and clients of both
+//! eras through the gateway.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::sync::Arc;
+
+use mcp_era_gateway::{Backend, BackendOptions, Era, EraMode, Gateway};
+use mcp_era_server::stdio::{self, StdioConfig};
+use mcp_era_server::{McpServerExt, MessageContext};
+use mcp_era_testing::TestClient;
+use mcp_everything::Everything;
+use serde_json::{Value, json};
+
+/// A gateway whose backend is the fixture, spoken to in `era`.
+async fn gateway(era: EraMode) -> Gateway {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    tokio::spawn(stdio::serve_with(
+        Arc::new(Everything::new()),
+        server_read,
+        server_write,
+        StdioConfig::default(),
+    ));
+    let (read, write) = tokio::io::split(ours);
+    let options = BackendOptions {
+        era,
+        ..BackendOptions::default()
+    };
+    let backend = Backend::connect_streams(read, write, "everything", &options)
+        .await
+        .unwrap();
+    Gateway::new(backend)
+}
+
+/// The whole response body of a modern request to the front.
+async fn ask(gateway: &Gateway, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": "p1"
+    });
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    gateway
+        .handle_value(message, &MessageContext::stdio())
+        .await
+        .json()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_modern_client_discovers_the_legacy_backend() {
+    let gateway = gateway(EraMode::Legacy).await;
+    assert_eq!(gateway.backend().era(), Era::Legacy);
+    let discover = ask(&gateway, "server/discover", json!({})).await["result"].clone();
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "mcp-everything"
+    );
+    let capabilities = &discover["capabilities"];
+    for capability in ["tools", "resources", "prompts", "completions"] {
+        assert!(capabilities.get(capability).is_some(), "{capabilities}");
+    }
+    // Its list changes are not forwarded yet, so none are promised.
+    assert_eq!(capabilities["tools"].get("listChanged"), None);
+    assert_eq!(capabilities["resources"].get("subscribe"), None);
+    assert_eq!(capabilities.get("logging"), None);
+    assert!(
+        discover["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28"))
+    );
+}
+
+#[tokio::test]
+async fn capability_requests_are_forwarded_and_reshaped() {
+    let gateway = gateway(EraMode::Legacy).await;
+    let list = ask(&gateway, "tools/list", json!({})).await["result"].clone();
+    assert_eq!(list["resultType"], "complete");
+    assert_eq!(list["ttlMs"], 0);
+    assert_eq!(list["cacheScope"], "private");
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"test_simple_text"), "{names:?}");
+
+    let call = ask(
+        &gateway,
+        "tools/call",
+        json!({"name": "test_simple_text", "arguments": {}}),
+    )
+    .await["result"]
+        .clone();
+    assert_eq!(call["resultType"], "complete");
+    assert_eq!(call["content"][0]["type"], "text");
+
+    let read = ask(
+        &gateway,
+        "resources/read",
+        json!({"uri": "test://static-text"}),
+    )
+    .await;
+    assert_eq!(read["result"]["contents"][0]["uri"], "test://static-text");
+    assert_eq!(read["result"]["ttlMs"], 0, "{read}");
+    let templates = ask(&gateway, "resources/templates/list", json!({})).await;
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0]["uriTemplate"],
+        "test://template/{id}/data"
+    );
+    let prompt = ask(
+        &gateway,
+        "prompts/get",
+        json!({"name": "test_simple_prompt"}),
+    )
+    .await;
+    assert_eq!(
+        prompt["result"]["messages"][0]["content"]["text"],
+        "This is a simple prompt for testing."
+    );
+}
+
+#[tokio::test]
+async fn the_backends_errors_reach_the_client_in_the_modern_form() {
+    let gateway = gateway(EraMode::Legacy).await;
+    let missing = ask(&gateway, "resources/read", json!({"uri": "test://nothing"})).await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert_eq!(missing["error"]["data"]["uri"], "test://nothing");
+    let unknown = ask(
+        &gateway,
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    // Removed in the modern era: refused at the front, never forwarded.
+    let ping = ask(&gateway, "ping", json!({})).await;
+    assert_eq!(ping["error"]["code"], -32601, "{ping}");
+}
+
+#[tokio::test]
+async fn clients_of_both_eras_reach_the_backend_through_the_gateway() {
+    for legacy in [false, true] {
+        let gateway = gateway(EraMode::Legacy).await;
+        let client = if legacy {
+            TestClient::legacy(gateway).await.unwrap()
+        } else {
+            TestClient::new(gateway).await.unwrap()
+        };
+        let text = client
+            .call_tool_text("test_simple_text", json!({}))
+            .await
+            .unwrap();
+        assert!(!text.is_empty());
+        let catalogue = client.catalogue().await.unwrap();
+        assert!(
+            catalogue["prompts"]
+                .as_array()
+                .is_some_and(|p| !p.is_empty())
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_modern_backend_is_passed_through() {
+    let gateway = gateway(EraMode::Modern).await;
+    assert_eq!(gateway.backend().era(), Era::Modern);
+    let call = ask(
+        &gateway,
+        "tools/call",
+        json!({"name": "test_simple_text", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(call["result"]["content"][0]["type"], "text", "{call}");
+    let list = ask(&gateway, "tools/list", json!({})).await["result"].clone();
+    // The backend's own hints, as it stated them.
+    assert!(list["ttlMs"].as_u64().is_some());
+}
