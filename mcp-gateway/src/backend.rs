@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
-use mcp_era_client::{ByEra, Client, ClientOptions, EraMode};
+use mcp_era_client::{ByEra, Client, ClientOptions, EraMode, Subscription};
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheScope, ClientCapabilities, Error as ErrorObject, Implementation, ServerCapabilities,
+    SubscriptionFilter,
 };
-use mcp_era_server::{ServerDeclaration, errors};
+use mcp_era_server::{ServerDeclaration, ServerEvents, errors};
 use serde_json::Value;
 
 pub use mcp_era_client::Era;
@@ -94,8 +95,7 @@ impl Backend {
     /// The declaration a front serves for this backend: its identity and
     /// instructions, the capabilities the gateway can forward, every
     /// version the runtime implements (the front is dual-era), and list
-    /// results that may not be cached (a legacy server states no hints,
-    /// and its list changes are not forwarded yet).
+    /// results that may not be cached (a legacy server states no hints).
     pub fn declaration(&self) -> ServerDeclaration {
         let info = match self.client.server_info() {
             Some(ByEra::Modern(info)) => info,
@@ -113,6 +113,25 @@ impl Backend {
             declaration = declaration.with_instructions(instructions);
         }
         declaration
+    }
+
+    /// The backend's notifications from now on: a modern backend's
+    /// through a `subscriptions/listen` stream for every list change
+    /// (acknowledged when this returns), a legacy one's from its session.
+    /// `None` when a modern backend refused the stream.
+    pub async fn notifications(&self) -> Option<Subscription> {
+        if self.era() == Era::Legacy {
+            return Some(self.client.notifications());
+        }
+        let filter = SubscriptionFilter::new()
+            .with_tools_list_changed(true)
+            .with_prompts_list_changed(true)
+            .with_resources_list_changed(true);
+        self.client
+            .subscribe(filter)
+            .await
+            .inspect_err(|e| tracing::warn!("the backend's list changes are not followed: {e}"))
+            .ok()
     }
 
     /// Sends `method` with `params` (already in the backend's era) and
@@ -156,10 +175,11 @@ fn converted<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> 
 }
 
 /// A legacy server's capabilities as the front declares them: tools,
-/// resources, prompts, completions and experimental entries forwarded;
-/// `listChanged` and `subscribe` dropped (the backend's notifications are
-/// not forwarded yet), and so are `logging` (no `logLevel` is forwarded)
-/// and the 2025-11-25 core `tasks`.
+/// resources, prompts, completions and experimental entries forwarded,
+/// `listChanged` with them (the gateway forwards list changes); `subscribe`
+/// dropped (the gateway does not subscribe the backend to resources yet),
+/// and so are `logging` (no `logLevel` is forwarded) and the 2025-11-25
+/// core `tasks`.
 fn forwarded_capabilities(
     legacy: &mcp_era_server::mcp_era_types::v2025_11_25::ServerCapabilities,
 ) -> ServerCapabilities {
@@ -175,12 +195,29 @@ fn forwarded_capabilities(
         "experimental",
     ] {
         if let Some(Value::Object(mut value)) = legacy.get(key).cloned() {
-            if key != "experimental" {
-                value.remove("listChanged");
+            if key == "resources" {
                 value.remove("subscribe");
             }
             kept.insert(key.to_owned(), Value::Object(value));
         }
     }
     serde_json::from_value(Value::Object(kept)).unwrap_or_default()
+}
+
+/// Publishes the list changes (and any `resources/updated`) of
+/// `notifications` on `events`, until the backend goes away.
+pub(crate) async fn publish(mut notifications: Subscription, events: ServerEvents) {
+    while let Some(notification) = notifications.next().await {
+        match notification.method.as_str() {
+            "notifications/tools/list_changed" => events.tools_list_changed(),
+            "notifications/prompts/list_changed" => events.prompts_list_changed(),
+            "notifications/resources/list_changed" => events.resources_list_changed(),
+            "notifications/resources/updated" => {
+                if let Some(uri) = notification.params.get("uri").and_then(Value::as_str) {
+                    events.resource_updated(uri);
+                }
+            }
+            _ => {}
+        }
+    }
 }

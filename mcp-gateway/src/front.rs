@@ -10,11 +10,13 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     ReadResourceResultResponseResult,
 };
-use mcp_era_server::{HandlerResult, McpServer, Reply, RequestContext, ServerDeclaration, errors};
+use mcp_era_server::{
+    HandlerResult, McpServer, Reply, RequestContext, ServerDeclaration, ServerEvents, errors,
+};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, publish};
 use crate::translate::{legacy_params, modern_error, modern_result};
 
 /// A gateway in front of one backend: modern clients reach a legacy server
@@ -23,6 +25,7 @@ use crate::translate::{legacy_params, modern_error, modern_result};
 pub struct Gateway {
     backend: Backend,
     declaration: Arc<ServerDeclaration>,
+    events: ServerEvents,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -34,13 +37,25 @@ impl std::fmt::Debug for Gateway {
 }
 
 impl Gateway {
-    /// A front for `backend`, declaring what it declared.
-    pub fn new(backend: Backend) -> Self {
+    /// A front for `backend`, declaring what it declared, whose list
+    /// changes are published on [`events`](Self::events) from now on (give
+    /// that hub to the transport's config).
+    pub async fn new(backend: Backend) -> Self {
         let declaration = Arc::new(backend.declaration());
+        let events = ServerEvents::new();
+        if let Some(notifications) = backend.notifications().await {
+            tokio::spawn(publish(notifications, events.clone()));
+        }
         Self {
             backend,
             declaration,
+            events,
         }
+    }
+
+    /// The hub the backend's notifications are published on.
+    pub fn events(&self) -> &ServerEvents {
+        &self.events
     }
 
     /// The backend.

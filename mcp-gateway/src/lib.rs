@@ -12,12 +12,13 @@
 //! mcp-era-gateway --listen 127.0.0.1:8080 -- python server.py      # HTTP front
 //! ```
 //!
-//! What this first part forwards: `tools/*`, `resources/list`, `read` and
-//! `templates/list`, `prompts/*`, `completion/complete`. Not yet: the
-//! backend's own requests (elicitation, sampling, roots) as
-//! `input_required` rounds, its notifications, cancellation, an HTTP
-//! backend, restarts. The backend is told the gateway answers no
-//! elicitation, sampling or roots, and its list changes are not declared.
+//! What it forwards: `tools/*`, `resources/list`, `read` and
+//! `templates/list`, `prompts/*`, `completion/complete`, and the backend's
+//! list changes (to `subscriptions/listen` streams and legacy sessions, from
+//! [`Gateway::events`]). Not yet: the backend's own requests (elicitation,
+//! sampling, roots) as `input_required` rounds, progress and log messages,
+//! resource subscriptions, cancellation, an HTTP backend, restarts. The
+//! backend is told the gateway answers no elicitation, sampling or roots.
 //! `docs/gateway.md` has the rules per method.
 
 mod backend;

@@ -69,10 +69,13 @@ async fn run(args: Args) -> Result<(), String> {
         .await
         .map_err(|e| format!("backend {program}: {e}"))?;
     tracing::info!(?backend, "backend connected");
-    let gateway = Gateway::new(backend);
+    let gateway = Gateway::new(backend).await;
+    let events = gateway.events().clone();
     match args.listen {
         Some(addr) => {
-            let config = HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
+            let mut config =
+                HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
+            config.events = events;
             eprintln!("mcp-era-gateway: serving {program} on http://{addr}/mcp");
             http::serve(gateway, config).await
         }

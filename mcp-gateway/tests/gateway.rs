@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mcp_era_gateway::{Backend, BackendOptions, Era, EraMode, Gateway};
 use mcp_era_server::stdio::{self, StdioConfig};
-use mcp_era_server::{McpServerExt, MessageContext};
+use mcp_era_server::{McpServerExt, MessageContext, ServerEvent};
 use mcp_era_testing::TestClient;
 use mcp_everything::Everything;
 use serde_json::{Value, json};
@@ -32,7 +32,7 @@ async fn gateway(era: EraMode) -> Gateway {
     let backend = Backend::connect_streams(read, write, "everything", &options)
         .await
         .unwrap();
-    Gateway::new(backend)
+    Gateway::new(backend).await
 }
 
 /// The whole response body of a modern request to the front.
@@ -63,8 +63,9 @@ async fn a_modern_client_discovers_the_legacy_backend() {
     for capability in ["tools", "resources", "prompts", "completions"] {
         assert!(capabilities.get(capability).is_some(), "{capabilities}");
     }
-    // Its list changes are not forwarded yet, so none are promised.
-    assert_eq!(capabilities["tools"].get("listChanged"), None);
+    // Its list changes are forwarded; resource subscriptions are not yet.
+    assert_eq!(capabilities["tools"]["listChanged"], true);
+    assert_eq!(capabilities["resources"]["listChanged"], true);
     assert_eq!(capabilities["resources"].get("subscribe"), None);
     assert_eq!(capabilities.get("logging"), None);
     assert!(
@@ -141,6 +142,36 @@ async fn the_backends_errors_reach_the_client_in_the_modern_form() {
     // Removed in the modern era: refused at the front, never forwarded.
     let ping = ask(&gateway, "ping", json!({})).await;
     assert_eq!(ping["error"]["code"], -32601, "{ping}");
+}
+
+#[tokio::test]
+async fn the_backends_list_changes_are_published_at_the_front() {
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let gateway = gateway(era).await;
+        let mut heard = gateway.events().subscribe();
+        for tool in ["test_trigger_tool_change", "test_trigger_prompt_change"] {
+            let call = ask(
+                &gateway,
+                "tools/call",
+                json!({"name": tool, "arguments": {}}),
+            )
+            .await;
+            assert_eq!(call["result"]["content"][0]["text"], "Mutation triggered");
+        }
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            let next = tokio::time::timeout(std::time::Duration::from_secs(5), heard.recv());
+            got.push(next.await.unwrap().unwrap());
+        }
+        assert_eq!(
+            got,
+            [
+                ServerEvent::ToolsListChanged,
+                ServerEvent::PromptsListChanged
+            ],
+            "{era:?}"
+        );
+    }
 }
 
 #[tokio::test]
