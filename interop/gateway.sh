@@ -4,7 +4,8 @@
 # legacy-only server over stdio: checked to refuse `server/discover` first,
 # then reached through the gateway's HTTP front by the official conformance
 # suite (the server scenarios that need no fixture tools, in both eras) and
-# by modern requests that call a tool, read a resource and get a prompt.
+# by modern requests that call a tool, read a resource, get a prompt, and
+# answer the backend's sampling request as an MRTR round.
 # Needs the peers (`bash interop/install-peers.sh`). Prints each result and
 # ends with `N passed, M failed`; exits non-zero on any failure.
 set -uo pipefail
@@ -81,6 +82,35 @@ first_resource="$(ask resources/list '{}' 'r["resources"][0]["uri"]')"
 check resources-read "$first_resource" "$(ask resources/read "{\"uri\":\"$first_resource\"}" 'r["contents"][0]["uri"]' "$first_resource")"
 check resources-read-unknown "-32602" "$(ask resources/read '{"uri":"demo://nothing/here"}' 'e["code"]' demo://nothing/here)"
 check prompts-get "user" "$(ask prompts/get '{"name":"simple-prompt"}' 'r["messages"][0]["role"]' simple-prompt)"
+
+# The backend's sampling request during a call, as an MRTR round: the
+# call answers input_required, the retry carries the "LLM" answer.
+round="$(python3 - "$URL" <<'EOF'
+import json, sys, urllib.request
+url = sys.argv[1]
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}}
+def call(params, id):
+    params = dict(params, _meta=meta)
+    body = json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    request = urllib.request.Request(url, data=body.encode(), method="POST", headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
+        "mcp-name": "trigger-sampling-request"})
+    return json.load(urllib.request.urlopen(request, timeout=30))["result"]
+params = {"name": "trigger-sampling-request", "arguments": {"prompt": "Say hi"}}
+first = call(params, 1)
+if first.get("resultType") != "input_required":
+    print("no round: " + json.dumps(first)[:200]); sys.exit()
+(key, asked), = first["inputRequests"].items()
+answer = {"role": "assistant", "content": {"type": "text", "text": "Hi from the client"},
+          "model": "gateway-test", "stopReason": "endTurn"}
+second = call(dict(params, inputResponses={key: answer}, requestState=first["requestState"]), 2)
+text = second["content"][0]["text"]
+print(asked["method"] + " answered" if "Hi from the client" in text else "not answered: " + text[:200])
+EOF
+)"
+check sampling-round "sampling/createMessage answered" "$round"
 
 # Scenarios whose checks need only what the backend declares.
 MODERN="tools-list resources-list prompts-list caching http-header-validation dns-rebinding-protection"

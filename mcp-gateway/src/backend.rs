@@ -1,6 +1,7 @@
 //! The server behind the gateway, reached with our client: a child process
 //! over stdio (or any pair of streams), its era detected at connection.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_era_client::{ByEra, Client, ClientOptions, EraMode, Subscription};
@@ -9,7 +10,10 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     SubscriptionFilter,
 };
 use mcp_era_server::{ServerDeclaration, ServerEvents, errors};
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use crate::input::{Bridge, BridgeHandler};
+use crate::translate::{legacy_params, modern_error, without_rounds};
 
 pub use mcp_era_client::Era;
 
@@ -19,8 +23,16 @@ pub struct BackendOptions {
     /// The era to speak: detected (the default), or forced (`Legacy` makes
     /// a dual-era server answer as a legacy one).
     pub era: EraMode,
-    /// How long one forwarded request may take.
+    /// How long one forwarded request may take, and how long a call that
+    /// asked its client for input waits for the answer.
     pub request_timeout: Duration,
+    /// Whether the backend may ask the front's clients for input
+    /// (elicitation, sampling, roots) during `tools/call`, `prompts/get`
+    /// and `resources/read`. The gateway then runs those calls one at a
+    /// time, so that each request of the backend is known to be the
+    /// running call's; without it they run side by side and the backend
+    /// is told its client answers none.
+    pub input: bool,
 }
 
 impl Default for BackendOptions {
@@ -28,30 +40,41 @@ impl Default for BackendOptions {
         Self {
             era: EraMode::Auto,
             request_timeout: Duration::from_secs(60),
+            input: true,
         }
     }
 }
 
 impl BackendOptions {
-    fn client_options(&self) -> ClientOptions {
-        ClientOptions {
+    fn client_options(&self, bridge: Option<&Arc<Bridge>>) -> ClientOptions {
+        let mut options = ClientOptions {
             era: self.era,
             client_info: Implementation::builder()
                 .name("mcp-era-gateway")
                 .version(env!("CARGO_PKG_VERSION"))
                 .build(),
-            // Nothing to ask the front's clients for yet: the backend is
-            // told the gateway can answer no elicitation, sampling or roots.
+            // Without the bridge, nothing to ask the front's clients for:
+            // the backend is told the gateway answers no input requests.
             capabilities: ClientCapabilities::new(),
             request_timeout: self.request_timeout,
             ..ClientOptions::default()
+        };
+        if let Some(bridge) = bridge {
+            options.capabilities = serde_json::from_value(
+                json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
+            )
+            .unwrap_or_default();
+            options.handler = Some(Arc::new(BridgeHandler(Arc::clone(bridge))));
         }
+        options
     }
 }
 
 /// A connected backend.
 pub struct Backend {
     client: Client,
+    /// Where the backend's requests for input go, when it may ask.
+    bridge: Option<Arc<Bridge>>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -70,8 +93,10 @@ impl Backend {
         args: &[String],
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let client = Client::connect_stdio(program, args, options.client_options()).await?;
-        Ok(Self { client })
+        let bridge = options.input.then(Arc::default);
+        let client =
+            Client::connect_stdio(program, args, options.client_options(bridge.as_ref())).await?;
+        Ok(Self { client, bridge })
     }
 
     /// Connects over a pair of streams speaking the stdio framing
@@ -82,9 +107,16 @@ impl Backend {
         label: &str,
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let client =
-            Client::connect_streams(reader, writer, label, 0, options.client_options()).await?;
-        Ok(Self { client })
+        let bridge = options.input.then(Arc::default);
+        let client = Client::connect_streams(
+            reader,
+            writer,
+            label,
+            0,
+            options.client_options(bridge.as_ref()),
+        )
+        .await?;
+        Ok(Self { client, bridge })
     }
 
     /// The era the backend speaks.
@@ -134,13 +166,28 @@ impl Backend {
             .ok()
     }
 
-    /// Sends `method` with `params` (already in the backend's era) and
-    /// returns its result, or the error the front answers.
-    pub(crate) async fn forward(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    /// The bridge of the backend's requests for input, when it may ask.
+    pub(crate) fn bridge(&self) -> Option<&Arc<Bridge>> {
+        self.bridge.as_ref()
+    }
+
+    /// Sends a modern request's `method` and `params`, in the backend's
+    /// era, and returns its result as the backend gave it, or the error the
+    /// front answers.
+    pub(crate) async fn forward_call(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ErrorObject> {
+        let params = if self.era() == Era::Legacy {
+            legacy_params(params)
+        } else {
+            without_rounds(params)
+        };
         self.client
-            .request(method, params)
+            .request(method, params.clone())
             .await
-            .map_err(|e| front_error(method, e))
+            .map_err(|e| modern_error(method, &params, front_error(method, e)))
     }
 }
 

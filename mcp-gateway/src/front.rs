@@ -16,16 +16,19 @@ use mcp_era_server::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::backend::{Backend, publish};
-use crate::translate::{legacy_params, modern_error, modern_result};
+use crate::backend::{Backend, BackendOptions, publish};
+use crate::input::Rounds;
+use crate::translate::modern_result;
 
 /// A gateway in front of one backend: modern clients reach a legacy server
 /// (and legacy clients reach it through a legacy session, as with any
 /// server of ours); a modern backend is passed through.
 pub struct Gateway {
-    backend: Backend,
+    backend: Arc<Backend>,
     declaration: Arc<ServerDeclaration>,
     events: ServerEvents,
+    /// The calls waiting for their client's input, when the backend may ask.
+    rounds: Option<Rounds>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -40,16 +43,20 @@ impl Gateway {
     /// A front for `backend`, declaring what it declared, whose list
     /// changes are published on [`events`](Self::events) from now on (give
     /// that hub to the transport's config).
-    pub async fn new(backend: Backend) -> Self {
+    pub async fn new(backend: Backend, options: &BackendOptions) -> Self {
         let declaration = Arc::new(backend.declaration());
         let events = ServerEvents::new();
         if let Some(notifications) = backend.notifications().await {
             tokio::spawn(publish(notifications, events.clone()));
         }
+        let rounds = backend
+            .bridge()
+            .map(|bridge| Rounds::new(Arc::clone(bridge), options.request_timeout));
         Self {
-            backend,
+            backend: Arc::new(backend),
             declaration,
             events,
+            rounds,
         }
     }
 
@@ -64,25 +71,22 @@ impl Gateway {
     }
 
     /// Forwards `request` and returns the backend's result in its modern
-    /// shape, checked against the modern type `T`.
+    /// shape, checked against the modern type `T`. A call that may ask
+    /// for input goes through the rounds, when the backend may ask.
     async fn forward<T: DeserializeOwned>(
         &self,
         method: &str,
         params: Value,
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
-        let legacy = self.backend.era() == Era::Legacy;
-        let sent = if legacy {
-            legacy_params(params)
-        } else {
-            params
+        let result = match &self.rounds {
+            Some(rounds) if may_ask(method) => {
+                rounds.call(&self.backend, method, params, ctx).await?
+            }
+            _ => self.backend.forward_call(method, params).await?,
         };
-        let result = self
-            .backend
-            .forward(method, sent.clone())
-            .await
-            .map_err(|e| modern_error(method, &sent, e))?;
-        let result = if legacy {
+        let input_required = result.get("resultType") == Some(&Value::from("input_required"));
+        let result = if self.backend.era() == Era::Legacy && !input_required {
             modern_result(method, result, ctx.cache_hints())
         } else {
             result
@@ -94,6 +98,11 @@ impl Gateway {
             ))
         })
     }
+}
+
+/// Whether the backend may ask for input during `method` (MRTR's three).
+fn may_ask(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
 }
 
 /// The `params` of a typed request, as JSON.

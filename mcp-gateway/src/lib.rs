@@ -13,16 +13,18 @@
 //! ```
 //!
 //! What it forwards: `tools/*`, `resources/list`, `read` and
-//! `templates/list`, `prompts/*`, `completion/complete`, and the backend's
-//! list changes (to `subscriptions/listen` streams and legacy sessions, from
-//! [`Gateway::events`]). Not yet: the backend's own requests (elicitation,
-//! sampling, roots) as `input_required` rounds, progress and log messages,
-//! resource subscriptions, cancellation, an HTTP backend, restarts. The
-//! backend is told the gateway answers no elicitation, sampling or roots.
-//! `docs/gateway.md` has the rules per method.
+//! `templates/list`, `prompts/*`, `completion/complete`; the backend's
+//! requests for input during a call (elicitation, sampling, roots) as the
+//! front client's `input_required` rounds, one call at a time
+//! ([`BackendOptions::input`]); and the backend's list changes (to
+//! `subscriptions/listen` streams and legacy sessions, from
+//! [`Gateway::events`]). Not yet: progress and log messages, resource
+//! subscriptions, cancellation, an HTTP backend, restarts.
+//! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
 mod front;
+mod input;
 mod translate;
 
 pub use backend::{Backend, BackendOptions, Era};

@@ -9,11 +9,14 @@ use mcp_era_gateway::{Backend, BackendOptions, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 
-const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--backend-era auto|legacy|modern] -- COMMAND [ARGS...]
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] -- COMMAND [ARGS...]
 
 Starts COMMAND, an MCP server speaking stdio, and serves it to clients of
 both eras: on stdio, or on Streamable HTTP at http://ADDR/mcp with
---listen. Logs go to stderr (MCP_LOG or RUST_LOG filters them).";
+--listen. The backend's elicitation, sampling and roots requests reach the
+clients as input_required rounds, one call at a time; --no-input runs
+calls side by side and tells the backend its client answers none. Logs go
+to stderr (MCP_LOG or RUST_LOG filters them).";
 
 struct Args {
     listen: Option<String>,
@@ -50,6 +53,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                     other => return Err(format!("bad --backend-era {other:?}")),
                 }
             }
+            "--no-input" => parsed.options.input = false,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -69,7 +73,7 @@ async fn run(args: Args) -> Result<(), String> {
         .await
         .map_err(|e| format!("backend {program}: {e}"))?;
     tracing::info!(?backend, "backend connected");
-    let gateway = Gateway::new(backend).await;
+    let gateway = Gateway::new(backend, &args.options).await;
     let events = gateway.events().clone();
     match args.listen {
         Some(addr) => {

@@ -17,11 +17,10 @@ const MODERN_META_PREFIX: &str = "io.modelcontextprotocol/";
 /// modern `_meta` keys and the MRTR fields (`inputResponses`,
 /// `requestState`) removed, `progressToken` and any other `_meta` key kept.
 pub(crate) fn legacy_params(params: Value) -> Value {
-    let Value::Object(mut params) = params else {
-        return params;
+    let mut params = match without_rounds(params) {
+        Value::Object(params) => params,
+        other => return other,
     };
-    params.remove("inputResponses");
-    params.remove("requestState");
     if let Some(Value::Object(meta)) = params.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with(MODERN_META_PREFIX));
         if meta.is_empty() {
@@ -29,6 +28,19 @@ pub(crate) fn legacy_params(params: Value) -> Value {
         }
     }
     Value::Object(params)
+}
+
+/// A modern request's params without the MRTR fields of the front's own
+/// rounds (the gateway answers those; a modern backend has its own).
+pub(crate) fn without_rounds(params: Value) -> Value {
+    match params {
+        Value::Object(mut params) => {
+            params.remove("inputResponses");
+            params.remove("requestState");
+            Value::Object(params)
+        }
+        other => other,
+    }
 }
 
 /// Whether `method`'s modern result carries cache hints (`ttlMs`,

@@ -16,6 +16,15 @@ use serde_json::{Value, json};
 
 /// A gateway whose backend is the fixture, spoken to in `era`.
 async fn gateway(era: EraMode) -> Gateway {
+    gateway_with(BackendOptions {
+        era,
+        ..BackendOptions::default()
+    })
+    .await
+}
+
+/// A gateway whose backend is the fixture, reached with `options`.
+async fn gateway_with(options: BackendOptions) -> Gateway {
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(theirs);
     tokio::spawn(stdio::serve_with(
@@ -25,21 +34,27 @@ async fn gateway(era: EraMode) -> Gateway {
         StdioConfig::default(),
     ));
     let (read, write) = tokio::io::split(ours);
-    let options = BackendOptions {
-        era,
-        ..BackendOptions::default()
-    };
     let backend = Backend::connect_streams(read, write, "everything", &options)
         .await
         .unwrap();
-    Gateway::new(backend).await
+    Gateway::new(backend, &options).await
 }
 
 /// The whole response body of a modern request to the front.
-async fn ask(gateway: &Gateway, method: &str, mut params: Value) -> Value {
+async fn ask(gateway: &Gateway, method: &str, params: Value) -> Value {
+    ask_declaring(gateway, method, params, json!({})).await
+}
+
+/// [`ask`] from a client declaring `capabilities`.
+async fn ask_declaring(
+    gateway: &Gateway,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
         "progressToken": "p1"
     });
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
@@ -211,4 +226,132 @@ async fn a_modern_backend_is_passed_through() {
     let list = ask(&gateway, "tools/list", json!({})).await["result"].clone();
     // The backend's own hints, as it stated them.
     assert!(list["ttlMs"].as_u64().is_some());
+}
+
+#[tokio::test]
+async fn the_backends_elicitation_is_a_round_of_the_modern_client() {
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let gateway = gateway(era).await;
+        let elicitation = json!({"elicitation": {}});
+        let call = json!({"name": "test_elicitation", "arguments": {"message": "Your name?"}});
+        let first = ask_declaring(&gateway, "tools/call", call.clone(), elicitation.clone()).await;
+        let first = &first["result"];
+        assert_eq!(first["resultType"], "input_required", "{era:?}: {first}");
+        let requests = first["inputRequests"].as_object().unwrap();
+        assert_eq!(requests.len(), 1, "{first}");
+        let (key, request) = requests.iter().next().unwrap();
+        assert_eq!(request["method"], "elicitation/create");
+        assert_eq!(request["params"]["message"], "Your name?");
+        let state = first["requestState"].as_str().unwrap().to_owned();
+
+        let mut retry = call.clone();
+        retry["inputResponses"] =
+            json!({ key: {"action": "accept", "content": {"response": "Ann"}} });
+        retry["requestState"] = json!(state);
+        let second =
+            ask_declaring(&gateway, "tools/call", retry.clone(), elicitation.clone()).await;
+        assert_eq!(
+            second["result"]["content"][0]["text"],
+            r#"User response: action=accept, content={"response":"Ann"}"#,
+            "{era:?}: {second}"
+        );
+        // Answered once: the state names nothing any more.
+        let again = ask_declaring(&gateway, "tools/call", retry, elicitation).await;
+        assert_eq!(again["error"]["code"], -32602, "{again}");
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_answer_is_never_asked() {
+    let gateway = gateway(EraMode::Legacy).await;
+    let call = json!({"name": "test_elicitation", "arguments": {"message": "Your name?"}});
+    // No elicitation declared: the backend's request is refused, and the
+    // call ends without a round.
+    let answer = ask(&gateway, "tools/call", call).await;
+    assert_ne!(answer["result"]["resultType"], "input_required", "{answer}");
+    // The lane is free again: the next call goes through.
+    let next = ask(
+        &gateway,
+        "tools/call",
+        json!({"name": "test_simple_text", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(next["result"]["content"][0]["type"], "text", "{next}");
+}
+
+#[tokio::test]
+async fn clients_of_both_eras_answer_the_backends_requests_through_the_gateway() {
+    for (legacy_client, backend) in [
+        (false, EraMode::Legacy),
+        (true, EraMode::Legacy),
+        (true, EraMode::Modern),
+    ] {
+        let mut builder = TestClient::builder(gateway(backend).await);
+        if legacy_client {
+            builder = builder.legacy();
+        }
+        let client = builder
+            .on_elicit(|_| {
+                let mut result = mcp_era_server::mcp_era_types::v2026_07_28::ElicitResult::new(
+                    mcp_era_server::mcp_era_types::v2026_07_28::ElicitResultAction::Accept,
+                );
+                result.content = serde_json::from_value(json!({"response": "Bo"})).ok();
+                result
+            })
+            .connect()
+            .await
+            .unwrap();
+        let text = client
+            .call_tool_text("test_elicitation", json!({"message": "Name?"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            text, r#"User response: action=accept, content={"response":"Bo"}"#,
+            "legacy client: {legacy_client}, backend: {backend:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_call_whose_client_never_comes_back_frees_the_lane() {
+    let gateway = gateway_with(BackendOptions {
+        era: EraMode::Legacy,
+        request_timeout: std::time::Duration::from_millis(300),
+        ..BackendOptions::default()
+    })
+    .await;
+    let call = json!({"name": "test_elicitation", "arguments": {"message": "Your name?"}});
+    let first = ask_declaring(&gateway, "tools/call", call, json!({"elicitation": {}})).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].clone();
+    // Never answered: after the wait the call is forgotten and the next
+    // call runs.
+    let next = ask(
+        &gateway,
+        "tools/call",
+        json!({"name": "test_simple_text", "arguments": {}}),
+    );
+    let next = tokio::time::timeout(std::time::Duration::from_secs(10), next).await;
+    assert_eq!(next.unwrap()["result"]["content"][0]["type"], "text");
+    let late = json!({
+        "name": "test_elicitation",
+        "arguments": {"message": "Your name?"},
+        "inputResponses": {"gateway-1": {"action": "decline"}},
+        "requestState": state
+    });
+    let late = ask_declaring(&gateway, "tools/call", late, json!({"elicitation": {}})).await;
+    assert_eq!(late["error"]["code"], -32602, "{late}");
+}
+
+#[tokio::test]
+async fn without_input_calls_run_side_by_side() {
+    let gateway = gateway_with(BackendOptions {
+        era: EraMode::Legacy,
+        input: false,
+        ..BackendOptions::default()
+    })
+    .await;
+    let call = json!({"name": "test_elicitation", "arguments": {"message": "Your name?"}});
+    let answer = ask_declaring(&gateway, "tools/call", call, json!({"elicitation": {}})).await;
+    assert_ne!(answer["result"]["resultType"], "input_required", "{answer}");
 }

@@ -1,0 +1,317 @@
+//! The backend's requests to its client during a call (elicitation,
+//! sampling, roots) as the front's `input_required` rounds.
+//!
+//! Our client answers the backend through [`Bridge`], which hands each
+//! request to the front call it belongs to; that call answers its own
+//! client `input_required` with the requests and a `requestState` naming
+//! the pending backend call, and the client's retry carries the answers
+//! back. A legacy stdio backend's request does not say which call it
+//! belongs to, so calls that may ask (`tools/call`, `prompts/get`,
+//! `resources/read`) take one lane at a time: a request is always the lane
+//! holder's. `docs/gateway.md` argues the choice.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use mcp_era_client::ClientHandler;
+use mcp_era_client::handler::{HandlerError, InputKind};
+use mcp_era_client::transport::BoxFuture;
+use mcp_era_server::mcp_era_types::v2026_07_28 as modern;
+use mcp_era_server::mcp_era_types::v2026_07_28::Error as ErrorObject;
+use mcp_era_server::{RequestContext, errors};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::{OwnedMutexGuard, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::backend::Backend;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One request of the backend, waiting for the front's client.
+struct Ask {
+    kind: InputKind,
+    /// `{method, params}`, as an `inputRequests` entry.
+    request: Value,
+    reply: oneshot::Sender<Result<Value, HandlerError>>,
+}
+
+/// The backend client's handler: each request goes to the call holding the
+/// lane, or is refused when none does.
+#[derive(Default)]
+pub(crate) struct Bridge {
+    holder: Mutex<Option<UnboundedSender<Ask>>>,
+}
+
+impl Bridge {
+    async fn ask<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, HandlerError> {
+        let kind =
+            InputKind::of(method, &params).ok_or_else(|| HandlerError::unsupported(method))?;
+        let (reply, answer) = oneshot::channel();
+        let ask = Ask {
+            kind,
+            request: json!({"method": method, "params": params}),
+            reply,
+        };
+        let sent = lock(&self.holder)
+            .as_ref()
+            .is_some_and(|holder| holder.send(ask).is_ok());
+        if !sent {
+            return Err(HandlerError::new(
+                -32603,
+                format!("{method} outside a call the gateway can ask its client about"),
+            ));
+        }
+        let answer = answer
+            .await
+            .map_err(|_| HandlerError::new(-32603, "the client did not answer in time"))??;
+        serde_json::from_value(answer)
+            .map_err(|e| HandlerError::new(-32602, format!("the client's answer to {method}: {e}")))
+    }
+
+    fn attach(&self, holder: UnboundedSender<Ask>) {
+        *lock(&self.holder) = Some(holder);
+    }
+
+    fn detach(&self) {
+        *lock(&self.holder) = None;
+    }
+}
+
+/// The bridge as our client's handler (an `Arc`, shared with [`Rounds`]).
+pub(crate) struct BridgeHandler(pub(crate) Arc<Bridge>);
+
+impl ClientHandler for BridgeHandler {
+    fn elicit(
+        &self,
+        request: modern::ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<modern::ElicitResult, HandlerError>> {
+        Box::pin(async move {
+            let params = serde_json::to_value(request).unwrap_or_default();
+            self.0.ask("elicitation/create", params).await
+        })
+    }
+
+    fn create_message(
+        &self,
+        request: modern::CreateMessageRequestParams,
+    ) -> BoxFuture<'_, Result<modern::CreateMessageResult, HandlerError>> {
+        Box::pin(async move {
+            let params = serde_json::to_value(request).unwrap_or_default();
+            self.0.ask("sampling/createMessage", params).await
+        })
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<modern::ListRootsResult, HandlerError>> {
+        Box::pin(async move { self.0.ask("roots/list", json!({})).await })
+    }
+}
+
+/// A forwarded call between two rounds: its lane, the backend call still
+/// running, and the requests its client was sent.
+struct Pending {
+    method: String,
+    /// Held until the backend call ends (see `Drop`).
+    lane: Option<OwnedMutexGuard<()>>,
+    call: Option<JoinHandle<Result<Value, ErrorObject>>>,
+    bridge: Arc<Bridge>,
+    asks: UnboundedReceiver<Ask>,
+    sent: Vec<(String, Ask)>,
+    asked: usize,
+}
+
+/// A call given up before its backend call ended (its client never came
+/// back, or went away mid-round): what the backend still asks is refused,
+/// and the lane stays taken until the backend call ends, so that nothing
+/// it asks reaches the next call.
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let (Some(lane), Some(call)) = (self.lane.take(), self.call.take()) else {
+            return;
+        };
+        if call.is_finished() {
+            return;
+        }
+        self.bridge.detach();
+        for (_, ask) in self.sent.drain(..) {
+            let _ = ask
+                .reply
+                .send(Err(HandlerError::new(-32603, "the call was given up")));
+        }
+        tokio::spawn(async move {
+            let _ = call.await;
+            drop(lane);
+        });
+    }
+}
+
+/// What a round ends with.
+enum Next {
+    Done(Result<Value, ErrorObject>),
+    Input(BTreeMap<String, Value>),
+}
+
+impl Pending {
+    /// Answers the requests sent in the last round from `responses`; one
+    /// left unanswered is refused, so the backend goes on.
+    fn answer(&mut self, responses: Option<&Value>) {
+        for (key, ask) in self.sent.drain(..) {
+            let answer = responses
+                .and_then(|r| r.get(&key))
+                .cloned()
+                .ok_or_else(|| HandlerError::new(-32602, format!("no answer to {key}")));
+            let _ = ask.reply.send(answer);
+        }
+    }
+
+    /// Waits for the backend call to end or to ask something the client
+    /// declared it can answer (a request of another kind is refused).
+    async fn next(&mut self, capabilities: &Value) -> Next {
+        let Some(call) = self.call.as_mut() else {
+            return Next::Done(Err(errors::internal_error("the forwarded call is gone")));
+        };
+        loop {
+            tokio::select! {
+                result = &mut *call => {
+                    return Next::Done(result.unwrap_or_else(|e| {
+                        Err(errors::internal_error(format!("the forwarded call failed: {e}")))
+                    }));
+                }
+                Some(ask) = self.asks.recv() => {
+                    let mut requests = BTreeMap::new();
+                    let mut ask = Some(ask);
+                    while let Some(one) = ask.take().or_else(|| self.asks.try_recv().ok()) {
+                        if !one.kind.declared_in(capabilities) {
+                            let refused = HandlerError::new(
+                                -32601,
+                                "the gateway's client did not declare this capability",
+                            );
+                            let _ = one.reply.send(Err(refused));
+                            continue;
+                        }
+                        self.asked += 1;
+                        let key = format!("gateway-{}", self.asked);
+                        requests.insert(key.clone(), one.request.clone());
+                        self.sent.push((key, one));
+                    }
+                    if !requests.is_empty() {
+                        return Next::Input(requests);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The calls waiting for their client's next round, by `requestState`.
+pub(crate) struct Rounds {
+    bridge: Arc<Bridge>,
+    lane: Arc<tokio::sync::Mutex<()>>,
+    pending: Arc<Mutex<HashMap<String, Pending>>>,
+    /// How long a call waits for its client's retry.
+    patience: Duration,
+}
+
+impl Rounds {
+    pub(crate) fn new(bridge: Arc<Bridge>, patience: Duration) -> Self {
+        Self {
+            bridge,
+            lane: Arc::default(),
+            pending: Arc::default(),
+            patience,
+        }
+    }
+
+    /// `method` (a call that may ask for input) forwarded to `backend`,
+    /// or, for a retry, the pending call its `requestState` names answered
+    /// and followed: the backend's result, or an `input_required` one.
+    pub(crate) async fn call(
+        &self,
+        backend: &Arc<Backend>,
+        method: &str,
+        params: Value,
+        ctx: &RequestContext,
+    ) -> Result<Value, ErrorObject> {
+        let capabilities = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
+        let mut pending = match params.get("requestState").and_then(Value::as_str) {
+            Some(state) => {
+                let mut pending = lock(&self.pending)
+                    .remove(state)
+                    .filter(|p| p.method == method)
+                    .ok_or_else(|| {
+                        errors::invalid_params(
+                            "requestState names no call waiting for input (answered, expired, or another method's)",
+                        )
+                    })?;
+                pending.answer(params.get("inputResponses"));
+                pending
+            }
+            None => {
+                let lane = Arc::clone(&self.lane).lock_owned().await;
+                let (holder, asks) = unbounded_channel();
+                self.bridge.attach(holder);
+                let backend = Arc::clone(backend);
+                let owned = method.to_owned();
+                let call = tokio::spawn(async move { backend.forward_call(&owned, params).await });
+                Pending {
+                    method: method.to_owned(),
+                    lane: Some(lane),
+                    call: Some(call),
+                    bridge: Arc::clone(&self.bridge),
+                    asks,
+                    sent: Vec::new(),
+                    asked: 0,
+                }
+            }
+        };
+        match pending.next(&capabilities).await {
+            Next::Done(result) => {
+                self.bridge.detach();
+                result
+            }
+            Next::Input(requests) => {
+                let state = random_state()?;
+                lock(&self.pending).insert(state.clone(), pending);
+                self.expire_later(state.clone());
+                Ok(json!({
+                    "resultType": "input_required",
+                    "inputRequests": requests,
+                    "requestState": state,
+                }))
+            }
+        }
+    }
+
+    /// Gives up the call `state` names if its client has not come back in
+    /// time (see `Pending`'s `Drop`).
+    fn expire_later(&self, state: String) {
+        let (pending, patience) = (Arc::clone(&self.pending), self.patience);
+        tokio::spawn(async move {
+            tokio::time::sleep(patience).await;
+            let abandoned = lock(&pending).remove(&state);
+            if let Some(abandoned) = abandoned {
+                tracing::warn!(
+                    method = abandoned.method,
+                    "a call waited for its client's input in vain"
+                );
+            }
+        });
+    }
+}
+
+/// A `requestState`: 128 random bits, naming a pending call in this
+/// process (unguessable, so no client can answer another's call).
+fn random_state() -> Result<String, ErrorObject> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| errors::internal_error(format!("no randomness for a requestState: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
