@@ -1,5 +1,6 @@
 //! The server behind the gateway, reached with our client: a child process
-//! over stdio (or any pair of streams), its era detected at connection.
+//! over stdio (or any pair of streams) or a Streamable HTTP endpoint, its
+//! era detected at connection.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -96,6 +97,17 @@ impl Backend {
         let bridge = options.input.then(Arc::default);
         let client =
             Client::connect_stdio(program, args, options.client_options(bridge.as_ref())).await?;
+        Ok(Self { client, bridge })
+    }
+
+    /// Connects to a Streamable HTTP endpoint (a legacy one through a
+    /// session of its own).
+    pub async fn connect_http(
+        url: &str,
+        options: &BackendOptions,
+    ) -> Result<Self, mcp_era_client::Error> {
+        let bridge = options.input.then(Arc::default);
+        let client = Client::connect_http(url, options.client_options(bridge.as_ref())).await?;
         Ok(Self { client, bridge })
     }
 

@@ -10,6 +10,7 @@
 //! ```text
 //! mcp-era-gateway -- npx @modelcontextprotocol/server-everything   # stdio front
 //! mcp-era-gateway --listen 127.0.0.1:8080 -- python server.py      # HTTP front
+//! mcp-era-gateway --url https://example.com/mcp                    # HTTP backend
 //! ```
 //!
 //! What it forwards: `tools/*`, `resources/list`, `read` and
@@ -18,8 +19,9 @@
 //! front client's `input_required` rounds, one call at a time
 //! ([`BackendOptions::input`]); and the backend's list changes (to
 //! `subscriptions/listen` streams and legacy sessions, from
-//! [`Gateway::events`]). Not yet: progress and log messages, resource
-//! subscriptions, cancellation, an HTTP backend, restarts.
+//! [`Gateway::events`]). The backend is a child process over stdio or a
+//! Streamable HTTP endpoint. Not yet: progress and log messages, resource
+//! subscriptions, cancellation, restarts.
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;

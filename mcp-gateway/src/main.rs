@@ -9,11 +9,11 @@ use mcp_era_gateway::{Backend, BackendOptions, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 
-const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] -- COMMAND [ARGS...]
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] (--url URL | -- COMMAND [ARGS...])
 
-Starts COMMAND, an MCP server speaking stdio, and serves it to clients of
-both eras: on stdio, or on Streamable HTTP at http://ADDR/mcp with
---listen. The backend's elicitation, sampling and roots requests reach the
+Starts COMMAND, an MCP server speaking stdio (or reaches the Streamable
+HTTP server at URL), and serves it to clients of both eras: on stdio, or
+on Streamable HTTP at http://ADDR/mcp with --listen. The backend's elicitation, sampling and roots requests reach the
 clients as input_required rounds, one call at a time; --no-input runs
 calls side by side and tells the backend its client answers none. Logs go
 to stderr (MCP_LOG or RUST_LOG filters them).";
@@ -22,6 +22,7 @@ struct Args {
     listen: Option<String>,
     options: BackendOptions,
     command: Vec<String>,
+    url: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -29,6 +30,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         listen: None,
         options: BackendOptions::default(),
         command: Vec::new(),
+        url: None,
     };
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
@@ -38,6 +40,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 break;
             }
             "--listen" => parsed.listen = Some(rest.next().ok_or("--listen needs ADDR")?.clone()),
+            "--url" => parsed.url = Some(rest.next().ok_or("--url needs URL")?.clone()),
             "--timeout" => {
                 let seconds = rest.next().ok_or("--timeout needs SECONDS")?;
                 let seconds: u64 = seconds
@@ -58,20 +61,24 @@ fn parse(args: &[String]) -> Result<Args, String> {
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if parsed.command.is_empty() {
-        return Err("no backend command after --".into());
+    match (parsed.url.is_some(), parsed.command.is_empty()) {
+        (false, true) => return Err("no backend: --url URL or -- COMMAND [ARGS...]".into()),
+        (true, false) => return Err("one backend: --url or a command, not both".into()),
+        _ => {}
     }
     Ok(parsed)
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let (program, program_args) = args
-        .command
-        .split_first()
-        .ok_or("no backend command after --")?;
-    let backend = Backend::spawn(program, program_args, &args.options)
-        .await
-        .map_err(|e| format!("backend {program}: {e}"))?;
+    let (backend, name) = match (&args.url, args.command.split_first()) {
+        (Some(url), _) => (Backend::connect_http(url, &args.options).await, url.clone()),
+        (None, Some((program, program_args))) => (
+            Backend::spawn(program, program_args, &args.options).await,
+            program.clone(),
+        ),
+        (None, None) => return Err("no backend".into()),
+    };
+    let backend = backend.map_err(|e| format!("backend {name}: {e}"))?;
     tracing::info!(?backend, "backend connected");
     let gateway = Gateway::new(backend, &args.options).await;
     let events = gateway.events().clone();
@@ -80,7 +87,7 @@ async fn run(args: Args) -> Result<(), String> {
             let mut config =
                 HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
             config.events = events;
-            eprintln!("mcp-era-gateway: serving {program} on http://{addr}/mcp");
+            eprintln!("mcp-era-gateway: serving {name} on http://{addr}/mcp");
             http::serve(gateway, config).await
         }
         None => {

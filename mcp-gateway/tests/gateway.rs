@@ -355,3 +355,53 @@ async fn without_input_calls_run_side_by_side() {
     let answer = ask_declaring(&gateway, "tools/call", call, json!({"elicitation": {}})).await;
     assert_ne!(answer["result"]["resultType"], "input_required", "{answer}");
 }
+
+/// A gateway whose backend is the fixture over Streamable HTTP on a
+/// loopback port, spoken to in `era`.
+async fn http_gateway(era: EraMode) -> Gateway {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = mcp_era_server::http::HttpConfig::new(addr);
+    tokio::spawn(mcp_era_server::http::serve_listener(
+        Arc::new(Everything::new()),
+        listener,
+        config,
+    ));
+    let options = BackendOptions {
+        era,
+        ..BackendOptions::default()
+    };
+    let backend = Backend::connect_http(&format!("http://{addr}/mcp"), &options)
+        .await
+        .unwrap();
+    Gateway::new(backend, &options).await
+}
+
+#[tokio::test]
+async fn an_http_backend_of_either_era_is_reached_the_same_way() {
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let gateway = http_gateway(era).await;
+        let call = json!({"name": "test_simple_text", "arguments": {}});
+        let answer = ask(&gateway, "tools/call", call).await;
+        assert_eq!(
+            answer["result"]["content"][0]["type"], "text",
+            "{era:?}: {answer}"
+        );
+
+        let elicitation = json!({"elicitation": {}});
+        let call = json!({"name": "test_elicitation", "arguments": {"message": "Your name?"}});
+        let first = ask_declaring(&gateway, "tools/call", call.clone(), elicitation.clone()).await;
+        let first = &first["result"];
+        assert_eq!(first["resultType"], "input_required", "{era:?}: {first}");
+        let mut retry = call;
+        retry["inputResponses"] =
+            json!({"gateway-1": {"action": "accept", "content": {"response": "Cy"}}});
+        retry["requestState"] = first["requestState"].clone();
+        let second = ask_declaring(&gateway, "tools/call", retry, elicitation).await;
+        assert_eq!(
+            second["result"]["content"][0]["text"],
+            r#"User response: action=accept, content={"response":"Cy"}"#,
+            "{era:?}: {second}"
+        );
+    }
+}
