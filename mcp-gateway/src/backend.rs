@@ -14,6 +14,7 @@ use mcp_era_server::{ServerDeclaration, ServerEvents, errors};
 use serde_json::{Value, json};
 
 use crate::input::{Bridge, BridgeHandler};
+use crate::progress::ProgressRoutes;
 use crate::translate::{legacy_params, modern_error, without_rounds};
 
 pub use mcp_era_client::Era;
@@ -159,23 +160,23 @@ impl Backend {
         declaration
     }
 
-    /// The backend's notifications from now on: a modern backend's
-    /// through a `subscriptions/listen` stream for every list change
-    /// (acknowledged when this returns), a legacy one's from its session.
-    /// `None` when a modern backend refused the stream.
-    pub async fn notifications(&self) -> Option<Subscription> {
-        if self.era() == Era::Legacy {
-            return Some(self.client.notifications());
+    /// The backend's notifications from now on: those it sends with its
+    /// answers (progress; a legacy session's list changes too) and, from a
+    /// modern backend, a `subscriptions/listen` stream for every list
+    /// change (acknowledged when this returns; left out when refused).
+    pub async fn notifications(&self) -> Vec<Subscription> {
+        let mut subscriptions = vec![self.client.notifications()];
+        if self.era() == Era::Modern {
+            let filter = SubscriptionFilter::new()
+                .with_tools_list_changed(true)
+                .with_prompts_list_changed(true)
+                .with_resources_list_changed(true);
+            match self.client.subscribe(filter).await {
+                Ok(listen) => subscriptions.push(listen),
+                Err(e) => tracing::warn!("the backend's list changes are not followed: {e}"),
+            }
         }
-        let filter = SubscriptionFilter::new()
-            .with_tools_list_changed(true)
-            .with_prompts_list_changed(true)
-            .with_resources_list_changed(true);
-        self.client
-            .subscribe(filter)
-            .await
-            .inspect_err(|e| tracing::warn!("the backend's list changes are not followed: {e}"))
-            .ok()
+        subscriptions
     }
 
     /// The bridge of the backend's requests for input, when it may ask.
@@ -264,10 +265,16 @@ fn forwarded_capabilities(
 }
 
 /// Publishes the list changes (and any `resources/updated`) of
-/// `notifications` on `events`, until the backend goes away.
-pub(crate) async fn publish(mut notifications: Subscription, events: ServerEvents) {
+/// `notifications` on `events`, and sends its progress to the front
+/// requests it reports on, until the backend goes away.
+pub(crate) async fn publish(
+    mut notifications: Subscription,
+    events: ServerEvents,
+    progress: ProgressRoutes,
+) {
     while let Some(notification) = notifications.next().await {
         match notification.method.as_str() {
+            "notifications/progress" => progress.deliver(&notification.params),
             "notifications/tools/list_changed" => events.tools_list_changed(),
             "notifications/prompts/list_changed" => events.prompts_list_changed(),
             "notifications/resources/list_changed" => events.resources_list_changed(),

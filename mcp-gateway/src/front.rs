@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::backend::{Backend, BackendOptions, publish};
 use crate::input::Rounds;
+use crate::progress::ProgressRoutes;
 use crate::translate::modern_result;
 
 /// A gateway in front of one backend: modern clients reach a legacy server
@@ -29,6 +30,7 @@ pub struct Gateway {
     events: ServerEvents,
     /// The calls waiting for their client's input, when the backend may ask.
     rounds: Option<Rounds>,
+    progress: ProgressRoutes,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -46,8 +48,9 @@ impl Gateway {
     pub async fn new(backend: Backend, options: &BackendOptions) -> Self {
         let declaration = Arc::new(backend.declaration());
         let events = ServerEvents::new();
-        if let Some(notifications) = backend.notifications().await {
-            tokio::spawn(publish(notifications, events.clone()));
+        let progress = ProgressRoutes::default();
+        for notifications in backend.notifications().await {
+            tokio::spawn(publish(notifications, events.clone(), progress.clone()));
         }
         let rounds = backend
             .bridge()
@@ -57,6 +60,7 @@ impl Gateway {
             declaration,
             events,
             rounds,
+            progress,
         }
     }
 
@@ -81,9 +85,19 @@ impl Gateway {
     ) -> HandlerResult<T> {
         let result = match &self.rounds {
             Some(rounds) if may_ask(method) => {
-                rounds.call(&self.backend, method, params, ctx).await?
+                rounds
+                    .call(&self.backend, method, params, ctx, &self.progress)
+                    .await?
             }
-            _ => self.backend.forward_call(method, params).await?,
+            _ => {
+                let mut params = params;
+                let token = self.progress.open(ctx, &mut params);
+                let result = self.backend.forward_call(method, params).await;
+                if let Some(token) = token {
+                    self.progress.close(&token);
+                }
+                result?
+            }
         };
         let input_required = result.get("resultType") == Some(&Value::from("input_required"));
         let result = if self.backend.era() == Era::Legacy && !input_required {

@@ -27,6 +27,7 @@ use tokio::sync::{OwnedMutexGuard, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::backend::Backend;
+use crate::progress::ProgressRoutes;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -126,6 +127,8 @@ struct Pending {
     asks: UnboundedReceiver<Ask>,
     sent: Vec<(String, Ask)>,
     asked: usize,
+    /// The backend's progress token of this call, and where it is routed.
+    progress: Option<(String, ProgressRoutes)>,
 }
 
 /// A call given up before its backend call ended (its client never came
@@ -134,6 +137,9 @@ struct Pending {
 /// it asks reaches the next call.
 impl Drop for Pending {
     fn drop(&mut self) {
+        if let Some((token, routes)) = &self.progress {
+            routes.close(token);
+        }
         let (Some(lane), Some(call)) = (self.lane.take(), self.call.take()) else {
             return;
         };
@@ -237,8 +243,9 @@ impl Rounds {
         &self,
         backend: &Arc<Backend>,
         method: &str,
-        params: Value,
+        mut params: Value,
         ctx: &RequestContext,
+        progress: &ProgressRoutes,
     ) -> Result<Value, ErrorObject> {
         let capabilities = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
         let mut pending = match params.get("requestState").and_then(Value::as_str) {
@@ -252,10 +259,14 @@ impl Rounds {
                         )
                     })?;
                 pending.answer(params.get("inputResponses"));
+                if let Some((token, routes)) = &pending.progress {
+                    routes.reroute(token, ctx);
+                }
                 pending
             }
             None => {
                 let lane = Arc::clone(&self.lane).lock_owned().await;
+                let token = progress.open(ctx, &mut params);
                 let (holder, asks) = unbounded_channel();
                 self.bridge.attach(holder);
                 let backend = Arc::clone(backend);
@@ -269,6 +280,7 @@ impl Rounds {
                     asks,
                     sent: Vec::new(),
                     asked: 0,
+                    progress: token.map(|token| (token, progress.clone())),
                 }
             }
         };

@@ -19,14 +19,16 @@
 //! front client's `input_required` rounds, one call at a time
 //! ([`BackendOptions::input`]); and the backend's list changes (to
 //! `subscriptions/listen` streams and legacy sessions, from
-//! [`Gateway::events`]). The backend is a child process over stdio or a
-//! Streamable HTTP endpoint. Not yet: progress and log messages, resource
-//! subscriptions, cancellation, restarts.
+//! [`Gateway::events`]), and its progress (on the stream of the request it
+//! reports on). The backend is a child process over stdio or a Streamable
+//! HTTP endpoint. Not yet: log messages, resource subscriptions,
+//! cancellation, restarts.
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
 mod front;
 mod input;
+mod progress;
 mod translate;
 
 pub use backend::{Backend, BackendOptions, Era};

@@ -405,3 +405,36 @@ async fn an_http_backend_of_either_era_is_reached_the_same_way() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_backends_progress_reaches_the_request_it_reports_on() {
+    for backend in [EraMode::Legacy, EraMode::Modern] {
+        for input in [true, false] {
+            let gateway = gateway_with(BackendOptions {
+                era: backend,
+                input,
+                ..BackendOptions::default()
+            })
+            .await;
+            let client = TestClient::new(gateway).await.unwrap();
+            let mut notes = client.client().notifications();
+            let params = json!({
+                "name": "test_tool_with_progress",
+                "arguments": {},
+                "_meta": {"progressToken": "mine"}
+            });
+            let result = client.client().request("tools/call", params).await.unwrap();
+            assert_eq!(result["content"][0]["type"], "text", "{result}");
+            let mut steps = Vec::new();
+            while steps.len() < 3 {
+                let next = tokio::time::timeout(std::time::Duration::from_secs(5), notes.next());
+                let note = next.await.unwrap().unwrap();
+                if note.method == "notifications/progress" {
+                    assert_eq!(note.params["progressToken"], "mine", "{:?}", note.params);
+                    steps.push(note.params["progress"].as_f64().unwrap());
+                }
+            }
+            assert_eq!(steps, [0.0, 50.0, 100.0], "{backend:?}, input {input}");
+        }
+    }
+}
