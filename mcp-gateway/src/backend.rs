@@ -77,6 +77,8 @@ pub struct Backend {
     client: Client,
     /// Where the backend's requests for input go, when it may ask.
     bridge: Option<Arc<Bridge>>,
+    /// How long a call that asked the front's client for input waits.
+    patience: Duration,
 }
 
 impl std::fmt::Debug for Backend {
@@ -89,6 +91,14 @@ impl std::fmt::Debug for Backend {
 }
 
 impl Backend {
+    fn new(client: Client, bridge: Option<Arc<Bridge>>, options: &BackendOptions) -> Self {
+        Self {
+            client,
+            bridge,
+            patience: options.request_timeout,
+        }
+    }
+
     /// Starts `program args…` and connects to it over stdio.
     pub async fn spawn(
         program: &str,
@@ -98,7 +108,7 @@ impl Backend {
         let bridge = options.input.then(Arc::default);
         let client =
             Client::connect_stdio(program, args, options.client_options(bridge.as_ref())).await?;
-        Ok(Self { client, bridge })
+        Ok(Self::new(client, bridge, options))
     }
 
     /// Connects to a Streamable HTTP endpoint (a legacy one through a
@@ -109,7 +119,7 @@ impl Backend {
     ) -> Result<Self, mcp_era_client::Error> {
         let bridge = options.input.then(Arc::default);
         let client = Client::connect_http(url, options.client_options(bridge.as_ref())).await?;
-        Ok(Self { client, bridge })
+        Ok(Self::new(client, bridge, options))
     }
 
     /// Connects over a pair of streams speaking the stdio framing
@@ -129,7 +139,7 @@ impl Backend {
             options.client_options(bridge.as_ref()),
         )
         .await?;
-        Ok(Self { client, bridge })
+        Ok(Self::new(client, bridge, options))
     }
 
     /// The era the backend speaks.
@@ -179,9 +189,10 @@ impl Backend {
         subscriptions
     }
 
-    /// The bridge of the backend's requests for input, when it may ask.
-    pub(crate) fn bridge(&self) -> Option<&Arc<Bridge>> {
-        self.bridge.as_ref()
+    /// The bridge of the backend's requests for input, when it may ask,
+    /// and how long a call waits for its client's answer.
+    pub(crate) fn bridge(&self) -> Option<(&Arc<Bridge>, Duration)> {
+        self.bridge.as_ref().map(|bridge| (bridge, self.patience))
     }
 
     /// Sends a modern request's `method` and `params`, in the backend's

@@ -16,7 +16,7 @@ use mcp_era_server::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::backend::{Backend, BackendOptions, publish};
+use crate::backend::{Backend, publish};
 use crate::input::Rounds;
 use crate::progress::ProgressRoutes;
 use crate::translate::modern_result;
@@ -45,7 +45,7 @@ impl Gateway {
     /// A front for `backend`, declaring what it declared, whose list
     /// changes are published on [`events`](Self::events) from now on (give
     /// that hub to the transport's config).
-    pub async fn new(backend: Backend, options: &BackendOptions) -> Self {
+    pub async fn new(backend: Backend) -> Self {
         let declaration = Arc::new(backend.declaration());
         let events = ServerEvents::new();
         let progress = ProgressRoutes::default();
@@ -54,7 +54,7 @@ impl Gateway {
         }
         let rounds = backend
             .bridge()
-            .map(|bridge| Rounds::new(Arc::clone(bridge), options.request_timeout));
+            .map(|(bridge, patience)| Rounds::new(Arc::clone(bridge), patience));
         Self {
             backend: Arc::new(backend),
             declaration,

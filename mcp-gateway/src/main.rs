@@ -80,7 +80,7 @@ async fn run(args: Args) -> Result<(), String> {
     };
     let backend = backend.map_err(|e| format!("backend {name}: {e}"))?;
     tracing::info!(?backend, "backend connected");
-    let gateway = Gateway::new(backend, &args.options).await;
+    let gateway = Gateway::new(backend).await;
     let events = gateway.events().clone();
     match args.listen {
         Some(addr) => {

@@ -37,7 +37,7 @@ async fn gateway_with(options: BackendOptions) -> Gateway {
     let backend = Backend::connect_streams(read, write, "everything", &options)
         .await
         .unwrap();
-    Gateway::new(backend, &options).await
+    Gateway::new(backend).await
 }
 
 /// The whole response body of a modern request to the front.
@@ -374,7 +374,7 @@ async fn http_gateway(era: EraMode) -> Gateway {
     let backend = Backend::connect_http(&format!("http://{addr}/mcp"), &options)
         .await
         .unwrap();
-    Gateway::new(backend, &options).await
+    Gateway::new(backend).await
 }
 
 #[tokio::test]
