@@ -522,9 +522,35 @@ async fn last_event_id_resumes_a_stream_on_another_process() {
     assert!(plain.next().await.unwrap().data.is_empty());
 }
 
+/// Waits until Redis holds stream event `id` (`{stream}-{seq}`). A process
+/// stores a stream's events in the background (a slow store delays no
+/// stream), so one killed right after sending an event may not have kept it.
+async fn stored_in_redis(redis_port: u16, id: &str) {
+    let (stream, seq) = id.rsplit_once('-').unwrap();
+    let port = redis_port.to_string();
+    let cli = |args: &[&str]| {
+        let out = Command::new("redis-cli")
+            .args(["-p", &port])
+            .args(args)
+            .output()
+            .expect("redis-cli on PATH (it comes with redis-server)");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let deadline = Instant::now() + GUARD;
+    loop {
+        let key = cli(&["--scan", "--pattern", &format!("*sse:*:{stream}")]);
+        let at = format!("0-{seq}");
+        if !key.is_empty() && !cli(&["XRANGE", &key, &at, &at]).is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "event {id} never stored");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_stream_resumed_from_a_killed_process_loses_no_live_event() {
-    let (_redis, _, instances) = cluster(&[]).await;
+    let (_redis, redis_port, instances) = cluster(&[]).await;
     let [a, b] = [&instances[0].1, &instances[1].1];
     let session = initialize(a).await;
     let subscribe = request(2, "resources/subscribe", json!({"uri": WATCHED}));
@@ -537,9 +563,10 @@ async fn a_stream_resumed_from_a_killed_process_loses_no_live_event() {
     let raise = call(3, "test_trigger_resource_update", json!({"uri": WATCHED}));
     assert_eq!(legacy(a, &session, &raise).await.status, 200);
     let missed = on_a.next().await.unwrap();
-    // A dies holding the stream: it never marks the stream's end, so B
-    // replays until the handover's quiet; an update raised on B meanwhile
-    // must still reach the client.
+    stored_in_redis(redis_port, missed.id.as_deref().unwrap()).await;
+    // A dies holding the stream, after it stored the event: it never marks
+    // the stream's end, so B replays until the handover's quiet; an update
+    // raised on B meanwhile must still reach the client.
     instances[0].0.signal("-KILL");
     drop(on_a);
     let mut on_b = Events::get(b, &session, Some(&priming)).await;
