@@ -16,17 +16,8 @@ PORT="${PORT:-38791}"
 URL="http://127.0.0.1:$PORT/mcp"
 STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
 
-passed=0
-failed=0
-record() {
-  if [[ "$2" == ok ]]; then passed=$((passed + 1)); echo "PASS $1 $3"; else failed=$((failed + 1)); echo "FAIL $1 $3"; fi
-}
-finish() {
-  [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
-  exit $?
-}
+# shellcheck source=interop/modern-lib.sh
+source "$SCRIPT_DIR/modern-lib.sh"
 
 if [[ ! -f "$PEERS_DIR/env.sh" ]]; then
   echo "peers missing: run bash interop/install-peers.sh first" >&2
@@ -53,34 +44,9 @@ done
 # Scenarios whose checks need only what the file declares (no fixture tools).
 MODERN="tools-list resources-list prompts-list sep-2164-resource-not-found caching http-header-validation server-sse-multiple-streams dns-rebinding-protection"
 LEGACY="server-initialize server-session-lifecycle ping tools-list resources-list prompts-list dns-rebinding-protection"
-run_era() {
-  local era="$1" scenarios="$2" scenario log summary
-  for scenario in $scenarios; do
-    log="$WORK/$era-$scenario.txt"
-    (cd "$PEERS_NPM_DIR" && timeout "$STEP_TIMEOUT" ./node_modules/.bin/conformance server \
-      --url "$URL" --scenario "$scenario" --spec-version "$era") >"$log" 2>&1
-    local status=$?
-    summary="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed' "$log" | tail -1)"
-    if [[ $status -eq 0 && "$summary" == *", 0 failed" ]]; then
-      record "conformance-$era $scenario" ok "($summary)"
-    else
-      record "conformance-$era $scenario" fail "(exit $status; ${summary:-no summary}; $(tail -3 "$log" | tr '\n' ' '))"
-    fi
-  done
-}
 run_era 2026-07-28 "$MODERN"
 run_era 2025-11-25 "$LEGACY"
 
-# A modern request over HTTP; prints what the Python expression makes of
-# the result (`r`).
-ask() { # METHOD PARAMS-JSON PYTHON-EXPRESSION [MCP-NAME]
-  local body name=()
-  [[ -n "${4:-}" ]] && name=(-H "mcp-name: $4")
-  body="$(python3 -c 'import json,sys; p=json.loads(sys.argv[2]); p["_meta"]={"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}; print(json.dumps({"jsonrpc":"2.0","id":1,"method":sys.argv[1],"params":p}))' "$1" "$2")"
-  curl -s -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-    -H 'mcp-protocol-version: 2026-07-28' -H "mcp-method: $1" "${name[@]}" -d "$body" "$URL" \
-    | python3 -c "import json,sys; r=json.load(sys.stdin).get('result', {}); print($3)" 2>/dev/null
-}
 tools() { ask tools/list '{}' '",".join(t["name"] for t in r["tools"])'; }
 server_name() { ask server/discover '{}' 'r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]'; }
 

@@ -18,17 +18,8 @@ URL="http://127.0.0.1:$PORT/mcp"
 STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
 META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
 
-passed=0
-failed=0
-record() {
-  if [[ "$2" == ok ]]; then passed=$((passed + 1)); echo "PASS $1 $3"; else failed=$((failed + 1)); echo "FAIL $1 $3"; fi
-}
-finish() {
-  [[ -n "${gateway_pid:-}" ]] && kill "$gateway_pid" 2>/dev/null
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
-  exit $?
-}
+# shellcheck source=interop/modern-lib.sh
+source "$SCRIPT_DIR/modern-lib.sh"
 
 if [[ ! -f "$PEERS_DIR/env.sh" ]]; then
   echo "peers missing: run bash interop/install-peers.sh first" >&2
@@ -55,22 +46,12 @@ if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway); then
   finish
 fi
 "$REPO_ROOT/target/debug/mcp-era-gateway" --listen "127.0.0.1:$PORT" -- "${BACKEND[@]}" 2>"$WORK/gateway.log" &
-gateway_pid=$!
+server_pid=$!
 for _ in $(seq 100); do
   curl -s -o /dev/null "$URL" && break
   sleep 0.1
 done
 
-# A modern request; prints what the Python expression makes of the answer
-# (`r`: the result, `e`: the error).
-ask() { # METHOD PARAMS-JSON PYTHON-EXPRESSION [MCP-NAME]
-  local body name=()
-  [[ -n "${4:-}" ]] && name=(-H "mcp-name: $4")
-  body="$(python3 -c 'import json,sys; p=json.loads(sys.argv[2]); p["_meta"]=json.loads(sys.argv[3]); print(json.dumps({"jsonrpc":"2.0","id":1,"method":sys.argv[1],"params":p}))' "$1" "$2" "$META")"
-  curl -s -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-    -H 'mcp-protocol-version: 2026-07-28' -H "mcp-method: $1" "${name[@]}" -d "$body" "$URL" \
-    | python3 -c "import json,sys; a=json.load(sys.stdin); r=a.get('result', {}); e=a.get('error', {}); print($3)" 2>/dev/null
-}
 check() { # NAME EXPECTED ACTUAL
   if [[ "$3" == "$2" ]]; then record "$1" ok "($3)"; else record "$1" fail "(expected $2, got ${3:-nothing})"; fi
 }
@@ -115,21 +96,6 @@ check sampling-round "sampling/createMessage answered" "$round"
 # Scenarios whose checks need only what the backend declares.
 MODERN="tools-list resources-list prompts-list caching http-header-validation dns-rebinding-protection"
 LEGACY="server-initialize ping tools-list resources-list prompts-list dns-rebinding-protection"
-run_era() {
-  local era="$1" scenarios="$2" scenario log summary
-  for scenario in $scenarios; do
-    log="$WORK/$era-$scenario.txt"
-    (cd "$PEERS_NPM_DIR" && timeout "$STEP_TIMEOUT" ./node_modules/.bin/conformance server \
-      --url "$URL" --scenario "$scenario" --spec-version "$era") >"$log" 2>&1
-    local status=$?
-    summary="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed' "$log" | tail -1)"
-    if [[ $status -eq 0 && "$summary" == *", 0 failed" ]]; then
-      record "conformance-$era $scenario" ok "($summary)"
-    else
-      record "conformance-$era $scenario" fail "(exit $status; ${summary:-no summary}; $(tail -3 "$log" | tr '\n' ' '))"
-    fi
-  done
-}
 run_era 2026-07-28 "$MODERN"
 run_era 2025-11-25 "$LEGACY"
 finish

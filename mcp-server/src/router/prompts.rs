@@ -15,14 +15,14 @@ use mcp_era_types::v2026_07_28::{
 use super::args::ArgumentError;
 use super::names::Ordered;
 use super::page::page;
-use super::rendered::{PageKey, RenderedPages};
+use super::rendered::RenderedPages;
 use super::tools::BoxFuture;
 use super::{RetryInput, StateSeal};
 use crate::model::context::RequestContext;
 use crate::state::events::ServerEvents;
 use crate::state::request_state::string_arguments_digest;
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
-use crate::wire::reply::{self, Reply};
+use crate::wire::reply::Reply;
 
 /// What `prompts/get` answers.
 pub type PromptOutcome = HandlerResult<GetPromptResultResponseResult>;
@@ -168,10 +168,8 @@ impl<H> Prompts<H> {
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<Reply> {
-        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
-        self.pages.get_or_render(key, || {
-            reply::render(self.list(params, ctx)?, ctx.result_server_info())
-        })
+        self.pages
+            .list_reply(params.cursor.as_deref(), ctx, || self.list(params, ctx))
     }
 }
 

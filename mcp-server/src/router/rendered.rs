@@ -10,7 +10,7 @@ use super::names::NameMap;
 use super::page::PAGE_SIZE;
 use crate::model::context::{Era, RequestContext};
 use crate::wire::errors::HandlerResult;
-use crate::wire::reply::Reply;
+use crate::wire::reply::{self, Reply, ResultMeta};
 
 /// The most pages one catalogue keeps (four audiences of 25,600 entries);
 /// past it, pages are rendered per request.
@@ -72,6 +72,18 @@ impl RenderedPages {
             pages.insert(key, reply.clone());
         }
         Ok(reply)
+    }
+
+    /// The `*/list` page `cursor` names for `ctx` (no MCP Apps audience):
+    /// kept bytes, or `list`'s result rendered and kept.
+    pub(crate) fn list_reply<T: ResultMeta>(
+        &self,
+        cursor: Option<&str>,
+        ctx: &RequestContext,
+        list: impl FnOnce() -> HandlerResult<T>,
+    ) -> HandlerResult<Reply> {
+        let key = PageKey::new(cursor, false, ctx);
+        self.get_or_render(key, || reply::render(list()?, ctx.result_server_info()))
     }
 
     /// Forgets every page (the catalogue changed).

@@ -13,7 +13,7 @@ use mcp_era_types::v2026_07_28::{
 
 use super::names::Ordered;
 use super::page::page;
-use super::rendered::{PageKey, RenderedPages};
+use super::rendered::RenderedPages;
 use super::resources::{IntoReadResult, ReadOutcome, ResourceRequest, check_app};
 use super::tools::BoxFuture;
 use super::uri_template::UriTemplate;
@@ -22,7 +22,7 @@ use crate::model::context::RequestContext;
 use crate::state::events::ServerEvents;
 use crate::state::request_state::arguments_digest;
 use crate::wire::errors::{self, HandlerResult};
-use crate::wire::reply::{self, Reply};
+use crate::wire::reply::Reply;
 
 type DynReadFn =
     Arc<dyn Fn(ResourceRequest, RequestContext) -> BoxFuture<'static, ReadOutcome> + Send + Sync>;
@@ -295,10 +295,10 @@ impl ResourceRouter {
         ctx: &RequestContext,
     ) -> HandlerResult<Reply> {
         let catalogue = self.read();
-        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
-        catalogue.pages.get_or_render(key, || {
-            reply::render(catalogue.list(&params, ctx)?, ctx.result_server_info())
-        })
+        let cursor = params.cursor.as_deref();
+        catalogue
+            .pages
+            .list_reply(cursor, ctx, || catalogue.list(&params, ctx))
     }
 
     /// `resources/templates/list`.
@@ -318,13 +318,9 @@ impl ResourceRouter {
         ctx: &RequestContext,
     ) -> HandlerResult<Reply> {
         let catalogue = self.read();
-        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
-        catalogue.template_pages.get_or_render(key, || {
-            reply::render(
-                catalogue.list_templates(&params, ctx)?,
-                ctx.result_server_info(),
-            )
-        })
+        let cursor = params.cursor.as_deref();
+        (catalogue.template_pages)
+            .list_reply(cursor, ctx, || catalogue.list_templates(&params, ctx))
     }
 
     /// `resources/read`: an unknown URI is `resource_not_found` (`-32602`

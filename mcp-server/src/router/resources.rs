@@ -652,10 +652,10 @@ impl<S> ResourceTable<S> {
         params: &PaginatedRequestParams,
         ctx: &RequestContext,
     ) -> HandlerResult<Reply> {
-        let key = PageKey::new(params.cursor.as_deref(), false, ctx);
-        self.template_pages.get_or_render(key, || {
-            reply::render(self.list_templates(params, ctx)?, ctx.result_server_info())
-        })
+        self.template_pages
+            .list_reply(params.cursor.as_deref(), ctx, || {
+                self.list_templates(params, ctx)
+            })
     }
 
     /// `resources/read`: a fixed URI first, then the templates in
