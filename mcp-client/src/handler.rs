@@ -71,6 +71,43 @@ pub trait ClientHandler: Send + Sync + 'static {
     }
 }
 
+tokio::task_local! {
+    static CALL_TAG: u64;
+}
+
+/// Runs `future` (which makes requests with a [`Client`](crate::Client))
+/// under `tag`, so that a handler answering what the server asks during
+/// those requests can tell whose they are with [`call_tag`].
+///
+/// A server request is known to belong to a request of the client when it
+/// arrives as that request's `input_required` round (a modern server) or on
+/// that request's own Streamable HTTP response stream (a legacy server over
+/// HTTP). A legacy server over stdio, or on a session's standalone `GET`
+/// stream, names no request: there [`call_tag`] is `None`.
+pub async fn with_call_tag<F: std::future::Future>(tag: u64, future: F) -> F::Output {
+    CALL_TAG.scope(tag, future).await
+}
+
+/// The tag given with [`with_call_tag`] to the request the server request
+/// being answered belongs to, when it is known.
+pub fn call_tag() -> Option<u64> {
+    CALL_TAG.try_with(|tag| *tag).ok()
+}
+
+/// `future` under the current call tag, if any: for work a transport
+/// spawns on behalf of the request it is reading.
+pub(crate) fn keep_call_tag<F: std::future::Future>(
+    future: F,
+) -> impl std::future::Future<Output = F::Output> {
+    let tag = call_tag();
+    async move {
+        match tag {
+            Some(tag) => CALL_TAG.scope(tag, future).await,
+            None => future.await,
+        }
+    }
+}
+
 /// The kinds of input a server can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {

@@ -243,6 +243,62 @@ async fn mrtr_over_http_in_both_eras() {
     }
 }
 
+/// Answers elicitation with the call tag it was asked under as the name.
+struct TagEcho;
+
+impl ClientHandler for TagEcho {
+    fn elicit(
+        &self,
+        _request: m::ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<m::ElicitResult, HandlerError>> {
+        let name = format!("{:?}", mcp_era_client::handler::call_tag());
+        Box::pin(async move {
+            Ok(
+                serde_json::from_value(json!({"action": "accept", "content": {"name": name}}))
+                    .unwrap(),
+            )
+        })
+    }
+}
+
+/// A server request is answered under the tag of the request it belongs
+/// to when the transport says which (an MRTR round, a legacy POST's own
+/// stream), and under none over a legacy stdio pipe.
+async fn server_requests_carry_the_tag_of_their_call() {
+    let url = http_url().await;
+    let tagged = |mode| ClientOptions {
+        handler: Some(Arc::new(TagEcho)),
+        ..opts(mode)
+    };
+    let cases = [
+        (
+            Client::connect_http(&url, tagged(EraMode::Modern))
+                .await
+                .unwrap(),
+            "Some(7)",
+        ),
+        (
+            Client::connect_http(&url, tagged(EraMode::Legacy))
+                .await
+                .unwrap(),
+            "Some(7)",
+        ),
+        (fixture::stdio(tagged(EraMode::Modern)).await, "Some(7)"),
+        (fixture::stdio(tagged(EraMode::Legacy)).await, "None"),
+    ];
+    for (client, tag) in cases {
+        let era = client.era();
+        let r = mcp_era_client::handler::with_call_tag(
+            7,
+            call(&client, "test_input_required_result_elicitation", json!({})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(text(&r), format!("Hello, {tag}!"), "{era:?}: {r}");
+        client.close().await;
+    }
+}
+
 /// A tool with an `x-mcp-header` argument called before any `tools/list`:
 /// the server's `-32020` makes the client learn the annotations and retry.
 async fn param_headers_are_learned_on_a_header_mismatch() {
@@ -355,6 +411,9 @@ fn main() -> ExitCode {
         }),
         ("mrtr_over_http_in_both_eras", || {
             Box::pin(mrtr_over_http_in_both_eras())
+        }),
+        ("server_requests_carry_the_tag_of_their_call", || {
+            Box::pin(server_requests_carry_the_tag_of_their_call())
         }),
         ("undeclared_input_is_refused", || {
             Box::pin(undeclared_input_is_refused())

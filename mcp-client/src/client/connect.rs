@@ -418,6 +418,17 @@ impl Client {
         }
     }
 
+    /// Waits until the connection to a stdio server is gone (the server
+    /// exited, was killed or closed its stdout), and says why. Over HTTP,
+    /// where each request is a connection of its own, it never resolves:
+    /// a server that went away shows in the next request's error.
+    pub async fn closed(&self) -> String {
+        match &self.inner.conn {
+            Conn::Stdio(t) => t.closed().await,
+            Conn::Http(_) => std::future::pending().await,
+        }
+    }
+
     /// Ends the connection for every clone: closes a stdio server's stdin
     /// and waits briefly for it to exit (then kills it); ends a legacy HTTP
     /// session with `DELETE`.

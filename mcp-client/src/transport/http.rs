@@ -397,7 +397,9 @@ impl HttpTransport {
             (Some(method), Some(req_id)) => {
                 let this = self.clone();
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                tokio::spawn(async move {
+                // Answered on its own task, as part of the request whose
+                // stream it came on (`handler::call_tag`).
+                tokio::spawn(crate::handler::keep_call_tag(async move {
                     let outcome = answer(&this.shared.inbound, &method, params).await;
                     let reply = reply_message(&req_id, outcome);
                     let mut h = Vec::new();
@@ -405,7 +407,7 @@ impl HttpTransport {
                         h.push((crate::headers::MCP_PROTOCOL_VERSION, v));
                     }
                     let _ = this.post(&reply, &h, Duration::from_secs(30)).await;
-                });
+                }));
             }
             (Some(_), None) => {
                 if let Some(sink) = self.shared.inbound.get() {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, Result};
@@ -29,7 +29,8 @@ type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
 pub struct StdioTransport {
     writer: Writer,
     pending: Pending,
-    closed: Arc<Mutex<Option<String>>>,
+    /// Why the connection is gone, once it is.
+    closed: Arc<watch::Sender<Option<String>>>,
     reader: JoinHandle<()>,
     inbound: InboundSlot,
     child: Mutex<Option<Child>>,
@@ -89,7 +90,7 @@ impl StdioTransport {
     ) -> Self {
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(writer)));
         let pending: Pending = Arc::default();
-        let closed = Arc::new(Mutex::new(None));
+        let closed = Arc::new(watch::Sender::new(None));
         let inbound = InboundSlot::default();
         let reader = tokio::spawn(read_loop(
             reader,
@@ -161,7 +162,7 @@ impl StdioTransport {
 
     /// Sends a notification (or any message) without waiting.
     pub async fn send(&self, message: &Value) -> Result<()> {
-        if lock(&self.closed).is_some() {
+        if self.closed.borrow().is_some() {
             return Err(self.closed_error());
         }
         let mut line = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
@@ -181,11 +182,23 @@ impl StdioTransport {
     }
 
     fn closed_error(&self) -> Error {
-        let why = lock(&self.closed)
+        let why = self
+            .closed
+            .borrow()
             .clone()
             .unwrap_or_else(|| "the connection is closed".to_owned());
         Error::Closed {
             detail: format!("`{}`: {why}", self.label),
+        }
+    }
+
+    /// Waits until the server's stdout is closed (it exited, was killed or
+    /// closed it), and says so.
+    pub async fn closed(&self) -> String {
+        let mut closed = self.closed.subscribe();
+        match closed.wait_for(Option::is_some).await {
+            Ok(why) => why.clone().unwrap_or_default(),
+            Err(_) => "the connection is closed".to_owned(),
         }
     }
 
@@ -217,7 +230,7 @@ async fn read_loop(
     reader: impl AsyncRead + Unpin,
     writer: Writer,
     pending: Pending,
-    closed: Arc<Mutex<Option<String>>>,
+    closed: Arc<watch::Sender<Option<String>>>,
     inbound: InboundSlot,
 ) {
     let mut lines = BufReader::new(reader).lines();
@@ -260,6 +273,6 @@ async fn read_loop(
             (None, None) => {} // An error without an id: nobody to give it to.
         }
     };
-    *lock(&closed) = Some(why);
+    closed.send_replace(Some(why));
     lock(&pending).clear();
 }
