@@ -13,7 +13,7 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
 use mcp_era_server::{ServerDeclaration, ServerEvents, errors};
 use serde_json::{Value, json};
 
-use crate::input::{Bridge, BridgeHandler};
+use crate::input::{Bridge, BridgeHandler, Rounds};
 use crate::progress::ProgressRoutes;
 use crate::translate::{legacy_params, modern_error, without_rounds};
 
@@ -30,10 +30,11 @@ pub struct BackendOptions {
     pub request_timeout: Duration,
     /// Whether the backend may ask the front's clients for input
     /// (elicitation, sampling, roots) during `tools/call`, `prompts/get`
-    /// and `resources/read`. The gateway then runs those calls one at a
-    /// time, so that each request of the backend is known to be the
-    /// running call's; without it they run side by side and the backend
-    /// is told its client answers none.
+    /// and `resources/read`. Over a legacy stdio backend the gateway then
+    /// runs those calls one at a time, so that each request of the backend
+    /// is known to be the running call's (see [`Backend::names_calls`]);
+    /// without it they run side by side and the backend is told its client
+    /// answers none.
     pub input: bool,
 }
 
@@ -72,6 +73,45 @@ impl BackendOptions {
     }
 }
 
+/// Where the backend is, so that it can be started (again).
+#[derive(Debug, Clone)]
+pub enum BackendSpec {
+    /// A program speaking stdio, started as a child process.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+impl BackendSpec {
+    /// Starts (or reaches) the backend and connects to it.
+    pub async fn connect(
+        &self,
+        options: &BackendOptions,
+    ) -> Result<Backend, mcp_era_client::Error> {
+        match self {
+            Self::Command { program, args } => Backend::spawn(program, args, options).await,
+            Self::Url(url) => Backend::connect_http(url, options).await,
+        }
+    }
+}
+
+impl std::fmt::Display for BackendSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Command { program, args } => {
+                f.write_str(program)?;
+                args.iter().try_for_each(|arg| write!(f, " {arg}"))
+            }
+            Self::Url(url) => f.write_str(url),
+        }
+    }
+}
+
 /// A connected backend.
 pub struct Backend {
     client: Client,
@@ -79,6 +119,9 @@ pub struct Backend {
     bridge: Option<Arc<Bridge>>,
     /// How long a call that asked the front's client for input waits.
     patience: Duration,
+    /// Whether the backend is reached over HTTP, where a legacy server's
+    /// requests come on the stream of the call they belong to.
+    over_http: bool,
 }
 
 impl std::fmt::Debug for Backend {
@@ -91,11 +134,17 @@ impl std::fmt::Debug for Backend {
 }
 
 impl Backend {
-    fn new(client: Client, bridge: Option<Arc<Bridge>>, options: &BackendOptions) -> Self {
+    fn new(
+        client: Client,
+        bridge: Option<Arc<Bridge>>,
+        options: &BackendOptions,
+        over_http: bool,
+    ) -> Self {
         Self {
             client,
             bridge,
             patience: options.request_timeout,
+            over_http,
         }
     }
 
@@ -108,7 +157,7 @@ impl Backend {
         let bridge = options.input.then(Arc::default);
         let client =
             Client::connect_stdio(program, args, options.client_options(bridge.as_ref())).await?;
-        Ok(Self::new(client, bridge, options))
+        Ok(Self::new(client, bridge, options, false))
     }
 
     /// Connects to a Streamable HTTP endpoint (a legacy one through a
@@ -119,7 +168,7 @@ impl Backend {
     ) -> Result<Self, mcp_era_client::Error> {
         let bridge = options.input.then(Arc::default);
         let client = Client::connect_http(url, options.client_options(bridge.as_ref())).await?;
-        Ok(Self::new(client, bridge, options))
+        Ok(Self::new(client, bridge, options, true))
     }
 
     /// Connects over a pair of streams speaking the stdio framing
@@ -139,12 +188,23 @@ impl Backend {
             options.client_options(bridge.as_ref()),
         )
         .await?;
-        Ok(Self::new(client, bridge, options))
+        Ok(Self::new(client, bridge, options, false))
     }
 
     /// The era the backend speaks.
     pub fn era(&self) -> Era {
         self.client.era()
+    }
+
+    /// Waits until a stdio backend is gone (it exited, or closed its
+    /// stdout), and says why; never resolves over HTTP.
+    pub async fn closed(&self) -> String {
+        self.client.closed().await
+    }
+
+    /// How long a forwarded request may take.
+    pub(crate) fn patience(&self) -> Duration {
+        self.patience
     }
 
     /// The declaration a front serves for this backend: its identity and
@@ -189,10 +249,20 @@ impl Backend {
         subscriptions
     }
 
-    /// The bridge of the backend's requests for input, when it may ask,
-    /// and how long a call waits for its client's answer.
-    pub(crate) fn bridge(&self) -> Option<(&Arc<Bridge>, Duration)> {
-        self.bridge.as_ref().map(|bridge| (bridge, self.patience))
+    /// Whether each request of the backend says which call it belongs to:
+    /// a modern backend's come as that call's `input_required` rounds, a
+    /// legacy one's over HTTP on that call's own response stream; over a
+    /// legacy stdio pipe they name no call.
+    pub fn names_calls(&self) -> bool {
+        self.era() == Era::Modern || self.over_http
+    }
+
+    /// The rounds the backend's requests for input go through, when it
+    /// may ask.
+    pub(crate) fn rounds(&self) -> Option<Rounds> {
+        self.bridge
+            .as_ref()
+            .map(|bridge| Rounds::new(Arc::clone(bridge), self.patience, self.names_calls()))
     }
 
     /// Sends a modern request's `method` and `params`, in the backend's
@@ -231,7 +301,7 @@ fn front_error(method: &str, error: mcp_era_client::Error) -> ErrorObject {
     }
 }
 
-fn unnamed() -> Implementation {
+pub(crate) fn unnamed() -> Implementation {
     Implementation::builder()
         .name("mcp-era-gateway")
         .version(env!("CARGO_PKG_VERSION"))

@@ -1,42 +1,111 @@
 //! The front: a server of both eras, written by hand against the public
 //! [`McpServer`] trait, whose declaration is the backend's and whose
-//! capability requests are forwarded to it.
+//! capability requests are forwarded to it, through whichever connection
+//! to the backend is up (see `supervise`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use mcp_era_client::Era;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CallToolResultResponseResult, ClientRequest, CompleteResult, GetPromptResultResponseResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    ReadResourceResultResponseResult,
+    CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
+    GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult,
 };
 use mcp_era_server::{
     HandlerResult, McpServer, Reply, RequestContext, ServerDeclaration, ServerEvents, errors,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tokio::sync::{oneshot, watch};
 
-use crate::backend::{Backend, publish};
+use crate::backend::{Backend, BackendOptions, BackendSpec, publish};
 use crate::input::Rounds;
 use crate::progress::ProgressRoutes;
+use crate::supervise::supervise;
 use crate::translate::modern_result;
+
+/// One connection to the backend, as the front uses it.
+pub(crate) struct Connection {
+    pub(crate) backend: Arc<Backend>,
+    /// The calls waiting for their client's input, when the backend may ask.
+    rounds: Option<Rounds>,
+}
+
+/// The backend as the front sees it now.
+#[derive(Clone)]
+pub(crate) enum Link {
+    /// Connected: requests go to it.
+    Up(Arc<Connection>),
+    /// A connection is being made: requests wait for it.
+    Connecting,
+    /// No backend until the next attempt: requests are refused, saying why.
+    Down(Arc<str>),
+}
+
+/// What the front and the task that (re)connects the backend share.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) link: Arc<watch::Sender<Link>>,
+    declaration: Arc<Mutex<Arc<ServerDeclaration>>>,
+    events: ServerEvents,
+    progress: ProgressRoutes,
+}
+
+impl Shared {
+    fn new(declaration: ServerDeclaration, link: Link) -> Self {
+        Self {
+            link: Arc::new(watch::Sender::new(link)),
+            declaration: Arc::new(Mutex::new(Arc::new(declaration))),
+            events: ServerEvents::new(),
+            progress: ProgressRoutes::default(),
+        }
+    }
+
+    /// Serves `backend` from now on: its declaration, its notifications.
+    pub(crate) async fn attach(&self, backend: Backend) {
+        for notifications in backend.notifications().await {
+            tokio::spawn(publish(
+                notifications,
+                self.events.clone(),
+                self.progress.clone(),
+            ));
+        }
+        *self
+            .declaration
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(backend.declaration());
+        let rounds = backend.rounds();
+        let connection = Connection {
+            backend: Arc::new(backend),
+            rounds,
+        };
+        self.link.send_replace(Link::Up(Arc::new(connection)));
+    }
+
+    /// After a restart the lists may differ: every listener is told.
+    pub(crate) fn lists_may_have_changed(&self) {
+        self.events.tools_list_changed();
+        self.events.prompts_list_changed();
+        self.events.resources_list_changed();
+    }
+}
 
 /// A gateway in front of one backend: modern clients reach a legacy server
 /// (and legacy clients reach it through a legacy session, as with any
 /// server of ours); a modern backend is passed through.
 pub struct Gateway {
-    backend: Arc<Backend>,
-    declaration: Arc<ServerDeclaration>,
-    events: ServerEvents,
-    /// The calls waiting for their client's input, when the backend may ask.
-    rounds: Option<Rounds>,
-    progress: ProgressRoutes,
+    shared: Shared,
+    /// How long a request waits for a backend that is being started.
+    patience: Duration,
+    /// Dropped with the gateway, which stops the task restarting the backend.
+    _stop: Option<oneshot::Sender<()>>,
 }
 
 impl std::fmt::Debug for Gateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gateway")
-            .field("backend", &self.backend)
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
 }
@@ -44,34 +113,81 @@ impl std::fmt::Debug for Gateway {
 impl Gateway {
     /// A front for `backend`, declaring what it declared, whose list
     /// changes are published on [`events`](Self::events) from now on (give
-    /// that hub to the transport's config).
+    /// that hub to the transport's config). Nothing restarts it: see
+    /// [`start`](Self::start).
     pub async fn new(backend: Backend) -> Self {
-        let declaration = Arc::new(backend.declaration());
-        let events = ServerEvents::new();
-        let progress = ProgressRoutes::default();
-        for notifications in backend.notifications().await {
-            tokio::spawn(publish(notifications, events.clone(), progress.clone()));
-        }
-        let rounds = backend
-            .bridge()
-            .map(|(bridge, patience)| Rounds::new(Arc::clone(bridge), patience));
+        let shared = Shared::new(backend.declaration(), Link::Connecting);
+        let patience = backend.patience();
+        shared.attach(backend).await;
         Self {
-            backend: Arc::new(backend),
-            declaration,
-            events,
-            rounds,
-            progress,
+            shared,
+            patience,
+            _stop: None,
+        }
+    }
+
+    /// A front for the backend `spec` names, connected now and, whenever
+    /// it cannot be started or a stdio backend exits, started again after
+    /// a delay that doubles from 250 ms up to 30 s (and starts over once a
+    /// backend has lasted a minute). Until a backend is up, the front
+    /// declares tools, resources and prompts, and refuses their requests
+    /// with the reason; once it is up, the declaration is the backend's and
+    /// every list is announced as changed.
+    pub async fn start(spec: BackendSpec, options: BackendOptions) -> Self {
+        let first = spec.connect(&options).await;
+        let shared = Shared::new(provisional(&spec), Link::Connecting);
+        match first {
+            Ok(backend) => shared.attach(backend).await,
+            Err(e) => {
+                tracing::warn!("backend {spec}: {e}");
+                shared
+                    .link
+                    .send_replace(Link::Down(format!("it could not be started: {e}").into()));
+            }
+        }
+        let (stop, stopped) = oneshot::channel();
+        let patience = options.request_timeout;
+        tokio::spawn(supervise(shared.clone(), spec, options, stopped));
+        Self {
+            shared,
+            patience,
+            _stop: Some(stop),
         }
     }
 
     /// The hub the backend's notifications are published on.
     pub fn events(&self) -> &ServerEvents {
-        &self.events
+        &self.shared.events
     }
 
-    /// The backend.
-    pub fn backend(&self) -> &Backend {
-        &self.backend
+    /// The backend connected now, if one is.
+    pub fn backend(&self) -> Option<Arc<Backend>> {
+        match &*self.shared.link.borrow() {
+            Link::Up(connection) => Some(Arc::clone(&connection.backend)),
+            Link::Connecting | Link::Down(_) => None,
+        }
+    }
+
+    /// The connection to forward to: the one up, or the one being made
+    /// (waited for up to the backend timeout); an error saying why there
+    /// is none.
+    async fn connection(&self) -> HandlerResult<Arc<Connection>> {
+        let mut link = self.shared.link.subscribe();
+        let settled = link.wait_for(|link| !matches!(link, Link::Connecting));
+        match tokio::time::timeout(self.patience, settled).await {
+            Ok(Ok(link)) => match &*link {
+                Link::Up(connection) => Ok(Arc::clone(connection)),
+                Link::Down(why) => Err(errors::internal_error(format!(
+                    "the backend is unavailable: {why}"
+                ))),
+                Link::Connecting => Err(errors::internal_error("the backend is starting")),
+            },
+            Ok(Err(_)) => Err(errors::internal_error("the backend is gone")),
+            Err(_) => Err(errors::timed_out(format!(
+                "the backend did not start within {:?}",
+                self.patience
+            ))),
+        }
     }
 
     /// Forwards `request` and returns the backend's result in its modern
@@ -83,24 +199,26 @@ impl Gateway {
         params: Value,
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
-        let result = match &self.rounds {
+        let connection = self.connection().await?;
+        let progress = &self.shared.progress;
+        let result = match &connection.rounds {
             Some(rounds) if may_ask(method) => {
                 rounds
-                    .call(&self.backend, method, params, ctx, &self.progress)
+                    .call(&connection.backend, method, params, ctx, progress)
                     .await?
             }
             _ => {
                 let mut params = params;
-                let token = self.progress.open(ctx, &mut params);
-                let result = self.backend.forward_call(method, params).await;
+                let token = progress.open(ctx, &mut params);
+                let result = connection.backend.forward_call(method, params).await;
                 if let Some(token) = token {
-                    self.progress.close(&token);
+                    progress.close(&token);
                 }
                 result?
             }
         };
         let input_required = result.get("resultType") == Some(&Value::from("input_required"));
-        let result = if self.backend.era() == Era::Legacy && !input_required {
+        let result = if connection.backend.era() == Era::Legacy && !input_required {
             modern_result(method, result, ctx.cache_hints())
         } else {
             result
@@ -112,6 +230,23 @@ impl Gateway {
             ))
         })
     }
+}
+
+/// What the front declares before a backend was ever up: the three lists
+/// it forwards, and instructions saying the backend is not up yet.
+fn provisional(spec: &BackendSpec) -> ServerDeclaration {
+    let capabilities = serde_json::from_value(serde_json::json!({
+        "tools": {"listChanged": true},
+        "resources": {"listChanged": true},
+        "prompts": {"listChanged": true}
+    }))
+    .unwrap_or_default();
+    ServerDeclaration::new(crate::backend::unnamed())
+        .with_capabilities(capabilities)
+        .with_cache_defaults(0, CacheScope::Private)
+        .with_instructions(format!(
+            "A gateway to {spec}, which is not up yet; its lists will be announced as changed once it is."
+        ))
 }
 
 /// Whether the backend may ask for input during `method` (MRTR's three).
@@ -131,7 +266,13 @@ fn params_of(request: &ClientRequest) -> HandlerResult<Value> {
 
 impl McpServer for Gateway {
     fn declaration(&self) -> Arc<ServerDeclaration> {
-        Arc::clone(&self.declaration)
+        Arc::clone(
+            &self
+                .shared
+                .declaration
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     async fn dispatch_capability(

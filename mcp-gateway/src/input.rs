@@ -5,17 +5,19 @@
 //! request to the front call it belongs to; that call answers its own
 //! client `input_required` with the requests and a `requestState` naming
 //! the pending backend call, and the client's retry carries the answers
-//! back. A legacy stdio backend's request does not say which call it
-//! belongs to, so calls that may ask (`tools/call`, `prompts/get`,
-//! `resources/read`) take one lane at a time: a request is always the lane
-//! holder's. `docs/gateway.md` argues the choice.
+//! back. Over HTTP, and from a modern backend, our client says which call
+//! a request belongs to ([`call_tag`]), so calls run side by side. A legacy
+//! stdio backend's request names no call, so there the calls that may ask
+//! (`tools/call`, `prompts/get`, `resources/read`) take one lane at a time:
+//! a request is always the lane holder's. `docs/gateway.md` argues it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use mcp_era_client::ClientHandler;
-use mcp_era_client::handler::{HandlerError, InputKind};
+use mcp_era_client::handler::{HandlerError, InputKind, call_tag, with_call_tag};
 use mcp_era_client::transport::BoxFuture;
 use mcp_era_server::mcp_era_types::v2026_07_28 as modern;
 use mcp_era_server::mcp_era_types::v2026_07_28::Error as ErrorObject;
@@ -41,11 +43,14 @@ struct Ask {
     reply: oneshot::Sender<Result<Value, HandlerError>>,
 }
 
-/// The backend client's handler: each request goes to the call holding the
-/// lane, or is refused when none does.
+/// The backend client's handler: each request goes to the call it names
+/// (its call tag), or, naming none, to the call holding the lane; it is
+/// refused when there is no such call.
 #[derive(Default)]
 pub(crate) struct Bridge {
     holder: Mutex<Option<UnboundedSender<Ask>>>,
+    tagged: Mutex<HashMap<u64, UnboundedSender<Ask>>>,
+    last_tag: AtomicU64,
 }
 
 impl Bridge {
@@ -62,9 +67,11 @@ impl Bridge {
             request: json!({"method": method, "params": params}),
             reply,
         };
-        let sent = lock(&self.holder)
-            .as_ref()
-            .is_some_and(|holder| holder.send(ask).is_ok());
+        let call = match call_tag() {
+            Some(tag) => lock(&self.tagged).get(&tag).cloned(),
+            None => lock(&self.holder).clone(),
+        };
+        let sent = call.is_some_and(|call| call.send(ask).is_ok());
         if !sent {
             return Err(HandlerError::new(
                 -32603,
@@ -84,6 +91,17 @@ impl Bridge {
 
     fn detach(&self) {
         *lock(&self.holder) = None;
+    }
+
+    /// A new call tag whose requests go to `call`.
+    fn register(&self, call: UnboundedSender<Ask>) -> u64 {
+        let tag = self.last_tag.fetch_add(1, Ordering::Relaxed) + 1;
+        lock(&self.tagged).insert(tag, call);
+        tag
+    }
+
+    fn forget(&self, tag: u64) {
+        lock(&self.tagged).remove(&tag);
     }
 }
 
@@ -116,12 +134,20 @@ impl ClientHandler for BridgeHandler {
     }
 }
 
-/// A forwarded call between two rounds: its lane, the backend call still
+/// How the backend's requests find a call.
+enum Seat {
+    /// The call holds the lane: every request that names no call is its.
+    /// Held until the backend call ends (see `Pending`'s `Drop`).
+    Lane(OwnedMutexGuard<()>),
+    /// The requests carrying this call tag are the call's.
+    Tag(u64),
+}
+
+/// A forwarded call between two rounds: its seat, the backend call still
 /// running, and the requests its client was sent.
 struct Pending {
     method: String,
-    /// Held until the backend call ends (see `Drop`).
-    lane: Option<OwnedMutexGuard<()>>,
+    seat: Option<Seat>,
     call: Option<JoinHandle<Result<Value, ErrorObject>>>,
     bridge: Arc<Bridge>,
     asks: UnboundedReceiver<Ask>,
@@ -131,31 +157,36 @@ struct Pending {
     progress: Option<(String, ProgressRoutes)>,
 }
 
-/// A call given up before its backend call ended (its client never came
-/// back, or went away mid-round): what the backend still asks is refused,
-/// and the lane stays taken until the backend call ends, so that nothing
-/// it asks reaches the next call.
+/// A call ended, or given up before its backend call ended (its client
+/// never came back, or went away mid-round): what the backend still asks
+/// is refused, and a lane stays taken until the backend call ends, so that
+/// nothing it asks reaches the next call.
 impl Drop for Pending {
     fn drop(&mut self) {
         if let Some((token, routes)) = &self.progress {
             routes.close(token);
         }
-        let (Some(lane), Some(call)) = (self.lane.take(), self.call.take()) else {
-            return;
-        };
-        if call.is_finished() {
-            return;
+        let unfinished = self.call.take().filter(|call| !call.is_finished());
+        if unfinished.is_some() {
+            for (_, ask) in self.sent.drain(..) {
+                let _ = ask
+                    .reply
+                    .send(Err(HandlerError::new(-32603, "the call was given up")));
+            }
         }
-        self.bridge.detach();
-        for (_, ask) in self.sent.drain(..) {
-            let _ = ask
-                .reply
-                .send(Err(HandlerError::new(-32603, "the call was given up")));
+        match self.seat.take() {
+            Some(Seat::Tag(tag)) => self.bridge.forget(tag),
+            Some(Seat::Lane(lane)) => {
+                self.bridge.detach();
+                if let Some(call) = unfinished {
+                    tokio::spawn(async move {
+                        let _ = call.await;
+                        drop(lane);
+                    });
+                }
+            }
+            None => {}
         }
-        tokio::spawn(async move {
-            let _ = call.await;
-            drop(lane);
-        });
     }
 }
 
@@ -220,17 +251,20 @@ impl Pending {
 /// The calls waiting for their client's next round, by `requestState`.
 pub(crate) struct Rounds {
     bridge: Arc<Bridge>,
-    lane: Arc<tokio::sync::Mutex<()>>,
+    /// Taken by each call when the backend's requests name no call.
+    lane: Option<Arc<tokio::sync::Mutex<()>>>,
     pending: Arc<Mutex<HashMap<String, Pending>>>,
     /// How long a call waits for its client's retry.
     patience: Duration,
 }
 
 impl Rounds {
-    pub(crate) fn new(bridge: Arc<Bridge>, patience: Duration) -> Self {
+    /// Rounds over `bridge`; `tagged` when the backend's requests say
+    /// which call they belong to (no lane is needed then).
+    pub(crate) fn new(bridge: Arc<Bridge>, patience: Duration, tagged: bool) -> Self {
         Self {
             bridge,
-            lane: Arc::default(),
+            lane: (!tagged).then(Arc::default),
             pending: Arc::default(),
             patience,
         }
@@ -265,16 +299,32 @@ impl Rounds {
                 pending
             }
             None => {
-                let lane = Arc::clone(&self.lane).lock_owned().await;
-                let token = progress.open(ctx, &mut params);
                 let (holder, asks) = unbounded_channel();
-                self.bridge.attach(holder);
+                let seat = match &self.lane {
+                    Some(lane) => {
+                        let lane = Arc::clone(lane).lock_owned().await;
+                        self.bridge.attach(holder);
+                        Seat::Lane(lane)
+                    }
+                    None => Seat::Tag(self.bridge.register(holder)),
+                };
+                let token = progress.open(ctx, &mut params);
                 let backend = Arc::clone(backend);
                 let owned = method.to_owned();
-                let call = tokio::spawn(async move { backend.forward_call(&owned, params).await });
+                let tag = match seat {
+                    Seat::Tag(tag) => Some(tag),
+                    Seat::Lane(_) => None,
+                };
+                let call = tokio::spawn(async move {
+                    let call = backend.forward_call(&owned, params);
+                    match tag {
+                        Some(tag) => with_call_tag(tag, call).await,
+                        None => call.await,
+                    }
+                });
                 Pending {
                     method: method.to_owned(),
-                    lane: Some(lane),
+                    seat: Some(seat),
                     call: Some(call),
                     bridge: Arc::clone(&self.bridge),
                     asks,
@@ -285,10 +335,7 @@ impl Rounds {
             }
         };
         match pending.next(&capabilities).await {
-            Next::Done(result) => {
-                self.bridge.detach();
-                result
-            }
+            Next::Done(result) => result,
             Next::Input(requests) => {
                 let state = random_state()?;
                 lock(&self.pending).insert(state.clone(), pending);

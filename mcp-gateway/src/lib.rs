@@ -16,8 +16,8 @@
 //! What it forwards: `tools/*`, `resources/list`, `read` and
 //! `templates/list`, `prompts/*`, `completion/complete`; the backend's
 //! requests for input during a call (elicitation, sampling, roots) as the
-//! front client's `input_required` rounds, one call at a time
-//! ([`BackendOptions::input`]); and the backend's list changes (to
+//! front client's `input_required` rounds (over a legacy stdio backend
+//! one call at a time: [`BackendOptions::input`]); and the backend's list changes (to
 //! `subscriptions/listen` streams and legacy sessions, from
 //! [`Gateway::events`]), and its progress (on the stream of the request it
 //! reports on). The backend is a child process over stdio or a Streamable
@@ -29,8 +29,9 @@ mod backend;
 mod front;
 mod input;
 mod progress;
+mod supervise;
 mod translate;
 
-pub use backend::{Backend, BackendOptions, Era};
+pub use backend::{Backend, BackendOptions, BackendSpec, Era};
 pub use front::Gateway;
 pub use mcp_era_client::EraMode;

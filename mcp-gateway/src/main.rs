@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_era_gateway::{Backend, BackendOptions, EraMode, Gateway};
+use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 
@@ -13,10 +13,15 @@ const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] 
 
 Starts COMMAND, an MCP server speaking stdio (or reaches the Streamable
 HTTP server at URL), and serves it to clients of both eras: on stdio, or
-on Streamable HTTP at http://ADDR/mcp with --listen. The backend's elicitation, sampling and roots requests reach the
-clients as input_required rounds, one call at a time; --no-input runs
-calls side by side and tells the backend its client answers none. Logs go
-to stderr (MCP_LOG or RUST_LOG filters them).";
+on Streamable HTTP at http://ADDR/mcp with --listen. The backend's
+elicitation, sampling and roots requests reach the clients as
+input_required rounds (over a legacy stdio backend, one call at a time);
+--no-input runs calls side by side and tells the backend its client
+answers none. A backend that cannot be started, or a COMMAND that exits,
+is started again after a delay doubling from 250 ms to 30 s; meanwhile
+requests are refused with the reason. --timeout (default 60) bounds each
+forwarded request and the wait for a client's input. Logs go to stderr
+(MCP_LOG or RUST_LOG filters them).";
 
 struct Args {
     listen: Option<String>,
@@ -70,17 +75,19 @@ fn parse(args: &[String]) -> Result<Args, String> {
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let (backend, name) = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => (Backend::connect_http(url, &args.options).await, url.clone()),
-        (None, Some((program, program_args))) => (
-            Backend::spawn(program, program_args, &args.options).await,
-            program.clone(),
-        ),
+    let spec = match (args.url, args.command.split_first()) {
+        (Some(url), _) => BackendSpec::Url(url),
+        (None, Some((program, program_args))) => BackendSpec::Command {
+            program: program.clone(),
+            args: program_args.to_vec(),
+        },
         (None, None) => return Err("no backend".into()),
     };
-    let backend = backend.map_err(|e| format!("backend {name}: {e}"))?;
-    tracing::info!(?backend, "backend connected");
-    let gateway = Gateway::new(backend).await;
+    let name = spec.to_string();
+    let gateway = Gateway::start(spec, args.options).await;
+    if let Some(backend) = gateway.backend() {
+        tracing::info!(?backend, "backend connected");
+    }
     let events = gateway.events().clone();
     match args.listen {
         Some(addr) => {

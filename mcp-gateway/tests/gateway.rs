@@ -8,11 +8,14 @@
 use std::sync::Arc;
 
 use mcp_era_gateway::{Backend, BackendOptions, Era, EraMode, Gateway};
+use mcp_era_server::ServerEvent;
 use mcp_era_server::stdio::{self, StdioConfig};
-use mcp_era_server::{McpServerExt, MessageContext, ServerEvent};
 use mcp_era_testing::TestClient;
 use mcp_everything::Everything;
-use serde_json::{Value, json};
+use serde_json::json;
+
+mod common;
+use common::{ask, ask_declaring};
 
 /// A gateway whose backend is the fixture, spoken to in `era`.
 async fn gateway(era: EraMode) -> Gateway {
@@ -40,35 +43,10 @@ async fn gateway_with(options: BackendOptions) -> Gateway {
     Gateway::new(backend).await
 }
 
-/// The whole response body of a modern request to the front.
-async fn ask(gateway: &Gateway, method: &str, params: Value) -> Value {
-    ask_declaring(gateway, method, params, json!({})).await
-}
-
-/// [`ask`] from a client declaring `capabilities`.
-async fn ask_declaring(
-    gateway: &Gateway,
-    method: &str,
-    mut params: Value,
-    capabilities: Value,
-) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "progressToken": "p1"
-    });
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    gateway
-        .handle_value(message, &MessageContext::stdio())
-        .await
-        .json()
-        .unwrap()
-}
-
 #[tokio::test]
 async fn a_modern_client_discovers_the_legacy_backend() {
     let gateway = gateway(EraMode::Legacy).await;
-    assert_eq!(gateway.backend().era(), Era::Legacy);
+    assert_eq!(gateway.backend().unwrap().era(), Era::Legacy);
     let discover = ask(&gateway, "server/discover", json!({})).await["result"].clone();
     assert_eq!(
         discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
@@ -215,7 +193,7 @@ async fn clients_of_both_eras_reach_the_backend_through_the_gateway() {
 #[tokio::test]
 async fn a_modern_backend_is_passed_through() {
     let gateway = gateway(EraMode::Modern).await;
-    assert_eq!(gateway.backend().era(), Era::Modern);
+    assert_eq!(gateway.backend().unwrap().era(), Era::Modern);
     let call = ask(
         &gateway,
         "tools/call",
@@ -437,4 +415,54 @@ async fn the_backends_progress_reaches_the_request_it_reports_on() {
             assert_eq!(steps, [0.0, 50.0, 100.0], "{backend:?}, input {input}");
         }
     }
+}
+
+/// Over a backend whose requests name their call (any over HTTP, a modern
+/// one over stdio), two calls that ask for input wait for their clients at
+/// the same time, and each answer reaches its own call.
+#[tokio::test]
+async fn calls_that_ask_run_side_by_side_when_the_backend_names_its_calls() {
+    let backends = [
+        ("legacy over HTTP", http_gateway(EraMode::Legacy).await),
+        ("modern over HTTP", http_gateway(EraMode::Modern).await),
+        ("modern over stdio", gateway(EraMode::Modern).await),
+    ];
+    for (backend, gateway) in backends {
+        assert!(gateway.backend().unwrap().names_calls(), "{backend}");
+        let elicitation = json!({"elicitation": {}});
+        let call = json!({"name": "test_elicitation", "arguments": {"message": "Your name?"}});
+        let mut waiting = Vec::new();
+        for _ in 0..2 {
+            let first = ask_declaring(&gateway, "tools/call", call.clone(), elicitation.clone());
+            let first = tokio::time::timeout(std::time::Duration::from_secs(5), first)
+                .await
+                .unwrap_or_else(|_| panic!("{backend}: the second call waited for the first"));
+            assert_eq!(
+                first["result"]["resultType"], "input_required",
+                "{backend}: {first}"
+            );
+            waiting.push(first["result"]["requestState"].clone());
+        }
+        // Answered in the other order, each with its own name.
+        for (name, state) in ["Di", "Ed"].into_iter().zip(waiting.into_iter().rev()) {
+            let mut retry = call.clone();
+            retry["inputResponses"] =
+                json!({"gateway-1": {"action": "accept", "content": {"response": name}}});
+            retry["requestState"] = state;
+            let answer = ask_declaring(&gateway, "tools/call", retry, elicitation.clone()).await;
+            assert_eq!(
+                answer["result"]["content"][0]["text"],
+                format!(r#"User response: action=accept, content={{"response":"{name}"}}"#),
+                "{backend}: {answer}"
+            );
+        }
+    }
+    // Over a legacy stdio pipe, requests name no call: calls take the lane.
+    assert!(
+        !gateway(EraMode::Legacy)
+            .await
+            .backend()
+            .unwrap()
+            .names_calls()
+    );
 }

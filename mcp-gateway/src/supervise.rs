@@ -1,0 +1,70 @@
+//! Keeping a backend up: started again, after a growing delay, whenever it
+//! could not be started or a stdio backend exited.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot;
+
+use crate::backend::{BackendOptions, BackendSpec};
+use crate::front::{Link, Shared};
+
+/// The delay before the first restart; it doubles on each failure.
+const FIRST_DELAY: Duration = Duration::from_millis(250);
+/// The longest delay between two attempts.
+const MAX_DELAY: Duration = Duration::from_secs(30);
+/// A backend up this long has recovered: the next delay is the first again.
+const RECOVERED_AFTER: Duration = Duration::from_secs(60);
+
+/// Watches the link `shared` holds and (re)starts the backend `spec` names
+/// whenever it is down, until `stop` resolves (the gateway was dropped).
+pub(crate) async fn supervise(
+    shared: Shared,
+    spec: BackendSpec,
+    options: BackendOptions,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let mut delay = FIRST_DELAY;
+    loop {
+        let link = shared.link.borrow().clone();
+        if let Link::Up(connection) = link {
+            let since = Instant::now();
+            let why = tokio::select! {
+                why = connection.backend.closed() => why,
+                _ = &mut stop => return,
+            };
+            drop(connection);
+            if since.elapsed() >= RECOVERED_AFTER {
+                delay = FIRST_DELAY;
+            }
+            tracing::warn!("backend {spec} is gone ({why}); starting it again in {delay:?}");
+            shared.link.send_replace(Link::Down(
+                format!("it exited ({why}) and is being restarted").into(),
+            ));
+        }
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            _ = &mut stop => return,
+        }
+        delay = (delay * 2).min(MAX_DELAY);
+        shared.link.send_replace(Link::Connecting);
+        let attempt = tokio::select! {
+            attempt = spec.connect(&options) => attempt,
+            _ = &mut stop => return,
+        };
+        match attempt {
+            Ok(backend) => {
+                tracing::info!(?backend, "backend {spec} started again");
+                shared.attach(backend).await;
+                shared.lists_may_have_changed();
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "backend {spec} could not be started ({e}); next attempt in {delay:?}"
+                );
+                shared
+                    .link
+                    .send_replace(Link::Down(format!("it could not be started: {e}").into()));
+            }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Backends that misbehave, written in `sh`: one that exits at start, one
+//! that prints garbage, one that never answers, one that answers with the
+//! wrong ids, one that dies mid-call. The front answers every request with
+//! a spec-shaped error within the backend timeout, starts the backend again
+//! with a growing delay, and serves it once it is back.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::path::Path;
+use std::time::Duration;
+
+use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
+use mcp_era_server::ServerEvent;
+use serde_json::{Value, json};
+
+mod common;
+use common::ask;
+
+/// The longest any request may take here: the backend timeout (1 s) and
+/// a wide margin; a request still unanswered then hangs.
+const NO_HANG: Duration = Duration::from_secs(15);
+
+/// A legacy server in `sh` that writes the time of each start (ns) to the
+/// file named by `$1`, then runs `body` (a `case` on each request line, with
+/// `$id` its id and `answer RESULT` to answer it).
+fn backend(starts: &Path, body: &str) -> BackendSpec {
+    let script = format!(
+        r#"date +%s%N >> "$1"
+answer() {{ printf '{{"jsonrpc":"2.0","id":%s,"result":%s}}\n' "$id" "$1"; }}
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  {body}
+done"#
+    );
+    BackendSpec::Command {
+        program: "sh".into(),
+        args: vec![
+            "-c".into(),
+            script,
+            "sh".into(),
+            starts.display().to_string(),
+        ],
+    }
+}
+
+/// Answers `initialize` and `tools/list` (one tool, `crash`), and does
+/// what `on_call` says with `tools/call`.
+fn tool_server(starts: &Path, on_call: &str) -> BackendSpec {
+    let body = format!(
+        r#"case "$line" in
+    *'"method":"initialize"'*) answer '{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"sh","version":"1"}}}}' ;;
+    *'"method":"tools/list"'*) answer '{{"tools":[{{"name":"crash","inputSchema":{{"type":"object"}}}}]}}' ;;
+    *'"method":"tools/call"'*) {on_call} ;;
+  esac"#
+    );
+    backend(starts, &body)
+}
+
+fn options() -> BackendOptions {
+    BackendOptions {
+        era: EraMode::Legacy,
+        request_timeout: Duration::from_secs(1),
+        ..BackendOptions::default()
+    }
+}
+
+/// A request to the front, failing the test if it hangs.
+async fn request(gateway: &Gateway, method: &str, params: Value) -> Value {
+    tokio::time::timeout(NO_HANG, ask(gateway, method, params))
+        .await
+        .unwrap_or_else(|_| panic!("{method} hung"))
+}
+
+/// The start times the backend wrote, once there are at least `n`.
+async fn starts(file: &Path, n: usize) -> Vec<u128> {
+    let deadline = tokio::time::Instant::now() + NO_HANG;
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let times: Vec<u128> = text.lines().filter_map(|l| l.parse().ok()).collect();
+        if times.len() >= n {
+            return times;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} start(s), not {n}",
+            times.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn starts_file(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.join(format!("{name}.starts"))
+}
+
+#[tokio::test]
+async fn a_backend_that_never_comes_up_is_refused_with_the_reason_and_retried() {
+    let dir = tempdir();
+    let cases = [
+        // Exits when spoken to.
+        ("exits", "exit 3".to_owned()),
+        ("garbage", "echo 'this is not JSON'".to_owned()),
+        ("silent", ": nothing".to_owned()),
+        (
+            "wrong-ids",
+            r#"id=$((id + 1000)); answer '{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}'"#
+                .to_owned(),
+        ),
+    ];
+    for (name, body) in cases {
+        let file = starts_file(&dir, name);
+        let started = tokio::time::Instant::now();
+        let gateway = Gateway::start(backend(&file, &body), options()).await;
+        assert!(started.elapsed() < NO_HANG, "{name}: the front waited");
+        // The front is served: discover answers, the lists are refused
+        // with why.
+        let discover = request(&gateway, "server/discover", json!({})).await;
+        assert!(
+            discover["result"]["capabilities"]["tools"].is_object(),
+            "{name}: {discover}"
+        );
+        let list = request(&gateway, "tools/list", json!({})).await;
+        let error = &list["error"];
+        assert!(
+            error["code"] == -32603 || error["code"] == -31408,
+            "{name}: {list}"
+        );
+        assert!(
+            error["message"].as_str().unwrap().contains("backend"),
+            "{name}: {list}"
+        );
+        // And the backend is tried again, later each time.
+        let times = starts(&file, 3).await;
+        let gaps: Vec<u128> = times
+            .windows(2)
+            .map(|w| (w[1] - w[0]) / 1_000_000)
+            .collect();
+        assert!(gaps[0] >= 250 && gaps[1] >= 500, "{name}: gaps {gaps:?} ms");
+    }
+}
+
+#[tokio::test]
+async fn a_backend_that_dies_mid_call_is_started_again_and_served() {
+    let dir = tempdir();
+    let file = starts_file(&dir, "dies");
+    let gateway = Gateway::start(tool_server(&file, "exit 1"), options()).await;
+    let mut heard = gateway.events().subscribe();
+    let list = request(&gateway, "tools/list", json!({})).await;
+    assert_eq!(list["result"]["tools"][0]["name"], "crash", "{list}");
+
+    let call = request(
+        &gateway,
+        "tools/call",
+        json!({"name": "crash", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(call["error"]["code"], -32603, "{call}");
+    let message = call["error"]["message"].as_str().unwrap();
+    assert!(message.contains("stdout"), "{call}");
+
+    // Started again: the lists are announced as changed, and served.
+    starts(&file, 2).await;
+    let changed = tokio::time::timeout(NO_HANG, async {
+        loop {
+            if heard.recv().await.unwrap() == ServerEvent::ToolsListChanged {
+                return;
+            }
+        }
+    });
+    changed.await.unwrap();
+    let list = request(&gateway, "tools/list", json!({})).await;
+    assert_eq!(list["result"]["tools"][0]["name"], "crash", "{list}");
+}
+
+#[tokio::test]
+async fn a_backend_that_answers_a_call_with_the_wrong_id_times_out_and_serves_on() {
+    let dir = tempdir();
+    let file = starts_file(&dir, "wrong-call-id");
+    let wrong = r#"id=$((id + 1000)); answer '{"content":[]}'"#;
+    let gateway = Gateway::start(tool_server(&file, wrong), options()).await;
+    let call = request(
+        &gateway,
+        "tools/call",
+        json!({"name": "crash", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(call["error"]["code"], -31408, "{call}");
+    let list = request(&gateway, "tools/list", json!({})).await;
+    assert_eq!(list["result"]["tools"][0]["name"], "crash", "{list}");
+    assert_eq!(starts(&file, 1).await.len(), 1, "no restart was needed");
+}
+
+/// A fresh directory under the system's temporary one.
+fn tempdir() -> std::path::PathBuf {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-test-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,0 +1,31 @@
+//! What the gateway's tests share: modern requests to the front.
+#![allow(dead_code, reason = "each test file uses its part")]
+
+use mcp_era_gateway::Gateway;
+use mcp_era_server::{McpServerExt, MessageContext};
+use serde_json::{Value, json};
+
+/// The whole response body of a modern request to the front.
+pub async fn ask(gateway: &Gateway, method: &str, params: Value) -> Value {
+    ask_declaring(gateway, method, params, json!({})).await
+}
+
+/// [`ask`] from a client declaring `capabilities`.
+pub async fn ask_declaring(
+    gateway: &Gateway,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "progressToken": "p1"
+    });
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    gateway
+        .handle_value(message, &MessageContext::stdio())
+        .await
+        .json()
+        .unwrap()
+}
