@@ -158,16 +158,18 @@ struct Pending {
 }
 
 /// A call ended, or given up before its backend call ended (its client
-/// never came back, or went away mid-round): what the backend still asks
-/// is refused, and a lane stays taken until the backend call ends, so that
-/// nothing it asks reaches the next call.
+/// cancelled it, went away mid-round or never came back): the backend call
+/// is cancelled (our client tells the backend), what the backend still
+/// asks is refused, and a lane stays taken until the backend call is gone,
+/// so that nothing it asks reaches the next call.
 impl Drop for Pending {
     fn drop(&mut self) {
         if let Some((token, routes)) = &self.progress {
             routes.close(token);
         }
         let unfinished = self.call.take().filter(|call| !call.is_finished());
-        if unfinished.is_some() {
+        if let Some(call) = &unfinished {
+            call.abort();
             for (_, ask) in self.sent.drain(..) {
                 let _ = ask
                     .reply
@@ -359,7 +361,7 @@ impl Rounds {
             if let Some(abandoned) = abandoned {
                 tracing::warn!(
                     method = abandoned.method,
-                    "a call waited for its client's input in vain"
+                    "a call waited for its client's input in vain: cancelled"
                 );
             }
         });

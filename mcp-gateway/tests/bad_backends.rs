@@ -45,14 +45,17 @@ done"#
 /// Answers `initialize` and `tools/list` (one tool, `crash`), and does
 /// what `on_call` says with `tools/call`.
 fn tool_server(starts: &Path, on_call: &str) -> BackendSpec {
-    let body = format!(
+    backend(starts, &tool_cases(on_call))
+}
+
+fn tool_cases(on_call: &str) -> String {
+    format!(
         r#"case "$line" in
     *'"method":"initialize"'*) answer '{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"sh","version":"1"}}}}' ;;
     *'"method":"tools/list"'*) answer '{{"tools":[{{"name":"crash","inputSchema":{{"type":"object"}}}}]}}' ;;
     *'"method":"tools/call"'*) {on_call} ;;
   esac"#
-    );
-    backend(starts, &body)
+    )
 }
 
 fn options() -> BackendOptions {
@@ -187,6 +190,63 @@ async fn a_backend_that_answers_a_call_with_the_wrong_id_times_out_and_serves_on
     let list = request(&gateway, "tools/list", json!({})).await;
     assert_eq!(list["result"]["tools"][0]["name"], "crash", "{list}");
     assert_eq!(starts(&file, 1).await.len(), 1, "no restart was needed");
+}
+
+/// A front request dropped before the backend answered (a client's
+/// `notifications/cancelled` aborts it so) is cancelled at the backend,
+/// under the backend's own request id, whether the call went through the
+/// input rounds or not.
+#[tokio::test]
+async fn a_cancelled_call_is_cancelled_at_the_backend() {
+    let dir = tempdir();
+    for input in [true, false] {
+        let file = starts_file(&dir, &format!("cancel-{input}"));
+        let seen = dir.join(format!("cancel-{input}.seen"));
+        let record = format!(r#"printf '%s\n' "$line" >> '{}'"#, seen.display());
+        let gateway = Gateway::start(
+            backend(&file, &format!("{record}\n  {}", tool_cases(": never"))),
+            BackendOptions {
+                input,
+                // Longer than the test: only the cancellation can end it.
+                request_timeout: Duration::from_secs(60),
+                ..options()
+            },
+        )
+        .await;
+        let call = ask(
+            &gateway,
+            "tools/call",
+            json!({"name": "crash", "arguments": {}}),
+        );
+        let dropped = tokio::time::timeout(Duration::from_millis(300), call).await;
+        assert!(dropped.is_err(), "the backend never answers");
+        let deadline = tokio::time::Instant::now() + NO_HANG;
+        let (call, cancel) = loop {
+            let lines: Vec<Value> = std::fs::read_to_string(&seen)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect();
+            let cancel = lines
+                .iter()
+                .find(|l| l["method"] == "notifications/cancelled")
+                .cloned();
+            let call = lines.iter().find(|l| l["method"] == "tools/call").cloned();
+            if let (Some(call), Some(cancel)) = (call, cancel) {
+                break (call, cancel);
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "input {input}: {lines:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(call["method"], "tools/call", "input {input}");
+        assert_eq!(
+            cancel["params"]["requestId"], call["id"],
+            "input {input}: {cancel}"
+        );
+    }
 }
 
 /// A fresh directory under the system's temporary one.
