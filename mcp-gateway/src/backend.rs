@@ -13,8 +13,8 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
 use mcp_era_server::{ServerDeclaration, ServerEvents, errors};
 use serde_json::{Value, json};
 
+use crate::calls::CallRoutes;
 use crate::input::{Bridge, BridgeHandler, Rounds};
-use crate::progress::ProgressRoutes;
 use crate::translate::{legacy_params, modern_error, without_rounds};
 
 pub use mcp_era_client::Era;
@@ -316,11 +316,10 @@ fn converted<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> 
 }
 
 /// A legacy server's capabilities as the front declares them: tools,
-/// resources, prompts, completions and experimental entries forwarded,
-/// `listChanged` with them (the gateway forwards list changes); `subscribe`
-/// dropped (the gateway does not subscribe the backend to resources yet),
-/// and so are `logging` (no `logLevel` is forwarded) and the 2025-11-25
-/// core `tasks`.
+/// resources, prompts, completions, logging and experimental entries
+/// forwarded, `listChanged` with them (the gateway forwards list changes);
+/// `subscribe` dropped (the gateway does not subscribe the backend to
+/// resources yet), and so are the 2025-11-25 core `tasks`.
 fn forwarded_capabilities(
     legacy: &mcp_era_server::mcp_era_types::v2025_11_25::ServerCapabilities,
 ) -> ServerCapabilities {
@@ -333,6 +332,7 @@ fn forwarded_capabilities(
         "resources",
         "prompts",
         "completions",
+        "logging",
         "experimental",
     ] {
         if let Some(Value::Object(mut value)) = legacy.get(key).cloned() {
@@ -346,16 +346,17 @@ fn forwarded_capabilities(
 }
 
 /// Publishes the list changes (and any `resources/updated`) of
-/// `notifications` on `events`, and sends its progress to the front
-/// requests it reports on, until the backend goes away.
+/// `notifications` on `events`, and sends its progress and log messages to
+/// the front requests they belong to, until the backend goes away.
 pub(crate) async fn publish(
     mut notifications: Subscription,
     events: ServerEvents,
-    progress: ProgressRoutes,
+    calls: CallRoutes,
 ) {
     while let Some(notification) = notifications.next().await {
         match notification.method.as_str() {
-            "notifications/progress" => progress.deliver(&notification.params),
+            "notifications/progress" => calls.progress(&notification.params),
+            "notifications/message" => calls.log(notification.call_tag, &notification.params),
             "notifications/tools/list_changed" => events.tools_list_changed(),
             "notifications/prompts/list_changed" => events.prompts_list_changed(),
             "notifications/resources/list_changed" => events.resources_list_changed(),

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_era_client::Era;
+use mcp_era_client::handler::with_call_tag;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
     GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
@@ -20,8 +21,8 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
 use crate::backend::{Backend, BackendOptions, BackendSpec, publish};
+use crate::calls::CallRoutes;
 use crate::input::Rounds;
-use crate::progress::ProgressRoutes;
 use crate::supervise::supervise;
 use crate::translate::modern_result;
 
@@ -49,7 +50,7 @@ pub(crate) struct Shared {
     pub(crate) link: Arc<watch::Sender<Link>>,
     declaration: Arc<Mutex<Arc<ServerDeclaration>>>,
     events: ServerEvents,
-    progress: ProgressRoutes,
+    calls: CallRoutes,
 }
 
 impl Shared {
@@ -58,7 +59,7 @@ impl Shared {
             link: Arc::new(watch::Sender::new(link)),
             declaration: Arc::new(Mutex::new(Arc::new(declaration))),
             events: ServerEvents::new(),
-            progress: ProgressRoutes::default(),
+            calls: CallRoutes::default(),
         }
     }
 
@@ -68,7 +69,7 @@ impl Shared {
             tokio::spawn(publish(
                 notifications,
                 self.events.clone(),
-                self.progress.clone(),
+                self.calls.clone(),
             ));
         }
         *self
@@ -200,20 +201,19 @@ impl Gateway {
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
         let connection = self.connection().await?;
-        let progress = &self.shared.progress;
+        let calls = &self.shared.calls;
         let result = match &connection.rounds {
             Some(rounds) if may_ask(method) => {
                 rounds
-                    .call(&connection.backend, method, params, ctx, progress)
+                    .call(&connection.backend, method, params, ctx, calls)
                     .await?
             }
             _ => {
                 let mut params = params;
-                let token = progress.open(ctx, &mut params);
-                let result = connection.backend.forward_call(method, params).await;
-                if let Some(token) = token {
-                    progress.close(&token);
-                }
+                let call = calls.open(ctx, &mut params);
+                let forwarded = connection.backend.forward_call(method, params);
+                let result = with_call_tag(call, forwarded).await;
+                calls.close(call);
                 result?
             }
         };

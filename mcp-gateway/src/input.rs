@@ -12,7 +12,6 @@
 //! a request is always the lane holder's. `docs/gateway.md` argues it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -29,7 +28,7 @@ use tokio::sync::{OwnedMutexGuard, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::backend::Backend;
-use crate::progress::ProgressRoutes;
+use crate::calls::CallRoutes;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -50,7 +49,6 @@ struct Ask {
 pub(crate) struct Bridge {
     holder: Mutex<Option<UnboundedSender<Ask>>>,
     tagged: Mutex<HashMap<u64, UnboundedSender<Ask>>>,
-    last_tag: AtomicU64,
 }
 
 impl Bridge {
@@ -93,11 +91,9 @@ impl Bridge {
         *lock(&self.holder) = None;
     }
 
-    /// A new call tag whose requests go to `call`.
-    fn register(&self, call: UnboundedSender<Ask>) -> u64 {
-        let tag = self.last_tag.fetch_add(1, Ordering::Relaxed) + 1;
+    /// Sends the requests that carry call tag `tag` to `call`.
+    fn register(&self, tag: u64, call: UnboundedSender<Ask>) {
         lock(&self.tagged).insert(tag, call);
-        tag
     }
 
     fn forget(&self, tag: u64) {
@@ -153,8 +149,9 @@ struct Pending {
     asks: UnboundedReceiver<Ask>,
     sent: Vec<(String, Ask)>,
     asked: usize,
-    /// The backend's progress token of this call, and where it is routed.
-    progress: Option<(String, ProgressRoutes)>,
+    /// The call's number (its progress token and call tag), routed to the
+    /// front request of the current round.
+    route: (u64, CallRoutes),
 }
 
 /// A call ended, or given up before its backend call ended (its client
@@ -164,9 +161,8 @@ struct Pending {
 /// so that nothing it asks reaches the next call.
 impl Drop for Pending {
     fn drop(&mut self) {
-        if let Some((token, routes)) = &self.progress {
-            routes.close(token);
-        }
+        let (call, routes) = &self.route;
+        routes.close(*call);
         let unfinished = self.call.take().filter(|call| !call.is_finished());
         if let Some(call) = &unfinished {
             call.abort();
@@ -281,7 +277,7 @@ impl Rounds {
         method: &str,
         mut params: Value,
         ctx: &RequestContext,
-        progress: &ProgressRoutes,
+        calls: &CallRoutes,
     ) -> Result<Value, ErrorObject> {
         let capabilities = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
         let mut pending = match params.get("requestState").and_then(Value::as_str) {
@@ -295,35 +291,31 @@ impl Rounds {
                         )
                     })?;
                 pending.answer(params.get("inputResponses"));
-                if let Some((token, routes)) = &pending.progress {
-                    routes.reroute(token, ctx);
-                }
+                calls.reroute(pending.route.0, ctx);
                 pending
             }
             None => {
                 let (holder, asks) = unbounded_channel();
-                let seat = match &self.lane {
+                let lane = match &self.lane {
+                    Some(lane) => Some(Arc::clone(lane).lock_owned().await),
+                    None => None,
+                };
+                let number = calls.open(ctx, &mut params);
+                let seat = match lane {
                     Some(lane) => {
-                        let lane = Arc::clone(lane).lock_owned().await;
                         self.bridge.attach(holder);
                         Seat::Lane(lane)
                     }
-                    None => Seat::Tag(self.bridge.register(holder)),
+                    None => {
+                        self.bridge.register(number, holder);
+                        Seat::Tag(number)
+                    }
                 };
-                let token = progress.open(ctx, &mut params);
                 let backend = Arc::clone(backend);
                 let owned = method.to_owned();
-                let tag = match seat {
-                    Seat::Tag(tag) => Some(tag),
-                    Seat::Lane(_) => None,
-                };
-                let call = tokio::spawn(async move {
-                    let call = backend.forward_call(&owned, params);
-                    match tag {
-                        Some(tag) => with_call_tag(tag, call).await,
-                        None => call.await,
-                    }
-                });
+                let call = tokio::spawn(with_call_tag(number, async move {
+                    backend.forward_call(&owned, params).await
+                }));
                 Pending {
                     method: method.to_owned(),
                     seat: Some(seat),
@@ -332,7 +324,7 @@ impl Rounds {
                     asks,
                     sent: Vec::new(),
                     asked: 0,
-                    progress: token.map(|token| (token, progress.clone())),
+                    route: (number, calls.clone()),
                 }
             }
         };

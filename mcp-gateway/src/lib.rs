@@ -26,9 +26,9 @@
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
+mod calls;
 mod front;
 mod input;
-mod progress;
 mod supervise;
 mod translate;
 

@@ -53,14 +53,13 @@ async fn a_modern_client_discovers_the_legacy_backend() {
         "mcp-everything"
     );
     let capabilities = &discover["capabilities"];
-    for capability in ["tools", "resources", "prompts", "completions"] {
+    for capability in ["tools", "resources", "prompts", "completions", "logging"] {
         assert!(capabilities.get(capability).is_some(), "{capabilities}");
     }
     // Its list changes are forwarded; resource subscriptions are not yet.
     assert_eq!(capabilities["tools"]["listChanged"], true);
     assert_eq!(capabilities["resources"]["listChanged"], true);
     assert_eq!(capabilities["resources"].get("subscribe"), None);
-    assert_eq!(capabilities.get("logging"), None);
     assert!(
         discover["supportedVersions"]
             .as_array()
@@ -465,4 +464,47 @@ async fn calls_that_ask_run_side_by_side_when_the_backend_names_its_calls() {
             .unwrap()
             .names_calls()
     );
+}
+
+/// The log messages of `test_tool_with_logging` a client asking at `level`
+/// gets through `gateway` (`None`: it sets no `logLevel`).
+async fn logs_through(gateway: Gateway, level: Option<&str>) -> Vec<String> {
+    let client = TestClient::new(gateway).await.unwrap();
+    let mut notes = client.client().notifications();
+    let mut params = json!({"name": "test_tool_with_logging", "arguments": {}});
+    if let Some(level) = level {
+        params["_meta"] = json!({"io.modelcontextprotocol/logLevel": level});
+    }
+    let result = client.client().request("tools/call", params).await.unwrap();
+    assert_eq!(result["content"][0]["type"], "text", "{result}");
+    let mut logs = Vec::new();
+    let quiet = std::time::Duration::from_millis(300);
+    while let Ok(Some(note)) = tokio::time::timeout(quiet, notes.next()).await {
+        if note.method == "notifications/message" {
+            logs.push(note.params["data"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    logs
+}
+
+/// A backend's log messages reach the request they came with, at the
+/// level it asked for, and no other (a legacy stdio backend's name no
+/// request: they go nowhere).
+#[tokio::test]
+async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
+    let all = [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ];
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let logs = logs_through(http_gateway(era).await, Some("info")).await;
+        assert_eq!(logs, all, "{era:?} over HTTP");
+        let logs = logs_through(http_gateway(era).await, Some("warning")).await;
+        assert!(logs.is_empty(), "{era:?}: above the level: {logs:?}");
+        let logs = logs_through(http_gateway(era).await, None).await;
+        assert!(logs.is_empty(), "{era:?}: no logLevel: {logs:?}");
+    }
+    let logs = logs_through(gateway(EraMode::Legacy).await, Some("info")).await;
+    assert!(logs.is_empty(), "legacy over stdio: {logs:?}");
 }

@@ -632,6 +632,13 @@ impl RequestContext {
         }
     }
 
+    /// Whether this request asked for log messages at `level` (its
+    /// [`log_level`](Self::log_level) or above).
+    pub fn wants_log(&self, level: LoggingLevel) -> bool {
+        self.log_level()
+            .is_some_and(|threshold| severity(level) >= severity(threshold))
+    }
+
     /// Sends a notification on this request's stream (before its
     /// response). Dropped when the transport has nowhere to put it.
     pub fn notify(&self, method: &str, params: impl Serialize) {
@@ -646,10 +653,7 @@ impl RequestContext {
     /// [`log_level`](Self::log_level)); otherwise does nothing, as the spec
     /// requires.
     pub fn log(&self, level: LoggingLevel, data: impl Serialize) {
-        let Some(threshold) = self.log_level() else {
-            return;
-        };
-        if severity(level) < severity(threshold) {
+        if !self.wants_log(level) {
             return;
         }
         let data = serde_json::to_value(data).unwrap_or(Value::Null);
