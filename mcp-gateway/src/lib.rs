@@ -16,13 +16,14 @@
 //! What it forwards: `tools/*`, `resources/list`, `read` and
 //! `templates/list`, `prompts/*`, `completion/complete`; the backend's
 //! requests for input during a call (elicitation, sampling, roots) as the
-//! front client's `input_required` rounds (over a legacy stdio backend
-//! one call at a time: [`BackendOptions::input`]); and the backend's list changes (to
-//! `subscriptions/listen` streams and legacy sessions, from
-//! [`Gateway::events`]), and its progress (on the stream of the request it
-//! reports on). The backend is a child process over stdio or a Streamable
-//! HTTP endpoint. Not yet: log messages, resource subscriptions,
-//! cancellation, restarts.
+//! front client's `input_required` rounds (over a legacy stdio backend one
+//! call at a time: [`BackendOptions::input`]); the backend's list changes
+//! (to `subscriptions/listen` streams and legacy sessions, from
+//! [`Gateway::events`]); its progress and log messages (on the stream of
+//! the request they belong to); and cancellation. The backend is a child
+//! process over stdio or a Streamable HTTP endpoint; [`Gateway::start`]
+//! starts it again when it cannot be started or exits. Not yet: resource
+//! subscriptions, one backend per front principal.
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
