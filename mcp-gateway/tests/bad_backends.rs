@@ -1,8 +1,9 @@
 //! Backends that misbehave, written in `sh`: one that exits at start, one
 //! that prints garbage, one that never answers, one that answers with the
-//! wrong ids, one that dies mid-call. The front answers every request with
-//! a spec-shaped error within the backend timeout, starts the backend again
-//! with a growing delay, and serves it once it is back.
+//! wrong ids, one that dies mid-call; and an HTTP backend that is not up
+//! yet. The front answers every request with a spec-shaped error within the
+//! backend timeout, starts (or reaches) the backend again with a growing
+//! delay, and serves it once it is back.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 use std::path::Path;
@@ -246,6 +247,38 @@ async fn a_cancelled_call_is_cancelled_at_the_backend() {
             cancel["params"]["requestId"], call["id"],
             "input {input}: {cancel}"
         );
+    }
+}
+
+#[tokio::test]
+async fn an_http_backend_down_at_first_is_served_once_it_is_up() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let url = format!("http://{addr}/mcp");
+    let gateway = Gateway::start(BackendSpec::Url(url), options()).await;
+    let list = request(&gateway, "tools/list", json!({})).await;
+    assert_eq!(list["error"]["code"], -32603, "{list}");
+
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let config = mcp_era_server::http::HttpConfig::new(addr);
+    tokio::spawn(mcp_era_server::http::serve_listener(
+        std::sync::Arc::new(mcp_everything::Everything::new()),
+        listener,
+        config,
+    ));
+    let deadline = tokio::time::Instant::now() + NO_HANG;
+    loop {
+        let list = request(&gateway, "tools/list", json!({})).await;
+        if list["result"]["tools"].is_array() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never served: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
