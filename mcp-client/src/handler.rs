@@ -69,6 +69,17 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn list_roots(&self) -> BoxFuture<'_, Result<modern::ListRootsResult, HandlerError>> {
         Box::pin(async { Ok(modern::ListRootsResult::new(Vec::new())) })
     }
+
+    /// A notification the server sent outside a `subscriptions/listen`
+    /// stream (progress, log messages, a legacy session's list changes),
+    /// called as it is read: before the response to any request the server
+    /// answered after sending it is returned, which a
+    /// [`Subscription`](crate::Subscription) read on another task cannot
+    /// promise. [`call_tag`] says which request's stream it came on, when
+    /// known. Keep it short: it holds up what the server sends next.
+    fn notified(&self, method: &str, params: &Value) {
+        let _ = (method, params);
+    }
 }
 
 tokio::task_local! {
@@ -162,6 +173,23 @@ impl Responder {
         Self {
             handler,
             capabilities,
+        }
+    }
+
+    /// Hands a notification outside listen streams to the handler.
+    pub(crate) fn notified(&self, message: &Value) {
+        let Some(handler) = &self.handler else {
+            return;
+        };
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return;
+        };
+        let params = message.get("params").unwrap_or(&Value::Null);
+        if params
+            .pointer("/_meta/io.modelcontextprotocol~1subscriptionId")
+            .is_none()
+        {
+            handler.notified(method, params);
         }
     }
 

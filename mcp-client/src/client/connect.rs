@@ -47,6 +47,7 @@ impl Inbound for ClientInbound {
     }
 
     fn notification(&self, message: Value) {
+        self.responder.notified(&message);
         self.routes.deliver(message);
     }
 }
