@@ -5,16 +5,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_era_client::{ByEra, Client, ClientOptions, EraMode, Subscription};
+use mcp_era_client::handler::HandlerError;
+use mcp_era_client::transport::BoxFuture;
+use mcp_era_client::{ByEra, Client, ClientHandler, ClientOptions, EraMode};
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CacheScope, ClientCapabilities, Error as ErrorObject, Implementation, ServerCapabilities,
-    SubscriptionFilter,
+    self as modern, CacheScope, ClientCapabilities, Error as ErrorObject, Implementation,
+    ServerCapabilities, SubscriptionFilter,
 };
-use mcp_era_server::{ServerDeclaration, ServerEvents, errors};
+use mcp_era_server::{ServerDeclaration, errors};
 use serde_json::{Value, json};
 
-use crate::calls::CallRoutes;
-use crate::input::{Bridge, BridgeHandler, Rounds};
+use crate::input::{Bridge, Rounds};
+use crate::notes::{Notes, NotesSlot};
 use crate::translate::{legacy_params, modern_error, without_rounds};
 
 pub use mcp_era_client::Era;
@@ -36,6 +38,16 @@ pub struct BackendOptions {
     /// without it they run side by side and the backend is told its client
     /// answers none.
     pub input: bool,
+    /// With `Some(n)`, each front principal (the [`Principal`] of an HTTP
+    /// request: the OAuth subject with the `auth` feature, or what your
+    /// middleware names) gets a backend of its own, started at its first
+    /// request, so that no backend session state (a login, files opened,
+    /// pending input, the lane of a stdio backend) is shared between
+    /// principals; at most `n` are kept, the one unused the longest
+    /// stopped first. Requests with no principal share one backend.
+    ///
+    /// [`Principal`]: mcp_era_server::Principal
+    pub per_principal: Option<usize>,
 }
 
 impl Default for BackendOptions {
@@ -44,12 +56,20 @@ impl Default for BackendOptions {
             era: EraMode::Auto,
             request_timeout: Duration::from_secs(60),
             input: true,
+            per_principal: None,
         }
     }
 }
 
 impl BackendOptions {
-    fn client_options(&self, bridge: Option<&Arc<Bridge>>) -> ClientOptions {
+    /// Our client's options for one connection, and what its handler
+    /// hands the backend's requests and notifications to.
+    fn wiring(&self) -> (ClientOptions, Wiring) {
+        let wiring = Wiring {
+            bridge: self.input.then(Arc::default),
+            notes: NotesSlot::default(),
+        };
+        let (bridge, notes) = (wiring.bridge.as_ref(), &wiring.notes);
         let mut options = ClientOptions {
             era: self.era,
             client_info: Implementation::builder()
@@ -60,16 +80,19 @@ impl BackendOptions {
             // the backend is told the gateway answers no input requests.
             capabilities: ClientCapabilities::new(),
             request_timeout: self.request_timeout,
+            handler: Some(Arc::new(BackendHandler {
+                bridge: bridge.cloned(),
+                notes: Arc::clone(notes),
+            })),
             ..ClientOptions::default()
         };
-        if let Some(bridge) = bridge {
+        if bridge.is_some() {
             options.capabilities = serde_json::from_value(
                 json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
             )
             .unwrap_or_default();
-            options.handler = Some(Arc::new(BridgeHandler(Arc::clone(bridge))));
         }
-        options
+        (options, wiring)
     }
 }
 
@@ -112,11 +135,67 @@ impl std::fmt::Display for BackendSpec {
     }
 }
 
+/// Where one connection's handler sends the backend's requests for input
+/// (when it may ask) and its notifications.
+struct Wiring {
+    bridge: Option<Arc<Bridge>>,
+    notes: NotesSlot,
+}
+
+/// Our client's handler for one backend connection.
+struct BackendHandler {
+    bridge: Option<Arc<Bridge>>,
+    notes: NotesSlot,
+}
+
+impl BackendHandler {
+    async fn ask<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, HandlerError> {
+        match &self.bridge {
+            Some(bridge) => bridge.ask(method, params).await,
+            None => Err(HandlerError::unsupported(method)),
+        }
+    }
+}
+
+impl ClientHandler for BackendHandler {
+    fn elicit(
+        &self,
+        request: modern::ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<modern::ElicitResult, HandlerError>> {
+        let params = serde_json::to_value(request).unwrap_or_default();
+        Box::pin(self.ask("elicitation/create", params))
+    }
+
+    fn create_message(
+        &self,
+        request: modern::CreateMessageRequestParams,
+    ) -> BoxFuture<'_, Result<modern::CreateMessageResult, HandlerError>> {
+        let params = serde_json::to_value(request).unwrap_or_default();
+        Box::pin(self.ask("sampling/createMessage", params))
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<modern::ListRootsResult, HandlerError>> {
+        Box::pin(self.ask("roots/list", json!({})))
+    }
+
+    fn notified(&self, method: &str, params: &Value) {
+        if let Some(notes) = self.notes.get() {
+            notes.notified(method, params);
+        }
+    }
+}
+
 /// A connected backend.
 pub struct Backend {
     client: Client,
     /// Where the backend's requests for input go, when it may ask.
     bridge: Option<Arc<Bridge>>,
+    /// Where its notifications go, once the front serves it.
+    notes: NotesSlot,
     /// How long a call that asked the front's client for input waits.
     patience: Duration,
     /// Whether the backend is reached over HTTP, where a legacy server's
@@ -134,15 +213,11 @@ impl std::fmt::Debug for Backend {
 }
 
 impl Backend {
-    fn new(
-        client: Client,
-        bridge: Option<Arc<Bridge>>,
-        options: &BackendOptions,
-        over_http: bool,
-    ) -> Self {
+    fn new(client: Client, wiring: Wiring, options: &BackendOptions, over_http: bool) -> Self {
         Self {
             client,
-            bridge,
+            bridge: wiring.bridge,
+            notes: wiring.notes,
             patience: options.request_timeout,
             over_http,
         }
@@ -154,10 +229,9 @@ impl Backend {
         args: &[String],
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let bridge = options.input.then(Arc::default);
-        let client =
-            Client::connect_stdio(program, args, options.client_options(bridge.as_ref())).await?;
-        Ok(Self::new(client, bridge, options, false))
+        let (client_options, wiring) = options.wiring();
+        let client = Client::connect_stdio(program, args, client_options).await?;
+        Ok(Self::new(client, wiring, options, false))
     }
 
     /// Connects to a Streamable HTTP endpoint (a legacy one through a
@@ -166,9 +240,9 @@ impl Backend {
         url: &str,
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let bridge = options.input.then(Arc::default);
-        let client = Client::connect_http(url, options.client_options(bridge.as_ref())).await?;
-        Ok(Self::new(client, bridge, options, true))
+        let (client_options, wiring) = options.wiring();
+        let client = Client::connect_http(url, client_options).await?;
+        Ok(Self::new(client, wiring, options, true))
     }
 
     /// Connects over a pair of streams speaking the stdio framing
@@ -179,16 +253,9 @@ impl Backend {
         label: &str,
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let bridge = options.input.then(Arc::default);
-        let client = Client::connect_streams(
-            reader,
-            writer,
-            label,
-            0,
-            options.client_options(bridge.as_ref()),
-        )
-        .await?;
-        Ok(Self::new(client, bridge, options, false))
+        let (client_options, wiring) = options.wiring();
+        let client = Client::connect_streams(reader, writer, label, 0, client_options).await?;
+        Ok(Self::new(client, wiring, options, false))
     }
 
     /// The era the backend speaks.
@@ -230,23 +297,25 @@ impl Backend {
         declaration
     }
 
-    /// The backend's notifications from now on: those it sends with its
-    /// answers (progress; a legacy session's list changes too) and, from a
-    /// modern backend, a `subscriptions/listen` stream for every list
+    /// Sends the backend's notifications to `notes` from now on: those it
+    /// sends with its answers (progress, log messages; a legacy session's
+    /// list changes too) as our client reads them and, from a modern
+    /// backend, those of a `subscriptions/listen` stream for every list
     /// change (acknowledged when this returns; left out when refused).
-    pub async fn notifications(&self) -> Vec<Subscription> {
-        let mut subscriptions = vec![self.client.notifications()];
+    pub(crate) async fn serve_notes(&self, notes: Notes) {
+        let _ = self.notes.set(notes.clone());
         if self.era() == Era::Modern {
             let filter = SubscriptionFilter::new()
                 .with_tools_list_changed(true)
                 .with_prompts_list_changed(true)
                 .with_resources_list_changed(true);
             match self.client.subscribe(filter).await {
-                Ok(listen) => subscriptions.push(listen),
+                Ok(listen) => {
+                    tokio::spawn(notes.follow(listen));
+                }
                 Err(e) => tracing::warn!("the backend's list changes are not followed: {e}"),
             }
         }
-        subscriptions
     }
 
     /// Whether each request of the backend says which call it belongs to:
@@ -343,29 +412,4 @@ fn forwarded_capabilities(
         }
     }
     serde_json::from_value(Value::Object(kept)).unwrap_or_default()
-}
-
-/// Publishes the list changes (and any `resources/updated`) of
-/// `notifications` on `events`, and sends its progress and log messages to
-/// the front requests they belong to, until the backend goes away.
-pub(crate) async fn publish(
-    mut notifications: Subscription,
-    events: ServerEvents,
-    calls: CallRoutes,
-) {
-    while let Some(notification) = notifications.next().await {
-        match notification.method.as_str() {
-            "notifications/progress" => calls.progress(&notification.params),
-            "notifications/message" => calls.log(notification.call_tag, &notification.params),
-            "notifications/tools/list_changed" => events.tools_list_changed(),
-            "notifications/prompts/list_changed" => events.prompts_list_changed(),
-            "notifications/resources/list_changed" => events.resources_list_changed(),
-            "notifications/resources/updated" => {
-                if let Some(uri) = notification.params.get("uri").and_then(Value::as_str) {
-                    events.resource_updated(uri);
-                }
-            }
-            _ => {}
-        }
-    }
 }

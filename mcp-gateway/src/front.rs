@@ -3,8 +3,9 @@
 //! capability requests are forwarded to it, through whichever connection
 //! to the backend is up (see `supervise`).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_era_client::Era;
 use mcp_era_client::handler::with_call_tag;
@@ -14,16 +15,19 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult,
 };
 use mcp_era_server::{
-    HandlerResult, McpServer, Reply, RequestContext, ServerDeclaration, ServerEvents, errors,
+    HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext, ServerDeclaration,
+    ServerEvents, errors,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
-use crate::backend::{Backend, BackendOptions, BackendSpec, publish};
+use crate::backend::{Backend, BackendOptions, BackendSpec};
 use crate::calls::CallRoutes;
 use crate::input::Rounds;
+use crate::notes::Notes;
 use crate::supervise::supervise;
+use crate::tool_headers::ToolHeaders;
 use crate::translate::modern_result;
 
 /// One connection to the backend, as the front uses it.
@@ -51,6 +55,7 @@ pub(crate) struct Shared {
     declaration: Arc<Mutex<Arc<ServerDeclaration>>>,
     events: ServerEvents,
     calls: CallRoutes,
+    tool_headers: ToolHeaders,
 }
 
 impl Shared {
@@ -60,28 +65,38 @@ impl Shared {
             declaration: Arc::new(Mutex::new(Arc::new(declaration))),
             events: ServerEvents::new(),
             calls: CallRoutes::default(),
+            tool_headers: ToolHeaders::default(),
         }
     }
 
     /// Serves `backend` from now on: its declaration, its notifications.
     pub(crate) async fn attach(&self, backend: Backend) {
-        for notifications in backend.notifications().await {
-            tokio::spawn(publish(
-                notifications,
-                self.events.clone(),
-                self.calls.clone(),
-            ));
-        }
+        backend
+            .serve_notes(Notes {
+                events: self.events.clone(),
+                calls: self.calls.clone(),
+                tool_headers: self.tool_headers.clone(),
+            })
+            .await;
         *self
             .declaration
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(backend.declaration());
+        self.tool_headers.forget();
         let rounds = backend.rounds();
         let connection = Connection {
             backend: Arc::new(backend),
             rounds,
         };
         self.link.send_replace(Link::Up(Arc::new(connection)));
+    }
+
+    /// The same front state with a link of its own, in `link`.
+    fn with_link(&self, link: Link) -> Self {
+        Self {
+            link: Arc::new(watch::Sender::new(link)),
+            ..self.clone()
+        }
     }
 
     /// After a restart the lists may differ: every listener is told.
@@ -101,6 +116,63 @@ pub struct Gateway {
     patience: Duration,
     /// Dropped with the gateway, which stops the task restarting the backend.
     _stop: Option<oneshot::Sender<()>>,
+    /// The backends of the front's principals, when each has its own.
+    principals: Option<Principals>,
+}
+
+/// One backend per front principal ([`BackendOptions::per_principal`]).
+struct Principals {
+    spec: BackendSpec,
+    options: BackendOptions,
+    most: usize,
+    links: Mutex<HashMap<String, PrincipalLink>>,
+}
+
+/// A principal's backend: its link, the task keeping it up (stopped when
+/// this is dropped), and when it was last used.
+struct PrincipalLink {
+    shared: Shared,
+    _stop: oneshot::Sender<()>,
+    used: Instant,
+}
+
+impl Principals {
+    /// The link of `principal`'s backend, started now if it has none (the
+    /// principal unused the longest makes room when there are `most`).
+    fn link(&self, front: &Shared, principal: &str) -> Shared {
+        let mut links = self.links.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(link) = links.get_mut(principal) {
+            link.used = Instant::now();
+            return link.shared.clone();
+        }
+        if links.len() >= self.most.max(1) {
+            let oldest = links
+                .iter()
+                .min_by_key(|(_, link)| link.used)
+                .map(|(name, _)| name.clone());
+            if let Some(oldest) = oldest {
+                tracing::info!("the backend of principal {oldest:?} is stopped to make room");
+                links.remove(&oldest);
+            }
+        }
+        let shared = front.with_link(Link::Connecting);
+        let (stop, stopped) = oneshot::channel();
+        tokio::spawn(supervise(
+            shared.clone(),
+            self.spec.clone(),
+            self.options.clone(),
+            stopped,
+        ));
+        links.insert(
+            principal.to_owned(),
+            PrincipalLink {
+                shared: shared.clone(),
+                _stop: stop,
+                used: Instant::now(),
+            },
+        );
+        shared
+    }
 }
 
 impl std::fmt::Debug for Gateway {
@@ -124,6 +196,7 @@ impl Gateway {
             shared,
             patience,
             _stop: None,
+            principals: None,
         }
     }
 
@@ -148,11 +221,18 @@ impl Gateway {
         }
         let (stop, stopped) = oneshot::channel();
         let patience = options.request_timeout;
+        let principals = options.per_principal.map(|most| Principals {
+            spec: spec.clone(),
+            options: options.clone(),
+            most,
+            links: Mutex::default(),
+        });
         tokio::spawn(supervise(shared.clone(), spec, options, stopped));
         Self {
             shared,
             patience,
             _stop: Some(stop),
+            principals,
         }
     }
 
@@ -169,11 +249,20 @@ impl Gateway {
         }
     }
 
-    /// The connection to forward to: the one up, or the one being made
+    /// The connection to forward `ctx`'s request to: its principal's
+    /// backend, or the shared one; the one up, or the one being made
     /// (waited for up to the backend timeout); an error saying why there
     /// is none.
-    async fn connection(&self) -> HandlerResult<Arc<Connection>> {
-        let mut link = self.shared.link.subscribe();
+    async fn connection(&self, ctx: &RequestContext) -> HandlerResult<Arc<Connection>> {
+        let principal = ctx
+            .http_request()
+            .and_then(|request| request.extensions.get::<Principal>());
+        let mut link = match (&self.principals, principal) {
+            (Some(principals), Some(Principal(name))) => {
+                principals.link(&self.shared, name).link.subscribe()
+            }
+            _ => self.shared.link.subscribe(),
+        };
         let settled = link.wait_for(|link| !matches!(link, Link::Connecting));
         match tokio::time::timeout(self.patience, settled).await {
             Ok(Ok(link)) => match &*link {
@@ -200,7 +289,8 @@ impl Gateway {
         params: Value,
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
-        let connection = self.connection().await?;
+        let connection = self.connection(ctx).await?;
+        let first_tools_page = (method == "tools/list").then(|| params.get("cursor").is_none());
         let calls = &self.shared.calls;
         let result = match &connection.rounds {
             Some(rounds) if may_ask(method) => {
@@ -217,6 +307,9 @@ impl Gateway {
                 result?
             }
         };
+        if let Some(first_page) = first_tools_page {
+            self.shared.tool_headers.learn(first_page, &result);
+        }
         let input_required = result.get("resultType") == Some(&Value::from("input_required"));
         let result = if connection.backend.era() == Era::Legacy && !input_required {
             modern_result(method, result, ctx.cache_hints())
@@ -265,6 +358,12 @@ fn params_of(request: &ClientRequest) -> HandlerResult<Value> {
 }
 
 impl McpServer for Gateway {
+    /// From the backend's `tools/list` pages seen lately (see
+    /// `tool_headers`); `None` makes the runtime list the tools.
+    fn tool_param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        self.shared.tool_headers.get(name)
+    }
+
     fn declaration(&self) -> Arc<ServerDeclaration> {
         Arc::clone(
             &self

@@ -15,10 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use mcp_era_client::ClientHandler;
 use mcp_era_client::handler::{HandlerError, InputKind, call_tag, with_call_tag};
-use mcp_era_client::transport::BoxFuture;
-use mcp_era_server::mcp_era_types::v2026_07_28 as modern;
 use mcp_era_server::mcp_era_types::v2026_07_28::Error as ErrorObject;
 use mcp_era_server::{RequestContext, errors};
 use serde::de::DeserializeOwned;
@@ -42,9 +39,9 @@ struct Ask {
     reply: oneshot::Sender<Result<Value, HandlerError>>,
 }
 
-/// The backend client's handler: each request goes to the call it names
-/// (its call tag), or, naming none, to the call holding the lane; it is
-/// refused when there is no such call.
+/// Where the backend's requests go: each to the call it names (its call
+/// tag), or, naming none, to the call holding the lane, or to the only
+/// call that may ask; it is refused when there is no such call.
 #[derive(Default)]
 pub(crate) struct Bridge {
     holder: Mutex<Option<UnboundedSender<Ask>>>,
@@ -52,7 +49,7 @@ pub(crate) struct Bridge {
 }
 
 impl Bridge {
-    async fn ask<T: DeserializeOwned>(
+    pub(crate) async fn ask<T: DeserializeOwned>(
         &self,
         method: &str,
         params: Value,
@@ -67,7 +64,7 @@ impl Bridge {
         };
         let call = match call_tag() {
             Some(tag) => lock(&self.tagged).get(&tag).cloned(),
-            None => lock(&self.holder).clone(),
+            None => lock(&self.holder).clone().or_else(|| self.only_call()),
         };
         let sent = call.is_some_and(|call| call.send(ask).is_ok());
         if !sent {
@@ -91,6 +88,17 @@ impl Bridge {
         *lock(&self.holder) = None;
     }
 
+    /// The one call that may ask, when there is just one: a request that
+    /// names no call (a legacy HTTP backend may send it on its session's
+    /// `GET` stream) is taken to be its.
+    fn only_call(&self) -> Option<UnboundedSender<Ask>> {
+        let tagged = lock(&self.tagged);
+        match tagged.len() {
+            1 => tagged.values().next().cloned(),
+            _ => None,
+        }
+    }
+
     /// Sends the requests that carry call tag `tag` to `call`.
     fn register(&self, tag: u64, call: UnboundedSender<Ask>) {
         lock(&self.tagged).insert(tag, call);
@@ -98,35 +106,6 @@ impl Bridge {
 
     fn forget(&self, tag: u64) {
         lock(&self.tagged).remove(&tag);
-    }
-}
-
-/// The bridge as our client's handler (an `Arc`, shared with [`Rounds`]).
-pub(crate) struct BridgeHandler(pub(crate) Arc<Bridge>);
-
-impl ClientHandler for BridgeHandler {
-    fn elicit(
-        &self,
-        request: modern::ElicitRequestParams,
-    ) -> BoxFuture<'_, Result<modern::ElicitResult, HandlerError>> {
-        Box::pin(async move {
-            let params = serde_json::to_value(request).unwrap_or_default();
-            self.0.ask("elicitation/create", params).await
-        })
-    }
-
-    fn create_message(
-        &self,
-        request: modern::CreateMessageRequestParams,
-    ) -> BoxFuture<'_, Result<modern::CreateMessageResult, HandlerError>> {
-        Box::pin(async move {
-            let params = serde_json::to_value(request).unwrap_or_default();
-            self.0.ask("sampling/createMessage", params).await
-        })
-    }
-
-    fn list_roots(&self) -> BoxFuture<'_, Result<modern::ListRootsResult, HandlerError>> {
-        Box::pin(async move { self.0.ask("roots/list", json!({})).await })
     }
 }
 

@@ -30,7 +30,9 @@ mod backend;
 mod calls;
 mod front;
 mod input;
+mod notes;
 mod supervise;
+mod tool_headers;
 mod translate;
 
 pub use backend::{Backend, BackendOptions, BackendSpec, Era};

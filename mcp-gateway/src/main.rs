@@ -98,11 +98,15 @@ async fn run(args: Args) -> Result<(), String> {
             http::serve(gateway, config).await
         }
         None => {
+            let config = stdio::StdioConfig {
+                events,
+                ..stdio::StdioConfig::default()
+            };
             stdio::serve_with(
                 Arc::new(gateway),
                 tokio::io::stdin(),
                 tokio::io::stdout(),
-                stdio::StdioConfig::default(),
+                config,
             )
             .await
         }

@@ -16,7 +16,8 @@ const MAX_DELAY: Duration = Duration::from_secs(30);
 const RECOVERED_AFTER: Duration = Duration::from_secs(60);
 
 /// Watches the link `shared` holds and (re)starts the backend `spec` names
-/// whenever it is down, until `stop` resolves (the gateway was dropped).
+/// whenever it is down (at once when the link is `Connecting`), until
+/// `stop` resolves (its owner was dropped).
 pub(crate) async fn supervise(
     shared: Shared,
     spec: BackendSpec,
@@ -24,6 +25,7 @@ pub(crate) async fn supervise(
     mut stop: oneshot::Receiver<()>,
 ) {
     let mut delay = FIRST_DELAY;
+    let mut now = matches!(*shared.link.borrow(), Link::Connecting);
     loop {
         let link = shared.link.borrow().clone();
         if let Link::Up(connection) = link {
@@ -41,11 +43,13 @@ pub(crate) async fn supervise(
                 format!("it exited ({why}) and is being restarted").into(),
             ));
         }
-        tokio::select! {
-            () = tokio::time::sleep(delay) => {}
-            _ = &mut stop => return,
+        if !std::mem::take(&mut now) {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                _ = &mut stop => return,
+            }
+            delay = (delay * 2).min(MAX_DELAY);
         }
-        delay = (delay * 2).min(MAX_DELAY);
         shared.link.send_replace(Link::Connecting);
         let attempt = tokio::select! {
             attempt = spec.connect(&options) => attempt,
@@ -53,7 +57,7 @@ pub(crate) async fn supervise(
         };
         match attempt {
             Ok(backend) => {
-                tracing::info!(?backend, "backend {spec} started again");
+                tracing::info!(?backend, "backend {spec} is up");
                 shared.attach(backend).await;
                 shared.lists_may_have_changed();
             }

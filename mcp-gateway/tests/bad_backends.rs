@@ -282,6 +282,134 @@ async fn an_http_backend_down_at_first_is_served_once_it_is_up() {
     }
 }
 
+/// `tools/call` of `crash` as `principal` would send it over HTTP: the
+/// backend process's id it answers with.
+async fn pid_for(gateway: &Gateway, principal: Option<&str>) -> String {
+    let (mut parts, ()) = http::Request::new(()).into_parts();
+    if let Some(principal) = principal {
+        parts
+            .extensions
+            .insert(mcp_era_server::Principal(principal.into()));
+    }
+    let context =
+        mcp_era_server::MessageContext::stdio().with_http_request(std::sync::Arc::new(parts));
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "crash", "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }
+    }});
+    let answer = mcp_era_server::McpServerExt::handle_value(gateway, message, &context);
+    let answer = tokio::time::timeout(NO_HANG, answer).await.unwrap();
+    let answer = answer.json().unwrap();
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{principal:?}: {answer}"))
+        .to_owned()
+}
+
+/// With a backend per principal, each principal's calls reach a process
+/// of its own, started at its first request; requests with no principal
+/// share one; past the limit, the principal unused the longest loses its
+/// backend and gets a new one when it comes back.
+#[tokio::test]
+async fn each_principal_gets_a_backend_of_its_own() {
+    let dir = tempdir();
+    let file = starts_file(&dir, "principals");
+    let pid = r#"answer "{\"content\":[{\"type\":\"text\",\"text\":\"$$\"}]}""#;
+    let options = BackendOptions {
+        per_principal: Some(2),
+        ..options()
+    };
+    let gateway = Gateway::start(tool_server(&file, pid), options).await;
+    let shared = pid_for(&gateway, None).await;
+    let ann = pid_for(&gateway, Some("ann")).await;
+    let bob = pid_for(&gateway, Some("bob")).await;
+    assert_ne!(ann, bob);
+    assert!(![&ann, &bob].contains(&&shared), "{shared} {ann} {bob}");
+    assert_eq!(pid_for(&gateway, Some("ann")).await, ann);
+    assert_eq!(pid_for(&gateway, None).await, shared);
+    // A third principal: bob, unused the longest, makes room.
+    let cy = pid_for(&gateway, Some("cy")).await;
+    assert!(![&shared, &ann, &bob].contains(&&cy));
+    assert_eq!(pid_for(&gateway, Some("ann")).await, ann);
+    let bob_again = pid_for(&gateway, Some("bob")).await;
+    assert!(![&shared, &ann, &bob, &cy].contains(&&bob_again));
+    assert_eq!(starts(&file, 5).await.len(), 5, "one start each");
+}
+
+/// A backend's progress sent just before its result reaches the front
+/// request before that result does (our client hands notifications over as
+/// it reads them), every time.
+#[tokio::test]
+async fn the_last_progress_before_a_result_is_never_lost() {
+    let dir = tempdir();
+    let file = starts_file(&dir, "progress");
+    let report = r#"token=$(printf '%s' "$line" | sed -n 's/.*"progressToken":"\([^"]*\)".*/\1/p')
+      for n in 1 2 3; do printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"%s","progress":%s}}\n' "$token" "$n"; done
+      answer '{"content":[]}'"#;
+    let gateway = Gateway::start(tool_server(&file, report), options()).await;
+    let client = mcp_era_testing::TestClient::new(gateway).await.unwrap();
+    let mut notes = client.client().notifications();
+    for round in 0..20 {
+        let params = json!({"name": "crash", "arguments": {}, "_meta": {"progressToken": round}});
+        client.client().request("tools/call", params).await.unwrap();
+        let mut seen = Vec::new();
+        while seen.len() < 3 {
+            let next = tokio::time::timeout(NO_HANG, notes.next())
+                .await
+                .unwrap()
+                .unwrap();
+            if next.method == "notifications/progress" {
+                assert_eq!(next.params["progressToken"], round, "{:?}", next.params);
+                seen.push(next.params["progress"].as_f64().unwrap());
+            }
+        }
+        assert_eq!(seen, [1.0, 2.0, 3.0], "round {round}");
+    }
+}
+
+/// Over HTTP the front checks a call's `Mcp-Param-*` headers against the
+/// tool's annotations: read from the backend's `tools/list` once, not on
+/// every call.
+#[tokio::test]
+async fn a_calls_header_check_does_not_list_the_tools_each_time() {
+    let dir = tempdir();
+    let file = starts_file(&dir, "headers");
+    let seen = dir.join("headers.seen");
+    let record = format!(r#"printf '%s\n' "$line" >> '{}'"#, seen.display());
+    let body = format!("{record}\n  {}", tool_cases(r#"answer '{"content":[]}'"#));
+    let gateway = Gateway::start(backend(&file, &body), options()).await;
+    for _ in 0..3 {
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "crash", "arguments": {},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }});
+        let context = mcp_era_server::MessageContext::http_headers(mcp_era_server::HttpHeaders {
+            protocol_version: Some("2026-07-28".into()),
+            method: Some(Some("tools/call".into())),
+            name: Some("crash".into()),
+            params: Vec::new(),
+        });
+        let answer = mcp_era_server::McpServerExt::handle_value(&gateway, message, &context);
+        let answer = tokio::time::timeout(NO_HANG, answer)
+            .await
+            .unwrap()
+            .json()
+            .unwrap();
+        assert!(answer["result"]["content"].is_array(), "{answer}");
+    }
+    let lists = std::fs::read_to_string(&seen)
+        .unwrap()
+        .matches(r#""method":"tools/list""#)
+        .count();
+    assert_eq!(lists, 1, "tools/list sent {lists} times");
+}
+
 /// A fresh directory under the system's temporary one.
 fn tempdir() -> std::path::PathBuf {
     let mut bytes = [0u8; 8];
