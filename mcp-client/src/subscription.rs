@@ -35,10 +35,6 @@ pub struct Notification {
     pub method: String,
     /// Its params (`null` when it had none).
     pub params: Value,
-    /// The tag of the request whose stream it came on, when that request
-    /// was made under [`with_call_tag`](crate::handler::with_call_tag)
-    /// (a Streamable HTTP response stream; never over stdio).
-    pub call_tag: Option<u64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -60,7 +56,7 @@ pub(crate) struct Routes {
     cache: Arc<Cache>,
     server: ServerKey,
     listeners: Mutex<HashMap<String, UnboundedSender<Value>>>,
-    general: Mutex<Vec<UnboundedSender<Tagged>>>,
+    general: Mutex<Vec<UnboundedSender<Value>>>,
     generation: AtomicU64,
 }
 
@@ -111,8 +107,7 @@ impl Routes {
         {
             return;
         }
-        let call_tag = crate::handler::call_tag();
-        lock(&self.general).retain(|tx| tx.send((message.clone(), call_tag)).is_ok());
+        lock(&self.general).retain(|tx| tx.send(message.clone()).is_ok());
     }
 
     pub(crate) fn listen(&self, id: &Value, tx: UnboundedSender<Value>) {
@@ -127,40 +122,7 @@ impl Routes {
     pub(crate) fn general(self: &Arc<Self>) -> Subscription {
         let (tx, rx) = unbounded_channel();
         lock(&self.general).push(tx);
-        Subscription::from_inbox(Inbox::General(rx), self.clone())
-    }
-}
-
-/// A message, and the call tag it came under.
-type Tagged = (Value, Option<u64>);
-
-/// Where a subscription's messages come from: one listen stream, or the
-/// general route (each message with the call tag it came under).
-enum Inbox {
-    Listen(UnboundedReceiver<Value>),
-    General(UnboundedReceiver<Tagged>),
-}
-
-impl Inbox {
-    async fn recv(&mut self) -> Option<Tagged> {
-        match self {
-            Self::Listen(rx) => rx.recv().await.map(|message| (message, None)),
-            Self::General(rx) => rx.recv().await,
-        }
-    }
-
-    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Tagged>> {
-        match self {
-            Self::Listen(rx) => rx.poll_recv(cx).map(|m| m.map(|message| (message, None))),
-            Self::General(rx) => rx.poll_recv(cx),
-        }
-    }
-
-    fn close(&mut self) {
-        match self {
-            Self::Listen(rx) => rx.close(),
-            Self::General(rx) => rx.close(),
-        }
+        Subscription::new(rx, self.clone())
     }
 }
 
@@ -174,7 +136,7 @@ struct StdioListen {
 /// An async stream of [`Notification`]s; use [`Subscription::next`] or it
 /// as a `futures_core::Stream`. Dropping it ends the listen request.
 pub struct Subscription {
-    rx: Inbox,
+    rx: UnboundedReceiver<Value>,
     routes: Arc<Routes>,
     early: VecDeque<Notification>,
     listen: Option<StdioListen>,
@@ -190,12 +152,7 @@ impl std::fmt::Debug for Subscription {
 }
 
 impl Subscription {
-    /// A subscription to one listen stream's messages.
     pub(crate) fn new(rx: UnboundedReceiver<Value>, routes: Arc<Routes>) -> Self {
-        Self::from_inbox(Inbox::Listen(rx), routes)
-    }
-
-    fn from_inbox(rx: Inbox, routes: Arc<Routes>) -> Self {
         Self {
             rx,
             routes,
@@ -221,7 +178,7 @@ impl Subscription {
 
     /// Turns one raw message into a notification; `None` ends the stream
     /// (the listen request's response).
-    fn take(&mut self, (message, call_tag): Tagged) -> Option<Notification> {
+    fn take(&mut self, message: Value) -> Option<Notification> {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             self.ended = true;
             self.rx.close();
@@ -232,7 +189,6 @@ impl Subscription {
         Some(Notification {
             method: method.to_owned(),
             params: message.get("params").cloned().unwrap_or(Value::Null),
-            call_tag,
         })
     }
 
@@ -241,7 +197,7 @@ impl Subscription {
     pub(crate) async fn acknowledged(&mut self, timeout: Duration) -> Result<()> {
         let wait = async {
             loop {
-                let Some((message, call_tag)) = self.rx.recv().await else {
+                let Some(message) = self.rx.recv().await else {
                     return Err(Error::Closed {
                         detail: "subscriptions/listen ended before it was acknowledged".into(),
                     });
@@ -260,7 +216,7 @@ impl Subscription {
                 if message["method"] == "notifications/subscriptions/acknowledged" {
                     return Ok(());
                 }
-                if let Some(n) = self.take((message, call_tag)) {
+                if let Some(n) = self.take(message) {
                     self.early.push_back(n);
                 }
             }
