@@ -1,0 +1,97 @@
+"""A legacy-only backend for the era gateway, written with the Python SDK's
+1.x FastMCP API (mcp==1.30.0, pinned by interop/install-peers.sh; the 1.x
+SDK speaks 2025-11-25 and earlier, never 2026-07-28).
+
+    python gateway_py1_server.py stdio
+    python gateway_py1_server.py http PORT     # Streamable HTTP on 127.0.0.1:PORT/mcp
+
+What interop/gateway.sh reaches through the gateway:
+  - `add(a, b)`: a plain tool;
+  - `ask_color()`: elicits `{"color": str}` from the client (elicitation/create
+    during the call) and returns what came back, or how it was refused;
+  - `summarize(text)`: asks the client's model (sampling/createMessage
+    during the call) and returns its text;
+  - `register_tool(name)`: registers a new tool and sends
+    notifications/tools/list_changed in the calling session;
+  - the resource `py1://notes/readme` and the prompt `review(code)`.
+"""
+
+import sys
+
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.types import SamplingMessage, TextContent
+from pydantic import BaseModel, Field
+
+server = FastMCP("gateway-py1", instructions="FastMCP (mcp 1.x) backend for the era gateway's interop tests.")
+
+# FastMCP declares `tools.listChanged: false`; this server does announce
+# tool list changes (register_tool), so it says so at initialize, through the
+# low-level server FastMCP wraps (both transports ask it for these options).
+_lowlevel_options = server._mcp_server.create_initialization_options
+server._mcp_server.create_initialization_options = lambda notification_options=None, **kw: _lowlevel_options(
+    notification_options or NotificationOptions(tools_changed=True), **kw
+)
+
+
+@server.tool()
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return f"{a + b}"
+
+
+class Color(BaseModel):
+    color: str = Field(description="Your favourite colour")
+
+
+@server.tool()
+async def ask_color(ctx: Context) -> str:
+    """Ask the user for a colour by elicitation and return the answer."""
+    result = await ctx.elicit(message="Which colour?", schema=Color)
+    if result.action == "accept":
+        return f"color={result.data.color}"
+    return f"elicitation {result.action}"
+
+
+@server.tool()
+async def summarize(text: str, ctx: Context) -> str:
+    """Ask the client's model to summarize TEXT (sampling) and return its answer."""
+    result = await ctx.session.create_message(
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))],
+        max_tokens=50,
+    )
+    content = result.content
+    return f"model {result.model} said: {content.text if isinstance(content, TextContent) else content}"
+
+
+@server.tool()
+async def register_tool(name: str, ctx: Context) -> str:
+    """Register a tool NAME (it echoes its argument) and announce the list change."""
+
+    def echo(text: str) -> str:
+        return f"{name}: {text}"
+
+    server.add_tool(echo, name=name, description=f"Registered at run time as {name}.")
+    await ctx.session.send_tool_list_changed()
+    return f"registered {name}"
+
+
+@server.resource("py1://notes/readme", mime_type="text/plain")
+def readme() -> str:
+    """A fixed text resource."""
+    return "gateway-py1 readme: served by FastMCP 1.x"
+
+
+@server.prompt()
+def review(code: str) -> str:
+    """Ask for a review of CODE."""
+    return f"Please review this code: {code}"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "http":
+        server.settings.host = "127.0.0.1"
+        server.settings.port = int(sys.argv[2])
+        server.run("streamable-http")
+    else:
+        server.run("stdio")
