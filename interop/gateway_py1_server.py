@@ -13,7 +13,13 @@ What interop/gateway.sh reaches through the gateway:
     during the call) and returns its text;
   - `register_tool(name)`: registers a new tool and sends
     notifications/tools/list_changed in the calling session;
-  - the resource `py1://notes/readme` and the prompt `review(code)`.
+  - `ask_twice()`: elicits twice in one call (a colour, then whether to go on);
+  - `count(n)`: reports progress N times (not checked yet: the gateway may
+    drop a call's last progress notifications when the result overtakes
+    them, so such a check would fail now and then);
+  - the resource `py1://notes/readme` and the prompt `review(code)`;
+  - the template `py1://colors/{who}`, which elicits during resources/read,
+    and the prompt `haiku(topic)`, which samples during prompts/get.
 """
 
 import sys
@@ -53,6 +59,28 @@ async def ask_color(ctx: Context) -> str:
     return f"elicitation {result.action}"
 
 
+class GoOn(BaseModel):
+    go_on: bool = Field(description="Go on?")
+
+
+@server.tool()
+async def ask_twice(ctx: Context) -> str:
+    """Elicit twice in one call: a colour, then whether to go on."""
+    first = await ctx.elicit(message="Which colour?", schema=Color)
+    color = first.data.color if first.action == "accept" else first.action
+    second = await ctx.elicit(message="Shall I go on?", schema=GoOn)
+    go_on = second.data.go_on if second.action == "accept" else second.action
+    return f"color={color}; go on: {go_on}"
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    """Report progress N times, then answer."""
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n, f"step {i} of {n}")
+    return f"counted to {n}"
+
+
 @server.tool()
 async def summarize(text: str, ctx: Context) -> str:
     """Ask the client's model to summarize TEXT (sampling) and return its answer."""
@@ -82,10 +110,28 @@ def readme() -> str:
     return "gateway-py1 readme: served by FastMCP 1.x"
 
 
+@server.resource("py1://colors/{who}", mime_type="text/plain")
+async def favourite_color(who: str, ctx: Context) -> str:
+    """WHO's colour, asked of the client by elicitation during the read."""
+    result = await ctx.elicit(message=f"Which colour does {who} like?", schema=Color)
+    return f"{who} likes {result.data.color}" if result.action == "accept" else f"elicitation {result.action}"
+
+
 @server.prompt()
 def review(code: str) -> str:
     """Ask for a review of CODE."""
     return f"Please review this code: {code}"
+
+
+@server.prompt()
+async def haiku(topic: str, ctx: Context) -> str:
+    """A prompt whose text the client's model writes (sampling during prompts/get)."""
+    result = await ctx.session.create_message(
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=f"A haiku about {topic}"))],
+        max_tokens=50,
+    )
+    content = result.content
+    return f"Improve this haiku: {content.text if isinstance(content, TextContent) else content}"
 
 
 if __name__ == "__main__":

@@ -43,10 +43,14 @@ class Answers:
     def __init__(self):
         self.color = "teal-" + secrets.token_hex(4)
         self.sampled = "sampled-" + secrets.token_hex(4)
+        self.root = "root-" + secrets.token_hex(4)
         self.asked = []
 
     async def elicit(self, context, params):
+        """Give the colour when asked for one; decline anything else."""
         self.asked.append(("elicitation/create", params.message))
+        if "colour" not in params.message:
+            return types.ElicitResult(action="decline")
         return types.ElicitResult(action="accept", content={"color": self.color})
 
     async def sample(self, context, params):
@@ -57,6 +61,11 @@ class Answers:
             model="gateway-test-model",
             stop_reason="endTurn",
         )
+
+
+    async def roots(self, context):
+        self.asked.append(("roots/list", None))
+        return types.ListRootsResult(roots=[types.Root(uri=f"file:///tmp/{self.root}", name=self.root)])
 
 
 async def step(name, coroutine, check):
@@ -83,7 +92,7 @@ async def common(client, tools_wanted):
 
 
 async def everything(client, answers, args):
-    await common(client, ["echo", "get-sum", "trigger-sampling-request"])
+    await common(client, ["echo", "get-sum", "trigger-sampling-request", "get-roots-list"])
     await step("tools-call", client.call_tool("get-sum", {"a": 2, "b": 3}), lambda r: ("5" in text_of(r), text_of(r)[:80]))
     resources = await client.list_resources()
     uri = str(resources.resources[0].uri)
@@ -101,10 +110,22 @@ async def everything(client, answers, args):
             f"{answers.sampled} in the result: {answers.sampled in text_of(r)}",
         ),
     )
+    # The backend asks for the roots once per session and keeps them, and
+    # the gateway has one backend session for all its clients: only the
+    # first client through this gateway sees the round (gateway.sh runs
+    # this one first).
+    await step(
+        "roots-round",
+        client.call_tool("get-roots-list", {}),
+        lambda r: (
+            f"URI: file:///tmp/{answers.root}" in text_of(r) and ("roots/list", None) in answers.asked,
+            f"file:///tmp/{answers.root} in the result: {f'URI: file:///tmp/{answers.root}' in text_of(r)}",
+        ),
+    )
 
 
 async def py1(client, answers, args):
-    await common(client, ["add", "ask_color", "summarize", "register_tool"])
+    await common(client, ["add", "ask_color", "ask_twice", "summarize", "register_tool"])
     await step("tools-call", client.call_tool("add", {"a": 2, "b": 40}), lambda r: (text_of(r) == "42", text_of(r)))
     await step(
         "resources-read",
@@ -121,6 +142,33 @@ async def py1(client, answers, args):
         "elicitation-round",
         client.call_tool("ask_color", {}),
         lambda r: (text_of(r) == f"color={answers.color}", f"{text_of(r)} (answered {answers.color})"),
+    )
+    # Rounds on the two other methods that may ask: a read that elicits, a
+    # prompt that samples.
+    who = "ada-" + secrets.token_hex(2)
+    await step(
+        "resources-read-elicitation-round",
+        client.read_resource(f"py1://colors/{who}"),
+        lambda r: (r.contents[0].text == f"{who} likes {answers.color}", r.contents[0].text),
+    )
+    await step(
+        "prompts-get-sampling-round",
+        client.get_prompt("haiku", {"topic": "gateways"}),
+        lambda r: (
+            r.messages[0].content.text == f"Improve this haiku: {answers.sampled}"
+            and answers.asked[-1][1] == "A haiku about gateways",
+            r.messages[0].content.text,
+        ),
+    )
+    # Two requests in one call: two rounds, the second declined.
+    asked = len(answers.asked)
+    await step(
+        "elicitation-two-rounds-decline",
+        client.call_tool("ask_twice", {}),
+        lambda r: (
+            text_of(r) == f"color={answers.color}; go on: decline" and len(answers.asked) == asked + 2,
+            f"{text_of(r)} ({len(answers.asked) - asked} requests answered)",
+        ),
     )
     await step(
         "sampling-round",
@@ -185,6 +233,7 @@ async def main(profile, url, args):
             read_timeout_seconds=STEP,
             elicitation_callback=answers.elicit,
             sampling_callback=answers.sample,
+            list_roots_callback=answers.roots,
         ) as client:
             await PROFILES[profile](client, answers, args)
     except Exception as e:

@@ -55,8 +55,10 @@ const client = new Client(
     capabilities: { elicitation: { form: {} }, sampling: {} },
   },
 );
+// Gives the colour when asked for one; declines anything else.
 client.setRequestHandler('elicitation/create', async (request) => {
   answers.asked.push(['elicitation/create', request.params.message]);
+  if (!request.params.message.includes('colour')) return { action: 'decline' };
   return { action: 'accept', content: { color: answers.color } };
 });
 client.setRequestHandler('sampling/createMessage', async (request) => {
@@ -97,7 +99,7 @@ const profiles = {
   },
 
   async py1() {
-    await common(['add', 'ask_color', 'summarize', 'register_tool']);
+    await common(['add', 'ask_color', 'ask_twice', 'summarize', 'register_tool']);
     await step('tools-call', () => client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }),
       (r) => [textOf(r) === '42', textOf(r)]);
     await step('resources-read', () => client.readResource({ uri: 'py1://notes/readme' }),
@@ -107,6 +109,19 @@ const profiles = {
       (r) => [r.messages[0].content.text.includes(code), r.messages[0].content.text]);
     await step('elicitation-round', () => client.callTool({ name: 'ask_color', arguments: {} }),
       (r) => [textOf(r) === `color=${answers.color}`, `${textOf(r)} (answered ${answers.color})`]);
+    // Rounds on the two other methods that may ask: a read that elicits, a
+    // prompt that samples.
+    const who = `ada-${hex(2)}`;
+    await step('resources-read-elicitation-round', () => client.readResource({ uri: `py1://colors/${who}` }),
+      (r) => [r.contents[0].text === `${who} likes ${answers.color}`, r.contents[0].text]);
+    await step('prompts-get-sampling-round', () => client.getPrompt({ name: 'haiku', arguments: { topic: 'gateways' } }),
+      (r) => [r.messages[0].content.text === `Improve this haiku: ${answers.sampled}`
+        && answers.asked.at(-1)?.[1] === 'A haiku about gateways', r.messages[0].content.text]);
+    // Two requests in one call: two rounds, the second declined.
+    const asked = answers.asked.length;
+    await step('elicitation-two-rounds-decline', () => client.callTool({ name: 'ask_twice', arguments: {} }),
+      (r) => [textOf(r) === `color=${answers.color}; go on: decline` && answers.asked.length === asked + 2,
+        `${textOf(r)} (${answers.asked.length - asked} requests answered)`]);
     await step('sampling-round', () => client.callTool({ name: 'summarize', arguments: { text: 'MCP eras' } }),
       (r) => [textOf(r) === `model gateway-test-model said: ${answers.sampled}`
         && String(answers.asked.at(-1)?.[1]).includes('Summarize: MCP eras'), textOf(r)]);
