@@ -1,12 +1,15 @@
 """The Python SDK client (mcp==2.3.0), pinned to the modern era
 (2026-07-28), in front of the era gateway (interop/gateway.sh).
 
-usage: gateway_py_client.py PROFILE URL [ARGS...]
+usage: gateway_py_client.py PROFILE TARGET [ARGS...]
   PROFILE   which backend stands behind the gateway at URL:
               everything             @modelcontextprotocol/server-everything
-              py1                    interop/gateway_py1_server.py (mcp 1.x)
+              py1 [no-listen]        interop/gateway_py1_server.py (mcp 1.x);
+                                     no-listen: no subscriptions/listen check
               filesystem DIR FILE    @modelcontextprotocol/server-filesystem,
                                      DIR allowed, FILE inside it
+  TARGET    the gateway's http:// URL, or the command line (one shell-quoted
+            string) that starts it on stdio
 
 Prints one line per check, `ok NAME DETAIL` or `fail NAME DETAIL`; exits 1
 when any failed. The backend's elicitation and sampling reach this client as
@@ -15,12 +18,13 @@ check passes only when the backend's result carries that value back.
 """
 
 import secrets
+import shlex
 import sys
 from pathlib import Path
 
 import anyio
 import mcp.types as types
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 STEP = 20  # seconds per step
 failures = 0
@@ -179,6 +183,8 @@ async def py1(client, answers, args):
             text_of(r),
         ),
     )
+    if "no-listen" in args:
+        return
     # A list change announced by the backend during a call reaches a
     # listening client through the gateway, and the new tool is served.
     name = "echo_" + secrets.token_hex(3)
@@ -224,11 +230,14 @@ async def filesystem(client, answers, args):
 PROFILES = {"everything": everything, "py1": py1, "filesystem": filesystem}
 
 
-async def main(profile, url, args):
+async def main(profile, target, args):
     answers = Answers()
+    if not target.startswith("http"):
+        command = shlex.split(target)
+        target = StdioServerParameters(command=command[0], args=command[1:])
     try:
         async with Client(
-            url,
+            target,
             mode="2026-07-28",
             read_timeout_seconds=STEP,
             elicitation_callback=answers.elicit,

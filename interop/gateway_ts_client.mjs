@@ -2,12 +2,15 @@
 // to the modern era ({pin: '2026-07-28'}), in front of the era gateway
 // (interop/gateway.sh).
 //
-// usage: node gateway_ts_client.mjs PROFILE URL [ARGS...]
+// usage: node gateway_ts_client.mjs PROFILE TARGET [ARGS...]
 //   PROFILE  which backend stands behind the gateway at URL:
 //              everything             @modelcontextprotocol/server-everything
-//              py1                    interop/gateway_py1_server.py (mcp 1.x)
+//              py1 [no-listen]        interop/gateway_py1_server.py (mcp 1.x);
+//                                     no-listen: no subscriptions/listen check
 //              filesystem DIR FILE    @modelcontextprotocol/server-filesystem,
 //                                     DIR allowed, FILE inside it
+//   TARGET   the gateway's http:// URL, or the command line that starts it on
+//            stdio (one string, split at spaces)
 //
 // Prints one line per check, `ok NAME DETAIL` or `fail NAME DETAIL`; exits 1
 // when any failed. The backend's elicitation and sampling reach this client
@@ -18,9 +21,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const STEP_MS = 20000;
-const [profile, url, ...args] = process.argv.slice(2);
+const [profile, target, ...args] = process.argv.slice(2);
 const hex = (n) => randomBytes(n).toString('hex');
 let failures = 0;
 
@@ -125,6 +129,7 @@ const profiles = {
     await step('sampling-round', () => client.callTool({ name: 'summarize', arguments: { text: 'MCP eras' } }),
       (r) => [textOf(r) === `model gateway-test-model said: ${answers.sampled}`
         && String(answers.asked.at(-1)?.[1]).includes('Summarize: MCP eras'), textOf(r)]);
+    if (args.includes('no-listen')) return;
     // A list change announced by the backend during a call reaches a
     // listening client through the gateway, and the new tool is served.
     const name = `echo_${hex(3)}`;
@@ -159,7 +164,11 @@ const profiles = {
 
 const timer = setTimeout(() => { report('client', false, 'whole run over 120 s'); process.exit(1); }, 120000);
 try {
-  await within(client.connect(new StreamableHTTPClientTransport(new URL(url))));
+  const [command, ...commandArgs] = target.split(' ');
+  const transport = target.startsWith('http')
+    ? new StreamableHTTPClientTransport(new URL(target))
+    : new StdioClientTransport({ command, args: commandArgs, stderr: 'ignore' });
+  await within(client.connect(transport));
   await profiles[profile]();
 } catch (e) {
   report('client', false, `${e?.name}: ${e?.message}`);
