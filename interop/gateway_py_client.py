@@ -2,7 +2,7 @@
 (2026-07-28), in front of the era gateway (interop/gateway.sh).
 
 usage: gateway_py_client.py PROFILE TARGET [ARGS...]
-  PROFILE   which backend stands behind the gateway at URL:
+  PROFILE   which backend stands behind the gateway at TARGET:
               everything             @modelcontextprotocol/server-everything
               py1 [no-listen]        interop/gateway_py1_server.py (mcp 1.x);
                                      no-listen: no subscriptions/listen check
@@ -12,9 +12,10 @@ usage: gateway_py_client.py PROFILE TARGET [ARGS...]
             string) that starts it on stdio
 
 Prints one line per check, `ok NAME DETAIL` or `fail NAME DETAIL`; exits 1
-when any failed. The backend's elicitation and sampling reach this client as
-input_required rounds: its callbacks answer with a fresh random value, and the
-check passes only when the backend's result carries that value back.
+when any failed. The backend's elicitation, sampling and roots requests reach
+this client as input_required rounds: its callbacks answer with a fresh random
+value, and the check passes only when the backend's result carries that value
+back.
 """
 
 import secrets
@@ -65,7 +66,6 @@ class Answers:
             model="gateway-test-model",
             stop_reason="endTurn",
         )
-
 
     async def roots(self, context):
         self.asked.append(("roots/list", None))

@@ -3,7 +3,7 @@
 // (interop/gateway.sh).
 //
 // usage: node gateway_ts_client.mjs PROFILE TARGET [ARGS...]
-//   PROFILE  which backend stands behind the gateway at URL:
+//   PROFILE  which backend stands behind the gateway at TARGET:
 //              everything             @modelcontextprotocol/server-everything
 //              py1 [no-listen]        interop/gateway_py1_server.py (mcp 1.x);
 //                                     no-listen: no subscriptions/listen check
@@ -90,6 +90,8 @@ async function common(toolsWanted) {
 
 const profiles = {
   async everything() {
+    // No roots round here: the backend asks for roots once per session, and
+    // the Python client, run first through the same gateway, answered it.
     await common(['echo', 'get-sum', 'trigger-sampling-request']);
     await step('tools-call', () => client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } }),
       (r) => [textOf(r).includes('5'), textOf(r).slice(0, 80)]);
