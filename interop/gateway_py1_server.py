@@ -81,12 +81,19 @@ async def count(n: int, ctx: Context) -> str:
     return f"counted to {n}"
 
 
+# Sampling goes through the session, which sends a request on the call's own
+# stream only when told which call it belongs to (`ctx.elicit` does that by
+# itself). Over Streamable HTTP a request without it goes on the GET stream,
+# where it names no call: the spec says such requests SHOULD come on the
+# call's stream, and a gateway whose calls run side by side cannot tell whose
+# client to ask.
 @server.tool()
 async def summarize(text: str, ctx: Context) -> str:
     """Ask the client's model to summarize TEXT (sampling) and return its answer."""
     result = await ctx.session.create_message(
         messages=[SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))],
         max_tokens=50,
+        related_request_id=ctx.request_id,
     )
     content = result.content
     return f"model {result.model} said: {content.text if isinstance(content, TextContent) else content}"
@@ -129,6 +136,7 @@ async def haiku(topic: str, ctx: Context) -> str:
     result = await ctx.session.create_message(
         messages=[SamplingMessage(role="user", content=TextContent(type="text", text=f"A haiku about {topic}"))],
         max_tokens=50,
+        related_request_id=ctx.request_id,
     )
     content = result.content
     return f"Improve this haiku: {content.text if isinstance(content, TextContent) else content}"
