@@ -10,6 +10,8 @@
 #      the MCP Apps browser test needs (ext-apps, esbuild, playwright-core)
 #   3. a Python venv with the Python SDK and the OpenTelemetry SDK and
 #      protobuf definitions (interop/otel)
+#   4. a second Python venv with the newest 1.x Python SDK (legacy only: the
+#      FastMCP backend of interop/gateway_py1_server.py)
 #
 # Idempotent: a step whose pinned version is already installed is skipped.
 # Every registry download is retried with backoff.
@@ -27,6 +29,8 @@ NPM_PEERS=(
   "@modelcontextprotocol/client@2.4.0"
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/inspector@2.12.0"
+  # interop/gateway.sh: a legacy-only reference server behind the gateway.
+  "@modelcontextprotocol/server-filesystem@2025.11.25"
   # interop/apps: the official MCP Apps host bridge, its bundler and the
   # browser driver (the browser is Debian's chromium).
   "@modelcontextprotocol/ext-apps@2.0.4"
@@ -40,6 +44,11 @@ PY_PEERS=(
   "opentelemetry-sdk==1.45.2"
   "opentelemetry-proto==1.45.2"
 )
+# interop/gateway.sh: the 1.x SDK (FastMCP, 2025-11-25 only), in a venv of
+# its own since it cannot sit beside 2.x.
+PY1_PEERS=(
+  "mcp==1.30.0"
+)
 
 # ---- locations --------------------------------------------------------------
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -52,6 +61,7 @@ NODE22_PREFIX="$PEERS_DIR/node22"
 NODE22_BIN="$NODE22_PREFIX/node_modules/$NODE22_PKG/bin"
 NPM_DIR="$PEERS_DIR/npm"
 PY_DIR="$PEERS_DIR/py"
+PY1_DIR="$PEERS_DIR/py1"
 PYTHON="${PYTHON:-python3}"
 
 RETRIES="${PEERS_RETRIES:-4}"     # attempts per download
@@ -158,10 +168,11 @@ install_npm_peers() {
   done
 }
 
-# ---- 3. Python venv ---------------------------------------------------------
+# ---- 3. and 4. Python venvs ------------------------------------------------
+# installed_py_version VENV NAME: the version installed in VENV, or empty.
 installed_py_version() {
-  [[ -x "$PY_DIR/bin/python" ]] || return 0
-  "$PY_DIR/bin/python" - "$1" <<'EOF' 2>/dev/null || true
+  [[ -x "$1/bin/python" ]] || return 0
+  "$1/bin/python" - "$2" <<'EOF' 2>/dev/null || true
 import sys
 from importlib.metadata import version, PackageNotFoundError
 try:
@@ -171,26 +182,28 @@ except PackageNotFoundError:
 EOF
 }
 
+# install_py_peers VENV LABEL SPEC...: each SPEC pip-installed into VENV.
 install_py_peers() {
-  if [[ ! -x "$PY_DIR/bin/python" ]] || ! "$PY_DIR/bin/python" -c 'import sys' 2>/dev/null; then
-    log "creating venv $PY_DIR"
-    rm -rf "$PY_DIR"
-    "$PYTHON" -m venv "$PY_DIR"
+  local dir="$1" label="$2" spec name want have
+  shift 2
+  if [[ ! -x "$dir/bin/python" ]] || ! "$dir/bin/python" -c 'import sys' 2>/dev/null; then
+    log "creating venv $dir"
+    rm -rf "$dir"
+    "$PYTHON" -m venv "$dir"
   fi
-  local spec name want have
-  for spec in "${PY_PEERS[@]}"; do
+  for spec in "$@"; do
     name="${spec%%==*}"; want="${spec##*==}"
-    have="$(installed_py_version "$name")"
+    have="$(installed_py_version "$dir" "$name")"
     if [[ "$have" == "$want" ]]; then
-      note "ok      python $spec (already installed)"
+      note "ok      $label $spec (already installed)"
       continue
     fi
-    log "pip installing $spec into $PY_DIR"
-    if retry "$PY_DIR/bin/pip" install --disable-pip-version-check --no-input "$spec" \
-      && [[ "$(installed_py_version "$name")" == "$want" ]]; then
-      note "ok      python $spec (installed)"
+    log "pip installing $spec into $dir"
+    if retry "$dir/bin/pip" install --disable-pip-version-check --no-input "$spec" \
+      && [[ "$(installed_py_version "$dir" "$name")" == "$want" ]]; then
+      note "ok      $label $spec (installed)"
     else
-      fail "python $spec (found '$(installed_py_version "$name")')"
+      fail "$label $spec (found '$(installed_py_version "$dir" "$name")')"
     fi
   done
 }
@@ -203,6 +216,7 @@ export PEERS_DIR="$PEERS_DIR"
 export PEERS_NODE="$NODE22_BIN/node"
 export PEERS_NPM_DIR="$NPM_DIR"
 export PEERS_PYTHON="$PY_DIR/bin/python"
+export PEERS_PYTHON1="$PY1_DIR/bin/python"
 case ":\$PATH:" in
   ":$NODE22_BIN:$NPM_DIR/node_modules/.bin:"*) ;;
   *) export PATH="$NODE22_BIN:$NPM_DIR/node_modules/.bin:\$PATH" ;;
@@ -218,7 +232,8 @@ if [[ "$(node22_version)" == "v$NODE22_VERSION" ]]; then
 else
   for spec in "${NPM_PEERS[@]}"; do fail "$spec (skipped: no Node 22)"; done
 fi
-install_py_peers
+install_py_peers "$PY_DIR" python "${PY_PEERS[@]}"
+install_py_peers "$PY1_DIR" python1 "${PY1_PEERS[@]}"
 write_env
 
 ELAPSED=$(( $(date +%s) - START_TS ))
