@@ -117,7 +117,7 @@ free_port() {
   NEXT_PORT=$((NEXT_PORT + 1))
 }
 
-declare -A URL DESC
+declare -A URL DESC PID_OF GW_PID BE_PID
 TARGETS=()
 # wait_up NAME PID: the port answers and a test_simple_text call is right.
 wait_up() {
@@ -142,6 +142,7 @@ start_target() { # NAME DESCRIPTION COMMAND...
   cmd=("${cmd[@]//@PORT@/$PORT}")
   "${cmd[@]}" >"$OUT/$name.log" 2>&1 &
   PIDS+=("$!")
+  PID_OF[$name]="$!"
   TARGETS+=("$name")
   wait_up "$name" "$!"
 }
@@ -162,6 +163,25 @@ for input in on off; do
       "${GW[@]}" "${flag[@]}" --backend-era modern --url "$BACKEND_URL"
   fi
 done
+# Whose CPU time each target's load costs: the gateway's, and the backend's
+# (the shared HTTP server, or the gateway's own stdio child).
+for t in "${TARGETS[@]}"; do
+  case "$t" in
+    direct) GW_PID[$t]=""; BE_PID[$t]="${PID_OF[direct]}" ;;
+    http-*) GW_PID[$t]="${PID_OF[$t]}"; BE_PID[$t]="${PID_OF[direct]}" ;;
+    stdio-*)
+      GW_PID[$t]="${PID_OF[$t]}"
+      BE_PID[$t]="$(ps -o pid= --ppid "${PID_OF[$t]}" | tr -d ' ' | head -n1)"
+      [[ -n "${BE_PID[$t]}" ]] || die "$t: no stdio backend process under the gateway (pid ${PID_OF[$t]})"
+      ;;
+  esac
+done
+CLK_TCK="$(getconf CLK_TCK)"
+cpu_ticks() { # PID: user + system clock ticks so far (0 for none)
+  [[ -n "$1" ]] || { echo 0; return; }
+  sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'
+}
+
 # Table order: direct, then per backend input on / --no-input.
 ORDER=(direct http-legacy http-legacy-noinput stdio-legacy stdio-legacy-noinput)
 [[ "$MODERN" == 1 ]] && ORDER+=(http-modern http-modern-noinput)
@@ -209,15 +229,18 @@ if [[ " $PARTS " == *" cost "* ]]; then
       for conns in "$LAT_CONNS" "$TPUT_CONNS"; do
         run_wrk "$t" "$conns" "$WARMUP" "$OUT/wrk-$t-c$conns-r$round.warmup.txt"
         f="$OUT/wrk-$t-c$conns-r$round.txt"
+        gw0="$(cpu_ticks "${GW_PID[$t]}")"; be0="$(cpu_ticks "${BE_PID[$t]}")"
         run_wrk "$t" "$conns" "$DURATION" "$f"
+        gw1="$(cpu_ticks "${GW_PID[$t]}")"; be1="$(cpu_ticks "${BE_PID[$t]}")"
         line="$(grep '^RESULT ' "$f" || true)"
         if [[ -z "$line" ]]; then
           log "$t c$conns round $round: wrk printed no result: $(tail -c 300 "$f")"
           FAILED=1; continue
         fi
+        line="$line gw_ticks=$((gw1 - gw0)) be_ticks=$((be1 - be0)) clk_tck=$CLK_TCK"
         printf 'cost\t%s\t%s\t%s\t%s\n' "$t" "$conns" "$round" "${line#RESULT }" >>"$RESULTS"
         log "$t c$conns round $round: ${line#RESULT }"
-        if [[ "$line" != *" connect=0 read=0 write=0 status=0 timeout=0 "* || "$line" != *" bad=0" ]]; then
+        if [[ "$line" != *" connect=0 read=0 write=0 status=0 timeout=0 "* || "$line" != *" bad=0 "* ]]; then
           log "$t c$conns round $round: errors or wrong answers: $(grep '^FIRST_BAD' "$f" || true)"
           FAILED=1
         fi
@@ -281,6 +304,9 @@ if cost:
             "p50": st.mean(r["p50_us"] for r in runs) / 1000,
             "p99": st.mean(r["p99_us"] for r in runs) / 1000,
             "errors": sum(r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"] + r["bad"] for r in runs),
+            # CPU time per request (us), from /proc/PID/stat around the run.
+            "gw_us": sum(r["gw_ticks"] for r in runs) * 1e6 / runs[0]["clk_tck"] / sum(r["requests"] for r in runs),
+            "be_us": sum(r["be_ticks"] for r in runs) * 1e6 / runs[0]["clk_tck"] / sum(r["requests"] for r in runs),
         }
     print()
     print(f"2. Cost: tools/call test_simple_text under wrk, 1 thread, {duration} s per run,"
@@ -293,6 +319,16 @@ if cost:
             continue
         print(f"  {desc[t]:<46}{a['rps']:>10,.0f}{a['p50']:>9.3f}{a['p99']:>9.3f}"
               f"{b['rps']:>10,.0f}{b['p50']:>9.3f}{b['p99']:>9.3f}{a['errors'] + b['errors']:>8.0f}")
+    print()
+    print(f"  CPU time per request at {tput_c} connections (us; /proc/PID/stat around each run,"
+          f" so other load on the machine does not count):")
+    print(f"  {'target':<46}{'gateway':>10}{'backend':>10}{'total':>10}")
+    for t in order:
+        b = agg(t, tput_c)
+        if b is None:
+            continue
+        gw = f"{b['gw_us']:.0f}" if t != "direct" else "-"
+        print(f"  {desc[t]:<46}{gw:>10}{b['be_us']:>10.0f}{b['gw_us'] + b['be_us']:>10.0f}")
     d_lat, d_tput = agg("direct", lat_c), agg("direct", tput_c)
     if d_lat and d_tput:
         print()
