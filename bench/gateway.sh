@@ -177,9 +177,15 @@ for t in "${TARGETS[@]}"; do
   esac
 done
 CLK_TCK="$(getconf CLK_TCK)"
-cpu_ticks() { # PID: user + system clock ticks so far (0 for none)
+cpu_ticks() { # PID: user + system clock ticks so far (0 for none, "gone" if it exited)
   [[ -n "$1" ]] || { echo 0; return; }
-  sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || { echo gone; return; }
+  awk '{print $12 + $13}' <<<"${stat##*) }"
+}
+ticks_between() { # BEFORE AFTER: the difference, -1 when the process went away
+  [[ "$1" == gone || "$2" == gone ]] && { echo -1; return; }
+  echo $(($2 - $1))
 }
 
 # Table order: direct, then per backend input on / --no-input.
@@ -237,7 +243,8 @@ if [[ " $PARTS " == *" cost "* ]]; then
           log "$t c$conns round $round: wrk printed no result: $(tail -c 300 "$f")"
           FAILED=1; continue
         fi
-        line="$line gw_ticks=$((gw1 - gw0)) be_ticks=$((be1 - be0)) clk_tck=$CLK_TCK"
+        line="$line gw_ticks=$(ticks_between "$gw0" "$gw1") be_ticks=$(ticks_between "$be0" "$be1") clk_tck=$CLK_TCK"
+        [[ "$line" == *"_ticks=-1 "* ]] && log "$t: a process went away during the run (restarted backend?); its CPU time is not counted"
         printf 'cost\t%s\t%s\t%s\t%s\n' "$t" "$conns" "$round" "${line#RESULT }" >>"$RESULTS"
         log "$t c$conns round $round: ${line#RESULT }"
         if [[ "$line" != *" connect=0 read=0 write=0 status=0 timeout=0 "* || "$line" != *" bad=0 "* ]]; then
@@ -295,6 +302,10 @@ if conc:
         print(f"  {desc[t]:<46}{r['single_s']:>9.3f}{r['concurrent_s']:>11.3f}{r['ratio']:>7.1f}{spread:>24}")
     print(f"  (ratio ~1: calls side by side; ~{n}: one at a time)")
 if cost:
+    def cpu_us(runs, key):
+        if any(r[key] < 0 for r in runs):
+            return float("nan")
+        return sum(r[key] for r in runs) * 1e6 / runs[0]["clk_tck"] / sum(r["requests"] for r in runs)
     def agg(t, c):
         runs = cost.get((t, c), [])
         if not runs:
@@ -305,8 +316,9 @@ if cost:
             "p99": st.mean(r["p99_us"] for r in runs) / 1000,
             "errors": sum(r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"] + r["bad"] for r in runs),
             # CPU time per request (us), from /proc/PID/stat around the run.
-            "gw_us": sum(r["gw_ticks"] for r in runs) * 1e6 / runs[0]["clk_tck"] / sum(r["requests"] for r in runs),
-            "be_us": sum(r["be_ticks"] for r in runs) * 1e6 / runs[0]["clk_tck"] / sum(r["requests"] for r in runs),
+            # nan when a process went away during a run (its ticks are -1).
+            "gw_us": cpu_us(runs, "gw_ticks"),
+            "be_us": cpu_us(runs, "be_ticks"),
         }
     print()
     print(f"2. Cost: tools/call test_simple_text under wrk, 1 thread, {duration} s per run,"
