@@ -224,6 +224,35 @@ PIDS+=($!)
 if wait_http "$PY1_URL"; then
   modern_clients "py1-stdio" "$PY1_URL" py1
   py1_inspector "py1-stdio" "$PY1_URL"
+  # A call's progress, the last report just before the result: 20 calls,
+  # each stream must carry 1, 2, 3 under the client's own token.
+  progress="$(python3 - "$PY1_URL" <<'PYEOF'
+import json, sys, urllib.request
+url = sys.argv[1]
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+complete = 0
+for n in range(20):
+    token = f"tok-{n}"
+    params = {"name": "count", "arguments": {"n": 3}, "_meta": dict(meta, progressToken=token)}
+    body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+    request = urllib.request.Request(url, data=body.encode(), method="POST", headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "count"})
+    text = urllib.request.urlopen(request, timeout=30).read().decode()
+    messages = [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
+    steps = [m["params"]["progress"] for m in messages
+             if m.get("method") == "notifications/progress" and m["params"]["progressToken"] == token]
+    done = any(m.get("id") == n and "result" in m for m in messages)
+    complete += steps == [1, 2, 3] and done
+print(f"{complete}/20 calls with all their progress")
+PYEOF
+)"
+  if [[ "$progress" == "20/20 calls with all their progress" ]]; then
+    record "py1-stdio progress-before-result" ok "($progress)"
+  else
+    record "py1-stdio progress-before-result" fail "(${progress:-no answer})"
+  fi
 else
   record "py1-stdio gateway" fail "(not serving; $(tail -3 "$WORK/gateway-py1-stdio.log" | tr '\n' ' '))"
 fi
@@ -260,13 +289,10 @@ stop_all
 
 # ---- the gateway's stdio front (no --listen), the FastMCP backend -------------
 # The clients start the gateway themselves (the TS client twice: its discover
-# probe goes to a short-lived copy). No subscriptions/listen check here: the
-# stdio front acknowledges toolsListChanged but never delivers the backend's
-# list changes (main.rs serves stdio with StdioConfig::default(), whose event
-# hub is not the gateway's), so that check would fail until it is fixed.
+# probe goes to a short-lived copy).
 STDIO_FRONT="$GATEWAY -- ${PY1[*]} stdio"
-client_checks "py1-stdio-front python-2.3.0" "$PEERS_PYTHON" "$SCRIPT_DIR/gateway_py_client.py" py1 "$STDIO_FRONT" no-listen
-client_checks "py1-stdio-front ts-2.4.0" node "$PEERS_NPM_DIR/mcp-rs-gateway-ts-client.mjs" py1 "$STDIO_FRONT" no-listen
+client_checks "py1-stdio-front python-2.3.0" "$PEERS_PYTHON" "$SCRIPT_DIR/gateway_py_client.py" py1 "$STDIO_FRONT"
+client_checks "py1-stdio-front ts-2.4.0" node "$PEERS_NPM_DIR/mcp-rs-gateway-ts-client.mjs" py1 "$STDIO_FRONT"
 out="$(HOME="$WORK/home" timeout 60 mcp-inspector --cli --protocol-era modern --format json \
   --method tools/call --tool-name add --tool-arg a=2 b=40 -- "$GATEWAY" -- "${PY1[@]}" stdio 2>"$WORK/inspector.err")"
 got="$(python3 -c 'import json,sys; r=json.loads(sys.argv[1])["result"]; print("io.modelcontextprotocol/serverInfo" in r.get("_meta", {}), r["content"][0]["text"])' "$out" 2>/dev/null)"

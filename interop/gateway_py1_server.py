@@ -14,9 +14,8 @@ What interop/gateway.sh reaches through the gateway:
   - `register_tool(name)`: registers a new tool and sends
     notifications/tools/list_changed in the calling session;
   - `ask_twice()`: elicits twice in one call (a colour, then whether to go on);
-  - `count(n)`: reports progress N times (not checked yet: the gateway may
-    drop a call's last progress notifications when the result overtakes
-    them, so such a check would fail now and then);
+  - `count(n)`: reports progress N times, then answers at once (so the last
+    progress and the result leave the server back to back);
   - the resource `py1://notes/readme` and the prompt `review(code)`;
   - the template `py1://colors/{who}`, which elicits during resources/read,
     and the prompt `haiku(topic)`, which samples during prompts/get.
