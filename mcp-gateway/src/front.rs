@@ -53,9 +53,8 @@ pub(crate) enum Link {
 pub(crate) struct Shared {
     pub(crate) link: Arc<watch::Sender<Link>>,
     declaration: Arc<Mutex<Arc<ServerDeclaration>>>,
-    events: ServerEvents,
-    calls: CallRoutes,
-    tool_headers: ToolHeaders,
+    /// Where every backend's notifications go.
+    notes: Notes,
 }
 
 impl Shared {
@@ -63,26 +62,22 @@ impl Shared {
         Self {
             link: Arc::new(watch::Sender::new(link)),
             declaration: Arc::new(Mutex::new(Arc::new(declaration))),
-            events: ServerEvents::new(),
-            calls: CallRoutes::default(),
-            tool_headers: ToolHeaders::default(),
+            notes: Notes {
+                events: ServerEvents::new(),
+                calls: CallRoutes::default(),
+                tool_headers: ToolHeaders::default(),
+            },
         }
     }
 
     /// Serves `backend` from now on: its declaration, its notifications.
     pub(crate) async fn attach(&self, backend: Backend) {
-        backend
-            .serve_notes(Notes {
-                events: self.events.clone(),
-                calls: self.calls.clone(),
-                tool_headers: self.tool_headers.clone(),
-            })
-            .await;
+        backend.serve_notes(self.notes.clone()).await;
         *self
             .declaration
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(backend.declaration());
-        self.tool_headers.forget();
+        self.notes.tool_headers.forget();
         let rounds = backend.rounds();
         let connection = Connection {
             backend: Arc::new(backend),
@@ -101,9 +96,10 @@ impl Shared {
 
     /// After a restart the lists may differ: every listener is told.
     pub(crate) fn lists_may_have_changed(&self) {
-        self.events.tools_list_changed();
-        self.events.prompts_list_changed();
-        self.events.resources_list_changed();
+        let events = &self.notes.events;
+        events.tools_list_changed();
+        events.prompts_list_changed();
+        events.resources_list_changed();
     }
 }
 
@@ -238,7 +234,7 @@ impl Gateway {
 
     /// The hub the backend's notifications are published on.
     pub fn events(&self) -> &ServerEvents {
-        &self.shared.events
+        &self.shared.notes.events
     }
 
     /// The backend connected now, if one is.
@@ -291,7 +287,7 @@ impl Gateway {
     ) -> HandlerResult<T> {
         let connection = self.connection(ctx).await?;
         let first_tools_page = (method == "tools/list").then(|| params.get("cursor").is_none());
-        let calls = &self.shared.calls;
+        let calls = &self.shared.notes.calls;
         let result = match &connection.rounds {
             Some(rounds) if may_ask(method) => {
                 rounds
@@ -308,7 +304,7 @@ impl Gateway {
             }
         };
         if let Some(first_page) = first_tools_page {
-            self.shared.tool_headers.learn(first_page, &result);
+            self.shared.notes.tool_headers.learn(first_page, &result);
         }
         let input_required = result.get("resultType") == Some(&Value::from("input_required"));
         let result = if connection.backend.era() == Era::Legacy && !input_required {
@@ -361,7 +357,7 @@ impl McpServer for Gateway {
     /// From the backend's `tools/list` pages seen lately (see
     /// `tool_headers`); `None` makes the runtime list the tools.
     fn tool_param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
-        self.shared.tool_headers.get(name)
+        self.shared.notes.tool_headers.get(name)
     }
 
     fn declaration(&self) -> Arc<ServerDeclaration> {
