@@ -87,33 +87,30 @@ start_target() { # NAME [LOG-SUFFIX]
   case "$1" in
     direct)
       MCP_LOG="${MCP_LOG:-warn}" "$EVERYTHING" http --listen "127.0.0.1:$port" >"$log.log" 2>&1 &
-      pids+=($!) ;;
+      pids+=($!) PIDS+=($!) ;;
     gw-stdio)
       MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" --backend-era legacy \
         -- "$EVERYTHING" stdio >"$log.log" 2>&1 &
-      pids+=($!) ;;
+      pids+=($!) PIDS+=($!) ;;
     gw-http)
       backend_port="$(free_port)"
       MCP_LOG="${MCP_LOG:-warn}" "$EVERYTHING" http --listen "127.0.0.1:$backend_port" >"$log-backend.log" 2>&1 &
-      pids+=($!)
-      PIDS+=($!)  # stopped on exit even if the gateway below does not start
+      pids+=($!) PIDS+=($!)
       wait_port "$backend_port" || die "gw-http: backend mcp-everything http did not start"
       MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" --backend-era legacy \
         --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
-      pids+=($!) ;;
+      pids+=($!) PIDS+=($!) ;;
     *) die "unknown target $1" ;;
   esac
-  PIDS+=("${pids[@]:${#pids[@]}-1}")
   TARGET_PIDS[$1]="${pids[*]}"
   wait_port "$port" || die "$1 did not start (see $log.log)"
   URLS[$1]="http://localhost:$port/mcp"
 }
 stop_target() { # NAME: its processes, by PID (the gateway first)
-  local pid pids
+  local pid pids i kept=()
   read -r -a pids <<<"${TARGET_PIDS[$1]}"
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null; wait "${pids[i]}" 2>/dev/null; done
   TARGET_PIDS[$1]=""
-  local kept=()
   for pid in "${PIDS[@]}"; do [[ " ${pids[*]} " == *" $pid "* ]] || kept+=("$pid"); done
   PIDS=("${kept[@]}")
 }
@@ -142,7 +139,7 @@ run_one() { # COLUMN SCENARIO
     --scenario "$2" --spec-version "$SPEC" --force -o "$dir") >"$dir/output.txt" 2>&1
   status=$?
   echo "$status" >"$dir/exit"
-  printf '   %-8s %-48s exit %3s  %3ss  %s\n' "$1" "$2" "$status" "$((SECONDS - start))" \
+  printf '   %-14s %-48s exit %3s  %3ss  %s\n' "$1" "$2" "$status" "$((SECONDS - start))" \
     "$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed' "$dir/output.txt" | tail -1)"
 }
 for column in $TARGETS; do
@@ -163,6 +160,7 @@ for column in $TARGETS; do
 done
 
 # ---- the table -----------------------------------------------------------------
+# shellcheck disable=SC2086 # one argument per scenario
 python3 - "$OUT_DIR" "$SUITE_VERSION" "${TABLE_MD:-}" "$TARGETS" $SCENARIOS <<'PY'
 import glob, json, os, sys
 
