@@ -27,9 +27,13 @@ pub struct BackendOptions {
     /// The era to speak: detected (the default), or forced (`Legacy` makes
     /// a dual-era server answer as a legacy one).
     pub era: EraMode,
-    /// How long one forwarded request may take, and how long a call that
-    /// asked its client for input waits for the answer.
+    /// How long one forwarded request may take.
     pub request_timeout: Duration,
+    /// How long a call that asked its client for input waits for the
+    /// client's retry with the answers; then the call is cancelled at the
+    /// backend (over a legacy stdio backend, the lane it held is freed).
+    /// A person answers an elicitation: keep it long enough for one.
+    pub input_timeout: Duration,
     /// Whether the backend may ask the front's clients for input
     /// (elicitation, sampling, roots) during `tools/call`, `prompts/get`
     /// and `resources/read`. Over a legacy stdio backend the gateway then
@@ -48,25 +52,48 @@ pub struct BackendOptions {
     ///
     /// [`Principal`]: mcp_era_server::Principal
     pub per_principal: Option<usize>,
+    /// Whether each backend session is told the input capabilities of the
+    /// clients it serves (with [`input`](Self::input)): the requests of
+    /// clients that declared different ones (elicitation modes, sampling,
+    /// roots) go to backend sessions of their own, started at their first
+    /// request, so that a backend never asks a client for what it cannot
+    /// answer and checks what it is told as it would directly. Off, one
+    /// backend session is told every kind the gateway forwards, and a
+    /// request for input the client did not declare is refused at the
+    /// gateway. Needs a [`BackendSpec`] to start sessions from
+    /// ([`Gateway::start`](crate::Gateway::start)); with
+    /// [`per_principal`](Self::per_principal), per principal too (its
+    /// bound counts both), else at most [`CAPABILITY_SETS`] sets are kept.
+    pub per_capability_set: bool,
 }
+
+/// How many backend sessions told different capabilities are kept when
+/// they are not per principal (the one unused the longest stopped first).
+pub const CAPABILITY_SETS: usize = 8;
 
 impl Default for BackendOptions {
     fn default() -> Self {
         Self {
             era: EraMode::Auto,
             request_timeout: Duration::from_secs(60),
+            input_timeout: Duration::from_secs(60),
             input: true,
             per_principal: None,
+            per_capability_set: true,
         }
     }
 }
 
 impl BackendOptions {
-    /// Our client's options for one connection, and what its handler
-    /// hands the backend's requests and notifications to.
-    fn wiring(&self) -> (ClientOptions, Wiring) {
+    /// Our client's options for one connection, told `input` (the client
+    /// capabilities it declares to the backend, see [`told_input`]), and
+    /// what its handler hands the backend's requests and notifications to.
+    fn wiring(&self, input: &Value) -> (ClientOptions, Wiring) {
+        // Told no input capability, the backend has nothing to ask: no
+        // bridge, so its calls run side by side even over legacy stdio.
+        let may_ask = input.as_object().is_some_and(|told| !told.is_empty());
         let wiring = Wiring {
-            bridge: self.input.then(Arc::default),
+            bridge: may_ask.then(Arc::default),
             notes: NotesSlot::default(),
         };
         let (bridge, notes) = (wiring.bridge.as_ref(), &wiring.notes);
@@ -87,13 +114,59 @@ impl BackendOptions {
             ..ClientOptions::default()
         };
         if bridge.is_some() {
-            options.capabilities = serde_json::from_value(
-                json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
-            )
-            .unwrap_or_default();
+            options.capabilities = serde_json::from_value(input.clone()).unwrap_or_default();
         }
         (options, wiring)
     }
+
+    /// What a backend session serving every client is told.
+    pub(crate) fn input_for_all(&self) -> Value {
+        if self.input { all_input() } else { json!({}) }
+    }
+
+    /// What a backend session serving clients that declared `declared`
+    /// is told: nothing without [`input`](Self::input), every kind the
+    /// gateway forwards when the sessions are not per capability set, else
+    /// the client's own (see [`told_input`]).
+    pub(crate) fn input_for(&self, declared: &ClientCapabilities) -> Value {
+        match (self.input, self.per_capability_set) {
+            (false, _) => json!({}),
+            (true, false) => all_input(),
+            (true, true) => told_input(declared),
+        }
+    }
+}
+
+/// Every input capability the gateway can forward, as a backend session
+/// serving all clients is told.
+pub(crate) fn all_input() -> Value {
+    json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
+}
+
+/// The input capabilities in `declared` that the gateway forwards, as a
+/// backend is told them: `elicitation` (an empty one is form mode, as the
+/// spec reads it), `sampling` as declared, `roots` without `listChanged`
+/// (the gateway forwards no change of the client's roots).
+pub(crate) fn told_input(declared: &ClientCapabilities) -> Value {
+    let Ok(Value::Object(declared)) = serde_json::to_value(declared) else {
+        return json!({});
+    };
+    let mut told = serde_json::Map::new();
+    if let Some(Value::Object(elicitation)) = declared.get("elicitation") {
+        let mut modes = elicitation.clone();
+        modes.retain(|mode, _| mode == "form" || mode == "url");
+        if modes.is_empty() {
+            modes.insert("form".into(), json!({}));
+        }
+        told.insert("elicitation".into(), Value::Object(modes));
+    }
+    if let Some(sampling @ Value::Object(_)) = declared.get("sampling") {
+        told.insert("sampling".into(), sampling.clone());
+    }
+    if let Some(Value::Object(_)) = declared.get("roots") {
+        told.insert("roots".into(), json!({}));
+    }
+    Value::Object(told)
 }
 
 /// Where the backend is, so that it can be started (again).
@@ -111,14 +184,34 @@ pub enum BackendSpec {
 }
 
 impl BackendSpec {
-    /// Starts (or reaches) the backend and connects to it.
+    /// Starts (or reaches) the backend and connects to it, telling it
+    /// every input capability the gateway forwards (none without
+    /// [`BackendOptions::input`]).
     pub async fn connect(
         &self,
         options: &BackendOptions,
     ) -> Result<Backend, mcp_era_client::Error> {
+        self.connect_telling(options, &options.input_for_all())
+            .await
+    }
+
+    /// Starts (or reaches) the backend and connects to it, telling it the
+    /// client capabilities `input`.
+    pub(crate) async fn connect_telling(
+        &self,
+        options: &BackendOptions,
+        input: &Value,
+    ) -> Result<Backend, mcp_era_client::Error> {
+        let (client_options, wiring) = options.wiring(input);
         match self {
-            Self::Command { program, args } => Backend::spawn(program, args, options).await,
-            Self::Url(url) => Backend::connect_http(url, options).await,
+            Self::Command { program, args } => {
+                let client = Client::connect_stdio(program, args, client_options).await?;
+                Ok(Backend::new(client, wiring, options, false))
+            }
+            Self::Url(url) => {
+                let client = Client::connect_http(url, client_options).await?;
+                Ok(Backend::new(client, wiring, options, true))
+            }
         }
     }
 }
@@ -196,8 +289,10 @@ pub struct Backend {
     bridge: Option<Arc<Bridge>>,
     /// Where its notifications go, once the front serves it.
     notes: NotesSlot,
+    /// How long a forwarded request may take.
+    request_timeout: Duration,
     /// How long a call that asked the front's client for input waits.
-    patience: Duration,
+    input_timeout: Duration,
     /// Whether the backend is reached over HTTP, where a legacy server's
     /// requests come on the stream of the call they belong to.
     over_http: bool,
@@ -218,7 +313,8 @@ impl Backend {
             client,
             bridge: wiring.bridge,
             notes: wiring.notes,
-            patience: options.request_timeout,
+            request_timeout: options.request_timeout,
+            input_timeout: options.input_timeout,
             over_http,
         }
     }
@@ -229,9 +325,11 @@ impl Backend {
         args: &[String],
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let (client_options, wiring) = options.wiring();
-        let client = Client::connect_stdio(program, args, client_options).await?;
-        Ok(Self::new(client, wiring, options, false))
+        let spec = BackendSpec::Command {
+            program: program.to_owned(),
+            args: args.to_vec(),
+        };
+        spec.connect(options).await
     }
 
     /// Connects to a Streamable HTTP endpoint (a legacy one through a
@@ -240,9 +338,7 @@ impl Backend {
         url: &str,
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let (client_options, wiring) = options.wiring();
-        let client = Client::connect_http(url, client_options).await?;
-        Ok(Self::new(client, wiring, options, true))
+        BackendSpec::Url(url.to_owned()).connect(options).await
     }
 
     /// Connects over a pair of streams speaking the stdio framing
@@ -253,7 +349,7 @@ impl Backend {
         label: &str,
         options: &BackendOptions,
     ) -> Result<Self, mcp_era_client::Error> {
-        let (client_options, wiring) = options.wiring();
+        let (client_options, wiring) = options.wiring(&options.input_for_all());
         let client = Client::connect_streams(reader, writer, label, 0, client_options).await?;
         Ok(Self::new(client, wiring, options, false))
     }
@@ -271,7 +367,7 @@ impl Backend {
 
     /// How long a forwarded request may take.
     pub(crate) fn patience(&self) -> Duration {
-        self.patience
+        self.request_timeout
     }
 
     /// The declaration a front serves for this backend: its identity and
@@ -331,7 +427,7 @@ impl Backend {
     pub(crate) fn rounds(&self) -> Option<Rounds> {
         self.bridge
             .as_ref()
-            .map(|bridge| Rounds::new(Arc::clone(bridge), self.patience, self.names_calls()))
+            .map(|bridge| Rounds::new(Arc::clone(bridge), self.input_timeout, self.names_calls()))
     }
 
     /// Sends a modern request's `method` and `params`, in the backend's

@@ -4,7 +4,7 @@
 //! to the backend is up (see `supervise`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcp_era_client::Era;
@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
-use crate::backend::{Backend, BackendOptions, BackendSpec};
+use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
 use crate::calls::CallRoutes;
 use crate::input::Rounds;
 use crate::notes::Notes;
@@ -107,37 +107,65 @@ impl Shared {
 /// (and legacy clients reach it through a legacy session, as with any
 /// server of ours); a modern backend is passed through.
 pub struct Gateway {
+    /// The front's state, and the link of the backend session it started
+    /// with.
     shared: Shared,
     /// How long a request waits for a backend that is being started.
     patience: Duration,
-    /// Dropped with the gateway, which stops the task restarting the backend.
-    _stop: Option<oneshot::Sender<()>>,
-    /// The backends of the front's principals, when each has its own.
-    principals: Option<Principals>,
+    /// The backend session the gateway started with, while it serves.
+    home: Mutex<Option<Home>>,
+    /// The other backend sessions, when requests may need them.
+    sessions: Option<Sessions>,
 }
 
-/// One backend per front principal ([`BackendOptions::per_principal`]).
-struct Principals {
+/// The backend session started with the gateway (to learn the backend's
+/// declaration), told every input capability the gateway forwards. It
+/// serves the requests that would go to such a session; if the first
+/// request needs another one, it is stopped instead, so that a gateway
+/// whose clients all declare the same does not keep an idle process.
+struct Home {
+    /// What it was told, as a [`SessionKey`]'s `input`.
+    input: String,
+    /// Whether a request went to it.
+    claimed: bool,
+    /// Dropped with it, which stops the task restarting it.
+    _stop: Option<oneshot::Sender<()>>,
+}
+
+/// The backend sessions started at a request's first need: one per front
+/// principal ([`BackendOptions::per_principal`]) and per set of input
+/// capabilities ([`BackendOptions::per_capability_set`]).
+struct Sessions {
     spec: BackendSpec,
     options: BackendOptions,
     most: usize,
-    links: Mutex<HashMap<String, PrincipalLink>>,
+    links: Mutex<HashMap<SessionKey, KeptLink>>,
 }
 
-/// A principal's backend: its link, the task keeping it up (stopped when
+/// Which backend session a request goes to: its principal's, if each has
+/// its own, told the input capabilities its client declared (as JSON), if
+/// each set has its own.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct SessionKey {
+    principal: Option<String>,
+    input: String,
+}
+
+/// A backend session kept: its link, the task keeping it up (stopped when
 /// this is dropped), and when it was last used.
-struct PrincipalLink {
+struct KeptLink {
     shared: Shared,
     _stop: oneshot::Sender<()>,
     used: Instant,
 }
 
-impl Principals {
-    /// The link of `principal`'s backend, started now if it has none (the
-    /// principal unused the longest makes room when there are `most`).
-    fn link(&self, front: &Shared, principal: &str) -> Shared {
+impl Sessions {
+    /// The link of the backend session `key` names, started now if there
+    /// is none (the one unused the longest makes room when there are
+    /// `most`).
+    fn link(&self, front: &Shared, key: SessionKey) -> Shared {
         let mut links = self.links.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(link) = links.get_mut(principal) {
+        if let Some(link) = links.get_mut(&key) {
             link.used = Instant::now();
             return link.shared.clone();
         }
@@ -145,23 +173,26 @@ impl Principals {
             let oldest = links
                 .iter()
                 .min_by_key(|(_, link)| link.used)
-                .map(|(name, _)| name.clone());
+                .map(|(key, _)| key.clone());
             if let Some(oldest) = oldest {
-                tracing::info!("the backend of principal {oldest:?} is stopped to make room");
+                tracing::info!(?oldest, "a backend session is stopped to make room");
                 links.remove(&oldest);
             }
         }
+        let input = serde_json::from_str(&key.input).unwrap_or_default();
+        tracing::info!(?key, "a backend session is started");
         let shared = front.with_link(Link::Connecting);
         let (stop, stopped) = oneshot::channel();
         tokio::spawn(supervise(
             shared.clone(),
             self.spec.clone(),
             self.options.clone(),
+            input,
             stopped,
         ));
         links.insert(
-            principal.to_owned(),
-            PrincipalLink {
+            key,
+            KeptLink {
                 shared: shared.clone(),
                 _stop: stop,
                 used: Instant::now(),
@@ -188,11 +219,16 @@ impl Gateway {
         let shared = Shared::new(backend.declaration(), Link::Connecting);
         let patience = backend.patience();
         shared.attach(backend).await;
+        let home = Home {
+            input: String::new(),
+            claimed: true,
+            _stop: None,
+        };
         Self {
             shared,
             patience,
-            _stop: None,
-            principals: None,
+            home: Mutex::new(Some(home)),
+            sessions: None,
         }
     }
 
@@ -204,7 +240,8 @@ impl Gateway {
     /// with the reason; once it is up, the declaration is the backend's and
     /// every list is announced as changed.
     pub async fn start(spec: BackendSpec, options: BackendOptions) -> Self {
-        let first = spec.connect(&options).await;
+        let input = options.input_for_all();
+        let first = spec.connect_telling(&options, &input).await;
         let shared = Shared::new(provisional(&spec), Link::Connecting);
         match first {
             Ok(backend) => shared.attach(backend).await,
@@ -217,18 +254,23 @@ impl Gateway {
         }
         let (stop, stopped) = oneshot::channel();
         let patience = options.request_timeout;
-        let principals = options.per_principal.map(|most| Principals {
+        let sessions = Sessions {
             spec: spec.clone(),
             options: options.clone(),
-            most,
+            most: options.per_principal.unwrap_or(CAPABILITY_SETS),
             links: Mutex::default(),
-        });
-        tokio::spawn(supervise(shared.clone(), spec, options, stopped));
+        };
+        let home = Home {
+            input: input.to_string(),
+            claimed: false,
+            _stop: Some(stop),
+        };
+        tokio::spawn(supervise(shared.clone(), spec, options, input, stopped));
         Self {
             shared,
             patience,
-            _stop: Some(stop),
-            principals,
+            home: Mutex::new(Some(home)),
+            sessions: Some(sessions),
         }
     }
 
@@ -237,28 +279,64 @@ impl Gateway {
         &self.shared.notes.events
     }
 
-    /// The backend connected now, if one is.
+    /// The backend session the gateway started with, if it is connected
+    /// and serves (see [`BackendOptions::per_capability_set`]).
     pub fn backend(&self) -> Option<Arc<Backend>> {
+        if self.lock_home().is_none() {
+            return None;
+        }
         match &*self.shared.link.borrow() {
             Link::Up(connection) => Some(Arc::clone(&connection.backend)),
             Link::Connecting | Link::Down(_) => None,
         }
     }
 
-    /// The connection to forward `ctx`'s request to: its principal's
-    /// backend, or the shared one; the one up, or the one being made
+    /// The link of the backend session `ctx`'s request goes to: its
+    /// principal's, told its client's input capabilities, as the options
+    /// say; the shared one when that is the one.
+    fn link_for(&self, ctx: &RequestContext) -> watch::Receiver<Link> {
+        let Some(sessions) = &self.sessions else {
+            return self.shared.link.subscribe();
+        };
+        let principal = match sessions.options.per_principal {
+            Some(_) => ctx
+                .http_request()
+                .and_then(|request| request.extensions.get::<Principal>())
+                .map(|Principal(name)| name.clone()),
+            None => None,
+        };
+        let input = sessions
+            .options
+            .input_for(ctx.client_capabilities())
+            .to_string();
+        let mut home = self.lock_home();
+        if let Some(first) = home.as_mut() {
+            if principal.is_none() && input == first.input {
+                first.claimed = true;
+                return self.shared.link.subscribe();
+            }
+            if !first.claimed {
+                tracing::info!(
+                    "the first request needs another backend session: the first one is stopped"
+                );
+                *home = None;
+            }
+        }
+        drop(home);
+        let key = SessionKey { principal, input };
+        sessions.link(&self.shared, key).link.subscribe()
+    }
+
+    fn lock_home(&self) -> MutexGuard<'_, Option<Home>> {
+        self.home.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The connection to forward `ctx`'s request to (see
+    /// [`link_for`](Self::link_for)): the one up, or the one being made
     /// (waited for up to the backend timeout); an error saying why there
     /// is none.
     async fn connection(&self, ctx: &RequestContext) -> HandlerResult<Arc<Connection>> {
-        let principal = ctx
-            .http_request()
-            .and_then(|request| request.extensions.get::<Principal>());
-        let mut link = match (&self.principals, principal) {
-            (Some(principals), Some(Principal(name))) => {
-                principals.link(&self.shared, name).link.subscribe()
-            }
-            _ => self.shared.link.subscribe(),
-        };
+        let mut link = self.link_for(ctx);
         let settled = link.wait_for(|link| !matches!(link, Link::Connecting));
         match tokio::time::timeout(self.patience, settled).await {
             Ok(Ok(link)) => match &*link {

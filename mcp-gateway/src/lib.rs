@@ -35,6 +35,6 @@ mod supervise;
 mod tool_headers;
 mod translate;
 
-pub use backend::{Backend, BackendOptions, BackendSpec, Era};
+pub use backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS, Era};
 pub use front::Gateway;
 pub use mcp_era_client::EraMode;

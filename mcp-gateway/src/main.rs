@@ -9,19 +9,27 @@ use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 
-const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] (--url URL | -- COMMAND [ARGS...])
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] (--url URL | -- COMMAND [ARGS...])
 
 Starts COMMAND, an MCP server speaking stdio (or reaches the Streamable
 HTTP server at URL), and serves it to clients of both eras: on stdio, or
-on Streamable HTTP at http://ADDR/mcp with --listen. The backend's
-elicitation, sampling and roots requests reach the clients as
-input_required rounds (over a legacy stdio backend, one call at a time);
---no-input runs calls side by side and tells the backend its client
-answers none. A backend that cannot be started, or a COMMAND that exits,
-is started again after a delay doubling from 250 ms to 30 s; meanwhile
-requests are refused with the reason. --timeout (default 60) bounds each
-forwarded request and the wait for a client's input. Logs go to stderr
-(MCP_LOG or RUST_LOG filters them).";
+on Streamable HTTP at http://ADDR/mcp with --listen.
+
+The backend's elicitation, sampling and roots requests reach the clients
+as input_required rounds (over a legacy stdio backend, one call at a
+time). The backend is told the input capabilities of the clients it
+serves: clients that declare different ones get backend sessions of
+their own (at most 8, the one unused the longest stopped first), and
+the calls of clients that declare none run side by side. --one-session keeps
+one, told every kind the gateway forwards; --no-input tells it the
+clients answer none.
+
+A backend that cannot be started, or a COMMAND that exits, is started
+again after a delay doubling from 250 ms to 30 s; meanwhile requests are
+refused with the reason. --timeout (default 60) bounds each forwarded
+request; --input-timeout (default 60) the wait for a client's retry with
+its input, after which the call is cancelled at the backend. Logs go to
+stderr (MCP_LOG or RUST_LOG filters them).";
 
 struct Args {
     listen: Option<String>,
@@ -46,13 +54,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
             }
             "--listen" => parsed.listen = Some(rest.next().ok_or("--listen needs ADDR")?.clone()),
             "--url" => parsed.url = Some(rest.next().ok_or("--url needs URL")?.clone()),
-            "--timeout" => {
-                let seconds = rest.next().ok_or("--timeout needs SECONDS")?;
-                let seconds: u64 = seconds
-                    .parse()
-                    .map_err(|e| format!("bad --timeout {seconds:?}: {e}"))?;
-                parsed.options.request_timeout = Duration::from_secs(seconds);
-            }
+            "--timeout" => parsed.options.request_timeout = seconds(arg, rest.next())?,
+            "--input-timeout" => parsed.options.input_timeout = seconds(arg, rest.next())?,
             "--backend-era" => {
                 parsed.options.era = match rest.next().map(String::as_str) {
                     Some("auto") => EraMode::Auto,
@@ -62,6 +65,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 }
             }
             "--no-input" => parsed.options.input = false,
+            "--one-session" => parsed.options.per_capability_set = false,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -72,6 +76,15 @@ fn parse(args: &[String]) -> Result<Args, String> {
         _ => {}
     }
     Ok(parsed)
+}
+
+/// The value of option `name`, a number of seconds.
+fn seconds(name: &str, value: Option<&String>) -> Result<Duration, String> {
+    let value = value.ok_or(format!("{name} needs SECONDS"))?;
+    let seconds: u64 = value
+        .parse()
+        .map_err(|e| format!("bad {name} {value:?}: {e}"))?;
+    Ok(Duration::from_secs(seconds))
 }
 
 async fn run(args: Args) -> Result<(), String> {

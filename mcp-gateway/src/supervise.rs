@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::backend::{BackendOptions, BackendSpec};
@@ -15,13 +16,29 @@ const MAX_DELAY: Duration = Duration::from_secs(30);
 /// A backend up this long has recovered: the next delay is the first again.
 const RECOVERED_AFTER: Duration = Duration::from_secs(60);
 
-/// Watches the link `shared` holds and (re)starts the backend `spec` names
-/// whenever it is down (at once when the link is `Connecting`), until
-/// `stop` resolves (its owner was dropped).
+/// Watches the link `shared` holds and (re)starts the backend `spec` names,
+/// telling it the client capabilities `input`, whenever it is down (at once
+/// when the link is `Connecting`), until `stop` resolves (its owner was
+/// dropped); then the link lets the backend go. Only this task writes the
+/// link, so no backend it connected outlives it.
 pub(crate) async fn supervise(
     shared: Shared,
     spec: BackendSpec,
     options: BackendOptions,
+    input: Value,
+    stop: oneshot::Receiver<()>,
+) {
+    keep_up(&shared, &spec, &options, &input, stop).await;
+    shared
+        .link
+        .send_replace(Link::Down("this backend session was stopped".into()));
+}
+
+async fn keep_up(
+    shared: &Shared,
+    spec: &BackendSpec,
+    options: &BackendOptions,
+    input: &Value,
     mut stop: oneshot::Receiver<()>,
 ) {
     let mut delay = FIRST_DELAY;
@@ -52,7 +69,7 @@ pub(crate) async fn supervise(
         }
         shared.link.send_replace(Link::Connecting);
         let attempt = tokio::select! {
-            attempt = spec.connect(&options) => attempt,
+            attempt = spec.connect_telling(options, input) => attempt,
             _ = &mut stop => return,
         };
         match attempt {

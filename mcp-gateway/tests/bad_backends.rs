@@ -14,7 +14,7 @@ use mcp_era_server::ServerEvent;
 use serde_json::{Value, json};
 
 mod common;
-use common::ask;
+use common::{ask, ask_in};
 
 /// The longest any request may take here: the backend timeout (1 s) and
 /// a wide margin; a request still unanswered then hangs.
@@ -59,10 +59,12 @@ fn tool_cases(on_call: &str) -> String {
     )
 }
 
+/// One backend session (whose starts the tests count) for every client.
 fn options() -> BackendOptions {
     BackendOptions {
         era: EraMode::Legacy,
         request_timeout: Duration::from_secs(1),
+        per_capability_set: false,
         ..BackendOptions::default()
     }
 }
@@ -285,6 +287,11 @@ async fn an_http_backend_down_at_first_is_served_once_it_is_up() {
 /// `tools/call` of `crash` as `principal` would send it over HTTP: the
 /// backend process's id it answers with.
 async fn pid_for(gateway: &Gateway, principal: Option<&str>) -> String {
+    pid_declaring(gateway, principal, json!({})).await
+}
+
+/// [`pid_for`] from a client declaring `capabilities`.
+async fn pid_declaring(gateway: &Gateway, principal: Option<&str>, capabilities: Value) -> String {
     let (mut parts, ()) = http::Request::new(()).into_parts();
     if let Some(principal) = principal {
         parts
@@ -293,16 +300,9 @@ async fn pid_for(gateway: &Gateway, principal: Option<&str>) -> String {
     }
     let context =
         mcp_era_server::MessageContext::stdio().with_http_request(std::sync::Arc::new(parts));
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "crash", "arguments": {},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }
-    }});
-    let answer = mcp_era_server::McpServerExt::handle_value(gateway, message, &context);
+    let params = json!({"name": "crash", "arguments": {}});
+    let answer = ask_in(gateway, "tools/call", params, capabilities, &context);
     let answer = tokio::time::timeout(NO_HANG, answer).await.unwrap();
-    let answer = answer.json().unwrap();
     answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("{principal:?}: {answer}"))
@@ -337,6 +337,164 @@ async fn each_principal_gets_a_backend_of_its_own() {
     let bob_again = pid_for(&gateway, Some("bob")).await;
     assert!(![&shared, &ann, &bob, &cy].contains(&&bob_again));
     assert_eq!(starts(&file, 5).await.len(), 5, "one start each");
+}
+
+/// A backend server in `sh` whose `crash` tool answers with its process
+/// id, and which writes each `initialize` it is sent (after its process
+/// id) to `told`.
+fn telling_server(starts: &Path, told: &Path) -> BackendSpec {
+    let record = format!(
+        r#"case "$line" in *'"method":"initialize"'*) printf '%s %s\n' "$$" "$line" >> '{}' ;; esac"#,
+        told.display()
+    );
+    let pid = r#"answer "{\"content\":[{\"type\":\"text\",\"text\":\"$$\"}]}""#;
+    backend(starts, &format!("{record}\n  {}", tool_cases(pid)))
+}
+
+/// The client capabilities process `pid` was told at `initialize`.
+fn told_to(told: &Path, pid: &str) -> Value {
+    let lines = std::fs::read_to_string(told).unwrap();
+    let line = lines
+        .lines()
+        .find_map(|line| line.strip_prefix(&format!("{pid} ")))
+        .unwrap_or_else(|| panic!("no initialize from {pid} in {lines}"));
+    let initialize: Value = serde_json::from_str(line).unwrap();
+    initialize["params"]["capabilities"].clone()
+}
+
+/// The process ids in `told`, in the order they were started.
+fn told_pids(told: &Path) -> Vec<String> {
+    let lines = std::fs::read_to_string(told).unwrap_or_default();
+    lines
+        .lines()
+        .filter_map(|line| line.split(' ').next().map(str::to_owned))
+        .collect()
+}
+
+/// Waits until process `pid` is gone.
+async fn gone(pid: &str) {
+    let deadline = tokio::time::Instant::now() + NO_HANG;
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(tokio::time::Instant::now() < deadline, "{pid} still runs");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Clients declaring different input capabilities reach backend sessions
+/// told exactly those (an empty `elicitation` read as form mode, `roots`
+/// without `listChanged`); the session started with the gateway, told
+/// them all, is stopped when the first request needs another one.
+#[tokio::test]
+async fn each_capability_set_gets_a_backend_session_told_it() {
+    let dir = tempdir();
+    let (file, told) = (starts_file(&dir, "sets"), dir.join("told"));
+    let gateway = Gateway::start(
+        telling_server(&file, &told),
+        BackendOptions {
+            per_capability_set: true,
+            ..options()
+        },
+    )
+    .await;
+    let first = told_pids(&told)[0].clone();
+    assert_eq!(
+        told_to(&told, &first),
+        json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
+    );
+    let form = pid_declaring(&gateway, None, json!({"elicitation": {}})).await;
+    assert_ne!(form, first);
+    assert_eq!(told_to(&told, &form), json!({"elicitation": {"form": {}}}));
+    gone(&first).await;
+    assert!(gateway.backend().is_none());
+    let nothing = pid_declaring(&gateway, None, json!({})).await;
+    assert_eq!(told_to(&told, &nothing), json!({}));
+    let all = json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {"tools": {}},
+        "roots": {"listChanged": true}
+    });
+    let everything = pid_declaring(&gateway, None, all).await;
+    assert_eq!(
+        told_to(&told, &everything),
+        json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "roots": {}})
+    );
+    assert_eq!(
+        pid_declaring(&gateway, None, json!({"elicitation": {"form": {}}})).await,
+        form
+    );
+    assert_eq!(pid_for(&gateway, None).await, nothing);
+    let pids = told_pids(&told);
+    assert_eq!(pids.len(), 4, "{pids:?}");
+    assert!(![&form, &nothing].contains(&&everything));
+}
+
+/// When the first request needs what the first session was told, that
+/// session serves it and is kept.
+#[tokio::test]
+async fn the_first_session_serves_the_clients_that_declare_everything() {
+    let dir = tempdir();
+    let (file, told) = (starts_file(&dir, "home"), dir.join("told"));
+    let gateway = Gateway::start(
+        telling_server(&file, &told),
+        BackendOptions {
+            per_capability_set: true,
+            ..options()
+        },
+    )
+    .await;
+    let first = told_pids(&told)[0].clone();
+    let all = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
+    assert_eq!(pid_declaring(&gateway, None, all.clone()).await, first);
+    let nothing = pid_for(&gateway, None).await;
+    assert_ne!(nothing, first);
+    assert_eq!(pid_declaring(&gateway, None, all).await, first);
+    assert!(gateway.backend().is_some());
+}
+
+/// Over a legacy stdio backend, the calls of clients that declare no input
+/// capability run side by side (their backend session was told none, so
+/// nothing it asks needs a lane), while those of clients that may be asked
+/// take the lane one at a time. The backend answers a call only once a
+/// second one has come: one at a time, the first call times out.
+#[tokio::test]
+async fn calls_of_clients_that_cannot_be_asked_run_side_by_side() {
+    let dir = tempdir();
+    let file = starts_file(&dir, "side");
+    let both = r#"if [ -z "$held" ]; then held=$id; else answer '{"content":[]}'; id=$held; answer '{"content":[]}'; held=; fi"#;
+    let options = BackendOptions {
+        per_capability_set: true,
+        ..options()
+    };
+    let gateway = Gateway::start(tool_server(&file, both), options).await;
+    let call = || json!({"name": "crash", "arguments": {}});
+    let twice = |capabilities: Value| {
+        let context = mcp_era_server::MessageContext::stdio();
+        let gateway = &gateway;
+        async move {
+            let one = ask_in(
+                gateway,
+                "tools/call",
+                call(),
+                capabilities.clone(),
+                &context,
+            );
+            let two = ask_in(
+                gateway,
+                "tools/call",
+                call(),
+                capabilities.clone(),
+                &context,
+            );
+            let both = async { tokio::join!(one, two) };
+            let (one, two) = tokio::time::timeout(NO_HANG, both).await.unwrap();
+            [one, two].map(|answer| answer["error"]["code"].clone())
+        }
+    };
+    assert_eq!(twice(json!({})).await, [Value::Null, Value::Null]);
+    let mut codes = twice(json!({"elicitation": {}})).await.to_vec();
+    codes.sort_by_key(Value::is_null);
+    assert_eq!(codes[1], Value::Null, "{codes:?}");
+    assert!(codes[0].is_i64(), "{codes:?}");
 }
 
 /// A backend's progress sent just before its result reaches the front
@@ -381,26 +539,16 @@ async fn a_calls_header_check_does_not_list_the_tools_each_time() {
     let record = format!(r#"printf '%s\n' "$line" >> '{}'"#, seen.display());
     let body = format!("{record}\n  {}", tool_cases(r#"answer '{"content":[]}'"#));
     let gateway = Gateway::start(backend(&file, &body), options()).await;
+    let context = mcp_era_server::MessageContext::http_headers(mcp_era_server::HttpHeaders {
+        protocol_version: Some("2026-07-28".into()),
+        method: Some(Some("tools/call".into())),
+        name: Some("crash".into()),
+        params: Vec::new(),
+    });
     for _ in 0..3 {
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "crash", "arguments": {},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}
-            }
-        }});
-        let context = mcp_era_server::MessageContext::http_headers(mcp_era_server::HttpHeaders {
-            protocol_version: Some("2026-07-28".into()),
-            method: Some(Some("tools/call".into())),
-            name: Some("crash".into()),
-            params: Vec::new(),
-        });
-        let answer = mcp_era_server::McpServerExt::handle_value(&gateway, message, &context);
-        let answer = tokio::time::timeout(NO_HANG, answer)
-            .await
-            .unwrap()
-            .json()
-            .unwrap();
+        let params = json!({"name": "crash", "arguments": {}});
+        let answer = ask_in(&gateway, "tools/call", params, json!({}), &context);
+        let answer = tokio::time::timeout(NO_HANG, answer).await.unwrap();
         assert!(answer["result"]["content"].is_array(), "{answer}");
     }
     let lists = std::fs::read_to_string(&seen)

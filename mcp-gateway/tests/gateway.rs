@@ -291,9 +291,10 @@ async fn clients_of_both_eras_answer_the_backends_requests_through_the_gateway()
 
 #[tokio::test]
 async fn a_call_whose_client_never_comes_back_frees_the_lane() {
+    // The wait for the client is its own: the backend's is a minute.
     let gateway = gateway_with(BackendOptions {
         era: EraMode::Legacy,
-        request_timeout: std::time::Duration::from_millis(300),
+        input_timeout: std::time::Duration::from_millis(300),
         ..BackendOptions::default()
     })
     .await;

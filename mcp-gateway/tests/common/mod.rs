@@ -14,8 +14,26 @@ pub async fn ask(gateway: &Gateway, method: &str, params: Value) -> Value {
 pub async fn ask_declaring(
     gateway: &Gateway,
     method: &str,
+    params: Value,
+    capabilities: Value,
+) -> Value {
+    ask_in(
+        gateway,
+        method,
+        params,
+        capabilities,
+        &MessageContext::stdio(),
+    )
+    .await
+}
+
+/// [`ask_declaring`] as it came in `context` (an HTTP request's, say).
+pub async fn ask_in(
+    gateway: &Gateway,
+    method: &str,
     mut params: Value,
     capabilities: Value,
+    context: &MessageContext,
 ) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -23,9 +41,5 @@ pub async fn ask_declaring(
         "progressToken": "p1"
     });
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    gateway
-        .handle_value(message, &MessageContext::stdio())
-        .await
-        .json()
-        .unwrap()
+    gateway.handle_value(message, context).await.json().unwrap()
 }
