@@ -673,7 +673,8 @@ pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
 pub use features::listen::{honoured_filter, legacy_notification};
 pub use features::tasks::{TaskSupport, Tasks};
 pub use model::context::{
-    HttpHeaders, LegacySession, MessageContext, Principal, Progress, RequestContext, Transport,
+    Following, HttpHeaders, LegacySession, MessageContext, Principal, Progress, RequestContext,
+    Transport,
 };
 pub use model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,

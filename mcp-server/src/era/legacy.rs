@@ -22,7 +22,9 @@
 use std::sync::Arc;
 
 use mcp_era_types::v2025_11_25 as legacy;
-use mcp_era_types::v2026_07_28::{ClientRequest, LoggingLevel, RequestMetaObject, methods};
+use mcp_era_types::v2026_07_28::{
+    ClientRequest, LoggingLevel, RequestMetaObject, SubscriptionFilter, methods,
+};
 use serde_json::{Map, Value, json};
 
 use crate::era::modern::{check_method, is_capability_method};
@@ -102,12 +104,23 @@ pub(crate) async fn legacy_request<S: McpServer>(
                 .and_then(|p| p.get("uri"))
                 .and_then(Value::as_str)
                 .ok_or_else(|| errors::invalid_params("Missing params.uri"))?;
-            let change = if envelope.method == legacy::methods::RESOURCES_SUBSCRIBE {
+            let subscribe = envelope.method == legacy::methods::RESOURCES_SUBSCRIBE;
+            let change = if subscribe {
                 SessionChange::Subscribe(uri.to_owned())
             } else {
                 SessionChange::Unsubscribe(uri.to_owned())
             };
+            let (_, request_ctx) = modern_form(declaration, envelope, message, session, ctx)?;
             session.change(change).await?;
+            // What the server keeps for this subscription, while it lasts.
+            let following = subscribe
+                .then(|| {
+                    let filter =
+                        SubscriptionFilter::new().with_resource_subscriptions([uri.to_owned()]);
+                    server.following(&filter, &request_ctx)
+                })
+                .flatten();
+            session.follow(uri, following);
             Ok(json!({}).into())
         }
         method if is_capability_method(method) => {

@@ -258,19 +258,24 @@ async fn run_modern<S: McpServer>(
         }
         Ok(None) => match *request {
             ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_reply().clone()),
-            ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(
-                crate::features::listen::listen(declaration, listen.params, request_ctx),
-            )
-            .await
-            .and_then(|result| {
-                let result = finish_modern_result(declaration, method, result);
-                let result = if ctx.server_info_in_results {
-                    declaration.with_server_info(result)
-                } else {
-                    result
-                };
-                Reply::from_value(&result)
-            }),
+            ClientRequest::SubscriptionsListenRequest(listen) => {
+                Box::pin(crate::features::listen::listen(
+                    declaration,
+                    listen.params,
+                    request_ctx,
+                    |filter| server.following(filter, request_ctx),
+                ))
+                .await
+                .and_then(|result| {
+                    let result = finish_modern_result(declaration, method, result);
+                    let result = if ctx.server_info_in_results {
+                        declaration.with_server_info(result)
+                    } else {
+                        result
+                    };
+                    Reply::from_value(&result)
+                })
+            }
             // Each skill's SKILL.md is listed on the first page.
             ClientRequest::ListResourcesRequest(list) if list.params.cursor.is_none() => {
                 let skills = crate::features::skills::listed_resources(declaration);

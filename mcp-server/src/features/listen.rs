@@ -16,7 +16,7 @@ use mcp_era_types::v2026_07_28::{
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::model::context::RequestContext;
+use crate::model::context::{Following, RequestContext};
 use crate::model::declaration::ServerDeclaration;
 use crate::state::events::{ServerEvent, ServerEvents};
 use crate::wire::errors::HandlerResult;
@@ -105,11 +105,13 @@ fn wanted(
     }
 }
 
-/// Serves one `subscriptions/listen` request on the request's sink.
+/// Serves one `subscriptions/listen` request on the request's sink, and
+/// keeps what `following` returns for its filter while it does.
 pub(crate) async fn listen(
     declaration: &ServerDeclaration,
     params: SubscriptionsListenRequestParams,
     ctx: &RequestContext,
+    following: impl FnOnce(&SubscriptionFilter) -> Option<Following>,
 ) -> HandlerResult<Value> {
     // Task notifications need the extension on this request ("Task Status
     // Notifications": MUST answer -32021 otherwise).
@@ -127,6 +129,7 @@ pub(crate) async fn listen(
         filter.extra.insert(TASK_IDS.into(), Value::Array(ids));
     }
     let mut events = ctx.events.as_ref().map(ServerEvents::subscribe);
+    let _following = following(&filter);
     let tag = |mut params: Value| {
         if let Value::Object(object) = &mut params {
             object.insert(

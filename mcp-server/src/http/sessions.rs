@@ -56,6 +56,7 @@ impl Session {
     /// Stops what runs here: the GET stream, the requests in flight, the
     /// server→client requests waiting.
     pub(super) fn end(&self) {
+        self.session.stop_following();
         self.peer.close();
         self.close_stream();
         self.in_flight.abort_all(false);

@@ -137,6 +137,14 @@ impl<S: McpServer + 'static> McpServer for Layered<S> {
     fn catalogue_problems(&self) -> Vec<String> {
         self.server.catalogue_problems()
     }
+
+    fn following(
+        &self,
+        filter: &mcp_era_types::v2026_07_28::SubscriptionFilter,
+        ctx: &RequestContext,
+    ) -> Option<crate::model::context::Following> {
+        self.server.following(filter, ctx)
+    }
 }
 
 /// Which requests a conditional layer applies to ([`when`]).

@@ -239,6 +239,11 @@ impl MessageContext {
     }
 }
 
+/// What a server keeps while a client follows its events, from
+/// [`McpServer::following`](crate::McpServer::following); dropped when the
+/// client stops following.
+pub type Following = Box<dyn std::any::Any + Send + Sync>;
+
 /// The state of a legacy (2025-11-25 era) session, negotiated by
 /// `initialize`. The transport stores it (per process on stdio, per
 /// `Mcp-Session-Id` on HTTP, in its
@@ -256,6 +261,9 @@ pub struct LegacySession {
     /// The client's `clientInfo` from `initialize`, as sent.
     pub client_info: Value,
     state: Arc<Mutex<LegacyState>>,
+    /// What the server keeps for each URI this session subscribed to here
+    /// ([`McpServer::following`](crate::McpServer::following)).
+    following: Arc<Mutex<std::collections::HashMap<String, Following>>>,
     /// Where changes are written before they hold (HTTP sessions).
     stored: Option<Stored>,
 }
@@ -282,6 +290,7 @@ impl LegacySession {
             client_capabilities,
             client_info,
             state: Arc::default(),
+            following: Arc::default(),
             stored: None,
         }
     }
@@ -361,6 +370,27 @@ impl LegacySession {
     /// The URIs the client subscribed to with `resources/subscribe`.
     pub fn subscriptions(&self) -> Vec<String> {
         self.state().subscriptions.clone()
+    }
+
+    /// Keeps what the server returned when this session subscribed to
+    /// `uri` (`None`: drops what it kept, as on unsubscribing).
+    pub(crate) fn follow(&self, uri: &str, following: Option<Following>) {
+        let mut kept = self
+            .following
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match following {
+            Some(following) => kept.insert(uri.to_owned(), following),
+            None => kept.remove(uri),
+        };
+    }
+
+    /// Drops everything the server keeps for this session (it ended).
+    pub(crate) fn stop_following(&self) {
+        self.following
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     /// Whether the client subscribed to `uri`.

@@ -5,9 +5,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_era_types::v2026_07_28::ClientRequest;
+use mcp_era_types::v2026_07_28::{ClientRequest, SubscriptionFilter};
 
-use crate::model::context::RequestContext;
+use crate::model::context::{Following, RequestContext};
 use crate::model::declaration::{DeclaredScopes, ServerDeclaration};
 use crate::wire::errors::HandlerResult;
 use crate::wire::reply::Reply;
@@ -110,6 +110,19 @@ pub trait McpServer: Send + Sync + Sized {
             capabilities: declaration.capability_scopes().clone(),
             tools: self.tool_scopes(),
         }
+    }
+
+    /// Called when a client starts following this server's events: a
+    /// `subscriptions/listen` stream opens (`filter` is the part of its
+    /// filter the server honours), or a legacy session subscribes to a
+    /// resource (a filter naming that one URI). What it returns is kept
+    /// while the client follows (until the stream ends, or the session
+    /// unsubscribes or ends) and dropped then. For servers that make
+    /// events on demand: a watcher started for the URIs someone follows, a
+    /// gateway subscribing its backend. `None` (the default) keeps nothing.
+    fn following(&self, filter: &SubscriptionFilter, ctx: &RequestContext) -> Option<Following> {
+        let _ = (filter, ctx);
+        None
     }
 
     /// Problems found in the declared catalogues (tools, resources);
