@@ -414,6 +414,14 @@ impl Backend {
         }
     }
 
+    /// A modern backend's `subscriptions/listen` stream for `filter`.
+    pub(crate) async fn listen(
+        &self,
+        filter: SubscriptionFilter,
+    ) -> Result<mcp_era_client::Subscription, mcp_era_client::Error> {
+        self.client.subscribe(filter).await
+    }
+
     /// Whether each request of the backend says which call it belongs to:
     /// a modern backend's come as that call's `input_required` rounds, a
     /// legacy one's over HTTP on that call's own response stream; over a
@@ -482,9 +490,9 @@ fn converted<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> 
 
 /// A legacy server's capabilities as the front declares them: tools,
 /// resources, prompts, completions, logging and experimental entries
-/// forwarded, `listChanged` with them (the gateway forwards list changes);
-/// `subscribe` dropped (the gateway does not subscribe the backend to
-/// resources yet), and so are the 2025-11-25 core `tasks`.
+/// forwarded, `listChanged` and `subscribe` with them (the gateway forwards
+/// list changes, and subscribes the backend to the resources its clients
+/// follow); the 2025-11-25 core `tasks` are dropped.
 fn forwarded_capabilities(
     legacy: &mcp_era_server::mcp_era_types::v2025_11_25::ServerCapabilities,
 ) -> ServerCapabilities {
@@ -500,11 +508,8 @@ fn forwarded_capabilities(
         "logging",
         "experimental",
     ] {
-        if let Some(Value::Object(mut value)) = legacy.get(key).cloned() {
-            if key == "resources" {
-                value.remove("subscribe");
-            }
-            kept.insert(key.to_owned(), Value::Object(value));
+        if let Some(value @ Value::Object(_)) = legacy.get(key) {
+            kept.insert(key.to_owned(), value.clone());
         }
     }
     serde_json::from_value(Value::Object(kept)).unwrap_or_default()

@@ -12,11 +12,11 @@ use mcp_era_client::handler::with_call_tag;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
     GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult,
+    ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult, SubscriptionFilter,
 };
 use mcp_era_server::{
-    HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext, ServerDeclaration,
-    ServerEvents, errors,
+    Following, HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext,
+    ServerDeclaration, ServerEvents, errors,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -26,6 +26,7 @@ use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
 use crate::calls::CallRoutes;
 use crate::input::Rounds;
 use crate::notes::Notes;
+use crate::resources::Wanted;
 use crate::supervise::supervise;
 use crate::tool_headers::ToolHeaders;
 use crate::translate::modern_result;
@@ -55,6 +56,8 @@ pub(crate) struct Shared {
     declaration: Arc<Mutex<Arc<ServerDeclaration>>>,
     /// Where every backend's notifications go.
     notes: Notes,
+    /// The resources the clients of this backend session follow.
+    wanted: Wanted,
 }
 
 impl Shared {
@@ -67,6 +70,7 @@ impl Shared {
                 calls: CallRoutes::default(),
                 tool_headers: ToolHeaders::default(),
             },
+            wanted: Wanted::default(),
         }
     }
 
@@ -79,17 +83,25 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(backend.declaration());
         self.notes.tool_headers.forget();
         let rounds = backend.rounds();
+        let backend = Arc::new(backend);
         let connection = Connection {
-            backend: Arc::new(backend),
+            backend: Arc::clone(&backend),
             rounds,
         };
         self.link.send_replace(Link::Up(Arc::new(connection)));
+        tokio::spawn(self.wanted.clone().keep_subscribed(
+            Arc::downgrade(&backend),
+            self.link.subscribe(),
+            self.notes.clone(),
+        ));
     }
 
-    /// The same front state with a link of its own, in `link`.
+    /// The same front state for another backend session, whose link is
+    /// `link`.
     fn with_link(&self, link: Link) -> Self {
         Self {
             link: Arc::new(watch::Sender::new(link)),
+            wanted: Wanted::default(),
             ..self.clone()
         }
     }
@@ -170,9 +182,10 @@ impl Sessions {
             return link.shared.clone();
         }
         if links.len() >= self.most.max(1) {
+            // Sessions whose resources someone follows go last.
             let oldest = links
                 .iter()
-                .min_by_key(|(_, link)| link.used)
+                .min_by_key(|(_, link)| (link.shared.wanted.is_followed(), link.used))
                 .map(|(key, _)| key.clone());
             if let Some(oldest) = oldest {
                 tracing::info!(?oldest, "a backend session is stopped to make room");
@@ -291,12 +304,12 @@ impl Gateway {
         }
     }
 
-    /// The link of the backend session `ctx`'s request goes to: its
-    /// principal's, told its client's input capabilities, as the options
-    /// say; the shared one when that is the one.
-    fn link_for(&self, ctx: &RequestContext) -> watch::Receiver<Link> {
+    /// The backend session `ctx`'s request goes to: its principal's, told
+    /// its client's input capabilities, as the options say; the first one
+    /// when that is the one.
+    fn session_for(&self, ctx: &RequestContext) -> Shared {
         let Some(sessions) = &self.sessions else {
-            return self.shared.link.subscribe();
+            return self.shared.clone();
         };
         let principal = match sessions.options.per_principal {
             Some(_) => ctx
@@ -313,7 +326,7 @@ impl Gateway {
         if let Some(first) = home.as_mut() {
             if principal.is_none() && input == first.input {
                 first.claimed = true;
-                return self.shared.link.subscribe();
+                return self.shared.clone();
             }
             if !first.claimed {
                 tracing::info!(
@@ -324,7 +337,7 @@ impl Gateway {
         }
         drop(home);
         let key = SessionKey { principal, input };
-        sessions.link(&self.shared, key).link.subscribe()
+        sessions.link(&self.shared, key)
     }
 
     fn lock_home(&self) -> MutexGuard<'_, Option<Home>> {
@@ -332,11 +345,11 @@ impl Gateway {
     }
 
     /// The connection to forward `ctx`'s request to (see
-    /// [`link_for`](Self::link_for)): the one up, or the one being made
-    /// (waited for up to the backend timeout); an error saying why there
-    /// is none.
+    /// [`session_for`](Self::session_for)): the one up, or the one being
+    /// made (waited for up to the backend timeout); an error saying why
+    /// there is none.
     async fn connection(&self, ctx: &RequestContext) -> HandlerResult<Arc<Connection>> {
-        let mut link = self.link_for(ctx);
+        let mut link = self.session_for(ctx).link.subscribe();
         let settled = link.wait_for(|link| !matches!(link, Link::Connecting));
         match tokio::time::timeout(self.patience, settled).await {
             Ok(Ok(link)) => match &*link {
@@ -436,6 +449,16 @@ impl McpServer for Gateway {
     /// `tool_headers`); `None` makes the runtime list the tools.
     fn tool_param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
         self.shared.notes.tool_headers.get(name)
+    }
+
+    /// The resources a client follows are subscribed at the backend
+    /// session serving it (see `resources`).
+    fn following(&self, filter: &SubscriptionFilter, ctx: &RequestContext) -> Option<Following> {
+        let uris = filter
+            .resource_subscriptions
+            .as_deref()
+            .filter(|uris| !uris.is_empty())?;
+        Some(Box::new(self.session_for(ctx).wanted.follow(uris)))
     }
 
     fn declaration(&self) -> Arc<ServerDeclaration> {

@@ -31,6 +31,7 @@ mod calls;
 mod front;
 mod input;
 mod notes;
+mod resources;
 mod supervise;
 mod tool_headers;
 mod translate;

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
 use mcp_era_server::ServerEvent;
+use mcp_era_server::mcp_era_types::v2026_07_28::SubscriptionFilter;
 use serde_json::{Value, json};
 
 mod common;
-use common::{ask, ask_in};
+use common::{ask, ask_in, front_client};
 
 /// The longest any request may take here: the backend timeout (1 s) and
 /// a wide margin; a request still unanswered then hangs.
@@ -495,6 +496,73 @@ async fn calls_of_clients_that_cannot_be_asked_run_side_by_side() {
     codes.sort_by_key(Value::is_null);
     assert_eq!(codes[1], Value::Null, "{codes:?}");
     assert!(codes[0].is_i64(), "{codes:?}");
+}
+
+/// The lines of `seen` (`PID LINE`) whose request is `method`, as
+/// `(pid, uri)`.
+fn seen(file: &Path, method: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let (pid, message) = line.split_once(' ')?;
+            let message: Value = serde_json::from_str(message).ok()?;
+            (message["method"] == method).then(|| {
+                let uri = message["params"]["uri"].as_str().unwrap_or_default();
+                (pid.to_owned(), uri.to_owned())
+            })
+        })
+        .collect()
+}
+
+/// A resource a modern client follows on `subscriptions/listen` is
+/// subscribed at a legacy backend, whose updates reach the stream; it is
+/// subscribed again when the backend restarts, and unsubscribed when the
+/// stream ends.
+#[tokio::test]
+async fn a_followed_resource_is_subscribed_at_the_backend_across_restarts() {
+    let dir = tempdir();
+    let (file, lines) = (starts_file(&dir, "follow"), dir.join("lines"));
+    let body = format!(
+        r#"printf '%s %s\n' "$$" "$line" >> '{}'
+  case "$line" in
+    *'"method":"initialize"'*) answer '{{"protocolVersion":"2025-11-25","capabilities":{{"resources":{{"subscribe":true}}}},"serverInfo":{{"name":"sh","version":"1"}}}}' ;;
+    *'"method":"resources/subscribe"'*) answer '{{}}'; printf '{{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{{"uri":"file:///x"}}}}\n' ;;
+    *'"method":"resources/unsubscribe"'*) answer '{{}}' ;;
+    *'"method":"resources/list"'*) exit 1 ;;
+  esac"#,
+        lines.display()
+    );
+    let gateway = Gateway::start(backend(&file, &body), options()).await;
+    let client = front_client(gateway).await;
+    let filter = mcp_era_server::mcp_era_types::v2026_07_28::SubscriptionFilter::new()
+        .with_resource_subscriptions(vec!["file:///x".to_owned()]);
+    let mut listen = client.subscribe(filter).await.unwrap();
+    let mut updates = 0;
+    while updates < 2 {
+        let next = tokio::time::timeout(NO_HANG, listen.next()).await.unwrap();
+        let next = next.unwrap();
+        if next.method == "notifications/resources/updated" {
+            assert_eq!(next.params["uri"], "file:///x", "{:?}", next.params);
+            updates += 1;
+            if updates == 1 {
+                // The backend exits on resources/list, and is started again.
+                let list = client.request("resources/list", json!({})).await;
+                assert!(list.is_err(), "{list:?}");
+            }
+        }
+    }
+    let subscribed = seen(&lines, "resources/subscribe");
+    assert_eq!(subscribed.len(), 2, "{subscribed:?}");
+    assert_ne!(subscribed[0].0, subscribed[1].0, "one per process");
+    assert!(subscribed.iter().all(|(_, uri)| uri == "file:///x"));
+    drop(listen);
+    let deadline = tokio::time::Instant::now() + NO_HANG;
+    while seen(&lines, "resources/unsubscribe")
+        != [(subscribed[1].0.clone(), "file:///x".to_owned())]
+    {
+        assert!(tokio::time::Instant::now() < deadline, "never unsubscribed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// A backend's progress sent just before its result reaches the front

@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use mcp_era_gateway::{Backend, BackendOptions, Era, EraMode, Gateway};
 use mcp_era_server::ServerEvent;
+use mcp_era_server::mcp_era_types::v2026_07_28::SubscriptionFilter;
 use mcp_era_server::stdio::{self, StdioConfig};
 use mcp_era_testing::TestClient;
 use mcp_everything::Everything;
 use serde_json::json;
 
 mod common;
-use common::{ask, ask_declaring};
+use common::{ask, ask_declaring, front_client};
 
 /// A gateway whose backend is the fixture, spoken to in `era`.
 async fn gateway(era: EraMode) -> Gateway {
@@ -56,10 +57,10 @@ async fn a_modern_client_discovers_the_legacy_backend() {
     for capability in ["tools", "resources", "prompts", "completions", "logging"] {
         assert!(capabilities.get(capability).is_some(), "{capabilities}");
     }
-    // Its list changes are forwarded; resource subscriptions are not yet.
+    // Its list changes and resource subscriptions are forwarded.
     assert_eq!(capabilities["tools"]["listChanged"], true);
     assert_eq!(capabilities["resources"]["listChanged"], true);
-    assert_eq!(capabilities["resources"].get("subscribe"), None);
+    assert_eq!(capabilities["resources"]["subscribe"], true);
     assert!(
         discover["supportedVersions"]
             .as_array()
@@ -163,6 +164,38 @@ async fn the_backends_list_changes_are_published_at_the_front() {
             ],
             "{era:?}"
         );
+    }
+}
+
+/// A modern client following a resource on `subscriptions/listen` gets
+/// the backend's updates of it, from a legacy backend (subscribed with
+/// `resources/subscribe`) and from a modern one (a listen stream of its
+/// own); nothing of a resource it does not follow.
+#[tokio::test]
+async fn a_followed_resource_is_updated_from_a_backend_of_either_era() {
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let client = front_client(gateway(era).await).await;
+        let filter = SubscriptionFilter::new()
+            .with_resource_subscriptions(vec!["test://watched-resource".to_owned()]);
+        let mut listen = client.subscribe(filter).await.unwrap();
+        // The backend is subscribed just after the stream is acknowledged:
+        // updates are announced until one arrives.
+        let announce = |uri: &str| {
+            let params = json!({"name": "test_trigger_resource_update", "arguments": {"uri": uri}});
+            client.request("tools/call", params)
+        };
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        let update = loop {
+            assert!(tokio::time::Instant::now() < deadline, "{era:?}: no update");
+            announce("test://other").await.unwrap();
+            announce("test://watched-resource").await.unwrap();
+            let wait = std::time::Duration::from_millis(200);
+            if let Ok(Some(next)) = tokio::time::timeout(wait, listen.next()).await {
+                break next;
+            }
+        };
+        assert_eq!(update.method, "notifications/resources/updated", "{era:?}");
+        assert_eq!(update.params["uri"], "test://watched-resource", "{era:?}");
     }
 }
 

@@ -43,3 +43,28 @@ pub async fn ask_in(
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     gateway.handle_value(message, context).await.json().unwrap()
 }
+
+/// Our modern client, on an in-memory stdio pipe to `gateway`'s front
+/// (its event hub wired in, as the binary does).
+pub async fn front_client(gateway: Gateway) -> mcp_era_client::Client {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(theirs);
+    let config = mcp_era_server::stdio::StdioConfig {
+        events: gateway.events().clone(),
+        ..Default::default()
+    };
+    tokio::spawn(mcp_era_server::stdio::serve_with(
+        std::sync::Arc::new(gateway),
+        read,
+        write,
+        config,
+    ));
+    let (read, write) = tokio::io::split(ours);
+    let options = mcp_era_client::ClientOptions {
+        era: mcp_era_gateway::EraMode::Modern,
+        ..Default::default()
+    };
+    mcp_era_client::Client::connect_streams(read, write, "front", 0, options)
+        .await
+        .unwrap()
+}
