@@ -534,8 +534,8 @@ async fn a_followed_resource_is_subscribed_at_the_backend_across_restarts() {
     );
     let gateway = Gateway::start(backend(&file, &body), options()).await;
     let client = front_client(gateway).await;
-    let filter = mcp_era_server::mcp_era_types::v2026_07_28::SubscriptionFilter::new()
-        .with_resource_subscriptions(vec!["file:///x".to_owned()]);
+    let filter =
+        SubscriptionFilter::new().with_resource_subscriptions(vec!["file:///x".to_owned()]);
     let mut listen = client.subscribe(filter).await.unwrap();
     let mut updates = 0;
     while updates < 2 {
