@@ -102,6 +102,26 @@ const profiles = {
     await step('sampling-round', () => client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'Say hi' } }),
       (r) => [textOf(r).includes(answers.sampled) && answers.asked.at(-1)?.[0] === 'sampling/createMessage',
         `${answers.sampled} in the result: ${textOf(r).includes(answers.sampled)}`]);
+    // A resource followed on listen: the gateway subscribes the backend to
+    // it, whose simulated updates (toggle-subscriber-updates: one at once,
+    // then one every 5 s) reach this stream.
+    const updates = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => updates.push(n.params.uri));
+    let followed;
+    const toggle = () => within(client.callTool({ name: 'toggle-subscriber-updates', arguments: {} }));
+    try {
+      followed = await within(client.listen({ resourceSubscriptions: [uri] }));
+      await toggle();
+      const deadline = Date.now() + STEP_MS;
+      while (!updates.includes(uri) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await toggle();
+      report('listen-resource-updated', updates.length > 0 && updates.every((u) => u === uri),
+        `${updates.length} update(s) of ${JSON.stringify([...new Set(updates)])}; honored ${JSON.stringify(followed.honoredFilter)}`);
+    } catch (e) {
+      report('listen-resource-updated', false, `${e?.name}: ${e?.message}`);
+    } finally {
+      await followed?.close().catch(() => {});
+    }
   },
 
   async py1() {
