@@ -21,9 +21,17 @@
 #
 # The modern clients, each pinned to 2026-07-28: the Python SDK `mcp` 2.3.0
 # (interop/gateway_py_client.py), the TypeScript SDK client 2.4.0
-# (interop/gateway_ts_client.mjs) and the Inspector CLI
-# (`--protocol-era modern`; it answers no elicitation or sampling, so its
-# eliciting call must come back as the backend's error, never as a round).
+# (interop/gateway_ts_client.mjs), the Inspector CLI (`--protocol-era modern`;
+# it answers no elicitation or sampling, so its eliciting call must come back
+# as the backend's error, never as a round) and our own `mcp-probe --era
+# modern --json` (built here), on every backend over the HTTP front and on
+# every stdio backend over the stdio front too (mcp-probe starts the gateway):
+# it lists the tools, calls one, reads a resource and gets a prompt in one
+# run, each result checked for a fresh value the backend must return (py1: the
+# colour it answers elicitation with, during the call and during the read); it
+# declares no sampling, so a sampling tool must come back as the gateway's
+# refusal inside the tool's error; server-filesystem declares neither
+# resources nor prompts, so the front must refuse both (-32601).
 # Needs the peers (`bash interop/install-peers.sh`). Prints each result and
 # ends with `N passed, M failed`; exits non-zero on any failure.
 set -uo pipefail
@@ -82,11 +90,12 @@ legacy_only() { # NAME COMMAND...
 }
 legacy_only "backend-is-legacy-only" "${BACKEND[@]}"
 
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway); then
+if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-probe); then
   record build fail ""
   finish
 fi
 GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
+PROBE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-probe"
 "$GATEWAY" --listen "127.0.0.1:$PORT" -- "${BACKEND[@]}" 2>"$WORK/gateway.log" &
 server_pid=$!
 wait_http "$URL"
@@ -186,6 +195,69 @@ inspector_check() { # NAME EXPECTED URL PYTHON-EXPRESSION INSPECTOR-ARGS...
   fi
 }
 
+# mcp-probe (ours), modern era, --json: one run asks for every operation at
+# once (its report holds each result, what failed in `errors`), and each
+# operation is recorded as a check of its own. It answers elicitation
+# (--elicit-accept) but declares no sampling: the backend's sampling request
+# must come back as the gateway's refusal inside the tool's error, never as
+# a round (our client would fail on a round it did not declare).
+PROBE_OUT=""
+PROBE_EXIT=""
+probe_run() { # PROBE-ARGS...: keeps the report and the exit code for probe_checks
+  PROBE_OUT="$(timeout 60 "$PROBE" --era modern --json "$@" 2>"$WORK/probe.err")"
+  PROBE_EXIT=$?
+}
+# Each check: what the Python expression makes of the last run (`r`: its
+# report, `code`: its exit code), one interpreter for all of them (-S: no
+# site packages needed, and it starts in half the time).
+probe_checks() { # (NAME EXPECTED PYTHON-EXPRESSION)...
+  local args=("$@") expressions=() values=() i
+  for ((i = 2; i < ${#args[@]}; i += 3)); do expressions+=("${args[i]}"); done
+  mapfile -t values < <(python3 -S - "$PROBE_OUT" "$PROBE_EXIT" "${expressions[@]}" <<'PYEOF'
+import json, sys
+try:
+    r = json.loads(sys.argv[1])
+except ValueError:
+    r = {}
+scope = {"r": r, "code": int(sys.argv[2])}
+for expression in sys.argv[3:]:
+    try:
+        v = eval(expression, scope)
+        print(" ".join(str(x) for x in (v if isinstance(v, tuple) else [v])).replace("\n", "\\n"))
+    except Exception:
+        print()
+PYEOF
+  )
+  for ((i = 0; i < ${#args[@]}; i += 3)); do
+    local name="${args[i]}" expected="${args[i + 1]}" value="${values[i / 3]:-}"
+    if [[ "$value" == "$expected" ]]; then
+      record "$name" ok "($value)"
+    else
+      record "$name" fail "(expected $expected, got ${value:-nothing}; exit $PROBE_EXIT; $(tail -2 "$WORK/probe.err" | tr '\n' ' ' | cut -c1-200))"
+    fi
+  done
+}
+# What failed in the last run, `--flag:json-rpc-code` each, then its exit code.
+PROBE_ERRORS='" ".join(e["operation"] + ":" + str(e.get("error", {}).get("code")) for e in r.get("errors", [])) or "none", "exit", code'
+everything_probe() { # LABEL TARGET-ARGS... (--url URL, or -- COMMAND..., last)
+  local label="$1 mcp-probe" message="probe-$RANDOM-$RANDOM" id="$RANDOM" city="City-$RANDOM"
+  shift
+  probe_run --list-tools --call echo --args "{\"message\":\"$message\"}" \
+    --read "demo://resource/dynamic/text/$id" --get-prompt args-prompt --prompt-args "{\"city\":\"$city\"}" "$@"
+  probe_checks \
+    "$label discover" "modern mcp-servers/everything" 'r["era"], r["serverInfo"]["name"]' \
+    "$label tools-list" "True" '"echo" in r["tools"] and "get-sum" in r["tools"]' \
+    "$label tools-call" "complete Echo: $message" 'r["callResult"]["resultType"], r["callResult"]["content"][0]["text"]' \
+    "$label resources-read" "True 0 private" \
+    "r['readResult']['contents'][0]['text'].startswith('Resource $id: '), r['readResult']['ttlMs'], r['readResult']['cacheScope']" \
+    "$label prompts-get" "user What's weather in $city?" \
+    'r["promptResult"]["messages"][0]["role"], r["promptResult"]["messages"][0]["content"]["text"]' \
+    "$label no-errors" "none exit 0" "$PROBE_ERRORS"
+  probe_run --call trigger-sampling-request --args '{"prompt":"Say hi"}' "$@"
+  probe_checks "$label undeclared-sampling-refused" "complete True True exit 1" \
+    'r["callResult"]["resultType"], r["callResult"]["isError"], "the gateway'"'"'s client did not declare" in r["callResult"]["content"][0]["text"], "exit", code'
+}
+
 modern_clients "everything" "$URL" everything
 inspector_check "everything inspector tools-list" "True exit 0" "$URL" \
   '"get-sum" in [t["name"] for t in r["tools"]]' --method tools/list
@@ -195,6 +267,7 @@ inspector_check "everything inspector resources-read" "True $first_resource exit
   "$MODERN_META, r['contents'][0]['uri']" --method resources/read --uri "$first_resource"
 inspector_check "everything inspector prompts-get" "True user exit 0" "$URL" \
   "$MODERN_META, r['messages'][0]['role']" --method prompts/get --prompt-name simple-prompt
+everything_probe "everything" --url "$URL"
 
 # ---- a Python SDK 1.x (FastMCP) backend, over stdio and over HTTP --------------
 PY1=("$PEERS_PYTHON1" "$SCRIPT_DIR/gateway_py1_server.py")
@@ -217,6 +290,27 @@ py1_inspector() { # LABEL URL
     'r["isError"] and r["content"][0]["text"].startswith("Error executing tool ask_color")' --method tools/call --tool-name ask_color
 }
 
+# mcp-probe answers the backend's elicitation (a fresh colour) during a
+# tool call and during a resource read, each an MRTR round through the
+# gateway; its undeclared sampling comes back as the tool's error.
+py1_probe() { # LABEL TARGET-ARGS...
+  local label="$1 mcp-probe" color="teal-$RANDOM$RANDOM" who="who-$RANDOM" code="print-$RANDOM"
+  shift
+  probe_run --list-tools --elicit-accept "{\"color\":\"$color\"}" --call ask_color \
+    --read "py1://colors/$who" --get-prompt review --prompt-args "{\"code\":\"$code\"}" "$@"
+  probe_checks \
+    "$label discover" "modern gateway-py1" 'r["era"], r["serverInfo"]["name"]' \
+    "$label tools-list" "True" '"ask_color" in r["tools"] and "add" in r["tools"]' \
+    "$label tools-call-elicitation-round" "complete color=$color" \
+    'r["callResult"]["resultType"], r["callResult"]["content"][0]["text"]' \
+    "$label resources-read-elicitation-round" "$who likes $color" 'r["readResult"]["contents"][0]["text"]' \
+    "$label prompts-get" "Please review this code: $code" 'r["promptResult"]["messages"][0]["content"]["text"]' \
+    "$label no-errors" "none exit 0" "$PROBE_ERRORS"
+  probe_run --call summarize --args '{"text":"probe"}' "$@"
+  probe_checks "$label undeclared-sampling-refused" "complete True exit 1" \
+    'r["callResult"]["resultType"], r["callResult"]["content"][0]["text"] == "Error executing tool summarize: the gateway'"'"'s client did not declare this capability", "exit", code'
+}
+
 PY1_PORT="$(free_port)"
 PY1_URL="http://127.0.0.1:$PY1_PORT/mcp"
 "$GATEWAY" --listen "127.0.0.1:$PY1_PORT" -- "${PY1[@]}" stdio 2>"$WORK/gateway-py1-stdio.log" &
@@ -224,6 +318,7 @@ PIDS+=($!)
 if wait_http "$PY1_URL"; then
   modern_clients "py1-stdio" "$PY1_URL" py1
   py1_inspector "py1-stdio" "$PY1_URL"
+  py1_probe "py1-stdio" --url "$PY1_URL"
   # A call's progress, the last report just before the result: 20 calls,
   # each stream must carry 1, 2, 3 under the client's own token.
   progress="$(python3 - "$PY1_URL" <<'PYEOF'
@@ -279,6 +374,7 @@ if wait_http "$BACKEND_URL"; then
   if wait_http "$PY1_URL"; then
     modern_clients "py1-http" "$PY1_URL" py1
     py1_inspector "py1-http" "$PY1_URL"
+    py1_probe "py1-http" --url "$PY1_URL"
   else
     record "py1-http gateway" fail "(not serving; $(tail -3 "$WORK/gateway-py1-http.log" | tr '\n' ' '))"
   fi
@@ -287,9 +383,10 @@ else
 fi
 stop_all
 
-# ---- the gateway's stdio front (no --listen), the FastMCP backend -------------
+# ---- the gateway's stdio front (no --listen) ---------------------------------
 # The clients start the gateway themselves (the TS client twice: its discover
-# probe goes to a short-lived copy).
+# probe goes to a short-lived copy), in front of the FastMCP backend; mcp-probe
+# also in front of server-everything.
 STDIO_FRONT="$GATEWAY -- ${PY1[*]} stdio"
 client_checks "py1-stdio-front python-2.3.0" "$PEERS_PYTHON" "$SCRIPT_DIR/gateway_py_client.py" py1 "$STDIO_FRONT"
 client_checks "py1-stdio-front ts-2.4.0" node "$PEERS_NPM_DIR/mcp-rs-gateway-ts-client.mjs" py1 "$STDIO_FRONT"
@@ -301,6 +398,9 @@ if [[ "$got" == "True 42" ]]; then
 else
   record "py1-stdio-front inspector tools-call" fail "(expected True 42, got ${got:-nothing}; $(tail -2 "$WORK/inspector.err" | tr '\n' ' ' | cut -c1-200))"
 fi
+# mcp-probe starts the gateway itself too, in front of each stdio backend.
+py1_probe "py1-stdio-front" -- "$GATEWAY" -- "${PY1[@]}" stdio
+everything_probe "everything-stdio-front" -- "$GATEWAY" -- "${BACKEND[@]}"
 
 # ---- server-filesystem over stdio, one temporary directory allowed -----------
 FS_DIR="$WORK/allowed"
@@ -309,6 +409,19 @@ FS_FILE="$FS_DIR/note-$RANDOM.txt"
 echo "written by gateway.sh at $(date +%s.%N)" >"$FS_FILE"
 FILESYSTEM=(mcp-server-filesystem "$FS_DIR")
 legacy_only "filesystem backend-is-legacy-only" "${FILESYSTEM[@]}"
+# server-filesystem declares tools only: the front declares no resources or
+# prompts either, and refuses both itself (-32601).
+filesystem_probe() { # LABEL TARGET-ARGS...
+  local label="$1 mcp-probe"
+  shift
+  probe_run --list-tools --call read_text_file --args "{\"path\":\"$FS_FILE\"}" \
+    --read "file://$FS_FILE" --get-prompt any "$@"
+  probe_checks \
+    "$label tools-list" "True" '"read_text_file" in r["tools"]' \
+    "$label tools-call-read-file" "complete True" \
+    "r['callResult']['resultType'], r['callResult']['content'][0]['text'] == open('$FS_FILE').read()" \
+    "$label resources-prompts-undeclared" "--read:-32601 --get-prompt:-32601 exit 1" "$PROBE_ERRORS"
+}
 FS_PORT="$(free_port)"
 FS_URL="http://127.0.0.1:$FS_PORT/mcp"
 "$GATEWAY" --listen "127.0.0.1:$FS_PORT" -- "${FILESYSTEM[@]}" 2>"$WORK/gateway-filesystem.log" &
@@ -318,10 +431,12 @@ if wait_http "$FS_URL"; then
   inspector_check "filesystem inspector tools-call-read-file" "True exit 0" "$FS_URL" \
     "$MODERN_META and r['content'][0]['text'] == open('$FS_FILE').read()" \
     --method tools/call --tool-name read_text_file --tool-arg "path=$FS_FILE"
+  filesystem_probe "filesystem" --url "$FS_URL"
 else
   record "filesystem gateway" fail "(not serving; $(tail -3 "$WORK/gateway-filesystem.log" | tr '\n' ' '))"
 fi
 stop_all
+filesystem_probe "filesystem-stdio-front" -- "$GATEWAY" -- "${FILESYSTEM[@]}"
 
 # Scenarios whose checks need only what the backend declares.
 MODERN="tools-list resources-list prompts-list caching http-header-validation dns-rebinding-protection"

@@ -1,0 +1,196 @@
+//! The `mcp-era-gateway` binary itself: its stdio front in front of a small
+//! legacy backend written in `sh`, reached by our client in the modern era
+//! (discover, `tools/list`, `tools/call`, and a backend's
+//! `notifications/tools/list_changed` on a `subscriptions/listen` stream);
+//! and its usage errors.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_era_client::mcp_era_types::v2026_07_28 as m;
+use mcp_era_client::{Client, ClientOptions, Era, EraMode};
+use serde_json::{Map, Value, json};
+
+const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-era-gateway");
+
+/// The longest any step may take; a step still unfinished then hangs.
+const NO_HANG: Duration = Duration::from_secs(20);
+
+/// A legacy-only server in `sh`: refuses `server/discover` (as a
+/// 2025-11-25 server does), answers `initialize` declaring
+/// `tools.listChanged`, lists two tools; `echo` answers `echo: TEXT` (its
+/// `text` argument), `change` sends `notifications/tools/list_changed`
+/// before its result.
+const BACKEND: &str = r#"answer() { printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$1"; }
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"server/discover"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+    *'"method":"initialize"'*)
+      answer '{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"sh-backend","version":"7.0.1"}}' ;;
+    *'"method":"tools/list"'*)
+      answer '{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"change","inputSchema":{"type":"object"}}]}' ;;
+    *'"method":"tools/call"'*'"name":"echo"'*)
+      text=$(printf '%s' "$line" | sed -n 's/.*"text":"\([^"]*\)".*/\1/p')
+      answer "{\"content\":[{\"type\":\"text\",\"text\":\"echo: $text\"}]}" ;;
+    *'"method":"tools/call"'*'"name":"change"'*)
+      printf '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+      answer '{"content":[{"type":"text","text":"changed"}]}' ;;
+  esac
+done"#;
+
+/// Our client, modern era, with the binary's stdio front in front of
+/// [`BACKEND`] (the gateway left to detect the backend's era).
+async fn connect() -> Client {
+    let args = ["--", "sh", "-c", BACKEND].map(String::from);
+    let options = ClientOptions {
+        era: EraMode::Modern,
+        request_timeout: Duration::from_secs(10),
+        ..ClientOptions::default()
+    };
+    tokio::time::timeout(NO_HANG, Client::connect_stdio(GATEWAY, &args, options))
+        .await
+        .expect("connecting hung")
+        .expect("connecting failed")
+}
+
+/// `what` within [`NO_HANG`], failing the test if it hangs.
+async fn bounded<T>(what: &str, future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(NO_HANG, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what} hung"))
+}
+
+fn to_json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap()
+}
+
+#[tokio::test]
+async fn the_stdio_front_serves_a_legacy_backend_to_a_modern_client() {
+    let client = connect().await;
+    assert_eq!(client.era(), Era::Modern);
+    assert_eq!(client.protocol_version(), "2026-07-28");
+
+    // discover is answered from the backend's initialize.
+    let discover = bounded("server/discover", client.discover()).await.unwrap();
+    let discover = to_json(&discover.expect("a modern discover result"));
+    let info = &discover["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert_eq!(info["name"], "sh-backend", "{discover}");
+    assert_eq!(info["version"], "7.0.1", "{discover}");
+    assert_eq!(
+        discover["capabilities"]["tools"]["listChanged"], true,
+        "{discover}"
+    );
+
+    let tools = to_json(
+        &bounded("tools/list", client.list_tools(None))
+            .await
+            .unwrap(),
+    );
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["echo", "change"], "{tools}");
+    // A legacy backend states no cache hints: the gateway forbids caching.
+    assert_eq!(tools["ttlMs"], 0, "{tools}");
+
+    let text = format!("fresh-{}", std::process::id());
+    let mut arguments = Map::new();
+    arguments.insert("text".into(), json!(text));
+    let result = to_json(
+        &bounded("tools/call", client.call_tool("echo", arguments))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(result["resultType"], "complete", "{result}");
+    assert_eq!(
+        result["content"][0]["text"],
+        format!("echo: {text}"),
+        "{result}"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_backend_list_change_reaches_a_listen_stream_on_the_stdio_front() {
+    let client = connect().await;
+    let mut changes = bounded(
+        "subscriptions/listen",
+        client.subscribe(m::SubscriptionFilter::new().with_tools_list_changed(true)),
+    )
+    .await
+    .unwrap();
+    let result = to_json(
+        &bounded("tools/call change", client.call_tool("change", Map::new()))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(result["content"][0]["text"], "changed", "{result}");
+    let note = bounded("the list change", changes.next())
+        .await
+        .expect("the listen stream ended");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+    drop(changes);
+    client.close().await;
+}
+
+/// The binary run with `args`, its stdin closed; its exit code, stdout and
+/// stderr, failing the test if it is still running after [`NO_HANG`].
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut child = Command::new(GATEWAY)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + NO_HANG;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("mcp-era-gateway {args:?} did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--bogus", "--", "true"], "unknown argument \"--bogus\""),
+        (&[], "no backend: --url URL or -- COMMAND [ARGS...]"),
+        (
+            &["--timeout", "soon", "--", "true"],
+            "bad --timeout \"soon\"",
+        ),
+        (
+            &["--url", "http://127.0.0.1:9/mcp", "--", "true"],
+            "one backend: --url or a command, not both",
+        ),
+    ];
+    for (args, reason) in cases {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("mcp-era-gateway: {reason}")),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("usage: mcp-era-gateway"),
+            "{args:?}: {stderr}"
+        );
+        // Nothing on stdout, where a stdio client would read it as MCP.
+        assert_eq!(stdout, "", "{args:?}");
+    }
+}
