@@ -229,7 +229,9 @@ impl Gateway {
     /// that hub to the transport's config). Nothing restarts it: see
     /// [`start`](Self::start).
     pub async fn new(backend: Backend) -> Self {
-        let shared = Shared::new(backend.declaration(), Link::Connecting);
+        // `attach` sets the backend's declaration.
+        let placeholder = ServerDeclaration::new(crate::backend::unnamed());
+        let shared = Shared::new(placeholder, Link::Connecting);
         let patience = backend.patience();
         shared.attach(backend).await;
         let home = Home {
