@@ -15,7 +15,7 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
 use mcp_era_server::{ServerDeclaration, errors};
 use serde_json::{Value, json};
 
-use crate::input::{Bridge, Rounds};
+use crate::bridge::Bridge;
 use crate::notes::{Notes, NotesSlot};
 use crate::translate::{legacy_params, modern_error, without_rounds};
 
@@ -430,12 +430,14 @@ impl Backend {
         self.era() == Era::Modern || self.over_http
     }
 
-    /// The rounds the backend's requests for input go through, when it
-    /// may ask.
-    pub(crate) fn rounds(&self) -> Option<Rounds> {
-        self.bridge
-            .as_ref()
-            .map(|bridge| Rounds::new(Arc::clone(bridge), self.input_timeout, self.names_calls()))
+    /// Where the backend's requests for input go, when it may ask.
+    pub(crate) fn bridge(&self) -> Option<Arc<Bridge>> {
+        self.bridge.clone()
+    }
+
+    /// How long a call that asked the front's client for input waits.
+    pub(crate) fn input_timeout(&self) -> Duration {
+        self.input_timeout
     }
 
     /// Sends a modern request's `method` and `params`, in the backend's

@@ -20,100 +20,12 @@ use mcp_era_server::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
 use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
-use crate::calls::CallRoutes;
-use crate::input::Rounds;
-use crate::notes::Notes;
-use crate::resources::Wanted;
+use crate::link::{Connection, Link, Shared};
 use crate::supervise::supervise;
-use crate::tool_headers::ToolHeaders;
 use crate::translate::modern_result;
-
-/// One connection to the backend, as the front uses it.
-pub(crate) struct Connection {
-    pub(crate) backend: Arc<Backend>,
-    /// The calls waiting for their client's input, when the backend may ask.
-    rounds: Option<Rounds>,
-}
-
-/// The backend as the front sees it now.
-#[derive(Clone)]
-pub(crate) enum Link {
-    /// Connected: requests go to it.
-    Up(Arc<Connection>),
-    /// A connection is being made: requests wait for it.
-    Connecting,
-    /// No backend until the next attempt: requests are refused, saying why.
-    Down(Arc<str>),
-}
-
-/// What the front and the task that (re)connects the backend share.
-#[derive(Clone)]
-pub(crate) struct Shared {
-    pub(crate) link: Arc<watch::Sender<Link>>,
-    declaration: Arc<Mutex<Arc<ServerDeclaration>>>,
-    /// Where every backend's notifications go.
-    notes: Notes,
-    /// The resources the clients of this backend session follow.
-    wanted: Wanted,
-}
-
-impl Shared {
-    fn new(declaration: ServerDeclaration, link: Link) -> Self {
-        Self {
-            link: Arc::new(watch::Sender::new(link)),
-            declaration: Arc::new(Mutex::new(Arc::new(declaration))),
-            notes: Notes {
-                events: ServerEvents::new(),
-                calls: CallRoutes::default(),
-                tool_headers: ToolHeaders::default(),
-            },
-            wanted: Wanted::default(),
-        }
-    }
-
-    /// Serves `backend` from now on: its declaration, its notifications.
-    pub(crate) async fn attach(&self, backend: Backend) {
-        backend.serve_notes(self.notes.clone()).await;
-        *self
-            .declaration
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(backend.declaration());
-        self.notes.tool_headers.forget();
-        let rounds = backend.rounds();
-        let backend = Arc::new(backend);
-        let connection = Connection {
-            backend: Arc::clone(&backend),
-            rounds,
-        };
-        self.link.send_replace(Link::Up(Arc::new(connection)));
-        tokio::spawn(self.wanted.clone().keep_subscribed(
-            Arc::downgrade(&backend),
-            self.link.subscribe(),
-            self.notes.clone(),
-        ));
-    }
-
-    /// The same front state for another backend session, whose link is
-    /// `link`.
-    fn with_link(&self, link: Link) -> Self {
-        Self {
-            link: Arc::new(watch::Sender::new(link)),
-            wanted: Wanted::default(),
-            ..self.clone()
-        }
-    }
-
-    /// After a restart the lists may differ: every listener is told.
-    pub(crate) fn lists_may_have_changed(&self) {
-        let events = &self.notes.events;
-        events.tools_list_changed();
-        events.prompts_list_changed();
-        events.resources_list_changed();
-    }
-}
 
 /// A gateway in front of one backend: modern clients reach a legacy server
 /// (and legacy clients reach it through a legacy session, as with any

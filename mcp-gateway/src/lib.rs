@@ -27,11 +27,13 @@
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
+mod bridge;
 mod calls;
 mod front;
-mod input;
+mod link;
 mod notes;
 mod resources;
+mod rounds;
 mod supervise;
 mod tool_headers;
 mod translate;

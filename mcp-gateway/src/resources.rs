@@ -14,7 +14,6 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::backend::Backend;
-use crate::front::Link;
 use crate::notes::Notes;
 
 /// The URIs followed on one backend session, each with how many follow it.
@@ -74,33 +73,25 @@ impl Wanted {
         !self.0.borrow().is_empty()
     }
 
-    /// Keeps `backend` subscribed to the URIs followed, as long as `link`
-    /// holds it: a legacy backend with `resources/subscribe` and
-    /// `unsubscribe`, a modern one with a `subscriptions/listen` stream
-    /// naming them (opened again when they change), whose updates go to
-    /// `notes`.
-    pub(crate) async fn keep_subscribed(
-        self,
-        backend: Weak<Backend>,
-        mut link: watch::Receiver<Link>,
-        notes: Notes,
-    ) {
+    /// Keeps `backend` subscribed to the URIs followed, until the future
+    /// is dropped (its session's link holds another backend, or none): a
+    /// legacy backend with `resources/subscribe` and `unsubscribe`, a
+    /// modern one with a `subscriptions/listen` stream naming them (opened
+    /// again when they change), whose updates go to `notes`.
+    pub(crate) async fn keep_subscribed(self, backend: Weak<Backend>, notes: Notes) {
         let mut wanted = self.0.subscribe();
         let mut subscribed = BTreeSet::new();
-        let mut listen: Option<JoinHandle<()>> = None;
+        // Held for its `Drop`: the stream ends with this future.
+        let mut _listen: Option<Listen> = None;
         loop {
             let now: BTreeSet<String> = wanted.borrow_and_update().keys().cloned().collect();
-            let Some(backend) = backend.upgrade().filter(|b| serves(&link, b)) else {
-                break;
+            let Some(backend) = backend.upgrade() else {
+                return;
             };
             if backend.era() == Era::Modern {
                 if now != subscribed {
-                    if let Some(old) = listen.take() {
-                        old.abort();
-                    }
-                    listen = follow_modern(&backend, &now, &notes).await;
+                    _listen = follow_modern(&backend, &now, &notes).await;
                 }
-                subscribed = now;
             } else {
                 for uri in now.difference(&subscribed) {
                     change(&backend, "resources/subscribe", uri).await;
@@ -108,23 +99,24 @@ impl Wanted {
                 for uri in subscribed.difference(&now) {
                     change(&backend, "resources/unsubscribe", uri).await;
                 }
-                subscribed = now;
             }
+            subscribed = now;
             drop(backend);
-            tokio::select! {
-                changed = wanted.changed() => if changed.is_err() { break },
-                changed = link.changed() => if changed.is_err() { break },
+            if wanted.changed().await.is_err() {
+                return;
             }
-        }
-        if let Some(listen) = listen {
-            listen.abort();
         }
     }
 }
 
-/// Whether `link` still holds `backend` (not a newer one, nor none).
-fn serves(link: &watch::Receiver<Link>, backend: &Arc<Backend>) -> bool {
-    matches!(&*link.borrow(), Link::Up(connection) if Arc::ptr_eq(&connection.backend, backend))
+/// The task following a modern backend's listen stream, stopped when
+/// dropped.
+struct Listen(JoinHandle<()>);
+
+impl Drop for Listen {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// A legacy backend subscribed to (or unsubscribed from) `uri`; a refusal
@@ -141,14 +133,14 @@ async fn follow_modern(
     backend: &Backend,
     uris: &BTreeSet<String>,
     notes: &Notes,
-) -> Option<JoinHandle<()>> {
+) -> Option<Listen> {
     if uris.is_empty() {
         return None;
     }
     let filter = SubscriptionFilter::new()
         .with_resource_subscriptions(uris.iter().cloned().collect::<Vec<_>>());
     match backend.listen(filter).await {
-        Ok(listen) => Some(tokio::spawn(notes.clone().follow(listen))),
+        Ok(listen) => Some(Listen(tokio::spawn(notes.clone().follow(listen)))),
         Err(e) => {
             tracing::warn!("the backend's resource updates are not followed: {e}");
             None

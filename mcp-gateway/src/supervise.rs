@@ -7,7 +7,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::backend::{BackendOptions, BackendSpec};
-use crate::front::{Link, Shared};
+use crate::link::{Link, Shared};
 
 /// The delay before the first restart; it doubles on each failure.
 const FIRST_DELAY: Duration = Duration::from_millis(250);

@@ -1,113 +1,33 @@
 //! The backend's requests to its client during a call (elicitation,
 //! sampling, roots) as the front's `input_required` rounds.
 //!
-//! Our client answers the backend through [`Bridge`], which hands each
-//! request to the front call it belongs to; that call answers its own
-//! client `input_required` with the requests and a `requestState` naming
-//! the pending backend call, and the client's retry carries the answers
-//! back. Over HTTP, and from a modern backend, our client says which call
-//! a request belongs to ([`call_tag`]), so calls run side by side. A legacy
-//! stdio backend's request names no call, so there the calls that may ask
-//! (`tools/call`, `prompts/get`, `resources/read`) take one lane at a time:
-//! a request is always the lane holder's. `docs/gateway.md` argues it.
+//! Our client answers the backend through [`Bridge`] (see `bridge`), which
+//! hands each request to the front call it belongs to; that call answers
+//! its own client `input_required` with the requests and a `requestState`
+//! naming the pending backend call, and the client's retry carries the
+//! answers back. Over HTTP, and from a modern backend, our client says
+//! which call a request belongs to
+//! ([`call_tag`](mcp_era_client::handler::call_tag)), so calls run side by
+//! side. A legacy stdio backend's request names no call, so there the calls
+//! that may ask (`tools/call`, `prompts/get`, `resources/read`) take one
+//! lane at a time: a request is always the lane holder's. `docs/gateway.md`
+//! argues it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_era_client::handler::{HandlerError, InputKind, call_tag, with_call_tag};
+use mcp_era_client::handler::{HandlerError, with_call_tag};
 use mcp_era_server::mcp_era_types::v2026_07_28::Error as ErrorObject;
 use mcp_era_server::{RequestContext, errors};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tokio::sync::{OwnedMutexGuard, oneshot};
+use tokio::sync::OwnedMutexGuard;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use crate::backend::Backend;
+use crate::bridge::{Ask, Bridge, lock};
 use crate::calls::CallRoutes;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// One request of the backend, waiting for the front's client.
-struct Ask {
-    kind: InputKind,
-    /// `{method, params}`, as an `inputRequests` entry.
-    request: Value,
-    reply: oneshot::Sender<Result<Value, HandlerError>>,
-}
-
-/// Where the backend's requests go: each to the call it names (its call
-/// tag), or, naming none, to the call holding the lane, or to the only
-/// call that may ask; it is refused when there is no such call.
-#[derive(Default)]
-pub(crate) struct Bridge {
-    holder: Mutex<Option<UnboundedSender<Ask>>>,
-    tagged: Mutex<HashMap<u64, UnboundedSender<Ask>>>,
-}
-
-impl Bridge {
-    pub(crate) async fn ask<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<T, HandlerError> {
-        let kind =
-            InputKind::of(method, &params).ok_or_else(|| HandlerError::unsupported(method))?;
-        let (reply, answer) = oneshot::channel();
-        let ask = Ask {
-            kind,
-            request: json!({"method": method, "params": params}),
-            reply,
-        };
-        let call = match call_tag() {
-            Some(tag) => lock(&self.tagged).get(&tag).cloned(),
-            None => lock(&self.holder).clone().or_else(|| self.only_call()),
-        };
-        let sent = call.is_some_and(|call| call.send(ask).is_ok());
-        if !sent {
-            return Err(HandlerError::new(
-                -32603,
-                format!("{method} outside a call the gateway can ask its client about"),
-            ));
-        }
-        let answer = answer
-            .await
-            .map_err(|_| HandlerError::new(-32603, "the client did not answer in time"))??;
-        serde_json::from_value(answer)
-            .map_err(|e| HandlerError::new(-32602, format!("the client's answer to {method}: {e}")))
-    }
-
-    fn attach(&self, holder: UnboundedSender<Ask>) {
-        *lock(&self.holder) = Some(holder);
-    }
-
-    fn detach(&self) {
-        *lock(&self.holder) = None;
-    }
-
-    /// The one call that may ask, when there is just one: a request that
-    /// names no call (a legacy HTTP backend may send it on its session's
-    /// `GET` stream) is taken to be its.
-    fn only_call(&self) -> Option<UnboundedSender<Ask>> {
-        let tagged = lock(&self.tagged);
-        match tagged.len() {
-            1 => tagged.values().next().cloned(),
-            _ => None,
-        }
-    }
-
-    /// Sends the requests that carry call tag `tag` to `call`.
-    fn register(&self, tag: u64, call: UnboundedSender<Ask>) {
-        lock(&self.tagged).insert(tag, call);
-    }
-
-    fn forget(&self, tag: u64) {
-        lock(&self.tagged).remove(&tag);
-    }
-}
 
 /// How the backend's requests find a call.
 enum Seat {
