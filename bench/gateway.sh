@@ -33,6 +33,9 @@
 #   DURATION=10  WARMUP=2  ROUNDS=2  LAT_CONNS=2  TPUT_CONNS=16   the cost part
 #   MODERN=1           also a modern HTTP backend (0: only the brief's legacy cells)
 #   PARTS="concurrency cost"   which parts to run
+#   CAPABILITIES='{"elicitation":{}}'   what the clients declare (default
+#                      none: a client that declares an input capability
+#                      takes the lane over a legacy stdio backend)
 #   BASE_PORT=38600    first loopback port tried
 #   BENCH_OUT=DIR      logs and results (<target>/bench-gateway)
 set -euo pipefail
@@ -210,7 +213,7 @@ log "CPU busy before measuring: ${BUSY}% ($(nproc) cores)"
 
 # ---- 1. concurrency -----------------------------------------------------------------
 if [[ " $PARTS " == *" concurrency "* ]]; then
-  log "concurrency: slow_compute $SLOW_ARGS, 1 alone then $N at once, median of $REPEAT"
+  log "concurrency: slow_compute $SLOW_ARGS, 1 alone then $N at once, median of $REPEAT, clients declaring ${CAPABILITIES:-{\}}"
   for t in "${ORDER[@]}"; do
     if out="$(python3 "$LOAD_PY" concurrency "${URL[$t]}" slow_compute "$SLOW_ARGS" "$SLOW_TEXT" "$N" "$REPEAT")"; then
       printf 'conc\t%s\t%s\n' "$t" "$out" >>"$RESULTS"
@@ -270,7 +273,7 @@ elif [[ "${SKIP_BUILD:-0}" == 1 ]]; then
 fi
 python3 - "$RESULTS" "$N" "$SLOW_ARGS" "$REPEAT" "$LAT_CONNS" "$TPUT_CONNS" "$DURATION" "$ROUNDS" \
   "$GW_REV" "$(nproc)" "$BUSY" <<'PY' | tee "$OUT/summary.txt"
-import json, statistics as st, sys
+import json, os, statistics as st, sys
 (path, n, slow_args, repeat, lat_c, tput_c, duration, rounds, rev, cores, busy) = sys.argv[1:]
 desc, conc, cost = {}, {}, {}
 order = []
@@ -289,7 +292,7 @@ print(f"== mcp-era-gateway bench: gateway @ {rev}; {cores} cores; CPU busy befor
 if conc:
     print()
     print(f"1. Concurrency: tools/call slow_compute {slow_args}: 1 call alone, then {n} at once"
-          f" (own connections; median of {repeat})")
+          f" (own connections; median of {repeat}; clients declaring {os.environ.get('CAPABILITIES') or '{}'})")
     print(f"  {'target':<46}{'1 call s':>9}{f'{n} calls s':>11}{'ratio':>7}{'each call s (min-max)':>24}")
     for t in order:
         r = conc.get(t)

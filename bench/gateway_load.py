@@ -18,6 +18,7 @@ both are read, and the JSON-RPC response carrying the request's id is taken.
 import http.client
 import itertools
 import json
+import os
 import statistics
 import sys
 import threading
@@ -25,9 +26,10 @@ import time
 from urllib.parse import urlsplit
 
 PROTOCOL_VERSION = "2026-07-28"
+# The capabilities the clients declare: CAPABILITIES (JSON), none by default.
 META = {
     "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientCapabilities": json.loads(os.environ.get("CAPABILITIES") or "{}"),
 }
 TIMEOUT_S = 120
 _ids = itertools.count(1)
