@@ -381,23 +381,31 @@ async fn gone(pid: &str) {
     }
 }
 
+/// One backend session per capability set, told the default way.
+fn per_set() -> BackendOptions {
+    BackendOptions {
+        per_capability_set: true,
+        ..options()
+    }
+}
+
+/// A gateway in front of a [`telling_server`]: it, the file of what each
+/// process was told, and the id of the process started with the gateway.
+async fn telling_gateway(name: &str) -> (Gateway, std::path::PathBuf, String) {
+    let dir = tempdir();
+    let (file, told) = (starts_file(&dir, name), dir.join("told"));
+    let gateway = Gateway::start(telling_server(&file, &told), per_set()).await;
+    let first = told_pids(&told)[0].clone();
+    (gateway, told, first)
+}
+
 /// Clients declaring different input capabilities reach backend sessions
 /// told exactly those (an empty `elicitation` read as form mode, `roots`
 /// without `listChanged`); the session started with the gateway, told
 /// them all, is stopped when the first request needs another one.
 #[tokio::test]
 async fn each_capability_set_gets_a_backend_session_told_it() {
-    let dir = tempdir();
-    let (file, told) = (starts_file(&dir, "sets"), dir.join("told"));
-    let gateway = Gateway::start(
-        telling_server(&file, &told),
-        BackendOptions {
-            per_capability_set: true,
-            ..options()
-        },
-    )
-    .await;
-    let first = told_pids(&told)[0].clone();
+    let (gateway, told, first) = telling_gateway("sets").await;
     assert_eq!(
         told_to(&told, &first),
         json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
@@ -433,17 +441,7 @@ async fn each_capability_set_gets_a_backend_session_told_it() {
 /// session serves it and is kept.
 #[tokio::test]
 async fn the_first_session_serves_the_clients_that_declare_everything() {
-    let dir = tempdir();
-    let (file, told) = (starts_file(&dir, "home"), dir.join("told"));
-    let gateway = Gateway::start(
-        telling_server(&file, &told),
-        BackendOptions {
-            per_capability_set: true,
-            ..options()
-        },
-    )
-    .await;
-    let first = told_pids(&told)[0].clone();
+    let (gateway, _told, first) = telling_gateway("home").await;
     let all = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
     assert_eq!(pid_declaring(&gateway, None, all.clone()).await, first);
     let nothing = pid_for(&gateway, None).await;
@@ -462,11 +460,7 @@ async fn calls_of_clients_that_cannot_be_asked_run_side_by_side() {
     let dir = tempdir();
     let file = starts_file(&dir, "side");
     let both = r#"if [ -z "$held" ]; then held=$id; else answer '{"content":[]}'; id=$held; answer '{"content":[]}'; held=; fi"#;
-    let options = BackendOptions {
-        per_capability_set: true,
-        ..options()
-    };
-    let gateway = Gateway::start(tool_server(&file, both), options).await;
+    let gateway = Gateway::start(tool_server(&file, both), per_set()).await;
     let call = || json!({"name": "crash", "arguments": {}});
     let twice = |capabilities: Value| {
         let context = mcp_era_server::MessageContext::stdio();
