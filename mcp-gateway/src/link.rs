@@ -108,5 +108,8 @@ impl Shared {
 
 /// Whether `link` holds `backend` (not a newer one, nor none).
 fn serves(link: &Link, backend: &Weak<Backend>) -> bool {
-    matches!(link, Link::Up(connection) if std::ptr::eq(Arc::as_ptr(&connection.backend), backend.as_ptr()))
+    match link {
+        Link::Up(connection) => std::ptr::eq(Arc::as_ptr(&connection.backend), backend.as_ptr()),
+        Link::Connecting | Link::Down(_) => false,
+    }
 }
