@@ -625,8 +625,10 @@
 //! [`RequestContext::require_client_capability`] (`-32021`),
 //! [`RequestContext::events`] for server-wide list/resource changes that
 //! `subscriptions/listen` streams and legacy sessions receive
-//! (`ctx.events().tools_list_changed()`), and over HTTP
-//! [`RequestContext::extension`] for what middleware put in the request.
+//! (`ctx.events().tools_list_changed()`; [`McpServer::following`] tells
+//! the server which resources clients follow, while they do), and over
+//! HTTP [`RequestContext::extension`] for what middleware put in the
+//! request.
 //!
 //! Legacy (2025-11-25) sessions are served by the same handlers; see the
 //! legacy bridge rules on [`legacy_result`] and [`MAX_INPUT_ROUNDS`]: an
