@@ -9,11 +9,13 @@ use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 
-const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] (--url URL | -- COMMAND [ARGS...])
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] (--url URL | -- COMMAND [ARGS...])
 
 Starts COMMAND, an MCP server speaking stdio (or reaches the Streamable
 HTTP server at URL), and serves it to clients of both eras: on stdio, or
-on Streamable HTTP at http://ADDR/mcp with --listen.
+on Streamable HTTP at http://ADDR/mcp with --listen, or on both with
+--listen and --stdio (until either ends: the stdio client closing its
+side, or ctrl-c).
 
 The backend's elicitation, sampling and roots requests reach the clients
 as input_required rounds (over a legacy stdio backend, one call at a
@@ -33,6 +35,8 @@ stderr (MCP_LOG or RUST_LOG filters them).";
 
 struct Args {
     listen: Option<String>,
+    /// With `listen`: serve stdio too.
+    stdio: bool,
     options: BackendOptions,
     command: Vec<String>,
     url: Option<String>,
@@ -41,6 +45,7 @@ struct Args {
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut parsed = Args {
         listen: None,
+        stdio: false,
         options: BackendOptions::default(),
         command: Vec::new(),
         url: None,
@@ -53,6 +58,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 break;
             }
             "--listen" => parsed.listen = Some(rest.next().ok_or("--listen needs ADDR")?.clone()),
+            "--stdio" => parsed.stdio = true,
             "--url" => parsed.url = Some(rest.next().ok_or("--url needs URL")?.clone()),
             "--timeout" => parsed.options.request_timeout = seconds(arg, rest.next())?,
             "--input-timeout" => parsed.options.input_timeout = seconds(arg, rest.next())?,
@@ -69,6 +75,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if parsed.stdio && parsed.listen.is_none() {
+        return Err(
+            "--stdio serves stdio beside --listen ADDR (without it, stdio is the front)".into(),
+        );
     }
     match (parsed.url.is_some(), parsed.command.is_empty()) {
         (false, true) => return Err("no backend: --url URL or -- COMMAND [ARGS...]".into()),
@@ -102,27 +113,37 @@ async fn run(args: Args) -> Result<(), String> {
         tracing::info!(?backend, "backend connected");
     }
     let events = gateway.events().clone();
-    match args.listen {
-        Some(addr) => {
-            let mut config =
-                HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
-            config.events = events;
-            eprintln!("mcp-era-gateway: serving {name} on http://{addr}/mcp");
-            http::serve(gateway, config).await
-        }
-        None => {
-            let config = stdio::StdioConfig {
-                events,
-                ..stdio::StdioConfig::default()
-            };
-            stdio::serve_with(
-                Arc::new(gateway),
-                tokio::io::stdin(),
-                tokio::io::stdout(),
-                config,
-            )
-            .await
-        }
+    let stdio_config = stdio::StdioConfig {
+        events: events.clone(),
+        ..stdio::StdioConfig::default()
+    };
+    let gateway = Arc::new(gateway);
+    let serve_stdio = || {
+        let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
+        stdio::serve_with(Arc::clone(&gateway), stdin, stdout, stdio_config.clone())
+    };
+    let Some(addr) = args.listen else {
+        return serve_stdio().await.map_err(|e| e.to_string());
+    };
+    let mut config = HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
+    config.events = events;
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("--listen {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("mcp-era-gateway: serving {name} on http://{bound}/mcp");
+    let serve_http = http::serve_listener_until(
+        Arc::clone(&gateway),
+        listener,
+        config,
+        http::shutdown_signal(),
+    );
+    if !args.stdio {
+        return serve_http.await.map_err(|e| e.to_string());
+    }
+    tokio::select! {
+        served = serve_http => served,
+        served = serve_stdio() => served,
     }
     .map_err(|e| e.to_string())
 }

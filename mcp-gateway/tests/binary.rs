@@ -44,7 +44,16 @@ done"#;
 /// Our client, modern era, with the binary's stdio front in front of
 /// [`BACKEND`] (the gateway left to detect the backend's era).
 async fn connect() -> Client {
-    let args = ["--", "sh", "-c", BACKEND].map(String::from);
+    connect_with(&[]).await
+}
+
+/// [`connect`], the binary also given `options`.
+async fn connect_with(options: &[&str]) -> Client {
+    let args: Vec<String> = options
+        .iter()
+        .chain(&["--", "sh", "-c", BACKEND])
+        .map(|arg| (*arg).to_owned())
+        .collect();
     let options = ClientOptions {
         era: EraMode::Modern,
         request_timeout: Duration::from_secs(10),
@@ -139,6 +148,68 @@ async fn a_backend_list_change_reaches_a_listen_stream_on_the_stdio_front() {
     client.close().await;
 }
 
+/// An echo of `text` through `client`, which must come back.
+async fn echoes(client: &Client, text: &str) {
+    let mut arguments = Map::new();
+    arguments.insert("text".into(), json!(text));
+    let result = to_json(
+        &bounded("tools/call", client.call_tool("echo", arguments))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        result["content"][0]["text"],
+        format!("echo: {text}"),
+        "{result}"
+    );
+}
+
+/// With `--listen` and `--stdio` both fronts serve the same gateway: one
+/// backend, one event hub (the stdio client's list change reaches a
+/// listener on the HTTP front); the HTTP front ends with the process.
+#[tokio::test]
+async fn with_listen_and_stdio_both_fronts_serve_one_backend() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let stdio = connect_with(&["--listen", &listen, "--stdio"]).await;
+    echoes(&stdio, "over stdio").await;
+    let options = ClientOptions {
+        era: EraMode::Modern,
+        request_timeout: Duration::from_secs(10),
+        ..ClientOptions::default()
+    };
+    let url = format!("http://{listen}/mcp");
+    let http = bounded("the HTTP front", Client::connect_http(&url, options))
+        .await
+        .unwrap();
+    echoes(&http, "over http").await;
+    let mut changes = bounded(
+        "subscriptions/listen",
+        http.subscribe(m::SubscriptionFilter::new().with_tools_list_changed(true)),
+    )
+    .await
+    .unwrap();
+    bounded("tools/call change", stdio.call_tool("change", Map::new()))
+        .await
+        .unwrap();
+    let note = bounded("the list change", changes.next())
+        .await
+        .expect("the listen stream ended");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+    drop(changes);
+    stdio.close().await;
+    // The HTTP front goes with the process.
+    let deadline = Instant::now() + NO_HANG;
+    while std::net::TcpStream::connect(&listen).is_ok() {
+        assert!(Instant::now() < deadline, "the HTTP front outlived stdio");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The binary run with `args`, its stdin closed; its exit code, stdout and
 /// stderr, failing the test if it is still running after [`NO_HANG`].
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
@@ -167,7 +238,7 @@ fn run(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["--bogus", "--", "true"], "unknown argument \"--bogus\""),
         (&[], "no backend: --url URL or -- COMMAND [ARGS...]"),
         (
@@ -177,6 +248,10 @@ fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
         (
             &["--url", "http://127.0.0.1:9/mcp", "--", "true"],
             "one backend: --url or a command, not both",
+        ),
+        (
+            &["--stdio", "--", "true"],
+            "--stdio serves stdio beside --listen ADDR",
         ),
     ];
     for (args, reason) in cases {
