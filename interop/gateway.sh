@@ -29,8 +29,10 @@
 # it lists the tools, calls one, reads a resource and gets a prompt in one
 # run, each result checked for a fresh value the backend must return (py1: the
 # colour it answers elicitation with, during the call and during the read); it
-# declares no sampling, so a sampling tool must come back as the gateway's
-# refusal inside the tool's error; server-filesystem declares neither
+# declares no sampling, so its backend session is told none and a sampling
+# tool must fail as it does for a client without sampling (py1: the
+# gateway's client refuses the request, inside the tool's error;
+# server-everything does not offer the tool); server-filesystem declares neither
 # resources nor prompts, so the front must refuse both (-32601).
 # Needs the peers (`bash interop/install-peers.sh`). Prints each result and
 # ends with `N passed, M failed`; exits non-zero on any failure.
@@ -198,9 +200,11 @@ inspector_check() { # NAME EXPECTED URL PYTHON-EXPRESSION INSPECTOR-ARGS...
 # mcp-probe (ours), modern era, --json: one run asks for every operation at
 # once (its report holds each result, what failed in `errors`), and each
 # operation is recorded as a check of its own. It answers elicitation
-# (--elicit-accept) but declares no sampling: the backend's sampling request
-# must come back as the gateway's refusal inside the tool's error, never as
-# a round (our client would fail on a round it did not declare).
+# (--elicit-accept) but declares no sampling: its backend session is told no
+# sampling, and the backend's sampling request (these backends ask anyway)
+# must come back refused by the gateway's client, as a client without
+# sampling refuses it, inside the tool's error; never as a round (our
+# client would fail on a round it did not declare).
 PROBE_OUT=""
 PROBE_EXIT=""
 probe_run() { # PROBE-ARGS...: keeps the report and the exit code for probe_checks
@@ -254,8 +258,10 @@ everything_probe() { # LABEL TARGET-ARGS... (--url URL, or -- COMMAND..., last)
     'r["promptResult"]["messages"][0]["role"], r["promptResult"]["messages"][0]["content"]["text"]' \
     "$label no-errors" "none exit 0" "$PROBE_ERRORS"
   probe_run --call trigger-sampling-request --args '{"prompt":"Say hi"}' "$@"
+  # server-everything registers its sampling tool only for a client that
+  # declares sampling: a session told none does not have it.
   probe_checks "$label undeclared-sampling-refused" "complete True True exit 1" \
-    'r["callResult"]["resultType"], r["callResult"]["isError"], "the gateway'"'"'s client did not declare" in r["callResult"]["content"][0]["text"], "exit", code'
+    'r["callResult"]["resultType"], r["callResult"]["isError"], "Tool trigger-sampling-request not found" in r["callResult"]["content"][0]["text"], "exit", code'
 }
 
 modern_clients "everything" "$URL" everything
@@ -308,7 +314,7 @@ py1_probe() { # LABEL TARGET-ARGS...
     "$label no-errors" "none exit 0" "$PROBE_ERRORS"
   probe_run --call summarize --args '{"text":"probe"}' "$@"
   probe_checks "$label undeclared-sampling-refused" "complete True exit 1" \
-    'r["callResult"]["resultType"], r["callResult"]["content"][0]["text"] == "Error executing tool summarize: the gateway'"'"'s client did not declare this capability", "exit", code'
+    'r["callResult"]["resultType"], r["callResult"]["content"][0]["text"] == "Error executing tool summarize: sampling/createMessage is not supported by this client", "exit", code'
 }
 
 PY1_PORT="$(free_port)"
