@@ -23,7 +23,7 @@ pub(crate) struct Wanted(Arc<watch::Sender<BTreeMap<String, usize>>>);
 /// One client following `uris`; dropped when it stops.
 pub(crate) struct Follower {
     wanted: Wanted,
-    uris: Vec<String>,
+    uris: BTreeSet<String>,
 }
 
 impl Drop for Follower {
@@ -47,12 +47,7 @@ impl Drop for Follower {
 impl Wanted {
     /// A client follows `uris` from now on, until the result is dropped.
     pub(crate) fn follow(&self, uris: &[String]) -> Follower {
-        let uris: Vec<String> = uris
-            .iter()
-            .cloned()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let uris: BTreeSet<String> = uris.iter().cloned().collect();
         self.0.send_if_modified(|counts| {
             let mut new = false;
             for uri in &uris {

@@ -76,6 +76,23 @@ fn to_json(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap()
 }
 
+/// An echo of `text` through `client`, which must come back; the result.
+async fn echoes(client: &Client, text: &str) -> Value {
+    let mut arguments = Map::new();
+    arguments.insert("text".into(), json!(text));
+    let result = to_json(
+        &bounded("tools/call", client.call_tool("echo", arguments))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        result["content"][0]["text"],
+        format!("echo: {text}"),
+        "{result}"
+    );
+    result
+}
+
 #[tokio::test]
 async fn the_stdio_front_serves_a_legacy_backend_to_a_modern_client() {
     let client = connect().await;
@@ -108,20 +125,8 @@ async fn the_stdio_front_serves_a_legacy_backend_to_a_modern_client() {
     // A legacy backend states no cache hints: the gateway forbids caching.
     assert_eq!(tools["ttlMs"], 0, "{tools}");
 
-    let text = format!("fresh-{}", std::process::id());
-    let mut arguments = Map::new();
-    arguments.insert("text".into(), json!(text));
-    let result = to_json(
-        &bounded("tools/call", client.call_tool("echo", arguments))
-            .await
-            .unwrap(),
-    );
+    let result = echoes(&client, &format!("fresh-{}", std::process::id())).await;
     assert_eq!(result["resultType"], "complete", "{result}");
-    assert_eq!(
-        result["content"][0]["text"],
-        format!("echo: {text}"),
-        "{result}"
-    );
     client.close().await;
 }
 
@@ -146,22 +151,6 @@ async fn a_backend_list_change_reaches_a_listen_stream_on_the_stdio_front() {
     assert_eq!(note.method, "notifications/tools/list_changed");
     drop(changes);
     client.close().await;
-}
-
-/// An echo of `text` through `client`, which must come back.
-async fn echoes(client: &Client, text: &str) {
-    let mut arguments = Map::new();
-    arguments.insert("text".into(), json!(text));
-    let result = to_json(
-        &bounded("tools/call", client.call_tool("echo", arguments))
-            .await
-            .unwrap(),
-    );
-    assert_eq!(
-        result["content"][0]["text"],
-        format!("echo: {text}"),
-        "{result}"
-    );
 }
 
 /// With `--listen` and `--stdio` both fronts serve the same gateway: one
