@@ -12,6 +12,9 @@
 #      protobuf definitions (interop/otel)
 #   4. a second Python venv with the newest 1.x Python SDK (legacy only: the
 #      FastMCP backend of interop/gateway_py1_server.py)
+#   5. a second npm project with the TS SDK 1.x (legacy only: the client of
+#      interop/gateway_legacy_ts_client.mjs), apart so it cannot clash with
+#      the 1.x copies the packages of step 2 depend on
 #
 # Idempotent: a step whose pinned version is already installed is skipped.
 # Every registry download is retried with backoff.
@@ -37,6 +40,10 @@ NPM_PEERS=(
   "esbuild@0.28.2"
   "playwright-core@1.64.1"
 )
+# interop/gateway-legacy.sh: the TS SDK 1.x client (2025-11-25 only).
+NPM_SDK1_PEERS=(
+  "@modelcontextprotocol/sdk@1.32.2"
+)
 PY_PEERS=(
   "mcp==2.3.0"
   # interop/otel: the traced client and the OTLP receiver's protobuf messages.
@@ -60,6 +67,7 @@ PEERS_DIR="$(cd "$PEERS_DIR" && pwd)"
 NODE22_PREFIX="$PEERS_DIR/node22"
 NODE22_BIN="$NODE22_PREFIX/node_modules/$NODE22_PKG/bin"
 NPM_DIR="$PEERS_DIR/npm"
+NPM_SDK1_DIR="$PEERS_DIR/npm-sdk1"
 PY_DIR="$PEERS_DIR/py"
 PY1_DIR="$PEERS_DIR/py1"
 PYTHON="${PYTHON:-python3}"
@@ -125,6 +133,42 @@ installed_npm_version() {
   local pj="$NPM_DIR/node_modules/$1/package.json"
   [[ -f "$pj" ]] || return 0
   node -e 'try { process.stdout.write(require(process.argv[1]).version || "") } catch (e) {}' "$pj"
+}
+
+# install_npm_peers_in DIR PROJECT-NAME SPEC...: each SPEC npm-installed
+# (exact) into the project DIR, one call for all, then one by one.
+install_npm_peers_in() {
+  # NPM_DIR is local: the helpers above see DIR (bash scopes dynamically).
+  local NPM_DIR="$1" project="$2" spec name want have missing=()
+  shift 2
+  mkdir -p "$NPM_DIR"
+  [[ -f "$NPM_DIR/package.json" ]] ||
+    printf '{\n  "name": "%s",\n  "private": true\n}\n' "$project" >"$NPM_DIR/package.json"
+  for spec in "$@"; do
+    name="${spec%@*}"; want="${spec##*@}"
+    have="$(installed_npm_version "$name")"
+    if [[ "$have" == "$want" ]]; then
+      note "ok      $spec (already installed in $(basename "$NPM_DIR"))"
+    else
+      missing+=("$spec")
+    fi
+  done
+  (( ${#missing[@]} )) || return 0
+  log "installing into $NPM_DIR: ${missing[*]}"
+  if ! retry npm_install_exact "${missing[@]}"; then
+    for spec in "${missing[@]}"; do
+      retry npm_install_exact "$spec" || true
+    done
+  fi
+  for spec in "${missing[@]}"; do
+    name="${spec%@*}"; want="${spec##*@}"
+    have="$(installed_npm_version "$name")"
+    if [[ "$have" == "$want" ]]; then
+      note "ok      $spec (installed in $(basename "$NPM_DIR"))"
+    else
+      fail "$spec (found '${have:-nothing}' in $NPM_DIR)"
+    fi
+  done
 }
 
 npm_install_exact() {
@@ -215,6 +259,7 @@ write_env() {
 export PEERS_DIR="$PEERS_DIR"
 export PEERS_NODE="$NODE22_BIN/node"
 export PEERS_NPM_DIR="$NPM_DIR"
+export PEERS_NPM_SDK1_DIR="$NPM_SDK1_DIR"
 export PEERS_PYTHON="$PY_DIR/bin/python"
 export PEERS_PYTHON1="$PY1_DIR/bin/python"
 case ":\$PATH:" in
@@ -229,8 +274,9 @@ install_node22 || true
 if [[ "$(node22_version)" == "v$NODE22_VERSION" ]]; then
   export PATH="$NODE22_BIN:$PATH"
   install_npm_peers
+  install_npm_peers_in "$NPM_SDK1_DIR" mcp-interop-peers-sdk1 "${NPM_SDK1_PEERS[@]}"
 else
-  for spec in "${NPM_PEERS[@]}"; do fail "$spec (skipped: no Node 22)"; done
+  for spec in "${NPM_PEERS[@]}" "${NPM_SDK1_PEERS[@]}"; do fail "$spec (skipped: no Node 22)"; done
 fi
 install_py_peers "$PY_DIR" python "${PY_PEERS[@]}"
 install_py_peers "$PY1_DIR" python1 "${PY1_PEERS[@]}"
