@@ -3,12 +3,13 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use mcp_era_server::McpServerExt;
 use mcp_era_server::http::HttpConfig;
 use mcp_everything::Everything;
 
-const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills DIR]
+const USAGE: &str = "usage: mcp-everything stdio [--modern-only] [--task-store STORE] [--skills DIR]
                             [--request-state-keys KID:KEY[,KID:KEY]...]
-       mcp-everything http [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
+       mcp-everything http [--modern-only] [--listen 127.0.0.1:3001] [--allow-host HOST]... [--task-store STORE]
                            [--event-bus BUS] [--task-end-retry-ms MS] [--task-lease-ms MS]
                            [--request-state-keys KID:KEY[,KID:KEY]...]
                            [--session-store STORE] [--session-idle-timeout-ms MS] [--skills DIR]
@@ -19,6 +20,8 @@ const USAGE: &str = "usage: mcp-everything stdio [--task-store STORE] [--skills 
                            [--oauth-dpop] [--oauth-dpop-required] [--oauth-dpop-nonce]
                                                             (feature auth: JWTs from the issuer's JWKS)
        mcp-everything demo
+--modern-only: serve 2026-07-28 only: a legacy `initialize` is refused, as a
+modern-only server refuses it (a backend for the era gateway's legacy clients).
 --task-store: where tasks (io.modelcontextprotocol/tasks) live: `memory`
 (default, this process only) or `redis://HOST:PORT` (shared by every
 process using it; needs the `redis` feature). Run several `http` processes
@@ -181,6 +184,19 @@ fn use_skills_dir(server: &Everything, dir: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The fixture's declaration narrowed to 2026-07-28 (`--modern-only`),
+/// sharing its tasks, skills and `requestState` keys.
+fn modern_only_declaration(
+    server: &Everything,
+) -> std::io::Result<mcp_era_server::ServerDeclaration> {
+    use mcp_era_server::McpServer;
+    server
+        .declaration()
+        .duplicate()
+        .with_versions(["2026-07-28"], [] as [&str; 0])
+        .map_err(std::io::Error::other)
+}
+
 fn main() -> ExitCode {
     init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -188,8 +204,13 @@ fn main() -> ExitCode {
         Some("stdio") => {
             let server = Everything::new();
             let mut keys = None::<&str>;
+            let mut modern_only = false;
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
+                if arg == "--modern-only" {
+                    modern_only = true;
+                    continue;
+                }
                 let done = match (arg.as_str(), rest.next()) {
                     ("--task-store", Some(store)) => use_task_store(&server, store),
                     ("--skills", Some(dir)) => use_skills_dir(&server, dir),
@@ -208,7 +229,14 @@ fn main() -> ExitCode {
                 eprintln!("{e}\n{USAGE}");
                 return ExitCode::from(2);
             }
-            mcp_era_server::stdio::run(server)
+            if modern_only {
+                match modern_only_declaration(&server) {
+                    Ok(declaration) => mcp_era_server::stdio::run(server.redeclared(declaration)),
+                    Err(e) => Err(e),
+                }
+            } else {
+                mcp_era_server::stdio::run(server)
+            }
         }
         Some("http") => {
             let server = Everything::new();
@@ -230,8 +258,13 @@ fn main() -> ExitCode {
             };
             let mut skills_dir = None::<String>;
             let mut keys = None::<String>;
+            let mut modern_only = false;
             let mut rest = args[1..].iter();
             while let Some(arg) = rest.next() {
+                if arg == "--modern-only" {
+                    modern_only = true;
+                    continue;
+                }
                 // The DPoP switches take no value.
                 #[cfg(feature = "auth")]
                 if let Some(switch) = arg.strip_prefix("--oauth-dpop") {
@@ -383,7 +416,16 @@ fn main() -> ExitCode {
                 eprintln!("{e}\n{USAGE}");
                 return ExitCode::from(2);
             }
-            mcp_era_server::http::run(server, config)
+            if modern_only {
+                match modern_only_declaration(&server) {
+                    Ok(declaration) => {
+                        mcp_era_server::http::run(server.redeclared(declaration), config)
+                    }
+                    Err(e) => Err(e),
+                }
+            } else {
+                mcp_era_server::http::run(server, config)
+            }
         }
         Some("demo") => mcp_everything::demo::run(),
         _ => {

@@ -43,6 +43,11 @@ async fn keep_up(
 ) {
     let mut delay = FIRST_DELAY;
     let mut now = matches!(*shared.link.borrow(), Link::Connecting);
+    // A session started for another capability set serves the lists the
+    // front already declares: announcing them at its first start would only
+    // make every client list them again. A restart, or a first backend
+    // after none could be started, may change them.
+    let mut announce = !now;
     loop {
         let link = shared.link.borrow().clone();
         if let Link::Up(connection) = link {
@@ -76,7 +81,9 @@ async fn keep_up(
             Ok(backend) => {
                 tracing::info!(?backend, "backend {spec} is up");
                 shared.attach(backend).await;
-                shared.lists_may_have_changed();
+                if std::mem::replace(&mut announce, true) {
+                    shared.lists_may_have_changed();
+                }
             }
             Err(e) => {
                 tracing::warn!(

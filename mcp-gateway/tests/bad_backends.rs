@@ -402,10 +402,13 @@ async fn telling_gateway(name: &str) -> (Gateway, std::path::PathBuf, String) {
 /// Clients declaring different input capabilities reach backend sessions
 /// told exactly those (an empty `elicitation` read as form mode, `roots`
 /// without `listChanged`); the session started with the gateway, told
-/// them all, is stopped when the first request needs another one.
+/// them all, is stopped when the first request needs another one. A new
+/// session's start announces no list change (the lists are the ones the
+/// front declares).
 #[tokio::test]
 async fn each_capability_set_gets_a_backend_session_told_it() {
     let (gateway, told, first) = telling_gateway("sets").await;
+    let mut events = gateway.events().subscribe();
     assert_eq!(
         told_to(&told, &first),
         json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
@@ -435,6 +438,8 @@ async fn each_capability_set_gets_a_backend_session_told_it() {
     let pids = told_pids(&told);
     assert_eq!(pids.len(), 4, "{pids:?}");
     assert!(![&form, &nothing].contains(&&everything));
+    let announced = events.try_recv();
+    assert!(announced.is_err(), "{announced:?}");
 }
 
 /// When the first request needs what the first session was told, that

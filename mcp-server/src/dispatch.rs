@@ -15,7 +15,7 @@ use tower::{Layer, Service};
 use crate::era::legacy::legacy_request;
 use crate::era::modern::{modern_request, typed_request};
 use crate::features::tasks::Detach;
-use crate::middleware::{BoxError, Handler, Layered, McpRequest, McpResponse};
+use crate::middleware::{BoxError, Handler, Layered, McpRequest, McpResponse, Redeclared};
 use crate::model::context::{MessageContext, Transport};
 use crate::model::declaration::ServerDeclaration;
 use crate::model::outcome::Outcome;
@@ -232,6 +232,14 @@ pub trait McpServerExt: McpServer {
         <L::Service as Service<McpRequest>>::Future: Send + 'static,
     {
         Layered::new(self, layer)
+    }
+
+    /// This server answering as `declaration` says (other versions,
+    /// identity or capabilities), with its handlers unchanged: see
+    /// [`Redeclared`](crate::middleware::Redeclared). Start from
+    /// `self.declaration().duplicate()` to keep the rest.
+    fn redeclared(self, declaration: ServerDeclaration) -> Redeclared<Self> {
+        Redeclared::new(self, declaration)
     }
 }
 

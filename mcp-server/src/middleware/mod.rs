@@ -62,6 +62,7 @@
 //! A server without layers runs none of this code.
 
 mod layers;
+mod redeclared;
 mod request;
 mod stack;
 
@@ -74,6 +75,7 @@ pub use tower::BoxError;
 pub use layers::{
     RateLimit, RateLimitLayer, RequestLog, RequestLogLayer, ResultLimit, ResultLimitLayer,
 };
+pub use redeclared::Redeclared;
 #[cfg(feature = "otel")]
 pub(crate) use request::clipped;
 pub use request::{BoxFuture, McpRequest, McpResponse, Rejection, error_of};

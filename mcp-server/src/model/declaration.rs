@@ -157,6 +157,27 @@ impl ServerDeclaration {
         Ok(self)
     }
 
+    /// A copy of this declaration to change with the `with_*` methods:
+    /// what it declares (identity, instructions, versions, capabilities,
+    /// caching hints, scopes), with its run-time state shared as
+    /// [`with_state_of`](Self::with_state_of) shares it. Serve it with
+    /// [`McpServerExt::redeclared`](crate::McpServerExt::redeclared): a
+    /// derived server narrowed to one era by a command-line flag, say.
+    pub fn duplicate(&self) -> Self {
+        let mut copy = Self::new(self.server_info.clone()).with_state_of(self);
+        copy.instructions = self.instructions.clone();
+        copy.modern_versions = self.modern_versions.clone();
+        copy.legacy_versions = self.legacy_versions.clone();
+        copy.capabilities = self.capabilities.clone();
+        copy.discover_ttl_ms = self.discover_ttl_ms;
+        copy.discover_cache_scope = self.discover_cache_scope;
+        copy.cache_ttl_ms = self.cache_ttl_ms;
+        copy.cache_scope = self.cache_scope;
+        copy.required_scopes = self.required_scopes.clone();
+        copy.capability_scopes = self.capability_scopes.clone();
+        copy
+    }
+
     /// Unique in the process.
     pub(crate) fn id(&self) -> u64 {
         self.id
