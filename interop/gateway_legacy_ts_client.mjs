@@ -1,0 +1,150 @@
+// The TypeScript SDK 1.x client (@modelcontextprotocol/sdk@1.32.2: 2025-11-25
+// and earlier only, the `initialize` handshake and a session), in front of
+// the era gateway serving a MODERN-ONLY backend (interop/gateway-legacy.sh).
+//
+// usage: node gateway_legacy_ts_client.mjs PROFILE TARGET
+//   PROFILE  which modern-only backend stands behind the gateway at TARGET:
+//              py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
+//              everything   our mcp-everything --modern-only
+//   TARGET   the gateway's http:// URL (Streamable HTTP), or the command line
+//            that starts it on stdio (one string, split at spaces)
+//
+// Prints one line per check, `ok NAME DETAIL` or `fail NAME DETAIL`; exits 1
+// when any failed. The backend's MRTR `input_required` rounds reach this
+// client as `elicitation/create` requests in its session, answered by the
+// handler set with setRequestHandler with a fresh random value that the
+// tool's result must carry back. A tool list change the backend publishes on
+// `subscriptions/listen` must reach the session as
+// `notifications/tools/list_changed`.
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const STEP_MS = 20000;
+const [profile, target] = process.argv.slice(2);
+const hex = (n) => randomBytes(n).toString('hex');
+let failures = 0;
+
+function report(name, ok, detail = '') {
+  if (!ok) failures += 1;
+  console.log(`${ok ? 'ok' : 'fail'} ${name} ${detail}`.trimEnd());
+}
+
+const within = (promise, ms = STEP_MS) =>
+  Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))]);
+
+// Runs PROMISE-MAKER within the step time; CHECK(result) -> [ok, detail].
+async function step(name, make, check) {
+  let ok, detail;
+  try {
+    [ok, detail] = check(await within(make()));
+  } catch (e) {
+    [ok, detail] = [false, `${e?.name}: ${e?.message}`];
+  }
+  report(name, ok, detail);
+}
+
+const textOf = (result) => (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join(' ');
+
+// The handler's answer, fresh per run, and what the gateway sent.
+const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0 };
+
+const client = new Client(
+  { name: 'mcp-rs-gateway-legacy-interop', version: '0.1.0' },
+  { capabilities: { elicitation: { form: {} } } },
+);
+client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  const props = Object.keys(request.params.requestedSchema?.properties ?? {}).sort();
+  peer.asked.push([request.params.message, props]);
+  const field = props.includes('color') ? 'color' : 'response';
+  return { action: 'accept', content: { [field]: peer.answer } };
+});
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  peer.toolChanges += 1;
+});
+const askedWas = (message, props) => JSON.stringify(peer.asked.at(-1)) === JSON.stringify([message, props]);
+
+// TRIGGER makes the backend publish a tools list change: it must reach this
+// session as a notification (and none before it).
+async function listChanged(trigger, args, registered) {
+  const before = peer.toolChanges;
+  report('no-list-changed-before-trigger', before === 0, `${before} before the trigger`);
+  await step('list-changed-trigger', () => client.callTool({ name: trigger, arguments: args }),
+    (r) => [!r.isError, textOf(r).slice(0, 80)]);
+  const deadline = Date.now() + STEP_MS;
+  while (peer.toolChanges <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  report('list-changed-notification', peer.toolChanges > before, `${peer.toolChanges - before} after the trigger`);
+  if (!registered) return;
+  await step('registered-tool-listed', () => client.listTools(),
+    (r) => [r.tools.some((t) => t.name === registered), `${registered} in ${r.tools.length} tools`]);
+  await step('registered-tool-call', () => client.callTool({ name: registered, arguments: { text: 'hi' } }),
+    (r) => [textOf(r) === `${registered}: hi`, textOf(r)]);
+}
+
+const profiles = {
+  async py2() {
+    await step('tools-list', () => client.listTools(), (r) => {
+      const names = new Set(r.tools.map((t) => t.name));
+      return [['add', 'ask_color', 'register_tool'].every((t) => names.has(t)), `${r.tools.length} tools`];
+    });
+    await step('tools-call', () => client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }),
+      (r) => [textOf(r) === '42', textOf(r)]);
+    await step('resources-read', () => client.readResource({ uri: 'py2://notes/readme' }),
+      (r) => [r.contents[0].text === 'gateway-py2 readme: served by MCPServer 2.x, modern only', r.contents[0].text]);
+    const code = `print(${hex(3)})`;
+    await step('prompts-get', () => client.getPrompt({ name: 'review', arguments: { code } }),
+      (r) => [r.messages[0].content.text === `Please review this code: ${code}`, r.messages[0].content.text]);
+    await step('elicitation-create', () => client.callTool({ name: 'ask_color', arguments: {} }),
+      (r) => [textOf(r) === `color=${peer.answer}` && askedWas('Which colour?', ['color']),
+        `${textOf(r)} (answered ${peer.answer}; asked ${JSON.stringify(peer.asked)})`]);
+    const name = `echo_${hex(3)}`;
+    await listChanged('register_tool', { name }, name);
+  },
+
+  async everything() {
+    await step('tools-list', () => client.listTools(), (r) => {
+      const names = new Set(r.tools.map((t) => t.name));
+      return [['test_simple_text', 'test_elicitation', 'test_trigger_tool_change'].every((t) => names.has(t)),
+        `${r.tools.length} tools`];
+    });
+    await step('tools-call', () => client.callTool({ name: 'test_simple_text', arguments: {} }),
+      (r) => [textOf(r) === 'This is a simple text response for testing.', textOf(r)]);
+    await step('resources-read', () => client.readResource({ uri: 'test://static-text' }),
+      (r) => [r.contents[0].text === 'This is the content of the static text resource.', r.contents[0].text]);
+    const arg = hex(3);
+    await step('prompts-get', () => client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: arg, arg2: 'b' } }),
+      (r) => [r.messages[0].content.text === `Prompt with arguments: arg1='${arg}', arg2='b'`, r.messages[0].content.text]);
+    const message = `Say something ${hex(2)}`;
+    await step('elicitation-create', () => client.callTool({ name: 'test_elicitation', arguments: { message } }),
+      (r) => [textOf(r) === `User response: action=accept, content={"response":"${peer.answer}"}` && askedWas(message, ['response']),
+        `${textOf(r)} (answered ${peer.answer}; asked ${JSON.stringify(peer.asked)})`]);
+    await listChanged('test_trigger_tool_change', {});
+  },
+};
+
+const timer = setTimeout(() => { report('client', false, 'whole run over 120 s'); process.exit(1); }, 120000);
+try {
+  const [command, ...commandArgs] = target.split(' ');
+  const transport = target.startsWith('http')
+    ? new StreamableHTTPClientTransport(new URL(target))
+    : new StdioClientTransport({ command, args: commandArgs, stderr: 'ignore' });
+  // The version the handshake settled on (the client hands it to its transport).
+  let negotiated;
+  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version) => {
+    negotiated = version;
+    setProtocolVersion?.(version);
+  };
+  await within(client.connect(transport));
+  report('legacy-initialize', negotiated === '2025-11-25',
+    `version ${negotiated}, server ${client.getServerVersion()?.name}`);
+  await profiles[profile]();
+  await step('ping', () => client.ping(), () => [true, 'answered']);
+} catch (e) {
+  report('client', false, `${e?.name}: ${e?.message}`);
+}
+await within(client.close(), 5000).catch(() => {});
+clearTimeout(timer);
+process.exit(failures ? 1 : 0);
