@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# The era gateway (`mcp-gateway/`) in front of MODERN-ONLY servers (2026-07-28
+# alone: no `initialize`), reached by real LEGACY clients (2025-11-25 only:
+# the `initialize` handshake, a session, server→client requests), over the
+# gateway's stdio front (the client starts `mcp-era-gateway -- BACKEND...`)
+# and its Streamable HTTP front (`--listen`). The other cell, modern clients
+# in front of legacy-only servers, is interop/gateway.sh. Versions pinned by
+# install-peers.sh. Each backend is checked first to refuse a legacy
+# `initialize` (an error) and to answer `server/discover` (a result).
+#
+# Backends:
+#   1. a server on the Python SDK 2.3.0's MCPServer wired modern-only
+#      (interop/gateway_py2_modern_server.py), over stdio and over Streamable
+#      HTTP (the gateway with --url);
+#   2. our `mcp-everything stdio|http --modern-only`, over stdio and HTTP.
+#
+# The legacy clients, each in front of every backend, over both fronts:
+#   - the Python SDK `mcp` 1.30.0 client (interop/gateway_legacy_py_client.py)
+#     and the TypeScript SDK `@modelcontextprotocol/sdk` 1.32.2 client
+#     (interop/gateway_legacy_ts_client.mjs): `initialize` settles on
+#     2025-11-25; they list and call tools, read a resource, get a prompt (each
+#     checked for the backend's own text or a fresh argument it echoes); the
+#     backend's MRTR `input_required` round reaches them as an
+#     `elicitation/create` request, which their callback answers with a fresh
+#     random value the tool's result must carry back; a tool list change the
+#     backend publishes on `subscriptions/listen` (a tool registered at run
+#     time on py2, whose call is then served) reaches their session as one
+#     `notifications/tools/list_changed`, and none comes before it; `ping` is
+#     answered;
+#   - the Inspector CLI 2.12.0 in `--protocol-era legacy` (no callbacks): lists
+#     tools, calls one, reads a resource, gets a prompt; each result in the
+#     legacy shape (no `resultType`).
+#
+# GATEWAY_BIN and EVERYTHING_BIN name prebuilt binaries; without them both
+# are built (cargo build -p mcp-era-gateway -p mcp-everything). PORT is the
+# first HTTP port used (PORT..PORT+5). Needs the peers (`bash
+# interop/install-peers.sh`). Prints `PASS name detail` / `FAIL name detail`
+# and ends with `N passed, M failed`; exits non-zero on any failure.
+set -uo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+PEERS_DIR="${PEERS_DIR:-$REPO_ROOT/target/peers}"
+PORT="${PORT:-38861}"
+STEP_TIMEOUT="${STEP_TIMEOUT:-60}"   # one Inspector run, one direct probe
+CLIENT_TIMEOUT="${CLIENT_TIMEOUT:-150}" # one SDK client's whole run
+META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+INITIALIZE='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gateway-legacy.sh","version":"0"}}}'
+DISCOVER="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":$META}}"
+
+# shellcheck source=interop/modern-lib.sh
+source "$SCRIPT_DIR/modern-lib.sh"
+
+if [[ ! -f "$PEERS_DIR/env.sh" ]]; then
+  echo "peers missing: run bash interop/install-peers.sh first" >&2
+  record peers fail ""
+  finish
+fi
+# shellcheck disable=SC1091
+source "$PEERS_DIR/env.sh"
+WORK="$(mktemp -d)"
+PIDS=() # every process this script starts in the background, stopped on exit
+stop_all() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+  PIDS=()
+}
+trap 'stop_all; rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/home" # the Inspector's HOME (it writes ~/.mcp-inspector)
+
+if [[ -n "${GATEWAY_BIN:-}" && -n "${EVERYTHING_BIN:-}" ]]; then
+  GATEWAY="$GATEWAY_BIN"
+  EVERYTHING="$EVERYTHING_BIN"
+elif (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-everything); then
+  GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
+  EVERYTHING="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
+else
+  record build fail ""
+  finish
+fi
+
+# The TS SDK 1.x client: ES modules resolve packages next to the script, so a
+# copy runs from the npm-sdk1 prefix (the SDK 1.32.2 alone).
+SDK1_DIR="${PEERS_NPM_SDK1_DIR:-$PEERS_DIR/npm-sdk1}"
+sdk1="$(node -e 'process.stdout.write(require(process.argv[1]).version)' \
+  "$SDK1_DIR/node_modules/@modelcontextprotocol/sdk/package.json" 2>/dev/null)"
+if [[ "$sdk1" == 1.32.2 ]]; then
+  record "peer ts-sdk-1.32.2" ok "($SDK1_DIR)"
+else
+  record "peer ts-sdk-1.32.2" fail "(found '${sdk1:-nothing}' in $SDK1_DIR: run bash interop/install-peers.sh)"
+fi
+TS_CLIENT="$SDK1_DIR/mcp-rs-gateway-legacy-ts-client.mjs"
+cp "$SCRIPT_DIR/gateway_legacy_ts_client.mjs" "$TS_CLIENT"
+PY1="$("$PEERS_PYTHON1" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)"
+if [[ "$PY1" == 1.30.0 ]]; then record "peer python-1.30.0" ok ""; else record "peer python-1.30.0" fail "(found '${PY1:-nothing}')"; fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+NEXT_PORT="$PORT"
+port() { # prints PORT, PORT+1, ... on successive calls (a free one if taken)
+  local p="$NEXT_PORT"
+  NEXT_PORT=$((NEXT_PORT + 1))
+  if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then free_port; else echo "$p"; fi
+}
+wait_http() { # URL: up to 15 s for an HTTP answer
+  for _ in $(seq 150); do
+    curl -s -o /dev/null --max-time 2 "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# Prints what the Python expression makes of a JSON-RPC answer (`r`: the
+# result, `e`: the error; a tuple is printed spaced).
+jq_py() { # JSON EXPRESSION
+  python3 -c "import json,sys; a=json.loads(sys.argv[1]); r=a.get('result', {}); e=a.get('error', {}); v=($2); print(*(v if isinstance(v, tuple) else [v]))" "$1" 2>/dev/null
+}
+check() { # NAME EXPECTED ACTUAL [CONTEXT]
+  if [[ "$3" == "$2" ]]; then record "$1" ok "($3)"; else record "$1" fail "(expected $2, got ${3:-nothing}${4:+; $4})"; fi
+}
+
+# A backend is modern-only: a legacy `initialize` gets an error, a modern
+# `server/discover` a result listing 2026-07-28 alone.
+modern_only_checks() { # LABEL INITIALIZE-ANSWER DISCOVER-ANSWER
+  local refused discovered
+  refused="$(jq_py "$2" '"error" in a and "result" not in a, e.get("code"), e.get("message")')"
+  if [[ "$refused" == True* ]]; then
+    record "$1 backend-refuses-initialize" ok "(${refused#True })"
+  else
+    record "$1 backend-refuses-initialize" fail "(initialize answered: ${2:-nothing})"
+  fi
+  discovered="$(jq_py "$3" 'r.get("resultType"), r.get("supportedVersions")')"
+  check "$1 backend-answers-discover" "complete ['2026-07-28']" "$discovered" "$(cut -c1-200 <<<"$3")"
+}
+modern_only_stdio() { # LABEL COMMAND...
+  local label="$1" init discover
+  shift
+  init="$(printf '%s\n' "$INITIALIZE" | timeout "$STEP_TIMEOUT" "$@" 2>/dev/null | head -1)"
+  discover="$(printf '%s\n' "$DISCOVER" | timeout "$STEP_TIMEOUT" "$@" 2>/dev/null | head -1)"
+  modern_only_checks "$label" "$init" "$discover"
+}
+first_message() { # an HTTP body: JSON, or the first `data:` of an SSE stream
+  if [[ "$1" == "{"* ]]; then echo "$1"; else sed -n 's/^data: *//p' <<<"$1" | head -1; fi
+}
+modern_only_http() { # LABEL URL
+  local label="$1" url="$2" init discover
+  init="$(curl -s --max-time "$STEP_TIMEOUT" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' -d "$INITIALIZE" "$url")"
+  discover="$(curl -s --max-time "$STEP_TIMEOUT" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' -H 'mcp-protocol-version: 2026-07-28' \
+    -H 'mcp-method: server/discover' -d "$DISCOVER" "$url")"
+  modern_only_checks "$label" "$(first_message "$init")" "$(first_message "$discover")"
+}
+
+# An SDK client prints `ok|fail CHECK DETAIL` lines; each is recorded as
+# "LABEL CHECK". A client that printed nothing or died says so.
+client_checks() { # LABEL COMMAND...
+  local label="$1" out status line verdict name detail seen=0 fails=0
+  shift
+  out="$(timeout "$CLIENT_TIMEOUT" "$@" 2>"$WORK/client.err")"
+  status=$?
+  while IFS= read -r line; do
+    read -r verdict name detail <<<"$line"
+    case "$verdict" in
+      ok) seen=$((seen + 1)); record "$label $name" ok "($detail)" ;;
+      fail) seen=$((seen + 1)); fails=$((fails + 1)); record "$label $name" fail "($detail)" ;;
+    esac
+  done <<<"$out"
+  if [[ $seen -eq 0 || ($status -ne 0 && $fails -eq 0) ]]; then
+    record "$label run" fail "(exit $status, $seen checks; $(tail -3 "$WORK/client.err" | tr '\n' ' ' | cut -c1-300))"
+  fi
+}
+sdk_clients() { # LABEL PROFILE TARGET (a URL, or the command line starting the gateway)
+  client_checks "$1 python-1.30.0" "$PEERS_PYTHON1" "$SCRIPT_DIR/gateway_legacy_py_client.py" "$2" "$3"
+  client_checks "$1 ts-sdk-1.32.2" node "$TS_CLIENT" "$2" "$3"
+}
+
+# The Inspector CLI, legacy era: prints what the Python expression makes of
+# its JSON answer, then its exit code.
+inspector_check() { # NAME EXPECTED TARGET PYTHON-EXPRESSION INSPECTOR-ARGS...
+  local name="$1" expected="$2" target="$3" expression="$4" out status got
+  shift 4
+  if [[ "$target" == http* ]]; then
+    out="$(cd "$WORK" && HOME="$WORK/home" timeout "$STEP_TIMEOUT" mcp-inspector --cli "$target" --transport http \
+      --protocol-era legacy --format json "$@" 2>"$WORK/inspector.err")"
+  else
+    # shellcheck disable=SC2086 # TARGET is a command line, split at spaces
+    out="$(cd "$WORK" && HOME="$WORK/home" timeout "$STEP_TIMEOUT" mcp-inspector --cli --protocol-era legacy \
+      --format json "$@" -- $target 2>"$WORK/inspector.err")"
+  fi
+  status=$?
+  got="$(jq_py "$out" "$expression") exit $status"
+  if [[ "$got" == "$expected" ]]; then
+    record "$name" ok "($got)"
+  else
+    record "$name" fail "(expected $expected, got $got; $(cut -c1-200 <<<"$out") $(tail -2 "$WORK/inspector.err" | tr '\n' ' ' | cut -c1-200))"
+  fi
+}
+LEGACY_SHAPE='"resultType" not in r and "ttlMs" not in r'
+inspector_checks() { # PROFILE LABEL TARGET
+  local profile="$1"
+  shift
+  case "$profile" in
+    py2) inspector_py2 "$@" ;;
+    everything) inspector_everything "$@" ;;
+  esac
+}
+inspector_py2() { # LABEL TARGET
+  local code="print-$RANDOM"
+  inspector_check "$1 inspector tools-list" "True True exit 0" "$2" \
+    "$LEGACY_SHAPE, {'add', 'ask_color', 'register_tool'} <= {t['name'] for t in r['tools']}" --method tools/list
+  inspector_check "$1 inspector tools-call" "True 42 exit 0" "$2" \
+    "$LEGACY_SHAPE, r['content'][0]['text']" --method tools/call --tool-name add --tool-arg a=2 b=40
+  inspector_check "$1 inspector resources-read" "True gateway-py2 readme: served by MCPServer 2.x, modern only exit 0" "$2" \
+    "$LEGACY_SHAPE, r['contents'][0]['text']" --method resources/read --uri py2://notes/readme
+  inspector_check "$1 inspector prompts-get" "True Please review this code: $code exit 0" "$2" \
+    "$LEGACY_SHAPE, r['messages'][0]['content']['text']" --method prompts/get --prompt-name review --prompt-args "code=$code"
+}
+inspector_everything() { # LABEL TARGET
+  local arg="a$RANDOM"
+  inspector_check "$1 inspector tools-list" "True True exit 0" "$2" \
+    "$LEGACY_SHAPE, {'test_simple_text', 'test_elicitation'} <= {t['name'] for t in r['tools']}" --method tools/list
+  inspector_check "$1 inspector tools-call" "True This is a simple text response for testing. exit 0" "$2" \
+    "$LEGACY_SHAPE, r['content'][0]['text']" --method tools/call --tool-name test_simple_text
+  inspector_check "$1 inspector resources-read" "True This is the content of the static text resource. exit 0" "$2" \
+    "$LEGACY_SHAPE, r['contents'][0]['text']" --method resources/read --uri test://static-text
+  inspector_check "$1 inspector prompts-get" "True Prompt with arguments: arg1='$arg', arg2='b' exit 0" "$2" \
+    "$LEGACY_SHAPE, r['messages'][0]['content']['text']" --method prompts/get \
+    --prompt-name test_prompt_with_arguments --prompt-args "arg1=$arg" arg2=b
+}
+
+# One backend through both fronts: the stdio front (each client starts the
+# gateway) and the HTTP front (one gateway, every client in turn).
+through_gateway() { # LABEL PROFILE BACKEND-ARGS... (-- COMMAND..., or --url URL)
+  local label="$1" profile="$2" front_port url
+  shift 2
+  sdk_clients "$label stdio-front" "$profile" "$GATEWAY $*"
+  inspector_checks "$profile" "$label stdio-front" "$GATEWAY $*"
+  front_port="$(port)"
+  url="http://127.0.0.1:$front_port/mcp"
+  "$GATEWAY" --listen "127.0.0.1:$front_port" "$@" 2>"$WORK/gateway-$label.log" &
+  PIDS+=($!)
+  if wait_http "$url"; then
+    sdk_clients "$label http-front" "$profile" "$url"
+    inspector_checks "$profile" "$label http-front" "$url"
+  else
+    record "$label http-front gateway" fail "(not serving; $(tail -3 "$WORK/gateway-$label.log" | tr '\n' ' '))"
+  fi
+  stop_all
+}
+
+# ---- 1. the Python SDK 2.3.0 server, modern-only ------------------------------
+PY2=("$PEERS_PYTHON" "$SCRIPT_DIR/gateway_py2_modern_server.py")
+modern_only_stdio "py2-stdio" "${PY2[@]}" stdio
+through_gateway "py2-stdio" py2 -- "${PY2[@]}" stdio
+
+backend_port="$(port)"
+backend_url="http://127.0.0.1:$backend_port/mcp"
+"${PY2[@]}" http "$backend_port" >"$WORK/py2-http.log" 2>&1 &
+py2_pid=$!
+if wait_http "$backend_url"; then
+  modern_only_http "py2-http" "$backend_url"
+  through_gateway "py2-http" py2 --url "$backend_url"
+else
+  record "py2-http backend" fail "(not serving; $(tail -3 "$WORK/py2-http.log" | tr '\n' ' '))"
+fi
+kill "$py2_pid" 2>/dev/null
+wait "$py2_pid" 2>/dev/null
+
+# ---- 2. our mcp-everything --modern-only -------------------------------------
+modern_only_stdio "everything-stdio" "$EVERYTHING" stdio --modern-only
+through_gateway "everything-stdio" everything -- "$EVERYTHING" stdio --modern-only
+
+backend_port="$(port)"
+backend_url="http://127.0.0.1:$backend_port/mcp"
+"$EVERYTHING" http --modern-only --listen "127.0.0.1:$backend_port" >"$WORK/everything-http.log" 2>&1 &
+everything_pid=$!
+if wait_http "$backend_url"; then
+  modern_only_http "everything-http" "$backend_url"
+  through_gateway "everything-http" everything --url "$backend_url"
+else
+  record "everything-http backend" fail "(not serving; $(tail -3 "$WORK/everything-http.log" | tr '\n' ' '))"
+fi
+kill "$everything_pid" 2>/dev/null
+wait "$everything_pid" 2>/dev/null
+
+finish
