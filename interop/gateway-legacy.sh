@@ -151,6 +151,34 @@ modern_only_http() { # LABEL URL
   modern_only_checks "$label" "$(first_message "$init")" "$(first_message "$discover")"
 }
 
+# Checks that fail for a gateway bug already reported and not yet fixed:
+# "GLOB|BUG", the glob matched against the check's name. Such a failure
+# prints `XFAIL name detail [BUG]` and is not counted; should the check pass,
+# its PASS line says the entry can go.
+KNOWN_GATEWAY_BUGS=(
+  "*-http *list-changed-once|a modern backend over HTTP: its list change reaches a legacy session once per backend session the gateway holds on it (each session follows the one server on a subscriptions/listen stream of its own, all into one event hub; the first session, stopped when the first request needed another capability set, keeps its stream)"
+)
+known_failures=0
+known_bug() { # NAME: prints the bug NAME is a known failure of, if any
+  local entry
+  for entry in "${KNOWN_GATEWAY_BUGS[@]}"; do
+    # shellcheck disable=SC2053 # the glob is meant
+    if [[ "$1" == ${entry%%|*} ]]; then echo "${entry#*|}"; return 0; fi
+  done
+  return 1
+}
+verdict() { # NAME ok|fail DETAIL: record, or a known gateway bug's XFAIL
+  local bug
+  if ! bug="$(known_bug "$1")"; then
+    record "$@"
+  elif [[ "$2" == ok ]]; then
+    record "$1" ok "$3 [listed as a known gateway bug, which seems fixed: remove it from KNOWN_GATEWAY_BUGS]"
+  else
+    known_failures=$((known_failures + 1))
+    echo "XFAIL $1 $3 [known gateway bug: $bug]"
+  fi
+}
+
 # An SDK client prints `ok|fail CHECK DETAIL` lines; each is recorded as
 # "LABEL CHECK". A client that printed nothing or died says so.
 client_checks() { # LABEL COMMAND...
@@ -161,17 +189,19 @@ client_checks() { # LABEL COMMAND...
   while IFS= read -r line; do
     read -r verdict name detail <<<"$line"
     case "$verdict" in
-      ok) seen=$((seen + 1)); record "$label $name" ok "($detail)" ;;
-      fail) seen=$((seen + 1)); fails=$((fails + 1)); record "$label $name" fail "($detail)" ;;
+      ok) seen=$((seen + 1)); verdict "$label $name" ok "($detail)" ;;
+      fail) seen=$((seen + 1)); fails=$((fails + 1)); verdict "$label $name" fail "($detail)" ;;
     esac
   done <<<"$out"
   if [[ $seen -eq 0 || ($status -ne 0 && $fails -eq 0) ]]; then
     record "$label run" fail "(exit $status, $seen checks; $(tail -3 "$WORK/client.err" | tr '\n' ' ' | cut -c1-300))"
   fi
 }
-sdk_clients() { # LABEL PROFILE TARGET (a URL, or the command line starting the gateway)
-  client_checks "$1 python-1.30.0" "$PEERS_PYTHON1" "$SCRIPT_DIR/gateway_legacy_py_client.py" "$2" "$3"
-  client_checks "$1 ts-sdk-1.32.2" node "$TS_CLIENT" "$2" "$3"
+sdk_clients() { # LABEL PROFILE TARGET [ARGS...] (TARGET: a URL, or the command line starting the gateway)
+  local label="$1"
+  shift
+  client_checks "$label python-1.30.0" "$PEERS_PYTHON1" "$SCRIPT_DIR/gateway_legacy_py_client.py" "$@"
+  client_checks "$label ts-sdk-1.32.2" node "$TS_CLIENT" "$@"
 }
 
 # The Inspector CLI, legacy era: prints what the Python expression makes of
@@ -188,6 +218,8 @@ inspector_check() { # NAME EXPECTED TARGET PYTHON-EXPRESSION INSPECTOR-ARGS...
       --format json "$@" -- $target 2>"$WORK/inspector.err")"
   fi
   status=$?
+  # An error comes as JSON on stderr.
+  [[ -n "${out//[[:space:]]/}" ]] || out="$(grep '^{' "$WORK/inspector.err" | tail -1)"
   got="$(jq_py "$out" "$expression") exit $status"
   if [[ "$got" == "$expected" ]]; then
     record "$name" ok "($got)"
@@ -214,6 +246,11 @@ inspector_py2() { # LABEL TARGET
     "$LEGACY_SHAPE, r['contents'][0]['text']" --method resources/read --uri py2://notes/readme
   inspector_check "$1 inspector prompts-get" "True Please review this code: $code exit 0" "$2" \
     "$LEGACY_SHAPE, r['messages'][0]['content']['text']" --method prompts/get --prompt-name review --prompt-args "code=$code"
+  # The Inspector declares no elicitation: the backend refuses the call
+  # (its MissingRequiredClientCapability, -32021, comes back as it was),
+  # never an elicitation/create the client could not answer.
+  inspector_check "$1 inspector undeclared-elicitation-refused" "True exit 1" "$2" \
+    "'did not declare the form elicitation capability' in e.get('message', '')" --method tools/call --tool-name ask_color
 }
 inspector_everything() { # LABEL TARGET
   local arg="a$RANDOM"
@@ -231,16 +268,19 @@ inspector_everything() { # LABEL TARGET
 # One backend through both fronts: the stdio front (each client starts the
 # gateway) and the HTTP front (one gateway, every client in turn).
 through_gateway() { # LABEL PROFILE BACKEND-ARGS... (-- COMMAND..., or --url URL)
-  local label="$1" profile="$2" front_port url
+  local label="$1" profile="$2" front_port url logs=()
   shift 2
-  sdk_clients "$label stdio-front" "$profile" "$GATEWAY $*"
+  # A log message names its request only on an HTTP backend's response
+  # stream (a stdio backend's are dropped, docs/gateway.md).
+  [[ "$1" == --url ]] && logs=(logs)
+  sdk_clients "$label stdio-front" "$profile" "$GATEWAY $*" "${logs[@]}"
   inspector_checks "$profile" "$label stdio-front" "$GATEWAY $*"
   front_port="$(port)"
   url="http://127.0.0.1:$front_port/mcp"
   "$GATEWAY" --listen "127.0.0.1:$front_port" "$@" 2>"$WORK/gateway-$label.log" &
   PIDS+=($!)
   if wait_http "$url"; then
-    sdk_clients "$label http-front" "$profile" "$url"
+    sdk_clients "$label http-front" "$profile" "$url" "${logs[@]}"
     inspector_checks "$profile" "$label http-front" "$url"
   else
     record "$label http-front gateway" fail "(not serving; $(tail -3 "$WORK/gateway-$label.log" | tr '\n' ' '))"
@@ -283,4 +323,7 @@ fi
 kill "$everything_pid" 2>/dev/null
 wait "$everything_pid" 2>/dev/null
 
+if [[ $known_failures -gt 0 ]]; then
+  echo "$known_failures known gateway bug failure(s) (XFAIL above), not counted"
+fi
 finish

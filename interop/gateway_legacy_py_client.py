@@ -2,10 +2,15 @@
 `initialize` handshake and a session), in front of the era gateway serving a
 MODERN-ONLY backend (interop/gateway-legacy.sh).
 
-usage: gateway_legacy_py_client.py PROFILE TARGET
+usage: gateway_legacy_py_client.py PROFILE TARGET [logs]
   PROFILE   which modern-only backend stands behind the gateway at TARGET:
               py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
-              everything   our mcp-everything --modern-only
+              everything   our mcp-everything --modern-only (also progress,
+                           completion, resources/subscribe and its update,
+                           logging/setLevel)
+  logs      the backend is reached over HTTP: a call's log message must
+            reach the session (a stdio backend's logs name no request and
+            the gateway drops them, docs/gateway.md)
   TARGET    the gateway's http:// URL (Streamable HTTP), or the command line
             (one shell-quoted string) that starts it on stdio
 
@@ -52,6 +57,7 @@ class Peer:
         self.answer = "teal-" + secrets.token_hex(4)
         self.asked = []  # (message, requested schema's property names)
         self.notifications = []  # methods of the notifications received, in order
+        self.logs = []  # the data of the log messages received
 
     async def elicit(self, context, params):
         props = sorted((params.requestedSchema or {}).get("properties", {}))
@@ -62,6 +68,8 @@ class Peer:
     async def message(self, message):
         if isinstance(message, types.ServerNotification):
             self.notifications.append(message.root.method)
+            if message.root.method == "notifications/message":
+                self.logs.append(message.root.params.data)
 
     def count(self, method):
         return self.notifications.count(method)
@@ -92,10 +100,11 @@ async def list_changed(session, peer, trigger, arguments, registered=None):
     before = peer.count(method)
     report("no-list-changed-before-trigger", before == 0, f"{before} before the trigger; all so far: {peer.notifications}")
     await step("list-changed-trigger", session.call_tool(trigger, arguments), lambda r: (not r.isError, text_of(r)[:80]))
-    await wait_for(peer, method, before + 1)
+    arrived = await wait_for(peer, method, before + 1)
+    report("list-changed-notification", arrived, f"{peer.count(method) - before} after the trigger")
     await anyio.sleep(0.5)  # a duplicate would come by now
     after = peer.count(method) - before
-    report("list-changed-notification", after == 1, f"{after} after the trigger (one wanted)")
+    report("list-changed-once", after == 1, f"{after} after the trigger, one wanted")
     if registered:
         await step(
             "registered-tool-listed",
@@ -109,7 +118,7 @@ async def list_changed(session, peer, trigger, arguments, registered=None):
         )
 
 
-async def py2(session, peer):
+async def py2(session, peer, args):
     await step(
         "tools-list",
         session.list_tools(),
@@ -139,7 +148,7 @@ async def py2(session, peer):
     await list_changed(session, peer, "register_tool", {"name": name}, registered=name)
 
 
-async def everything(session, peer):
+async def everything(session, peer, args):
     await step(
         "tools-list",
         session.list_tools(),
@@ -178,6 +187,38 @@ async def everything(session, peer):
         ),
     )
     await list_changed(session, peer, "test_trigger_tool_change", {})
+    # The rest of a legacy session, served through the modern backend:
+    # progress of a call, completion, resources/subscribe and its updates,
+    # logging/setLevel and (ARGS has `logs`: a backend over HTTP) the call's log.
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append((value, total, message))
+
+    await step(
+        "progress",
+        session.call_tool("test_streaming_elicitation", {}, progress_callback=on_progress),
+        lambda r: (progress == [(1.0, 1.0, "Streaming")], f"{text_of(r)}; progress {progress}"),
+    )
+    await step(
+        "completion-complete",
+        session.complete(
+            types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"), {"name": "arg1", "value": "te"}
+        ),
+        lambda r: (r.completion.values == ["test", "testValue1", "testValue2"], f"{r.completion.values}"),
+    )
+    uri = "test://watched-resource"
+    updated = "notifications/resources/updated"
+    await step("resources-subscribe", session.subscribe_resource(uri), lambda r: (True, uri))
+    await step(
+        "resource-update-trigger", session.call_tool("test_trigger_resource_update", {}), lambda r: (True, text_of(r))
+    )
+    report("resources-updated", await wait_for(peer, updated, 1), f"{peer.count(updated)} of {uri}")
+    await step("logging-set-level", session.set_logging_level("info"), lambda r: (True, "info"))
+    await step("log-tool", session.call_tool("test_logging_tool", {}), lambda r: (True, text_of(r)))
+    if "logs" in args:
+        logged = await wait_for(peer, "notifications/message", 1, 5)
+        report("log-message", logged, f"{peer.logs}")
 
 
 PROFILES = {"py2": py2, "everything": everything}
@@ -194,7 +235,7 @@ async def connect(target):
             yield read, write
 
 
-async def main(profile, target):
+async def main(profile, target, args):
     peer = Peer()
     try:
         async with connect(target) as (read, write):
@@ -212,7 +253,7 @@ async def main(profile, target):
                     init.protocolVersion == "2025-11-25",
                     f"version {init.protocolVersion}, server {init.serverInfo.name}",
                 )
-                await PROFILES[profile](session, peer)
+                await PROFILES[profile](session, peer, args)
                 await step("ping", session.send_ping(), lambda r: (True, "answered"))
     except Exception as e:
         report("client", False, f"{type(e).__name__}: {e}")
@@ -220,4 +261,4 @@ async def main(profile, target):
 
 
 if __name__ == "__main__":
-    sys.exit(anyio.run(main, sys.argv[1], sys.argv[2]))
+    sys.exit(anyio.run(main, sys.argv[1], sys.argv[2], sys.argv[3:]))

@@ -5,7 +5,8 @@
 // usage: node gateway_legacy_ts_client.mjs PROFILE TARGET
 //   PROFILE  which modern-only backend stands behind the gateway at TARGET:
 //              py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
-//              everything   our mcp-everything --modern-only
+//              everything   our mcp-everything --modern-only (also progress,
+//                           completion, resources/subscribe and its update)
 //   TARGET   the gateway's http:// URL (Streamable HTTP), or the command line
 //            that starts it on stdio (one string, split at spaces)
 //
@@ -20,7 +21,11 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const STEP_MS = 20000;
 const [profile, target] = process.argv.slice(2);
@@ -49,7 +54,7 @@ async function step(name, make, check) {
 const textOf = (result) => (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join(' ');
 
 // The handler's answer, fresh per run, and what the gateway sent.
-const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0 };
+const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0, updates: [] };
 
 const client = new Client(
   { name: 'mcp-rs-gateway-legacy-interop', version: '0.1.0' },
@@ -64,6 +69,9 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
   peer.toolChanges += 1;
 });
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+  peer.updates.push(n.params.uri);
+});
 const askedWas = (message, props) => JSON.stringify(peer.asked.at(-1)) === JSON.stringify([message, props]);
 
 // TRIGGER makes the backend publish a tools list change: it must reach this
@@ -75,9 +83,10 @@ async function listChanged(trigger, args, registered) {
     (r) => [!r.isError, textOf(r).slice(0, 80)]);
   const deadline = Date.now() + STEP_MS;
   while (peer.toolChanges <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  report('list-changed-notification', peer.toolChanges > before, `${peer.toolChanges - before} after the trigger`);
   await new Promise((r) => setTimeout(r, 500)); // a duplicate would come by now
   const after = peer.toolChanges - before;
-  report('list-changed-notification', after === 1, `${after} after the trigger (one wanted)`);
+  report('list-changed-once', after === 1, `${after} after the trigger, one wanted`);
   if (!registered) return;
   await step('registered-tool-listed', () => client.listTools(),
     (r) => [r.tools.some((t) => t.name === registered), `${registered} in ${r.tools.length} tools`]);
@@ -123,6 +132,23 @@ const profiles = {
       (r) => [textOf(r) === `User response: action=accept, content={"response":"${peer.answer}"}` && askedWas(message, ['response']),
         `${textOf(r)} (answered ${peer.answer}; asked ${JSON.stringify(peer.asked)})`]);
     await listChanged('test_trigger_tool_change', {});
+    // The rest of a legacy session, served through the modern backend:
+    // progress of a call, completion, resources/subscribe and its update.
+    const progress = [];
+    await step('progress', () => client.callTool({ name: 'test_streaming_elicitation', arguments: {} }, undefined,
+      { onprogress: (p) => progress.push([p.progress, p.total, p.message]) }),
+    (r) => [JSON.stringify(progress) === '[[1,1,"Streaming"]]', `${textOf(r)}; progress ${JSON.stringify(progress)}`]);
+    await step('completion-complete', () => client.complete({
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'te' } }),
+    (r) => [JSON.stringify(r.completion.values) === '["test","testValue1","testValue2"]', JSON.stringify(r.completion.values)]);
+    const uri = 'test://watched-resource';
+    await step('resources-subscribe', () => client.subscribeResource({ uri }), () => [true, uri]);
+    await step('resource-update-trigger', () => client.callTool({ name: 'test_trigger_resource_update', arguments: {} }),
+      (r) => [!r.isError, textOf(r)]);
+    const deadline = Date.now() + STEP_MS;
+    while (peer.updates.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    report('resources-updated', peer.updates.length > 0 && peer.updates.every((u) => u === uri),
+      `${peer.updates.length} of ${JSON.stringify([...new Set(peer.updates)])}`);
   },
 };
 
