@@ -65,14 +65,21 @@ fi
 # shellcheck disable=SC1091
 source "$PEERS_DIR/env.sh"
 WORK="$(mktemp -d)"
-PIDS=() # every process this script starts in the background, stopped on exit
-stop_all() {
+PIDS=()     # the gateways this script starts in the background
+BACKENDS=() # the HTTP backends it starts; both stopped by PID on exit
+stop_all() { # the gateways
   local pid
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   PIDS=()
 }
-trap 'stop_all; rm -rf "$WORK"' EXIT
+stop_backends() {
+  local pid
+  for pid in "${BACKENDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${BACKENDS[@]}"; do wait "$pid" 2>/dev/null; done
+  BACKENDS=()
+}
+trap 'stop_all; stop_backends; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/home" # the Inspector's HOME (it writes ~/.mcp-inspector)
 
 if [[ -n "${GATEWAY_BIN:-}" && -n "${EVERYTHING_BIN:-}" ]]; then
@@ -302,15 +309,14 @@ through_gateway "py2-stdio" py2 -- "${PY2[@]}" stdio
 backend_port="$(port)"
 backend_url="http://127.0.0.1:$backend_port/mcp"
 "${PY2[@]}" http "$backend_port" >"$WORK/py2-http.log" 2>&1 &
-py2_pid=$!
+BACKENDS+=($!)
 if wait_http "$backend_url"; then
   modern_only_http "py2-http" "$backend_url"
   through_gateway "py2-http" py2 --url "$backend_url"
 else
   record "py2-http backend" fail "(not serving; $(tail -3 "$WORK/py2-http.log" | tr '\n' ' '))"
 fi
-kill "$py2_pid" 2>/dev/null
-wait "$py2_pid" 2>/dev/null
+stop_backends
 
 # ---- 2. our mcp-everything --modern-only -------------------------------------
 modern_only_stdio "everything-stdio" "$EVERYTHING" stdio --modern-only
@@ -319,15 +325,14 @@ through_gateway "everything-stdio" everything -- "$EVERYTHING" stdio --modern-on
 backend_port="$(port)"
 backend_url="http://127.0.0.1:$backend_port/mcp"
 "$EVERYTHING" http --modern-only --listen "127.0.0.1:$backend_port" >"$WORK/everything-http.log" 2>&1 &
-everything_pid=$!
+BACKENDS+=($!)
 if wait_http "$backend_url"; then
   modern_only_http "everything-http" "$backend_url"
   through_gateway "everything-http" everything --url "$backend_url"
 else
   record "everything-http backend" fail "(not serving; $(tail -3 "$WORK/everything-http.log" | tr '\n' ' '))"
 fi
-kill "$everything_pid" 2>/dev/null
-wait "$everything_pid" 2>/dev/null
+stop_backends
 
 if [[ $known_failures -gt 0 ]]; then
   echo "$known_failures known gateway bug failure(s) (XFAIL above), not counted"

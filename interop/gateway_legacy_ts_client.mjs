@@ -54,7 +54,7 @@ async function step(name, make, check) {
 const textOf = (result) => (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join(' ');
 
 // The handler's answer, fresh per run, and what the gateway sent.
-const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0, updates: [] };
+const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0, updates: [], wire: () => {} };
 
 const client = new Client(
   { name: 'mcp-rs-gateway-legacy-interop', version: '0.1.0' },
@@ -134,10 +134,24 @@ const profiles = {
     await listChanged('test_trigger_tool_change', {});
     // The rest of a legacy session, served through the modern backend:
     // progress of a call, completion, resources/subscribe and its update.
+    // The progress is read off the wire (the transport's messages, in order):
+    // the SDK runs notification handlers a microtask late but a response at
+    // once, so when both come in one read its onprogress never sees it.
     const progress = [];
+    let handled = 0;
+    let answered = false;
+    peer.wire = (message) => {
+      if (message.method === 'notifications/progress' && !answered) {
+        const p = message.params;
+        progress.push([p.progress, p.total, p.message]);
+      }
+      if ('result' in message || 'error' in message) answered = true;
+    };
     await step('progress', () => client.callTool({ name: 'test_streaming_elicitation', arguments: {} }, undefined,
-      { onprogress: (p) => progress.push([p.progress, p.total, p.message]) }),
-    (r) => [JSON.stringify(progress) === '[[1,1,"Streaming"]]', `${textOf(r)}; progress ${JSON.stringify(progress)}`]);
+      { onprogress: () => { handled += 1; } }),
+    (r) => [JSON.stringify(progress) === '[[1,1,"Streaming"]]',
+      `${textOf(r)}; progress before the result ${JSON.stringify(progress)}, ${handled} seen by onprogress`]);
+    peer.wire = () => {};
     await step('completion-complete', () => client.complete({
       ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'te' } }),
     (r) => [JSON.stringify(r.completion.values) === '["test","testValue1","testValue2"]', JSON.stringify(r.completion.values)]);
@@ -166,6 +180,11 @@ try {
     setProtocolVersion?.(version);
   };
   await within(client.connect(transport));
+  const onmessage = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    peer.wire(message);
+    onmessage(message, extra);
+  };
   report('legacy-initialize', negotiated === '2025-11-25',
     `version ${negotiated}, server ${client.getServerVersion()?.name}`);
   await profiles[profile]();
