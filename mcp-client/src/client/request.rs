@@ -140,6 +140,21 @@ impl Client {
                 });
             }
             rounds += 1;
+            // Checked before anyone is asked: it would go back with the answers.
+            if let Some(state) = result.get("requestState") {
+                let bytes = match state {
+                    Value::String(state) => state.len(),
+                    other => other.to_string().len(),
+                };
+                let limit = self.opts().max_request_state_bytes;
+                if bytes > limit {
+                    return Err(Error::RequestStateTooLarge {
+                        method: method.to_owned(),
+                        bytes,
+                        limit,
+                    });
+                }
+            }
             let empty = Map::new();
             let requests = result
                 .get("inputRequests")
