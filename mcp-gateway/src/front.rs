@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
 use crate::link::{Connection, Link, Shared};
 use crate::supervise::supervise;
-use crate::translate::modern_result;
+use crate::translate::{modern_result, with_client_meta};
 
 /// A gateway in front of one backend: modern clients reach a legacy server
 /// (and legacy clients reach it through a legacy session, as with any
@@ -291,6 +291,7 @@ impl Gateway {
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
         let connection = self.connection(ctx).await?;
+        let params = with_client_meta(params, ctx);
         let first_tools_page = (method == "tools/list").then(|| params.get("cursor").is_none());
         let calls = &self.shared.notes.calls;
         let result = match &connection.rounds {

@@ -4,14 +4,47 @@
 //! list and read results, cache hints; a legacy "resource not found" error
 //! becomes the modern one.
 
-use mcp_era_server::errors;
-use mcp_era_server::mcp_era_types::v2026_07_28::{CacheHints, Error as ErrorObject};
+use mcp_era_server::mcp_era_types::v2026_07_28::{CacheHints, Error as ErrorObject, meta_keys};
+use mcp_era_server::{RequestContext, errors};
 use serde_json::Value;
 
 /// The prefix of the `_meta` keys the modern era reserves (protocol version,
 /// client capabilities, log level, `serverInfo`); the legacy schema knows
 /// none of them.
 const MODERN_META_PREFIX: &str = "io.modelcontextprotocol/";
+
+/// The params of the front request of `ctx` with the `_meta` a modern
+/// backend is to get from its client: the log level it asked for (a legacy
+/// session's, from `logging/setLevel`; none, none) and the `clientInfo` it
+/// declared (a legacy session's, from `initialize`). Our client adds the
+/// version and the capabilities its backend session was told.
+pub(crate) fn with_client_meta(params: Value, ctx: &RequestContext) -> Value {
+    let Value::Object(mut params) = params else {
+        return params;
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Value::Object(meta) = meta {
+        match ctx
+            .log_level()
+            .and_then(|level| serde_json::to_value(level).ok())
+        {
+            Some(level) => meta.insert(meta_keys::LOG_LEVEL.into(), level),
+            None => meta.remove(meta_keys::LOG_LEVEL),
+        };
+        if let Some(info) = ctx
+            .client_info()
+            .and_then(|info| serde_json::to_value(info).ok())
+        {
+            meta.insert(meta_keys::CLIENT_INFO.into(), info);
+        }
+        if meta.is_empty() {
+            params.remove("_meta");
+        }
+    }
+    Value::Object(params)
+}
 
 /// The params of a modern request as a legacy backend takes them: the
 /// modern `_meta` keys and the MRTR fields (`inputResponses`,

@@ -542,3 +542,149 @@ async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
     let logs = logs_through(gateway(EraMode::Legacy).await, Some("info")).await;
     assert!(logs.is_empty(), "legacy over stdio: {logs:?}");
 }
+
+/// A server whose tools say what its request's `_meta` told it, or ask for
+/// input without end.
+#[derive(mcp_era_server::McpServer)]
+#[mcp(name = "echo-meta", version = "1.0.0", tools, logging)]
+struct EchoMeta;
+
+#[mcp_era_server::router]
+impl EchoMeta {
+    /// The `clientInfo` name and `logLevel` of the request
+    #[tool]
+    fn told(&self, ctx: &mcp_era_server::RequestContext) -> String {
+        let name = ctx.client_info().map(|info| info.name.as_str());
+        format!("{} {:?}", name.unwrap_or("-"), ctx.log_level())
+    }
+
+    /// Asks again whatever the answer
+    #[tool]
+    fn asks_forever(&self) -> mcp_era_server::ToolAnswer {
+        mcp_era_server::InputRequired::new()
+            .request("again", again())
+            .state("round")
+            .into()
+    }
+
+    /// Asks with a `requestState` of 2 MiB
+    #[tool]
+    fn huge_state(&self) -> mcp_era_server::ToolAnswer {
+        mcp_era_server::InputRequired::new()
+            .request("again", again())
+            .state("x".repeat(2 << 20))
+            .into()
+    }
+}
+
+/// A form asking for nothing.
+fn again() -> mcp_era_server::mcp_era_types::v2026_07_28::InputRequest {
+    let schema = serde_json::from_value(json!({"type": "object", "properties": {}})).unwrap();
+    mcp_era_server::input::elicit_with("Again?", schema)
+}
+
+/// A gateway in front of [`EchoMeta`], spoken to as a modern backend.
+async fn echo_gateway() -> Gateway {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    tokio::spawn(stdio::serve_with(
+        Arc::new(EchoMeta),
+        server_read,
+        server_write,
+        StdioConfig::default(),
+    ));
+    let (read, write) = tokio::io::split(ours);
+    let options = BackendOptions {
+        era: EraMode::Modern,
+        ..BackendOptions::default()
+    };
+    let backend = Backend::connect_streams(read, write, "echo-meta", &options)
+        .await
+        .unwrap();
+    Gateway::new(backend).await
+}
+
+/// A modern backend gets, with each request, the log level and the
+/// `clientInfo` of the front's client: a legacy session's from its
+/// `logging/setLevel` and `initialize`, a modern request's own.
+#[tokio::test]
+async fn a_modern_backend_is_told_the_front_clients_log_level_and_identity() {
+    let host = |client: &mut mcp_era_client::ClientOptions| {
+        client.client_info = mcp_era_server::mcp_era_types::v2026_07_28::Implementation::builder()
+            .name("a-host")
+            .version("1")
+            .build();
+    };
+    let legacy = TestClient::builder(echo_gateway().await)
+        .legacy()
+        .options(host)
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(
+        legacy.call_tool_text("told", json!({})).await.unwrap(),
+        "a-host Some(Debug)",
+        "a legacy session that set no level gets every message"
+    );
+    legacy
+        .client()
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        legacy.call_tool_text("told", json!({})).await.unwrap(),
+        "a-host Some(Warning)"
+    );
+    let modern = TestClient::builder(echo_gateway().await)
+        .options(host)
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(
+        modern.call_tool_text("told", json!({})).await.unwrap(),
+        "a-host None"
+    );
+}
+
+/// A modern backend that asks for input without end is cut off after our
+/// client's 8 rounds, each answered by the legacy client; one whose
+/// `requestState` is over our client's limit (1 MiB), before anyone is
+/// asked. The front's client gets an error naming why.
+#[tokio::test]
+async fn a_backend_asking_without_end_or_with_a_huge_state_is_cut_off() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
+    let client = TestClient::builder(echo_gateway().await)
+        .legacy()
+        .on_elicit(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            mcp_era_server::mcp_era_types::v2026_07_28::ElicitResult::new(
+                mcp_era_server::mcp_era_types::v2026_07_28::ElicitResultAction::Accept,
+            )
+        })
+        .connect()
+        .await
+        .unwrap();
+    let error = client
+        .call_tool_text("asks_forever", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("still asked for input after 8 rounds"),
+        "{error}"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 8);
+    let error = client
+        .call_tool_text("huge_state", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("over the limit of 1048576"), "{error}");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        8,
+        "asked for a state too large"
+    );
+}
