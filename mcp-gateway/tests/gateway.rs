@@ -523,7 +523,8 @@ async fn logs_through(gateway: Gateway, level: Option<&str>) -> Vec<String> {
 
 /// A backend's log messages reach the request they came with, at the
 /// level it asked for, and no other (a legacy stdio backend's name no
-/// request: they go nowhere).
+/// request: they go nowhere; a modern stdio backend's are the one waiting
+/// request's).
 #[tokio::test]
 async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
     let all = [
@@ -541,6 +542,12 @@ async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
     }
     let logs = logs_through(gateway(EraMode::Legacy).await, Some("info")).await;
     assert!(logs.is_empty(), "legacy over stdio: {logs:?}");
+    // A modern server over stdio logs only for a request: while the call
+    // is the only one waiting, its messages are its own.
+    let logs = logs_through(gateway(EraMode::Modern).await, Some("info")).await;
+    assert_eq!(logs, all, "modern over stdio");
+    let logs = logs_through(gateway(EraMode::Modern).await, None).await;
+    assert!(logs.is_empty(), "modern over stdio, no logLevel: {logs:?}");
 }
 
 /// A server whose tools say what its request's `_meta` told it, or ask for
