@@ -431,6 +431,18 @@ impl Backend {
     }
 
     /// Where the backend's requests for input go, when it may ask.
+    /// The input capabilities a request of a client that declared
+    /// `declared` tells this backend (a modern one reads them per request;
+    /// a legacy one was told its session's at `initialize`): the client's
+    /// own that the gateway forwards ([`told_input`]), none when this
+    /// session has nothing to ask the clients with.
+    pub(crate) fn told_for(&self, declared: &ClientCapabilities) -> Value {
+        match self.bridge {
+            Some(_) => told_input(declared),
+            None => json!({}),
+        }
+    }
+
     pub(crate) fn bridge(&self) -> Option<Arc<Bridge>> {
         self.bridge.clone()
     }

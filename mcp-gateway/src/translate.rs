@@ -15,10 +15,10 @@ const MODERN_META_PREFIX: &str = "io.modelcontextprotocol/";
 
 /// The params of the front request of `ctx` with the `_meta` a modern
 /// backend is to get from its client: the log level it asked for (a legacy
-/// session's, from `logging/setLevel`; none, none) and the `clientInfo` it
-/// declared (a legacy session's, from `initialize`). Our client adds the
-/// version and the capabilities its backend session was told.
-pub(crate) fn with_client_meta(params: Value, ctx: &RequestContext) -> Value {
+/// session's, from `logging/setLevel`; none, none), the `clientInfo` it
+/// declared (a legacy session's, from `initialize`) and `capabilities`,
+/// what the backend is told it declared. Our client adds the version.
+pub(crate) fn with_client_meta(params: Value, ctx: &RequestContext, capabilities: Value) -> Value {
     let Value::Object(mut params) = params else {
         return params;
     };
@@ -39,9 +39,7 @@ pub(crate) fn with_client_meta(params: Value, ctx: &RequestContext) -> Value {
         {
             meta.insert(meta_keys::CLIENT_INFO.into(), info);
         }
-        if meta.is_empty() {
-            params.remove("_meta");
-        }
+        meta.insert(meta_keys::CLIENT_CAPABILITIES.into(), capabilities);
     }
     Value::Object(params)
 }

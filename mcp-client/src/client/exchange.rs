@@ -288,8 +288,9 @@ impl Client {
 }
 
 /// Puts our `_meta` into `params`, keeping any other `_meta` keys the caller
-/// set, and a `clientInfo` the caller set: a proxy forwards its own
-/// client's identity.
+/// set, and a `clientInfo` or `clientCapabilities` the caller set: a proxy
+/// speaks for its own client (the handler still answers only the kinds of
+/// input the options declare).
 pub(super) fn with_meta(params: Value, meta: Value) -> Value {
     let mut params = match params {
         Value::Object(m) => m,
@@ -301,7 +302,8 @@ pub(super) fn with_meta(params: Value, meta: Value) -> Value {
     };
     if let Value::Object(ours) = meta {
         for (key, value) in ours {
-            if key != meta_keys::CLIENT_INFO || !merged.contains_key(&key) {
+            let callers = key == meta_keys::CLIENT_INFO || key == meta_keys::CLIENT_CAPABILITIES;
+            if !callers || !merged.contains_key(&key) {
                 merged.insert(key, value);
             }
         }
@@ -404,6 +406,9 @@ mod tests {
             json!({"_meta": {"io.modelcontextprotocol/clientInfo": forwarded}})
         );
         assert_eq!(with_meta(json!({}), ours.clone()), json!({"_meta": ours}));
+        let narrower = json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}});
+        let all = json!({"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}});
+        assert_eq!(with_meta(narrower.clone(), all), narrower);
     }
 
     #[cfg(feature = "otel")]
