@@ -48,10 +48,12 @@ pub(crate) fn with_client_meta(params: Value, ctx: &RequestContext, capabilities
 /// modern `_meta` keys and the MRTR fields (`inputResponses`,
 /// `requestState`) removed, `progressToken` and any other `_meta` key kept.
 pub(crate) fn legacy_params(params: Value) -> Value {
-    let mut params = match without_rounds(params) {
-        Value::Object(params) => params,
-        other => return other,
+    let Value::Object(mut params) = params else {
+        return params;
     };
+    // The front's rounds are the gateway's own.
+    params.remove("inputResponses");
+    params.remove("requestState");
     if let Some(Value::Object(meta)) = params.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with(MODERN_META_PREFIX));
         if meta.is_empty() {
@@ -59,19 +61,6 @@ pub(crate) fn legacy_params(params: Value) -> Value {
         }
     }
     Value::Object(params)
-}
-
-/// A modern request's params without the MRTR fields of the front's own
-/// rounds (the gateway answers those; a modern backend has its own).
-pub(crate) fn without_rounds(params: Value) -> Value {
-    match params {
-        Value::Object(mut params) => {
-            params.remove("inputResponses");
-            params.remove("requestState");
-            Value::Object(params)
-        }
-        other => other,
-    }
 }
 
 /// Whether `method`'s modern result carries cache hints (`ttlMs`,
