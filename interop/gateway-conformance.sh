@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# The official conformance suite's server scenarios for 2026-07-28, check by
-# check, directly against a modern `mcp-everything http` and through the era
+# The official conformance suite's server scenarios for 2026-07-28 (or SPEC),
+# check by check, directly against a modern `mcp-everything http` and through the era
 # gateway in front of a legacy-only backend that has the suite's fixtures:
 #   direct   mcp-everything http (dual-era; the suite speaks 2026-07-28)
 #   gw-stdio mcp-era-gateway --backend-era legacy -- mcp-everything stdio
 #   gw-http  mcp-era-gateway --backend-era legacy --url <a second mcp-everything http>
 # With --backend-era legacy the gateway speaks only 2025-11-25 to the
-# fixture, which stands in for a legacy-only backend. A column is a target
+# fixture, which stands in for a legacy-only backend. Two more targets put
+# the gateway in front of the fixture serving 2026-07-28 alone (a
+# modern-only backend, `--modern-only`):
+#   gw-modern-stdio  mcp-era-gateway -- mcp-everything stdio --modern-only
+#   gw-modern-http   mcp-era-gateway --url <mcp-everything http --modern-only>
+# With SPEC=2025-11-25 and these, the suite's legacy scenarios check legacy
+# clients through the gateway to a modern-only server; with the default
+# SPEC they check the gateway as a transport bridge in one era. A column is a target
 # run with every scenario against one server (as the suite's own runs do),
 # or, named TARGET:fresh, with a new server (gateway and backend) for each
 # scenario, so that no scenario inherits what an earlier one left behind.
@@ -27,6 +34,7 @@
 #
 # Needs the peers: `bash interop/install-peers.sh` (or PEERS_DIR naming an
 # installed set). Environment: PEERS_DIR, CARGO_TARGET_DIR, SKIP_BUILD=1,
+# SPEC (the revision the suite speaks, default 2026-07-28),
 # SCENARIO_TIMEOUT (s per suite run, default 90), TARGETS (default
 # "direct gw-stdio gw-http gw-stdio:fresh gw-http:fresh"), SCENARIOS (instead
 # of the suite's list), OUT_DIR (default target/interop/gateway-conformance),
@@ -40,7 +48,7 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$REPO_ROOT/target}"
 SCENARIO_TIMEOUT="${SCENARIO_TIMEOUT:-90}"
 TARGETS="${TARGETS:-direct gw-stdio gw-http gw-stdio:fresh gw-http:fresh}"
 OUT_DIR="${OUT_DIR:-$TARGET_DIR/interop/gateway-conformance}"
-SPEC=2026-07-28
+SPEC="${SPEC:-2026-07-28}"
 
 die() { echo "could not run: $*" >&2; echo "0 checks, 0 differ"; exit 2; }
 
@@ -98,6 +106,18 @@ start_target() { # NAME [LOG-SUFFIX]
       pids+=($!) PIDS+=($!)
       wait_port "$backend_port" || die "gw-http: backend mcp-everything http did not start"
       MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" --backend-era legacy \
+        --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
+      pids+=($!) PIDS+=($!) ;;
+    gw-modern-stdio)
+      MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" \
+        -- "$EVERYTHING" stdio --modern-only >"$log.log" 2>&1 &
+      pids+=($!) PIDS+=($!) ;;
+    gw-modern-http)
+      backend_port="$(free_port)"
+      MCP_LOG="${MCP_LOG:-warn}" "$EVERYTHING" http --modern-only --listen "127.0.0.1:$backend_port" >"$log-backend.log" 2>&1 &
+      pids+=($!) PIDS+=($!)
+      wait_port "$backend_port" || die "gw-modern-http: backend mcp-everything http did not start"
+      MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" \
         --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
       pids+=($!) PIDS+=($!) ;;
     *) die "unknown target $1" ;;
@@ -161,7 +181,7 @@ done
 
 # ---- the table -----------------------------------------------------------------
 # shellcheck disable=SC2086 # one argument per scenario
-python3 - "$OUT_DIR" "$SUITE_VERSION" "${TABLE_MD:-}" "$TARGETS" $SCENARIOS <<'PY'
+SPEC="$SPEC" python3 - "$OUT_DIR" "$SUITE_VERSION" "${TABLE_MD:-}" "$TARGETS" $SCENARIOS <<'PY'
 import glob, json, os, sys
 
 out, suite, table_md, targets = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
@@ -250,7 +270,7 @@ for t in targets:
     counts = totals[t]
     summary.append(f"- {t}: " + ", ".join(f"{cell(k)} {v}" for k, v in sorted(counts.items())))
 
-print(f"\n== conformance {suite}, server scenarios at 2026-07-28: {len(scenarios)} scenarios\n")
+print(f"\n== conformance {suite}, server scenarios at {os.environ['SPEC']}: {len(scenarios)} scenarios\n")
 print(table)
 print("\n== per target")
 print("\n".join(summary))

@@ -106,6 +106,16 @@ pub enum Error {
         /// The rounds answered.
         rounds: usize,
     },
+    /// An `input_required` result carried a `requestState` larger than
+    /// [`ClientOptions::max_request_state_bytes`](crate::ClientOptions::max_request_state_bytes).
+    RequestStateTooLarge {
+        /// The request's method.
+        method: String,
+        /// The state's size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A task ended `failed`: the JSON-RPC error it ended with.
     TaskFailed {
         /// The task's id.
@@ -199,6 +209,14 @@ impl fmt::Display for Error {
             Error::TooManyInputRounds { method, rounds } => {
                 write!(f, "`{method}` still asked for input after {rounds} rounds")
             }
+            Error::RequestStateTooLarge {
+                method,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "`{method}` asked for input with a requestState of {bytes} bytes, over the limit of {limit}"
+            ),
             Error::TaskFailed { task_id, error } => {
                 write!(
                     f,

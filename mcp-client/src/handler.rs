@@ -95,6 +95,12 @@ tokio::task_local! {
 /// that request's own Streamable HTTP response stream (a legacy server over
 /// HTTP). A legacy server over stdio, or on a session's standalone `GET`
 /// stream, names no request: there [`call_tag`] is `None`.
+///
+/// A notification (progress, a log message) is known to belong to a
+/// request when it arrives on that request's own Streamable HTTP response
+/// stream, or, from a modern server over stdio, while that request is the
+/// only one waiting: such a server writes no notification outside a
+/// request or a listen stream.
 pub async fn with_call_tag<F: std::future::Future>(tag: u64, future: F) -> F::Output {
     CALL_TAG.scope(tag, future).await
 }
@@ -103,6 +109,15 @@ pub async fn with_call_tag<F: std::future::Future>(tag: u64, future: F) -> F::Ou
 /// being answered belongs to, when it is known.
 pub fn call_tag() -> Option<u64> {
     CALL_TAG.try_with(|tag| *tag).ok()
+}
+
+/// Runs `f` under `tag`, if any: for a notification a transport reads
+/// knowing whose request it belongs to.
+pub(crate) fn under_call_tag<R>(tag: Option<u64>, f: impl FnOnce() -> R) -> R {
+    match tag {
+        Some(tag) => CALL_TAG.sync_scope(tag, f),
+        None => f(),
+    }
 }
 
 /// `future` under the current call tag, if any: for work a transport

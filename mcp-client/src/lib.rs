@@ -76,7 +76,7 @@ pub mod subscription;
 pub mod transport;
 
 pub use client::apps;
-pub use client::options::{ClientOptions, EraMode};
+pub use client::options::{ClientOptions, DEFAULT_MAX_REQUEST_STATE_BYTES, EraMode};
 pub use client::skills;
 pub use client::tasks;
 pub use client::{ByEra, Client};

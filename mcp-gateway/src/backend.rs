@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::bridge::Bridge;
 use crate::notes::{Notes, NotesSlot};
-use crate::translate::{legacy_params, modern_error, without_rounds};
+use crate::translate::{legacy_params, modern_error};
 
 pub use mcp_era_client::Era;
 
@@ -431,6 +431,18 @@ impl Backend {
     }
 
     /// Where the backend's requests for input go, when it may ask.
+    /// The input capabilities a request of a client that declared
+    /// `declared` tells this backend (a modern one reads them per request;
+    /// a legacy one was told its session's at `initialize`): the client's
+    /// own that the gateway forwards ([`told_input`]), none when this
+    /// session has nothing to ask the clients with.
+    pub(crate) fn told_for(&self, declared: &ClientCapabilities) -> Value {
+        match self.bridge {
+            Some(_) => told_input(declared),
+            None => json!({}),
+        }
+    }
+
     pub(crate) fn bridge(&self) -> Option<Arc<Bridge>> {
         self.bridge.clone()
     }
@@ -448,15 +460,24 @@ impl Backend {
         method: &str,
         params: Value,
     ) -> Result<Value, ErrorObject> {
-        let params = if self.era() == Era::Legacy {
-            legacy_params(params)
+        // Boxed: the front's request future is deep enough already.
+        let (sent, params): (BoxFuture<'_, _>, _) = if self.era() == Era::Legacy {
+            let params = legacy_params(params);
+            (
+                Box::pin(self.client.request(method, params.clone())),
+                params,
+            )
         } else {
-            without_rounds(params)
+            // A modern backend's rounds pass through: its own keys and
+            // requestState go to the front's client and come back in the
+            // retry, so the gateway keeps nothing between rounds.
+            let sent = Box::pin(self.client.request_one_round(method, params.clone()));
+            (sent, params)
         };
-        self.client
-            .request(method, params.clone())
-            .await
-            .map_err(|e| modern_error(method, &params, front_error(method, e)))
+        match (sent.await, params) {
+            (Ok(result), _) => Ok(result),
+            (Err(e), params) => Err(modern_error(method, &params, front_error(method, e))),
+        }
     }
 }
 

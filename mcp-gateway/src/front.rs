@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
 use crate::link::{Connection, Link, Shared};
 use crate::supervise::supervise;
-use crate::translate::modern_result;
+use crate::translate::{modern_result, with_client_meta};
 
 /// A gateway in front of one backend: modern clients reach a legacy server
 /// (and legacy clients reach it through a legacy session, as with any
@@ -64,6 +64,10 @@ struct Sessions {
     options: BackendOptions,
     most: usize,
     links: Mutex<HashMap<SessionKey, KeptLink>>,
+    /// Whether the backend was modern when first reached: it is then told
+    /// each client's capabilities with each request, so one session (per
+    /// principal) serves every capability set.
+    modern: bool,
 }
 
 /// Which backend session a request goes to: its principal's, if each has
@@ -169,6 +173,9 @@ impl Gateway {
     pub async fn start(spec: BackendSpec, options: BackendOptions) -> Self {
         let input = options.input_for_all();
         let first = spec.connect_telling(&options, &input).await;
+        let modern = first
+            .as_ref()
+            .is_ok_and(|backend| backend.era() == Era::Modern);
         let shared = Shared::new(provisional(&spec), Link::Connecting);
         match first {
             Ok(backend) => shared.attach(backend).await,
@@ -186,6 +193,7 @@ impl Gateway {
             options: options.clone(),
             most: options.per_principal.unwrap_or(CAPABILITY_SETS),
             links: Mutex::default(),
+            modern,
         };
         let home = Home {
             input: input.to_string(),
@@ -232,10 +240,12 @@ impl Gateway {
                 .map(|Principal(name)| name.clone()),
             None => None,
         };
-        let input = sessions
-            .options
-            .input_for(ctx.client_capabilities())
-            .to_string();
+        let input = if sessions.modern {
+            sessions.options.input_for_all()
+        } else {
+            sessions.options.input_for(ctx.client_capabilities())
+        }
+        .to_string();
         let mut home = self.lock_home();
         if let Some(first) = home.as_mut() {
             if principal.is_none() && input == first.input {
@@ -291,6 +301,8 @@ impl Gateway {
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
         let connection = self.connection(ctx).await?;
+        let told = connection.backend.told_for(ctx.client_capabilities());
+        let params = with_client_meta(params, ctx, told);
         let first_tools_page = (method == "tools/list").then(|| params.get("cursor").is_none());
         let calls = &self.shared.notes.calls;
         let result = match &connection.rounds {

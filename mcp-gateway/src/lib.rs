@@ -16,14 +16,15 @@
 //! What it forwards: `tools/*`, `resources/list`, `read` and
 //! `templates/list`, `prompts/*`, `completion/complete`; the backend's
 //! requests for input during a call (elicitation, sampling, roots) as the
-//! front client's `input_required` rounds (over a legacy stdio backend one
-//! call at a time: [`BackendOptions::input`]); the backend's list changes
+//! front client's `input_required` rounds (a legacy backend's over stdio
+//! one call at a time: [`BackendOptions::input`]; a modern backend's
+//! passed through), which a legacy client gets as requests in its session;
+//! the backend's list changes
 //! (to `subscriptions/listen` streams and legacy sessions, from
 //! [`Gateway::events`]); its progress and log messages (on the stream of
 //! the request they belong to); and cancellation. The backend is a child
 //! process over stdio or a Streamable HTTP endpoint; [`Gateway::start`]
-//! starts it again when it cannot be started or exits. Not yet: resource
-//! subscriptions, one backend per front principal.
+//! starts it again when it cannot be started or exits.
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use mcp_era_server::{ServerDeclaration, ServerEvents};
 use tokio::sync::watch;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Era};
 use crate::calls::CallRoutes;
 use crate::notes::Notes;
 use crate::resources::Wanted;
@@ -17,7 +17,8 @@ use crate::tool_headers::ToolHeaders;
 /// One connection to the backend, as the front uses it.
 pub(crate) struct Connection {
     pub(crate) backend: Arc<Backend>,
-    /// The calls waiting for their client's input, when the backend may ask.
+    /// The calls waiting for their client's input, when a legacy backend
+    /// may ask (a modern one's rounds pass through).
     pub(crate) rounds: Option<Rounds>,
 }
 
@@ -67,6 +68,7 @@ impl Shared {
         self.notes.tool_headers.forget();
         let rounds = backend
             .bridge()
+            .filter(|_| backend.era() == Era::Legacy)
             .map(|bridge| Rounds::new(bridge, backend.input_timeout(), backend.names_calls()));
         let backend = Arc::new(backend);
         let connection = Connection {

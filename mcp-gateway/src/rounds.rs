@@ -1,11 +1,12 @@
-//! The backend's requests to its client during a call (elicitation,
-//! sampling, roots) as the front's `input_required` rounds.
+//! A legacy backend's requests to its client during a call (elicitation,
+//! sampling, roots) as the front's `input_required` rounds (a modern
+//! backend's rounds pass through: `Backend::forward_call`).
 //!
 //! Our client answers the backend through [`Bridge`] (see `bridge`), which
 //! hands each request to the front call it belongs to; that call answers
 //! its own client `input_required` with the requests and a `requestState`
 //! naming the pending backend call, and the client's retry carries the
-//! answers back. Over HTTP, and from a modern backend, our client says
+//! answers back. Over HTTP our client says
 //! which call a request belongs to
 //! ([`call_tag`](mcp_era_client::handler::call_tag)), so calls run side by
 //! side. A legacy stdio backend's request names no call, so there the calls

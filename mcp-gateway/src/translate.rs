@@ -4,8 +4,8 @@
 //! list and read results, cache hints; a legacy "resource not found" error
 //! becomes the modern one.
 
-use mcp_era_server::errors;
-use mcp_era_server::mcp_era_types::v2026_07_28::{CacheHints, Error as ErrorObject};
+use mcp_era_server::mcp_era_types::v2026_07_28::{CacheHints, Error as ErrorObject, meta_keys};
+use mcp_era_server::{RequestContext, errors};
 use serde_json::Value;
 
 /// The prefix of the `_meta` keys the modern era reserves (protocol version,
@@ -13,14 +13,47 @@ use serde_json::Value;
 /// none of them.
 const MODERN_META_PREFIX: &str = "io.modelcontextprotocol/";
 
+/// The params of the front request of `ctx` with the `_meta` a modern
+/// backend is to get from its client: the log level it asked for (a legacy
+/// session's, from `logging/setLevel`; none, none), the `clientInfo` it
+/// declared (a legacy session's, from `initialize`) and `capabilities`,
+/// what the backend is told it declared. Our client adds the version.
+pub(crate) fn with_client_meta(params: Value, ctx: &RequestContext, capabilities: Value) -> Value {
+    let Value::Object(mut params) = params else {
+        return params;
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Value::Object(meta) = meta {
+        match ctx
+            .log_level()
+            .and_then(|level| serde_json::to_value(level).ok())
+        {
+            Some(level) => meta.insert(meta_keys::LOG_LEVEL.into(), level),
+            None => meta.remove(meta_keys::LOG_LEVEL),
+        };
+        if let Some(info) = ctx
+            .client_info()
+            .and_then(|info| serde_json::to_value(info).ok())
+        {
+            meta.insert(meta_keys::CLIENT_INFO.into(), info);
+        }
+        meta.insert(meta_keys::CLIENT_CAPABILITIES.into(), capabilities);
+    }
+    Value::Object(params)
+}
+
 /// The params of a modern request as a legacy backend takes them: the
 /// modern `_meta` keys and the MRTR fields (`inputResponses`,
 /// `requestState`) removed, `progressToken` and any other `_meta` key kept.
 pub(crate) fn legacy_params(params: Value) -> Value {
-    let mut params = match without_rounds(params) {
-        Value::Object(params) => params,
-        other => return other,
+    let Value::Object(mut params) = params else {
+        return params;
     };
+    // The front's rounds are the gateway's own.
+    params.remove("inputResponses");
+    params.remove("requestState");
     if let Some(Value::Object(meta)) = params.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with(MODERN_META_PREFIX));
         if meta.is_empty() {
@@ -28,19 +61,6 @@ pub(crate) fn legacy_params(params: Value) -> Value {
         }
     }
     Value::Object(params)
-}
-
-/// A modern request's params without the MRTR fields of the front's own
-/// rounds (the gateway answers those; a modern backend has its own).
-pub(crate) fn without_rounds(params: Value) -> Value {
-    match params {
-        Value::Object(mut params) => {
-            params.remove("inputResponses");
-            params.remove("requestState");
-            Value::Object(params)
-        }
-        other => other,
-    }
 }
 
 /// Whether `method`'s modern result carries cache hints (`ttlMs`,

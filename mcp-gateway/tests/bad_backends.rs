@@ -442,6 +442,63 @@ async fn each_capability_set_gets_a_backend_session_told_it() {
     assert!(announced.is_err(), "{announced:?}");
 }
 
+/// A modern server in `sh` answering `tools/call` of `crash` with its
+/// process id, each call's line recorded in `told` after that id
+/// (`subscriptions/listen` acknowledged, then left open).
+fn modern_telling_server(starts: &Path, told: &Path) -> BackendSpec {
+    let pid = r#"answer "{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"$$\"}]}""#;
+    let body = format!(
+        r#"case "$line" in
+    *'"method":"server/discover"'*) answer '{{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{{"tools":{{}}}},"ttlMs":0,"cacheScope":"private","_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"sh","version":"1"}}}}}}' ;;
+    *'"method":"subscriptions/listen"'*) printf '{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":%s}}}}}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf '%s %s\n' "$$" "$line" >> '{}'; {pid} ;;
+  esac"#,
+        told.display()
+    );
+    backend(starts, &body)
+}
+
+/// A modern backend reads each client's capabilities from each request:
+/// one session serves clients of every set, each request telling its
+/// client's own input capabilities.
+#[tokio::test]
+async fn a_modern_backend_serves_every_capability_set_in_one_session() {
+    let dir = tempdir();
+    let (file, told) = (starts_file(&dir, "modern"), dir.join("told"));
+    let options = BackendOptions {
+        era: EraMode::Auto,
+        ..per_set()
+    };
+    let gateway = Gateway::start(modern_telling_server(&file, &told), options).await;
+    let sets = [
+        json!({"elicitation": {}}),
+        json!({}),
+        json!({"sampling": {"tools": {}}, "roots": {"listChanged": true}}),
+    ];
+    let mut pids = Vec::new();
+    for capabilities in &sets {
+        pids.push(pid_declaring(&gateway, None, capabilities.clone()).await);
+    }
+    assert!(pids.iter().all(|pid| *pid == pids[0]), "{pids:?}");
+    assert_eq!(starts(&file, 1).await.len(), 1);
+    let lines = std::fs::read_to_string(&told).unwrap();
+    let each: Vec<Value> = lines
+        .lines()
+        .map(|line| {
+            let call: Value = serde_json::from_str(line.split_once(' ').unwrap().1).unwrap();
+            call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone()
+        })
+        .collect();
+    assert_eq!(
+        each,
+        [
+            json!({"elicitation": {"form": {}}}),
+            json!({}),
+            json!({"sampling": {"tools": {}}, "roots": {}})
+        ]
+    );
+}
+
 /// When the first request needs what the first session was told, that
 /// session serves it and is kept.
 #[tokio::test]

@@ -252,12 +252,16 @@ async fn the_backends_elicitation_is_a_round_of_the_modern_client() {
         let (key, request) = requests.iter().next().unwrap();
         assert_eq!(request["method"], "elicitation/create");
         assert_eq!(request["params"]["message"], "Your name?");
-        let state = first["requestState"].as_str().unwrap().to_owned();
+        // A legacy backend's request gets the gateway's key; a modern
+        // backend's round passes through with its own.
+        let own_key = if era == EraMode::Modern {
+            "response"
+        } else {
+            "gateway-1"
+        };
+        assert_eq!(key, own_key, "{first}");
 
-        let mut retry = call.clone();
-        retry["inputResponses"] =
-            json!({ key: {"action": "accept", "content": {"response": "Ann"}} });
-        retry["requestState"] = json!(state);
+        let retry = answered(&call, first, json!({"response": "Ann"}));
         let second =
             ask_declaring(&gateway, "tools/call", retry.clone(), elicitation.clone()).await;
         assert_eq!(
@@ -265,10 +269,33 @@ async fn the_backends_elicitation_is_a_round_of_the_modern_client() {
             r#"User response: action=accept, content={"response":"Ann"}"#,
             "{era:?}: {second}"
         );
-        // Answered once: the state names nothing any more.
         let again = ask_declaring(&gateway, "tools/call", retry, elicitation).await;
-        assert_eq!(again["error"]["code"], -32602, "{again}");
+        if era == EraMode::Legacy {
+            // Answered once: the gateway's state names nothing any more.
+            assert_eq!(again["error"]["code"], -32602, "{again}");
+        } else {
+            // The gateway keeps nothing between a modern backend's rounds.
+            assert_eq!(again["result"], second["result"], "{again}");
+        }
     }
+}
+
+/// `call` again with `content` accepted for the one input request of
+/// `first` (an `input_required` result), under its key, and its
+/// `requestState` if it has one.
+fn answered(
+    call: &serde_json::Value,
+    first: &serde_json::Value,
+    content: serde_json::Value,
+) -> serde_json::Value {
+    let requests = first["inputRequests"].as_object().unwrap();
+    let key = requests.keys().next().unwrap();
+    let mut retry = call.clone();
+    retry["inputResponses"] = json!({ key: {"action": "accept", "content": content} });
+    if let Some(state) = first.get("requestState") {
+        retry["requestState"] = state.clone();
+    }
+    retry
 }
 
 #[tokio::test]
@@ -404,10 +431,7 @@ async fn an_http_backend_of_either_era_is_reached_the_same_way() {
         let first = ask_declaring(&gateway, "tools/call", call.clone(), elicitation.clone()).await;
         let first = &first["result"];
         assert_eq!(first["resultType"], "input_required", "{era:?}: {first}");
-        let mut retry = call;
-        retry["inputResponses"] =
-            json!({"gateway-1": {"action": "accept", "content": {"response": "Cy"}}});
-        retry["requestState"] = first["requestState"].clone();
+        let retry = answered(&call, first, json!({"response": "Cy"}));
         let second = ask_declaring(&gateway, "tools/call", retry, elicitation).await;
         assert_eq!(
             second["result"]["content"][0]["text"],
@@ -474,14 +498,11 @@ async fn calls_that_ask_run_side_by_side_when_the_backend_names_its_calls() {
                 first["result"]["resultType"], "input_required",
                 "{backend}: {first}"
             );
-            waiting.push(first["result"]["requestState"].clone());
+            waiting.push(first["result"].clone());
         }
         // Answered in the other order, each with its own name.
-        for (name, state) in ["Di", "Ed"].into_iter().zip(waiting.into_iter().rev()) {
-            let mut retry = call.clone();
-            retry["inputResponses"] =
-                json!({"gateway-1": {"action": "accept", "content": {"response": name}}});
-            retry["requestState"] = state;
+        for (name, first) in ["Di", "Ed"].into_iter().zip(waiting.into_iter().rev()) {
+            let retry = answered(&call, &first, json!({"response": name}));
             let answer = ask_declaring(&gateway, "tools/call", retry, elicitation.clone()).await;
             assert_eq!(
                 answer["result"]["content"][0]["text"],
@@ -523,7 +544,8 @@ async fn logs_through(gateway: Gateway, level: Option<&str>) -> Vec<String> {
 
 /// A backend's log messages reach the request they came with, at the
 /// level it asked for, and no other (a legacy stdio backend's name no
-/// request: they go nowhere).
+/// request: they go nowhere; a modern stdio backend's are the one waiting
+/// request's).
 #[tokio::test]
 async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
     let all = [
@@ -541,4 +563,157 @@ async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
     }
     let logs = logs_through(gateway(EraMode::Legacy).await, Some("info")).await;
     assert!(logs.is_empty(), "legacy over stdio: {logs:?}");
+    // A modern server over stdio logs only for a request: while the call
+    // is the only one waiting, its messages are its own.
+    let logs = logs_through(gateway(EraMode::Modern).await, Some("info")).await;
+    assert_eq!(logs, all, "modern over stdio");
+    let logs = logs_through(gateway(EraMode::Modern).await, None).await;
+    assert!(logs.is_empty(), "modern over stdio, no logLevel: {logs:?}");
+}
+
+/// A server whose tools say what its request's `_meta` told it, or ask for
+/// input without end.
+#[derive(mcp_era_server::McpServer)]
+#[mcp(name = "echo-meta", version = "1.0.0", tools, logging)]
+struct EchoMeta;
+
+#[mcp_era_server::router]
+impl EchoMeta {
+    /// The `clientInfo` name and `logLevel` of the request
+    #[tool]
+    fn told(&self, ctx: &mcp_era_server::RequestContext) -> String {
+        let name = ctx.client_info().map(|info| info.name.as_str());
+        format!("{} {:?}", name.unwrap_or("-"), ctx.log_level())
+    }
+
+    /// Asks again whatever the answer
+    #[tool]
+    fn asks_forever(&self) -> mcp_era_server::ToolAnswer {
+        mcp_era_server::InputRequired::new()
+            .request("again", again())
+            .state("round")
+            .into()
+    }
+
+    /// Asks with a `requestState` of 2 MiB
+    #[tool]
+    fn huge_state(&self) -> mcp_era_server::ToolAnswer {
+        mcp_era_server::InputRequired::new()
+            .request("again", again())
+            .state("x".repeat(2 << 20))
+            .into()
+    }
+}
+
+/// A form asking for nothing.
+fn again() -> mcp_era_server::mcp_era_types::v2026_07_28::InputRequest {
+    let schema = serde_json::from_value(json!({"type": "object", "properties": {}})).unwrap();
+    mcp_era_server::input::elicit_with("Again?", schema)
+}
+
+/// A gateway in front of [`EchoMeta`], spoken to as a modern backend.
+async fn echo_gateway() -> Gateway {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    tokio::spawn(stdio::serve_with(
+        Arc::new(EchoMeta),
+        server_read,
+        server_write,
+        StdioConfig::default(),
+    ));
+    let (read, write) = tokio::io::split(ours);
+    let options = BackendOptions {
+        era: EraMode::Modern,
+        ..BackendOptions::default()
+    };
+    let backend = Backend::connect_streams(read, write, "echo-meta", &options)
+        .await
+        .unwrap();
+    Gateway::new(backend).await
+}
+
+/// A modern backend gets, with each request, the log level and the
+/// `clientInfo` of the front's client: a legacy session's from its
+/// `logging/setLevel` and `initialize`, a modern request's own.
+#[tokio::test]
+async fn a_modern_backend_is_told_the_front_clients_log_level_and_identity() {
+    let host = |client: &mut mcp_era_client::ClientOptions| {
+        client.client_info = mcp_era_server::mcp_era_types::v2026_07_28::Implementation::builder()
+            .name("a-host")
+            .version("1")
+            .build();
+    };
+    let legacy = TestClient::builder(echo_gateway().await)
+        .legacy()
+        .options(host)
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(
+        legacy.call_tool_text("told", json!({})).await.unwrap(),
+        "a-host Some(Debug)",
+        "a legacy session that set no level gets every message"
+    );
+    legacy
+        .client()
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        legacy.call_tool_text("told", json!({})).await.unwrap(),
+        "a-host Some(Warning)"
+    );
+    let modern = TestClient::builder(echo_gateway().await)
+        .options(host)
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(
+        modern.call_tool_text("told", json!({})).await.unwrap(),
+        "a-host None"
+    );
+}
+
+/// A modern backend that asks for input without end is cut off after the
+/// runtime's 16 rounds in a legacy session, each answered by the client;
+/// one whose `requestState` is over our client's limit (1 MiB), before
+/// anyone is asked. The front's client gets an error naming why.
+#[tokio::test]
+async fn a_backend_asking_without_end_or_with_a_huge_state_is_cut_off() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
+    let client = TestClient::builder(echo_gateway().await)
+        .legacy()
+        .on_elicit(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            mcp_era_server::mcp_era_types::v2026_07_28::ElicitResult::new(
+                mcp_era_server::mcp_era_types::v2026_07_28::ElicitResultAction::Accept,
+            )
+        })
+        .connect()
+        .await
+        .unwrap();
+    let error = client
+        .call_tool_text("asks_forever", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    let rounds = mcp_era_server::MAX_INPUT_ROUNDS;
+    assert!(
+        error.contains(&format!("still needed input after {rounds} rounds")),
+        "{error}"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), rounds);
+    let error = client
+        .call_tool_text("huge_state", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("over the limit of 1048576"), "{error}");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        rounds,
+        "asked for a state too large"
+    );
 }

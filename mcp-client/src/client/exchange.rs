@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_era_types::v2026_07_28::{RequestMetaObject, methods};
+use mcp_era_types::v2026_07_28::{RequestMetaObject, meta_keys, methods};
 use mcp_era_types::versions::Era;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -287,7 +287,10 @@ impl Client {
     }
 }
 
-/// Puts our `_meta` into `params`, keeping any other `_meta` keys the caller set.
+/// Puts our `_meta` into `params`, keeping any other `_meta` keys the caller
+/// set, and a `clientInfo` or `clientCapabilities` the caller set: a proxy
+/// speaks for its own client (the handler still answers only the kinds of
+/// input the options declare).
 pub(super) fn with_meta(params: Value, meta: Value) -> Value {
     let mut params = match params {
         Value::Object(m) => m,
@@ -298,7 +301,12 @@ pub(super) fn with_meta(params: Value, meta: Value) -> Value {
         _ => Map::new(),
     };
     if let Value::Object(ours) = meta {
-        merged.extend(ours);
+        for (key, value) in ours {
+            let callers = key == meta_keys::CLIENT_INFO || key == meta_keys::CLIENT_CAPABILITIES;
+            if !callers || !merged.contains_key(&key) {
+                merged.insert(key, value);
+            }
+        }
     }
     params.insert("_meta".to_owned(), Value::Object(merged));
     Value::Object(params)
@@ -388,6 +396,19 @@ mod tests {
             with_meta(Value::Null, json!({"a": 1})),
             json!({"_meta": {"a": 1}})
         );
+        let forwarded = json!({"name": "legacy-host", "version": "1"});
+        let ours = json!({"io.modelcontextprotocol/clientInfo": {"name": "proxy", "version": "2"}});
+        assert_eq!(
+            with_meta(
+                json!({"_meta": {"io.modelcontextprotocol/clientInfo": forwarded}}),
+                ours.clone()
+            ),
+            json!({"_meta": {"io.modelcontextprotocol/clientInfo": forwarded}})
+        );
+        assert_eq!(with_meta(json!({}), ours.clone()), json!({"_meta": ours}));
+        let narrower = json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}});
+        let all = json!({"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}});
+        assert_eq!(with_meta(narrower.clone(), all), narrower);
     }
 
     #[cfg(feature = "otel")]

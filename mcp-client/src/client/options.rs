@@ -14,6 +14,10 @@ use crate::handler::ClientHandler;
 /// The extension's identifier, the key under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// The default [`ClientOptions::max_request_state_bytes`]: 1 MiB, a quarter
+/// of the request size our server accepts by default.
+pub const DEFAULT_MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
+
 /// Which era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EraMode {
@@ -41,6 +45,10 @@ pub struct ClientOptions {
     pub handler: Option<Arc<dyn ClientHandler>>,
     /// How many `input_required` rounds one request (or task) may take.
     pub max_input_rounds: usize,
+    /// The largest `requestState` an `input_required` result may carry
+    /// (default [`DEFAULT_MAX_REQUEST_STATE_BYTES`]): it is sent back with
+    /// every retry, so a larger one ends the request.
+    pub max_request_state_bytes: usize,
     /// Declare the tasks extension (`io.modelcontextprotocol/tasks`) in
     /// every modern request, so the server may answer a tool call with a
     /// task; see [`tasks`](crate::tasks). Off by default.
@@ -100,6 +108,7 @@ impl Default for ClientOptions {
             capabilities: modern::ClientCapabilities::new(),
             handler: None,
             max_input_rounds: 8,
+            max_request_state_bytes: DEFAULT_MAX_REQUEST_STATE_BYTES,
             tasks: false,
             modern_versions: IMPLEMENTED_MODERN_VERSIONS
                 .iter()

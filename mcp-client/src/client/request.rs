@@ -89,8 +89,34 @@ impl Client {
         params: Value,
         timeout: Duration,
     ) -> Result<Value> {
+        self.request_rounds(method, params, timeout, true).await
+    }
+
+    /// [`request`](Self::request), but an `input_required` result is
+    /// returned as it came (its `requestState` checked against
+    /// [`max_request_state_bytes`](crate::ClientOptions::max_request_state_bytes)):
+    /// for a proxy that hands a modern server's input rounds to its own
+    /// client, who answers by sending the request again with
+    /// `inputResponses` and that `requestState` (kept in `params`).
+    pub async fn request_one_round(&self, method: &str, params: Value) -> Result<Value> {
+        let result = self
+            .request_rounds(method, params, self.request_timeout(), false)
+            .await?;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            self.check_request_state(method, &result)?;
+        }
+        Ok(result)
+    }
+
+    async fn request_rounds(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        answer_input: bool,
+    ) -> Result<Value> {
         let modern = self.era() == Era::Modern;
-        let outcome = if modern && INPUT_METHODS.contains(&method) {
+        let outcome = if answer_input && modern && INPUT_METHODS.contains(&method) {
             self.request_answering_input(method, params.clone(), timeout)
                 .await
         } else {
@@ -107,8 +133,12 @@ impl Client {
                     && !self.knows_tool_headers(&params) =>
             {
                 self.learn_tool_headers(timeout).await?;
-                self.request_answering_input(method, params, timeout)
-                    .await?
+                if answer_input {
+                    self.request_answering_input(method, params, timeout)
+                        .await?
+                } else {
+                    self.request_plain(method, params, timeout).await?
+                }
             }
             other => other?,
         };
@@ -140,6 +170,8 @@ impl Client {
                 });
             }
             rounds += 1;
+            // Checked before anyone is asked: it would go back with the answers.
+            self.check_request_state(method, &result)?;
             let empty = Map::new();
             let requests = result
                 .get("inputRequests")
@@ -157,6 +189,25 @@ impl Client {
             }
             attempt = Value::Object(next);
         }
+    }
+
+    /// Refuses an `input_required` result whose `requestState` is over
+    /// [`ClientOptions::max_request_state_bytes`](crate::ClientOptions::max_request_state_bytes).
+    fn check_request_state(&self, method: &str, result: &Value) -> Result<()> {
+        let bytes = match result.get("requestState") {
+            None => return Ok(()),
+            Some(Value::String(state)) => state.len(),
+            Some(other) => other.to_string().len(),
+        };
+        let limit = self.opts().max_request_state_bytes;
+        if bytes > limit {
+            return Err(Error::RequestStateTooLarge {
+                method: method.to_owned(),
+                bytes,
+                limit,
+            });
+        }
+        Ok(())
     }
 
     /// Answers input requests (`{key: {method, params}}`) through the

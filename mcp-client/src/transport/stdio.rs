@@ -23,7 +23,52 @@ use crate::error::{Error, Result};
 use crate::transport::{Inbound, InboundSlot, answer, reply_message};
 
 type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
-type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+type Pending = Arc<Mutex<HashMap<String, Waiting>>>;
+
+/// A request waiting for its response.
+struct Waiting {
+    respond: oneshot::Sender<Value>,
+    /// The call tag it was sent under ([`crate::handler::call_tag`]).
+    tag: Option<u64>,
+    /// Whether a notification naming no stream may be this request's:
+    /// a modern request (its `_meta` names a version) other than a listen
+    /// stream, whose notifications carry their `subscriptionId`.
+    owns_notifications: bool,
+}
+
+impl Waiting {
+    fn new(message: &Value, respond: oneshot::Sender<Value>) -> Self {
+        let modern = message
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .is_some();
+        let listen = message.get("method").and_then(Value::as_str) == Some("subscriptions/listen");
+        Self {
+            respond,
+            tag: crate::handler::call_tag(),
+            owns_notifications: modern && !listen,
+        }
+    }
+}
+
+/// The call tag of the request a notification belongs to: a modern
+/// server over stdio writes notifications only for a request or on a
+/// listen stream (those carry a `subscriptionId`), so one naming no stream
+/// while a single modern request waits is that request's.
+fn owner_tag(pending: &Pending, notification: &Value) -> Option<u64> {
+    let params = notification.get("params");
+    if params
+        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1subscriptionId"))
+        .is_some()
+    {
+        return None;
+    }
+    let pending = lock(pending);
+    let mut owners = pending.values().filter(|w| w.owns_notifications);
+    match (owners.next(), owners.next()) {
+        (Some(only), None) => only.tag,
+        _ => None,
+    }
+}
 
 /// A connection to a stdio server.
 pub struct StdioTransport {
@@ -142,7 +187,7 @@ impl StdioTransport {
             .to_owned();
         let key = message.get("id").map(Value::to_string).unwrap_or_default();
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(key.clone(), tx);
+        lock(&self.pending).insert(key.clone(), Waiting::new(message, tx));
         if let Err(e) = self.send(message).await {
             lock(&self.pending).remove(&key);
             return Err(e);
@@ -262,12 +307,13 @@ async fn read_loop(
             }
             (Some(_), None) => {
                 if let Some(sink) = inbound.get() {
-                    sink.notification(message);
+                    let tag = owner_tag(&pending, &message);
+                    crate::handler::under_call_tag(tag, || sink.notification(message));
                 }
             }
             (None, Some(id)) => {
-                if let Some(tx) = lock(&pending).remove(&id.to_string()) {
-                    let _ = tx.send(message);
+                if let Some(waiting) = lock(&pending).remove(&id.to_string()) {
+                    let _ = waiting.respond.send(message);
                 }
             }
             (None, None) => {} // An error without an id: nobody to give it to.
@@ -275,4 +321,47 @@ async fn read_loop(
     };
     closed.send_replace(Some(why));
     lock(&pending).clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn wait(pending: &Pending, id: u64, message: Value, tag: u64) {
+        let (respond, _) = oneshot::channel();
+        let waiting = crate::handler::under_call_tag(Some(tag), || Waiting::new(&message, respond));
+        lock(pending).insert(id.to_string(), waiting);
+    }
+
+    fn modern(method: &str) -> Value {
+        json!({"method": method, "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}})
+    }
+
+    #[test]
+    fn a_notification_is_the_only_waiting_modern_requests() {
+        let pending = Pending::default();
+        let log =
+            json!({"method": "notifications/message", "params": {"level": "info", "data": "x"}});
+        assert_eq!(owner_tag(&pending, &log), None);
+        wait(&pending, 1, modern("subscriptions/listen"), 1);
+        wait(
+            &pending,
+            2,
+            json!({"method": "tools/call", "params": {}}),
+            2,
+        );
+        assert_eq!(
+            owner_tag(&pending, &log),
+            None,
+            "a listen stream and a legacy request"
+        );
+        wait(&pending, 3, modern("tools/call"), 3);
+        assert_eq!(owner_tag(&pending, &log), Some(3));
+        let listened = json!({"method": "notifications/tools/list_changed",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 1}}});
+        assert_eq!(owner_tag(&pending, &listened), None);
+        wait(&pending, 4, modern("prompts/get"), 4);
+        assert_eq!(owner_tag(&pending, &log), None, "two could own it");
+    }
 }

@@ -167,7 +167,8 @@ fn initialize(
 }
 
 /// A legacy request's params in their modern form (`_meta` with the
-/// session's version and capabilities), and the context its handler gets.
+/// session's version, capabilities and `clientInfo`), and the context its
+/// handler gets.
 fn modern_form(
     declaration: &Arc<ServerDeclaration>,
     envelope: &Envelope<'_>,
@@ -194,9 +195,19 @@ fn modern_form(
         _ => json!({}),
     };
     meta.insert("io.modelcontextprotocol/clientCapabilities".into(), caps);
+    meta.remove("io.modelcontextprotocol/clientInfo");
+    let mut request_meta: RequestMetaObject =
+        serde_json::from_value(Value::Object(meta.clone()))
+            .map_err(|e| errors::invalid_params(format!("Invalid params._meta: {e}")))?;
+    // A session made by hand may hold any value: only a valid one is told.
+    request_meta.client_info = serde_json::from_value(session.client_info.clone()).ok();
+    if request_meta.client_info.is_some() {
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            session.client_info.clone(),
+        );
+    }
     let meta_value = Value::Object(meta);
-    let request_meta: RequestMetaObject = serde_json::from_value(meta_value.clone())
-        .map_err(|e| errors::invalid_params(format!("Invalid params._meta: {e}")))?;
     params.insert("_meta".into(), meta_value);
     let request_ctx = RequestContext {
         id: envelope.id.clone(),
