@@ -28,14 +28,11 @@
 #     `notifications/tools/list_changed`, and none comes before it; `ping` is
 #     answered. On mcp-everything also a call's progress, completion,
 #     `resources/subscribe` and the resource's update, `logging/setLevel`
-#     and (Python, a backend over HTTP) the call's log message;
+#     and the call's log message;
 #   - the Inspector CLI 2.12.0 in `--protocol-era legacy` (no callbacks): lists
 #     tools, calls one, reads a resource, gets a prompt, each result in the
 #     legacy shape (no `resultType`, no `ttlMs`); on py2, a call that needs
 #     elicitation, which it did not declare, is refused (exit 1), never asked.
-#
-# A check that fails for a gateway bug already reported is listed in
-# KNOWN_GATEWAY_BUGS below: printed as XFAIL with the bug, not counted.
 #
 # GATEWAY_BIN and EVERYTHING_BIN name prebuilt binaries; without them both
 # are built (cargo build -p mcp-era-gateway -p mcp-everything). PORT is the
@@ -164,34 +161,6 @@ modern_only_http() { # LABEL URL
   modern_only_checks "$label" "$(first_message "$init")" "$(first_message "$discover")"
 }
 
-# Checks that fail for a gateway bug already reported and not yet fixed:
-# "GLOB|BUG", the glob matched against the check's name. Such a failure
-# prints `XFAIL name detail [BUG]` and is not counted; should the check pass,
-# its PASS line says the entry can go.
-KNOWN_GATEWAY_BUGS=(
-  "*-http *list-changed-once|a modern backend over HTTP: its list change reaches a legacy session once per backend session the gateway holds on it (each session follows the one server on a subscriptions/listen stream of its own, all into one event hub; the first session, stopped when the first request needed another capability set, keeps its stream)"
-)
-known_failures=0
-known_bug() { # NAME: prints the bug NAME is a known failure of, if any
-  local entry
-  for entry in "${KNOWN_GATEWAY_BUGS[@]}"; do
-    # shellcheck disable=SC2053 # the glob is meant
-    if [[ "$1" == ${entry%%|*} ]]; then echo "${entry#*|}"; return 0; fi
-  done
-  return 1
-}
-verdict() { # NAME ok|fail DETAIL: record, or a known gateway bug's XFAIL
-  local bug
-  if ! bug="$(known_bug "$1")"; then
-    record "$@"
-  elif [[ "$2" == ok ]]; then
-    record "$1" ok "$3 [listed as a known gateway bug, which seems fixed: remove it from KNOWN_GATEWAY_BUGS]"
-  else
-    known_failures=$((known_failures + 1))
-    echo "XFAIL $1 $3 [known gateway bug: $bug]"
-  fi
-}
-
 # An SDK client prints `ok|fail CHECK DETAIL` lines; each is recorded as
 # "LABEL CHECK". A client that printed nothing or died says so.
 client_checks() { # LABEL COMMAND...
@@ -202,15 +171,15 @@ client_checks() { # LABEL COMMAND...
   while IFS= read -r line; do
     read -r verdict name detail <<<"$line"
     case "$verdict" in
-      ok) seen=$((seen + 1)); verdict "$label $name" ok "($detail)" ;;
-      fail) seen=$((seen + 1)); fails=$((fails + 1)); verdict "$label $name" fail "($detail)" ;;
+      ok) seen=$((seen + 1)); record "$label $name" ok "($detail)" ;;
+      fail) seen=$((seen + 1)); fails=$((fails + 1)); record "$label $name" fail "($detail)" ;;
     esac
   done <<<"$out"
   if [[ $seen -eq 0 || ($status -ne 0 && $fails -eq 0) ]]; then
     record "$label run" fail "(exit $status, $seen checks; $(tail -3 "$WORK/client.err" | tr '\n' ' ' | cut -c1-300))"
   fi
 }
-sdk_clients() { # LABEL PROFILE TARGET [ARGS...] (TARGET: a URL, or the command line starting the gateway)
+sdk_clients() { # LABEL PROFILE TARGET (a URL, or the command line starting the gateway)
   local label="$1"
   shift
   client_checks "$label python-1.30.0" "$PEERS_PYTHON1" "$SCRIPT_DIR/gateway_legacy_py_client.py" "$@"
@@ -281,19 +250,16 @@ inspector_everything() { # LABEL TARGET
 # One backend through both fronts: the stdio front (each client starts the
 # gateway) and the HTTP front (one gateway, every client in turn).
 through_gateway() { # LABEL PROFILE BACKEND-ARGS... (-- COMMAND..., or --url URL)
-  local label="$1" profile="$2" front_port url logs=()
+  local label="$1" profile="$2" front_port url
   shift 2
-  # A log message names its request only on an HTTP backend's response
-  # stream (a stdio backend's are dropped, docs/gateway.md).
-  [[ "$1" == --url ]] && logs=(logs)
-  sdk_clients "$label stdio-front" "$profile" "$GATEWAY $*" "${logs[@]}"
+  sdk_clients "$label stdio-front" "$profile" "$GATEWAY $*"
   inspector_checks "$profile" "$label stdio-front" "$GATEWAY $*"
   front_port="$(port)"
   url="http://127.0.0.1:$front_port/mcp"
   "$GATEWAY" --listen "127.0.0.1:$front_port" "$@" 2>"$WORK/gateway-$label.log" &
   PIDS+=($!)
   if wait_http "$url"; then
-    sdk_clients "$label http-front" "$profile" "$url" "${logs[@]}"
+    sdk_clients "$label http-front" "$profile" "$url"
     inspector_checks "$profile" "$label http-front" "$url"
   else
     record "$label http-front gateway" fail "(not serving; $(tail -3 "$WORK/gateway-$label.log" | tr '\n' ' '))"
@@ -334,7 +300,4 @@ else
 fi
 stop_backends
 
-if [[ $known_failures -gt 0 ]]; then
-  echo "$known_failures known gateway bug failure(s) (XFAIL above), not counted"
-fi
 finish

@@ -2,15 +2,12 @@
 `initialize` handshake and a session), in front of the era gateway serving a
 MODERN-ONLY backend (interop/gateway-legacy.sh).
 
-usage: gateway_legacy_py_client.py PROFILE TARGET [logs]
+usage: gateway_legacy_py_client.py PROFILE TARGET
   PROFILE   which modern-only backend stands behind the gateway at TARGET:
               py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
               everything   our mcp-everything --modern-only (also progress,
                            completion, resources/subscribe and its update,
-                           logging/setLevel)
-  logs      the backend is reached over HTTP: a call's log message must
-            reach the session (a stdio backend's logs name no request and
-            the gateway drops them, docs/gateway.md)
+                           logging/setLevel and a call's log message)
   TARGET    the gateway's http:// URL (Streamable HTTP), or the command line
             (one shell-quoted string) that starts it on stdio
 
@@ -118,7 +115,7 @@ async def list_changed(session, peer, trigger, arguments, registered=None):
         )
 
 
-async def py2(session, peer, args):
+async def py2(session, peer):
     await step(
         "tools-list",
         session.list_tools(),
@@ -148,7 +145,7 @@ async def py2(session, peer, args):
     await list_changed(session, peer, "register_tool", {"name": name}, registered=name)
 
 
-async def everything(session, peer, args):
+async def everything(session, peer):
     await step(
         "tools-list",
         session.list_tools(),
@@ -189,7 +186,7 @@ async def everything(session, peer, args):
     await list_changed(session, peer, "test_trigger_tool_change", {})
     # The rest of a legacy session, served through the modern backend:
     # progress of a call, completion, resources/subscribe and its updates,
-    # logging/setLevel and (ARGS has `logs`: a backend over HTTP) the call's log.
+    # logging/setLevel and the call's log message.
     progress = []
 
     async def on_progress(value, total, message):
@@ -216,9 +213,8 @@ async def everything(session, peer, args):
     report("resources-updated", await wait_for(peer, updated, 1), f"{peer.count(updated)} of {uri}")
     await step("logging-set-level", session.set_logging_level("info"), lambda r: (True, "info"))
     await step("log-tool", session.call_tool("test_logging_tool", {}), lambda r: (True, text_of(r)))
-    if "logs" in args:
-        logged = await wait_for(peer, "notifications/message", 1, 5)
-        report("log-message", logged, f"{peer.logs}")
+    logged = await wait_for(peer, "notifications/message", 1, 5)
+    report("log-message", logged and peer.logs == ["Diagnostic trace logging activated"], f"{peer.logs}")
 
 
 PROFILES = {"py2": py2, "everything": everything}
@@ -235,7 +231,7 @@ async def connect(target):
             yield read, write
 
 
-async def main(profile, target, args):
+async def main(profile, target):
     peer = Peer()
     try:
         async with connect(target) as (read, write):
@@ -253,7 +249,7 @@ async def main(profile, target, args):
                     init.protocolVersion == "2025-11-25",
                     f"version {init.protocolVersion}, server {init.serverInfo.name}",
                 )
-                await PROFILES[profile](session, peer, args)
+                await PROFILES[profile](session, peer)
                 await step("ping", session.send_ping(), lambda r: (True, "answered"))
     except Exception as e:
         report("client", False, f"{type(e).__name__}: {e}")
@@ -261,4 +257,4 @@ async def main(profile, target, args):
 
 
 if __name__ == "__main__":
-    sys.exit(anyio.run(main, sys.argv[1], sys.argv[2], sys.argv[3:]))
+    sys.exit(anyio.run(main, sys.argv[1], sys.argv[2]))

@@ -6,7 +6,8 @@
 //   PROFILE  which modern-only backend stands behind the gateway at TARGET:
 //              py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
 //              everything   our mcp-everything --modern-only (also progress,
-//                           completion, resources/subscribe and its update)
+//                           completion, resources/subscribe and its update,
+//                           logging/setLevel and a call's log message)
 //   TARGET   the gateway's http:// URL (Streamable HTTP), or the command line
 //            that starts it on stdio (one string, split at spaces)
 //
@@ -23,6 +24,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -54,7 +56,7 @@ async function step(name, make, check) {
 const textOf = (result) => (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join(' ');
 
 // The handler's answer, fresh per run, and what the gateway sent.
-const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0, updates: [], wire: () => {} };
+const peer = { answer: `teal-${hex(4)}`, asked: [], toolChanges: 0, updates: [], logs: [], wire: () => {} };
 
 const client = new Client(
   { name: 'mcp-rs-gateway-legacy-interop', version: '0.1.0' },
@@ -71,6 +73,9 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
 });
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
   peer.updates.push(n.params.uri);
+});
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  peer.logs.push(n.params.data);
 });
 const askedWas = (message, props) => JSON.stringify(peer.asked.at(-1)) === JSON.stringify([message, props]);
 
@@ -163,6 +168,11 @@ const profiles = {
     while (peer.updates.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     report('resources-updated', peer.updates.length > 0 && peer.updates.every((u) => u === uri),
       `${peer.updates.length} of ${JSON.stringify([...new Set(peer.updates)])}`);
+    await step('logging-set-level', () => client.setLoggingLevel('info'), () => [true, 'info']);
+    await step('log-tool', () => client.callTool({ name: 'test_logging_tool', arguments: {} }), (r) => [!r.isError, textOf(r)]);
+    const logDeadline = Date.now() + 5000;
+    while (peer.logs.length === 0 && Date.now() < logDeadline) await new Promise((r) => setTimeout(r, 50));
+    report('log-message', JSON.stringify(peer.logs) === '["Diagnostic trace logging activated"]', JSON.stringify(peer.logs));
   },
 };
 
