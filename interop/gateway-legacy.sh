@@ -19,7 +19,8 @@
 #     and the TypeScript SDK `@modelcontextprotocol/sdk` 1.32.2 client
 #     (interop/gateway_legacy_ts_client.mjs): `initialize` settles on
 #     2025-11-25; they list and call tools, read a resource, get a prompt (each
-#     checked for the backend's own text or a fresh argument it echoes); the
+#     checked for the backend's own text or a fresh argument it echoes), read
+#     an unknown resource (the legacy -32002, not the modern -32602); the
 #     backend's MRTR `input_required` round reaches them as an
 #     `elicitation/create` request, which their callback answers with a fresh
 #     random value the tool's result must carry back; a tool list change the

@@ -28,7 +28,7 @@ from datetime import timedelta
 
 import anyio
 import mcp.types as types
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, McpError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -115,6 +115,19 @@ async def list_changed(session, peer, trigger, arguments, registered=None):
         )
 
 
+async def unknown_resource(session, uri):
+    """A read of an unknown URI: the modern backend's -32602 reaches a legacy
+    session as 2025-11-25's resource-not-found, -32002."""
+    try:
+        with anyio.fail_after(STEP):
+            result = await session.read_resource(uri)
+        report("resources-read-unknown", False, f"read: {result}")
+    except McpError as e:
+        report("resources-read-unknown", e.error.code == -32002, f"{e.error.code} {e.error.message}")
+    except Exception as e:
+        report("resources-read-unknown", False, f"{type(e).__name__}: {e}")
+
+
 async def py2(session, peer):
     await step(
         "tools-list",
@@ -127,6 +140,7 @@ async def py2(session, peer):
         session.read_resource("py2://notes/readme"),
         lambda r: (r.contents[0].text == "gateway-py2 readme: served by MCPServer 2.x, modern only", r.contents[0].text),
     )
+    await unknown_resource(session, "py2://nothing/here")
     code = "print(" + secrets.token_hex(3) + ")"
     await step(
         "prompts-get",
@@ -164,6 +178,7 @@ async def everything(session, peer):
         session.read_resource("test://static-text"),
         lambda r: (r.contents[0].text == "This is the content of the static text resource.", r.contents[0].text),
     )
+    await unknown_resource(session, "test://nothing/here")
     arg = secrets.token_hex(3)
     await step(
         "prompts-get",

@@ -77,6 +77,16 @@ client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
   peer.logs.push(n.params.data);
 });
+// A read of an unknown URI: the modern backend's -32602 reaches a legacy
+// session as 2025-11-25's resource-not-found, -32002.
+async function unknownResource(uri) {
+  try {
+    const r = await within(client.readResource({ uri }));
+    report('resources-read-unknown', false, `read: ${JSON.stringify(r).slice(0, 80)}`);
+  } catch (e) {
+    report('resources-read-unknown', e?.code === -32002, `${e?.code} ${e?.message}`);
+  }
+}
 const askedWas = (message, props) => JSON.stringify(peer.asked.at(-1)) === JSON.stringify([message, props]);
 
 // TRIGGER makes the backend publish a tools list change: it must reach this
@@ -109,6 +119,7 @@ const profiles = {
       (r) => [textOf(r) === '42', textOf(r)]);
     await step('resources-read', () => client.readResource({ uri: 'py2://notes/readme' }),
       (r) => [r.contents[0].text === 'gateway-py2 readme: served by MCPServer 2.x, modern only', r.contents[0].text]);
+    await unknownResource('py2://nothing/here');
     const code = `print(${hex(3)})`;
     await step('prompts-get', () => client.getPrompt({ name: 'review', arguments: { code } }),
       (r) => [r.messages[0].content.text === `Please review this code: ${code}`, r.messages[0].content.text]);
@@ -129,6 +140,7 @@ const profiles = {
       (r) => [textOf(r) === 'This is a simple text response for testing.', textOf(r)]);
     await step('resources-read', () => client.readResource({ uri: 'test://static-text' }),
       (r) => [r.contents[0].text === 'This is the content of the static text resource.', r.contents[0].text]);
+    await unknownResource('test://nothing/here');
     const arg = hex(3);
     await step('prompts-get', () => client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: arg, arg2: 'b' } }),
       (r) => [r.messages[0].content.text === `Prompt with arguments: arg1='${arg}', arg2='b'`, r.messages[0].content.text]);
