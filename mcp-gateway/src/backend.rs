@@ -296,6 +296,19 @@ pub struct Backend {
     /// Whether the backend is reached over HTTP, where a legacy server's
     /// requests come on the stream of the call they belong to.
     over_http: bool,
+    /// The task following a modern backend's list changes, ended with
+    /// this connection (its listen stream would otherwise outlive it, and
+    /// keep publishing what a newer connection publishes too).
+    follower: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        let follower = self.follower.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(follower) = follower.take() {
+            follower.abort();
+        }
+    }
 }
 
 impl std::fmt::Debug for Backend {
@@ -316,6 +329,7 @@ impl Backend {
             request_timeout: options.request_timeout,
             input_timeout: options.input_timeout,
             over_http,
+            follower: std::sync::Mutex::default(),
         }
     }
 
@@ -407,7 +421,9 @@ impl Backend {
                 .with_resources_list_changed(true);
             match self.client.subscribe(filter).await {
                 Ok(listen) => {
-                    tokio::spawn(notes.follow(listen));
+                    let follower = tokio::spawn(notes.follow(listen)).abort_handle();
+                    let mut slot = self.follower.lock().unwrap_or_else(|p| p.into_inner());
+                    *slot = Some(follower);
                 }
                 Err(e) => tracing::warn!("the backend's list changes are not followed: {e}"),
             }

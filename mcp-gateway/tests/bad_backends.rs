@@ -499,6 +499,25 @@ async fn a_modern_backend_serves_every_capability_set_in_one_session() {
     );
 }
 
+/// A modern backend session stopped to make room (here: one principal's,
+/// when another comes) is gone, its listen stream with it: nothing keeps
+/// the process, nor publishes its list changes any more.
+#[tokio::test]
+async fn a_stopped_modern_backend_session_is_gone_with_its_listen_stream() {
+    let dir = tempdir();
+    let (file, told) = (starts_file(&dir, "modern-stopped"), dir.join("told"));
+    let options = BackendOptions {
+        era: EraMode::Auto,
+        per_principal: Some(1),
+        ..per_set()
+    };
+    let gateway = Gateway::start(modern_telling_server(&file, &told), options).await;
+    let first = pid_for(&gateway, Some("ann")).await;
+    let second = pid_for(&gateway, Some("bob")).await;
+    assert_ne!(first, second);
+    gone(&first).await;
+}
+
 /// When the first request needs what the first session was told, that
 /// session serves it and is kept.
 #[tokio::test]
