@@ -11,9 +11,12 @@
 # modern-only backend, `--modern-only`):
 #   gw-modern-stdio  mcp-era-gateway -- mcp-everything stdio --modern-only
 #   gw-modern-http   mcp-era-gateway --url <mcp-everything http --modern-only>
+#   gw-chain         mcp-era-gateway -- mcp-era-gateway --url <mcp-everything http --modern-only>
 # With SPEC=2025-11-25 and these, the suite's legacy scenarios check legacy
 # clients through the gateway to a modern-only server; with the default
-# SPEC they check the gateway as a transport bridge in one era. A column is a target
+# SPEC they check the gateway as a transport bridge in one era (gw-chain:
+# an HTTP front on a stdio backend that is itself a gateway's stdio front
+# on an HTTP backend, both bridges at once). A column is a target
 # run with every scenario against one server (as the suite's own runs do),
 # or, named TARGET:fresh, with a new server (gateway and backend) for each
 # scenario, so that no scenario inherits what an earlier one left behind.
@@ -119,6 +122,14 @@ start_target() { # NAME [LOG-SUFFIX]
       wait_port "$backend_port" || die "gw-modern-http: backend mcp-everything http did not start"
       MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" \
         --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
+      pids+=($!) PIDS+=($!) ;;
+    gw-chain)
+      backend_port="$(free_port)"
+      MCP_LOG="${MCP_LOG:-warn}" "$EVERYTHING" http --modern-only --listen "127.0.0.1:$backend_port" >"$log-backend.log" 2>&1 &
+      pids+=($!) PIDS+=($!)
+      wait_port "$backend_port" || die "gw-chain: backend mcp-everything http did not start"
+      MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" \
+        -- "$GATEWAY" --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
       pids+=($!) PIDS+=($!) ;;
     *) die "unknown target $1" ;;
   esac
