@@ -17,13 +17,15 @@ on Streamable HTTP at http://ADDR/mcp with --listen, or on both with
 --listen and --stdio (until either ends: the stdio client closing its
 side, or ctrl-c).
 
-The backend's elicitation, sampling and roots requests reach the clients
-as input_required rounds (over a legacy stdio backend, one call at a
-time). The backend is told the input capabilities of the clients it
-serves: clients that declare different ones get backend sessions of
-their own (at most 8, the one unused the longest stopped first), and
-the calls of clients that declare none run side by side. --one-session keeps
-one, told every kind the gateway forwards; --no-input tells it the
+The backend's elicitation, sampling and roots requests reach modern
+clients as input_required rounds and legacy clients as requests in their
+session (over a legacy stdio backend, one call at a time). The backend is
+told the input capabilities of the clients it serves: a modern backend
+with each request; a legacy one at initialize, so clients that declare
+different ones get legacy backend sessions of their own (at most 8, the
+one unused the longest stopped first), and the calls of clients that
+declare none run side by side. --one-session keeps one legacy session,
+told every kind the gateway forwards; --no-input tells the backend the
 clients answer none.
 
 A backend that cannot be started, or a COMMAND that exits, is started
