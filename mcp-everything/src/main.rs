@@ -230,10 +230,8 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             if modern_only {
-                match modern_only_declaration(&server) {
-                    Ok(declaration) => mcp_era_server::stdio::run(server.redeclared(declaration)),
-                    Err(e) => Err(e),
-                }
+                modern_only_declaration(&server)
+                    .and_then(|narrowed| mcp_era_server::stdio::run(server.redeclared(narrowed)))
             } else {
                 mcp_era_server::stdio::run(server)
             }
@@ -417,12 +415,9 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             if modern_only {
-                match modern_only_declaration(&server) {
-                    Ok(declaration) => {
-                        mcp_era_server::http::run(server.redeclared(declaration), config)
-                    }
-                    Err(e) => Err(e),
-                }
+                modern_only_declaration(&server).and_then(|narrowed| {
+                    mcp_era_server::http::run(server.redeclared(narrowed), config)
+                })
             } else {
                 mcp_era_server::http::run(server, config)
             }
