@@ -65,6 +65,12 @@ pub struct BackendOptions {
     /// [`per_principal`](Self::per_principal), per principal too (its
     /// bound counts both), else at most [`CAPABILITY_SETS`] sets are kept.
     pub per_capability_set: bool,
+    /// How an HTTP backend is authorized (feature `auth`): the gateway's
+    /// own grant at the backend's authorization server, run when the
+    /// backend answers `401`. A front client's token is never forwarded:
+    /// the backend sees only tokens issued to the gateway for it.
+    #[cfg(feature = "auth")]
+    pub oauth: Option<mcp_era_client::auth::OAuthOptions>,
 }
 
 /// How many backend sessions told different capabilities are kept when
@@ -80,6 +86,8 @@ impl Default for BackendOptions {
             input: true,
             per_principal: None,
             per_capability_set: true,
+            #[cfg(feature = "auth")]
+            oauth: None,
         }
     }
 }
@@ -111,6 +119,8 @@ impl BackendOptions {
                 bridge: bridge.cloned(),
                 notes: Arc::clone(notes),
             })),
+            #[cfg(feature = "auth")]
+            oauth: self.oauth.clone(),
             ..ClientOptions::default()
         };
         if bridge.is_some() {
