@@ -9,7 +9,10 @@ use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 
-const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] (--url URL | -- COMMAND [ARGS...])
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] [--per-principal N]
+                       [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
+                       [--backend-client-id ID (--backend-client-secret-env VAR | --backend-private-key FILE | --backend-workload-token FILE)]
+                       (--url URL | -- COMMAND [ARGS...])
 
 Starts COMMAND, an MCP server speaking stdio (or reaches the Streamable
 HTTP server at URL), and serves it to clients of both eras: on stdio, or
@@ -32,8 +35,20 @@ A backend that cannot be started, or a COMMAND that exits, is started
 again after a delay doubling from 250 ms to 30 s; meanwhile requests are
 refused with the reason. --timeout (default 60) bounds each forwarded
 request; --input-timeout (default 60) the wait for a client's retry with
-its input, after which the call is cancelled at the backend. Logs go to
-stderr (MCP_LOG or RUST_LOG filters them).";
+its input, after which the call is cancelled at the backend.
+--per-principal N gives each front principal (the OAuth subject with
+--oauth-issuer) backend sessions of its own, at most N kept.
+
+OAuth (feature auth) at each hop, never one token for both:
+--oauth-issuer and --oauth-resource make the HTTP front a resource
+server accepting the issuer's JWTs for that resource (--oauth-scope: a
+scope every request needs). --backend-client-id authorizes the gateway
+at an HTTP backend that answers 401 with a grant without a user: client
+credentials with the secret in environment variable VAR or a private
+key (PKCS#8 PEM or JWK: private_key_jwt), or workload identity (the JWT
+bearer grant with the token in FILE, read again on each grant). A front
+client's token never reaches the backend. Logs go to stderr (MCP_LOG or
+RUST_LOG filters them).";
 
 struct Args {
     listen: Option<String>,
@@ -42,6 +57,26 @@ struct Args {
     options: BackendOptions,
     command: Vec<String>,
     url: Option<String>,
+    front_auth: FrontAuth,
+    backend_auth: BackendAuth,
+}
+
+/// The `--oauth-*` flags: the HTTP front as a resource server.
+#[derive(Default)]
+struct FrontAuth {
+    issuer: Option<String>,
+    resource: Option<String>,
+    scopes: Vec<String>,
+}
+
+/// The `--backend-*` credential flags: the gateway's own grant at an
+/// HTTP backend.
+#[derive(Default)]
+struct BackendAuth {
+    client_id: Option<String>,
+    secret_env: Option<String>,
+    private_key: Option<String>,
+    workload_token: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -51,6 +86,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
         options: BackendOptions::default(),
         command: Vec::new(),
         url: None,
+        front_auth: FrontAuth::default(),
+        backend_auth: BackendAuth::default(),
     };
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
@@ -74,6 +111,35 @@ fn parse(args: &[String]) -> Result<Args, String> {
             }
             "--no-input" => parsed.options.input = false,
             "--one-session" => parsed.options.per_capability_set = false,
+            "--per-principal" => {
+                let value = rest.next().ok_or("--per-principal needs N")?;
+                match value.parse::<usize>() {
+                    Ok(n) if n > 0 => parsed.options.per_principal = Some(n),
+                    _ => return Err(format!("bad --per-principal {value:?}: a number above 0")),
+                }
+            }
+            "--oauth-issuer"
+            | "--oauth-resource"
+            | "--oauth-scope"
+            | "--backend-client-id"
+            | "--backend-client-secret-env"
+            | "--backend-private-key"
+            | "--backend-workload-token" => {
+                let value = rest.next().ok_or(format!("{arg} needs a value"))?.clone();
+                let slot = match arg.as_str() {
+                    "--oauth-issuer" => &mut parsed.front_auth.issuer,
+                    "--oauth-resource" => &mut parsed.front_auth.resource,
+                    "--oauth-scope" => {
+                        parsed.front_auth.scopes.push(value);
+                        continue;
+                    }
+                    "--backend-client-id" => &mut parsed.backend_auth.client_id,
+                    "--backend-client-secret-env" => &mut parsed.backend_auth.secret_env,
+                    "--backend-private-key" => &mut parsed.backend_auth.private_key,
+                    _ => &mut parsed.backend_auth.workload_token,
+                };
+                *slot = Some(value);
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -88,7 +154,106 @@ fn parse(args: &[String]) -> Result<Args, String> {
         (true, false) => return Err("one backend: --url or a command, not both".into()),
         _ => {}
     }
+    let front = &parsed.front_auth;
+    if front.issuer.is_some() != front.resource.is_some()
+        || (!front.scopes.is_empty() && front.issuer.is_none())
+    {
+        return Err(
+            "--oauth-issuer and --oauth-resource go together (--oauth-scope needs both)".into(),
+        );
+    }
+    if front.issuer.is_some() && parsed.listen.is_none() {
+        return Err("--oauth-* protect the HTTP front: they need --listen ADDR".into());
+    }
+    let backend = &parsed.backend_auth;
+    if backend.client_id.is_some() && parsed.url.is_none() {
+        return Err("--backend-client-id authorizes an HTTP backend: it needs --url".into());
+    }
+    #[cfg(feature = "auth")]
+    {
+        parsed.options.oauth = backend_grant(backend)?;
+    }
+    #[cfg(not(feature = "auth"))]
+    if front.issuer.is_some()
+        || front.resource.is_some()
+        || !front.scopes.is_empty()
+        || backend.client_id.is_some()
+        || backend.secret_env.is_some()
+        || backend.private_key.is_some()
+        || backend.workload_token.is_some()
+    {
+        return Err("OAuth needs the gateway built with the `auth` feature \
+             (cargo install mcp-era-gateway --features auth)"
+            .into());
+    }
     Ok(parsed)
+}
+
+/// The gateway's own grant at an HTTP backend, as the `--backend-*` flags
+/// name it (`None`: no credentials; a `401` from the backend is an error).
+#[cfg(feature = "auth")]
+fn backend_grant(
+    flags: &BackendAuth,
+) -> Result<Option<mcp_era_client::auth::OAuthOptions>, String> {
+    use mcp_era_client::auth::{
+        ClientAuth, Credential, Grant, OAuthOptions, SecretMethod, SigningKey, TokenSource,
+    };
+    let Some(client_id) = flags.client_id.clone() else {
+        if flags.secret_env.is_some()
+            || flags.private_key.is_some()
+            || flags.workload_token.is_some()
+        {
+            return Err("the --backend-* credentials need --backend-client-id".into());
+        }
+        return Ok(None);
+    };
+    let grant = match (&flags.secret_env, &flags.private_key, &flags.workload_token) {
+        (Some(var), None, None) => {
+            // From the environment: a secret on the command line is visible to every user of `ps`.
+            let secret = std::env::var(var)
+                .map_err(|e| format!("--backend-client-secret-env {var}: {e}"))?;
+            let method = SecretMethod::Auto;
+            Grant::ClientCredentials(ClientAuth::new(
+                client_id,
+                Credential::Secret { secret, method },
+            ))
+        }
+        (None, Some(path), None) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--backend-private-key {path}: {e}"))?;
+            let key = if text.trim_start().starts_with('{') {
+                SigningKey::from_jwk(&text, None)
+            } else {
+                SigningKey::from_pem(&text, None)
+            }
+            .map_err(|e| format!("--backend-private-key {path}: {e}"))?;
+            Grant::ClientCredentials(ClientAuth::new(client_id, Credential::PrivateKey(key)))
+        }
+        (None, None, Some(path)) => Grant::WorkloadIdentity {
+            client: ClientAuth::new(client_id, Credential::None),
+            token: TokenSource::File(path.into()),
+        },
+        _ => {
+            return Err(
+                "--backend-client-id takes one of --backend-client-secret-env, \
+                 --backend-private-key or --backend-workload-token"
+                    .into(),
+            );
+        }
+    };
+    let mut oauth = OAuthOptions::machine(grant);
+    oauth.client_name = "mcp-era-gateway".into();
+    Ok(Some(oauth))
+}
+
+/// The HTTP front's resource server, as the `--oauth-*` flags (checked by
+/// [`parse`]) name it.
+#[cfg(feature = "auth")]
+fn front_auth(flags: FrontAuth) -> Option<http::auth::AuthConfig> {
+    use http::auth::{AuthConfig, JwtValidator};
+    let (issuer, resource) = (flags.issuer?, flags.resource?);
+    let validator = JwtValidator::new(issuer.clone(), resource.clone());
+    Some(AuthConfig::new(resource, issuer, Arc::new(validator)).require_scopes(flags.scopes))
 }
 
 /// The value of option `name`, a number of seconds.
@@ -129,6 +294,10 @@ async fn run(args: Args) -> Result<(), String> {
     };
     let mut config = HttpConfig::bind(&addr).map_err(|e| format!("--listen {addr}: {e}"))?;
     config.events = events;
+    #[cfg(feature = "auth")]
+    {
+        config.auth = front_auth(args.front_auth);
+    }
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("--listen {addr}: {e}"))?;

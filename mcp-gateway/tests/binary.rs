@@ -227,7 +227,7 @@ fn run(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["--bogus", "--", "true"], "unknown argument \"--bogus\""),
         (&[], "no backend: --url URL or -- COMMAND [ARGS...]"),
         (
@@ -241,6 +241,36 @@ fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
         (
             &["--stdio", "--", "true"],
             "--stdio serves stdio beside --listen ADDR",
+        ),
+        (
+            &["--per-principal", "0", "--", "true"],
+            "bad --per-principal \"0\"",
+        ),
+        (
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--oauth-issuer",
+                "http://as",
+                "--",
+                "true",
+            ],
+            "--oauth-issuer and --oauth-resource go together",
+        ),
+        (
+            &[
+                "--oauth-issuer",
+                "http://as",
+                "--oauth-resource",
+                "http://gw/mcp",
+                "--",
+                "true",
+            ],
+            "--oauth-* protect the HTTP front: they need --listen ADDR",
+        ),
+        (
+            &["--backend-client-id", "gw", "--", "true"],
+            "--backend-client-id authorizes an HTTP backend: it needs --url",
         ),
     ];
     for (args, reason) in cases {
@@ -256,5 +286,56 @@ fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
         );
         // Nothing on stdout, where a stdio client would read it as MCP.
         assert_eq!(stdout, "", "{args:?}");
+    }
+}
+
+/// The OAuth flags name what is wrong before anything starts: the missing
+/// feature, or (with it) a credential that cannot be read.
+#[test]
+fn oauth_flags_are_checked_before_the_backend_starts() {
+    let url = [
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--backend-client-id",
+        "gw",
+    ];
+    let cases: Vec<(Vec<&str>, &str)> = if cfg!(feature = "auth") {
+        vec![
+            (
+                [
+                    &url[..],
+                    &["--backend-client-secret-env", "MCP_GATEWAY_TEST_UNSET"],
+                ]
+                .concat(),
+                "--backend-client-secret-env MCP_GATEWAY_TEST_UNSET: environment variable not found",
+            ),
+            (
+                [&url[..], &["--backend-private-key", "/nonexistent/key.pem"]].concat(),
+                "--backend-private-key /nonexistent/key.pem: ",
+            ),
+            (url.to_vec(), "--backend-client-id takes one of"),
+            (
+                vec![
+                    "--url",
+                    "http://127.0.0.1:9/mcp",
+                    "--backend-private-key",
+                    "k.pem",
+                ],
+                "the --backend-* credentials need --backend-client-id",
+            ),
+        ]
+    } else {
+        vec![(
+            [&url[..], &["--backend-client-secret-env", "SECRET"]].concat(),
+            "OAuth needs the gateway built with the `auth` feature",
+        )]
+    };
+    for (args, reason) in cases {
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("mcp-era-gateway: {reason}")),
+            "{args:?}: {stderr}"
+        );
     }
 }
