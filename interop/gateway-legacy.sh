@@ -321,20 +321,20 @@ LEGACY_SCENARIOS="server-initialize server-session-lifecycle logging-set-level p
   resources-templates-read resources-subscribe resources-unsubscribe prompts-list
   prompts-get-simple prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image
   dns-rebinding-protection"
-MODERN_SCENARIOS="server-stateless caching completion-complete dns-rebinding-protection
-  http-custom-header-server-validation http-header-validation json-schema-2020-12
-  input-required-result-basic-elicitation input-required-result-basic-list-roots
-  input-required-result-basic-sampling input-required-result-capability-check
-  input-required-result-ignore-extra-params input-required-result-missing-input-response
-  input-required-result-multi-round input-required-result-multiple-input-requests
-  input-required-result-non-tool-request input-required-result-request-state
-  input-required-result-result-type input-required-result-tampered-state
-  input-required-result-unsupported-methods input-required-result-validate-input
-  sep-2164-resource-not-found server-sse-multiple-streams tools-list tools-call-simple-text
-  tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content
-  tools-call-error tools-call-with-progress resources-list resources-read-text
-  resources-read-binary resources-templates-read prompts-list prompts-get-simple
-  prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image"
+# Of the 2026-07-28 scenarios, those where the hop does more than relay a
+# result (MRTR rounds passed through, headers, streams, the stateless
+# rules); the plain content relays run above in the legacy era, and
+# interop/gateway-conformance.sh runs the whole list.
+MODERN_SCENARIOS="server-stateless caching http-custom-header-server-validation
+  http-header-validation input-required-result-basic-elicitation
+  input-required-result-basic-list-roots input-required-result-basic-sampling
+  input-required-result-capability-check input-required-result-ignore-extra-params
+  input-required-result-missing-input-response input-required-result-multi-round
+  input-required-result-multiple-input-requests input-required-result-non-tool-request
+  input-required-result-request-state input-required-result-result-type
+  input-required-result-tampered-state input-required-result-unsupported-methods
+  input-required-result-validate-input sep-2164-resource-not-found server-sse-multiple-streams
+  tools-call-with-progress"
 front_port="$(port)"
 URL="http://localhost:$front_port/mcp"
 "$GATEWAY" --listen "127.0.0.1:$front_port" -- "$EVERYTHING" stdio --modern-only \
