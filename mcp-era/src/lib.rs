@@ -522,7 +522,7 @@
 //! | [`McpServer`], [`router`] | `mcp-era-derive`: `#[derive(McpServer)]`, `#[router]` | `derive` (default) |
 //! | `client` | `mcp-era-client`: dual-era client with version negotiation | `client` (`rustls` for `https://`, `oauth` for OAuth 2.1) |
 //! | `testing` | `mcp-era-testing`: the in-process test client, snapshots and the protocol rule check | `testing` |
-//! | `gateway` | `mcp-era-gateway`: the era gateway, one backend server served to clients of both eras | `gateway` |
+//! | `gateway` | `mcp-era-gateway`: the era gateway, one backend server served to clients of both eras | `gateway` (`gateway-auth` for OAuth at both hops) |
 //!
 //! Feature `draft` adds `types::draft` (the upstream draft schema, never
 //! served); `named` adds the by-name type lookup of `types`;

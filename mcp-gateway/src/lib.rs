@@ -24,7 +24,10 @@
 //! [`Gateway::events`]); its progress and log messages (on the stream of
 //! the request they belong to); and cancellation. The backend is a child
 //! process over stdio or a Streamable HTTP endpoint; [`Gateway::start`]
-//! starts it again when it cannot be started or exits.
+//! starts it again when it cannot be started or exits. With the `auth`
+//! feature an HTTP backend is reached with the gateway's own OAuth grant
+//! ([`BackendOptions`]' `oauth`), and the front is protected as any of our
+//! HTTP servers is (`HttpConfig::auth`); no token crosses the gateway.
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
