@@ -12,11 +12,13 @@
 #   gw-modern-stdio  mcp-era-gateway -- mcp-everything stdio --modern-only
 #   gw-modern-http   mcp-era-gateway --url <mcp-everything http --modern-only>
 #   gw-chain         mcp-era-gateway -- mcp-era-gateway --url <mcp-everything http --modern-only>
+#   gw-legacy-chain  mcp-era-gateway --backend-era legacy -- mcp-era-gateway --backend-era legacy --url <mcp-everything http>
 # With SPEC=2025-11-25 and these, the suite's legacy scenarios check legacy
 # clients through the gateway to a modern-only server; with the default
 # SPEC they check the gateway as a transport bridge in one era (gw-chain:
 # an HTTP front on a stdio backend that is itself a gateway's stdio front
-# on an HTTP backend, both bridges at once). A column is a target
+# on an HTTP backend, both bridges at once; gw-legacy-chain is the same in
+# 2025-11-25 at both hops, for SPEC=2025-11-25). A column is a target
 # run with every scenario against one server (as the suite's own runs do),
 # or, named TARGET:fresh, with a new server (gateway and backend) for each
 # scenario, so that no scenario inherits what an earlier one left behind.
@@ -130,6 +132,14 @@ start_target() { # NAME [LOG-SUFFIX]
       wait_port "$backend_port" || die "gw-chain: backend mcp-everything http did not start"
       MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" \
         -- "$GATEWAY" --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
+      pids+=($!) PIDS+=($!) ;;
+    gw-legacy-chain)
+      backend_port="$(free_port)"
+      MCP_LOG="${MCP_LOG:-warn}" "$EVERYTHING" http --listen "127.0.0.1:$backend_port" >"$log-backend.log" 2>&1 &
+      pids+=($!) PIDS+=($!)
+      wait_port "$backend_port" || die "gw-legacy-chain: backend mcp-everything http did not start"
+      MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" --backend-era legacy \
+        -- "$GATEWAY" --backend-era legacy --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
       pids+=($!) PIDS+=($!) ;;
     *) die "unknown target $1" ;;
   esac
