@@ -55,8 +55,8 @@ impl Waiting {
 /// on a listen stream, so the lone waiting request's is exact. A legacy
 /// server names no request in its notifications (a call's log messages
 /// included), and may also write some outside any request: those, and any
-/// it writes for a request after answering it or after we gave it up,
-/// are given to the request waiting alone then. With two or more waiting
+/// server's for a request after answering it or after we gave it up, are
+/// given to the request waiting alone then. With two or more waiting
 /// nothing can tell whose a notification is, and it gets no tag.
 fn owner_tag(pending: &Pending, notification: &Value) -> Option<u64> {
     let params = notification.get("params");
