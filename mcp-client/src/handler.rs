@@ -98,9 +98,11 @@ tokio::task_local! {
 ///
 /// A notification (progress, a log message) is known to belong to a
 /// request when it arrives on that request's own Streamable HTTP response
-/// stream, or, from a modern server over stdio, while that request is the
-/// only one waiting: such a server writes no notification outside a
-/// request or a listen stream.
+/// stream. Over stdio it is given to the request waiting alone, if one
+/// does: exact for a modern server, which writes no notification outside
+/// a request or a listen stream; a legacy server's notification names no
+/// request, and one it writes outside any request then goes to that
+/// request too. With two or more waiting, [`call_tag`] is `None`.
 pub async fn with_call_tag<F: std::future::Future>(tag: u64, future: F) -> F::Output {
     CALL_TAG.scope(tag, future).await
 }

@@ -5,8 +5,9 @@
 //!
 //! The token is the gateway's own because two clients may choose the same
 //! one. The call tag is how our client says which request a message came
-//! with (a Streamable HTTP response stream, an MRTR round); a message that
-//! names no request (a legacy stdio backend's log) goes nowhere.
+//! with (a Streamable HTTP response stream, an MRTR round, the one request
+//! waiting on a stdio pipe); a message it cannot tie to a request (over
+//! stdio while several wait) goes nowhere.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -543,9 +543,8 @@ async fn logs_through(gateway: Gateway, level: Option<&str>) -> Vec<String> {
 }
 
 /// A backend's log messages reach the request they came with, at the
-/// level it asked for, and no other (a legacy stdio backend's name no
-/// request: they go nowhere; a modern stdio backend's are the one waiting
-/// request's).
+/// level it asked for, and no other (over stdio, where they name no
+/// request, they are the one waiting request's).
 #[tokio::test]
 async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
     let all = [
@@ -561,14 +560,19 @@ async fn the_backends_log_messages_reach_the_request_that_asked_for_them() {
         let logs = logs_through(http_gateway(era).await, None).await;
         assert!(logs.is_empty(), "{era:?}: no logLevel: {logs:?}");
     }
-    let logs = logs_through(gateway(EraMode::Legacy).await, Some("info")).await;
-    assert!(logs.is_empty(), "legacy over stdio: {logs:?}");
-    // A modern server over stdio logs only for a request: while the call
-    // is the only one waiting, its messages are its own.
-    let logs = logs_through(gateway(EraMode::Modern).await, Some("info")).await;
-    assert_eq!(logs, all, "modern over stdio");
-    let logs = logs_through(gateway(EraMode::Modern).await, None).await;
-    assert!(logs.is_empty(), "modern over stdio, no logLevel: {logs:?}");
+    // Over stdio, while the call is the only request waiting, its
+    // messages are its own (a legacy server's name no request).
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let logs = logs_through(gateway(era).await, Some("info")).await;
+        assert_eq!(logs, all, "{era:?} over stdio");
+        let logs = logs_through(gateway(era).await, Some("warning")).await;
+        assert!(
+            logs.is_empty(),
+            "{era:?} over stdio, above the level: {logs:?}"
+        );
+        let logs = logs_through(gateway(era).await, None).await;
+        assert!(logs.is_empty(), "{era:?} over stdio, no logLevel: {logs:?}");
+    }
 }
 
 /// A server whose tools say what its request's `_meta` told it, or ask for

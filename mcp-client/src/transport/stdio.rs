@@ -31,29 +31,33 @@ struct Waiting {
     /// The call tag it was sent under ([`crate::handler::call_tag`]).
     tag: Option<u64>,
     /// Whether a notification naming no stream may be this request's:
-    /// a modern request (its `_meta` names a version) other than a listen
-    /// stream, whose notifications carry their `subscriptionId`.
+    /// any request but a listen stream, whose notifications carry their
+    /// `subscriptionId`.
     owns_notifications: bool,
 }
 
 impl Waiting {
     fn new(message: &Value, respond: oneshot::Sender<Value>) -> Self {
-        let modern = message
-            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-            .is_some();
         let listen = message.get("method").and_then(Value::as_str) == Some("subscriptions/listen");
         Self {
             respond,
             tag: crate::handler::call_tag(),
-            owns_notifications: modern && !listen,
+            owns_notifications: !listen,
         }
     }
 }
 
-/// The call tag of the request a notification belongs to: a modern
-/// server over stdio writes notifications only for a request or on a
-/// listen stream (those carry a `subscriptionId`), so one naming no stream
-/// while a single modern request waits is that request's.
+/// The call tag of the request a notification belongs to, when exactly
+/// one request waits (a listen stream's notifications carry a
+/// `subscriptionId` and are never a request's).
+///
+/// A modern server over stdio writes notifications only for a request or
+/// on a listen stream, so the lone waiting request's is exact. A legacy
+/// server names no request in its notifications (a call's log messages
+/// included), and may also write some outside any request: those, and any
+/// server's for a request after answering it or after we gave it up, are
+/// given to the request waiting alone then. With two or more waiting
+/// nothing can tell whose a notification is, and it gets no tag.
 fn owner_tag(pending: &Pending, notification: &Value) -> Option<u64> {
     let params = notification.get("params");
     if params
@@ -339,29 +343,35 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_is_the_only_waiting_modern_requests() {
+    fn a_notification_is_the_only_waiting_requests() {
         let pending = Pending::default();
         let log =
             json!({"method": "notifications/message", "params": {"level": "info", "data": "x"}});
         assert_eq!(owner_tag(&pending, &log), None);
         wait(&pending, 1, modern("subscriptions/listen"), 1);
-        wait(
-            &pending,
-            2,
-            json!({"method": "tools/call", "params": {}}),
-            2,
-        );
+        assert_eq!(owner_tag(&pending, &log), None, "a listen stream only");
+        // A legacy server's log names no request: the lone one is its.
+        let legacy = json!({"method": "tools/call", "params": {}});
+        wait(&pending, 2, legacy.clone(), 2);
         assert_eq!(
             owner_tag(&pending, &log),
-            None,
+            Some(2),
             "a listen stream and a legacy request"
         );
-        wait(&pending, 3, modern("tools/call"), 3);
-        assert_eq!(owner_tag(&pending, &log), Some(3));
         let listened = json!({"method": "notifications/tools/list_changed",
             "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 1}}});
         assert_eq!(owner_tag(&pending, &listened), None);
-        wait(&pending, 4, modern("prompts/get"), 4);
+        wait(&pending, 3, legacy, 3);
+        assert_eq!(
+            owner_tag(&pending, &log),
+            None,
+            "two legacy requests could own it"
+        );
+        lock(&pending).remove("2");
+        lock(&pending).remove("3");
+        wait(&pending, 4, modern("tools/call"), 4);
+        assert_eq!(owner_tag(&pending, &log), Some(4));
+        wait(&pending, 5, modern("prompts/get"), 5);
         assert_eq!(owner_tag(&pending, &log), None, "two could own it");
     }
 }
