@@ -179,6 +179,18 @@ pub(crate) fn told_input(declared: &ClientCapabilities) -> Value {
     Value::Object(told)
 }
 
+/// A modern backend's capabilities less the extensions our runtime would
+/// serve at the front from its own, empty, state (tasks and skills: their
+/// methods and `skill://` reads would never reach the backend). The
+/// backend's skill files stay readable as the resources it lists.
+fn without_served_extensions(mut capabilities: ServerCapabilities) -> ServerCapabilities {
+    if let Some(extensions) = capabilities.extensions.as_mut() {
+        extensions.remove(mcp_era_server::tasks::TASKS_EXTENSION);
+        extensions.remove(mcp_era_server::mcp_era_types::ext::skills::EXTENSION_ID);
+    }
+    capabilities
+}
+
 /// Where the backend is, so that it can be started (again).
 #[derive(Debug, Clone)]
 pub enum BackendSpec {
@@ -405,7 +417,7 @@ impl Backend {
             None => unnamed(),
         };
         let capabilities = match self.client.capabilities() {
-            ByEra::Modern(capabilities) => capabilities,
+            ByEra::Modern(capabilities) => without_served_extensions(capabilities),
             ByEra::Legacy(legacy) => forwarded_capabilities(&legacy),
         };
         let mut declaration = ServerDeclaration::new(info)

@@ -721,3 +721,20 @@ async fn a_backend_asking_without_end_or_with_a_huge_state_is_cut_off() {
         "asked for a state too large"
     );
 }
+
+/// A modern backend's skill files are read at the backend: the front does
+/// not declare the skills (or tasks) extension it would answer for from
+/// its own, empty, catalogue.
+#[tokio::test]
+async fn a_modern_backends_skill_files_are_read_at_the_backend() {
+    let gateway = http_gateway(EraMode::Modern).await;
+    let uri = "skill://git-workflow/SKILL.md";
+    let read = ask(&gateway, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
+    let discover = ask(&gateway, "server/discover", json!({})).await;
+    let extensions = &discover["result"]["capabilities"]["extensions"];
+    assert!(
+        extensions.get("io.modelcontextprotocol/skills").is_none(),
+        "{discover}"
+    );
+}
