@@ -294,7 +294,7 @@ impl Gateway {
     /// Forwards `request` and returns the backend's result in its modern
     /// shape, checked against the modern type `T`. A call that may ask
     /// for input goes through the rounds, when the backend may ask.
-    async fn forward<T: DeserializeOwned>(
+    pub(crate) async fn forward<T: DeserializeOwned>(
         &self,
         method: &str,
         params: Value,
@@ -361,7 +361,7 @@ fn may_ask(method: &str) -> bool {
 }
 
 /// The `params` of a typed request, as JSON.
-fn params_of(request: &ClientRequest) -> HandlerResult<Value> {
+pub(crate) fn params_of(request: &ClientRequest) -> HandlerResult<Value> {
     let mut request = serde_json::to_value(request)
         .map_err(|e| errors::internal_error(format!("request not serializable: {e}")))?;
     Ok(request

@@ -33,6 +33,7 @@
 mod backend;
 mod bridge;
 mod calls;
+mod compose;
 mod front;
 mod link;
 mod notes;
@@ -43,5 +44,6 @@ mod tool_headers;
 mod translate;
 
 pub use backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS, Era};
+pub use compose::{Composite, Composition, DEFAULT_SEPARATOR, Member, PrefixMode};
 pub use front::Gateway;
 pub use mcp_era_client::EraMode;

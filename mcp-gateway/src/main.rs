@@ -5,14 +5,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_era_gateway::{BackendOptions, BackendSpec, EraMode, Gateway};
+use mcp_era_gateway::{BackendOptions, BackendSpec, Composite, Composition, EraMode, Gateway};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
+use mcp_era_server::{McpServer, ServerEvents};
 
 const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] [--per-principal N]
                        [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
                        [--backend-client-id ID (--backend-client-secret-env VAR | --backend-private-key FILE | --backend-workload-token FILE)]
-                       (--url URL | -- COMMAND [ARGS...])
+                       (--url URL | -- COMMAND [ARGS...] | --config FILE)
 
 Starts COMMAND, an MCP server speaking stdio (or reaches the Streamable
 HTTP server at URL), and serves it to clients of both eras: on stdio, or
@@ -36,6 +37,13 @@ again after a delay doubling from 250 ms to 30 s; meanwhile requests are
 refused with the reason. --timeout (default 60) bounds each forwarded
 request; --input-timeout (default 60) the wait for a client's retry with
 its input, after which the call is cancelled at the backend.
+--config FILE serves several backends as one, each started as above,
+from a TOML file: a [[backend]] table each, with name, command and args
+or url, and optionally prefix (always, never, or conditional: only when
+there are several backends), timeout (seconds) and era; a top-level
+separator (default __) goes between a backend's name and its tool and
+prompt names. Resource URIs are kept. Two backends serving one name at
+start is an error naming both; docs/gateway.md has the rules.
 --per-principal N gives each front principal (the OAuth subject with
 --oauth-issuer) backend sessions of its own, at most N kept.
 
@@ -57,6 +65,8 @@ struct Args {
     options: BackendOptions,
     command: Vec<String>,
     url: Option<String>,
+    /// A composition file: several backends instead of one.
+    config: Option<String>,
     front_auth: FrontAuth,
     backend_auth: BackendAuth,
 }
@@ -86,6 +96,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         options: BackendOptions::default(),
         command: Vec::new(),
         url: None,
+        config: None,
         front_auth: FrontAuth::default(),
         backend_auth: BackendAuth::default(),
     };
@@ -99,6 +110,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--listen" => parsed.listen = Some(rest.next().ok_or("--listen needs ADDR")?.clone()),
             "--stdio" => parsed.stdio = true,
             "--url" => parsed.url = Some(rest.next().ok_or("--url needs URL")?.clone()),
+            "--config" => parsed.config = Some(rest.next().ok_or("--config needs FILE")?.clone()),
             "--timeout" => parsed.options.request_timeout = seconds(arg, rest.next())?,
             "--input-timeout" => parsed.options.input_timeout = seconds(arg, rest.next())?,
             "--backend-era" => {
@@ -149,9 +161,18 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--stdio serves stdio beside --listen ADDR (without it, stdio is the front)".into(),
         );
     }
-    match (parsed.url.is_some(), parsed.command.is_empty()) {
-        (false, true) => return Err("no backend: --url URL or -- COMMAND [ARGS...]".into()),
-        (true, false) => return Err("one backend: --url or a command, not both".into()),
+    match (
+        parsed.url.is_some(),
+        parsed.command.is_empty(),
+        parsed.config.is_some(),
+    ) {
+        (false, true, false) => {
+            return Err("no backend: --url URL, -- COMMAND [ARGS...] or --config FILE".into());
+        }
+        (true, false, _) => return Err("one backend: --url or a command, not both".into()),
+        (true, _, true) | (_, false, true) => {
+            return Err("--config names the backends: no --url or command beside it".into());
+        }
         _ => {}
     }
     let front = &parsed.front_auth;
@@ -166,7 +187,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         return Err("--oauth-* protect the HTTP front: they need --listen ADDR".into());
     }
     let backend = &parsed.backend_auth;
-    if backend.client_id.is_some() && parsed.url.is_none() {
+    if backend.client_id.is_some() && parsed.url.is_none() && parsed.config.is_none() {
         return Err("--backend-client-id authorizes an HTTP backend: it needs --url".into());
     }
     #[cfg(feature = "auth")]
@@ -265,8 +286,22 @@ fn seconds(name: &str, value: Option<&String>) -> Result<Duration, String> {
     Ok(Duration::from_secs(seconds))
 }
 
-async fn run(args: Args) -> Result<(), String> {
-    let spec = match (args.url, args.command.split_first()) {
+async fn run(mut args: Args) -> Result<(), String> {
+    if let Some(path) = args.config.take() {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("--config {path}: {e}"))?;
+        let composition =
+            Composition::from_toml(&text).map_err(|e| format!("--config {path}: {e}"))?;
+        let names: Vec<&str> = composition
+            .members
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        let name = format!("{} backends ({})", names.len(), names.join(", "));
+        let composite = Composite::start(composition, args.options.clone()).await?;
+        let events = composite.events().clone();
+        return serve(Arc::new(composite), events, &name, args).await;
+    }
+    let spec = match (args.url.take(), args.command.split_first()) {
         (Some(url), _) => BackendSpec::Url(url),
         (None, Some((program, program_args))) => BackendSpec::Command {
             program: program.clone(),
@@ -275,19 +310,28 @@ async fn run(args: Args) -> Result<(), String> {
         (None, None) => return Err("no backend".into()),
     };
     let name = spec.to_string();
-    let gateway = Gateway::start(spec, args.options).await;
+    let gateway = Gateway::start(spec, args.options.clone()).await;
     if let Some(backend) = gateway.backend() {
         tracing::info!(?backend, "backend connected");
     }
     let events = gateway.events().clone();
+    serve(Arc::new(gateway), events, &name, args).await
+}
+
+/// Serves `server` (publishing on `events`) at the fronts `args` name.
+async fn serve<S: McpServer + 'static>(
+    server: Arc<S>,
+    events: ServerEvents,
+    name: &str,
+    args: Args,
+) -> Result<(), String> {
     let stdio_config = stdio::StdioConfig {
         events: events.clone(),
         ..stdio::StdioConfig::default()
     };
-    let gateway = Arc::new(gateway);
     let serve_stdio = || {
         let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
-        stdio::serve_with(Arc::clone(&gateway), stdin, stdout, stdio_config.clone())
+        stdio::serve_with(Arc::clone(&server), stdin, stdout, stdio_config.clone())
     };
     let Some(addr) = args.listen else {
         return serve_stdio().await.map_err(|e| e.to_string());
@@ -304,7 +348,7 @@ async fn run(args: Args) -> Result<(), String> {
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
     eprintln!("mcp-era-gateway: serving {name} on http://{bound}/mcp");
     let serve_http = http::serve_listener_until(
-        Arc::clone(&gateway),
+        Arc::clone(&server),
         listener,
         config,
         http::shutdown_signal(),

@@ -229,7 +229,10 @@ fn run(args: &[&str]) -> (Option<i32>, String, String) {
 fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
     let cases: [(&[&str], &str); 9] = [
         (&["--bogus", "--", "true"], "unknown argument \"--bogus\""),
-        (&[], "no backend: --url URL or -- COMMAND [ARGS...]"),
+        (
+            &[],
+            "no backend: --url URL, -- COMMAND [ARGS...] or --config FILE",
+        ),
         (
             &["--timeout", "soon", "--", "true"],
             "bad --timeout \"soon\"",
@@ -338,4 +341,87 @@ fn oauth_flags_are_checked_before_the_backend_starts() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// A composition file `label.toml` of `tables` (each a `[[backend]]`
+/// running [`BACKEND`] under a name, with extra settings) in a temporary
+/// directory of this process: its path.
+fn composition(label: &str, tables: &[(&str, &str)]) -> std::path::PathBuf {
+    let script = BACKEND
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    let text: String = tables
+        .iter()
+        .map(|(name, extra)| {
+            format!(
+                "[[backend]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\n{extra}\n"
+            )
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{label}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn a_composition_file_serves_several_backends_under_their_names() {
+    let path = composition("two-backends", &[("one", ""), ("two", "")]);
+    let args = vec!["--config".to_owned(), path.display().to_string()];
+    let options = ClientOptions {
+        era: EraMode::Modern,
+        request_timeout: Duration::from_secs(10),
+        ..ClientOptions::default()
+    };
+    let client = bounded("connecting", Client::connect_stdio(GATEWAY, &args, options))
+        .await
+        .unwrap();
+    let tools = to_json(
+        &bounded("tools/list", client.list_tools(None))
+            .await
+            .unwrap(),
+    );
+    let mut names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["one__change", "one__echo", "two__change", "two__echo"]
+    );
+    let mut arguments = Map::new();
+    arguments.insert("text".into(), json!("composed"));
+    let result = to_json(
+        &bounded("tools/call", client.call_tool("two__echo", arguments))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(result["content"][0]["text"], "echo: composed", "{result}");
+}
+
+#[test]
+fn a_name_two_backends_serve_stops_the_binary_with_the_reason() {
+    let path = composition(
+        "collision",
+        &[("one", "prefix = \"never\""), ("two", "prefix = \"never\"")],
+    );
+    let (code, stdout, stderr) = run(&["--config", &path.display().to_string()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("backends \"one\" and \"two\" both serve a tool named \"change\"")
+            || stderr.contains("backends \"one\" and \"two\" both serve a tool named \"echo\""),
+        "{stderr}"
+    );
+    assert_eq!(stdout, "");
+    let (code, _, stderr) = run(&["--config", "/nonexistent/gateway.toml"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--config /nonexistent/gateway.toml: "),
+        "{stderr}"
+    );
 }

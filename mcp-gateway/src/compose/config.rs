@@ -1,0 +1,250 @@
+//! The composition file: several backends behind one front, in TOML.
+//!
+//! ```toml
+//! separator = "__"            # between a backend's name and its items' names
+//!
+//! [[backend]]
+//! name = "files"
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]
+//! prefix = "always"           # always | never | conditional (the default)
+//!
+//! [[backend]]
+//! name = "search"
+//! url = "http://127.0.0.1:3001/mcp"
+//! timeout = 20                # seconds for one forwarded request
+//! era = "modern"              # auto (the default) | legacy | modern
+//! ```
+
+use std::time::Duration;
+
+use mcp_era_client::EraMode;
+use serde::Deserialize;
+
+use crate::backend::BackendSpec;
+
+/// When a backend's tool and prompt names get its name in front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrefixMode {
+    /// Always `name` + separator + the backend's own name.
+    Always,
+    /// Never: the backend's names as they are (an App calling its tools by
+    /// bare name keeps working; a collision is then an error to fix).
+    Never,
+    /// Only when the front has more than one backend.
+    #[default]
+    Conditional,
+}
+
+/// One backend of a composition.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Its name: the prefix of its items, and how logs and errors name it.
+    pub name: String,
+    /// Where it is.
+    pub spec: BackendSpec,
+    /// Whether its names are prefixed.
+    pub prefix: PrefixMode,
+    /// How long one forwarded request may take (`None`: the gateway's).
+    pub timeout: Option<Duration>,
+    /// The era to speak (`None`: the gateway's).
+    pub era: Option<EraMode>,
+}
+
+/// Several backends behind one front, and how their names meet.
+#[derive(Debug, Clone)]
+pub struct Composition {
+    /// Between a backend's name and an item's (default `__`).
+    pub separator: String,
+    /// The backends, in the order that settles which one a name belongs to
+    /// when two claim it after start.
+    pub members: Vec<Member>,
+}
+
+/// The default separator: `__` is valid in tool names (SEP-986 allows
+/// `A-Za-z0-9_-.`), rare inside them, and what most aggregators use.
+pub const DEFAULT_SEPARATOR: &str = "__";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    separator: Option<String>,
+    #[serde(default)]
+    backend: Vec<BackendEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BackendEntry {
+    name: String,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    url: Option<String>,
+    #[serde(default)]
+    prefix: PrefixMode,
+    timeout: Option<u64>,
+    era: Option<String>,
+}
+
+/// Whether `text` may be part of a tool name (SEP-986's characters).
+fn name_chars(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+impl Composition {
+    /// Reads a composition file's text; the error names the file's mistake.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+        let separator = file.separator.unwrap_or_else(|| DEFAULT_SEPARATOR.into());
+        if separator.is_empty() || !name_chars(&separator) {
+            return Err(format!(
+                "separator {separator:?}: one or more of A-Z a-z 0-9 _ - . (tool names allow no other)"
+            ));
+        }
+        if file.backend.is_empty() {
+            return Err("no [[backend]]".into());
+        }
+        let mut members: Vec<Member> = Vec::with_capacity(file.backend.len());
+        for entry in file.backend {
+            let name = entry.name;
+            if name.is_empty() || !name_chars(&name) || name.contains(&separator) {
+                return Err(format!(
+                    "backend name {name:?}: one or more of A-Z a-z 0-9 _ - ., without the separator {separator:?}"
+                ));
+            }
+            if members.iter().any(|member| member.name == name) {
+                return Err(format!("two backends are named {name:?}"));
+            }
+            let spec = match (entry.command, entry.url) {
+                (Some(program), None) => BackendSpec::Command {
+                    program,
+                    args: entry.args,
+                },
+                (None, Some(url)) if entry.args.is_empty() => BackendSpec::Url(url),
+                (None, Some(_)) => {
+                    return Err(format!("backend {name:?}: args go with command, not url"));
+                }
+                _ => return Err(format!("backend {name:?}: one of command or url")),
+            };
+            let era = match entry.era.as_deref() {
+                None => None,
+                Some("auto") => Some(EraMode::Auto),
+                Some("legacy") => Some(EraMode::Legacy),
+                Some("modern") => Some(EraMode::Modern),
+                Some(other) => {
+                    return Err(format!(
+                        "backend {name:?}: era {other:?} is not auto, legacy or modern"
+                    ));
+                }
+            };
+            members.push(Member {
+                name,
+                spec,
+                prefix: entry.prefix,
+                timeout: entry.timeout.map(Duration::from_secs),
+                era,
+            });
+        }
+        Ok(Self { separator, members })
+    }
+
+    /// The name `member`'s item `name` has at the front.
+    pub(crate) fn front_name(&self, member: usize, name: &str) -> String {
+        if self.prefixed(member) {
+            format!("{}{}{name}", self.members[member].name, self.separator)
+        } else {
+            name.to_owned()
+        }
+    }
+
+    /// Whether `member`'s names are prefixed.
+    pub(crate) fn prefixed(&self, member: usize) -> bool {
+        match self.members[member].prefix {
+            PrefixMode::Always => true,
+            PrefixMode::Never => false,
+            PrefixMode::Conditional => self.members.len() > 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_reads_with_its_defaults() {
+        let composition = Composition::from_toml(
+            r#"
+            [[backend]]
+            name = "a"
+            command = "srv"
+            args = ["stdio"]
+            [[backend]]
+            name = "b"
+            url = "http://127.0.0.1:1/mcp"
+            prefix = "never"
+            timeout = 5
+            era = "legacy"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(composition.separator, "__");
+        assert_eq!(composition.front_name(0, "echo"), "a__echo");
+        assert_eq!(composition.front_name(1, "echo"), "echo");
+        assert_eq!(composition.members[1].timeout, Some(Duration::from_secs(5)));
+        assert!(matches!(composition.members[1].era, Some(EraMode::Legacy)));
+    }
+
+    #[test]
+    fn conditional_prefixes_only_beside_another_backend() {
+        let one = Composition::from_toml("[[backend]]\nname = \"a\"\ncommand = \"srv\"").unwrap();
+        assert_eq!(one.front_name(0, "echo"), "echo");
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let cases = [
+            ("", "no [[backend]]"),
+            ("[[backend]]\nname = \"a\"", "one of command or url"),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\nurl = \"y\"",
+                "one of command or url",
+            ),
+            (
+                "[[backend]]\nname = \"a b\"\ncommand = \"x\"",
+                "backend name \"a b\"",
+            ),
+            (
+                "separator = \"/\"\n[[backend]]\nname = \"a\"\ncommand = \"x\"",
+                "separator \"/\"",
+            ),
+            (
+                "[[backend]]\nname = \"x__y\"\ncommand = \"x\"",
+                "without the separator",
+            ),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\n[[backend]]\nname = \"a\"\ncommand = \"y\"",
+                "two backends are named \"a\"",
+            ),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\nprefix = \"sometimes\"",
+                "sometimes",
+            ),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\nera = \"new\"",
+                "era \"new\"",
+            ),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\ncolour = 1",
+                "colour",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = Composition::from_toml(text).unwrap_err();
+            assert!(error.contains(expected), "{text:?}: {error}");
+        }
+    }
+}

@@ -1,0 +1,733 @@
+//! Several backends behind one front: a [`Composite`] of [`Gateway`]s, one
+//! per backend, each in its own era. Tool and prompt names get the
+//! backend's name in front as its [`PrefixMode`] says; resource URIs are
+//! kept (an App's `ui://` resources and the URIs a server hands out stay
+//! valid), and a URI two backends list is the first one's in file order.
+//! Lists are merged, sorted by name, and paged by the composite itself,
+//! with a cursor naming the last item given, so a backend's list change
+//! between two pages neither repeats nor skips what stayed.
+
+mod config;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mcp_era_server::mcp_era_types::v2026_07_28::{
+    CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
+    GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult, RequestId,
+    RequestMetaObject, ServerCapabilities, SubscriptionFilter,
+};
+use mcp_era_server::{
+    Following, HandlerResult, McpServer, ParamHeader, Reply, RequestContext, ServerDeclaration,
+    ServerEvent, ServerEvents, errors,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+pub use config::{Composition, DEFAULT_SEPARATOR, Member, PrefixMode};
+
+use crate::backend::BackendOptions;
+use crate::front::{Gateway, params_of};
+
+/// Items per page of a merged list.
+const PAGE: usize = 100;
+
+/// Pages read from one backend for one merged list, at most: a backend
+/// whose cursors never end is cut off there.
+const MOST_PAGES: usize = 1000;
+
+/// The lists a composite merges.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+impl Kind {
+    fn method(self) -> &'static str {
+        match self {
+            Self::Tools => "tools/list",
+            Self::Prompts => "prompts/list",
+            Self::Resources => "resources/list",
+            Self::Templates => "resources/templates/list",
+        }
+    }
+
+    /// The result's member holding the items.
+    fn items(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Prompts => "prompts",
+            Self::Resources => "resources",
+            Self::Templates => "resourceTemplates",
+        }
+    }
+
+    /// The item's member naming it (and ordering the merged list).
+    fn key(self) -> &'static str {
+        match self {
+            Self::Tools | Self::Prompts => "name",
+            Self::Resources => "uri",
+            Self::Templates => "uriTemplate",
+        }
+    }
+
+    /// Whether the key is a name the prefix applies to.
+    fn prefixed(self) -> bool {
+        matches!(self, Self::Tools | Self::Prompts)
+    }
+}
+
+/// Which backend each front name (or URI, or template) is served by, as
+/// the last listing found it: the first backend that listed it keeps it.
+#[derive(Default)]
+struct Owners {
+    by_kind: HashMap<&'static str, HashMap<String, usize>>,
+    /// The keys two backends served, logged once each.
+    reported: HashSet<(&'static str, String)>,
+}
+
+impl Owners {
+    fn of(&self, kind: Kind, key: &str) -> Option<usize> {
+        self.by_kind.get(kind.method())?.get(key).copied()
+    }
+}
+
+/// Several backends served as one (see the module's doc). Serve it as any
+/// [`McpServer`], with [`events`](Self::events) in the transport's config.
+pub struct Composite {
+    composition: Composition,
+    members: Vec<Gateway>,
+    events: ServerEvents,
+    owners: Mutex<Owners>,
+    /// The members' declarations it was merged from, and the merge.
+    declaration: Mutex<(Vec<Arc<ServerDeclaration>>, Arc<ServerDeclaration>)>,
+    /// The tasks handing the members' events on; stopped with it.
+    relays: Vec<tokio::task::AbortHandle>,
+}
+
+impl std::fmt::Debug for Composite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self
+            .composition
+            .members
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        f.debug_struct("Composite")
+            .field("members", &names)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Composite {
+    fn drop(&mut self) {
+        self.relays.iter().for_each(tokio::task::AbortHandle::abort);
+    }
+}
+
+impl Composite {
+    /// Starts every backend (each as [`Gateway::start`] does, with its own
+    /// timeout and era when the file names them) and checks that no two
+    /// claim one tool or prompt name: a collision is an error naming both
+    /// backends and the setting that fixes it. A backend that cannot be
+    /// started yet is no error: it is started again, and its names are
+    /// claimed when it is up (a name another backend has then stays
+    /// that backend's, and the collision is logged).
+    pub async fn start(composition: Composition, options: BackendOptions) -> Result<Self, String> {
+        let mut members = Vec::with_capacity(composition.members.len());
+        for member in &composition.members {
+            let mut own = options.clone();
+            if let Some(timeout) = member.timeout {
+                own.request_timeout = timeout;
+            }
+            if let Some(era) = member.era {
+                own.era = era;
+            }
+            members.push(Gateway::start(member.spec.clone(), own).await);
+        }
+        let events = ServerEvents::new();
+        let relays = members
+            .iter()
+            .map(|member| {
+                tokio::spawn(relay(member.events().clone(), events.clone())).abort_handle()
+            })
+            .collect();
+        let placeholder = Arc::new(ServerDeclaration::new(crate::backend::unnamed()));
+        let composite = Self {
+            composition,
+            members,
+            events,
+            owners: Mutex::default(),
+            declaration: Mutex::new((Vec::new(), placeholder)),
+            relays,
+        };
+        composite.check_names().await?;
+        Ok(composite)
+    }
+
+    /// The hub the members' list changes are published on.
+    pub fn events(&self) -> &ServerEvents {
+        &self.events
+    }
+
+    /// Lists every member's tools and prompts once, failing on a name two
+    /// of them claim.
+    async fn check_names(&self) -> Result<(), String> {
+        // Declaring every kind of input the gateway forwards, the listing
+        // goes to the backend session each gateway started with.
+        let meta: RequestMetaObject = serde_json::from_value(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": crate::backend::all_input()
+        }))
+        .map_err(|e| e.to_string())?;
+        let ctx = RequestContext::new(RequestId::from(0), meta);
+        for kind in [Kind::Tools, Kind::Prompts] {
+            let mut claimed: HashMap<String, usize> = HashMap::new();
+            for index in 0..self.members.len() {
+                if !self.declares(index, kind) {
+                    continue;
+                }
+                let Ok(items) = self.all_items(index, kind, json!({}), &ctx).await else {
+                    continue; // not up yet: its names are claimed later
+                };
+                for item in items {
+                    let Some(name) = item.get(kind.key()).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let front = self.composition.front_name(index, name);
+                    if let Some(&other) = claimed.get(&front) {
+                        let (first, second) = (
+                            &self.composition.members[other],
+                            &self.composition.members[index],
+                        );
+                        return Err(format!(
+                            "backends {:?} and {:?} both serve a {} named {front:?}: give one of them \
+                             prefix = \"always\" in the composition file (now {:?} and {:?})",
+                            first.name,
+                            second.name,
+                            &kind.items()[..kind.items().len() - 1],
+                            first.prefix,
+                            second.prefix,
+                        ));
+                    }
+                    claimed.insert(front, index);
+                }
+            }
+            self.lock_owners().by_kind.insert(kind.method(), claimed);
+        }
+        Ok(())
+    }
+
+    fn lock_owners(&self) -> std::sync::MutexGuard<'_, Owners> {
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether member `index` declares the capability behind `kind`.
+    fn declares(&self, index: usize, kind: Kind) -> bool {
+        let declaration = self.members[index].declaration();
+        let capabilities = declaration.capabilities();
+        match kind {
+            Kind::Tools => capabilities.tools.is_some(),
+            Kind::Prompts => capabilities.prompts.is_some(),
+            Kind::Resources | Kind::Templates => capabilities.resources.is_some(),
+        }
+    }
+
+    /// Every item of member `index`'s list `kind`, page after page, asked
+    /// with `params` (the client's, without its cursor).
+    async fn all_items(
+        &self,
+        index: usize,
+        kind: Kind,
+        params: Value,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Vec<Value>> {
+        Ok(self.all_pages(index, kind, params, ctx).await?.0)
+    }
+
+    /// As [`all_items`](Self::all_items), with the first page's result
+    /// (its cache hints) beside the items.
+    async fn all_pages(
+        &self,
+        index: usize,
+        kind: Kind,
+        mut params: Value,
+        ctx: &RequestContext,
+    ) -> HandlerResult<(Vec<Value>, Value)> {
+        let member = &self.members[index];
+        let mut items = Vec::new();
+        let mut first = None;
+        for _ in 0..MOST_PAGES {
+            let mut page: Value = member.forward(kind.method(), params.clone(), ctx).await?;
+            if let Some(Value::Array(more)) = page.get_mut(kind.items()).map(Value::take) {
+                items.extend(more);
+            }
+            let next = page
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            first.get_or_insert(page);
+            match next {
+                Some(cursor) => params["cursor"] = Value::String(cursor),
+                None => return Ok((items, first.unwrap_or_default())),
+            }
+        }
+        tracing::warn!(backend = %self.composition.members[index].name, "{} gave more than {MOST_PAGES} pages", kind.method());
+        Ok((items, first.unwrap_or_default()))
+    }
+
+    /// One page of the merged list `kind`: every member's items under
+    /// their front names, sorted, after the client's cursor.
+    async fn merged(
+        &self,
+        kind: Kind,
+        mut params: Value,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Value> {
+        let after = match params.as_object_mut().and_then(|p| p.remove("cursor")) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(cursor)) => Some(
+                cursor
+                    .strip_prefix("gw:")
+                    .map(str::to_owned)
+                    .ok_or_else(|| errors::invalid_params(format!("invalid cursor {cursor:?}")))?,
+            ),
+            Some(other) => return Err(errors::invalid_params(format!("invalid cursor {other}"))),
+        };
+        let mut listed: Vec<(String, usize, Value)> = Vec::new();
+        let mut shape: Option<Value> = None;
+        let mut ttl: Option<u64> = None;
+        let mut failed = Vec::new();
+        for index in 0..self.members.len() {
+            if self.members.len() > 1 && !self.declares(index, kind) {
+                continue;
+            }
+            match self.all_pages(index, kind, params.clone(), ctx).await {
+                Ok((items, first)) => {
+                    if let Some(member_ttl) = first.get("ttlMs").and_then(Value::as_u64) {
+                        ttl = Some(ttl.map_or(member_ttl, |t| t.min(member_ttl)));
+                    }
+                    shape.get_or_insert(first);
+                    for mut item in items {
+                        let Some(key) = item.get(kind.key()).and_then(Value::as_str) else {
+                            continue;
+                        };
+                        let key = if kind.prefixed() {
+                            let front = self.composition.front_name(index, key);
+                            item[kind.key()] = Value::String(front.clone());
+                            front
+                        } else {
+                            key.to_owned()
+                        };
+                        listed.push((key, index, item));
+                    }
+                }
+                // One backend alone answers as it would directly.
+                Err(e) if self.members.len() == 1 => return Err(e),
+                Err(e) => {
+                    tracing::warn!(backend = %self.composition.members[index].name, "{} left out: {}", kind.method(), e.message);
+                    failed.push(index);
+                }
+            }
+        }
+        let listed = self.claim(kind, listed, &failed);
+        let mut rest = listed
+            .into_iter()
+            .filter(|(key, _)| after.as_deref().is_none_or(|after| key.as_str() > after))
+            .peekable();
+        let mut page: Vec<Value> = Vec::with_capacity(PAGE);
+        let mut last = None;
+        while page.len() < PAGE {
+            let Some((key, item)) = rest.next() else {
+                break;
+            };
+            page.push(item);
+            last = Some(key);
+        }
+        let next = rest.peek().and(last).map(|last| format!("gw:{last}"));
+        let mut result = match shape {
+            Some(Value::Object(first)) => first,
+            _ => Map::new(),
+        };
+        result.remove("nextCursor");
+        if self.members.len() > 1 {
+            result.remove("_meta"); // one backend's, not the merge's
+        }
+        result.insert(kind.items().into(), Value::Array(page));
+        if let Some(cursor) = next {
+            result.insert("nextCursor".into(), Value::String(cursor));
+        }
+        if let Some(ttl) = ttl {
+            result.insert("ttlMs".into(), ttl.into());
+        }
+        Ok(Value::Object(result))
+    }
+
+    /// The listed items each front key's owner serves, sorted by key: the
+    /// backend that had the key keeps it while it lists it (or could not
+    /// be asked); otherwise the first in file order that lists it takes
+    /// it. A key two backends list is logged.
+    fn claim(
+        &self,
+        kind: Kind,
+        listed: Vec<(String, usize, Value)>,
+        failed: &[usize],
+    ) -> Vec<(String, Value)> {
+        let mut owners = self.lock_owners();
+        let Owners { by_kind, reported } = &mut *owners;
+        let known = by_kind.entry(kind.method()).or_default();
+        let mut by_key: HashMap<String, Vec<(usize, Value)>> = HashMap::new();
+        for (key, index, item) in listed {
+            by_key.entry(key).or_default().push((index, item));
+        }
+        // Owners that were asked and no longer list their key let it go.
+        known.retain(|key, owner| by_key.contains_key(key) || failed.contains(owner));
+        let mut kept: Vec<(String, Value)> = Vec::with_capacity(by_key.len());
+        for (key, mut claimants) in by_key {
+            let owner = match known.get(&key) {
+                Some(&owner)
+                    if claimants.iter().any(|(index, _)| *index == owner)
+                        || failed.contains(&owner) =>
+                {
+                    owner
+                }
+                _ => claimants
+                    .iter()
+                    .map(|(index, _)| *index)
+                    .min()
+                    .unwrap_or_default(),
+            };
+            if claimants.len() > 1 && reported.insert((kind.method(), key.clone())) {
+                let names: Vec<&str> = claimants
+                    .iter()
+                    .map(|(index, _)| self.composition.members[*index].name.as_str())
+                    .collect();
+                tracing::warn!(
+                    key,
+                    backends = ?names,
+                    owner = %self.composition.members[owner].name,
+                    "a {} key served by two backends: the first owner keeps it",
+                    kind.items()
+                );
+            }
+            known.insert(key.clone(), owner);
+            if let Some(position) = claimants.iter().position(|(index, _)| *index == owner) {
+                kept.push((key, claimants.swap_remove(position).1));
+            }
+        }
+        kept.sort_by(|a, b| a.0.cmp(&b.0));
+        kept
+    }
+
+    /// The member serving front name `name` of `kind`, and the name it
+    /// knows: by its prefix, else by the last listing (listed again once
+    /// when unknown), else the one backend if there is one.
+    async fn route(
+        &self,
+        kind: Kind,
+        name: &str,
+        ctx: &RequestContext,
+    ) -> HandlerResult<(usize, String)> {
+        if let Some(found) = self.route_known(kind, name) {
+            return Ok(found);
+        }
+        let _ = self.merged(kind, json!({}), ctx).await;
+        if let Some(found) = self.route_known(kind, name) {
+            return Ok(found);
+        }
+        if self.members.len() == 1 {
+            return Ok((0, name.to_owned()));
+        }
+        Err(match kind {
+            Kind::Tools => errors::invalid_params(format!("Unknown tool: {name}")),
+            Kind::Prompts => errors::invalid_params(format!("Unknown prompt: {name}")),
+            Kind::Resources | Kind::Templates => errors::resource_not_found(name),
+        })
+    }
+
+    fn route_known(&self, kind: Kind, name: &str) -> Option<(usize, String)> {
+        let separator = &self.composition.separator;
+        for (index, member) in self.composition.members.iter().enumerate() {
+            if kind.prefixed()
+                && self.composition.prefixed(index)
+                && let Some(bare) = name
+                    .strip_prefix(member.name.as_str())
+                    .and_then(|rest| rest.strip_prefix(separator.as_str()))
+            {
+                return Some((index, bare.to_owned()));
+            }
+        }
+        let owner = self.lock_owners().of(kind, name)?;
+        (!kind.prefixed() || !self.composition.prefixed(owner)).then(|| (owner, name.to_owned()))
+    }
+
+    /// The member serving resource `uri`: the one that listed it, else the
+    /// one whose template's fixed start it has (the longest), else as
+    /// [`route`](Self::route).
+    async fn route_uri(&self, uri: &str, ctx: &RequestContext) -> HandlerResult<usize> {
+        for attempt in 0..2 {
+            if let Some(owner) = self.lock_owners().of(Kind::Resources, uri) {
+                return Ok(owner);
+            }
+            let by_template = {
+                let owners = self.lock_owners();
+                owners
+                    .by_kind
+                    .get(Kind::Templates.method())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(template, &owner)| {
+                        let fixed = template.split('{').next().unwrap_or_default();
+                        (!fixed.is_empty() && uri.starts_with(fixed))
+                            .then_some((fixed.len(), owner))
+                    })
+                    .max()
+                    .map(|(_, owner)| owner)
+            };
+            if let Some(owner) = by_template {
+                return Ok(owner);
+            }
+            if self.members.len() == 1 {
+                return Ok(0);
+            }
+            if attempt == 0 {
+                let _ = self.merged(Kind::Resources, json!({}), ctx).await;
+                let _ = self.merged(Kind::Templates, json!({}), ctx).await;
+            }
+        }
+        Err(errors::resource_not_found(uri))
+    }
+
+    /// Forwards `params` to member `index` and checks the result as `T`.
+    async fn forward_to<T: DeserializeOwned>(
+        &self,
+        index: usize,
+        method: &str,
+        params: Value,
+        ctx: &RequestContext,
+    ) -> HandlerResult<T> {
+        self.members[index].forward(method, params, ctx).await
+    }
+
+    /// The merged list `kind`, checked as `T`.
+    async fn list<T: DeserializeOwned>(
+        &self,
+        kind: Kind,
+        params: Value,
+        ctx: &RequestContext,
+    ) -> HandlerResult<T> {
+        let merged = self.merged(kind, params, ctx).await?;
+        serde_json::from_value(merged).map_err(|e| {
+            errors::internal_error(format!("the merged {} is not valid: {e}", kind.method()))
+        })
+    }
+
+    /// The declaration merged from the members': one member's own, or the
+    /// gateway's name with the union of their capabilities and each one's
+    /// instructions under its name.
+    fn merged_declaration(&self) -> Arc<ServerDeclaration> {
+        let current: Vec<Arc<ServerDeclaration>> =
+            self.members.iter().map(McpServer::declaration).collect();
+        if let [only] = current.as_slice() {
+            return Arc::clone(only);
+        }
+        let mut cached = self
+            .declaration
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let same = cached.0.len() == current.len()
+            && cached
+                .0
+                .iter()
+                .zip(&current)
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        if same {
+            return Arc::clone(&cached.1);
+        }
+        let mut capabilities = Value::Object(Map::new());
+        let mut instructions = Vec::new();
+        let mut ttl = u64::MAX;
+        for (declaration, member) in current.iter().zip(&self.composition.members) {
+            if let Ok(theirs) = serde_json::to_value(declaration.capabilities()) {
+                union(&mut capabilities, &theirs);
+            }
+            if let Some(text) = declaration.instructions() {
+                instructions.push(format!(
+                    "{} ({}): {text}",
+                    member.name,
+                    declaration.server_info().name
+                ));
+            }
+            ttl = ttl.min(declaration.cache_ttl_ms());
+        }
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(capabilities).unwrap_or_default();
+        let mut merged = ServerDeclaration::new(crate::backend::unnamed())
+            .with_capabilities(capabilities)
+            .with_cache_defaults(ttl.min(60_000), CacheScope::Private)
+            .with_state_of(&cached.1);
+        if !instructions.is_empty() {
+            merged = merged.with_instructions(instructions.join("\n\n"));
+        }
+        *cached = (current, Arc::new(merged));
+        Arc::clone(&cached.1)
+    }
+}
+
+/// Merges `theirs` into `ours`: objects key by key, `true` wins.
+fn union(ours: &mut Value, theirs: &Value) {
+    match (ours, theirs) {
+        (Value::Object(ours), Value::Object(theirs)) => {
+            for (key, value) in theirs {
+                match ours.get_mut(key) {
+                    Some(mine) => union(mine, value),
+                    None => {
+                        ours.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (ours @ Value::Bool(false), Value::Bool(true)) => *ours = Value::Bool(true),
+        _ => {}
+    }
+}
+
+/// Hands a member's events on to the composite's hub: list changes and
+/// resource updates (URIs are kept, so they need no rewriting).
+async fn relay(from: ServerEvents, to: ServerEvents) {
+    let mut events = from.subscribe();
+    loop {
+        match events.recv().await {
+            Ok(
+                event @ (ServerEvent::ToolsListChanged
+                | ServerEvent::PromptsListChanged
+                | ServerEvent::ResourcesListChanged
+                | ServerEvent::ResourceUpdated(_)),
+            ) => to.publish(event),
+            Ok(_) => {}
+            Err(RecvError::Lagged(_)) => {
+                to.tools_list_changed();
+                to.prompts_list_changed();
+                to.resources_list_changed();
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+impl McpServer for Composite {
+    fn tool_param_headers(&self, name: &str) -> Option<Vec<ParamHeader>> {
+        let (index, bare) = self.route_known(Kind::Tools, name)?;
+        self.members[index].tool_param_headers(&bare)
+    }
+
+    fn following(&self, filter: &SubscriptionFilter, ctx: &RequestContext) -> Option<Following> {
+        let uris = filter.resource_subscriptions.as_deref()?;
+        let mut per_member: Vec<Vec<String>> = vec![Vec::new(); self.members.len()];
+        for uri in uris {
+            let owner = self.lock_owners().of(Kind::Resources, uri);
+            match owner.or((self.members.len() == 1).then_some(0)) {
+                Some(index) => per_member[index].push(uri.clone()),
+                None => tracing::info!(uri, "not followed: no backend listed it"),
+            }
+        }
+        let followed: Vec<Following> = per_member
+            .into_iter()
+            .enumerate()
+            .filter(|(_, uris)| !uris.is_empty())
+            .filter_map(|(index, uris)| {
+                let filter = SubscriptionFilter {
+                    resource_subscriptions: Some(uris),
+                    ..filter.clone()
+                };
+                self.members[index].following(&filter, ctx)
+            })
+            .collect();
+        (!followed.is_empty()).then(|| Box::new(followed) as Following)
+    }
+
+    fn declaration(&self) -> Arc<ServerDeclaration> {
+        self.merged_declaration()
+    }
+
+    async fn dispatch_capability(
+        &self,
+        request: ClientRequest,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Reply> {
+        let method = request.method();
+        let mut params = params_of(&request)?;
+        match request {
+            ClientRequest::ListToolsRequest(_) => ctx.reply(
+                self.list::<ListToolsResult>(Kind::Tools, params, ctx)
+                    .await?,
+            ),
+            ClientRequest::ListPromptsRequest(_) => ctx.reply(
+                self.list::<ListPromptsResult>(Kind::Prompts, params, ctx)
+                    .await?,
+            ),
+            ClientRequest::ListResourcesRequest(_) => ctx.reply(
+                self.list::<ListResourcesResult>(Kind::Resources, params, ctx)
+                    .await?,
+            ),
+            ClientRequest::ListResourceTemplatesRequest(_) => ctx.reply(
+                self.list::<ListResourceTemplatesResult>(Kind::Templates, params, ctx)
+                    .await?,
+            ),
+            ClientRequest::CallToolRequest(_) => {
+                let name = params["name"].as_str().unwrap_or_default().to_owned();
+                let (index, bare) = self.route(Kind::Tools, &name, ctx).await?;
+                params["name"] = Value::String(bare);
+                ctx.reply(
+                    self.forward_to::<CallToolResultResponseResult>(index, method, params, ctx)
+                        .await?,
+                )
+            }
+            ClientRequest::GetPromptRequest(_) => {
+                let name = params["name"].as_str().unwrap_or_default().to_owned();
+                let (index, bare) = self.route(Kind::Prompts, &name, ctx).await?;
+                params["name"] = Value::String(bare);
+                ctx.reply(
+                    self.forward_to::<GetPromptResultResponseResult>(index, method, params, ctx)
+                        .await?,
+                )
+            }
+            ClientRequest::ReadResourceRequest(_) => {
+                let uri = params["uri"].as_str().unwrap_or_default().to_owned();
+                let index = self.route_uri(&uri, ctx).await?;
+                ctx.reply(
+                    self.forward_to::<ReadResourceResultResponseResult>(index, method, params, ctx)
+                        .await?,
+                )
+            }
+            ClientRequest::CompleteRequest(_) => {
+                let reference = &params["ref"];
+                let index = match reference["type"].as_str() {
+                    Some("ref/prompt") => {
+                        let name = reference["name"].as_str().unwrap_or_default().to_owned();
+                        let (index, bare) = self.route(Kind::Prompts, &name, ctx).await?;
+                        params["ref"]["name"] = Value::String(bare);
+                        index
+                    }
+                    _ => {
+                        let uri = reference["uri"].as_str().unwrap_or_default().to_owned();
+                        self.route_uri(&uri, ctx).await?
+                    }
+                };
+                ctx.reply(
+                    self.forward_to::<CompleteResult>(index, method, params, ctx)
+                        .await?,
+                )
+            }
+            other => Err(errors::method_not_found(format!(
+                "{} is not forwarded",
+                other.method()
+            ))),
+        }
+    }
+}

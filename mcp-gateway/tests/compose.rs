@@ -1,0 +1,318 @@
+//! Several backends behind one front ([`Composite`]): our fixture server
+//! over Streamable HTTP (several instances) and a legacy-only server in
+//! `sh` over stdio, under their prefixes; merged lists paged by the
+//! composite; calls routed by name; collisions refused at start; list
+//! changes handed on; clients of both eras.
+#![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_era_gateway::{BackendOptions, Composite, Composition};
+use mcp_era_server::{McpServer, McpServerExt, MessageContext, ServerEvent};
+use mcp_era_testing::TestClient;
+use mcp_everything::Everything;
+use serde_json::{Value, json};
+
+/// A legacy-only server in `sh`: refuses `server/discover`, lists `echo`
+/// (answering `echo: TEXT`) and `change` (which announces a tool list
+/// change before its result).
+const SH: &str = r#"answer() { printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$1"; }
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"server/discover"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+    *'"method":"initialize"'*)
+      answer '{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"sh","version":"1"},"instructions":"The sh backend."}' ;;
+    *'"method":"tools/list"'*)
+      answer '{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"change","inputSchema":{"type":"object"}}]}' ;;
+    *'"method":"tools/call"'*'"name":"echo"'*)
+      text=$(printf '%s' "$line" | sed -n 's/.*"text":"\([^"]*\)".*/\1/p')
+      answer "{\"content\":[{\"type\":\"text\",\"text\":\"echo: $text\"}]}" ;;
+    *'"method":"tools/call"'*'"name":"change"'*)
+      printf '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+      answer '{"content":[{"type":"text","text":"changed"}]}' ;;
+    *'"id":'*)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+  esac
+done"#;
+
+/// The fixture over Streamable HTTP on a loopback port: its URL.
+async fn everything_url() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = mcp_era_server::http::HttpConfig::new(addr);
+    tokio::spawn(mcp_era_server::http::serve_listener(
+        Arc::new(Everything::new()),
+        listener,
+        config,
+    ));
+    format!("http://{addr}/mcp")
+}
+
+/// A `[[backend]]` table for the fixture over HTTP, named `name`.
+async fn everything(name: &str, extra: &str) -> String {
+    format!(
+        "[[backend]]\nname = \"{name}\"\nurl = \"{}\"\n{extra}\n",
+        everything_url().await
+    )
+}
+
+/// A `[[backend]]` table for the `sh` server, named `name`.
+fn sh(name: &str) -> String {
+    let script = SH
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    format!("[[backend]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\n")
+}
+
+async fn composite(file: &str) -> Result<Composite, String> {
+    let composition = Composition::from_toml(file)?;
+    let options = BackendOptions {
+        request_timeout: Duration::from_secs(10),
+        ..BackendOptions::default()
+    };
+    Composite::start(composition, options).await
+}
+
+/// The response body of a modern request to `server`.
+async fn ask(server: &impl McpServer, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    server
+        .handle_value(message, &MessageContext::stdio())
+        .await
+        .json()
+        .unwrap()
+}
+
+/// Every tool name of the merged list, page by page, and how many pages.
+async fn all_tool_names(server: &impl McpServer) -> (Vec<String>, usize) {
+    let (mut names, mut pages, mut cursor) = (Vec::new(), 0, None::<String>);
+    loop {
+        let params = cursor.map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+        let page = ask(server, "tools/list", params).await;
+        let result = &page["result"];
+        assert!(result["tools"].is_array(), "{page}");
+        names.extend(
+            result["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tool| tool["name"].as_str().unwrap().to_owned()),
+        );
+        pages += 1;
+        match result["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return (names, pages),
+        }
+    }
+}
+
+/// The first `test://` resource of a `resources/list` answer (the
+/// fixture's `skill://` ones need the skills extension, not forwarded yet).
+fn first_test_uri(answer: &Value) -> String {
+    answer["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|resource| resource["uri"].as_str())
+        .find(|uri| uri.starts_with("test://"))
+        .unwrap_or_else(|| panic!("no test:// resource in {answer}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn several_backends_are_listed_and_called_under_their_prefixes() {
+    let file = [
+        everything("a", "").await,
+        everything("b", "").await,
+        everything("c", "").await,
+        sh("sh"),
+    ]
+    .concat();
+    let composite = composite(&file).await.unwrap();
+
+    // 3 × the fixture's tools and the two of `sh`: more than one page.
+    let fixture = ask(&Everything::new(), "tools/list", json!({})).await["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .len();
+    let (names, pages) = all_tool_names(&composite).await;
+    assert_eq!(names.len(), 3 * fixture + 2, "{names:?}");
+    assert_eq!(pages, 2);
+    let unique: BTreeSet<&String> = names.iter().collect();
+    assert_eq!(unique.len(), names.len(), "a name listed twice: {names:?}");
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    for name in [
+        "a__test_simple_text",
+        "c__test_simple_text",
+        "sh__echo",
+        "sh__change",
+    ] {
+        assert!(
+            names.iter().any(|n| n == name),
+            "{name} missing from {names:?}"
+        );
+    }
+
+    let echo = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "sh__echo", "arguments": {"text": "hi"}}),
+    )
+    .await;
+    assert_eq!(echo["result"]["content"][0]["text"], "echo: hi", "{echo}");
+    let simple = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "b__test_simple_text", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(simple["result"]["content"][0]["type"], "text", "{simple}");
+
+    let unknown = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "echo", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert_eq!(unknown["error"]["message"], "Unknown tool: echo");
+    let bad_cursor = ask(&composite, "tools/list", json!({"cursor": "nope"})).await;
+    assert_eq!(bad_cursor["error"]["code"], -32602, "{bad_cursor}");
+
+    // The declaration: the union of the capabilities, each instruction
+    // under its backend's name.
+    let declaration = composite.declaration();
+    assert_eq!(declaration.server_info().name, "mcp-era-gateway");
+    assert!(declaration.capabilities().prompts.is_some());
+    let instructions = declaration.instructions().unwrap();
+    assert!(
+        instructions.contains("sh (sh): The sh backend."),
+        "{instructions}"
+    );
+}
+
+#[tokio::test]
+async fn a_name_two_backends_serve_is_refused_at_start() {
+    let file = [
+        everything("first", "prefix = \"never\"").await,
+        everything("second", "prefix = \"never\"").await,
+    ]
+    .concat();
+    let error = composite(&file).await.unwrap_err();
+    assert!(
+        error.contains("backends \"first\" and \"second\" both serve a tool named"),
+        "{error}"
+    );
+    assert!(error.contains("prefix = \"always\""), "{error}");
+
+    // One of them prefixed: no collision.
+    let file = [
+        everything("first", "prefix = \"never\"").await,
+        everything("second", "prefix = \"always\"").await,
+    ]
+    .concat();
+    let composite = composite(&file).await.unwrap();
+    let call = json!({"name": "test_simple_text", "arguments": {}});
+    let bare = ask(&composite, "tools/call", call).await;
+    assert_eq!(bare["result"]["content"][0]["type"], "text", "{bare}");
+}
+
+#[tokio::test]
+async fn one_backend_keeps_its_names_and_resources_and_prompts_route() {
+    let composite = composite(&everything("only", "").await).await.unwrap();
+    let (names, _) = all_tool_names(&composite).await;
+    assert!(names.iter().any(|n| n == "test_simple_text"), "{names:?}");
+
+    let resources = ask(&composite, "resources/list", json!({})).await;
+    let uri = first_test_uri(&resources);
+    let read = ask(&composite, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(read["result"]["contents"][0]["uri"], uri.as_str(), "{read}");
+    let prompt = ask(
+        &composite,
+        "prompts/get",
+        json!({"name": "test_simple_prompt"}),
+    )
+    .await;
+    assert!(prompt["result"]["messages"].is_array(), "{prompt}");
+}
+
+#[tokio::test]
+async fn a_resource_two_backends_list_is_the_first_ones() {
+    let file = [everything("a", "").await, everything("b", "").await].concat();
+    let composite = composite(&file).await.unwrap();
+    let resources = ask(&composite, "resources/list", json!({})).await;
+    let uris: Vec<&str> = resources["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    let unique: BTreeSet<&&str> = uris.iter().collect();
+    assert_eq!(unique.len(), uris.len(), "{uris:?}");
+    let uri = first_test_uri(&resources);
+    let read = ask(&composite, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(read["result"]["contents"][0]["uri"], uri.as_str(), "{read}");
+    let prompt = ask(
+        &composite,
+        "prompts/get",
+        json!({"name": "b__test_simple_prompt"}),
+    )
+    .await;
+    assert!(prompt["result"]["messages"].is_array(), "{prompt}");
+}
+
+#[tokio::test]
+async fn a_backends_list_change_reaches_the_front() {
+    let file = [everything("a", "").await, sh("sh")].concat();
+    let composite = composite(&file).await.unwrap();
+    let mut events = composite.events().subscribe();
+    let changed = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "sh__change", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(
+        changed["result"]["content"][0]["text"], "changed",
+        "{changed}"
+    );
+    let event = tokio::time::timeout(Duration::from_secs(5), events.recv())
+        .await
+        .expect("no event at the front")
+        .unwrap();
+    assert!(matches!(event, ServerEvent::ToolsListChanged), "{event:?}");
+}
+
+#[tokio::test]
+async fn clients_of_both_eras_use_the_composite() {
+    let file = [everything("a", "").await, sh("sh")].concat();
+    for legacy in [false, true] {
+        let composite = composite(&file).await.unwrap();
+        let client = if legacy {
+            TestClient::legacy(composite).await.unwrap()
+        } else {
+            TestClient::new(composite).await.unwrap()
+        };
+        let text = client
+            .call_tool_text("sh__echo", json!({"text": "both"}))
+            .await
+            .unwrap();
+        assert_eq!(text, "echo: both", "legacy: {legacy}");
+        let text = client
+            .call_tool_text("a__test_simple_text", json!({}))
+            .await
+            .unwrap();
+        assert!(!text.is_empty(), "legacy: {legacy}");
+    }
+}
