@@ -192,7 +192,7 @@ fn without_served_extensions(mut capabilities: ServerCapabilities) -> ServerCapa
 }
 
 /// Where the backend is, so that it can be started (again).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum BackendSpec {
     /// A program speaking stdio, started as a child process.
     Command {
@@ -200,9 +200,26 @@ pub enum BackendSpec {
         program: String,
         /// Its arguments.
         args: Vec<String>,
+        /// Variables set in its environment, beside the gateway's own
+        /// (their values are never shown: API keys live there).
+        env: Vec<(String, String)>,
     },
     /// A Streamable HTTP endpoint.
     Url(String),
+}
+
+impl std::fmt::Debug for BackendSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Command { program, args, env } => f
+                .debug_struct("Command")
+                .field("program", program)
+                .field("args", args)
+                .field("env", &env.iter().map(|(name, _)| name).collect::<Vec<_>>())
+                .finish(),
+            Self::Url(url) => f.debug_tuple("Url").field(url).finish(),
+        }
+    }
 }
 
 impl BackendSpec {
@@ -226,8 +243,11 @@ impl BackendSpec {
     ) -> Result<Backend, mcp_era_client::Error> {
         let (client_options, wiring) = options.wiring(input);
         match self {
-            Self::Command { program, args } => {
-                let client = Client::connect_stdio(program, args, client_options).await?;
+            Self::Command { program, args, env } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+                let label = self.to_string();
+                let client = Client::connect_command(command, label, client_options).await?;
                 Ok(Backend::new(client, wiring, options, false))
             }
             Self::Url(url) => {
@@ -241,7 +261,7 @@ impl BackendSpec {
 impl std::fmt::Display for BackendSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Command { program, args } => {
+            Self::Command { program, args, .. } => {
                 f.write_str(program)?;
                 args.iter().try_for_each(|arg| write!(f, " {arg}"))
             }
@@ -364,6 +384,7 @@ impl Backend {
         let spec = BackendSpec::Command {
             program: program.to_owned(),
             args: args.to_vec(),
+            env: Vec::new(),
         };
         spec.connect(options).await
     }

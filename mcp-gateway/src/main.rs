@@ -306,6 +306,7 @@ async fn run(mut args: Args) -> Result<(), String> {
         (None, Some((program, program_args))) => BackendSpec::Command {
             program: program.clone(),
             args: program_args.to_vec(),
+            env: Vec::new(),
         },
         (None, None) => return Err("no backend".into()),
     };

@@ -41,6 +41,7 @@ done"#
             "sh".into(),
             starts.display().to_string(),
         ],
+        env: Vec::new(),
     }
 }
 

@@ -316,3 +316,33 @@ async fn clients_of_both_eras_use_the_composite() {
         assert!(!text.is_empty(), "legacy: {legacy}");
     }
 }
+
+#[tokio::test]
+async fn a_backends_env_reaches_its_process() {
+    // Its instructions are the value of $GREETING, set by the file only.
+    let script = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"env","version":"1"},"instructions":"%s"}}\n' "$id" "$GREETING" ;;
+    *'"method":"tools/list"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$id" ;;
+    *'"id":'*)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+  esac
+done"#
+    .replace('\\', "\\\\")
+    .replace('"', "\\\"")
+    .replace('\n', "\\n");
+    let file = format!(
+        "{}[[backend]]\nname = \"envsh\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\nenv = {{ GREETING = \"hello from the file\" }}\n",
+        everything("a", "").await
+    );
+    let composite = composite(&file).await.unwrap();
+    let declaration = composite.declaration();
+    let instructions = declaration.instructions().unwrap();
+    assert!(
+        instructions.contains("envsh (env): hello from the file"),
+        "{instructions}"
+    );
+}

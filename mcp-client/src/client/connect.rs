@@ -59,7 +59,25 @@ impl Client {
         args: &[String],
         opts: ClientOptions,
     ) -> Result<Self> {
-        let t = StdioTransport::spawn(program, args)?;
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        Self::connect_command(
+            command,
+            crate::transport::stdio::label_of(program, args),
+            opts,
+        )
+        .await
+    }
+
+    /// Starts `command` (set up as the caller wants: environment, working
+    /// directory) and connects to it over stdio; `label` names it in
+    /// errors and keys the era cache with its process id.
+    pub async fn connect_command(
+        command: tokio::process::Command,
+        label: String,
+        opts: ClientOptions,
+    ) -> Result<Self> {
+        let t = StdioTransport::spawn_command(command, label)?;
         let server = ServerKey::Process {
             command: t.label().to_owned(),
             pid: t.pid().unwrap_or(0),

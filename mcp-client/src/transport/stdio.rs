@@ -100,15 +100,27 @@ impl std::fmt::Debug for StdioTransport {
     }
 }
 
+/// How `program args…` is named in errors.
+pub(crate) fn label_of(program: &str, args: &[String]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 impl StdioTransport {
     /// Starts `program args…` and connects to its stdin/stdout.
     pub fn spawn(program: &str, args: &[String]) -> Result<Self> {
-        let label = std::iter::once(program)
-            .chain(args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let mut child = Command::new(program)
-            .args(args)
+        let mut command = Command::new(program);
+        command.args(args);
+        Self::spawn_command(command, label_of(program, args))
+    }
+
+    /// Starts `command` as it is set up (its environment, its working
+    /// directory), with its stdin and stdout piped to us and its stderr
+    /// inherited, and connects to it; `label` names it in errors.
+    pub fn spawn_command(mut command: Command, label: String) -> Result<Self> {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

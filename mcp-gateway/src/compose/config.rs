@@ -7,6 +7,7 @@
 //! name = "files"
 //! command = "npx"
 //! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]
+//! env = { LOG_LEVEL = "warn" }  # beside the gateway's own environment
 //! prefix = "always"           # always | never | conditional (the default)
 //!
 //! [[backend]]
@@ -83,6 +84,8 @@ struct BackendEntry {
     args: Vec<String>,
     url: Option<String>,
     #[serde(default)]
+    env: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
     prefix: PrefixMode,
     timeout: Option<u64>,
     era: Option<String>,
@@ -122,10 +125,15 @@ impl Composition {
                 (Some(program), None) => BackendSpec::Command {
                     program,
                     args: entry.args,
+                    env: entry.env.into_iter().collect(),
                 },
-                (None, Some(url)) if entry.args.is_empty() => BackendSpec::Url(url),
+                (None, Some(url)) if entry.args.is_empty() && entry.env.is_empty() => {
+                    BackendSpec::Url(url)
+                }
                 (None, Some(_)) => {
-                    return Err(format!("backend {name:?}: args go with command, not url"));
+                    return Err(format!(
+                        "backend {name:?}: args and env go with command, not url"
+                    ));
                 }
                 _ => return Err(format!("backend {name:?}: one of command or url")),
             };
@@ -182,6 +190,7 @@ mod tests {
             name = "a"
             command = "srv"
             args = ["stdio"]
+            env = { TOKEN = "t0ps3cret", MODE = "x" }
             [[backend]]
             name = "b"
             url = "http://127.0.0.1:1/mcp"
@@ -196,6 +205,16 @@ mod tests {
         assert_eq!(composition.front_name(1, "echo"), "echo");
         assert_eq!(composition.members[1].timeout, Some(Duration::from_secs(5)));
         assert!(matches!(composition.members[1].era, Some(EraMode::Legacy)));
+        let BackendSpec::Command { env, .. } = &composition.members[0].spec else {
+            panic!("{:?}", composition.members[0].spec);
+        };
+        assert_eq!(env.len(), 2);
+        // An environment's values are secrets: never shown.
+        let shown = format!("{:?}", composition.members[0].spec);
+        assert!(
+            shown.contains("TOKEN") && !shown.contains("t0ps3cret"),
+            "{shown}"
+        );
     }
 
     #[test]
@@ -209,6 +228,10 @@ mod tests {
         let cases = [
             ("", "no [[backend]]"),
             ("[[backend]]\nname = \"a\"", "one of command or url"),
+            (
+                "[[backend]]\nname = \"a\"\nurl = \"y\"\nenv = { A = \"b\" }",
+                "env go with command",
+            ),
             (
                 "[[backend]]\nname = \"a\"\ncommand = \"x\"\nurl = \"y\"",
                 "one of command or url",
