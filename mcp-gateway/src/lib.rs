@@ -44,6 +44,8 @@ mod tool_headers;
 mod translate;
 
 pub use backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS, Era};
-pub use compose::{Composite, Composition, DEFAULT_SEPARATOR, Member, PrefixMode};
+pub use compose::{
+    Access, Composite, Composition, DEFAULT_SEPARATOR, Filter, Filters, Member, PrefixMode,
+};
 pub use front::Gateway;
 pub use mcp_era_client::EraMode;

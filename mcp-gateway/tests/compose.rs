@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_era_gateway::{BackendOptions, Composite, Composition};
-use mcp_era_server::{McpServer, McpServerExt, MessageContext, ServerEvent};
+use mcp_era_server::{McpServer, McpServerExt, MessageContext, Principal, ServerEvent};
 use mcp_era_testing::TestClient;
 use mcp_everything::Everything;
 use serde_json::{Value, json};
@@ -344,5 +344,102 @@ done"#
     assert!(
         instructions.contains("envsh (env): hello from the file"),
         "{instructions}"
+    );
+}
+
+/// [`ask`] in an HTTP request made by `principal`.
+async fn ask_as(
+    server: &impl McpServer,
+    principal: &str,
+    method: &str,
+    mut params: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let (mut parts, ()) = http::Request::builder().body(()).unwrap().into_parts();
+    parts.extensions.insert(Principal(principal.to_owned()));
+    let context = MessageContext::stdio().with_http_request(Arc::new(parts));
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    server.handle_value(message, &context).await.json().unwrap()
+}
+
+/// The names in a list answer's `items`.
+fn names(answer: &Value, items: &str) -> Vec<String> {
+    answer["result"][items]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(|item| item["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_backends_filters_hide_items_from_lists_and_calls() {
+    let filters = "tools = { exclude = [\"test_simple_*\"] }\nprompts = { include = [\"test_simple_prompt\"] }";
+    let file = [everything("a", filters).await, sh("sh")].concat();
+    let composite = composite(&file).await.unwrap();
+    let (tools, _) = all_tool_names(&composite).await;
+    assert!(
+        !tools.iter().any(|n| n.starts_with("a__test_simple_")),
+        "{tools:?}"
+    );
+    assert!(
+        tools.iter().any(|n| n == "a__test_image_content"),
+        "{tools:?}"
+    );
+    let hidden = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "a__test_simple_text", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+    assert_eq!(
+        hidden["error"]["message"],
+        "Unknown tool: a__test_simple_text"
+    );
+    let prompts = ask(&composite, "prompts/list", json!({})).await;
+    assert_eq!(names(&prompts, "prompts"), ["a__test_simple_prompt"]);
+    let other = ask(
+        &composite,
+        "prompts/get",
+        json!({"name": "a__test_prompt_with_arguments", "arguments": {"arg1": "x", "arg2": "y"}}),
+    )
+    .await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+}
+
+#[tokio::test]
+async fn an_access_rule_limits_what_its_principal_sees_and_calls() {
+    let file = format!(
+        "{}{}[[access]]\nprincipal = \"alice\"\ntools = {{ include = [\"sh__*\"], exclude = [\"sh__change\"] }}\n",
+        everything("a", "").await,
+        sh("sh")
+    );
+    let composite = composite(&file).await.unwrap();
+    let alice = ask_as(&composite, "alice", "tools/list", json!({})).await;
+    assert_eq!(names(&alice, "tools"), ["sh__echo"]);
+    let call = json!({"name": "a__test_simple_text", "arguments": {}});
+    let refused = ask_as(&composite, "alice", "tools/call", call.clone()).await;
+    assert_eq!(
+        refused["error"]["message"], "Unknown tool: a__test_simple_text",
+        "{refused}"
+    );
+    let echo = json!({"name": "sh__echo", "arguments": {"text": "mine"}});
+    let allowed = ask_as(&composite, "alice", "tools/call", echo).await;
+    assert_eq!(
+        allowed["result"]["content"][0]["text"], "echo: mine",
+        "{allowed}"
+    );
+
+    // Another principal, and a request with none, see everything.
+    let bob = ask_as(&composite, "bob", "tools/call", call.clone()).await;
+    assert_eq!(bob["result"]["content"][0]["type"], "text", "{bob}");
+    let anonymous = ask(&composite, "tools/call", call).await;
+    assert_eq!(
+        anonymous["result"]["content"][0]["type"], "text",
+        "{anonymous}"
     );
 }

@@ -15,6 +15,11 @@
 //! url = "http://127.0.0.1:3001/mcp"
 //! timeout = 20                # seconds for one forwarded request
 //! era = "modern"              # auto (the default) | legacy | modern
+//! tools = { exclude = ["delete_*"] }   # by the backend's names; `*` any run
+//!
+//! [[access]]
+//! principal = "alice"         # the OAuth subject; `*`: every principal
+//! tools = { include = ["search__*"] }  # by the front's names
 //! ```
 
 use std::time::Duration;
@@ -22,6 +27,7 @@ use std::time::Duration;
 use mcp_era_client::EraMode;
 use serde::Deserialize;
 
+use super::filter::{Filter, Filters};
 use crate::backend::BackendSpec;
 
 /// When a backend's tool and prompt names get its name in front.
@@ -51,6 +57,18 @@ pub struct Member {
     pub timeout: Option<Duration>,
     /// The era to speak (`None`: the gateway's).
     pub era: Option<EraMode>,
+    /// Which of its items the front shows, by their names at the backend.
+    pub filters: Filters,
+}
+
+/// What the requests of one principal see, by the names at the front.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// The principal (the OAuth subject with the front's auth, or what
+    /// your middleware names), or `*` for every request that has one.
+    pub principal: String,
+    /// Its filters, over every backend's items.
+    pub filters: Filters,
 }
 
 /// Several backends behind one front, and how their names meet.
@@ -61,6 +79,9 @@ pub struct Composition {
     /// The backends, in the order that settles which one a name belongs to
     /// when two claim it after start.
     pub members: Vec<Member>,
+    /// The rules per principal: a request sees what every rule naming its
+    /// principal shows (a request with none, what the backends show).
+    pub access: Vec<Access>,
 }
 
 /// The default separator: `__` is valid in tool names (SEP-986 allows
@@ -73,6 +94,20 @@ struct File {
     separator: Option<String>,
     #[serde(default)]
     backend: Vec<BackendEntry>,
+    #[serde(default)]
+    access: Vec<AccessEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccessEntry {
+    principal: String,
+    #[serde(default)]
+    tools: Filter,
+    #[serde(default)]
+    prompts: Filter,
+    #[serde(default)]
+    resources: Filter,
 }
 
 #[derive(Deserialize)]
@@ -89,6 +124,12 @@ struct BackendEntry {
     prefix: PrefixMode,
     timeout: Option<u64>,
     era: Option<String>,
+    #[serde(default)]
+    tools: Filter,
+    #[serde(default)]
+    prompts: Filter,
+    #[serde(default)]
+    resources: Filter,
 }
 
 /// Whether `text` may be part of a tool name (SEP-986's characters).
@@ -154,9 +195,30 @@ impl Composition {
                 prefix: entry.prefix,
                 timeout: entry.timeout.map(Duration::from_secs),
                 era,
+                filters: Filters {
+                    tools: entry.tools,
+                    prompts: entry.prompts,
+                    resources: entry.resources,
+                },
             });
         }
-        Ok(Self { separator, members })
+        let access = file
+            .access
+            .into_iter()
+            .map(|entry| Access {
+                principal: entry.principal,
+                filters: Filters {
+                    tools: entry.tools,
+                    prompts: entry.prompts,
+                    resources: entry.resources,
+                },
+            })
+            .collect();
+        Ok(Self {
+            separator,
+            members,
+            access,
+        })
     }
 
     /// The name `member`'s item `name` has at the front.

@@ -8,6 +8,8 @@
 //! between two pages neither repeats nor skips what stayed.
 
 mod config;
+mod filter;
+mod kind;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,14 +21,17 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     RequestMetaObject, ServerCapabilities, SubscriptionFilter,
 };
 use mcp_era_server::{
-    Following, HandlerResult, McpServer, ParamHeader, Reply, RequestContext, ServerDeclaration,
-    ServerEvent, ServerEvents, errors,
+    Following, HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext,
+    ServerDeclaration, ServerEvent, ServerEvents, errors,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-pub use config::{Composition, DEFAULT_SEPARATOR, Member, PrefixMode};
+pub use config::{Access, Composition, DEFAULT_SEPARATOR, Member, PrefixMode};
+pub use filter::{Filter, Filters};
+
+use kind::Kind;
 
 use crate::backend::BackendOptions;
 use crate::front::{Gateway, params_of};
@@ -37,50 +42,6 @@ const PAGE: usize = 100;
 /// Pages read from one backend for one merged list, at most: a backend
 /// whose cursors never end is cut off there.
 const MOST_PAGES: usize = 1000;
-
-/// The lists a composite merges.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
-    Tools,
-    Prompts,
-    Resources,
-    Templates,
-}
-
-impl Kind {
-    fn method(self) -> &'static str {
-        match self {
-            Self::Tools => "tools/list",
-            Self::Prompts => "prompts/list",
-            Self::Resources => "resources/list",
-            Self::Templates => "resources/templates/list",
-        }
-    }
-
-    /// The result's member holding the items.
-    fn items(self) -> &'static str {
-        match self {
-            Self::Tools => "tools",
-            Self::Prompts => "prompts",
-            Self::Resources => "resources",
-            Self::Templates => "resourceTemplates",
-        }
-    }
-
-    /// The item's member naming it (and ordering the merged list).
-    fn key(self) -> &'static str {
-        match self {
-            Self::Tools | Self::Prompts => "name",
-            Self::Resources => "uri",
-            Self::Templates => "uriTemplate",
-        }
-    }
-
-    /// Whether the key is a name the prefix applies to.
-    fn prefixed(self) -> bool {
-        matches!(self, Self::Tools | Self::Prompts)
-    }
-}
 
 /// Which backend each front name (or URI, or template) is served by, as
 /// the last listing found it: the first backend that listed it keeps it.
@@ -199,6 +160,9 @@ impl Composite {
                     let Some(name) = item.get(kind.key()).and_then(Value::as_str) else {
                         continue;
                     };
+                    if !self.composition.members[index].filters.allows(kind, name) {
+                        continue; // hidden: it claims no name
+                    }
                     let front = self.composition.front_name(index, name);
                     if let Some(&other) = claimed.get(&front) {
                         let (first, second) = (
@@ -317,6 +281,9 @@ impl Composite {
                         let Some(key) = item.get(kind.key()).and_then(Value::as_str) else {
                             continue;
                         };
+                        if !self.composition.members[index].filters.allows(kind, key) {
+                            continue;
+                        }
                         let key = if kind.prefixed() {
                             let front = self.composition.front_name(index, key);
                             item[kind.key()] = Value::String(front.clone());
@@ -338,6 +305,7 @@ impl Composite {
         let listed = self.claim(kind, listed, &failed);
         let mut rest = listed
             .into_iter()
+            .filter(|(key, _)| self.visible(ctx, kind, key))
             .filter(|(key, _)| after.as_deref().is_none_or(|after| key.as_str() > after))
             .peekable();
         let mut page: Vec<Value> = Vec::with_capacity(PAGE);
@@ -427,7 +395,7 @@ impl Composite {
     /// The member serving front name `name` of `kind`, and the name it
     /// knows: by its prefix, else by the last listing (listed again once
     /// when unknown), else the one backend if there is one.
-    async fn route(
+    async fn find(
         &self,
         kind: Kind,
         name: &str,
@@ -443,11 +411,63 @@ impl Composite {
         if self.members.len() == 1 {
             return Ok((0, name.to_owned()));
         }
-        Err(match kind {
-            Kind::Tools => errors::invalid_params(format!("Unknown tool: {name}")),
-            Kind::Prompts => errors::invalid_params(format!("Unknown prompt: {name}")),
-            Kind::Resources | Kind::Templates => errors::resource_not_found(name),
-        })
+        Err(unknown(kind, name))
+    }
+
+    /// [`find`](Self::find), for an item `ctx`'s principal may see (a
+    /// hidden one is as unknown as one no backend has).
+    async fn route(
+        &self,
+        kind: Kind,
+        name: &str,
+        ctx: &RequestContext,
+    ) -> HandlerResult<(usize, String)> {
+        let (index, bare) = self.find(kind, name, ctx).await?;
+        if self.shown(index, kind, &bare, name, ctx) {
+            Ok((index, bare))
+        } else {
+            Err(unknown(kind, name))
+        }
+    }
+
+    /// [`find_uri`](Self::find_uri), for a resource `ctx`'s principal may
+    /// see.
+    async fn route_uri(&self, uri: &str, ctx: &RequestContext) -> HandlerResult<usize> {
+        let index = self.find_uri(uri, ctx).await?;
+        if self.shown(index, Kind::Resources, uri, uri, ctx) {
+            Ok(index)
+        } else {
+            Err(unknown(Kind::Resources, uri))
+        }
+    }
+
+    /// Whether member `index`'s item (`bare` there, `front` at the front)
+    /// is shown to `ctx`'s principal.
+    fn shown(
+        &self,
+        index: usize,
+        kind: Kind,
+        bare: &str,
+        front: &str,
+        ctx: &RequestContext,
+    ) -> bool {
+        self.composition.members[index].filters.allows(kind, bare) && self.visible(ctx, kind, front)
+    }
+
+    /// Whether the access rules of `ctx`'s principal show `front` (every
+    /// rule naming it, or `*`, must).
+    fn visible(&self, ctx: &RequestContext, kind: Kind, front: &str) -> bool {
+        let Some(Principal(principal)) = ctx
+            .http_request()
+            .and_then(|request| request.extensions.get::<Principal>())
+        else {
+            return true;
+        };
+        self.composition
+            .access
+            .iter()
+            .filter(|rule| rule.principal == "*" || rule.principal == *principal)
+            .all(|rule| rule.filters.allows(kind, front))
     }
 
     fn route_known(&self, kind: Kind, name: &str) -> Option<(usize, String)> {
@@ -469,7 +489,7 @@ impl Composite {
     /// The member serving resource `uri`: the one that listed it, else the
     /// one whose template's fixed start it has (the longest), else as
     /// [`route`](Self::route).
-    async fn route_uri(&self, uri: &str, ctx: &RequestContext) -> HandlerResult<usize> {
+    async fn find_uri(&self, uri: &str, ctx: &RequestContext) -> HandlerResult<usize> {
         for attempt in 0..2 {
             if let Some(owner) = self.lock_owners().of(Kind::Resources, uri) {
                 return Ok(owner);
@@ -579,6 +599,15 @@ impl Composite {
     }
 }
 
+/// The error for an item no backend serves to the caller.
+fn unknown(kind: Kind, name: &str) -> mcp_era_server::mcp_era_types::v2026_07_28::Error {
+    match kind {
+        Kind::Tools => errors::invalid_params(format!("Unknown tool: {name}")),
+        Kind::Prompts => errors::invalid_params(format!("Unknown prompt: {name}")),
+        Kind::Resources | Kind::Templates => errors::resource_not_found(name),
+    }
+}
+
 /// Merges `theirs` into `ours`: objects key by key, `true` wins.
 fn union(ours: &mut Value, theirs: &Value) {
     match (ours, theirs) {
@@ -629,7 +658,10 @@ impl McpServer for Composite {
     fn following(&self, filter: &SubscriptionFilter, ctx: &RequestContext) -> Option<Following> {
         let uris = filter.resource_subscriptions.as_deref()?;
         let mut per_member: Vec<Vec<String>> = vec![Vec::new(); self.members.len()];
-        for uri in uris {
+        for uri in uris
+            .iter()
+            .filter(|uri| self.visible(ctx, Kind::Resources, uri))
+        {
             let owner = self.lock_owners().of(Kind::Resources, uri);
             match owner.or((self.members.len() == 1).then_some(0)) {
                 Some(index) => per_member[index].push(uri.clone()),
