@@ -12,7 +12,10 @@
 #   1. a server on the Python SDK 2.3.0's MCPServer wired modern-only
 #      (interop/gateway_py2_modern_server.py), over stdio and over Streamable
 #      HTTP (the gateway with --url);
-#   2. our `mcp-everything stdio|http --modern-only`, over stdio and HTTP.
+#   2. our `mcp-everything stdio|http --modern-only`, over stdio and HTTP;
+#   3. opt-in (RUST_MCP_SDK2=1, off by default for CI's time): a server on
+#      rust-mcp-sdk 2.0.0 (interop/rust_mcp_sdk2_server, built here: about
+#      50 s cold on 2 cores), over stdio, with the py2 backend's checks.
 #
 # The legacy clients, each in front of every backend, over both fronts:
 #   - the Python SDK `mcp` 1.30.0 client (interop/gateway_legacy_py_client.py)
@@ -40,7 +43,10 @@
 # --modern-only` (the ones left out, and why, are named there).
 #
 # GATEWAY_BIN and EVERYTHING_BIN name prebuilt binaries; without them both
-# are built (cargo build -p mcp-era-gateway -p mcp-everything). PORT is the
+# are built (cargo build -p mcp-era-gateway -p mcp-everything). With
+# RUST_MCP_SDK2=1 the standalone crate is built too, into
+# RUST_MCP_SDK2_TARGET_DIR (default: CARGO_TARGET_DIR or target/, then
+# rust-mcp-sdk2), its versions pinned by its own Cargo.lock. PORT is the
 # first HTTP port used (PORT..PORT+5). Needs the peers (`bash
 # interop/install-peers.sh`). Prints `PASS name detail` / `FAIL name detail`
 # and ends with `N passed, M failed`; exits non-zero on any failure.
@@ -219,25 +225,30 @@ inspector_checks() { # PROFILE LABEL TARGET
   local profile="$1"
   shift
   case "$profile" in
-    py2) inspector_py2 "$@" ;;
+    py2) inspector_fixture "$@" py2://notes/readme "gateway-py2 readme: served by MCPServer 2.x, modern only" \
+      'did not declare the form elicitation capability' ;;
+    rsdk2) inspector_fixture "$@" rsdk2://notes/readme "gateway-rsdk2 readme: served by rust-mcp-sdk 2.0.0, modern only" \
+      'Client must declare ["elicitation"] capability' ;;
     everything) inspector_everything "$@" ;;
   esac
 }
-inspector_py2() { # LABEL TARGET
+# The py2 backend's fixture (the tools add, ask_color, register_tool, the
+# prompt review), also served by the rust-mcp-sdk 2.0 server.
+inspector_fixture() { # LABEL TARGET RESOURCE-URI RESOURCE-TEXT REFUSAL-MESSAGE
   local code="print-$RANDOM"
   inspector_check "$1 inspector tools-list" "True True exit 0" "$2" \
     "$LEGACY_SHAPE, {'add', 'ask_color', 'register_tool'} <= {t['name'] for t in r['tools']}" --method tools/list
   inspector_check "$1 inspector tools-call" "True 42 exit 0" "$2" \
     "$LEGACY_SHAPE, r['content'][0]['text']" --method tools/call --tool-name add --tool-arg a=2 b=40
-  inspector_check "$1 inspector resources-read" "True gateway-py2 readme: served by MCPServer 2.x, modern only exit 0" "$2" \
-    "$LEGACY_SHAPE, r['contents'][0]['text']" --method resources/read --uri py2://notes/readme
+  inspector_check "$1 inspector resources-read" "True $4 exit 0" "$2" \
+    "$LEGACY_SHAPE, r['contents'][0]['text']" --method resources/read --uri "$3"
   inspector_check "$1 inspector prompts-get" "True Please review this code: $code exit 0" "$2" \
     "$LEGACY_SHAPE, r['messages'][0]['content']['text']" --method prompts/get --prompt-name review --prompt-args "code=$code"
   # The Inspector declares no elicitation: the backend refuses the call
   # (its MissingRequiredClientCapability, -32021, comes back as it was),
   # never an elicitation/create the client could not answer.
   inspector_check "$1 inspector undeclared-elicitation-refused" "True exit 1" "$2" \
-    "'did not declare the form elicitation capability' in e.get('message', '')" --method tools/call --tool-name ask_color
+    "'$5' in e.get('message', '')" --method tools/call --tool-name ask_color
 }
 inspector_everything() { # LABEL TARGET
   local arg="a$RANDOM"
@@ -347,5 +358,22 @@ else
   record "conformance gateway" fail "(not serving; $(tail -3 "$WORK/gateway-conformance.log" | tr '\n' ' '))"
 fi
 stop_all
+
+# ---- 4. a server on rust-mcp-sdk 2.0.0, modern-only (opt-in) ------------------
+# RUST_MCP_SDK2=1. The SDK's 2.0 dropped `initialize`, sessions and
+# server→client requests; interop/rust_mcp_sdk2_server serves the py2
+# fixture over stdio (MRTR elicitation, a tool registered at run time and
+# announced on its `subscriptions/listen` stream). Off by default: its cold
+# build (about 50 s on 2 cores) does not fit CI's budget.
+if [[ "${RUST_MCP_SDK2:-}" == 1 ]]; then
+  RSDK2_TARGET="${RUST_MCP_SDK2_TARGET_DIR:-${CARGO_TARGET_DIR:-$REPO_ROOT/target}/rust-mcp-sdk2}"
+  if (cd "$SCRIPT_DIR/rust_mcp_sdk2_server" && CARGO_TARGET_DIR="$RSDK2_TARGET" cargo build -q --locked); then
+    RSDK2="$RSDK2_TARGET/debug/rust-mcp-sdk2-server"
+    modern_only_stdio "rsdk2-stdio" "$RSDK2"
+    through_gateway "rsdk2-stdio" rsdk2 -- "$RSDK2"
+  else
+    record "rsdk2 build" fail "(cargo build in interop/rust_mcp_sdk2_server)"
+  fi
+fi
 
 finish

@@ -5,6 +5,9 @@ MODERN-ONLY backend (interop/gateway-legacy.sh).
 usage: gateway_legacy_py_client.py PROFILE TARGET
   PROFILE   which modern-only backend stands behind the gateway at TARGET:
               py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
+              rsdk2        interop/rust_mcp_sdk2_server (rust-mcp-sdk 2.0.0):
+                           the same tools, prompt and checks as py2, its
+                           own resource
               everything   our mcp-everything --modern-only (also progress,
                            completion, resources/subscribe and its update,
                            logging/setLevel and a call's log message)
@@ -128,7 +131,20 @@ async def unknown_resource(session, uri):
         report("resources-read-unknown", False, f"{type(e).__name__}: {e}")
 
 
-async def py2(session, peer):
+# The resource (URI, text) and an unknown URI of the backends that share
+# py2's fixture: the tools add, ask_color and register_tool, the prompt review.
+FIXTURES = {
+    "py2": ("py2://notes/readme", "gateway-py2 readme: served by MCPServer 2.x, modern only", "py2://nothing/here"),
+    "rsdk2": (
+        "rsdk2://notes/readme",
+        "gateway-rsdk2 readme: served by rust-mcp-sdk 2.0.0, modern only",
+        "rsdk2://nothing/here",
+    ),
+}
+
+
+async def py2(session, peer, fixture="py2"):
+    uri, text, unknown = FIXTURES[fixture]
     await step(
         "tools-list",
         session.list_tools(),
@@ -137,10 +153,10 @@ async def py2(session, peer):
     await step("tools-call", session.call_tool("add", {"a": 2, "b": 40}), lambda r: (text_of(r) == "42", text_of(r)))
     await step(
         "resources-read",
-        session.read_resource("py2://notes/readme"),
-        lambda r: (r.contents[0].text == "gateway-py2 readme: served by MCPServer 2.x, modern only", r.contents[0].text),
+        session.read_resource(uri),
+        lambda r: (r.contents[0].text == text, r.contents[0].text),
     )
-    await unknown_resource(session, "py2://nothing/here")
+    await unknown_resource(session, unknown)
     code = "print(" + secrets.token_hex(3) + ")"
     await step(
         "prompts-get",
@@ -232,7 +248,11 @@ async def everything(session, peer):
     report("log-message", logged and peer.logs == ["Diagnostic trace logging activated"], f"{peer.logs}")
 
 
-PROFILES = {"py2": py2, "everything": everything}
+async def rsdk2(session, peer):
+    await py2(session, peer, "rsdk2")
+
+
+PROFILES = {"py2": py2, "rsdk2": rsdk2, "everything": everything}
 
 
 @asynccontextmanager

@@ -5,6 +5,9 @@
 // usage: node gateway_legacy_ts_client.mjs PROFILE TARGET
 //   PROFILE  which modern-only backend stands behind the gateway at TARGET:
 //              py2          interop/gateway_py2_modern_server.py (mcp 2.3.0)
+//              rsdk2        interop/rust_mcp_sdk2_server (rust-mcp-sdk 2.0.0):
+//                           the same tools, prompt and checks as py2, its
+//                           own resource
 //              everything   our mcp-everything --modern-only (also progress,
 //                           completion, resources/subscribe and its update,
 //                           logging/setLevel and a call's log message)
@@ -109,17 +112,26 @@ async function listChanged(trigger, args, registered) {
     (r) => [textOf(r) === `${registered}: hi`, textOf(r)]);
 }
 
+// The resource (URI, text) and an unknown URI of the backends that share
+// py2's fixture: the tools add, ask_color and register_tool, the prompt review.
+const fixtures = {
+  py2: ['py2://notes/readme', 'gateway-py2 readme: served by MCPServer 2.x, modern only', 'py2://nothing/here'],
+  rsdk2: ['rsdk2://notes/readme', 'gateway-rsdk2 readme: served by rust-mcp-sdk 2.0.0, modern only',
+    'rsdk2://nothing/here'],
+};
+
 const profiles = {
-  async py2() {
+  async py2(fixture = 'py2') {
+    const [uri, text, unknown] = fixtures[fixture];
     await step('tools-list', () => client.listTools(), (r) => {
       const names = new Set(r.tools.map((t) => t.name));
       return [['add', 'ask_color', 'register_tool'].every((t) => names.has(t)), `${r.tools.length} tools`];
     });
     await step('tools-call', () => client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }),
       (r) => [textOf(r) === '42', textOf(r)]);
-    await step('resources-read', () => client.readResource({ uri: 'py2://notes/readme' }),
-      (r) => [r.contents[0].text === 'gateway-py2 readme: served by MCPServer 2.x, modern only', r.contents[0].text]);
-    await unknownResource('py2://nothing/here');
+    await step('resources-read', () => client.readResource({ uri }),
+      (r) => [r.contents[0].text === text, r.contents[0].text]);
+    await unknownResource(unknown);
     const code = `print(${hex(3)})`;
     await step('prompts-get', () => client.getPrompt({ name: 'review', arguments: { code } }),
       (r) => [r.messages[0].content.text === `Please review this code: ${code}`, r.messages[0].content.text]);
@@ -128,6 +140,10 @@ const profiles = {
         `${textOf(r)} (answered ${peer.answer}; asked ${JSON.stringify(peer.asked)})`]);
     const name = `echo_${hex(3)}`;
     await listChanged('register_tool', { name }, name);
+  },
+
+  async rsdk2() {
+    await profiles.py2('rsdk2');
   },
 
   async everything() {
