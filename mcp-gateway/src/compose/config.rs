@@ -2,6 +2,7 @@
 //!
 //! ```toml
 //! separator = "__"            # between a backend's name and its items' names
+//! page_size = 100             # items per page of a merged list
 //!
 //! [[backend]]
 //! name = "files"
@@ -76,6 +77,8 @@ pub struct Access {
 pub struct Composition {
     /// Between a backend's name and an item's (default `__`).
     pub separator: String,
+    /// Items per page of a merged list (default [`DEFAULT_PAGE_SIZE`]).
+    pub page_size: usize,
     /// The backends, in the order that settles which one a name belongs to
     /// when two claim it after start.
     pub members: Vec<Member>,
@@ -83,6 +86,9 @@ pub struct Composition {
     /// principal shows (a request with none, what the backends show).
     pub access: Vec<Access>,
 }
+
+/// Items per page of a merged list, unless the file says.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// The default separator: `__` is valid in tool names (SEP-986 allows
 /// `A-Za-z0-9_-.`), rare inside them, and what most aggregators use.
@@ -92,6 +98,7 @@ pub const DEFAULT_SEPARATOR: &str = "__";
 #[serde(deny_unknown_fields)]
 struct File {
     separator: Option<String>,
+    page_size: Option<usize>,
     #[serde(default)]
     backend: Vec<BackendEntry>,
     #[serde(default)]
@@ -147,6 +154,10 @@ impl Composition {
             return Err(format!(
                 "separator {separator:?}: one or more of A-Z a-z 0-9 _ - . (tool names allow no other)"
             ));
+        }
+        let page_size = file.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
+        if page_size == 0 {
+            return Err("page_size: 1 or more".into());
         }
         if file.backend.is_empty() {
             return Err("no [[backend]]".into());
@@ -216,6 +227,7 @@ impl Composition {
             .collect();
         Ok(Self {
             separator,
+            page_size,
             members,
             access,
         })
@@ -289,6 +301,10 @@ mod tests {
     fn mistakes_are_named() {
         let cases = [
             ("", "no [[backend]]"),
+            (
+                "page_size = 0\n[[backend]]\nname = \"a\"\ncommand = \"x\"",
+                "page_size",
+            ),
             ("[[backend]]\nname = \"a\"", "one of command or url"),
             (
                 "[[backend]]\nname = \"a\"\nurl = \"y\"\nenv = { A = \"b\" }",

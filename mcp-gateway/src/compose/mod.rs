@@ -28,16 +28,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-pub use config::{Access, Composition, DEFAULT_SEPARATOR, Member, PrefixMode};
+pub use config::{Access, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Member, PrefixMode};
 pub use filter::{Filter, Filters};
 
 use kind::Kind;
 
 use crate::backend::BackendOptions;
 use crate::front::{Gateway, params_of};
-
-/// Items per page of a merged list.
-const PAGE: usize = 100;
 
 /// Pages read from one backend for one merged list, at most: a backend
 /// whose cursors never end is cut off there.
@@ -308,9 +305,10 @@ impl Composite {
             .filter(|(key, _)| self.visible(ctx, kind, key))
             .filter(|(key, _)| after.as_deref().is_none_or(|after| key.as_str() > after))
             .peekable();
-        let mut page: Vec<Value> = Vec::with_capacity(PAGE);
+        let size = self.composition.page_size;
+        let mut page: Vec<Value> = Vec::with_capacity(size.min(1024));
         let mut last = None;
-        while page.len() < PAGE {
+        while page.len() < size {
             let Some((key, item)) = rest.next() else {
                 break;
             };
