@@ -45,6 +45,17 @@ pub enum PrefixMode {
     Conditional,
 }
 
+impl PrefixMode {
+    /// Its name in the composition file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Always => "always",
+            Self::Never => "never",
+            Self::Conditional => "conditional",
+        }
+    }
+}
+
 /// One backend of a composition.
 #[derive(Debug, Clone)]
 pub struct Member {

@@ -168,12 +168,13 @@ impl Composite {
                         );
                         return Err(format!(
                             "backends {:?} and {:?} both serve a {} named {front:?}: give one of them \
-                             prefix = \"always\" in the composition file (now {:?} and {:?})",
+                             prefix = \"always\" in the composition file (now {:?} and {:?}), \
+                             or exclude it from one",
                             first.name,
                             second.name,
                             &kind.items()[..kind.items().len() - 1],
-                            first.prefix,
-                            second.prefix,
+                            first.prefix.as_str(),
+                            second.prefix.as_str(),
                         ));
                     }
                     claimed.insert(front, index);
