@@ -19,12 +19,15 @@
 #     log shows client_credentials grants for the backend's resource, with a
 #     secret and with a client assertion, and only for the fronts' otherwise;
 #   - a secret variable that is not set stops the gateway at start (exit 2);
+#   - a composition file's [[access]] rule for one client (the principal is
+#     its token's subject): it lists and calls only the tools the rule
+#     shows, another client sees them all;
 #   - a gateway with a wrong backend secret answers a front call with a
 #     JSON-RPC error naming the refused grant, and does not hang.
 #
 # GATEWAY_BIN and EVERYTHING_BIN name prebuilt binaries (both with feature
 # auth); without them both are built. PORT is the first port used
-# (PORT..PORT+4). Needs the peers (`bash interop/install-peers.sh`). Prints
+# (PORT..PORT+5). Needs the peers (`bash interop/install-peers.sh`). Prints
 # `PASS name detail` / `FAIL name detail` and ends with `N passed, M
 # failed`; exits non-zero on any failure.
 set -uo pipefail
@@ -89,6 +92,7 @@ BACK_PORT="$(port 1)"
 ISSUER="http://127.0.0.1:$AS_PORT"
 BACK_URL="http://localhost:$BACK_PORT/mcp"
 FRONT_CLIENT="front-app:$(secret)"
+OTHER_CLIENT="other-app:$(secret)"
 GW_ID=gateway-svc
 export GW_SECRET
 GW_SECRET="$(secret)"
@@ -103,8 +107,9 @@ open(sys.argv[2], "wb").write(key.public_key().public_bytes(s.Encoding.PEM, s.Pu
 PY
 ) || record "gateway key pair" fail ""
 
-# The fronts: one gateway per way of authorizing at the backend.
-FRONT_PORTS=("$(port 2)" "$(port 3)" "$(port 4)")
+# The fronts: one gateway per way of authorizing at the backend, and one
+# serving a composition file with an [[access]] rule for front-app.
+FRONT_PORTS=("$(port 2)" "$(port 3)" "$(port 4)" "$(port 5)")
 FRONT_URLS=()
 for p in "${FRONT_PORTS[@]}"; do FRONT_URLS+=("http://localhost:$p/mcp"); done
 resources=()
@@ -112,7 +117,7 @@ for url in "$BACK_URL" "${FRONT_URLS[@]}"; do resources+=(--resource "$url"); do
 
 "$PEERS_PYTHON" "$SCRIPT_DIR/oauth_as.py" --port "$AS_PORT" "${resources[@]}" \
   --scopes "mcp:read mcp:write" --log "$WORK/as.jsonl" \
-  --client "$FRONT_CLIENT" --client "$GW_ID:$GW_SECRET" --jwt-client "$GW_ID-jwt:$WORK/gateway-key.pub" \
+  --client "$FRONT_CLIENT" --client "$OTHER_CLIENT" --client "$GW_ID:$GW_SECRET" --jwt-client "$GW_ID-jwt:$WORK/gateway-key.pub" \
   >"$WORK/as.log" 2>&1 &
 PIDS+=($!)
 MCP_LOG=warn "$EVERYTHING" http --listen "127.0.0.1:$BACK_PORT" \
@@ -132,7 +137,21 @@ start_gateway() { # INDEX BACKEND-CREDENTIAL-ARGS...
 start_gateway 0 --backend-client-id "$GW_ID" --backend-client-secret-env GW_SECRET
 start_gateway 1 --backend-client-id "$GW_ID-jwt" --backend-private-key "$GW_KEY"
 GW_SECRET=wrong start_gateway 2 --backend-client-id "$GW_ID" --backend-client-secret-env GW_SECRET
-for i in 0 1 2; do
+cat >"$WORK/composition.toml" <<EOF
+[[backend]]
+name = "everything"
+command = "$EVERYTHING"
+args = ["stdio"]
+
+[[access]]
+principal = "front-app"
+tools = { include = ["test_simple_*"] }
+EOF
+MCP_LOG=info "$GATEWAY" --listen "127.0.0.1:${FRONT_PORTS[3]}" \
+  --oauth-issuer "$ISSUER" --oauth-resource "${FRONT_URLS[3]}" --oauth-scope mcp:read \
+  --config "$WORK/composition.toml" >"$WORK/gateway-3.log" 2>&1 &
+PIDS+=($!)
+for i in 0 1 2 3; do
   wait_port "${FRONT_PORTS[$i]}" || record "gateway $i" fail "(not serving; $(tail -3 "$WORK/gateway-$i.log" | tr '\n' ' '))"
 done
 
@@ -218,7 +237,27 @@ err="$(timeout 10 "$GATEWAY" --url "$BACK_URL" --backend-client-id "$GW_ID" \
 check "unset secret variable: exit 2 with the reason" \
   "2 True" "$? $(grep -q 'GATEWAY_AUTH_SH_UNSET: environment variable not found' <<<"$err" && echo True || echo False)"
 
-# 6. A gateway refused by the backend's authorization server says so.
+# 6. An [[access]] rule: front-app (the subject of its token) sees and calls
+#    only test_simple_*; other-app sees every tool.
+tools_of() { # TOKEN: the tool names listed, space-separated
+  post "${FRONT_URLS[3]}" "$1" | head -n -1 | sed -n 's/^data: //p;/^{/p' | head -1 \
+    | python3 -c 'import json,sys; print(*sorted(t["name"] for t in json.load(sys.stdin)["result"]["tools"]))' 2>/dev/null
+}
+mine="$(tools_of "$(token_for "${FRONT_URLS[3]}" "$FRONT_CLIENT")")"
+theirs="$(tools_of "$(token_for "${FRONT_URLS[3]}" "$OTHER_CLIENT")")"
+only_simple="$(python3 -c 'import sys; n=sys.argv[1].split(); print(bool(n) and all(x.startswith("test_simple_") for x in n))' "$mine")"
+check "access rule: front-app lists only test_simple_*" True "$only_simple" "$mine"
+check "access rule: other-app lists every tool" True \
+  "$([[ " $theirs " == *" test_image_content "* ]] && echo True || echo False)" "${theirs:0:200}"
+call="$(curl -s --max-time 30 -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+  -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/call' -H 'mcp-name: test_image_content' \
+  -H "authorization: Bearer $(token_for "${FRONT_URLS[3]}" "$FRONT_CLIENT")" \
+  -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_image_content","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+  "${FRONT_URLS[3]}" | sed -n 's/^data: //p;/^{/p' | head -1)"
+check "access rule: front-app calling a hidden tool gets unknown tool" "-32602 Unknown tool: test_image_content" \
+  "$(python3 -c 'import json,sys; e=json.loads(sys.argv[1])["error"]; print(e["code"], e["message"])' "$call" 2>/dev/null)" "$call"
+
+# 7. A gateway refused by the backend's authorization server says so.
 front_token="$(token_for "${FRONT_URLS[2]}" "$FRONT_CLIENT")"
 answer="$(post "${FRONT_URLS[2]}" "$front_token")"
 refusal="$(head -n -1 <<<"$answer" | sed -n 's/^data: //p;/^{/p' | head -1 \
