@@ -13,6 +13,7 @@
 #   gw-modern-http   mcp-era-gateway --url <mcp-everything http --modern-only>
 #   gw-chain         mcp-era-gateway -- mcp-era-gateway --url <mcp-everything http --modern-only>
 #   gw-legacy-chain  mcp-era-gateway --backend-era legacy -- mcp-era-gateway --backend-era legacy --url <mcp-everything http>
+#   gw-compose       mcp-era-gateway --config <one backend, mcp-everything http, prefix = "never">
 # With SPEC=2025-11-25 and these, the suite's legacy scenarios check legacy
 # clients through the gateway to a modern-only server; with the default
 # SPEC they check the gateway as a transport bridge in one era (gw-chain:
@@ -140,6 +141,15 @@ start_target() { # NAME [LOG-SUFFIX]
       wait_port "$backend_port" || die "gw-legacy-chain: backend mcp-everything http did not start"
       MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" --backend-era legacy \
         -- "$GATEWAY" --backend-era legacy --url "http://127.0.0.1:$backend_port/mcp" >"$log.log" 2>&1 &
+      pids+=($!) PIDS+=($!) ;;
+    gw-compose)
+      backend_port="$(free_port)"
+      MCP_LOG="${MCP_LOG:-warn}" "$EVERYTHING" http --listen "127.0.0.1:$backend_port" >"$log-backend.log" 2>&1 &
+      pids+=($!) PIDS+=($!)
+      wait_port "$backend_port" || die "gw-compose: backend mcp-everything http did not start"
+      printf '[[backend]]\nname = "everything"\nurl = "http://127.0.0.1:%s/mcp"\nprefix = "never"\n' \
+        "$backend_port" >"$log.toml"
+      MCP_LOG="${MCP_LOG:-warn}" "$GATEWAY" --listen "127.0.0.1:$port" --config "$log.toml" >"$log.log" 2>&1 &
       pids+=($!) PIDS+=($!) ;;
     *) die "unknown target $1" ;;
   esac

@@ -443,3 +443,42 @@ async fn an_access_rule_limits_what_its_principal_sees_and_calls() {
         "{anonymous}"
     );
 }
+
+#[tokio::test]
+async fn a_backends_concurrency_bound_holds_back_its_own_requests_only() {
+    let file = [
+        everything("slow", "max_concurrent = 1").await,
+        everything("other", "").await,
+    ]
+    .concat();
+    let composite = Arc::new(composite(&file).await.unwrap());
+    let first_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let first = {
+        let (composite, done) = (Arc::clone(&composite), Arc::clone(&first_done));
+        tokio::spawn(async move {
+            let call = json!({"name": "slow__slow_compute", "arguments": {"seconds": 1.0}});
+            let answer = ask(&*composite, "tools/call", call).await;
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            answer
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Another backend is not held back by the slow one's bound...
+    let call = json!({"name": "other__slow_compute", "arguments": {"seconds": 0}});
+    let other = ask(&*composite, "tools/call", call).await;
+    assert!(other["result"]["content"].is_array(), "{other}");
+    assert!(
+        !first_done.load(std::sync::atomic::Ordering::SeqCst),
+        "the slow call ended first"
+    );
+    // ...while the slow one's next request waits for its slot.
+    let call = json!({"name": "slow__slow_compute", "arguments": {"seconds": 0}});
+    let second = ask(&*composite, "tools/call", call).await;
+    assert!(second["result"]["content"].is_array(), "{second}");
+    assert!(
+        first_done.load(std::sync::atomic::Ordering::SeqCst),
+        "the second call did not wait"
+    );
+    let first = first.await.unwrap();
+    assert!(first["result"]["content"].is_array(), "{first}");
+}

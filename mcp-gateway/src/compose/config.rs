@@ -16,6 +16,7 @@
 //! url = "http://127.0.0.1:3001/mcp"
 //! timeout = 20                # seconds for one forwarded request
 //! era = "modern"              # auto (the default) | legacy | modern
+//! max_concurrent = 8          # requests forwarded at once; more wait
 //! tools = { exclude = ["delete_*"] }   # by the backend's names; `*` any run
 //!
 //! [[access]]
@@ -71,6 +72,9 @@ pub struct Member {
     pub era: Option<EraMode>,
     /// Which of its items the front shows, by their names at the backend.
     pub filters: Filters,
+    /// How many requests may be forwarded to it at once (`None`: no
+    /// bound); more wait for a slot up to its timeout.
+    pub max_concurrent: Option<usize>,
 }
 
 /// What the requests of one principal see, by the names at the front.
@@ -142,6 +146,7 @@ struct BackendEntry {
     prefix: PrefixMode,
     timeout: Option<u64>,
     era: Option<String>,
+    max_concurrent: Option<usize>,
     #[serde(default)]
     tools: Filter,
     #[serde(default)]
@@ -211,6 +216,9 @@ impl Composition {
                     ));
                 }
             };
+            if entry.max_concurrent == Some(0) {
+                return Err(format!("backend {name:?}: max_concurrent 1 or more"));
+            }
             members.push(Member {
                 name,
                 spec,
@@ -222,6 +230,7 @@ impl Composition {
                     prompts: entry.prompts,
                     resources: entry.resources,
                 },
+                max_concurrent: entry.max_concurrent,
             });
         }
         let access = file
@@ -312,6 +321,10 @@ mod tests {
     fn mistakes_are_named() {
         let cases = [
             ("", "no [[backend]]"),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\nmax_concurrent = 0",
+                "max_concurrent 1 or more",
+            ),
             (
                 "page_size = 0\n[[backend]]\nname = \"a\"\ncommand = \"x\"",
                 "page_size",

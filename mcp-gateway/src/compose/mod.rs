@@ -13,6 +13,7 @@ mod kind;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
@@ -27,6 +28,7 @@ use mcp_era_server::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use config::{Access, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Member, PrefixMode};
 pub use filter::{Filter, Filters};
@@ -60,6 +62,10 @@ impl Owners {
 pub struct Composite {
     composition: Composition,
     members: Vec<Gateway>,
+    /// Each member's bound on requests in flight, if it has one.
+    limits: Vec<Option<Arc<Semaphore>>>,
+    /// How long a request waits for a member (its timeout).
+    patience: Vec<Duration>,
     events: ServerEvents,
     owners: Mutex<Owners>,
     /// The members' declarations it was merged from, and the merge.
@@ -98,6 +104,7 @@ impl Composite {
     /// that backend's, and the collision is logged).
     pub async fn start(composition: Composition, options: BackendOptions) -> Result<Self, String> {
         let mut members = Vec::with_capacity(composition.members.len());
+        let mut patience = Vec::with_capacity(composition.members.len());
         for member in &composition.members {
             let mut own = options.clone();
             if let Some(timeout) = member.timeout {
@@ -106,8 +113,14 @@ impl Composite {
             if let Some(era) = member.era {
                 own.era = era;
             }
+            patience.push(own.request_timeout);
             members.push(Gateway::start(member.spec.clone(), own).await);
         }
+        let limits = composition
+            .members
+            .iter()
+            .map(|member| member.max_concurrent.map(|n| Arc::new(Semaphore::new(n))))
+            .collect();
         let events = ServerEvents::new();
         let relays = members
             .iter()
@@ -119,6 +132,8 @@ impl Composite {
         let composite = Self {
             composition,
             members,
+            limits,
+            patience,
             events,
             owners: Mutex::default(),
             declaration: Mutex::new((Vec::new(), placeholder)),
@@ -225,7 +240,9 @@ impl Composite {
         let mut items = Vec::new();
         let mut first = None;
         for _ in 0..MOST_PAGES {
+            let permit = self.permit(index).await?;
             let mut page: Value = member.forward(kind.method(), params.clone(), ctx).await?;
+            drop(permit);
             if let Some(Value::Array(more)) = page.get_mut(kind.items()).map(Value::take) {
                 items.extend(more);
             }
@@ -530,7 +547,28 @@ impl Composite {
         params: Value,
         ctx: &RequestContext,
     ) -> HandlerResult<T> {
+        let _permit = self.permit(index).await?;
         self.members[index].forward(method, params, ctx).await
+    }
+
+    /// A slot of member `index`'s requests in flight, when it has a bound:
+    /// waited for up to its timeout, so that a slow backend holds its own
+    /// requests back and nobody else's.
+    async fn permit(&self, index: usize) -> HandlerResult<Option<OwnedSemaphorePermit>> {
+        let Some(limit) = &self.limits[index] else {
+            return Ok(None);
+        };
+        let patience = self.patience[index];
+        match tokio::time::timeout(patience, Arc::clone(limit).acquire_owned()).await {
+            Ok(Ok(permit)) => Ok(Some(permit)),
+            Ok(Err(_)) | Err(_) => Err(errors::overloaded(format!(
+                "backend {:?} is busy: no request of its {} in flight ended within {patience:?}",
+                self.composition.members[index].name,
+                self.composition.members[index]
+                    .max_concurrent
+                    .unwrap_or_default(),
+            ))),
+        }
     }
 
     /// The merged list `kind`, checked as `T`.
