@@ -482,3 +482,65 @@ async fn a_backends_concurrency_bound_holds_back_its_own_requests_only() {
     let first = first.await.unwrap();
     assert!(first["result"]["content"].is_array(), "{first}");
 }
+
+#[tokio::test]
+async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
+    // The sh server with a `die` tool, which exits without answering.
+    let script = SH
+        .replace(
+            r#"{"name":"change","inputSchema":{"type":"object"}}]"#,
+            r#"{"name":"change","inputSchema":{"type":"object"}},{"name":"die","inputSchema":{"type":"object"}}]"#,
+        )
+        .replace(
+            r#"    *'"id":'*)"#,
+            "    *'\"name\":\"die\"'*) exit 0 ;;\n    *'\"id\":'*)",
+        );
+    assert!(script.contains("exit 0"), "{script}");
+    let escaped = script
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    let file = format!(
+        "{}[[backend]]\nname = \"sh\"\ncommand = \"sh\"\nargs = [\"-c\", \"{escaped}\"]\n",
+        everything("a", "").await
+    );
+    let composite = composite(&file).await.unwrap();
+    let echo = json!({"name": "sh__echo", "arguments": {"text": "before"}});
+    let before = ask(&composite, "tools/call", echo).await;
+    assert_eq!(
+        before["result"]["content"][0]["text"], "echo: before",
+        "{before}"
+    );
+    let mut events = composite.events().subscribe();
+
+    let died = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "sh__die", "arguments": {}}),
+    )
+    .await;
+    assert!(died["error"]["message"].is_string(), "{died}");
+    // The other backend serves on.
+    let simple = json!({"name": "a__test_simple_text", "arguments": {}});
+    let other = ask(&composite, "tools/call", simple).await;
+    assert_eq!(other["result"]["content"][0]["type"], "text", "{other}");
+
+    // Started again, it is announced, and its tools are served again.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Ok(ServerEvent::ToolsListChanged) = events.recv().await {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("no tools/list_changed after the restart");
+    let echo = json!({"name": "sh__echo", "arguments": {"text": "after"}});
+    let after = ask(&composite, "tools/call", echo).await;
+    assert_eq!(
+        after["result"]["content"][0]["text"], "echo: after",
+        "{after}"
+    );
+    let (names, _) = all_tool_names(&composite).await;
+    assert!(names.iter().any(|n| n == "sh__die"), "{names:?}");
+}
