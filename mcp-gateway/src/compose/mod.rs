@@ -5,9 +5,13 @@
 //! valid), and a URI two backends list is the first one's in file order.
 //! Lists are merged, sorted by name, and paged by the composite itself,
 //! with a cursor naming the last item given, so a backend's list change
-//! between two pages neither repeats nor skips what stayed.
+//! between two pages neither repeats nor skips what stayed. Filters per
+//! backend and per principal hide items from lists and calls alike; a
+//! bound per backend on requests in flight keeps a slow one from holding
+//! back the others. `docs/gateway.md` has the rules.
 
 mod config;
+mod declaration;
 mod filter;
 mod kind;
 
@@ -16,10 +20,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
-    GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult, RequestId,
-    RequestMetaObject, ServerCapabilities, SubscriptionFilter,
+    CallToolResultResponseResult, ClientRequest, CompleteResult, GetPromptResultResponseResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    ReadResourceResultResponseResult, RequestId, RequestMetaObject, SubscriptionFilter,
 };
 use mcp_era_server::{
     Following, HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext,
@@ -606,31 +609,12 @@ impl Composite {
         if same {
             return Arc::clone(&cached.1);
         }
-        let mut capabilities = Value::Object(Map::new());
-        let mut instructions = Vec::new();
-        let mut ttl = u64::MAX;
-        for (declaration, member) in current.iter().zip(&self.composition.members) {
-            if let Ok(theirs) = serde_json::to_value(declaration.capabilities()) {
-                union(&mut capabilities, &theirs);
-            }
-            if let Some(text) = declaration.instructions() {
-                instructions.push(format!(
-                    "{} ({}): {text}",
-                    member.name,
-                    declaration.server_info().name
-                ));
-            }
-            ttl = ttl.min(declaration.cache_ttl_ms());
-        }
-        let capabilities: ServerCapabilities =
-            serde_json::from_value(capabilities).unwrap_or_default();
-        let mut merged = ServerDeclaration::new(crate::backend::unnamed())
-            .with_capabilities(capabilities)
-            .with_cache_defaults(ttl.min(60_000), CacheScope::Private)
-            .with_state_of(&cached.1);
-        if !instructions.is_empty() {
-            merged = merged.with_instructions(instructions.join("\n\n"));
-        }
+        let names = self
+            .composition
+            .members
+            .iter()
+            .map(|member| member.name.as_str());
+        let merged = declaration::merged(&current, names).with_state_of(&cached.1);
         *cached = (current, Arc::new(merged));
         Arc::clone(&cached.1)
     }
@@ -642,24 +626,6 @@ fn unknown(kind: Kind, name: &str) -> mcp_era_server::mcp_era_types::v2026_07_28
         Kind::Tools => errors::invalid_params(format!("Unknown tool: {name}")),
         Kind::Prompts => errors::invalid_params(format!("Unknown prompt: {name}")),
         Kind::Resources | Kind::Templates => errors::resource_not_found(name),
-    }
-}
-
-/// Merges `theirs` into `ours`: objects key by key, `true` wins.
-fn union(ours: &mut Value, theirs: &Value) {
-    match (ours, theirs) {
-        (Value::Object(ours), Value::Object(theirs)) => {
-            for (key, value) in theirs {
-                match ours.get_mut(key) {
-                    Some(mine) => union(mine, value),
-                    None => {
-                        ours.insert(key.clone(), value.clone());
-                    }
-                }
-            }
-        }
-        (ours @ Value::Bool(false), Value::Bool(true)) => *ours = Value::Bool(true),
-        _ => {}
     }
 }
 
