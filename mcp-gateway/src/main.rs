@@ -89,6 +89,13 @@ struct BackendAuth {
     workload_token: Option<String>,
 }
 
+impl BackendAuth {
+    /// Whether a credential flag (secret, key or token) was given.
+    fn has_credential(&self) -> bool {
+        self.secret_env.is_some() || self.private_key.is_some() || self.workload_token.is_some()
+    }
+}
+
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut parsed = Args {
         listen: None,
@@ -199,9 +206,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         || front.resource.is_some()
         || !front.scopes.is_empty()
         || backend.client_id.is_some()
-        || backend.secret_env.is_some()
-        || backend.private_key.is_some()
-        || backend.workload_token.is_some()
+        || backend.has_credential()
     {
         return Err("OAuth needs the gateway built with the `auth` feature \
              (cargo install mcp-era-gateway --features auth)"
@@ -220,10 +225,7 @@ fn backend_grant(
         ClientAuth, Credential, Grant, OAuthOptions, SecretMethod, SigningKey, TokenSource,
     };
     let Some(client_id) = flags.client_id.clone() else {
-        if flags.secret_env.is_some()
-            || flags.private_key.is_some()
-            || flags.workload_token.is_some()
-        {
+        if flags.has_credential() {
             return Err("the --backend-* credentials need --backend-client-id".into());
         }
         return Ok(None);

@@ -60,13 +60,21 @@ async fn everything(name: &str, extra: &str) -> String {
     )
 }
 
-/// A `[[backend]]` table for the `sh` server, named `name`.
-fn sh(name: &str) -> String {
-    let script = SH
+/// A `[[backend]]` table running `script` with `sh -c`, named `name`,
+/// with `extra` settings.
+fn sh_table(name: &str, script: &str, extra: &str) -> String {
+    let script = script
         .replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n");
-    format!("[[backend]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\n")
+    format!(
+        "[[backend]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\n{extra}\n"
+    )
+}
+
+/// A `[[backend]]` table for the `sh` server, named `name`.
+fn sh(name: &str) -> String {
+    sh_table(name, SH, "")
 }
 
 async fn composite(file: &str) -> Result<Composite, String> {
@@ -330,14 +338,16 @@ async fn a_backends_env_reaches_its_process() {
     *'"id":'*)
       printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
   esac
-done"#
-    .replace('\\', "\\\\")
-    .replace('"', "\\\"")
-    .replace('\n', "\\n");
-    let file = format!(
-        "{}[[backend]]\nname = \"envsh\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\nenv = {{ GREETING = \"hello from the file\" }}\n",
-        everything("a", "").await
-    );
+done"#;
+    let file = [
+        everything("a", "").await,
+        sh_table(
+            "envsh",
+            script,
+            "env = { GREETING = \"hello from the file\" }",
+        ),
+    ]
+    .concat();
     let composite = composite(&file).await.unwrap();
     let declaration = composite.declaration();
     let instructions = declaration.instructions().unwrap();
@@ -496,14 +506,7 @@ async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
             "    *'\"name\":\"die\"'*) exit 0 ;;\n    *'\"id\":'*)",
         );
     assert!(script.contains("exit 0"), "{script}");
-    let escaped = script
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n");
-    let file = format!(
-        "{}[[backend]]\nname = \"sh\"\ncommand = \"sh\"\nargs = [\"-c\", \"{escaped}\"]\n",
-        everything("a", "").await
-    );
+    let file = [everything("a", "").await, sh_table("sh", &script, "")].concat();
     let composite = composite(&file).await.unwrap();
     let echo = json!({"name": "sh__echo", "arguments": {"text": "before"}});
     let before = ask(&composite, "tools/call", echo).await;

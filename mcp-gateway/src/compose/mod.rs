@@ -168,7 +168,7 @@ impl Composite {
                 if !self.declares(index, kind) {
                     continue;
                 }
-                let Ok(items) = self.all_items(index, kind, json!({}), &ctx).await else {
+                let Ok((items, _)) = self.all_pages(index, kind, json!({}), &ctx).await else {
                     continue; // not up yet: its names are claimed later
                 };
                 for item in items {
@@ -219,19 +219,8 @@ impl Composite {
     }
 
     /// Every item of member `index`'s list `kind`, page after page, asked
-    /// with `params` (the client's, without its cursor).
-    async fn all_items(
-        &self,
-        index: usize,
-        kind: Kind,
-        params: Value,
-        ctx: &RequestContext,
-    ) -> HandlerResult<Vec<Value>> {
-        Ok(self.all_pages(index, kind, params, ctx).await?.0)
-    }
-
-    /// As [`all_items`](Self::all_items), with the first page's result
-    /// (its cache hints) beside the items.
+    /// with `params` (the client's, without its cursor), and the first
+    /// page's result (its cache hints).
     async fn all_pages(
         &self,
         index: usize,
