@@ -71,6 +71,21 @@ pub struct BackendOptions {
     /// the backend sees only tokens issued to the gateway for it.
     #[cfg(feature = "auth")]
     pub oauth: Option<mcp_era_client::auth::OAuthOptions>,
+    /// Whether a backend that exits, or cannot be started, is started
+    /// again (after a growing delay).
+    pub restart: Restart,
+}
+
+/// Whether a backend is started again when it is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Restart {
+    /// After 250 ms, then a delay doubling up to 30 s (back to 250 ms once
+    /// one has lasted a minute).
+    #[default]
+    Always,
+    /// Never: once gone, its requests are refused with the reason, and a
+    /// composite serves on without its items.
+    Never,
 }
 
 /// How many backend sessions told different capabilities are kept when
@@ -88,6 +103,7 @@ impl Default for BackendOptions {
             per_capability_set: true,
             #[cfg(feature = "auth")]
             oauth: None,
+            restart: Restart::Always,
         }
     }
 }

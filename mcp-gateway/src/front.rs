@@ -214,6 +214,12 @@ impl Gateway {
         &self.shared.notes.events
     }
 
+    /// Counts the backend sessions lost (exited, or their stream closed),
+    /// changed at each loss.
+    pub(crate) fn losses(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.shared.notes.losses.subscribe()
+    }
+
     /// The backend session the gateway started with, if it is connected
     /// and serves (see [`BackendOptions::per_capability_set`]).
     pub fn backend(&self) -> Option<Arc<Backend>> {

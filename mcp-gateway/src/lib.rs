@@ -43,7 +43,7 @@ mod supervise;
 mod tool_headers;
 mod translate;
 
-pub use backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS, Era};
+pub use backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS, Era, Restart};
 pub use compose::{
     Access, Composite, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Filter, Filters, Member,
     PrefixMode,

@@ -53,6 +53,7 @@ impl Shared {
                 events: ServerEvents::new(),
                 calls: CallRoutes::default(),
                 tool_headers: ToolHeaders::default(),
+                losses: Arc::new(watch::Sender::new(0)),
             },
             wanted: Wanted::default(),
         }

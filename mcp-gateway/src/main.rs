@@ -5,12 +5,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_era_gateway::{BackendOptions, BackendSpec, Composite, Composition, EraMode, Gateway};
+use mcp_era_gateway::{
+    BackendOptions, BackendSpec, Composite, Composition, EraMode, Gateway, Restart,
+};
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 use mcp_era_server::{McpServer, ServerEvents};
 
-const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] [--per-principal N]
+const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] [--no-restart] [--per-principal N]
                        [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
                        [--backend-client-id ID (--backend-client-secret-env VAR | --backend-private-key FILE | --backend-workload-token FILE)]
                        (--url URL | -- COMMAND [ARGS...] | --config FILE)
@@ -33,14 +35,15 @@ told every kind the gateway forwards; --no-input tells the backend the
 clients answer none.
 
 A backend that cannot be started, or a COMMAND that exits, is started
-again after a delay doubling from 250 ms to 30 s; meanwhile requests are
-refused with the reason. --timeout (default 60) bounds each forwarded
+again after a delay doubling from 250 ms to 30 s (never with
+--no-restart); meanwhile requests are refused with the reason. --timeout (default 60) bounds each forwarded
 request; --input-timeout (default 60) the wait for a client's retry with
 its input, after which the call is cancelled at the backend.
 --config FILE serves several backends as one, each started as above,
 from a TOML file: a [[backend]] table each, with name, command and args
 or url, and optionally prefix (always, never, or conditional: only when
-there are several backends), timeout (seconds) and era; a top-level
+there are several backends), timeout (seconds), era and restart (always
+or never); a top-level
 separator (default __) goes between a backend's name and its tool and
 prompt names. Resource URIs are kept. Two backends serving one name at
 start is an error naming both; docs/gateway.md has the rules.
@@ -130,6 +133,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
             }
             "--no-input" => parsed.options.input = false,
             "--one-session" => parsed.options.per_capability_set = false,
+            "--no-restart" => parsed.options.restart = Restart::Never,
             "--per-principal" => {
                 let value = rest.next().ok_or("--per-principal needs N")?;
                 match value.parse::<usize>() {

@@ -9,6 +9,7 @@ use mcp_era_client::Subscription;
 use mcp_era_client::handler::call_tag;
 use mcp_era_server::ServerEvents;
 use serde_json::Value;
+use tokio::sync::watch;
 
 use crate::calls::CallRoutes;
 use crate::tool_headers::ToolHeaders;
@@ -19,6 +20,9 @@ pub(crate) struct Notes {
     pub(crate) events: ServerEvents,
     pub(crate) calls: CallRoutes,
     pub(crate) tool_headers: ToolHeaders,
+    /// How many times a backend session was lost (it exited, or closed
+    /// its stream): a composite then leaves its items out.
+    pub(crate) losses: Arc<watch::Sender<u64>>,
 }
 
 /// [`Notes`] set once the front serves the backend; before, notifications
@@ -26,6 +30,11 @@ pub(crate) struct Notes {
 pub(crate) type NotesSlot = Arc<OnceLock<Notes>>;
 
 impl Notes {
+    /// A backend session of this front is gone.
+    pub(crate) fn backend_lost(&self) {
+        self.losses.send_modify(|count| *count += 1);
+    }
+
     /// One notification of the backend.
     pub(crate) fn notified(&self, method: &str, params: &Value) {
         match method {

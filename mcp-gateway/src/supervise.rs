@@ -1,12 +1,13 @@
 //! Keeping a backend up: started again, after a growing delay, whenever it
-//! could not be started or a stdio backend exited.
+//! could not be started or a stdio backend exited (unless its restart
+//! policy says never).
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::backend::{BackendOptions, BackendSpec};
+use crate::backend::{BackendOptions, BackendSpec, Restart};
 use crate::link::{Link, Shared};
 
 /// The delay before the first restart; it doubles on each failure.
@@ -48,6 +49,7 @@ async fn keep_up(
     // make every client list them again. A restart, or a first backend
     // after none could be started, may change them.
     let mut announce = !now;
+    let restart = options.restart == Restart::Always;
     loop {
         let link = shared.link.borrow().clone();
         if let Link::Up(connection) = link {
@@ -60,12 +62,26 @@ async fn keep_up(
             if since.elapsed() >= RECOVERED_AFTER {
                 delay = FIRST_DELAY;
             }
+            shared.notes.backend_lost();
+            if !restart {
+                tracing::warn!("backend {spec} is gone ({why}); its restart policy is never");
+                shared.link.send_replace(Link::Down(
+                    format!("it exited ({why}), and its restart policy is never").into(),
+                ));
+                let _ = stop.await;
+                return;
+            }
             tracing::warn!("backend {spec} is gone ({why}); starting it again in {delay:?}");
             shared.link.send_replace(Link::Down(
                 format!("it exited ({why}) and is being restarted").into(),
             ));
         }
         if !std::mem::take(&mut now) {
+            if !restart {
+                // Down since its first start, which is not retried.
+                let _ = stop.await;
+                return;
+            }
             tokio::select! {
                 () = tokio::time::sleep(delay) => {}
                 _ = &mut stop => return,

@@ -493,9 +493,8 @@ async fn a_backends_concurrency_bound_holds_back_its_own_requests_only() {
     assert!(first["result"]["content"].is_array(), "{first}");
 }
 
-#[tokio::test]
-async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
-    // The sh server with a `die` tool, which exits without answering.
+/// The sh server with a `die` tool, which exits without answering.
+fn mortal_sh() -> String {
     let script = SH
         .replace(
             r#"{"name":"change","inputSchema":{"type":"object"}}]"#,
@@ -506,7 +505,26 @@ async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
             "    *'\"name\":\"die\"'*) exit 0 ;;\n    *'\"id\":'*)",
         );
     assert!(script.contains("exit 0"), "{script}");
-    let file = [everything("a", "").await, sh_table("sh", &script, "")].concat();
+    script
+}
+
+/// Waits for the `n`th `tools/list_changed` on `events`.
+async fn tools_changed(events: &mut tokio::sync::broadcast::Receiver<ServerEvent>, n: usize) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        let mut seen = 0;
+        while seen < n {
+            if let Ok(ServerEvent::ToolsListChanged) = events.recv().await {
+                seen += 1;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("fewer than {n} tools/list_changed"));
+}
+
+#[tokio::test]
+async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
+    let file = [everything("a", "").await, sh_table("sh", &mortal_sh(), "")].concat();
     let composite = composite(&file).await.unwrap();
     let echo = json!({"name": "sh__echo", "arguments": {"text": "before"}});
     let before = ask(&composite, "tools/call", echo).await;
@@ -528,16 +546,9 @@ async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
     let other = ask(&composite, "tools/call", simple).await;
     assert_eq!(other["result"]["content"][0]["type"], "text", "{other}");
 
-    // Started again, it is announced, and its tools are served again.
-    tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            if let Ok(ServerEvent::ToolsListChanged) = events.recv().await {
-                return;
-            }
-        }
-    })
-    .await
-    .expect("no tools/list_changed after the restart");
+    // Its loss is announced, then its restart, and its tools are served
+    // again.
+    tools_changed(&mut events, 2).await;
     let echo = json!({"name": "sh__echo", "arguments": {"text": "after"}});
     let after = ask(&composite, "tools/call", echo).await;
     assert_eq!(
@@ -546,4 +557,92 @@ async fn a_backend_that_exits_loses_only_its_own_items_and_comes_back() {
     );
     let (names, _) = all_tool_names(&composite).await;
     assert!(names.iter().any(|n| n == "sh__die"), "{names:?}");
+}
+
+#[tokio::test]
+async fn a_backend_never_restarted_leaves_its_items_out_and_says_why() {
+    let file = [
+        everything("a", "").await,
+        sh_table("sh", &mortal_sh(), "restart = \"never\""),
+    ]
+    .concat();
+    let composite = composite(&file).await.unwrap();
+    let mut events = composite.events().subscribe();
+    let died = ask(
+        &composite,
+        "tools/call",
+        json!({"name": "sh__die", "arguments": {}}),
+    )
+    .await;
+    assert!(died["error"]["message"].is_string(), "{died}");
+    tools_changed(&mut events, 1).await;
+
+    let (names, _) = all_tool_names(&composite).await;
+    assert!(
+        names.iter().any(|n| n == "a__test_simple_text"),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.starts_with("sh__")), "{names:?}");
+    let echo = json!({"name": "sh__echo", "arguments": {"text": "after"}});
+    let refused = ask(&composite, "tools/call", echo).await;
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("restart policy is never"), "{refused}");
+}
+
+/// The sh server, counting its `tools/list` requests in `count` (one line
+/// each), declaring `listChanged` as `announces`.
+fn counting_sh(count: &std::path::Path, announces: bool) -> String {
+    let mut script = SH.replace(
+        r#"    *'"method":"tools/list"'*)"#,
+        &format!(
+            "    *'\"method\":\"tools/list\"'*)\n      echo x >> '{}'",
+            count.display()
+        ),
+    );
+    if !announces {
+        script = script.replace(r#""listChanged":true"#, r#""listChanged":false"#);
+    }
+    assert!(script.contains(">>"), "{script}");
+    script
+}
+
+fn lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |text| text.lines().count())
+}
+
+#[tokio::test]
+async fn a_list_is_read_again_only_when_it_may_have_changed() {
+    let dir = std::env::temp_dir().join(format!("compose-count-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (kept, unkept) = (dir.join("kept"), dir.join("unkept"));
+    let file = [
+        sh_table("kept", &counting_sh(&kept, true), ""),
+        sh_table("unkept", &counting_sh(&unkept, false), ""),
+    ]
+    .concat();
+    let composite = composite(&file).await.unwrap();
+    let (at_start, unkept_at_start) = (lines(&kept), lines(&unkept));
+
+    // A backend that announces its changes is asked once per audience...
+    all_tool_names(&composite).await;
+    all_tool_names(&composite).await;
+    assert_eq!(lines(&kept), at_start + 1);
+    // ...one that does not, each time.
+    assert_eq!(lines(&unkept), unkept_at_start + 2);
+
+    // A call may change its lists: they are read again.
+    let echo = json!({"name": "kept__echo", "arguments": {"text": "x"}});
+    let echoed = ask(&composite, "tools/call", echo).await;
+    assert_eq!(
+        echoed["result"]["content"][0]["text"], "echo: x",
+        "{echoed}"
+    );
+    all_tool_names(&composite).await;
+    assert_eq!(lines(&kept), at_start + 2);
+    // A call to another backend leaves them kept.
+    let echo = json!({"name": "unkept__echo", "arguments": {"text": "x"}});
+    ask(&composite, "tools/call", echo).await;
+    all_tool_names(&composite).await;
+    assert_eq!(lines(&kept), at_start + 2);
+    std::fs::remove_dir_all(&dir).ok();
 }

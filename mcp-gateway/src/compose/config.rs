@@ -17,6 +17,7 @@
 //! timeout = 20                # seconds for one forwarded request
 //! era = "modern"              # auto (the default) | legacy | modern
 //! max_concurrent = 8          # requests forwarded at once; more wait
+//! restart = "never"           # always (the default) | never
 //! tools = { exclude = ["delete_*"] }   # by the backend's names; `*` any run
 //!
 //! [[access]]
@@ -30,7 +31,7 @@ use mcp_era_client::EraMode;
 use serde::Deserialize;
 
 use super::filter::{Filter, Filters};
-use crate::backend::BackendSpec;
+use crate::backend::{BackendSpec, Restart};
 
 /// When a backend's tool and prompt names get its name in front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -75,6 +76,9 @@ pub struct Member {
     /// How many requests may be forwarded to it at once (`None`: no
     /// bound); more wait for a slot up to its timeout.
     pub max_concurrent: Option<usize>,
+    /// Whether it is started again when it exits or cannot be started
+    /// (`None`: as the gateway's options say).
+    pub restart: Option<Restart>,
 }
 
 /// What the requests of one principal see, by the names at the front.
@@ -147,6 +151,7 @@ struct BackendEntry {
     timeout: Option<u64>,
     era: Option<String>,
     max_concurrent: Option<usize>,
+    restart: Option<String>,
     #[serde(default)]
     tools: Filter,
     #[serde(default)]
@@ -216,6 +221,16 @@ impl Composition {
                     ));
                 }
             };
+            let restart = match entry.restart.as_deref() {
+                None => None,
+                Some("always") => Some(Restart::Always),
+                Some("never") => Some(Restart::Never),
+                Some(other) => {
+                    return Err(format!(
+                        "backend {name:?}: restart {other:?} is not always or never"
+                    ));
+                }
+            };
             if entry.max_concurrent == Some(0) {
                 return Err(format!("backend {name:?}: max_concurrent 1 or more"));
             }
@@ -231,6 +246,7 @@ impl Composition {
                     resources: entry.resources,
                 },
                 max_concurrent: entry.max_concurrent,
+                restart,
             });
         }
         let access = file
@@ -291,6 +307,7 @@ mod tests {
             prefix = "never"
             timeout = 5
             era = "legacy"
+            restart = "never"
             "#,
         )
         .unwrap();
@@ -299,6 +316,8 @@ mod tests {
         assert_eq!(composition.front_name(1, "echo"), "echo");
         assert_eq!(composition.members[1].timeout, Some(Duration::from_secs(5)));
         assert!(matches!(composition.members[1].era, Some(EraMode::Legacy)));
+        assert_eq!(composition.members[0].restart, None);
+        assert_eq!(composition.members[1].restart, Some(Restart::Never));
         let BackendSpec::Command { env, .. } = &composition.members[0].spec else {
             panic!("{:?}", composition.members[0].spec);
         };
@@ -361,6 +380,10 @@ mod tests {
             (
                 "[[backend]]\nname = \"a\"\ncommand = \"x\"\nera = \"new\"",
                 "era \"new\"",
+            ),
+            (
+                "[[backend]]\nname = \"a\"\ncommand = \"x\"\nrestart = \"often\"",
+                "restart \"often\"",
             ),
             (
                 "[[backend]]\nname = \"a\"\ncommand = \"x\"\ncolour = 1",

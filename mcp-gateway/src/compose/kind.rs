@@ -1,7 +1,7 @@
 //! The four lists a composite merges, and what names their items.
 
 /// The lists a composite merges.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Kind {
     Tools,
     Prompts,
@@ -10,6 +10,10 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// All four.
+    pub(crate) const ALL: [Self; 4] =
+        [Self::Tools, Self::Prompts, Self::Resources, Self::Templates];
+
     pub(crate) fn method(self) -> &'static str {
         match self {
             Self::Tools => "tools/list",

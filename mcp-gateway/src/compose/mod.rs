@@ -3,13 +3,17 @@
 //! backend's name in front as its [`PrefixMode`] says; resource URIs are
 //! kept (an App's `ui://` resources and the URIs a server hands out stay
 //! valid), and a URI two backends list is the first one's in file order.
-//! Lists are merged, sorted by name, and paged by the composite itself,
-//! with a cursor naming the last item given, so a backend's list change
-//! between two pages neither repeats nor skips what stayed. Filters per
+//! Lists are read from every backend at once (kept, per backend, until
+//! they may have changed: see `catalogue`), merged, sorted by name, and
+//! paged by the composite itself, with a cursor naming the last item
+//! given, so a backend's list change between two pages neither repeats
+//! nor skips what stayed. A backend that is lost leaves its items out,
+//! and every listener is told. Filters per
 //! backend and per principal hide items from lists and calls alike; a
 //! bound per backend on requests in flight keeps a slow one from holding
 //! back the others. `docs/gateway.md` has the rules.
 
+mod catalogue;
 mod config;
 mod declaration;
 mod filter;
@@ -19,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolResultResponseResult, ClientRequest, CompleteResult, GetPromptResultResponseResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
@@ -31,11 +36,12 @@ use mcp_era_server::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 pub use config::{Access, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Member, PrefixMode};
 pub use filter::{Filter, Filters};
 
+use catalogue::{Catalogue, Listing};
 use kind::Kind;
 
 use crate::backend::BackendOptions;
@@ -70,6 +76,8 @@ pub struct Composite {
     /// How long a request waits for a member (its timeout).
     patience: Vec<Duration>,
     events: ServerEvents,
+    /// Each member's lists, while they hold.
+    catalogue: Arc<Catalogue>,
     owners: Mutex<Owners>,
     /// The members' declarations it was merged from, and the merge.
     declaration: Mutex<(Vec<Arc<ServerDeclaration>>, Arc<ServerDeclaration>)>,
@@ -116,6 +124,9 @@ impl Composite {
             if let Some(era) = member.era {
                 own.era = era;
             }
+            if let Some(restart) = member.restart {
+                own.restart = restart;
+            }
             patience.push(own.request_timeout);
             members.push(Gateway::start(member.spec.clone(), own).await);
         }
@@ -125,10 +136,19 @@ impl Composite {
             .map(|member| member.max_concurrent.map(|n| Arc::new(Semaphore::new(n))))
             .collect();
         let events = ServerEvents::new();
+        let catalogue = Arc::new(Catalogue::new(members.len()));
+        let several = members.len() > 1;
         let relays = members
             .iter()
-            .map(|member| {
-                tokio::spawn(relay(member.events().clone(), events.clone())).abort_handle()
+            .enumerate()
+            .map(|(index, member)| {
+                let relay = Relay {
+                    index,
+                    to: events.clone(),
+                    catalogue: Arc::clone(&catalogue),
+                    several,
+                };
+                tokio::spawn(relay.run(member.events().clone(), member.losses())).abort_handle()
             })
             .collect();
         let placeholder = Arc::new(ServerDeclaration::new(crate::backend::unnamed()));
@@ -138,6 +158,7 @@ impl Composite {
             limits,
             patience,
             events,
+            catalogue,
             owners: Mutex::default(),
             declaration: Mutex::new((Vec::new(), placeholder)),
             relays,
@@ -168,10 +189,10 @@ impl Composite {
                 if !self.declares(index, kind) {
                     continue;
                 }
-                let Ok((items, _)) = self.all_pages(index, kind, json!({}), &ctx).await else {
+                let Ok(listing) = self.listing(index, kind, json!({}), &ctx).await else {
                     continue; // not up yet: its names are claimed later
                 };
-                for item in items {
+                for item in &listing.items {
                     let Some(name) = item.get(kind.key()).and_then(Value::as_str) else {
                         continue;
                     };
@@ -218,6 +239,50 @@ impl Composite {
         }
     }
 
+    /// Member `index`'s list `kind` as `ctx`'s client would get it: kept,
+    /// or read (and kept when the member announces its changes).
+    async fn listing(
+        &self,
+        index: usize,
+        kind: Kind,
+        params: Value,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Arc<Listing>> {
+        if !self.announces_changes(index, kind) {
+            return Ok(Arc::new(self.all_pages(index, kind, params, ctx).await?));
+        }
+        // Its backend session, and what a modern backend is told, follow
+        // the principal and the client's declared capabilities.
+        let audience = format!(
+            "{:?} {}",
+            principal_of(ctx),
+            serde_json::to_string(ctx.client_capabilities()).unwrap_or_default()
+        );
+        let generation = match self.catalogue.get(index, kind, &audience) {
+            Ok(kept) => return Ok(kept),
+            Err(generation) => generation,
+        };
+        let listing = Arc::new(self.all_pages(index, kind, params, ctx).await?);
+        self.catalogue
+            .keep(index, kind, audience, generation, Arc::clone(&listing));
+        Ok(listing)
+    }
+
+    /// Whether member `index` declares that it announces changes of its
+    /// list `kind`.
+    fn announces_changes(&self, index: usize, kind: Kind) -> bool {
+        let declaration = self.members[index].declaration();
+        let capabilities = declaration.capabilities();
+        let announced = match kind {
+            Kind::Tools => capabilities.tools.as_ref().and_then(|c| c.list_changed),
+            Kind::Prompts => capabilities.prompts.as_ref().and_then(|c| c.list_changed),
+            Kind::Resources | Kind::Templates => {
+                capabilities.resources.as_ref().and_then(|c| c.list_changed)
+            }
+        };
+        announced == Some(true)
+    }
+
     /// Every item of member `index`'s list `kind`, page after page, asked
     /// with `params` (the client's, without its cursor), and the first
     /// page's result (its cache hints).
@@ -227,11 +292,11 @@ impl Composite {
         kind: Kind,
         mut params: Value,
         ctx: &RequestContext,
-    ) -> HandlerResult<(Vec<Value>, Value)> {
+    ) -> HandlerResult<Listing> {
         let member = &self.members[index];
         let mut items = Vec::new();
         let mut first = None;
-        for _ in 0..MOST_PAGES {
+        for page_number in 1..=MOST_PAGES {
             let permit = self.permit(index).await?;
             let mut page: Value = member.forward(kind.method(), params.clone(), ctx).await?;
             drop(permit);
@@ -244,12 +309,17 @@ impl Composite {
                 .map(str::to_owned);
             first.get_or_insert(page);
             match next {
+                Some(_) if page_number == MOST_PAGES => {
+                    tracing::warn!(backend = %self.composition.members[index].name, "{} gave more than {MOST_PAGES} pages", kind.method());
+                }
                 Some(cursor) => params["cursor"] = Value::String(cursor),
-                None => return Ok((items, first.unwrap_or_default())),
+                None => break,
             }
         }
-        tracing::warn!(backend = %self.composition.members[index].name, "{} gave more than {MOST_PAGES} pages", kind.method());
-        Ok((items, first.unwrap_or_default()))
+        Ok(Listing {
+            items,
+            first: first.unwrap_or_default(),
+        })
     }
 
     /// One page of the merged list `kind`: every member's items under
@@ -274,39 +344,49 @@ impl Composite {
         let mut shape: Option<Value> = None;
         let mut ttl: Option<u64> = None;
         let mut failed = Vec::new();
-        for index in 0..self.members.len() {
-            if self.members.len() > 1 && !self.declares(index, kind) {
-                continue;
-            }
-            match self.all_pages(index, kind, params.clone(), ctx).await {
-                Ok((items, first)) => {
-                    if let Some(member_ttl) = first.get("ttlMs").and_then(Value::as_u64) {
-                        ttl = Some(ttl.map_or(member_ttl, |t| t.min(member_ttl)));
-                    }
-                    shape.get_or_insert(first);
-                    for mut item in items {
-                        let Some(key) = item.get(kind.key()).and_then(Value::as_str) else {
-                            continue;
-                        };
-                        if !self.composition.members[index].filters.allows(kind, key) {
-                            continue;
-                        }
-                        let key = if kind.prefixed() {
-                            let front = self.composition.front_name(index, key);
-                            item[kind.key()] = Value::String(front.clone());
-                            front
-                        } else {
-                            key.to_owned()
-                        };
-                        listed.push((key, index, item));
-                    }
-                }
+        // Every backend at once: a list costs the slowest backend's, not
+        // the sum.
+        let asked: Vec<usize> = (0..self.members.len())
+            .filter(|&index| self.members.len() == 1 || self.declares(index, kind))
+            .collect();
+        let listings = join_all(
+            asked
+                .iter()
+                .map(|&index| self.listing(index, kind, params.clone(), ctx)),
+        )
+        .await;
+        for (index, listing) in asked.into_iter().zip(listings) {
+            let listing = match listing {
+                Ok(listing) => listing,
                 // One backend alone answers as it would directly.
                 Err(e) if self.members.len() == 1 => return Err(e),
                 Err(e) => {
                     tracing::warn!(backend = %self.composition.members[index].name, "{} left out: {}", kind.method(), e.message);
                     failed.push(index);
+                    continue;
                 }
+            };
+            let first = &listing.first;
+            if let Some(member_ttl) = first.get("ttlMs").and_then(Value::as_u64) {
+                ttl = Some(ttl.map_or(member_ttl, |t| t.min(member_ttl)));
+            }
+            shape.get_or_insert_with(|| first.clone());
+            for item in &listing.items {
+                let Some(key) = item.get(kind.key()).and_then(Value::as_str) else {
+                    continue;
+                };
+                if !self.composition.members[index].filters.allows(kind, key) {
+                    continue;
+                }
+                let mut item = item.clone();
+                let key = if kind.prefixed() {
+                    let front = self.composition.front_name(index, key);
+                    item[kind.key()] = Value::String(front.clone());
+                    front
+                } else {
+                    key.to_owned()
+                };
+                listed.push((key, index, item));
             }
         }
         let listed = self.claim(kind, listed, &failed);
@@ -465,16 +545,13 @@ impl Composite {
     /// Whether the access rules of `ctx`'s principal show `front` (every
     /// rule naming it, or `*`, must).
     fn visible(&self, ctx: &RequestContext, kind: Kind, front: &str) -> bool {
-        let Some(Principal(principal)) = ctx
-            .http_request()
-            .and_then(|request| request.extensions.get::<Principal>())
-        else {
+        let Some(principal) = principal_of(ctx) else {
             return true;
         };
         self.composition
             .access
             .iter()
-            .filter(|rule| rule.principal == "*" || rule.principal == *principal)
+            .filter(|rule| rule.principal == "*" || rule.principal == principal)
             .all(|rule| rule.filters.allows(kind, front))
     }
 
@@ -618,27 +695,68 @@ fn unknown(kind: Kind, name: &str) -> mcp_era_server::mcp_era_types::v2026_07_28
     }
 }
 
-/// Hands a member's events on to the composite's hub: list changes and
-/// resource updates (URIs are kept, so they need no rewriting).
-async fn relay(from: ServerEvents, to: ServerEvents) {
-    let mut events = from.subscribe();
-    loop {
-        match events.recv().await {
-            Ok(
-                event @ (ServerEvent::ToolsListChanged
-                | ServerEvent::PromptsListChanged
-                | ServerEvent::ResourcesListChanged
-                | ServerEvent::ResourceUpdated(_)),
-            ) => to.publish(event),
-            Ok(_) => {}
-            Err(RecvError::Lagged(_)) => {
-                to.tools_list_changed();
-                to.prompts_list_changed();
-                to.resources_list_changed();
+/// Hands a member's events on to the composite's hub (list changes and
+/// resource updates: URIs are kept, so they need no rewriting), first
+/// dropping the lists of the member that may have changed.
+struct Relay {
+    index: usize,
+    to: ServerEvents,
+    catalogue: Arc<Catalogue>,
+    /// Whether the composite has other members, whose clients learn of a
+    /// lost member's items going (one member alone, as directly, fails).
+    several: bool,
+}
+
+impl Relay {
+    async fn run(self, from: ServerEvents, mut losses: watch::Receiver<u64>) {
+        let mut events = from.subscribe();
+        loop {
+            tokio::select! {
+                event = events.recv() => match event {
+                    Ok(event) => self.pass(event),
+                    Err(RecvError::Lagged(_)) => self.all_changed(),
+                    Err(RecvError::Closed) => return,
+                },
+                lost = losses.changed() => {
+                    if lost.is_err() {
+                        return;
+                    }
+                    self.catalogue.forget(self.index, &Kind::ALL);
+                    if self.several {
+                        self.all_changed();
+                    }
+                }
             }
-            Err(RecvError::Closed) => return,
         }
     }
+
+    fn pass(&self, event: ServerEvent) {
+        let kinds: &[Kind] = match &event {
+            ServerEvent::ToolsListChanged => &[Kind::Tools],
+            ServerEvent::PromptsListChanged => &[Kind::Prompts],
+            ServerEvent::ResourcesListChanged => &[Kind::Resources, Kind::Templates],
+            ServerEvent::ResourceUpdated(_) => &[],
+            _ => return,
+        };
+        if !kinds.is_empty() {
+            self.catalogue.forget(self.index, kinds);
+        }
+        self.to.publish(event);
+    }
+
+    fn all_changed(&self) {
+        self.catalogue.forget(self.index, &Kind::ALL);
+        self.to.tools_list_changed();
+        self.to.prompts_list_changed();
+        self.to.resources_list_changed();
+    }
+}
+
+/// The principal of `ctx`'s HTTP request, if it has one.
+fn principal_of(ctx: &RequestContext) -> Option<&str> {
+    ctx.http_request()
+        .and_then(|request| request.extensions.get::<Principal>())
+        .map(|Principal(name)| name.as_str())
 }
 
 impl McpServer for Composite {
@@ -707,10 +825,13 @@ impl McpServer for Composite {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();
                 let (index, bare) = self.route(Kind::Tools, &name, ctx).await?;
                 params["name"] = Value::String(bare);
-                ctx.reply(
-                    self.forward_to::<CallToolResultResponseResult>(index, method, params, ctx)
-                        .await?,
-                )
+                let result = self
+                    .forward_to::<CallToolResultResponseResult>(index, method, params, ctx)
+                    .await;
+                // A call may change the lists; a backend's `list_changed`
+                // on another stream may come after its result.
+                self.catalogue.forget(index, &Kind::ALL);
+                ctx.reply(result?)
             }
             ClientRequest::GetPromptRequest(_) => {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();
