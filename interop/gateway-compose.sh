@@ -11,6 +11,12 @@
 #     tool refused as unknown;
 #   - the Inspector CLI 2.12.0 in --protocol-era legacy: the merged list
 #     (it follows the cursors), one call per backend;
+#   - server-filesystem killed (and kept from starting again for a while)
+#     under a listening client of each era (interop/gateway_compose_watch.py:
+#     the Python SDK 2.3.0 with subscriptions/listen, the Python SDK 1.x in
+#     a legacy session): both are told the tool list changed and list no
+#     fs__ tools, the other backends serve on, its calls get the reason;
+#     once it is up again both are told again and list its tools;
 #   - a file whose two backends serve one tool name with prefix = "never":
 #     the gateway exits 1 naming both.
 #
@@ -97,8 +103,8 @@ args = ["stdio"]
 
 [[backend]]
 name = "fs"
-command = "$(command -v mcp-server-filesystem)"
-args = $(toml_list "$WORK/files")
+command = "sh"
+args = $(toml_list -c "if [ -e '$WORK/hold' ]; then exit 1; fi; exec \"\$0\" \"\$1\"" "$(command -v mcp-server-filesystem)" "$WORK/files")
 tools = { exclude = ["write_*"] }
 
 [[backend]]
@@ -153,6 +159,65 @@ inspector call-fs "True exit 0" "'$FILE_NAME' in r['content'][0]['text']" \
   --method tools/call --tool-name fs__list_directory --tool-arg "path=$WORK/files"
 inspector call-py1 "42 exit 0" "r['content'][0]['text']" \
   --method tools/call --tool-name py1__add --tool-arg a=2 b=40
+
+# A backend killed under listening clients of both eras: while it cannot
+# start again (its wrapper exits while $WORK/hold exists), both are told
+# the list changed and list no fs__ tools, the others serve on, and its
+# calls get the reason; once it can, both are told again and list them.
+watch_lines() { # ERA PATTERN SECONDS: whether the watcher's output has a line matching PATTERN in time
+  for _ in $(seq $(($3 * 10))); do
+    grep -qE "$2" "$WORK/watch-$1.out" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+"$PEERS_PYTHON" "$SCRIPT_DIR/gateway_compose_watch.py" modern "$URL" fs__ >"$WORK/watch-modern.out" 2>"$WORK/watch-modern.err" &
+PIDS+=($!)
+"$PEERS_PYTHON1" "$SCRIPT_DIR/gateway_compose_watch.py" legacy "$URL" fs__ >"$WORK/watch-legacy.out" 2>"$WORK/watch-legacy.err" &
+PIDS+=($!)
+watching=1
+for era in modern legacy; do
+  if watch_lines "$era" '^listening' 20; then
+    record "kill: $era client listening" ok ""
+  else
+    watching=0
+    record "kill: $era client listening" fail "($(tr '\n' ' ' <"$WORK/watch-$era.out") $(tail -3 "$WORK/watch-$era.err" | tr '\n' ' ' | cut -c1-300))"
+  fi
+done
+if [[ $watching -eq 1 ]]; then
+  touch "$WORK/hold"
+  killed="$(pgrep -f -- "mcp-server-filesystem $WORK/files" | wc -l)"
+  pkill -f -- "mcp-server-filesystem $WORK/files"
+  for era in modern legacy; do
+    if watch_lines "$era" '^event [0-9]+ fs__=0 ' 15; then
+      record "kill: $era client told, fs__ tools gone" ok "($killed processes killed; $(grep -m1 '^event' "$WORK/watch-$era.out"))"
+    else
+      record "kill: $era client told, fs__ tools gone" fail "($(tr '\n' ' ' <"$WORK/watch-$era.out") $(tail -3 "$WORK/watch-$era.err" | tr '\n' ' ' | cut -c1-300))"
+    fi
+  done
+  inspector "kill: others serve" "42 exit 0" "r['content'][0]['text']" \
+    --method tools/call --tool-name py1__add --tool-arg a=2 b=40
+  # (The Inspector refuses a tool it did not list: asked with curl.)
+  out="$(curl -s --max-time "$STEP_TIMEOUT" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/call' -H 'mcp-name: fs__list_directory' \
+    -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs__list_directory","arguments":{"path":"/"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+    "$URL")"
+  if [[ "$out" == *'"code":-32603'*"the backend is unavailable"* ]]; then
+    record "kill: its call gets the reason" ok "($(grep -o 'the backend is unavailable[^"]*' <<<"$out" | head -1 | cut -c1-160))"
+  else
+    record "kill: its call gets the reason" fail "($(tr '\n' ' ' <<<"$out" | cut -c1-300))"
+  fi
+  rm -f "$WORK/hold"
+  for era in modern legacy; do
+    if watch_lines "$era" '^done' 45; then
+      record "kill: $era client told again, fs__ tools back" ok "($(grep '^event' "$WORK/watch-$era.out" | tail -1))"
+    else
+      record "kill: $era client told again, fs__ tools back" fail "($(tr '\n' ' ' <"$WORK/watch-$era.out") $(tail -3 "$WORK/watch-$era.err" | tr '\n' ' ' | cut -c1-300))"
+    fi
+  done
+  inspector "kill: its tools served again" "True exit 0" "'$FILE_NAME' in r['content'][0]['text']" \
+    --method tools/call --tool-name fs__list_directory --tool-arg "path=$WORK/files"
+fi
 stop_all
 
 # A collision at start: two backends serving `add` unprefixed.
