@@ -6,10 +6,11 @@
 //! Lists are merged, sorted by name, and paged by the composite itself,
 //! with a cursor naming the last item given, so a backend's list change
 //! between two pages neither repeats nor skips what stayed. Filters per
-//! backend and per principal hide items from lists and calls alike; a
-//! bound per backend on requests in flight keeps a slow one from holding
-//! back the others. `docs/gateway.md` has the rules.
+//! backend and per principal or OAuth scope hide items from lists and
+//! calls alike; a bound per backend on requests in flight keeps a slow one
+//! from holding back the others. `docs/gateway.md` has the rules.
 
+mod access;
 mod config;
 mod declaration;
 mod filter;
@@ -25,14 +26,15 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     ReadResourceResultResponseResult, RequestId, RequestMetaObject, SubscriptionFilter,
 };
 use mcp_era_server::{
-    Following, HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext,
-    ServerDeclaration, ServerEvent, ServerEvents, errors,
+    Following, HandlerResult, McpServer, ParamHeader, Reply, RequestContext, ServerDeclaration,
+    ServerEvent, ServerEvents, errors,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+pub use access::Selector;
 pub use config::{Access, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Member, PrefixMode};
 pub use filter::{Filter, Filters};
 
@@ -462,19 +464,14 @@ impl Composite {
         self.composition.members[index].filters.allows(kind, bare) && self.visible(ctx, kind, front)
     }
 
-    /// Whether the access rules of `ctx`'s principal show `front` (every
-    /// rule naming it, or `*`, must).
+    /// Whether the access rules that apply to `ctx` (by its principal, or
+    /// its token's scopes) show `front`: every one of them must.
     fn visible(&self, ctx: &RequestContext, kind: Kind, front: &str) -> bool {
-        let Some(Principal(principal)) = ctx
-            .http_request()
-            .and_then(|request| request.extensions.get::<Principal>())
-        else {
-            return true;
-        };
+        let (principal, scopes) = (access::principal_of(ctx), access::scopes_of(ctx));
         self.composition
             .access
             .iter()
-            .filter(|rule| rule.principal == "*" || rule.principal == *principal)
+            .filter(|rule| rule.selector.applies(principal, scopes))
             .all(|rule| rule.filters.allows(kind, front))
     }
 
