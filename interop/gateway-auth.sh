@@ -21,7 +21,10 @@
 #   - a secret variable that is not set stops the gateway at start (exit 2);
 #   - a composition file's [[access]] rule for one client (the principal is
 #     its token's subject): it lists and calls only the tools the rule
-#     shows, another client sees them all;
+#     shows, another client sees them all; and a rule by scope
+#     (missing_scope = "mcp:write"): the same client's token with mcp:read
+#     alone neither lists test_audio_content nor calls it (unknown tool),
+#     its token with mcp:read and mcp:write lists and calls it;
 #   - a gateway with a wrong backend secret answers a front call with a
 #     JSON-RPC error naming the refused grant, and does not hang.
 #
@@ -146,6 +149,10 @@ args = ["stdio"]
 [[access]]
 principal = "front-app"
 tools = { include = ["test_simple_*"] }
+
+[[access]]
+missing_scope = "mcp:write"
+tools = { exclude = ["test_audio_content"] }
 EOF
 MCP_LOG=info "$GATEWAY" --listen "127.0.0.1:${FRONT_PORTS[3]}" \
   --oauth-issuer "$ISSUER" --oauth-resource "${FRONT_URLS[3]}" --oauth-scope mcp:read \
@@ -155,10 +162,11 @@ for i in 0 1 2 3; do
   wait_port "${FRONT_PORTS[$i]}" || record "gateway $i" fail "(not serving; $(tail -3 "$WORK/gateway-$i.log" | tr '\n' ' '))"
 done
 
-# A token for a resource, by client ID:SECRET (client_secret_basic).
-token_for() { # RESOURCE ID:SECRET
+# A token for a resource, by client ID:SECRET (client_secret_basic), with
+# SCOPE (default mcp:read).
+token_for() { # RESOURCE ID:SECRET [SCOPE]
   curl -s --max-time 10 -u "$2" -d grant_type=client_credentials --data-urlencode "resource=$1" \
-    -d scope=mcp:read "$ISSUER/token" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("access_token", ""))' 2>/dev/null
+    --data-urlencode "scope=${3:-mcp:read}" "$ISSUER/token" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("access_token", ""))' 2>/dev/null
 }
 DISCOVER='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 post() { # URL [TOKEN]: prints the HTTP status, then the body
@@ -247,15 +255,42 @@ mine="$(tools_of "$(token_for "${FRONT_URLS[3]}" "$FRONT_CLIENT")")"
 theirs="$(tools_of "$(token_for "${FRONT_URLS[3]}" "$OTHER_CLIENT")")"
 only_simple="$(python3 -c 'import sys; n=sys.argv[1].split(); print(bool(n) and all(x.startswith("test_simple_") for x in n))' "$mine")"
 check "access rule: front-app lists only test_simple_*" True "$only_simple" "$mine"
-check "access rule: other-app lists every tool" True \
+check "access rule: other-app lists the tools front-app's rule hides" True \
   "$([[ " $theirs " == *" test_image_content "* ]] && echo True || echo False)" "${theirs:0:200}"
-call="$(curl -s --max-time 30 -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-  -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/call' -H 'mcp-name: test_image_content' \
-  -H "authorization: Bearer $(token_for "${FRONT_URLS[3]}" "$FRONT_CLIENT")" \
-  -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_image_content","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
-  "${FRONT_URLS[3]}" | sed -n 's/^data: //p;/^{/p' | head -1)"
+call_tool() { # TOKEN NAME: the JSON-RPC answer to a tools/call of NAME
+  curl -s --max-time 30 -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/call' -H "mcp-name: $2" \
+    -H "authorization: Bearer $1" \
+    -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"'"$2"'","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+    "${FRONT_URLS[3]}" | sed -n 's/^data: //p;/^{/p' | head -1
+}
+error_of() { # ANSWER: "CODE MESSAGE" of its error
+  python3 -c 'import json,sys; e=json.loads(sys.argv[1])["error"]; print(e["code"], e["message"])' "$1" 2>/dev/null
+}
+call="$(call_tool "$(token_for "${FRONT_URLS[3]}" "$FRONT_CLIENT")" test_image_content)"
 check "access rule: front-app calling a hidden tool gets unknown tool" "-32602 Unknown tool: test_image_content" \
-  "$(python3 -c 'import json,sys; e=json.loads(sys.argv[1])["error"]; print(e["code"], e["message"])' "$call" 2>/dev/null)" "$call"
+  "$(error_of "$call")" "$call"
+
+# 6b. A rule by scope: test_audio_content needs mcp:write. Two real tokens
+#     of other-app, one without it and one with it.
+reader_token="$(token_for "${FRONT_URLS[3]}" "$OTHER_CLIENT" "mcp:read")"
+writer_token="$(token_for "${FRONT_URLS[3]}" "$OTHER_CLIENT" "mcp:read mcp:write")"
+[[ -n "$reader_token" && -n "$writer_token" ]] || record "scoped tokens" fail "(the stand-in issued none)"
+has_audio() { [[ " $1 " == *" test_audio_content "* ]] && echo True || echo False; }
+reader_tools="$(tools_of "$reader_token")"
+writer_tools="$(tools_of "$writer_token")"
+check "scope rule: a token without mcp:write does not list test_audio_content" "False True" \
+  "$(has_audio "$reader_tools") $([[ " $reader_tools " == *" test_image_content "* ]] && echo True || echo False)" \
+  "${reader_tools:0:200}"
+call="$(call_tool "$reader_token" test_audio_content)"
+check "scope rule: a token without mcp:write calling test_audio_content gets unknown tool" \
+  "-32602 Unknown tool: test_audio_content" "$(error_of "$call")" "${call:0:200}"
+check "scope rule: a token with mcp:write lists test_audio_content" True "$(has_audio "$writer_tools")" \
+  "${writer_tools:0:200}"
+call="$(call_tool "$writer_token" test_audio_content)"
+check "scope rule: a token with mcp:write calls test_audio_content" audio \
+  "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["result"]["content"][0]["type"])' "$call" 2>/dev/null)" \
+  "${call:0:200}"
 
 # 7. A gateway refused by the backend's authorization server says so.
 front_token="$(token_for "${FRONT_URLS[2]}" "$FRONT_CLIENT")"

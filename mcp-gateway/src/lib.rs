@@ -46,7 +46,7 @@ mod translate;
 pub use backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS, Era, Restart};
 pub use compose::{
     Access, Composite, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Filter, Filters, Member,
-    PrefixMode,
+    PrefixMode, Selector,
 };
 pub use front::Gateway;
 pub use mcp_era_client::EraMode;

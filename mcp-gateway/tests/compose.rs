@@ -358,9 +358,17 @@ done"#;
 }
 
 /// [`ask`] in an HTTP request made by `principal`.
-async fn ask_as(
+async fn ask_as(server: &impl McpServer, principal: &str, method: &str, params: Value) -> Value {
+    let mut extensions = http::Extensions::new();
+    extensions.insert(Principal(principal.to_owned()));
+    ask_in(server, extensions, method, params).await
+}
+
+/// [`ask`] in an HTTP request with `extensions` (what the transport and
+/// its auth gate put there).
+async fn ask_in(
     server: &impl McpServer,
-    principal: &str,
+    extensions: http::Extensions,
     method: &str,
     mut params: Value,
 ) -> Value {
@@ -369,7 +377,7 @@ async fn ask_as(
         "io.modelcontextprotocol/clientCapabilities": {}
     });
     let (mut parts, ()) = http::Request::builder().body(()).unwrap().into_parts();
-    parts.extensions.insert(Principal(principal.to_owned()));
+    parts.extensions = extensions;
     let context = MessageContext::stdio().with_http_request(Arc::new(parts));
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     server.handle_value(message, &context).await.json().unwrap()
@@ -452,6 +460,128 @@ async fn an_access_rule_limits_what_its_principal_sees_and_calls() {
         anonymous["result"]["content"][0]["type"], "text",
         "{anonymous}"
     );
+}
+
+/// Rules by scope over the `sh` backend: `sh__change` needs `sh:write`;
+/// a token holding `sh:only` sees the `sh` tools only.
+const SCOPE_RULES: &str = "[[access]]\nmissing_scope = \"sh:write\"\ntools = { exclude = [\"sh__change\"] }\n\
+    [[access]]\nscope = \"sh:only\"\ntools = { include = [\"sh__*\"] }\n";
+
+#[tokio::test]
+async fn without_a_token_a_missing_scope_rule_applies_and_a_scope_rule_does_not() {
+    let file = format!("{}{}{SCOPE_RULES}", everything("a", "").await, sh("sh"));
+    let composite = composite(&file).await.unwrap();
+    let change = json!({"name": "sh__change", "arguments": {}});
+    // No token, with or without a principal: no scope is held.
+    for (who, extensions) in [
+        ("anonymous", http::Extensions::new()),
+        ("alice", {
+            let mut extensions = http::Extensions::new();
+            extensions.insert(Principal("alice".into()));
+            extensions
+        }),
+    ] {
+        let listed = ask_in(&composite, extensions.clone(), "tools/list", json!({})).await;
+        let tools = names(&listed, "tools");
+        assert!(tools.contains(&"sh__echo".to_owned()), "{who}: {tools:?}");
+        assert!(
+            !tools.contains(&"sh__change".to_owned()),
+            "{who}: {tools:?}"
+        );
+        assert!(
+            tools.contains(&"a__test_simple_text".to_owned()),
+            "{who}: {tools:?}"
+        );
+        let refused = ask_in(&composite, extensions, "tools/call", change.clone()).await;
+        assert_eq!(
+            refused["error"]["message"], "Unknown tool: sh__change",
+            "{who}: {refused}"
+        );
+    }
+    // Nor over stdio, where no request carries a token.
+    let stdio = ask(&composite, "tools/call", change).await;
+    assert_eq!(stdio["error"]["code"], -32602, "{stdio}");
+}
+
+/// Requests whose verified token holds `scopes`, as the auth gate leaves
+/// them.
+#[cfg(feature = "auth")]
+fn with_token(scopes: &[&str]) -> http::Extensions {
+    let mut extensions = http::Extensions::new();
+    extensions.insert(Principal("client:app".into()));
+    extensions.insert(mcp_era_server::http::auth::Claims {
+        subject: None,
+        scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+        client_id: Some("app".into()),
+        raw: json!({"scope": scopes.join(" ")}),
+    });
+    extensions
+}
+
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn scope_rules_follow_the_tokens_scopes_in_lists_and_calls() {
+    let file = format!("{}{}{SCOPE_RULES}", everything("a", "").await, sh("sh"));
+    let composite = composite(&file).await.unwrap();
+    let change = json!({"name": "sh__change", "arguments": {}});
+
+    let reader = ask_in(
+        &composite,
+        with_token(&["sh:read"]),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    assert!(!names(&reader, "tools").contains(&"sh__change".to_owned()));
+    let refused = ask_in(
+        &composite,
+        with_token(&["sh:read"]),
+        "tools/call",
+        change.clone(),
+    )
+    .await;
+    assert_eq!(
+        refused["error"]["message"], "Unknown tool: sh__change",
+        "{refused}"
+    );
+
+    let writer = ask_in(
+        &composite,
+        with_token(&["sh:write"]),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    let tools = names(&writer, "tools");
+    assert!(tools.contains(&"sh__change".to_owned()), "{tools:?}");
+    assert!(
+        tools.contains(&"a__test_simple_text".to_owned()),
+        "{tools:?}"
+    );
+    let called = ask_in(&composite, with_token(&["sh:write"]), "tools/call", change).await;
+    assert_eq!(
+        called["result"]["content"][0]["text"], "changed",
+        "{called}"
+    );
+
+    // Both rules by scope apply to a token holding both scopes.
+    let only = ask_in(
+        &composite,
+        with_token(&["sh:write", "sh:only"]),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    assert_eq!(names(&only, "tools"), ["sh__change", "sh__echo"]);
+    let other = json!({"name": "a__test_simple_text", "arguments": {}});
+    let hidden = ask_in(
+        &composite,
+        with_token(&["sh:write", "sh:only"]),
+        "tools/call",
+        other,
+    )
+    .await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
 }
 
 #[tokio::test]

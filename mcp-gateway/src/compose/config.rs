@@ -23,6 +23,10 @@
 //! [[access]]
 //! principal = "alice"         # the OAuth subject; `*`: every principal
 //! tools = { include = ["search__*"] }  # by the front's names
+//!
+//! [[access]]
+//! missing_scope = "files:write"  # or `scope = "..."`: the token's scopes
+//! tools = { exclude = ["files__write_*"] }
 //! ```
 
 use std::time::Duration;
@@ -30,6 +34,7 @@ use std::time::Duration;
 use mcp_era_client::EraMode;
 use serde::Deserialize;
 
+use super::access::Selector;
 use super::filter::{Filter, Filters};
 use crate::backend::{BackendSpec, Restart};
 
@@ -81,12 +86,12 @@ pub struct Member {
     pub restart: Option<Restart>,
 }
 
-/// What the requests of one principal see, by the names at the front.
+/// What the requests a rule selects see, by the names at the front.
 #[derive(Debug, Clone)]
 pub struct Access {
-    /// The principal (the OAuth subject with the front's auth, or what
-    /// your middleware names), or `*` for every request that has one.
-    pub principal: String,
+    /// The requests it applies to: one principal's (or any), or by the
+    /// scopes of their token.
+    pub selector: Selector,
     /// Its filters, over every backend's items.
     pub filters: Filters,
 }
@@ -101,8 +106,8 @@ pub struct Composition {
     /// The backends, in the order that settles which one a name belongs to
     /// when two claim it after start.
     pub members: Vec<Member>,
-    /// The rules per principal: a request sees what every rule naming its
-    /// principal shows (a request with none, what the backends show).
+    /// The access rules: a request sees what every rule that applies to it
+    /// shows (a request no rule selects, what the backends show).
     pub access: Vec<Access>,
 }
 
@@ -127,7 +132,9 @@ struct File {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AccessEntry {
-    principal: String,
+    principal: Option<String>,
+    scope: Option<String>,
+    missing_scope: Option<String>,
     #[serde(default)]
     tools: Filter,
     #[serde(default)]
@@ -164,6 +171,17 @@ struct BackendEntry {
 fn name_chars(text: &str) -> bool {
     text.chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// A rule's `scope` or `missing_scope`: one scope token (RFC 6749 §3.3),
+/// since a token's scopes are matched one by one.
+fn one_scope(rule: usize, key: &str, scope: String) -> Result<String, String> {
+    if scope.is_empty() || scope.contains(char::is_whitespace) {
+        return Err(format!(
+            "[[access]] rule {rule}: {key} {scope:?}: one scope, without spaces (a rule per scope)"
+        ));
+    }
+    Ok(scope)
 }
 
 impl Composition {
@@ -249,18 +267,31 @@ impl Composition {
                 restart,
             });
         }
-        let access = file
-            .access
-            .into_iter()
-            .map(|entry| Access {
-                principal: entry.principal,
+        let mut access = Vec::with_capacity(file.access.len());
+        for (index, entry) in file.access.into_iter().enumerate() {
+            // Counted from 1, as a reader counts the file's tables.
+            let rule = index + 1;
+            let selector = match (entry.principal, entry.scope, entry.missing_scope) {
+                (Some(principal), None, None) => Selector::Principal(principal),
+                (None, Some(scope), None) => Selector::Scope(one_scope(rule, "scope", scope)?),
+                (None, None, Some(scope)) => {
+                    Selector::MissingScope(one_scope(rule, "missing_scope", scope)?)
+                }
+                _ => {
+                    return Err(format!(
+                        "[[access]] rule {rule}: exactly one of principal, scope or missing_scope"
+                    ));
+                }
+            };
+            access.push(Access {
+                selector,
                 filters: Filters {
                     tools: entry.tools,
                     prompts: entry.prompts,
                     resources: entry.resources,
                 },
-            })
-            .collect();
+            });
+        }
         Ok(Self {
             separator,
             page_size,
@@ -334,6 +365,71 @@ mod tests {
     fn conditional_prefixes_only_beside_another_backend() {
         let one = Composition::from_toml("[[backend]]\nname = \"a\"\ncommand = \"srv\"").unwrap();
         assert_eq!(one.front_name(0, "echo"), "echo");
+    }
+
+    #[test]
+    fn access_rules_select_by_principal_or_scope() {
+        let composition = Composition::from_toml(
+            r#"
+            [[backend]]
+            name = "files"
+            command = "srv"
+            [[access]]
+            principal = "ci-bot"
+            tools = { include = ["files__read_*"] }
+            [[access]]
+            scope = "files:admin"
+            [[access]]
+            missing_scope = "files:write"
+            tools = { exclude = ["files__write_*"] }
+            "#,
+        )
+        .unwrap();
+        let selectors: Vec<&Selector> = composition.access.iter().map(|a| &a.selector).collect();
+        assert_eq!(
+            selectors,
+            [
+                &Selector::Principal("ci-bot".into()),
+                &Selector::Scope("files:admin".into()),
+                &Selector::MissingScope("files:write".into()),
+            ]
+        );
+        let write_rule = &composition.access[2].filters;
+        assert!(!write_rule.tools.allows("files__write_file"));
+        assert!(write_rule.tools.allows("files__read_file"));
+    }
+
+    #[test]
+    fn an_access_rule_has_exactly_one_selector() {
+        let backend = "[[backend]]\nname = \"a\"\ncommand = \"x\"\n";
+        let cases = [
+            (
+                "[[access]]\nprincipal = \"p\"\n[[access]]\ntools = { exclude = [\"*\"] }",
+                "[[access]] rule 2: exactly one of principal, scope or missing_scope",
+            ),
+            (
+                "[[access]]\nprincipal = \"p\"\nscope = \"s\"",
+                "[[access]] rule 1: exactly one of",
+            ),
+            (
+                "[[access]]\nscope = \"s\"\nmissing_scope = \"s\"",
+                "[[access]] rule 1: exactly one of",
+            ),
+            (
+                "[[access]]\nscope = \"a b\"",
+                "[[access]] rule 1: scope \"a b\": one scope",
+            ),
+            (
+                "[[access]]\nmissing_scope = \"\"",
+                "[[access]] rule 1: missing_scope \"\": one scope",
+            ),
+            ("[[access]]\nscopes = [\"s\"]", "scopes"),
+        ];
+        for (rules, expected) in cases {
+            let text = format!("{backend}{rules}");
+            let error = Composition::from_toml(&text).unwrap_err();
+            assert!(error.contains(expected), "{text:?}: {error}");
+        }
     }
 
     #[test]

@@ -8,11 +8,12 @@
 //! paged by the composite itself, with a cursor naming the last item
 //! given, so a backend's list change between two pages neither repeats
 //! nor skips what stayed. A backend that is lost leaves its items out,
-//! and every listener is told. Filters per
-//! backend and per principal hide items from lists and calls alike; a
-//! bound per backend on requests in flight keeps a slow one from holding
-//! back the others. `docs/gateway.md` has the rules.
+//! and every listener is told. Filters per backend and per principal or
+//! OAuth scope hide items from lists and calls alike; a bound per backend
+//! on requests in flight keeps a slow one from holding back the others.
+//! `docs/gateway.md` has the rules.
 
+mod access;
 mod catalogue;
 mod config;
 mod declaration;
@@ -30,14 +31,15 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     ReadResourceResultResponseResult, RequestId, RequestMetaObject, SubscriptionFilter,
 };
 use mcp_era_server::{
-    Following, HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext,
-    ServerDeclaration, ServerEvent, ServerEvents, errors,
+    Following, HandlerResult, McpServer, ParamHeader, Reply, RequestContext, ServerDeclaration,
+    ServerEvent, ServerEvents, errors,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
+pub use access::Selector;
 pub use config::{Access, Composition, DEFAULT_PAGE_SIZE, DEFAULT_SEPARATOR, Member, PrefixMode};
 pub use filter::{Filter, Filters};
 
@@ -255,7 +257,7 @@ impl Composite {
         // the principal and the client's declared capabilities.
         let audience = format!(
             "{:?} {}",
-            principal_of(ctx),
+            access::principal_of(ctx),
             serde_json::to_string(ctx.client_capabilities()).unwrap_or_default()
         );
         let generation = match self.catalogue.get(index, kind, &audience) {
@@ -542,16 +544,14 @@ impl Composite {
         self.composition.members[index].filters.allows(kind, bare) && self.visible(ctx, kind, front)
     }
 
-    /// Whether the access rules of `ctx`'s principal show `front` (every
-    /// rule naming it, or `*`, must).
+    /// Whether the access rules that apply to `ctx` (by its principal, or
+    /// its token's scopes) show `front`: every one of them must.
     fn visible(&self, ctx: &RequestContext, kind: Kind, front: &str) -> bool {
-        let Some(principal) = principal_of(ctx) else {
-            return true;
-        };
+        let (principal, scopes) = (access::principal_of(ctx), access::scopes_of(ctx));
         self.composition
             .access
             .iter()
-            .filter(|rule| rule.principal == "*" || rule.principal == principal)
+            .filter(|rule| rule.selector.applies(principal, scopes))
             .all(|rule| rule.filters.allows(kind, front))
     }
 
@@ -750,13 +750,6 @@ impl Relay {
         self.to.prompts_list_changed();
         self.to.resources_list_changed();
     }
-}
-
-/// The principal of `ctx`'s HTTP request, if it has one.
-fn principal_of(ctx: &RequestContext) -> Option<&str> {
-    ctx.http_request()
-        .and_then(|request| request.extensions.get::<Principal>())
-        .map(|Principal(name)| name.as_str())
 }
 
 impl McpServer for Composite {
