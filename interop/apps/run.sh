@@ -10,8 +10,14 @@
 # iframe under the CSP from its _meta.ui, relays the tool's input and result;
 # the driver then clicks the App's button, whose tools/call travels through
 # the bridge to our server, and waits for the answer to appear in the App.
-# Once per era (2026-07-28, and legacy 2025-11-25); a screenshot of each page
-# is saved under target/interop/apps/. Needs the peers
+# Once per era (2026-07-28, and legacy 2025-11-25) against the server, then
+# once per era through the era gateway (mcp-era-gateway --config) serving a
+# composition of two backends: the example server over HTTP with
+# prefix = "never" (the App calls `increment` by its bare name) beside
+# mcp-everything over stdio with prefix = "always"; the host's checks are the
+# same (app-only tools hidden without the extension, the ui:// resource read
+# through the front, the App's call reaching the server). A screenshot of
+# each page is saved under target/interop/apps/. Needs the peers
 # (`bash interop/install-peers.sh`) and chromium (`apt-get install chromium`).
 # Ends with `N passed, M failed`.
 set -uo pipefail
@@ -37,9 +43,14 @@ if [[ ! -x "$CHROMIUM" ]]; then fail "chromium" "$CHROMIUM missing (apt-get inst
 # shellcheck disable=SC1091
 source "$PEERS_DIR/env.sh"
 
-echo "== building the apps example"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era --example apps); then fail "build"; finish; fi
+echo "== building the apps example, the era gateway and mcp-everything"
+if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era --example apps \
+    && cargo build -q -p mcp-era-gateway --bin mcp-era-gateway -p mcp-everything); then
+  fail "build"; finish
+fi
 BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/examples/apps"
+GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
+EVERYTHING="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 
 # Bundle the host page where its packages are; ES modules resolve from there.
 cp "$SCRIPT_DIR/host.mjs" "$NPM_DIR/mcp-era-apps-host.mjs"
@@ -58,9 +69,24 @@ wait_port() { # port: up to 10 s
   done
   return 1
 }
-SERVER_PID=""
-cleanup() { if [[ -n "$SERVER_PID" ]]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi; }
+SERVER_PID="" GATEWAY_PID=""
+stop() { # pid: stopped and waited for
+  if [[ -n "$1" ]]; then kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; fi
+}
+# The gateway first: it stops its stdio backend as it exits.
+cleanup() { stop "$GATEWAY_PID"; GATEWAY_PID=""; stop "$SERVER_PID"; SERVER_PID=""; }
 trap cleanup EXIT INT TERM
+
+# The host page against URL in the era's mode; its log and screenshot
+# under LABEL.
+browser_check() { # era label url
+  local era=$1 label=$2 url=$3 mode=pin
+  [[ $era == legacy ]] && mode=legacy
+  echo "== $label: host page in headless chromium against $url"
+  timeout "$STEP_TIMEOUT" node "$NPM_DIR/mcp-era-apps-run.mjs" --server "$url" \
+    --mode "$mode" --tool "$APPS_TOOL" --args "$APPS_ARGS" --initial "$APPS_INITIAL" --after "$APPS_AFTER" \
+    --page-dir "$OUT_DIR" --chromium "$CHROMIUM" --screenshot "$OUT_DIR/apps-$label.png" 2>&1 | tee "$OUT_DIR/run-$label.log"
+}
 
 # The example's counter App: show_counter's result is shown (0), the App's
 # button calls the app-only tool increment, and the App shows 1.
@@ -72,15 +98,45 @@ for era in modern legacy; do
   "$BIN" http "127.0.0.1:$PORT" >"$OUT_DIR/server-$era.log" 2>&1 &
   SERVER_PID=$!
   if ! wait_port "$PORT"; then fail "$era: server start" "see $OUT_DIR/server-$era.log"; cleanup; SERVER_PID=""; continue; fi
-  mode=pin; [[ $era == legacy ]] && mode=legacy
-  echo "== $era: host page in headless chromium against http://127.0.0.1:$PORT/mcp"
-  if timeout "$STEP_TIMEOUT" node "$NPM_DIR/mcp-era-apps-run.mjs" --server "http://127.0.0.1:$PORT/mcp" \
-      --mode "$mode" --tool "$APPS_TOOL" --args "$APPS_ARGS" --initial "$APPS_INITIAL" --after "$APPS_AFTER" \
-      --page-dir "$OUT_DIR" --chromium "$CHROMIUM" --screenshot "$OUT_DIR/apps-$era.png" 2>&1 | tee "$OUT_DIR/run-$era.log"; then
+  if browser_check "$era" "$era" "http://127.0.0.1:$PORT/mcp"; then
     pass "$era: the App rendered the tool result, and its own tool call reached the server ($OUT_DIR/apps-$era.png)"
   else
     fail "$era" "see $OUT_DIR/run-$era.log"
   fi
-  cleanup; SERVER_PID=""
+  cleanup
+done
+
+# The same App through the era gateway, one of two backends in its
+# composition: the example unprefixed (never), mcp-everything prefixed
+# (always). A fresh example server per era, as above.
+for era in modern legacy; do
+  label="gateway-$era"
+  PORT="$(free_port)"
+  "$BIN" http "127.0.0.1:$PORT" >"$OUT_DIR/server-$label.log" 2>&1 &
+  SERVER_PID=$!
+  if ! wait_port "$PORT"; then fail "$label: server start" "see $OUT_DIR/server-$label.log"; cleanup; continue; fi
+  CONFIG="$OUT_DIR/compose-$era.toml"
+  cat >"$CONFIG" <<TOML
+[[backend]]
+name = "counter"
+url = "http://127.0.0.1:$PORT/mcp"
+prefix = "never"
+
+[[backend]]
+name = "everything"
+command = "$EVERYTHING"
+args = ["stdio"]
+prefix = "always"
+TOML
+  FRONT="$(free_port)"
+  "$GATEWAY" --listen "127.0.0.1:$FRONT" --config "$CONFIG" >"$OUT_DIR/gateway-$era.log" 2>&1 &
+  GATEWAY_PID=$!
+  if ! wait_port "$FRONT"; then fail "$label: gateway start" "see $OUT_DIR/gateway-$era.log"; cleanup; continue; fi
+  if browser_check "$era" "$label" "http://127.0.0.1:$FRONT/mcp"; then
+    pass "$label: through the gateway's composition (never, beside an always backend) the App rendered the tool result, and its call of increment by bare name reached the server ($OUT_DIR/apps-$label.png)"
+  else
+    fail "$label" "see $OUT_DIR/run-$label.log and $OUT_DIR/gateway-$era.log"
+  fi
+  cleanup
 done
 finish

@@ -511,11 +511,41 @@ impl Backend {
     /// a legacy one was told its session's at `initialize`): the client's
     /// own that the gateway forwards ([`told_input`]), none when this
     /// session has nothing to ask the clients with.
+    ///
+    /// A modern backend is also told the client's extensions that it
+    /// declares and the front serves from it (an App host's
+    /// `io.modelcontextprotocol/ui`, so that its app-only tools are
+    /// listed to the App and to no one else); they ask nothing of the
+    /// client, so they are told without input too.
     pub(crate) fn told_for(&self, declared: &ClientCapabilities) -> Value {
-        match self.bridge {
+        let mut told = match self.bridge {
             Some(_) => told_input(declared),
             None => json!({}),
+        };
+        if let Some(extensions) = self.forwarded_extensions(declared)
+            && let Value::Object(told) = &mut told
+        {
+            told.insert("extensions".into(), extensions);
         }
+        told
+    }
+
+    /// The client's extensions (of `declared`) this modern backend
+    /// declares, less those the front serves itself (tasks, skills); none
+    /// for a legacy backend, whose extensions the front does not declare.
+    fn forwarded_extensions(&self, declared: &ClientCapabilities) -> Option<Value> {
+        let ByEra::Modern(capabilities) = self.client.capabilities() else {
+            return None;
+        };
+        let theirs = without_served_extensions(capabilities).extensions?;
+        let kept: serde_json::Map<String, Value> = declared
+            .extensions
+            .as_ref()?
+            .iter()
+            .filter(|(id, _)| theirs.contains_key(id.as_str()))
+            .filter_map(|(id, settings)| Some((id.clone(), serde_json::to_value(settings).ok()?)))
+            .collect();
+        (!kept.is_empty()).then_some(Value::Object(kept))
     }
 
     pub(crate) fn bridge(&self) -> Option<Arc<Bridge>> {

@@ -2,7 +2,8 @@
 //! over Streamable HTTP (several instances) and a legacy-only server in
 //! `sh` over stdio, under their prefixes; merged lists paged by the
 //! composite; calls routed by name; collisions refused at start; list
-//! changes handed on; clients of both eras.
+//! changes handed on; clients of both eras; an MCP App in `never` mode
+//! (its app-only tool listed to App hosts only, called by its bare name).
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 use std::collections::BTreeSet;
@@ -775,4 +776,137 @@ async fn a_list_is_read_again_only_when_it_may_have_changed() {
     all_tool_names(&composite).await;
     assert_eq!(lines(&kept), at_start + 2);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An MCP App as `mcp-era/examples/apps.rs` serves one: `show_counter`
+/// renders `ui://counter/app`, whose button calls `increment`, a tool
+/// only the App may use (listed only to clients with the extension).
+#[derive(mcp_era_server::McpServer, Default)]
+#[mcp(
+    name = "counter-app",
+    version = "1.0.0",
+    extension("io.modelcontextprotocol/ui")
+)]
+struct CounterApp {
+    count: std::sync::atomic::AtomicI64,
+}
+
+#[mcp_era_server::router]
+impl CounterApp {
+    /// Shows the counter.
+    #[tool(read_only, ui = "ui://counter/app")]
+    fn show_counter(&self) -> String {
+        self.count
+            .load(std::sync::atomic::Ordering::SeqCst)
+            .to_string()
+    }
+
+    /// Adds one; called by the App.
+    #[tool(ui = "ui://counter/app", visibility = ["app"])]
+    fn increment(&self) -> String {
+        let before = self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        (before + 1).to_string()
+    }
+
+    /// The App.
+    #[resource(ui = "ui://counter/app", name = "counter_app")]
+    fn app(&self) -> &'static str {
+        r#"<!doctype html><html><body><p id="result"></p><button id="call">+1</button></body></html>"#
+    }
+}
+
+/// The App server over Streamable HTTP on a loopback port, in a
+/// `[[backend]]` table named `counter` with `prefix = "never"`.
+async fn counter_app() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = mcp_era_server::http::HttpConfig::new(addr);
+    tokio::spawn(mcp_era_server::http::serve_listener(
+        Arc::new(CounterApp::default()),
+        listener,
+        config,
+    ));
+    format!("[[backend]]\nname = \"counter\"\nurl = \"http://{addr}/mcp\"\nprefix = \"never\"\n")
+}
+
+/// The tool names a client lists, every page.
+async fn listed_tools(client: &TestClient<Composite>) -> Vec<Value> {
+    let all = client
+        .client()
+        .list_all("tools/list", "tools")
+        .await
+        .unwrap();
+    all["tools"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn an_app_is_served_in_never_mode_beside_another_backend() {
+    const UI: &str = "io.modelcontextprotocol/ui";
+    for legacy in [false, true] {
+        // A fresh App per era: its counter starts at 0.
+        let file = [
+            counter_app().await,
+            everything("everything", "prefix = \"always\"").await,
+        ]
+        .concat();
+        let front = composite(&file).await.unwrap();
+        // The merged declaration carries the App's extension.
+        let declaration = front.declaration();
+        let extensions = declaration.capabilities().extensions.clone();
+        assert!(
+            extensions.is_some_and(|e| e.contains_key(UI)),
+            "legacy: {legacy}"
+        );
+
+        // A host without Apps is never offered the app-only tool.
+        let mut plain = TestClient::builder(front);
+        if legacy {
+            plain = plain.legacy();
+        }
+        let plain = plain.connect().await.unwrap();
+        let names: Vec<String> = listed_tools(&plain)
+            .await
+            .iter()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect();
+        assert!(names.iter().any(|n| n == "show_counter"), "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("everything__")));
+        assert!(!names.iter().any(|n| n == "increment"), "{names:?}");
+
+        // A host with Apps: the tool's `_meta.ui`, the App read through
+        // the front, and the App's call by the tool's bare name.
+        let front = composite(&file).await.unwrap();
+        let mut host = TestClient::builder(front).options(|options| options.declare_apps());
+        if legacy {
+            host = host.legacy();
+        }
+        let host = host.connect().await.unwrap();
+        let tools = listed_tools(&host).await;
+        let tool = |name: &str| {
+            tools
+                .iter()
+                .find(|tool| tool["name"] == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no {name} in {tools:?}"))
+        };
+        assert_eq!(
+            tool("show_counter")["_meta"]["ui"]["resourceUri"],
+            "ui://counter/app"
+        );
+        assert_eq!(
+            tool("increment")["_meta"]["ui"]["visibility"],
+            json!(["app"])
+        );
+        let app = host.client().read_app("ui://counter/app").await.unwrap();
+        assert!(app.html.contains(r#"id="call""#), "{}", app.html);
+        for expected in ["0", "1"] {
+            let name = if expected == "0" {
+                "show_counter"
+            } else {
+                "increment"
+            };
+            let text = host.call_tool_text(name, json!({})).await.unwrap();
+            assert_eq!(text, expected, "{name}, legacy: {legacy}");
+        }
+    }
 }
