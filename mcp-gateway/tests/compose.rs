@@ -908,5 +908,29 @@ async fn an_app_is_served_in_never_mode_beside_another_backend() {
             let text = host.call_tool_text(name, json!({})).await.unwrap();
             assert_eq!(text, expected, "{name}, legacy: {legacy}");
         }
+        // A plain client's list, which leaves the app-only tool out, does
+        // not take its name from its backend: called by that name, it is
+        // answered as the App's server answers it directly.
+        let (names, _) = all_tool_names(host.server()).await;
+        assert!(!names.iter().any(|n| n == "increment"), "{names:?}");
+        let call = json!({"name": "increment", "arguments": {}});
+        let answered = ask(host.server(), "tools/call", call).await;
+        assert_eq!(answered["result"]["content"][0]["text"], "2", "{answered}");
     }
+}
+
+#[tokio::test]
+async fn an_app_only_tool_two_backends_serve_is_refused_at_start() {
+    // Two Apps unprefixed, the second's model-visible tool hidden: only
+    // the app-only `increment` collides.
+    let second = counter_app()
+        .await
+        .replace("name = \"counter\"", "name = \"other\"")
+        + "tools = { exclude = [\"show_counter\"] }\n";
+    let file = [counter_app().await, second].concat();
+    let error = composite(&file).await.unwrap_err();
+    assert!(
+        error.contains(r#"backends "counter" and "other" both serve a tool named "increment""#),
+        "{error}"
+    );
 }

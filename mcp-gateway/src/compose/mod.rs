@@ -49,6 +49,9 @@ use kind::Kind;
 use crate::backend::BackendOptions;
 use crate::front::{Gateway, params_of};
 
+/// MCP Apps: a host declares the HTML profile it renders.
+const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
 /// Pages read from one backend for one merged list, at most: a backend
 /// whose cursors never end is cut off there.
 const MOST_PAGES: usize = 1000;
@@ -178,10 +181,31 @@ impl Composite {
     /// of them claim.
     async fn check_names(&self) -> Result<(), String> {
         // Declaring every kind of input the gateway forwards, the listing
-        // goes to the backend session each gateway started with.
+        // goes to the backend session each gateway started with; declaring
+        // the backends' extensions, it has what only their hosts see (an
+        // App's app-only tools).
+        let mut capabilities = crate::backend::all_input();
+        let extensions: Map<String, Value> = self
+            .merged_declaration()
+            .capabilities()
+            .extensions
+            .iter()
+            .flatten()
+            .map(|(id, _)| {
+                let settings = if id == APPS_EXTENSION {
+                    json!({"mimeTypes": ["text/html;profile=mcp-app"]})
+                } else {
+                    json!({})
+                };
+                (id.clone(), settings)
+            })
+            .collect();
+        if !extensions.is_empty() {
+            capabilities["extensions"] = Value::Object(extensions);
+        }
         let meta: RequestMetaObject = serde_json::from_value(json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": crate::backend::all_input()
+            "io.modelcontextprotocol/clientCapabilities": capabilities
         }))
         .map_err(|e| e.to_string())?;
         let ctx = RequestContext::new(RequestId::from(0), meta);
@@ -443,8 +467,10 @@ impl Composite {
         for (key, index, item) in listed {
             by_key.entry(key).or_default().push((index, item));
         }
-        // Owners that were asked and no longer list their key let it go.
-        known.retain(|key, owner| by_key.contains_key(key) || failed.contains(owner));
+        // A key this listing lacks stays its owner's: another audience may
+        // see it (an App's app-only tool), and if it is gone the owner
+        // answers for it. It goes to another backend only when that one
+        // lists it and the owner, asked, does not.
         let mut kept: Vec<(String, Value)> = Vec::with_capacity(by_key.len());
         for (key, mut claimants) in by_key {
             let owner = match known.get(&key) {
