@@ -195,18 +195,6 @@ pub(crate) fn told_input(declared: &ClientCapabilities) -> Value {
     Value::Object(told)
 }
 
-/// A modern backend's capabilities less the extensions our runtime would
-/// serve at the front from its own, empty, state (tasks and skills: their
-/// methods and `skill://` reads would never reach the backend). The
-/// backend's skill files stay readable as the resources it lists.
-fn without_served_extensions(mut capabilities: ServerCapabilities) -> ServerCapabilities {
-    if let Some(extensions) = capabilities.extensions.as_mut() {
-        extensions.remove(mcp_era_server::tasks::TASKS_EXTENSION);
-        extensions.remove(mcp_era_server::mcp_era_types::ext::skills::EXTENSION_ID);
-    }
-    capabilities
-}
-
 /// Where the backend is, so that it can be started (again).
 #[derive(Clone)]
 pub enum BackendSpec {
@@ -454,7 +442,9 @@ impl Backend {
             None => unnamed(),
         };
         let capabilities = match self.client.capabilities() {
-            ByEra::Modern(capabilities) => without_served_extensions(capabilities),
+            // Its extensions too: the front forwards their methods (tasks,
+            // skills) or passes their items through (Apps).
+            ByEra::Modern(capabilities) => capabilities,
             ByEra::Legacy(legacy) => forwarded_capabilities(&legacy),
         };
         let mut declaration = ServerDeclaration::new(info)
@@ -513,10 +503,10 @@ impl Backend {
     /// session has nothing to ask the clients with.
     ///
     /// A modern backend is also told the client's extensions that it
-    /// declares and the front serves from it (an App host's
-    /// `io.modelcontextprotocol/ui`, so that its app-only tools are
-    /// listed to the App and to no one else); they ask nothing of the
-    /// client, so they are told without input too.
+    /// declares (an App host's `io.modelcontextprotocol/ui`, so that its
+    /// app-only tools are listed to the App and to no one else; a tasks
+    /// client's, so that it may answer with a task); they ask nothing of
+    /// the client, so they are told without input too.
     pub(crate) fn told_for(&self, declared: &ClientCapabilities) -> Value {
         let mut told = match self.bridge {
             Some(_) => told_input(declared),
@@ -537,7 +527,7 @@ impl Backend {
         let ByEra::Modern(capabilities) = self.client.capabilities() else {
             return None;
         };
-        let theirs = without_served_extensions(capabilities).extensions?;
+        let theirs = capabilities.extensions?;
         let kept: serde_json::Map<String, Value> = declared
             .extensions
             .as_ref()?

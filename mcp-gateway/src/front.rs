@@ -22,6 +22,11 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use mcp_era_server::mcp_era_types::ext::skills::{
+    EXTENSION_ID as SKILLS_EXTENSION, RESOURCES_DIRECTORY_READ, SKILLS_GET, SKILLS_LIST,
+};
+use mcp_era_server::tasks::{TASK_METHODS, TASKS_EXTENSION};
+
 use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
 use crate::link::{Connection, Link, Shared};
 use crate::supervise::supervise;
@@ -335,13 +340,48 @@ impl Gateway {
         } else {
             result
         };
-        serde_json::from_value(result).map_err(|e| {
-            tracing::warn!(method, "the backend's result is not a valid one: {e}");
-            errors::internal_error(format!(
-                "the backend's result of {method} is not valid: {e}"
-            ))
-        })
+        checked(method, result)
     }
+}
+
+/// The backend's result of `method`, checked as `T`.
+pub(crate) fn checked<T: DeserializeOwned>(method: &str, result: Value) -> HandlerResult<T> {
+    serde_json::from_value(result).map_err(|e| {
+        tracing::warn!(method, "the backend's result is not a valid one: {e}");
+        errors::internal_error(format!(
+            "the backend's result of {method} is not valid: {e}"
+        ))
+    })
+}
+
+/// A `tools/call`'s reply from the backend's result: a task (the tasks
+/// extension's `CreateTaskResult`, which the core result types do not
+/// know) as it came, any other checked as a call's result.
+pub(crate) fn call_reply(result: Value, ctx: &RequestContext) -> HandlerResult<Reply> {
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return Reply::from_serialize(&result);
+    }
+    ctx.reply(checked::<CallToolResultResponseResult>(
+        "tools/call",
+        result,
+    )?)
+}
+
+/// Whether `method` is one of the extensions' methods the front forwards
+/// to a backend that declares the extension (tasks, skills).
+pub(crate) fn forwarded_extension(declaration: &ServerDeclaration, method: &str) -> bool {
+    let extension = if TASK_METHODS.contains(&method) {
+        TASKS_EXTENSION
+    } else if [SKILLS_LIST, SKILLS_GET, RESOURCES_DIRECTORY_READ].contains(&method) {
+        SKILLS_EXTENSION
+    } else {
+        return false;
+    };
+    declaration
+        .capabilities()
+        .extensions
+        .as_ref()
+        .is_some_and(|extensions| extensions.contains_key(extension))
 }
 
 /// What the front declares before a backend was ever up: the three lists
@@ -403,6 +443,21 @@ impl McpServer for Gateway {
         )
     }
 
+    /// A modern backend's tasks and skills: their methods are its own.
+    fn serves_method(&self, method: &str) -> bool {
+        forwarded_extension(&self.declaration(), method)
+    }
+
+    async fn handle_method(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Value> {
+        let params = params.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+        self.forward::<Value>(method, params, ctx).await
+    }
+
     async fn dispatch_capability(
         &self,
         request: ClientRequest,
@@ -414,10 +469,9 @@ impl McpServer for Gateway {
             ClientRequest::ListToolsRequest(_) => {
                 ctx.reply(self.forward::<ListToolsResult>(method, params, ctx).await?)
             }
-            ClientRequest::CallToolRequest(_) => ctx.reply(
-                self.forward::<CallToolResultResponseResult>(method, params, ctx)
-                    .await?,
-            ),
+            ClientRequest::CallToolRequest(_) => {
+                call_reply(self.forward::<Value>(method, params, ctx).await?, ctx)
+            }
             ClientRequest::ListResourcesRequest(_) => ctx.reply(
                 self.forward::<ListResourcesResult>(method, params, ctx)
                     .await?,

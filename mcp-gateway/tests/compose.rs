@@ -934,3 +934,90 @@ async fn an_app_only_tool_two_backends_serve_is_refused_at_start() {
         "{error}"
     );
 }
+
+/// The body of a modern request to `server` whose client declares
+/// `capabilities`.
+async fn ask_declaring(
+    server: &impl McpServer,
+    capabilities: Value,
+    method: &str,
+    mut params: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities
+    });
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    server
+        .handle_value(message, &MessageContext::stdio())
+        .await
+        .json()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_backends_tasks_and_skills_reach_it_through_the_composite() {
+    const TASKS: &str = "io.modelcontextprotocol/tasks";
+    const SKILLS: &str = "io.modelcontextprotocol/skills";
+    let file = [everything("a", "").await, sh("sh")].concat();
+    let composite = composite(&file).await.unwrap();
+    let declaration = composite.declaration();
+    let extensions = declaration.capabilities().extensions.clone().unwrap();
+    assert!(extensions.contains_key(TASKS) && extensions.contains_key(SKILLS));
+    let tasks_client = json!({"extensions": {TASKS: {}}});
+
+    // A call that becomes a task at its backend, then that task's state.
+    let call = json!({"name": "a__slow_compute", "arguments": {"seconds": 0.3}});
+    let created = ask_declaring(&composite, tasks_client.clone(), "tools/call", call).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut status = Value::Null;
+    for _ in 0..50 {
+        let got = ask_declaring(
+            &composite,
+            tasks_client.clone(),
+            "tasks/get",
+            json!({"taskId": task_id}),
+        )
+        .await;
+        status = got["result"]["status"].clone();
+        if status == "completed" {
+            break;
+        }
+        assert_eq!(status, "working", "{got}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, "completed");
+    // An id no backend gave is unknown, as the runtime answers it.
+    let unknown = ask_declaring(
+        &composite,
+        tasks_client,
+        "tasks/get",
+        json!({"taskId": "0123456789abcdef"}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    // Its skills are listed, got and read through the front.
+    let listed = ask(&composite, "skills/list", json!({})).await;
+    let skills = listed["result"]["skills"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!skills.is_empty(), "{listed}");
+    let uri = skills[0]["uri"].as_str().unwrap().to_owned();
+    let got = ask(&composite, "skills/get", json!({"uri": uri})).await;
+    assert_eq!(got["result"]["skill"]["uri"], uri, "{got}");
+    let read = ask(&composite, "resources/read", json!({"uri": uri})).await;
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.starts_with("---"), "{read}");
+    let missing = ask(
+        &composite,
+        "skills/get",
+        json!({"uri": "skill://none/SKILL.md"}),
+    )
+    .await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+}

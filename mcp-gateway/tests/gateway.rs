@@ -726,15 +726,26 @@ async fn a_backend_asking_without_end_or_with_a_huge_state_is_cut_off() {
 /// not declare the skills (or tasks) extension it would answer for from
 /// its own, empty, catalogue.
 #[tokio::test]
-async fn a_modern_backends_skill_files_are_read_at_the_backend() {
+async fn a_modern_backends_skills_are_its_own_through_the_gateway() {
     let gateway = http_gateway(EraMode::Modern).await;
-    let uri = "skill://git-workflow/SKILL.md";
-    let read = ask(&gateway, "resources/read", json!({"uri": uri})).await;
-    assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
     let discover = ask(&gateway, "server/discover", json!({})).await;
     let extensions = &discover["result"]["capabilities"]["extensions"];
     assert!(
-        extensions.get("io.modelcontextprotocol/skills").is_none(),
+        extensions.get("io.modelcontextprotocol/skills").is_some(),
         "{discover}"
     );
+    let uri = "skill://git-workflow/SKILL.md";
+    let listed = ask(&gateway, "skills/list", json!({})).await;
+    let skills = listed["result"]["skills"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(skills.iter().any(|skill| skill["uri"] == uri), "{listed}");
+    let got = ask(&gateway, "skills/get", json!({"uri": uri})).await;
+    assert_eq!(got["result"]["skill"]["uri"], uri, "{got}");
+    let read = ask(&gateway, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
+    let directory = json!({"uri": "skill://git-workflow/references"});
+    let children = ask(&gateway, "resources/directory/read", directory).await;
+    assert!(children["result"].is_object(), "{children}");
 }

@@ -46,7 +46,8 @@ impl Filters {
         match kind {
             Kind::Tools => self.tools.allows(key),
             Kind::Prompts => self.prompts.allows(key),
-            Kind::Resources | Kind::Templates => self.resources.allows(key),
+            // A skill is named by its `SKILL.md` resource's URI.
+            Kind::Resources | Kind::Templates | Kind::Skills => self.resources.allows(key),
         }
     }
 }

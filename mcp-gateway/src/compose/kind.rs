@@ -1,4 +1,4 @@
-//! The four lists a composite merges, and what names their items.
+//! The lists a composite merges, and what names their items.
 
 /// The lists a composite merges.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -7,6 +7,8 @@ pub(crate) enum Kind {
     Prompts,
     Resources,
     Templates,
+    /// The skills extension's `skills/list`.
+    Skills,
 }
 
 impl Kind {
@@ -20,6 +22,7 @@ impl Kind {
             Self::Prompts => "prompts/list",
             Self::Resources => "resources/list",
             Self::Templates => "resources/templates/list",
+            Self::Skills => "skills/list",
         }
     }
 
@@ -30,6 +33,7 @@ impl Kind {
             Self::Prompts => "prompts",
             Self::Resources => "resources",
             Self::Templates => "resourceTemplates",
+            Self::Skills => "skills",
         }
     }
 
@@ -37,7 +41,7 @@ impl Kind {
     pub(crate) fn key(self) -> &'static str {
         match self {
             Self::Tools | Self::Prompts => "name",
-            Self::Resources => "uri",
+            Self::Resources | Self::Skills => "uri",
             Self::Templates => "uriTemplate",
         }
     }

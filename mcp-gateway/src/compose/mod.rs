@@ -25,11 +25,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::join_all;
+use mcp_era_server::mcp_era_types::ext::skills::EXTENSION_ID as SKILLS_EXTENSION;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CallToolResultResponseResult, ClientRequest, CompleteResult, GetPromptResultResponseResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    ClientRequest, CompleteResult, GetPromptResultResponseResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     ReadResourceResultResponseResult, RequestId, RequestMetaObject, SubscriptionFilter,
 };
+use mcp_era_server::tasks::TASK_METHODS;
 use mcp_era_server::{
     Following, HandlerResult, McpServer, ParamHeader, Reply, RequestContext, ServerDeclaration,
     ServerEvent, ServerEvents, errors,
@@ -47,7 +49,10 @@ use catalogue::{Catalogue, Listing};
 use kind::Kind;
 
 use crate::backend::BackendOptions;
-use crate::front::{Gateway, params_of};
+use crate::front::{Gateway, call_reply, forwarded_extension, params_of};
+
+/// Where a skill's files are.
+const SKILL_SCHEME: &str = "skill://";
 
 /// MCP Apps: a host declares the HTML profile it renders.
 const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -71,6 +76,30 @@ impl Owners {
     }
 }
 
+/// How many task ids a composite remembers the backend of; the oldest
+/// are forgotten first (a task outliving that many newer ones is unknown).
+const MOST_TASKS: usize = 100_000;
+
+/// The member each task id came from, oldest first.
+#[derive(Default)]
+struct TaskOwners {
+    owners: HashMap<String, usize>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl TaskOwners {
+    fn learn(&mut self, task_id: &str, index: usize) {
+        if self.owners.insert(task_id.to_owned(), index).is_none() {
+            self.order.push_back(task_id.to_owned());
+        }
+        while self.order.len() > MOST_TASKS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.owners.remove(&oldest);
+            }
+        }
+    }
+}
+
 /// Several backends served as one (see the module's doc). Serve it as any
 /// [`McpServer`], with [`events`](Self::events) in the transport's config.
 pub struct Composite {
@@ -86,6 +115,8 @@ pub struct Composite {
     owners: Mutex<Owners>,
     /// The members' declarations it was merged from, and the merge.
     declaration: Mutex<(Vec<Arc<ServerDeclaration>>, Arc<ServerDeclaration>)>,
+    /// Which member made each task the front handed out.
+    tasks: Mutex<TaskOwners>,
     /// The tasks handing the members' events on; stopped with it.
     relays: Vec<tokio::task::AbortHandle>,
 }
@@ -164,6 +195,7 @@ impl Composite {
             patience,
             events,
             catalogue,
+            tasks: Mutex::default(),
             owners: Mutex::default(),
             declaration: Mutex::new((Vec::new(), placeholder)),
             relays,
@@ -262,6 +294,10 @@ impl Composite {
             Kind::Tools => capabilities.tools.is_some(),
             Kind::Prompts => capabilities.prompts.is_some(),
             Kind::Resources | Kind::Templates => capabilities.resources.is_some(),
+            Kind::Skills => capabilities
+                .extensions
+                .as_ref()
+                .is_some_and(|extensions| extensions.contains_key(SKILLS_EXTENSION)),
         }
     }
 
@@ -305,6 +341,9 @@ impl Composite {
             Kind::Resources | Kind::Templates => {
                 capabilities.resources.as_ref().and_then(|c| c.list_changed)
             }
+            // Skill changes are announced as resource list changes, which
+            // do not say whose: read afresh.
+            Kind::Skills => None,
         };
         announced == Some(true)
     }
@@ -605,6 +644,9 @@ impl Composite {
             if let Some(owner) = self.lock_owners().of(Kind::Resources, uri) {
                 return Ok(owner);
             }
+            if let Some(owner) = self.skill_owner(uri) {
+                return Ok(owner);
+            }
             let by_template = {
                 let owners = self.lock_owners();
                 owners
@@ -629,9 +671,67 @@ impl Composite {
             if attempt == 0 {
                 let _ = self.merged(Kind::Resources, json!({}), ctx).await;
                 let _ = self.merged(Kind::Templates, json!({}), ctx).await;
+                if uri.starts_with(SKILL_SCHEME) {
+                    let _ = self.merged(Kind::Skills, json!({}), ctx).await;
+                }
             }
         }
         Err(errors::resource_not_found(uri))
+    }
+
+    /// The member serving the skill `uri` is in (a file under the skill
+    /// whose `SKILL.md` URI shares the longest start with it), as the last
+    /// `skills/list` found them.
+    fn skill_owner(&self, uri: &str) -> Option<usize> {
+        if !uri.starts_with(SKILL_SCHEME) {
+            return None;
+        }
+        let owners = self.lock_owners();
+        owners
+            .by_kind
+            .get(Kind::Skills.method())?
+            .iter()
+            .filter_map(|(skill, &owner)| {
+                let root = skill.strip_suffix("SKILL.md")?;
+                (uri.starts_with(root) || uri == root.trim_end_matches('/'))
+                    .then_some((root.len(), owner))
+            })
+            .max()
+            .map(|(_, owner)| owner)
+    }
+
+    /// The member a request of the skills extension about `uri` goes to.
+    async fn route_skill(&self, uri: &str, ctx: &RequestContext) -> HandlerResult<usize> {
+        let index = match self.skill_owner(uri) {
+            Some(index) => index,
+            None => {
+                let _ = self.merged(Kind::Skills, json!({}), ctx).await;
+                match self.skill_owner(uri) {
+                    Some(index) => index,
+                    None if self.members.len() == 1 => 0,
+                    None => return Err(unknown(Kind::Skills, uri)),
+                }
+            }
+        };
+        if self.shown(index, Kind::Skills, uri, uri, ctx) {
+            Ok(index)
+        } else {
+            Err(unknown(Kind::Skills, uri))
+        }
+    }
+
+    /// The member that made task `task_id` (its `tools/call` answered a
+    /// task), or the one member.
+    fn task_owner(&self, task_id: &str) -> HandlerResult<usize> {
+        let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        match tasks.owners.get(task_id) {
+            Some(&index) => Ok(index),
+            None if self.members.len() == 1 => Ok(0),
+            // As the runtime answers an unknown task.
+            None => Err(errors::invalid_params(
+                "Failed to retrieve task: Task not found",
+            )),
+        }
     }
 
     /// Forwards `params` to member `index` and checks the result as `T`.
@@ -718,6 +818,7 @@ fn unknown(kind: Kind, name: &str) -> mcp_era_server::mcp_era_types::v2026_07_28
         Kind::Tools => errors::invalid_params(format!("Unknown tool: {name}")),
         Kind::Prompts => errors::invalid_params(format!("Unknown prompt: {name}")),
         Kind::Resources | Kind::Templates => errors::resource_not_found(name),
+        Kind::Skills => errors::invalid_params(format!("Unknown skill: {name}")),
     }
 }
 
@@ -816,6 +917,45 @@ impl McpServer for Composite {
         self.merged_declaration()
     }
 
+    /// The tasks and skills of the backends that declare them.
+    fn serves_method(&self, method: &str) -> bool {
+        forwarded_extension(&self.merged_declaration(), method)
+    }
+
+    async fn handle_method(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        ctx: &RequestContext,
+    ) -> HandlerResult<Value> {
+        let params = params.unwrap_or_else(|| Value::Object(Map::new()));
+        let index = if TASK_METHODS.contains(&method) {
+            let task_id = params
+                .get("taskId")
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    errors::invalid_params(format!("Invalid params for {method}: no taskId"))
+                })?;
+            self.task_owner(task_id)?
+        } else if method == Kind::Skills.method() {
+            let resources = &self.composition.members[0].filters.resources;
+            let unfiltered = self.composition.access.is_empty()
+                && resources.include.is_empty()
+                && resources.exclude.is_empty();
+            if self.members.len() == 1 && unfiltered {
+                0 // one backend's skills pass as they are, cursors and all
+            } else {
+                return self.merged(Kind::Skills, params, ctx).await;
+            }
+        } else {
+            let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+                errors::invalid_params(format!("Invalid params for {method}: no uri"))
+            })?;
+            self.route_skill(uri, ctx).await?
+        };
+        self.forward_to::<Value>(index, method, params, ctx).await
+    }
+
     async fn dispatch_capability(
         &self,
         request: ClientRequest,
@@ -844,13 +984,23 @@ impl McpServer for Composite {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();
                 let (index, bare) = self.route(Kind::Tools, &name, ctx).await?;
                 params["name"] = Value::String(bare);
-                let result = self
-                    .forward_to::<CallToolResultResponseResult>(index, method, params, ctx)
-                    .await;
+                let result = self.forward_to::<Value>(index, method, params, ctx).await;
                 // A call may change the lists; a backend's `list_changed`
                 // on another stream may come after its result.
                 self.catalogue.forget(index, &Kind::ALL);
-                ctx.reply(result?)
+                let result = result?;
+                if let Some(task_id) = result
+                    .get("resultType")
+                    .filter(|kind| *kind == "task")
+                    .and(result.get("taskId"))
+                    .and_then(Value::as_str)
+                {
+                    self.tasks
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .learn(task_id, index);
+                }
+                call_reply(result, ctx)
             }
             ClientRequest::GetPromptRequest(_) => {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();

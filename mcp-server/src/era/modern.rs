@@ -141,8 +141,12 @@ pub(crate) async fn modern_request<S: McpServer>(
     let meta = read_request_meta(envelope.params)?;
     let call = envelope.call();
     checks_after_meta(server, declaration, ctx, header, &meta, &call).await?;
-    // The extension's methods have no generated request types.
-    if crate::features::tasks::TASK_METHODS.contains(&envelope.method) {
+    // The extension's methods have no generated request types. A server
+    // that claims them (a proxy) answers them itself, below.
+    let task = crate::features::tasks::TASK_METHODS.contains(&envelope.method);
+    let skill = crate::features::skills::SKILL_METHODS.contains(&envelope.method);
+    let by_hand = (task || skill) && server.serves_method(envelope.method);
+    if task && !by_hand {
         return crate::features::tasks::handle_method(
             declaration,
             detach,
@@ -154,7 +158,7 @@ pub(crate) async fn modern_request<S: McpServer>(
         )
         .await;
     }
-    if crate::features::skills::SKILL_METHODS.contains(&envelope.method) {
+    if skill && !by_hand {
         let result =
             crate::features::skills::handle_method(declaration, envelope.method, envelope.params)?;
         return finished_reply(
@@ -164,7 +168,7 @@ pub(crate) async fn modern_request<S: McpServer>(
             ctx.server_info_in_results,
         );
     }
-    if !is_known_method(envelope.method) {
+    if by_hand || !is_known_method(envelope.method) {
         // `check_method` let it through: the server answers it itself.
         let request_ctx = request_context(declaration, id.clone(), meta, ctx);
         let params = envelope.params.cloned();
@@ -238,9 +242,11 @@ async fn run_modern<S: McpServer>(
         }
         _ => Ok(None),
     };
-    // Skill files (skills extension) are served from the catalogue.
+    // Skill files (skills extension) are served from the catalogue, unless
+    // the server serves the extension itself.
     if let Ok(None) = &route
         && let ClientRequest::ReadResourceRequest(read) = &*request
+        && !server.serves_method(mcp_era_types::ext::skills::SKILLS_GET)
         && let Some(result) = crate::features::skills::read_resource(declaration, &read.params.uri)
     {
         return finished_reply(declaration, method, result?, ctx.server_info_in_results);

@@ -53,8 +53,13 @@ pub trait McpServer: Send + Sync + Sized {
     /// modern request for it then passes the gate (version, `_meta`) and
     /// goes to [`handle_method`](Self::handle_method), and so does one in a
     /// legacy session (with the session's version and capabilities in its
-    /// `_meta`); otherwise it is answered `-32601`. Never asked for a
-    /// method the runtime knows.
+    /// `_meta`); otherwise it is answered `-32601`. Of the methods the
+    /// runtime knows, asked only for those of the tasks and skills
+    /// extensions: a server that claims them (a proxy forwarding them)
+    /// answers them, and the runtime's own engine for the extension stays
+    /// out (claiming `skills/get` also keeps `skill://` reads from the
+    /// declaration's catalogue; the runtime makes a task of a `tools/call`
+    /// only for a tool whose `tool_task_support` says it may be one).
     fn serves_method(&self, method: &str) -> bool {
         let _ = method;
         false
