@@ -39,8 +39,9 @@
 #     elicitation, which it did not declare, is refused (exit 1), never asked.
 #
 # Last, the official conformance suite's server scenarios of both eras
-# against the gateway's HTTP front in front of `mcp-everything stdio
-# --modern-only` (the ones left out, and why, are named there).
+# against the gateway's HTTP front serving `mcp-everything stdio
+# --modern-only` as a one-backend composition in `never` mode (the ones
+# left out, and why, are named there).
 #
 # GATEWAY_BIN and EVERYTHING_BIN name prebuilt binaries; without them both
 # are built (cargo build -p mcp-era-gateway -p mcp-everything). With
@@ -318,8 +319,10 @@ stop_backends
 
 # ---- 3. the official suite through the HTTP front, both eras -----------------
 # In front of `mcp-everything stdio --modern-only` (the stdio→HTTP bridge
-# for the 2026-07-28 scenarios). Left out: the tasks extension's scenarios
-# (the gateway does not forward tasks), the two 2025-11-25 elicitation
+# for the 2026-07-28 scenarios), as a composition of that one backend in
+# `never` mode (issue 48: the same checks pass as directly; a composite
+# wraps the single-backend gateway, so this covers both). Left out: the
+# two 2025-11-25 elicitation
 # scenarios whose fixture tools ask with a raw legacy request, which a
 # modern-only server cannot send, and `server-sse-polling` (the backend
 # closes its own stream, not the front's: nothing left to check);
@@ -334,8 +337,9 @@ LEGACY_SCENARIOS="server-initialize server-session-lifecycle logging-set-level p
   dns-rebinding-protection"
 # Of the 2026-07-28 scenarios, those where the hop does more than relay a
 # result (MRTR rounds passed through, headers, streams, the stateless
-# rules); the plain content relays run above in the legacy era, and
-# interop/gateway-conformance.sh runs the whole list.
+# rules, the tasks extension's methods forwarded); the plain content
+# relays run above in the legacy era, and interop/gateway-conformance.sh
+# runs the whole list.
 MODERN_SCENARIOS="server-stateless caching http-custom-header-server-validation
   http-header-validation input-required-result-basic-elicitation
   input-required-result-basic-list-roots input-required-result-basic-sampling
@@ -346,14 +350,26 @@ MODERN_SCENARIOS="server-stateless caching http-custom-header-server-validation
   input-required-result-tampered-state input-required-result-unsupported-methods
   input-required-result-validate-input sep-2164-resource-not-found server-sse-multiple-streams
   tools-call-with-progress"
+# The tasks extension's scenarios (off the spec's timeline: --force).
+TASKS_SCENARIOS="tasks-capability-negotiation tasks-dispatch-and-envelope tasks-lifecycle
+  tasks-mrtr-composition tasks-mrtr-input tasks-request-headers tasks-request-state-removal
+  tasks-required-task-error tasks-status-notifications tasks-wire-fields"
 front_port="$(port)"
 URL="http://localhost:$front_port/mcp"
-"$GATEWAY" --listen "127.0.0.1:$front_port" -- "$EVERYTHING" stdio --modern-only \
+cat >"$WORK/one-backend.toml" <<EOF
+[[backend]]
+name = "everything"
+command = "$EVERYTHING"
+args = ["stdio", "--modern-only"]
+prefix = "never"
+EOF
+"$GATEWAY" --listen "127.0.0.1:$front_port" --config "$WORK/one-backend.toml" \
   2>"$WORK/gateway-conformance.log" &
 PIDS+=($!)
 if wait_http "$URL"; then
   run_era 2025-11-25 "$LEGACY_SCENARIOS"
   run_era 2026-07-28 "$MODERN_SCENARIOS"
+  run_era 2026-07-28 "$TASKS_SCENARIOS" --force
 else
   record "conformance gateway" fail "(not serving; $(tail -3 "$WORK/gateway-conformance.log" | tr '\n' ' '))"
 fi

@@ -16,12 +16,12 @@ finish() {
 }
 
 # The official suite's server scenarios against $URL, each recorded.
-run_era() { # ERA "SCENARIO..."
-  local era="$1" scenarios="$2" scenario log summary
+run_era() { # ERA "SCENARIO..." [--force: extension scenarios, off the spec's timeline]
+  local era="$1" scenarios="$2" scenario log summary force=("${@:3}")
   for scenario in $scenarios; do
     log="$WORK/$era-$scenario.txt"
     (cd "$PEERS_NPM_DIR" && timeout "$STEP_TIMEOUT" ./node_modules/.bin/conformance server \
-      --url "$URL" --scenario "$scenario" --spec-version "$era") >"$log" 2>&1
+      --url "$URL" --scenario "$scenario" --spec-version "$era" "${force[@]}") >"$log" 2>&1
     local status=$?
     summary="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed' "$log" | tail -1)"
     if [[ $status -eq 0 && "$summary" == *", 0 failed" ]]; then
