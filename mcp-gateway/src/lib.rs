@@ -35,6 +35,7 @@ mod bridge;
 mod calls;
 mod compose;
 mod front;
+mod instances;
 mod link;
 mod notes;
 mod resources;
@@ -49,4 +50,5 @@ pub use compose::{
     PrefixMode, Selector,
 };
 pub use front::Gateway;
+pub use instances::{FORWARDED_BY, Instances};
 pub use mcp_era_client::EraMode;
