@@ -29,9 +29,9 @@ use serde_json::{Value, json};
 /// forwarded it. A request carrying it is never forwarded again.
 pub const FORWARDED_BY: &str = "mcp-gateway-forwarded-by";
 
-/// The most of a peer's answer read (a result as large as the runtime's
-/// own request bound).
-const MOST_ANSWER_BYTES: usize = 4 << 20;
+/// The most of a peer's answer read: room for a large resource read,
+/// a bound on what one peer can make this process hold.
+const MOST_ANSWER_BYTES: usize = 32 << 20;
 
 /// This gateway process's instance id and the HTTP fronts of the other
 /// instances (its peers), shared by every backend session and member of a
@@ -280,7 +280,7 @@ impl Instances {
         let response = client
             .request(request)
             .await
-            .map_err(|e| Unreached(format!("{e}")))?;
+            .map_err(|e| Unreached(chain(&e)))?;
         let status = response.status();
         let sse = response
             .headers()
@@ -408,6 +408,19 @@ fn check_id(id: &str) -> Result<(), String> {
             "bad instance id {id:?}: 1 to 64 of A-Z a-z 0-9 _ -"
         ))
     }
+}
+
+/// `error` and its sources, `: `-separated (hyper's own message is only
+/// "client error (Connect)"; the cause is in its sources).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -220,6 +220,8 @@ async fn an_instance_that_cannot_reach_the_holder_refuses_retryably() {
     let refused = ask_declaring(&with_dead, "tools/call", retry.clone(), elicitation.clone()).await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     assert_eq!(refused["error"]["data"]["heldBy"], "a", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("refused"), "the cause is named: {message}");
 
     // The round is still A's to complete.
     let done = ask_declaring(&a, "tools/call", retry, elicitation).await;
