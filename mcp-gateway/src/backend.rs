@@ -16,6 +16,7 @@ use mcp_era_server::{ServerDeclaration, errors};
 use serde_json::{Value, json};
 
 use crate::bridge::Bridge;
+use crate::instances::Instances;
 use crate::notes::{Notes, NotesSlot};
 use crate::translate::{legacy_params, modern_error};
 
@@ -74,6 +75,13 @@ pub struct BackendOptions {
     /// Whether a backend that exits, or cannot be started, is started
     /// again (after a growing delay).
     pub restart: Restart,
+    /// This gateway process's instance id and its peers (`--instance`,
+    /// `--peer`): the `requestState` of a legacy backend's round names the
+    /// instance holding the call, and a retry reaching another instance is
+    /// forwarded to it when it is a peer, else refused with a retryable
+    /// error. The default is a random id and no peers. Give every backend
+    /// session and composition member of one process the same.
+    pub instances: Instances,
 }
 
 /// Whether a backend is started again when it is gone.
@@ -104,6 +112,7 @@ impl Default for BackendOptions {
             #[cfg(feature = "auth")]
             oauth: None,
             restart: Restart::Always,
+            instances: Instances::default(),
         }
     }
 }
@@ -342,6 +351,8 @@ pub struct Backend {
     /// Whether the backend is reached over HTTP, where a legacy server's
     /// requests come on the stream of the call they belong to.
     over_http: bool,
+    /// The instance minting the `requestState` of its rounds.
+    instances: Instances,
     /// The task following a modern backend's list changes, ended with
     /// this connection (its listen stream would otherwise outlive it, and
     /// keep publishing what a newer connection publishes too).
@@ -375,6 +386,7 @@ impl Backend {
             request_timeout: options.request_timeout,
             input_timeout: options.input_timeout,
             over_http,
+            instances: options.instances.clone(),
             follower: std::sync::Mutex::default(),
         }
     }
@@ -545,6 +557,12 @@ impl Backend {
     /// How long a call that asked the front's client for input waits.
     pub(crate) fn input_timeout(&self) -> Duration {
         self.input_timeout
+    }
+
+    /// The gateway instance this backend session serves (see
+    /// [`BackendOptions::instances`]).
+    pub fn instances(&self) -> &Instances {
+        &self.instances
     }
 
     /// Sends a modern request's `method` and `params`, in the backend's

@@ -28,6 +28,7 @@ use mcp_era_server::mcp_era_types::ext::skills::{
 use mcp_era_server::tasks::{TASK_METHODS, TASKS_EXTENSION};
 
 use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
+use crate::instances::{self, Instances};
 use crate::link::{Connection, Link, Shared};
 use crate::supervise::supervise;
 use crate::translate::{modern_result, with_client_meta};
@@ -45,6 +46,8 @@ pub struct Gateway {
     home: Mutex<Option<Home>>,
     /// The other backend sessions, when requests may need them.
     sessions: Option<Sessions>,
+    /// This process's instance id and peers (see `instances`).
+    instances: Instances,
 }
 
 /// The backend session started with the gateway (to learn the backend's
@@ -154,6 +157,7 @@ impl Gateway {
         let placeholder = ServerDeclaration::new(crate::backend::unnamed());
         let shared = Shared::new(placeholder, Link::Connecting);
         let patience = backend.patience();
+        let instances = backend.instances().clone();
         shared.attach(backend).await;
         let home = Home {
             input: String::new(),
@@ -165,6 +169,7 @@ impl Gateway {
             patience,
             home: Mutex::new(Some(home)),
             sessions: None,
+            instances,
         }
     }
 
@@ -193,6 +198,7 @@ impl Gateway {
         }
         let (stop, stopped) = oneshot::channel();
         let patience = options.request_timeout;
+        let instances = options.instances.clone();
         let sessions = Sessions {
             spec: spec.clone(),
             options: options.clone(),
@@ -211,6 +217,7 @@ impl Gateway {
             patience,
             home: Mutex::new(Some(home)),
             sessions: Some(sessions),
+            instances,
         }
     }
 
@@ -273,6 +280,36 @@ impl Gateway {
         drop(home);
         let key = SessionKey { principal, input };
         sessions.link(&self.shared, key)
+    }
+
+    /// The answer to a retry of a round another gateway instance holds
+    /// (forwarded to it, or refused: see `instances`), as the front got it;
+    /// `None` when this instance serves the request. A modern backend's
+    /// `requestState` is its own (a gateway in front of it mints ours), so
+    /// it always reaches the backend.
+    pub(crate) async fn held_elsewhere(
+        &self,
+        method: &str,
+        params: &Value,
+        ctx: &RequestContext,
+    ) -> Option<HandlerResult<Value>> {
+        if !may_ask(method) || self.modern_backend() {
+            return None;
+        }
+        self.instances
+            .take_over(method, params, ctx, self.patience)
+            .await
+    }
+
+    /// Whether the backend was modern when first reached.
+    fn modern_backend(&self) -> bool {
+        match &self.sessions {
+            Some(sessions) => sessions.modern,
+            None => match &*self.shared.link.borrow() {
+                Link::Up(connection) => connection.backend.era() == Era::Modern,
+                Link::Connecting | Link::Down(_) => false,
+            },
+        }
     }
 
     fn lock_home(&self) -> MutexGuard<'_, Option<Home>> {
@@ -465,6 +502,9 @@ impl McpServer for Gateway {
     ) -> HandlerResult<Reply> {
         let method = request.method();
         let params = params_of(&request)?;
+        if let Some(answer) = self.held_elsewhere(method, &params, ctx).await {
+            return instances::reply(method, answer?, ctx);
+        }
         match request {
             ClientRequest::ListToolsRequest(_) => {
                 ctx.reply(self.forward::<ListToolsResult>(method, params, ctx).await?)

@@ -28,6 +28,10 @@
 //! feature an HTTP backend is reached with the gateway's own OAuth grant
 //! ([`BackendOptions`]' `oauth`), and the front is protected as any of our
 //! HTTP servers is (`HttpConfig::auth`); no token crosses the gateway.
+//! Several gateway processes behind one balancer complete each other's
+//! rounds: a legacy backend's `requestState` names the [`Instances`] id
+//! holding the call, and a retry reaching another instance is forwarded to
+//! it (a configured peer) or refused with a retryable error.
 //! `docs/gateway.md` has the rules per method and argues the choices.
 
 mod backend;
@@ -35,6 +39,7 @@ mod bridge;
 mod calls;
 mod compose;
 mod front;
+mod instances;
 mod link;
 mod notes;
 mod resources;
@@ -49,4 +54,5 @@ pub use compose::{
     PrefixMode, Selector,
 };
 pub use front::Gateway;
+pub use instances::{FORWARDED_BY, Instances};
 pub use mcp_era_client::EraMode;

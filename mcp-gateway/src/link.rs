@@ -70,7 +70,15 @@ impl Shared {
         let rounds = backend
             .bridge()
             .filter(|_| backend.era() == Era::Legacy)
-            .map(|bridge| Rounds::new(bridge, backend.input_timeout(), backend.names_calls()));
+            .map(|bridge| {
+                let instances = backend.instances().clone();
+                Rounds::new(
+                    bridge,
+                    backend.input_timeout(),
+                    backend.names_calls(),
+                    instances,
+                )
+            });
         let backend = Arc::new(backend);
         let connection = Connection {
             backend: Arc::clone(&backend),

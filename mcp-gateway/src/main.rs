@@ -6,13 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_era_gateway::{
-    BackendOptions, BackendSpec, Composite, Composition, EraMode, Gateway, Restart,
+    BackendOptions, BackendSpec, Composite, Composition, EraMode, Gateway, Instances, Restart,
 };
 use mcp_era_server::http::{self, HttpConfig};
 use mcp_era_server::stdio;
 use mcp_era_server::{McpServer, ServerEvents};
 
 const USAGE: &str = "usage: mcp-era-gateway [--listen ADDR [--stdio]] [--timeout SECONDS] [--input-timeout SECONDS] [--backend-era auto|legacy|modern] [--no-input] [--one-session] [--no-restart] [--per-principal N]
+                       [--instance ID] [--peer ID=URL]...
                        [--oauth-issuer URL --oauth-resource URL [--oauth-scope SCOPE]...]
                        [--backend-client-id ID (--backend-client-secret-env VAR | --backend-private-key FILE | --backend-workload-token FILE)]
                        (--url URL | -- COMMAND [ARGS...] | --config FILE)
@@ -50,6 +51,16 @@ start is an error naming both; docs/gateway.md has the rules.
 --per-principal N gives each front principal (the OAuth subject with
 --oauth-issuer) backend sessions of its own, at most N kept.
 
+Several instances behind one load balancer: --instance ID (A-Z a-z 0-9
+_ -; default a random 8-hex id, logged at start) names this process in
+the requestState of a legacy backend's input rounds, and each --peer
+ID=URL gives another instance's HTTP front (http://host:port/mcp). A
+retry whose round another instance holds is forwarded to that peer's
+front (once: a forwarded request is never forwarded again) and its
+answer returned; one held by an unknown or unreachable instance gets a
+retryable -32602 naming it. A modern backend's own requestState passes
+through untouched.
+
 OAuth (feature auth) at each hop, never one token for both:
 --oauth-issuer and --oauth-resource make the HTTP front a resource
 server accepting the issuer's JWTs for that resource (--oauth-scope: a
@@ -72,6 +83,28 @@ struct Args {
     config: Option<String>,
     front_auth: FrontAuth,
     backend_auth: BackendAuth,
+}
+
+/// The `--instance` and `--peer` flags, checked once all are read.
+#[derive(Default)]
+struct InstanceFlags {
+    id: Option<String>,
+    peers: Vec<(String, String)>,
+}
+
+impl InstanceFlags {
+    fn build(self) -> Result<Instances, String> {
+        let mut instances = match self.id {
+            Some(id) => Instances::new(id).map_err(|e| format!("--instance: {e}"))?,
+            None => Instances::random(),
+        };
+        for (id, url) in self.peers {
+            instances = instances
+                .with_peer(id, &url)
+                .map_err(|e| format!("--peer: {e}"))?;
+        }
+        Ok(instances)
+    }
 }
 
 /// The `--oauth-*` flags: the HTTP front as a resource server.
@@ -110,6 +143,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         front_auth: FrontAuth::default(),
         backend_auth: BackendAuth::default(),
     };
+    let mut instance = InstanceFlags::default();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -163,6 +197,17 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 };
                 *slot = Some(value);
             }
+            "--instance" => instance.id = Some(rest.next().ok_or("--instance needs ID")?.clone()),
+            "--peer" => {
+                let value = rest.next().ok_or("--peer needs ID=URL")?;
+                let (id, url) = value
+                    .split_once('=')
+                    .ok_or(format!("bad --peer {value:?}: ID=URL"))?;
+                if instance.peers.iter().any(|(known, _)| known == id) {
+                    return Err(format!("--peer {id} given twice"));
+                }
+                instance.peers.push((id.to_owned(), url.to_owned()));
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -186,6 +231,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         }
         _ => {}
     }
+    parsed.options.instances = instance.build()?;
     let front = &parsed.front_auth;
     if front.issuer.is_some() != front.resource.is_some()
         || (!front.scopes.is_empty() && front.issuer.is_none())
@@ -293,6 +339,13 @@ fn seconds(name: &str, value: Option<&String>) -> Result<Duration, String> {
 }
 
 async fn run(mut args: Args) -> Result<(), String> {
+    let instances = &args.options.instances;
+    let peers: Vec<&str> = instances.peers().collect();
+    tracing::info!(
+        instance = instances.id(),
+        ?peers,
+        "gateway instance (its rounds' requestState names it)"
+    );
     if let Some(path) = args.config.take() {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("--config {path}: {e}"))?;
         let composition =

@@ -5,8 +5,9 @@
 //! Our client answers the backend through [`Bridge`] (see `bridge`), which
 //! hands each request to the front call it belongs to; that call answers
 //! its own client `input_required` with the requests and a `requestState`
-//! naming the pending backend call, and the client's retry carries the
-//! answers back. Over HTTP our client says
+//! naming the pending backend call (and the gateway instance holding it:
+//! a retry reaching another instance is forwarded here, see `instances`),
+//! and the client's retry carries the answers back. Over HTTP our client says
 //! which call a request belongs to
 //! ([`call_tag`](mcp_era_client::handler::call_tag)), so calls run side by
 //! side. A legacy stdio backend's request names no call, so there the calls
@@ -29,6 +30,7 @@ use tokio::task::JoinHandle;
 use crate::backend::Backend;
 use crate::bridge::{Ask, Bridge, lock};
 use crate::calls::CallRoutes;
+use crate::instances::Instances;
 
 /// How the backend's requests find a call.
 enum Seat {
@@ -154,13 +156,21 @@ pub(crate) struct Rounds {
     pending: Arc<Mutex<HashMap<String, Pending>>>,
     /// How long a call waits for its client's retry.
     patience: Duration,
+    /// Names this process in the `requestState` handles (see `instances`).
+    instances: Instances,
 }
 
 impl Rounds {
     /// Rounds over `bridge`; `tagged` when the backend's requests say
     /// which call they belong to (no lane is needed then).
-    pub(crate) fn new(bridge: Arc<Bridge>, patience: Duration, tagged: bool) -> Self {
+    pub(crate) fn new(
+        bridge: Arc<Bridge>,
+        patience: Duration,
+        tagged: bool,
+        instances: Instances,
+    ) -> Self {
         Self {
+            instances,
             bridge,
             lane: (!tagged).then(Arc::default),
             pending: Arc::default(),
@@ -231,7 +241,7 @@ impl Rounds {
         match pending.next(&capabilities).await {
             Next::Done(result) => result,
             Next::Input(requests) => {
-                let state = random_state()?;
+                let state = self.instances.mint()?;
                 lock(&self.pending).insert(state.clone(), pending);
                 self.expire_later(state.clone());
                 Ok(json!({
@@ -258,13 +268,4 @@ impl Rounds {
             }
         });
     }
-}
-
-/// A `requestState`: 128 random bits, naming a pending call in this
-/// process (unguessable, so no client can answer another's call).
-fn random_state() -> Result<String, ErrorObject> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| errors::internal_error(format!("no randomness for a requestState: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

@@ -227,7 +227,7 @@ fn run(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["--bogus", "--", "true"], "unknown argument \"--bogus\""),
         (
             &[],
@@ -274,6 +274,26 @@ fn usage_errors_exit_2_with_the_reason_and_the_usage_on_stderr() {
         (
             &["--backend-client-id", "gw", "--", "true"],
             "--backend-client-id authorizes an HTTP backend: it needs --url",
+        ),
+        (
+            &["--instance", "a.b", "--", "true"],
+            "--instance: bad instance id \"a.b\"",
+        ),
+        (&["--peer", "b", "--", "true"], "bad --peer \"b\": ID=URL"),
+        (
+            &[
+                "--instance",
+                "a",
+                "--peer",
+                "a=http://h:1/mcp",
+                "--",
+                "true",
+            ],
+            "--peer: peer \"a\" is this instance's own id",
+        ),
+        (
+            &["--peer", "b=https://h:1/mcp", "--", "true"],
+            "--peer: peer b: \"https://h:1/mcp\" is not an http://host:port/path URL",
         ),
     ];
     for (args, reason) in cases {

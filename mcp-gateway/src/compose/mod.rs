@@ -54,6 +54,7 @@ use relay::Relay;
 
 use crate::backend::BackendOptions;
 use crate::front::{Gateway, call_reply, forwarded_extension, params_of};
+use crate::instances;
 
 /// MCP Apps: a host declares the HTML profile it renders.
 const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -271,6 +272,22 @@ impl Composite {
         self.members[index].forward(method, params, ctx).await
     }
 
+    /// The answer to a retry of a round another gateway instance holds
+    /// for member `index`, forwarded with the front's own `params` (the
+    /// peer serves the same composition, so it routes the front's names
+    /// as this one does); `None` when this instance serves it.
+    async fn held_elsewhere(
+        &self,
+        index: usize,
+        method: &str,
+        params: &Value,
+        ctx: &RequestContext,
+    ) -> Option<HandlerResult<Value>> {
+        self.members[index]
+            .held_elsewhere(method, params, ctx)
+            .await
+    }
+
     /// A slot of member `index`'s requests in flight, when it has a bound:
     /// waited for up to its timeout, so that a slow backend holds its own
     /// requests back and nobody else's.
@@ -428,6 +445,9 @@ impl McpServer for Composite {
             ClientRequest::CallToolRequest(_) => {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();
                 let (index, bare) = self.route(Kind::Tools, &name, ctx).await?;
+                if let Some(answer) = self.held_elsewhere(index, method, &params, ctx).await {
+                    return instances::reply(method, answer?, ctx);
+                }
                 params["name"] = Value::String(bare);
                 let result = self.forward_to::<Value>(index, method, params, ctx).await;
                 // A call may change the lists; a backend's `list_changed`
@@ -450,6 +470,9 @@ impl McpServer for Composite {
             ClientRequest::GetPromptRequest(_) => {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();
                 let (index, bare) = self.route(Kind::Prompts, &name, ctx).await?;
+                if let Some(answer) = self.held_elsewhere(index, method, &params, ctx).await {
+                    return instances::reply(method, answer?, ctx);
+                }
                 params["name"] = Value::String(bare);
                 ctx.reply(
                     self.forward_to::<GetPromptResultResponseResult>(index, method, params, ctx)
@@ -459,6 +482,9 @@ impl McpServer for Composite {
             ClientRequest::ReadResourceRequest(_) => {
                 let uri = params["uri"].as_str().unwrap_or_default().to_owned();
                 let index = self.route_uri(&uri, ctx).await?;
+                if let Some(answer) = self.held_elsewhere(index, method, &params, ctx).await {
+                    return instances::reply(method, answer?, ctx);
+                }
                 ctx.reply(
                     self.forward_to::<ReadResourceResultResponseResult>(index, method, params, ctx)
                         .await?,
