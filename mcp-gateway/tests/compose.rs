@@ -998,26 +998,74 @@ async fn a_backends_tasks_and_skills_reach_it_through_the_composite() {
     .await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
-    // Its skills are listed, got and read through the front.
+    // Its skills are listed, got and read through the front, under its
+    // name as their first path segment.
+    let uri = "skill://a/git-workflow/SKILL.md";
     let listed = ask(&composite, "skills/list", json!({})).await;
     let skills = listed["result"]["skills"]
         .as_array()
         .cloned()
         .unwrap_or_default();
-    assert!(!skills.is_empty(), "{listed}");
-    let uri = skills[0]["uri"].as_str().unwrap().to_owned();
+    let entry = skills.iter().find(|skill| skill["uri"] == uri);
+    let entry = entry.unwrap_or_else(|| panic!("no {uri} in {listed}"));
+    assert_eq!(entry["frontmatter"]["name"], "git-workflow");
+    let files = entry["resources"].as_array().unwrap();
+    assert!(
+        files.iter().all(|file| file["uri"]
+            .as_str()
+            .is_some_and(|file| file.starts_with("skill://a/git-workflow/"))),
+        "{entry}"
+    );
     let got = ask(&composite, "skills/get", json!({"uri": uri})).await;
     assert_eq!(got["result"]["skill"]["uri"], uri, "{got}");
     let read = ask(&composite, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
     let text = read["result"]["contents"][0]["text"]
         .as_str()
         .unwrap_or_default();
     assert!(text.starts_with("---"), "{read}");
-    let missing = ask(
-        &composite,
-        "skills/get",
-        json!({"uri": "skill://none/SKILL.md"}),
-    )
-    .await;
-    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    let directory = json!({"uri": "skill://a/git-workflow/references"});
+    let children = ask(&composite, "resources/directory/read", directory).await;
+    let child = children["result"]["resources"][0]["uri"].as_str();
+    assert!(
+        child.is_some_and(|child| child.starts_with("skill://a/git-workflow/references/")),
+        "{children}"
+    );
+    // Neither a skill no backend has, nor a prefixed one by its own URI.
+    for missing in ["skill://none/SKILL.md", "skill://git-workflow/SKILL.md"] {
+        let answer = ask(&composite, "skills/get", json!({"uri": missing})).await;
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
+}
+
+#[tokio::test]
+async fn two_backends_skills_of_one_name_are_both_served_under_their_prefixes() {
+    let file = [
+        everything("a", "").await,
+        everything("b", "").await,
+        everything("plain", "prefix = \"never\"").await,
+    ]
+    .concat();
+    let composite = composite(&file).await.unwrap();
+    let listed = ask(&composite, "skills/list", json!({})).await;
+    let uris: Vec<&str> = listed["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|skill| skill["uri"].as_str())
+        .filter(|uri| uri.ends_with("git-workflow/SKILL.md"))
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://a/git-workflow/SKILL.md",
+            "skill://b/git-workflow/SKILL.md",
+            "skill://git-workflow/SKILL.md"
+        ],
+        "{listed}"
+    );
+    for uri in uris {
+        let read = ask(&composite, "resources/read", json!({"uri": uri})).await;
+        assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
+    }
 }

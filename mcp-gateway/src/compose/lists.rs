@@ -15,6 +15,7 @@ use super::access;
 use super::catalogue::Listing;
 use super::kind::Kind;
 use super::owners::Owners;
+use super::skill_uris;
 
 /// Pages read from one backend for one merged list, at most: a backend
 /// whose cursors never end is cut off there.
@@ -169,7 +170,11 @@ impl Composite {
                     item[kind.key()] = Value::String(front.clone());
                     front
                 } else {
-                    key.to_owned()
+                    // A prefixed backend's skill URIs (its skills, its
+                    // listed `SKILL.md`) gain its name.
+                    skill_uris::to_front(&self.composition, index, &mut item);
+                    let front = item.get(kind.key()).and_then(Value::as_str);
+                    front.unwrap_or(key).to_owned()
                 };
                 listed.push((key, index, item));
             }

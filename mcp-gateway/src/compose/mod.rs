@@ -23,6 +23,7 @@ mod lists;
 mod owners;
 mod relay;
 mod route;
+mod skill_uris;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -53,7 +54,7 @@ use owners::{Owners, TaskOwners};
 use relay::Relay;
 
 use crate::backend::BackendOptions;
-use crate::front::{Gateway, call_reply, forwarded_extension, params_of};
+use crate::front::{Gateway, call_reply, checked, forwarded_extension, params_of};
 use crate::instances;
 
 /// MCP Apps: a host declares the HTML profile it renders.
@@ -356,7 +357,9 @@ impl McpServer for Composite {
         {
             let owner = self.lock_owners().of(Kind::Resources, uri);
             match owner.or((self.members.len() == 1).then_some(0)) {
-                Some(index) => per_member[index].push(uri.clone()),
+                Some(index) => {
+                    per_member[index].push(skill_uris::backend(&self.composition, index, uri));
+                }
                 None => tracing::info!(uri, "not followed: no backend listed it"),
             }
         }
@@ -390,32 +393,37 @@ impl McpServer for Composite {
         params: Option<Value>,
         ctx: &RequestContext,
     ) -> HandlerResult<Value> {
-        let params = params.unwrap_or_else(|| Value::Object(Map::new()));
-        let index = if TASK_METHODS.contains(&method) {
-            let task_id = params
-                .get("taskId")
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    errors::invalid_params(format!("Invalid params for {method}: no taskId"))
-                })?;
-            self.task_owner(task_id)?
-        } else if method == Kind::Skills.method() {
+        let mut params = params.unwrap_or_else(|| Value::Object(Map::new()));
+        if TASK_METHODS.contains(&method) {
+            let task_id = params.get("taskId").and_then(Value::as_str);
+            let task_id = task_id.ok_or_else(|| {
+                errors::invalid_params(format!("Invalid params for {method}: no taskId"))
+            })?;
+            let index = self.task_owner(task_id)?;
+            return self.forward_to(index, method, params, ctx).await;
+        }
+        if method == Kind::Skills.method() {
             let resources = &self.composition.members[0].filters.resources;
-            let unfiltered = self.composition.access.is_empty()
+            let as_it_is = self.members.len() == 1
+                && !self.composition.prefixed(0)
+                && self.composition.access.is_empty()
                 && resources.include.is_empty()
                 && resources.exclude.is_empty();
-            if self.members.len() == 1 && unfiltered {
-                0 // one backend's skills pass as they are, cursors and all
-            } else {
-                return self.merged(Kind::Skills, params, ctx).await;
+            if as_it_is {
+                // One backend's skills pass as they are, cursors and all.
+                return self.forward_to(0, method, params, ctx).await;
             }
-        } else {
-            let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
-                errors::invalid_params(format!("Invalid params for {method}: no uri"))
-            })?;
-            self.route_skill(uri, ctx).await?
-        };
-        self.forward_to::<Value>(index, method, params, ctx).await
+            return self.merged(Kind::Skills, params, ctx).await;
+        }
+        // `skills/get`, `resources/directory/read`: by the skill's URI.
+        let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+            errors::invalid_params(format!("Invalid params for {method}: no uri"))
+        })?;
+        let index = self.route_skill(uri, ctx).await?;
+        params["uri"] = Value::String(skill_uris::backend(&self.composition, index, uri));
+        let mut result: Value = self.forward_to(index, method, params, ctx).await?;
+        skill_uris::to_front(&self.composition, index, &mut result);
+        Ok(result)
     }
 
     async fn dispatch_capability(
@@ -485,10 +493,12 @@ impl McpServer for Composite {
                 if let Some(answer) = self.held_elsewhere(index, method, &params, ctx).await {
                     return instances::reply(method, answer?, ctx);
                 }
-                ctx.reply(
-                    self.forward_to::<ReadResourceResultResponseResult>(index, method, params, ctx)
-                        .await?,
-                )
+                // A prefixed backend's skill files, by its own URIs.
+                let bare = skill_uris::backend(&self.composition, index, &uri);
+                params["uri"] = Value::String(bare);
+                let mut result: Value = self.forward_to(index, method, params, ctx).await?;
+                skill_uris::to_front(&self.composition, index, &mut result);
+                ctx.reply(checked::<ReadResourceResultResponseResult>(method, result)?)
             }
             ClientRequest::CompleteRequest(_) => {
                 let reference = &params["ref"];

@@ -10,9 +10,7 @@ use serde_json::json;
 use super::Composite;
 use super::access;
 use super::kind::Kind;
-
-/// Where a skill's files are.
-const SKILL_SCHEME: &str = "skill://";
+use super::skill_uris;
 
 /// The error for an item no backend serves to the caller.
 fn unknown(kind: Kind, name: &str) -> mcp_era_server::mcp_era_types::v2026_07_28::Error {
@@ -149,7 +147,7 @@ impl Composite {
             if attempt == 0 {
                 let _ = self.merged(Kind::Resources, json!({}), ctx).await;
                 let _ = self.merged(Kind::Templates, json!({}), ctx).await;
-                if uri.starts_with(SKILL_SCHEME) {
+                if uri.starts_with(skill_uris::SCHEME) {
                     let _ = self.merged(Kind::Skills, json!({}), ctx).await;
                 }
             }
@@ -161,7 +159,7 @@ impl Composite {
     /// whose `SKILL.md` URI shares the longest start with it), as the last
     /// `skills/list` found them.
     pub(super) fn skill_owner(&self, uri: &str) -> Option<usize> {
-        if !uri.starts_with(SKILL_SCHEME) {
+        if !uri.starts_with(skill_uris::SCHEME) {
             return None;
         }
         let owners = self.lock_owners();
@@ -195,7 +193,8 @@ impl Composite {
                 }
             }
         };
-        if self.shown(index, Kind::Skills, uri, uri, ctx) {
+        let bare = skill_uris::backend(&self.composition, index, uri);
+        if self.shown(index, Kind::Skills, &bare, uri, ctx) {
             Ok(index)
         } else {
             Err(unknown(Kind::Skills, uri))
