@@ -204,9 +204,15 @@ impl Composition {
         let mut members: Vec<Member> = Vec::with_capacity(file.backend.len());
         for entry in file.backend {
             let name = entry.name;
-            if name.is_empty() || !name_chars(&name) || name.contains(&separator) {
+            // Not `.` or `..` either: the name is also a `skill://` path
+            // segment.
+            if name.is_empty()
+                || !name_chars(&name)
+                || name.contains(&separator)
+                || name.chars().all(|c| c == '.')
+            {
                 return Err(format!(
-                    "backend name {name:?}: one or more of A-Z a-z 0-9 _ - ., without the separator {separator:?}"
+                    "backend name {name:?}: one or more of A-Z a-z 0-9 _ - ., without the separator {separator:?}, not only dots"
                 ));
             }
             if members.iter().any(|member| member.name == name) {
@@ -464,6 +470,10 @@ mod tests {
             (
                 "[[backend]]\nname = \"x__y\"\ncommand = \"x\"",
                 "without the separator",
+            ),
+            (
+                "[[backend]]\nname = \"..\"\ncommand = \"x\"",
+                "not only dots",
             ),
             (
                 "[[backend]]\nname = \"a\"\ncommand = \"x\"\n[[backend]]\nname = \"a\"\ncommand = \"y\"",
