@@ -128,12 +128,12 @@ for row in open(path):
     label, out = row.rstrip("\n").split("\t")
     r[label] = json.loads(out)
 print(f"\n== a three-backend front against its backends directly: gateway @ {rev}; {cores} cores ==")
-print(f"  {'':<44}{'p50 ms':>9}{'p90 ms':>9}")
-for b in ("everything", "py2", "py1"):
-    d = r[f"list direct {b}"]
-    print(f"  {f'tools/list, all pages, {b} directly ({d[chr(115)+chr(101)+chr(101)+chr(110)]} tools)':<44}{d['p50_ms']:>9.2f}{d['p90_ms']:>9.2f}")
-f = r["list front all"]
-print(f"  {f'tools/list, all pages, the front ({f[chr(115)+chr(101)+chr(101)+chr(110)]} tools)':<44}{f['p50_ms']:>9.2f}{f['p90_ms']:>9.2f}")
+print(f"  {'':<52}{'p50 ms':>9}{'p90 ms':>9}")
+rows = [(f"tools/list, all pages, {b} directly", r[f"list direct {b}"]) for b in ("everything", "py2", "py1")]
+rows.append(("tools/list, all pages, the front", r["list front all"]))
+for label, d in rows:
+    label = f"{label} ({d['seen']} tools)"
+    print(f"  {label:<52}{d['p50_ms']:>9.2f}{d['p90_ms']:>9.2f}")
 print()
 print(f"  {'tools/call':<30}{'direct p50':>11}{'front p50':>11}{'added':>9}{'direct p90':>12}{'front p90':>11}")
 for b in ("everything", "py2", "py1"):
