@@ -40,17 +40,22 @@ while IFS= read -r line; do
   esac
 done"#;
 
-/// The fixture over Streamable HTTP on a loopback port: its URL.
-async fn everything_url() -> String {
+/// `server` over Streamable HTTP on a loopback port: its URL.
+async fn served_url<S: McpServer + 'static>(server: S) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let config = mcp_era_server::http::HttpConfig::new(addr);
     tokio::spawn(mcp_era_server::http::serve_listener(
-        Arc::new(Everything::new()),
+        Arc::new(server),
         listener,
         config,
     ));
     format!("http://{addr}/mcp")
+}
+
+/// The fixture over Streamable HTTP on a loopback port: its URL.
+async fn everything_url() -> String {
+    served_url(Everything::new()).await
 }
 
 /// A `[[backend]]` table for the fixture over HTTP, named `name`.
@@ -818,15 +823,8 @@ impl CounterApp {
 /// The App server over Streamable HTTP on a loopback port, in a
 /// `[[backend]]` table named `counter` with `prefix = "never"`.
 async fn counter_app() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = mcp_era_server::http::HttpConfig::new(addr);
-    tokio::spawn(mcp_era_server::http::serve_listener(
-        Arc::new(CounterApp::default()),
-        listener,
-        config,
-    ));
-    format!("[[backend]]\nname = \"counter\"\nurl = \"http://{addr}/mcp\"\nprefix = \"never\"\n")
+    let url = served_url(CounterApp::default()).await;
+    format!("[[backend]]\nname = \"counter\"\nurl = \"{url}\"\nprefix = \"never\"\n")
 }
 
 /// The tool names a client lists, every page.
