@@ -2,7 +2,10 @@
 //! per backend, each in its own era. Tool and prompt names get the
 //! backend's name in front as its [`PrefixMode`] says; resource URIs are
 //! kept (an App's `ui://` resources and the URIs a server hands out stay
-//! valid), and a URI two backends list is the first one's in file order.
+//! valid), and a URI two backends list is the first one's in file order;
+//! a prefixed backend's skills get its name as their first `skill://`
+//! path segment (see `skill_uris`). A modern backend's tasks and skills
+//! reach the front as its own.
 //! Lists are read from every backend at once (kept, per backend, until
 //! they may have changed: see `catalogue`), merged, sorted by name, and
 //! paged by the composite itself, with a cursor naming the last item
