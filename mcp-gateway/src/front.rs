@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use mcp_era_client::Era;
 use mcp_era_client::handler::with_call_tag;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CacheScope, CallToolResultResponseResult, ClientRequest, CompleteResult,
-    GetPromptResultResponseResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, ReadResourceResultResponseResult, SubscriptionFilter,
+    CacheScope, ClientRequest, CompleteResult, GetPromptResultResponseResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    ReadResourceResultResponseResult, SubscriptionFilter,
 };
 use mcp_era_server::{
     Following, HandlerResult, McpServer, ParamHeader, Principal, Reply, RequestContext,
@@ -22,16 +22,15 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use mcp_era_server::mcp_era_types::ext::skills::{
-    EXTENSION_ID as SKILLS_EXTENSION, RESOURCES_DIRECTORY_READ, SKILLS_GET, SKILLS_LIST,
-};
+use mcp_era_server::mcp_era_types::ext::skills::EXTENSION_ID as SKILLS_EXTENSION;
+use mcp_era_server::skills::SKILL_METHODS;
 use mcp_era_server::tasks::{TASK_METHODS, TASKS_EXTENSION};
 
 use crate::backend::{Backend, BackendOptions, BackendSpec, CAPABILITY_SETS};
 use crate::instances::{self, Instances};
 use crate::link::{Connection, Link, Shared};
 use crate::supervise::supervise;
-use crate::translate::{modern_result, with_client_meta};
+use crate::translate::{BACKEND, call_reply, checked, modern_result, with_client_meta};
 
 /// A gateway in front of one backend: modern clients reach a legacy server
 /// (and legacy clients reach it through a legacy session, as with any
@@ -377,31 +376,8 @@ impl Gateway {
         } else {
             result
         };
-        checked(method, result)
+        checked(BACKEND, method, result)
     }
-}
-
-/// The backend's result of `method`, checked as `T`.
-pub(crate) fn checked<T: DeserializeOwned>(method: &str, result: Value) -> HandlerResult<T> {
-    serde_json::from_value(result).map_err(|e| {
-        tracing::warn!(method, "the backend's result is not a valid one: {e}");
-        errors::internal_error(format!(
-            "the backend's result of {method} is not valid: {e}"
-        ))
-    })
-}
-
-/// A `tools/call`'s reply from the backend's result: a task (the tasks
-/// extension's `CreateTaskResult`, which the core result types do not
-/// know) as it came, any other checked as a call's result.
-pub(crate) fn call_reply(result: Value, ctx: &RequestContext) -> HandlerResult<Reply> {
-    if result.get("resultType").and_then(Value::as_str) == Some("task") {
-        return Reply::from_serialize(&result);
-    }
-    ctx.reply(checked::<CallToolResultResponseResult>(
-        "tools/call",
-        result,
-    )?)
 }
 
 /// Whether `method` is one of the extensions' methods the front forwards
@@ -409,7 +385,7 @@ pub(crate) fn call_reply(result: Value, ctx: &RequestContext) -> HandlerResult<R
 pub(crate) fn forwarded_extension(declaration: &ServerDeclaration, method: &str) -> bool {
     let extension = if TASK_METHODS.contains(&method) {
         TASKS_EXTENSION
-    } else if [SKILLS_LIST, SKILLS_GET, RESOURCES_DIRECTORY_READ].contains(&method) {
+    } else if SKILL_METHODS.contains(&method) {
         SKILLS_EXTENSION
     } else {
         return false;
@@ -509,9 +485,11 @@ impl McpServer for Gateway {
             ClientRequest::ListToolsRequest(_) => {
                 ctx.reply(self.forward::<ListToolsResult>(method, params, ctx).await?)
             }
-            ClientRequest::CallToolRequest(_) => {
-                call_reply(self.forward::<Value>(method, params, ctx).await?, ctx)
-            }
+            ClientRequest::CallToolRequest(_) => call_reply(
+                BACKEND,
+                self.forward::<Value>(method, params, ctx).await?,
+                ctx,
+            ),
             ClientRequest::ListResourcesRequest(_) => ctx.reply(
                 self.forward::<ListResourcesResult>(method, params, ctx)
                     .await?,

@@ -19,11 +19,12 @@ use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
-    CallToolResultResponseResult, Error as ErrorObject, GetPromptResultResponseResult,
-    ReadResourceResultResponseResult,
+    Error as ErrorObject, GetPromptResultResponseResult, ReadResourceResultResponseResult,
 };
 use mcp_era_server::{HandlerResult, Reply, RequestContext, errors};
 use serde_json::{Value, json};
+
+use crate::translate::{call_reply, checked};
 
 /// The header a forwarded retry carries: the id of the instance that
 /// forwarded it. A request carrying it is never forwarded again.
@@ -372,23 +373,15 @@ pub(crate) fn holder(state: &str) -> Option<&str> {
 /// The reply to `method` from a peer's result (already in the front's
 /// shape), checked as its modern type.
 pub(crate) fn reply(method: &str, result: Value, ctx: &RequestContext) -> HandlerResult<Reply> {
-    let invalid = |e: serde_json::Error| {
-        errors::internal_error(format!("the peer's result of {method} is not valid: {e}"))
-    };
+    const PEER: &str = "the peer";
     match method {
-        // A task (the tasks extension's result) as it came, as the front's own.
-        "tools/call" if result.get("resultType").and_then(Value::as_str) == Some("task") => {
-            Reply::from_serialize(&result)
-        }
-        "tools/call" => ctx.reply(
-            serde_json::from_value::<CallToolResultResponseResult>(result).map_err(invalid)?,
-        ),
-        "prompts/get" => ctx.reply(
-            serde_json::from_value::<GetPromptResultResponseResult>(result).map_err(invalid)?,
-        ),
-        "resources/read" => ctx.reply(
-            serde_json::from_value::<ReadResourceResultResponseResult>(result).map_err(invalid)?,
-        ),
+        "tools/call" => call_reply(PEER, result, ctx),
+        "prompts/get" => ctx.reply(checked::<GetPromptResultResponseResult>(
+            PEER, method, result,
+        )?),
+        "resources/read" => ctx.reply(checked::<ReadResourceResultResponseResult>(
+            PEER, method, result,
+        )?),
         other => Err(errors::internal_error(format!(
             "{other} has no rounds to forward"
         ))),

@@ -4,9 +4,42 @@
 //! list and read results, cache hints; a legacy "resource not found" error
 //! becomes the modern one.
 
-use mcp_era_server::mcp_era_types::v2026_07_28::{CacheHints, Error as ErrorObject, meta_keys};
-use mcp_era_server::{RequestContext, errors};
+use mcp_era_server::mcp_era_types::v2026_07_28::{
+    CacheHints, CallToolResultResponseResult, Error as ErrorObject, meta_keys,
+};
+use mcp_era_server::{HandlerResult, Reply, RequestContext, errors};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// Who answered, as [`checked`] names it: the backend.
+pub(crate) const BACKEND: &str = "the backend";
+
+/// `from`'s result of `method` (the backend's, or a peer instance's),
+/// checked as `T`.
+pub(crate) fn checked<T: DeserializeOwned>(
+    from: &str,
+    method: &str,
+    result: Value,
+) -> HandlerResult<T> {
+    serde_json::from_value(result).map_err(|e| {
+        tracing::warn!(method, "{from}'s result is not a valid one: {e}");
+        errors::internal_error(format!("{from}'s result of {method} is not valid: {e}"))
+    })
+}
+
+/// A `tools/call`'s reply from `from`'s result: a task (the tasks
+/// extension's `CreateTaskResult`, which the core result types do not
+/// know) as it came, any other checked as a call's result.
+pub(crate) fn call_reply(from: &str, result: Value, ctx: &RequestContext) -> HandlerResult<Reply> {
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return Reply::from_serialize(&result);
+    }
+    ctx.reply(checked::<CallToolResultResponseResult>(
+        from,
+        "tools/call",
+        result,
+    )?)
+}
 
 /// The prefix of the `_meta` keys the modern era reserves (protocol version,
 /// client capabilities, log level, `serverInfo`); the legacy schema knows

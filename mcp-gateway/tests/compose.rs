@@ -93,17 +93,36 @@ async fn composite(file: &str) -> Result<Composite, String> {
 }
 
 /// The response body of a modern request to `server`.
-async fn ask(server: &impl McpServer, method: &str, mut params: Value) -> Value {
+async fn ask(server: &impl McpServer, method: &str, params: Value) -> Value {
+    ask_declaring(server, json!({}), method, params).await
+}
+
+/// [`ask`] from a client that declares `capabilities`.
+async fn ask_declaring(
+    server: &impl McpServer,
+    capabilities: Value,
+    method: &str,
+    params: Value,
+) -> Value {
+    let context = MessageContext::stdio();
+    ask_with(server, &context, capabilities, method, params).await
+}
+
+/// The response body of a modern request to `server` in `context`, whose
+/// client declares `capabilities`.
+async fn ask_with(
+    server: &impl McpServer,
+    context: &MessageContext,
+    capabilities: Value,
+    method: &str,
+    mut params: Value,
+) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
+        "io.modelcontextprotocol/clientCapabilities": capabilities
     });
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    server
-        .handle_value(message, &MessageContext::stdio())
-        .await
-        .json()
-        .unwrap()
+    server.handle_value(message, context).await.json().unwrap()
 }
 
 /// Every tool name of the merged list, page by page, and how many pages.
@@ -376,17 +395,12 @@ async fn ask_in(
     server: &impl McpServer,
     extensions: http::Extensions,
     method: &str,
-    mut params: Value,
+    params: Value,
 ) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
     let (mut parts, ()) = http::Request::builder().body(()).unwrap().into_parts();
     parts.extensions = extensions;
     let context = MessageContext::stdio().with_http_request(Arc::new(parts));
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    server.handle_value(message, &context).await.json().unwrap()
+    ask_with(server, &context, json!({}), method, params).await
 }
 
 /// The names in a list answer's `items`.
@@ -931,26 +945,6 @@ async fn an_app_only_tool_two_backends_serve_is_refused_at_start() {
         error.contains(r#"backends "counter" and "other" both serve a tool named "increment""#),
         "{error}"
     );
-}
-
-/// The body of a modern request to `server` whose client declares
-/// `capabilities`.
-async fn ask_declaring(
-    server: &impl McpServer,
-    capabilities: Value,
-    method: &str,
-    mut params: Value,
-) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities
-    });
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    server
-        .handle_value(message, &MessageContext::stdio())
-        .await
-        .json()
-        .unwrap()
 }
 
 #[tokio::test]

@@ -57,8 +57,9 @@ use owners::{Owners, TaskOwners};
 use relay::Relay;
 
 use crate::backend::BackendOptions;
-use crate::front::{Gateway, call_reply, checked, forwarded_extension, params_of};
+use crate::front::{Gateway, forwarded_extension, params_of};
 use crate::instances;
+use crate::translate::{BACKEND, call_reply, checked};
 
 /// MCP Apps: a host declares the HTML profile it renders.
 const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -476,7 +477,7 @@ impl McpServer for Composite {
                         .unwrap_or_else(PoisonError::into_inner)
                         .learn(task_id, index);
                 }
-                call_reply(result, ctx)
+                call_reply(BACKEND, result, ctx)
             }
             ClientRequest::GetPromptRequest(_) => {
                 let name = params["name"].as_str().unwrap_or_default().to_owned();
@@ -501,7 +502,9 @@ impl McpServer for Composite {
                 params["uri"] = Value::String(bare);
                 let mut result: Value = self.forward_to(index, method, params, ctx).await?;
                 skill_uris::to_front(&self.composition, index, &mut result);
-                ctx.reply(checked::<ReadResourceResultResponseResult>(method, result)?)
+                ctx.reply(checked::<ReadResourceResultResponseResult>(
+                    BACKEND, method, result,
+                )?)
             }
             ClientRequest::CompleteRequest(_) => {
                 let reference = &params["ref"];

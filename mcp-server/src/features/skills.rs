@@ -44,7 +44,7 @@ pub use crate::state::skills::{
 };
 
 /// The methods this module serves.
-pub(crate) const SKILL_METHODS: &[&str] = &[SKILLS_LIST, SKILLS_GET, RESOURCES_DIRECTORY_READ];
+pub const SKILL_METHODS: &[&str] = &[SKILLS_LIST, SKILLS_GET, RESOURCES_DIRECTORY_READ];
 
 /// The extension's settings as declared, if it is declared.
 pub(crate) fn declared(declaration: &ServerDeclaration) -> Option<SkillsSettings> {
