@@ -136,7 +136,7 @@ pub(crate) async fn handle_parsed<S: McpServer>(
             Outcome::answer(&id, answer)
         }
         Parsed::Json(message) => Box::pin(value_request(server, detach, message, ctx)).await,
-        Parsed::Invalid => Outcome::error(None, errors::parse_error()),
+        Parsed::Invalid => Outcome::parse_error(),
     }
 }
 

@@ -15,130 +15,47 @@ use super::event_log::Resumable;
 use super::guards::{RequestBody, check_media_types, read_body};
 use super::mcp_headers;
 use super::outbox;
-use super::response::{Body, closing, error_response, session_not_found, status_only};
-use super::sessions::Lookup;
+use super::response::{
+    Body, closing, error_response, plain_response, session_not_found, status_only,
+};
+use super::sessions::{Lookup, Session};
 use super::sse::{Respond, respond};
-use super::state::{State, outcome_response, plain_response, store_unavailable, too_many_streams};
+use super::state::{State, outcome_response, store_unavailable, too_many_streams};
 use crate::dispatch::handle_parsed;
-use crate::model::context::{MessageContext, PeerAddr, principal_in};
-use crate::model::peer::is_response;
+use crate::model::context::{HttpHeaders, MessageContext, PeerAddr, principal_in};
+use crate::model::outcome::Outcome;
 use crate::model::server::McpServer;
-use crate::runtime::in_flight::{cancelled_request, id_key};
+use crate::runtime::connection::{Kind, Message, cancelled_key, classify};
 use crate::wire::errors;
-use crate::wire::message::{Parsed, has_modern_meta, parse};
 
-/// The one long-lived POST: a stream that holds a place until it ends.
-pub(super) const LISTEN: &str = mcp_era_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
+/// A legacy session a POST names: its id and what this instance holds.
+type Named = Option<(String, Arc<Session>)>;
 
-/// One POST: headers, era and session, the message context, dispatch,
-/// then the answer as JSON or SSE.
+/// One POST: the message, its era and session, then what it is: a
+/// client's response or a notification is routed, a request answered.
 pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
     session_id: Result<Option<String>, String>,
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
-    if let Some(refused) = check_media_types(request.headers()) {
-        return closing(refused);
-    }
-    let (parts, body) = request.into_parts();
-    let parts = Arc::new(parts);
-    let caller = principal_in(&parts.extensions);
-    let headers = &parts.headers;
-    let body = match read_body(
-        headers,
-        body,
-        state.config.max_body_bytes,
-        state.config.body_read_timeout,
-    )
-    .await
-    {
-        Ok(body) => body,
-        Err(response) => return response,
+    let (parts, message) = match read_message(&state, request).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
-    let message = parse(&body);
-    drop(body);
-    #[cfg(feature = "auth")]
-    if let Some(auth) = &state.config.auth
-        && let Some(refused) = scope_refusal(auth, &parts, &message)
-    {
-        return refused;
-    }
-    let (modern, raw) = match &message {
-        Parsed::Modern(_) => (true, None),
-        Parsed::Json(message) => (has_modern_meta(message.get("params")), Some(message)),
-        Parsed::Invalid => return error_response(400, None, errors::parse_error()),
+    let (mcp_headers, session) = match era_and_session(&state, &parts, &message, session_id).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
     };
-    let id = message.id_json();
-    let mcp_headers = match mcp_headers::read(headers) {
-        Ok(mcp_headers) => mcp_headers,
-        Err(error) => return error_response(400, id.as_ref(), error),
-    };
-    // Era and session (the stale-session rule is in the module docs).
-    let response = raw.is_some_and(is_response);
-    let session_id = match session_id {
-        Ok(session_id) => session_id,
-        Err(_) if modern => None,
-        Err(reason) => return error_response(400, id.as_ref(), errors::invalid_request(reason)),
-    };
-    // A response carries the id of a server→client request: not one the
-    // client may see echoed as its own request's.
-    let own_id = id.as_ref().filter(|_| !response);
-    let session = match (&session_id, modern) {
-        // Boxed, as the other session-only steps below: inline, their
-        // futures would grow every request's (modern ones included).
-        (Some(sid), false) => match Box::pin(state.sessions.session(sid, caller)).await {
-            Lookup::Found(session) => Some((sid.as_str(), session)),
-            Lookup::NotFound => return session_not_found(own_id),
-            Lookup::Unavailable(error) => return store_unavailable(own_id, &error),
-        },
-        _ => None,
-    };
-    // 2025-11-25: a request whose version header is not the session's
-    // negotiated version gets 400.
-    if let Some((_, session)) = &session
-        && let Some(version) = mcp_headers.protocol_version.as_deref()
-        && version != session.session.protocol_version
-    {
-        return error_response(
-            400,
-            own_id,
-            errors::invalid_request(format!(
-                "Unsupported MCP-Protocol-Version header {version:?}: this session speaks {}",
-                session.session.protocol_version
-            )),
-        );
-    }
-    if let Some(raw) = raw.filter(|_| response) {
-        let Some((sid, session)) = &session else {
-            tracing::debug!("a response outside any session; ignored");
-            return status_only(StatusCode::ACCEPTED);
-        };
-        return match Box::pin(state.sessions.route_response(sid, session, raw)).await {
-            Ok(()) => status_only(StatusCode::ACCEPTED),
-            Err(error) => store_unavailable(None, &error),
-        };
-    }
-    if let Some(raw) = raw
-        && raw.get("id").is_none()
-        && raw
-            .get("method")
-            .and_then(Value::as_str)
-            .is_some_and(|method| !method.is_empty())
-    {
-        if let (Some((sid, session)), Some(request_id)) = (&session, cancelled_request(raw))
-            && let Err(error) = Box::pin(state.sessions.route_cancel(
-                sid,
-                session,
-                id_key(request_id),
-            ))
-            .await
-        {
-            return store_unavailable(None, &error);
+    let request = match message {
+        Message::Request(request) => request,
+        Message::Response(response) => return route_response(&state, session, &response).await,
+        Message::Notification(notification) => {
+            return route_notification(&state, session, &notification).await;
         }
-        return status_only(StatusCode::ACCEPTED);
-    }
-    let listen = message.method() == Some(LISTEN);
+        Message::Unparsable => return plain_response(Outcome::parse_error()),
+    };
+    let listen = request.kind == Kind::Listen;
     // A listen stream holds its request for long: its head is copied out
     // of the connection's read buffer (hyper's header values share it), so
     // that hyper reuses that buffer rather than allocate another.
@@ -153,14 +70,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         .with_events(state.config.events.clone())
         .with_server_info_in_results(state.config.server_info_in_results);
     if let Some((_, session)) = &session {
-        ctx = ctx
-            .with_legacy_session(session.session.clone())
-            .with_peer(session.peer.clone());
+        ctx = session.conn.context(ctx);
     }
     let (tx, rx) = outbox::outbox();
     // A client that does not accept SSE gets JSON only: the request's
     // notifications are dropped (and legacy server→client requests fail).
-    let sse_ok = headers
+    let sse_ok = parts
+        .headers
         .get(hyper::header::ACCEPT)
         .and_then(|a| a.to_str().ok())
         .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
@@ -176,46 +92,43 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     } else {
         drop(tx);
     }
-    let server = Arc::clone(&state.server);
-    let key = match &message {
-        Parsed::Json(message) => message.get("id").map(id_key),
-        _ => None,
-    };
-    let in_flight = match (&session, key) {
-        (Some((sid, session)), Some(key)) => Some((
-            Arc::clone(session),
-            key,
-            Resumable::of(&state.sessions, sid),
-        )),
-        _ => None,
-    };
-    let response = match in_flight {
+    let caller = principal_in(&parts.extensions);
+    let response = match (session, request.key) {
         // Legacy requests stay cancellable (`notifications/cancelled`)
         // until their handler ends, whether the answer is JSON or SSE: a
         // task of their own, registered before it can finish.
         // Their SSE answers are resumable (`Last-Event-ID`).
-        Some((session, key, resumable)) => {
-            let task = session.in_flight.spawn(key, false, |finish| async move {
-                let _finish = finish;
-                handle_parsed(&*server, Some(&server), message, &ctx).await
-            });
+        (Some((sid, session)), Some(key)) => {
+            let server = Arc::clone(&state.server);
+            let message = request.message;
+            let task = session
+                .conn
+                .in_flight
+                .spawn(key, false, |finish| async move {
+                    let _finish = finish;
+                    handle_parsed(&*server, Some(&server), message, &ctx).await
+                });
             let abort = task.abort_handle();
+            let resumable = Resumable::of(&state.sessions, &sid);
             respond(Box::pin(task), Some(abort), rx, Some(resumable)).await
         }
         // Everything else runs in the connection's own task: no spawn.
-        None => {
+        _ => {
             // A listen holds its place until its stream ends.
             let permit = if listen {
                 match state.streams.admit(caller) {
                     Ok(permit) => Some(permit),
-                    Err(refusal) => return too_many_streams(&state, id.as_ref(), refusal),
+                    Err(refusal) => {
+                        return too_many_streams(&state, request.message.id().as_ref(), refusal);
+                    }
                 }
             } else {
                 None
             };
+            let server = Arc::clone(&state.server);
             let work = async move {
                 let _permit = permit;
-                Ok(handle_parsed(&*server, Some(&server), message, &ctx).await)
+                Ok(handle_parsed(&*server, Some(&server), request.message, &ctx).await)
             };
             respond(Box::pin(work), None, rx, None).await
         }
@@ -230,6 +143,120 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Respond::Sse(response) => response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
     }
+}
+
+/// The media types, the body, then the message it holds and, with
+/// `auth`, whether the token's scope allows it.
+async fn read_message<S, B: RequestBody>(
+    state: &State<S>,
+    request: Request<B>,
+) -> Result<(Arc<Parts>, Message), Response<Body>> {
+    if let Some(refused) = check_media_types(request.headers()) {
+        return Err(closing(refused));
+    }
+    let (parts, body) = request.into_parts();
+    let body = read_body(
+        &parts.headers,
+        body,
+        state.config.max_body_bytes,
+        state.config.body_read_timeout,
+    )
+    .await?;
+    let message = classify(&body);
+    drop(body);
+    #[cfg(feature = "auth")]
+    if let (Some(auth), Message::Request(request)) = (&state.config.auth, &message)
+        && let Some(refused) = scope_refusal(auth, &parts, &request.message)
+    {
+        return Err(refused);
+    }
+    if matches!(message, Message::Unparsable) {
+        return Err(plain_response(Outcome::parse_error()));
+    }
+    Ok((Arc::new(parts), message))
+}
+
+/// The MCP headers, and the legacy session the message belongs to (the
+/// stale-session rule is in the module docs).
+async fn era_and_session<S>(
+    state: &State<S>,
+    parts: &Parts,
+    message: &Message,
+    session_id: Result<Option<String>, String>,
+) -> Result<(HttpHeaders, Named), Response<Body>> {
+    // A response carries the id of a server→client request: not one the
+    // client may see echoed as its own request's.
+    let id = match message {
+        Message::Request(request) => request.message.id(),
+        _ => None,
+    };
+    let mcp_headers = mcp_headers::read(&parts.headers)
+        .map_err(|error| error_response(400, id.as_ref(), error))?;
+    let modern = message.is_modern();
+    let session_id = match session_id {
+        Ok(session_id) => session_id,
+        Err(_) if modern => None,
+        Err(reason) => {
+            return Err(error_response(
+                400,
+                id.as_ref(),
+                errors::invalid_request(reason),
+            ));
+        }
+    };
+    let Some(sid) = session_id.filter(|_| !modern) else {
+        return Ok((mcp_headers, None));
+    };
+    let caller = principal_in(&parts.extensions);
+    // Boxed, as the other session-only steps: inline, their futures would
+    // grow every request's (modern ones included).
+    let session = match Box::pin(state.sessions.session(&sid, caller)).await {
+        Lookup::Found(session) => session,
+        Lookup::NotFound => return Err(session_not_found(id.as_ref())),
+        Lookup::Unavailable(error) => return Err(store_unavailable(id.as_ref(), &error)),
+    };
+    // 2025-11-25: a request whose version header is not the session's
+    // negotiated version gets 400.
+    let agreed = session
+        .conn
+        .with_legacy(|legacy| legacy.map(|l| l.protocol_version.clone()));
+    if let (Some(version), Some(agreed)) = (mcp_headers.protocol_version.as_deref(), agreed)
+        && version != agreed
+    {
+        let error = errors::invalid_request(format!(
+            "Unsupported MCP-Protocol-Version header {version:?}: this session speaks {agreed}"
+        ));
+        return Err(error_response(400, id.as_ref(), error));
+    }
+    Ok((mcp_headers, Some((sid, session))))
+}
+
+/// A client's response to a server→client request: to the request
+/// waiting for it, here or on another instance.
+async fn route_response<S>(state: &State<S>, session: Named, response: &Value) -> Response<Body> {
+    let Some((sid, session)) = session else {
+        tracing::debug!("a response outside any session; ignored");
+        return status_only(StatusCode::ACCEPTED);
+    };
+    match Box::pin(state.sessions.route_response(&sid, &session, response)).await {
+        Ok(()) => status_only(StatusCode::ACCEPTED),
+        Err(error) => store_unavailable(None, &error),
+    }
+}
+
+/// A notification: never answered; a cancellation inside a session stops
+/// its request, here or on another instance.
+async fn route_notification<S>(
+    state: &State<S>,
+    session: Named,
+    notification: &Value,
+) -> Response<Body> {
+    if let (Some((sid, session)), Some(key)) = (session, cancelled_key(notification))
+        && let Err(error) = Box::pin(state.sessions.route_cancel(&sid, &session, key)).await
+    {
+        return store_unavailable(None, &error);
+    }
+    status_only(StatusCode::ACCEPTED)
 }
 
 /// A copy of `parts` that shares no bytes with the connection's buffers.

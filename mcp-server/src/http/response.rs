@@ -9,10 +9,12 @@ use bytes::Bytes;
 use hyper::body::Frame;
 use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
-use serde_json::{Value, json};
+use mcp_era_types::v2026_07_28::RequestId;
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use crate::model::outcome::Outcome;
 use crate::wire::errors::{self, ErrorObject};
 
 /// The response body: a whole buffer, or a stream of SSE frames.
@@ -94,6 +96,7 @@ impl Drop for AbortOnDrop {
 }
 
 /// A JSON body with `status`.
+#[cfg_attr(not(feature = "auth"), allow(dead_code))]
 pub(super) fn json_response(status: u16, body: &Value) -> Response<Body> {
     json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
 }
@@ -109,19 +112,33 @@ pub(super) fn json_bytes_response(status: u16, bytes: Vec<u8>) -> Response<Body>
     response
 }
 
-/// An error answer; `id` is echoed only when it is a valid request id (a
-/// string or an integer), as the entry point does on every transport.
+/// An error answer with `status`, framed by [`Outcome`] as every answer is.
 pub(super) fn error_response(
     status: u16,
-    id: Option<&Value>,
+    id: Option<&RequestId>,
     error: ErrorObject,
 ) -> Response<Body> {
-    let mut body = json!({ "jsonrpc": "2.0", "error": error });
-    let valid = id.filter(|id| id.is_string() || id.as_i64().is_some());
-    if let (Some(id), Value::Object(object)) = (valid, &mut body) {
-        object.insert("id".into(), id.clone());
+    plain_response(Outcome::error(id, error).with_status(status))
+}
+
+/// The HTTP answer of a JSON outcome that opens no session.
+pub(super) fn plain_response(outcome: Outcome) -> Response<Body> {
+    let Some(body) = outcome.body else {
+        return status_only(StatusCode::ACCEPTED);
+    };
+    let mut response = json_bytes_response(outcome.http_status, body);
+    // A rate-limited request is answered 200 with its JSON-RPC error (the
+    // TypeScript SDK turns a 429 into a transport failure and loses the
+    // error), and says when to retry in whole seconds, rounded up.
+    if let Some(after) = outcome.retry_after {
+        let seconds = after.as_millis().div_ceil(1000).max(1);
+        if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+            response
+                .headers_mut()
+                .insert(hyper::header::RETRY_AFTER, value);
+        }
     }
-    json_response(status, &body)
+    response
 }
 
 /// A status with an empty body.
@@ -145,7 +162,7 @@ pub(super) fn method_not_allowed() -> Response<Body> {
 }
 
 /// 404 for an unknown or ended legacy session: the client starts a new one.
-pub(super) fn session_not_found(id: Option<&Value>) -> Response<Body> {
+pub(super) fn session_not_found(id: Option<&RequestId>) -> Response<Body> {
     error_response(
         404,
         id,

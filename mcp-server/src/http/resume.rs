@@ -27,7 +27,7 @@ use hyper::Response;
 use tokio::sync::mpsc;
 
 use super::event_log::{Resumable, StreamLog, is_end_mark, replayed_frame};
-use super::response::{AbortOnDrop, Body};
+use super::response::{AbortOnDrop, Body, session_not_found};
 use super::sessions::Session;
 use super::sse::{sse_frame_bytes, sse_response};
 use super::state::{State, store_unavailable};
@@ -82,7 +82,10 @@ async fn get_stream<S: McpServer + 'static>(
     earlier: Option<(String, EventFollow)>,
 ) -> Response<Body> {
     let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
-    let legacy = session.session.clone();
+    // Every HTTP session has one: `initialize` opened it.
+    let Some(legacy) = session.conn.legacy() else {
+        return session_not_found(None);
+    };
     let log = StreamLog::open(resumable, 'g');
     // Subscribed before the answer's head and the handover (up to
     // HANDOVER_QUIET when the holder died): what is raised meanwhile waits
@@ -142,6 +145,7 @@ fn resumed_post_stream(
     // Not a JSON text, so no client request id can name it.
     let key = format!("resume {stream}");
     let task = session
+        .conn
         .in_flight
         .spawn(key, false, move |finish| async move {
             let _finish = finish;

@@ -30,25 +30,23 @@ use tokio::task::AbortHandle;
 use super::log_limit::LogLimiter;
 use crate::model::context::LegacySession;
 use crate::model::peer::{ClientPeer, instance_of};
-use crate::runtime::in_flight::InFlight;
+use crate::runtime::connection::Connection;
 use crate::state::sessions::{
     BusEvent, EventStore, SessionMessage, SessionRecord, SessionState, SessionStore, StoreError,
 };
 use crate::state::tasks::store::now_ms;
 
-/// What this instance holds of one legacy session: what `initialize`
-/// agreed (and the level and subscriptions, kept fresh from the store),
-/// its client peer, its GET stream and its requests in flight.
+/// What this instance holds of one legacy session: its connection (what
+/// `initialize` agreed, with the level and subscriptions kept fresh from
+/// the store; its client peer and requests in flight) and its GET stream.
 pub(super) struct Session {
-    pub(super) session: LegacySession,
-    pub(super) peer: ClientPeer,
+    pub(super) conn: Connection,
     pub(super) last_seen: Mutex<Instant>,
     /// Whether a request after `initialize` named this session.
     pub(super) used: AtomicBool,
     /// Who opened it (the token's subject or client, with `auth`): only
     /// requests of the same principal may use it.
     pub(super) principal: Option<String>,
-    pub(super) in_flight: Arc<InFlight>,
     pub(super) stream: Mutex<Option<AbortHandle>>,
 }
 
@@ -56,10 +54,8 @@ impl Session {
     /// Stops what runs here: the GET stream, the requests in flight, the
     /// server→client requests waiting.
     pub(super) fn end(&self) {
-        self.session.stop_following();
-        self.peer.close();
         self.close_stream();
-        self.in_flight.abort_all(false);
+        self.conn.end();
     }
 
     /// Closes the GET stream, if one is open here.
@@ -86,6 +82,12 @@ impl Session {
         }
     }
 
+    /// Takes what the store says of the session (level, subscriptions).
+    fn refresh(&self, stored: &SessionState) {
+        self.conn
+            .with_legacy(|legacy| legacy.map(|legacy| legacy.refresh(stored)));
+    }
+
     pub(super) fn seen(&self) -> Instant {
         *self
             .last_seen
@@ -109,7 +111,7 @@ impl Session {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
             .is_some_and(|s| !s.is_finished());
-        streaming || !self.in_flight.is_empty()
+        streaming || !self.conn.in_flight.is_empty()
     }
 }
 
@@ -244,7 +246,7 @@ impl SessionTable {
             }
             return match store.touch(id).await {
                 Ok(Some(stored)) => {
-                    session.session.refresh(&stored);
+                    session.refresh(&stored);
                     session.mark_seen(Instant::now());
                     session.used.store(true, Ordering::Relaxed);
                     Lookup::Found(session)
@@ -297,12 +299,10 @@ impl SessionTable {
             ClientPeer::with_timeout(timeout)
         };
         Arc::new(Session {
-            session,
-            peer,
+            conn: Connection::new(peer, Some(session)),
             last_seen: Mutex::new(Instant::now()),
             used: AtomicBool::new(used),
             principal,
-            in_flight: Arc::default(),
             stream: Mutex::default(),
         })
     }
@@ -464,7 +464,7 @@ impl SessionTable {
             match store.peek(&id).await {
                 Ok(None) => self.end_here(&id, "ended or expired in the store"),
                 Ok(Some(stored)) => {
-                    session.session.refresh(&stored);
+                    session.refresh(&stored);
                     session.mark_seen(instant_of(stored.last_seen_ms));
                     if !session.busy() {
                         self.end_here(&id, "idle here, dropped from the local table");
@@ -483,7 +483,7 @@ impl SessionTable {
         session: &Session,
         response: &Value,
     ) -> Result<(), StoreError> {
-        if session.peer.deliver(response) {
+        if session.conn.deliver(response) {
             return Ok(());
         }
         let instance = response.get("id").and_then(instance_of);
@@ -511,7 +511,7 @@ impl SessionTable {
         session: &Session,
         request: String,
     ) -> Result<(), StoreError> {
-        if session.in_flight.cancel(&request) || !self.shared() {
+        if session.conn.cancel(&request) || !self.shared() {
             return Ok(());
         }
         let message = SessionMessage::Cancel {
@@ -548,17 +548,17 @@ impl SessionTable {
         match message {
             SessionMessage::Ended { session: id } => self.end_here(&id, "ended elsewhere"),
             SessionMessage::Changed { session: id } => match self.store.peek(&id).await {
-                Ok(Some(stored)) => session.session.refresh(&stored),
+                Ok(Some(stored)) => session.refresh(&stored),
                 Ok(None) => self.end_here(&id, "ended or expired in the store"),
                 Err(error) => self.store_trouble("reading a change", &id, &error),
             },
             SessionMessage::Cancel { request, .. } => {
-                session.in_flight.cancel(&request);
+                session.conn.cancel(&request);
             }
             SessionMessage::Response {
                 instance, message, ..
             } if instance == self.instance => {
-                if !session.peer.deliver(&message) {
+                if !session.conn.deliver(&message) {
                     tracing::debug!("a response that no request waits for; ignored");
                 }
             }
@@ -580,7 +580,7 @@ impl SessionTable {
             .collect();
         for (id, session) in held {
             match self.store.peek(&id).await {
-                Ok(Some(stored)) => session.session.refresh(&stored),
+                Ok(Some(stored)) => session.refresh(&stored),
                 Ok(None) => self.end_here(&id, "ended or expired in the store"),
                 Err(error) => {
                     self.store_trouble("reading sessions again", &id, &error);

@@ -4,16 +4,14 @@
 
 use std::sync::Arc;
 
+use hyper::Response;
 use hyper::header::HeaderValue;
-use hyper::{Response, StatusCode};
 use mcp_era_types::headers::MCP_SESSION_ID;
-use serde_json::{Value, json};
+use mcp_era_types::v2026_07_28::RequestId;
 
 use super::config::HttpConfig;
 use super::log_limit::LogLimiter;
-use super::response::{
-    Body, closing, error_response, json_bytes_response, json_response, status_only,
-};
+use super::response::{Body, closing, error_response, plain_response};
 use super::sessions::{OpenError, SessionTable, follow_bus, sweep_sessions_every};
 use super::streams;
 use crate::model::outcome::Outcome;
@@ -72,7 +70,7 @@ impl<S> State<S> {
 /// floods streams must not keep the connections either.
 pub(super) fn too_many_streams<S>(
     state: &State<S>,
-    id: Option<&Value>,
+    id: Option<&RequestId>,
     refusal: streams::Refusal,
 ) -> Response<Body> {
     if let Some(suppressed) = state.limit_log.allow() {
@@ -91,7 +89,7 @@ pub(super) fn too_many_streams<S>(
 
 /// 503 when the session store cannot answer: a JSON-RPC `-32603` naming
 /// the failure, `Retry-After: 1`.
-pub(super) fn store_unavailable(id: Option<&Value>, error: &StoreError) -> Response<Body> {
+pub(super) fn store_unavailable(id: Option<&RequestId>, error: &StoreError) -> Response<Body> {
     let mut response = error_response(
         503,
         id,
@@ -103,26 +101,6 @@ pub(super) fn store_unavailable(id: Option<&Value>, error: &StoreError) -> Respo
     response
 }
 
-/// The HTTP answer of a JSON outcome that opens no session.
-pub(super) fn plain_response(outcome: Outcome) -> Response<Body> {
-    let Some(body) = outcome.body else {
-        return status_only(StatusCode::ACCEPTED);
-    };
-    let mut response = json_bytes_response(outcome.http_status, body);
-    // A rate-limited request is answered 200 with its JSON-RPC error (the
-    // TypeScript SDK turns a 429 into a transport failure and loses the
-    // error), and says when to retry in whole seconds, rounded up.
-    if let Some(after) = outcome.retry_after {
-        let seconds = after.as_millis().div_ceil(1000).max(1);
-        if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
-            response
-                .headers_mut()
-                .insert(hyper::header::RETRY_AFTER, value);
-        }
-    }
-    response
-}
-
 /// The HTTP answer of a JSON outcome; a successful `initialize` opens its
 /// session here and names it in `Mcp-Session-Id`.
 pub(super) async fn outcome_response<S>(
@@ -131,11 +109,11 @@ pub(super) async fn outcome_response<S>(
     principal: Option<String>,
 ) -> Response<Body> {
     // Only a new session needs the id again (for its error); read it first.
-    let request_id = outcome
+    let request_id: Option<RequestId> = outcome
         .new_legacy_session
         .as_ref()
         .and_then(|_| outcome.json())
-        .and_then(|body| body.get("id").cloned());
+        .and_then(|body| serde_json::from_value(body.get("id")?.clone()).ok());
     let session = outcome.new_legacy_session.take();
     let mut response = plain_response(outcome);
     if let Some(session) = session {
@@ -144,9 +122,8 @@ pub(super) async fn outcome_response<S>(
             Ok(id) => id,
             Err(OpenError::Randomness(error)) => {
                 tracing::error!(%error, "no OS randomness for a session id");
-                let body = json!({"jsonrpc": "2.0", "id": request_id,
-                    "error": {"code": -32603, "message": "Cannot create a session: no OS randomness"}});
-                return json_response(500, &body);
+                let error = errors::internal_error("Cannot create a session: no OS randomness");
+                return error_response(500, request_id.as_ref(), error);
             }
             Err(OpenError::Store(error)) => {
                 if let Some(suppressed) = state.store_log.allow() {

@@ -84,6 +84,20 @@ impl Outcome {
         }
     }
 
+    /// `-32700`: the message was not JSON (no id could be read).
+    pub(crate) fn parse_error() -> Self {
+        Self::error(None, errors::parse_error())
+    }
+
+    /// This answer with another HTTP status: for the transport's own
+    /// refusals (404 for an unknown session, 429, 503), whose status
+    /// the error code alone does not say.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_status(mut self, status: u16) -> Self {
+        self.http_status = status;
+        self
+    }
+
     /// A JSON-RPC error response with the status of its code; `id` is
     /// `None` only when the request's id could not be read.
     pub(crate) fn error(id: Option<&RequestId>, error: ErrorObject) -> Self {

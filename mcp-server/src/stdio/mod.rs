@@ -71,23 +71,23 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::dispatch::handle_parsed;
 use crate::model::context::{LegacySession, MessageContext};
-use crate::model::peer::{ClientPeer, is_response};
+use crate::model::outcome::Outcome;
+use crate::model::peer::ClientPeer;
 use crate::model::server::McpServer;
-use crate::runtime::in_flight::{cancelled_request, id_key};
+use crate::runtime::connection::{Connection, Kind, Message, Request, cancelled_key, classify};
 use crate::runtime::legacy_events::forward_legacy_events;
 use crate::state::events::ServerEvents;
 use crate::wire::errors;
-use crate::wire::message::{Parsed, parse, request_id};
+use crate::wire::message::Parsed;
 use lines::{Incoming, read_lines};
 use output::{Backlog, Output, Shared, write_loop};
 
@@ -178,47 +178,32 @@ async fn poll_once<F: Future + Unpin>(mut future: F) -> Option<F::Output> {
     .await
 }
 
-/// The in-flight key of a message with an `id` (its JSON text, as a
-/// `notifications/cancelled` names it).
-fn message_key(message: &Parsed) -> Option<String> {
-    match message {
-        Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
-        Parsed::Json(message) => message.get("id").map(id_key),
-        Parsed::Invalid => None,
-    }
-}
-
-/// Lines that need no slot: bad lines (answered at once), over-long ones,
+/// Takes what needs no slot and no handler: bad lines (answered at once),
 /// client responses (to server→client requests) and notifications
-/// (cancellation). Returns the parsed message when it is anything else.
-fn triage(line: &[u8], shared: &Shared, peer: &ClientPeer) -> Option<Parsed> {
+/// (cancellation). Returns the request when it is anything else.
+fn take(line: &[u8], shared: &Shared, conn: &Connection) -> Option<Request> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let message = match parse(line) {
-        modern @ Parsed::Modern(_) => return Some(modern),
-        Parsed::Json(message) => message,
-        Parsed::Invalid => {
+    match classify(line) {
+        Message::Request(request) => return Some(request),
+        Message::Unparsable => {
             tracing::debug!("unparsable line");
-            shared.write_json(&json!({ "jsonrpc": "2.0", "error": errors::parse_error() }));
-            return None;
+            shared.answer(Outcome::parse_error(), None);
         }
-    };
-    if is_response(&message) {
-        if !peer.deliver(&message) {
-            tracing::debug!("response to no pending request; ignored");
+        Message::Response(response) => {
+            if !conn.deliver(&response) {
+                tracing::debug!("response to no pending request; ignored");
+            }
         }
-        return None;
+        Message::Notification(notification) => {
+            if let Some(key) = cancelled_key(&notification) {
+                tracing::debug!(request_id = %key, "cancelled by the client");
+                conn.cancel(&key);
+            }
+        }
     }
-    if message.get("id").is_none() && message.get("method").and_then(Value::as_str).is_some() {
-        if let Some(request_id) = cancelled_request(&message) {
-            tracing::debug!(%request_id, "cancelled by the client");
-            shared.in_flight.cancel(&id_key(request_id));
-        }
-        // Other notifications are never answered.
-        return None;
-    }
-    Some(Parsed::Json(message))
+    None
 }
 
 fn too_long(shared: &Shared, max: usize) {
@@ -226,7 +211,7 @@ fn too_long(shared: &Shared, max: usize) {
     let error = errors::invalid_request(format!(
         "Message exceeds the {max}-byte line limit; the line was skipped"
     ));
-    shared.write_json(&json!({ "jsonrpc": "2.0", "error": error }));
+    shared.answer(Outcome::error(None, error), None);
 }
 
 /// How many requests may wait, read ahead, while every slot is taken (and
@@ -246,7 +231,7 @@ async fn free_slot(
     lines: &mut mpsc::Receiver<Incoming>,
     held: &mut VecDeque<Incoming>,
     shared: &Shared,
-    peer: &ClientPeer,
+    conn: &Connection,
     max_line_bytes: usize,
 ) -> Option<OwnedSemaphorePermit> {
     loop {
@@ -274,7 +259,7 @@ async fn free_slot(
             slot = Arc::clone(slots).acquire_owned() => return slot.ok(),
             incoming = lines.recv() => match incoming {
                 Some(Incoming::Line(line)) => {
-                    if triage(&line, shared, peer).is_some() {
+                    if take(&line, shared, conn).is_some() {
                         held.push_back(Incoming::Line(line));
                     }
                 }
@@ -304,150 +289,177 @@ where
     let (out, rx) = mpsc::unbounded_channel::<Output>();
     let backlog = Arc::new(Backlog::new(config.max_output_backlog_bytes));
     let writer_task = tokio::spawn(write_loop(writer, rx, Arc::clone(&backlog)));
-    let shared = Arc::new(Shared {
-        in_flight: Arc::default(),
-        out,
-        backlog,
-    });
-    let peer = ClientPeer::with_timeout(config.client_request_timeout);
-    let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    let mut serving = Serving {
+        slots: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
+        shared: Arc::new(Shared { out, backlog }),
+        conn: Arc::new(Connection::new(
+            ClientPeer::with_timeout(config.client_request_timeout),
+            None,
+        )),
+        server,
+        config,
+        legacy_forwarder: None,
+    };
     let (lines_tx, mut lines) = mpsc::channel::<Incoming>(1);
-    let reading = read_lines(reader, config.max_line_bytes, lines_tx);
-    let dispatching = async {
-        let session: Arc<Mutex<Option<LegacySession>>> = Arc::default();
-        let mut legacy_forwarder: Option<tokio::task::JoinHandle<()>> = None;
+    let reading = read_lines(reader, serving.config.max_line_bytes, lines_tx);
+    // The reader ends at EOF; the serving loop when it has taken the end.
+    let ((), read_result) = tokio::join!(reading, serving.serve(&mut lines));
+    serving.wind_down().await;
+    // The last sender of the output queue: the writer ends once it drains.
+    drop(serving);
+    let write_result = writer_task
+        .await
+        .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))?;
+    read_result.and(write_result)
+}
+
+/// The serving loop's state: the process's one connection, the slots, the
+/// output queue.
+struct Serving<S> {
+    server: Arc<S>,
+    config: StdioConfig,
+    shared: Arc<Shared>,
+    conn: Arc<Connection>,
+    slots: Arc<Semaphore>,
+    /// Hands server-wide events to the legacy session, when one is open.
+    legacy_forwarder: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl<S: McpServer + 'static> Serving<S> {
+    /// Reads and answers lines until the end of input; its read result.
+    async fn serve(&mut self, lines: &mut mpsc::Receiver<Incoming>) -> io::Result<()> {
         let mut held: VecDeque<Incoming> = VecDeque::new();
-        let read_result = loop {
-            shared.backlog.below_limit().await;
+        loop {
+            self.shared.backlog.below_limit().await;
             let incoming = match held.pop_front() {
                 Some(incoming) => incoming,
                 None => lines.recv().await.unwrap_or(Incoming::End(Ok(()))),
             };
             let line = match incoming {
-                Incoming::End(result) => break result,
+                Incoming::End(result) => return result,
                 Incoming::TooLong => {
-                    too_long(&shared, config.max_line_bytes);
+                    too_long(&self.shared, self.config.max_line_bytes);
                     continue;
                 }
                 Incoming::Line(line) => line,
             };
-            let Some(message) = triage(&line, &shared, &peer) else {
+            let Some(request) = take(&line, &self.shared, &self.conn) else {
                 continue;
             };
             drop(line);
-            let method = message.method().map(str::to_owned);
-            let current_session = session
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
-            let sink_shared = Arc::clone(&shared);
-            let mut ctx = MessageContext::stdio()
-                .with_sink(move |message| sink_shared.notify(&message))
-                .with_peer(peer.clone())
-                .with_events(config.events.clone())
-                .with_server_info_in_results(config.server_info_in_results);
-            if let Some(current) = current_session {
-                ctx = ctx.with_legacy_session(current);
-            }
-            let Some(key) = message_key(&message) else {
+            let Request { message, key, kind } = request;
+            match (kind, key) {
                 // Not a request and not a notification: the entry point
-                // answers with the envelope error.
-                let outcome = handle_parsed(&*server, Some(&server), message, &ctx).await;
-                if let Some(body) = outcome.body {
-                    shared.write(body);
+                // answers with the envelope error. `initialize` is handled
+                // inline, so its session exists before the next line.
+                (_, None) | (Kind::Initialize, _) => self.answer_inline(message).await,
+                // A listen stream lives until cancelled: it takes no slot.
+                (Kind::Listen, Some(key)) => self.run(message, key, true, None).await,
+                (Kind::Other, Some(key)) => {
+                    let slot = free_slot(
+                        &self.slots,
+                        lines,
+                        &mut held,
+                        &self.shared,
+                        &self.conn,
+                        self.config.max_line_bytes,
+                    )
+                    .await;
+                    self.run(message, key, false, slot).await;
                 }
-                continue;
-            };
-            if method.as_deref() == Some("initialize") {
-                // Handled inline, so the session exists before the next line.
-                let outcome = handle_parsed(&*server, Some(&server), message, &ctx).await;
-                if let Some(new_session) = outcome.new_legacy_session {
-                    tracing::info!(version = %new_session.protocol_version, "legacy session started");
-                    if let Some(old) = legacy_forwarder.take() {
-                        old.abort();
-                    }
-                    let (events, legacy, shared, server) = (
-                        config.events.clone(),
-                        new_session.clone(),
-                        Arc::clone(&shared),
-                        Arc::clone(&server),
-                    );
-                    legacy_forwarder = Some(tokio::spawn(async move {
-                        forward_legacy_events(&*server, &events, &legacy, |message| {
-                            shared.notify(message);
-                            true
-                        })
-                        .await;
-                    }));
-                    *session.lock().unwrap_or_else(PoisonError::into_inner) = Some(new_session);
-                }
-                if let Some(body) = outcome.body {
-                    shared.write(body);
-                }
-                continue;
-            }
-            let is_listen = method.as_deref() == Some("subscriptions/listen");
-            // A listen stream lives until cancelled: it takes no slot.
-            let slot = if is_listen {
-                None
-            } else {
-                free_slot(
-                    &slots,
-                    &mut lines,
-                    &mut held,
-                    &shared,
-                    &peer,
-                    config.max_line_bytes,
-                )
-                .await
-            };
-            let task_server = Arc::clone(&server);
-            let mut work = Box::pin(async move {
-                handle_parsed(&*task_server, Some(&task_server), message, &ctx).await
-            });
-            // Polled here first: a handler that answers without waiting
-            // (most do) needs no task, no registration and no wake-up of
-            // another thread. One that waits goes on as a task, cancellable.
-            if let Some(outcome) = poll_once(work.as_mut()).await {
-                if let Some(body) = outcome.body {
-                    shared.send(body, slot);
-                }
-                continue;
-            }
-            let task_shared = Arc::clone(&shared);
-            shared.in_flight.spawn(key, is_listen, |finish| async move {
-                let outcome = work.await;
-                // A cancelled request's answer is never written.
-                if finish.finish()
-                    && let Some(body) = outcome.body
-                {
-                    task_shared.send(body, slot);
-                }
-            });
-        };
-        (read_result, legacy_forwarder)
-    };
-    // The reader ends at EOF; the dispatcher when it has taken the end.
-    let ((), (read_result, legacy_forwarder)) = tokio::join!(reading, dispatching);
-    // EOF (or a read error): wind down.
-    peer.close();
-    shared.in_flight.abort_all(true);
-    if let Some(forwarder) = legacy_forwarder {
-        forwarder.abort();
-    }
-    let wait_idle = shared.in_flight.idle();
-    match config.eof_grace {
-        None => wait_idle.await,
-        Some(grace) => {
-            if tokio::time::timeout(grace, wait_idle).await.is_err() {
-                tracing::warn!("requests still running after stdin closed; aborting them");
-                shared.in_flight.abort_all(false);
             }
         }
     }
-    drop(shared);
-    let write_result = writer_task
-        .await
-        .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))?;
-    read_result.and(write_result)
+
+    /// The context of one message on this connection.
+    fn context(&self) -> MessageContext {
+        let shared = Arc::clone(&self.shared);
+        let ctx = MessageContext::stdio()
+            .with_sink(move |message| shared.notify(&message))
+            .with_events(self.config.events.clone())
+            .with_server_info_in_results(self.config.server_info_in_results);
+        self.conn.context(ctx)
+    }
+
+    /// Answers `request` before reading on; a legacy session it opens
+    /// starts here.
+    async fn answer_inline(&mut self, message: Parsed) {
+        let ctx = self.context();
+        let outcome = handle_parsed(&*self.server, Some(&self.server), message, &ctx).await;
+        if let Some(session) = outcome.new_legacy_session.clone() {
+            self.start_legacy_session(session);
+        }
+        self.shared.answer(outcome, None);
+    }
+
+    fn start_legacy_session(&mut self, session: LegacySession) {
+        tracing::info!(version = %session.protocol_version, "legacy session started");
+        if let Some(old) = self.legacy_forwarder.take() {
+            old.abort();
+        }
+        let (events, legacy, shared, server) = (
+            self.config.events.clone(),
+            session.clone(),
+            Arc::clone(&self.shared),
+            Arc::clone(&self.server),
+        );
+        self.legacy_forwarder = Some(tokio::spawn(async move {
+            forward_legacy_events(&*server, &events, &legacy, |message| {
+                shared.notify(message);
+                true
+            })
+            .await;
+        }));
+        self.conn.set_legacy(session);
+    }
+
+    /// Runs the request `key`, holding `slot` until its answer is written.
+    async fn run(
+        &self,
+        message: Parsed,
+        key: String,
+        listen: bool,
+        slot: Option<OwnedSemaphorePermit>,
+    ) {
+        let ctx = self.context();
+        let server = Arc::clone(&self.server);
+        let mut work =
+            Box::pin(async move { handle_parsed(&*server, Some(&server), message, &ctx).await });
+        // Polled here first: a handler that answers without waiting
+        // (most do) needs no task, no registration and no wake-up of
+        // another thread. One that waits goes on as a task, cancellable.
+        if let Some(outcome) = poll_once(work.as_mut()).await {
+            self.shared.answer(outcome, slot);
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        self.conn.in_flight.spawn(key, listen, |finish| async move {
+            let outcome = work.await;
+            // A cancelled request's answer is never written.
+            if finish.finish() {
+                shared.answer(outcome, slot);
+            }
+        });
+    }
+
+    /// After EOF (or a read error): server→client requests fail, listen
+    /// streams end, and the requests in flight finish (within the grace).
+    async fn wind_down(&mut self) {
+        self.conn.peer.close();
+        let in_flight = &self.conn.in_flight;
+        in_flight.abort_all(true);
+        if let Some(forwarder) = self.legacy_forwarder.take() {
+            forwarder.abort();
+        }
+        let wait_idle = in_flight.idle();
+        match self.config.eof_grace {
+            None => wait_idle.await,
+            Some(grace) => {
+                if tokio::time::timeout(grace, wait_idle).await.is_err() {
+                    tracing::warn!("requests still running after stdin closed; aborting them");
+                    in_flight.abort_all(false);
+                }
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 
-use crate::runtime::in_flight::InFlight;
+use crate::model::outcome::Outcome;
 
 /// A serialized message for stdout (without its newline), with the slot of
 /// the request it answers (freed once the line is written).
@@ -18,7 +18,6 @@ pub(super) type Output = (Vec<u8>, Option<OwnedSemaphorePermit>);
 /// What the reading loop and the request tasks share: the requests in
 /// flight and the stdout queue.
 pub(super) struct Shared {
-    pub(super) in_flight: Arc<InFlight>,
     pub(super) out: mpsc::UnboundedSender<Output>,
     pub(super) backlog: Arc<Backlog>,
 }
@@ -108,12 +107,15 @@ impl Shared {
         }
     }
 
-    pub(super) fn write_json(&self, message: &Value) {
-        self.write(serde_json::to_vec(message).unwrap_or_default());
+    /// An answer, holding `slot` until it is on its way; a notification's
+    /// (no body) writes nothing.
+    pub(super) fn answer(&self, outcome: Outcome, slot: Option<OwnedSemaphorePermit>) {
+        if let Some(body) = outcome.body {
+            self.send(body, slot);
+        }
     }
 }
-
-/// Writes each message as one line through a buffer, flushing when the
+// Writes each message as one line through a buffer, flushing when the
 /// queue is empty (one write for a burst of answers).
 pub(super) async fn write_loop<W: AsyncWrite + Unpin>(
     writer: W,

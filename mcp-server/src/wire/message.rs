@@ -46,17 +46,23 @@ impl Parsed {
         }
     }
 
-    /// The JSON `id` of a request, string or integer, when one could be read.
+    /// The `id` of a request, when it is a string or an integer.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn id_json(&self) -> Option<Value> {
+    pub(crate) fn id(&self) -> Option<RequestId> {
         match self {
-            Parsed::Modern(request) => serde_json::to_value(request_parts(request).id).ok(),
-            Parsed::Json(message) => message
-                .get("id")
-                .filter(|id| id.is_string() || id.as_i64().is_some())
-                .cloned(),
+            Parsed::Modern(request) => Some(request_id(request).clone()),
+            Parsed::Json(message) => message.get("id").and_then(valid_id),
             Parsed::Invalid => None,
         }
+    }
+}
+
+/// `id` as a request id, when it is a string or an integer.
+pub(crate) fn valid_id(id: &Value) -> Option<RequestId> {
+    match id {
+        Value::String(s) => Some(RequestId::String(s.clone())),
+        Value::Number(n) => n.as_i64().map(RequestId::Integer),
+        _ => None,
     }
 }
 
@@ -211,14 +217,15 @@ pub(crate) fn read_envelope(
     };
     let id = match object.get("id") {
         None => None,
-        Some(Value::String(s)) => Some(RequestId::String(s.clone())),
-        Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64().map(RequestId::Integer),
-        Some(_) => {
-            return Err((
-                None,
-                errors::invalid_request("The id must be a string or an integer"),
-            ));
-        }
+        Some(id) => match valid_id(id) {
+            Some(id) => Some(id),
+            None => {
+                return Err((
+                    None,
+                    errors::invalid_request("The id must be a string or an integer"),
+                ));
+            }
+        },
     };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err((id, errors::invalid_request("jsonrpc must be \"2.0\"")));
