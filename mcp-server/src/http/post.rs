@@ -56,44 +56,10 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Message::Unparsable => return plain_response(Outcome::parse_error()),
     };
     let listen = request.kind == Kind::Listen;
-    // A listen stream holds its request for long: its head is copied out
-    // of the connection's read buffer (hyper's header values share it), so
-    // that hyper reuses that buffer rather than allocate another.
-    let request_parts = if listen {
-        Arc::new(detached(&parts))
-    } else {
-        Arc::clone(&parts)
-    };
-    let mut ctx = MessageContext::http_headers(mcp_headers)
-        .with_http_request(request_parts)
-        .with_remote_addr(peer.map(|PeerAddr(addr)| addr))
-        .with_events(state.config.events.clone())
-        .with_server_info_in_results(state.config.server_info_in_results);
-    if let Some((_, session)) = &session {
-        ctx = session.conn.context(ctx);
-    }
-    let (tx, rx) = outbox::outbox();
-    // A client that does not accept SSE gets JSON only: the request's
-    // notifications are dropped (and legacy server→client requests fail).
-    let sse_ok = parts
-        .headers
-        .get(hyper::header::ACCEPT)
-        .and_then(|a| a.to_str().ok())
-        .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
-    if sse_ok && session.is_some() {
-        // Inside a session the stream is resumable, so it may close early.
-        let tx = Arc::new(tx);
-        let closer = Arc::clone(&tx);
-        ctx = ctx
-            .with_stream_closer(move |retry| closer.close_stream(retry))
-            .with_sink(move |message| tx.send(message));
-    } else if sse_ok {
-        ctx = ctx.with_sink(move |message| tx.send(message));
-    } else {
-        drop(tx);
-    }
+    let (ctx, rx) = message_context(&state, &parts, mcp_headers, peer, &session, listen);
     let caller = principal_in(&parts.extensions);
-    let response = match (session, request.key) {
+    let key = session.as_ref().and_then(|_| request.key());
+    let response = match (session, key) {
         // Legacy requests stay cancellable (`notifications/cancelled`)
         // until their handler ends, whether the answer is JSON or SSE: a
         // task of their own, registered before it can finish.
@@ -145,6 +111,56 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     }
 }
 
+/// The context a request is handled in: what the transport knows of it,
+/// its session's, and where its own messages go (the outbox the answer
+/// reads, when the client takes SSE).
+fn message_context<S>(
+    state: &State<S>,
+    parts: &Arc<Parts>,
+    mcp_headers: HttpHeaders,
+    peer: Option<PeerAddr>,
+    session: &Named,
+    listen: bool,
+) -> (MessageContext, outbox::Receiver) {
+    // A listen stream holds its request for long: its head is copied out
+    // of the connection's read buffer (hyper's header values share it), so
+    // that hyper reuses that buffer rather than allocate another.
+    let request_parts = if listen {
+        Arc::new(detached(parts))
+    } else {
+        Arc::clone(parts)
+    };
+    let mut ctx = MessageContext::http_headers(mcp_headers)
+        .with_http_request(request_parts)
+        .with_remote_addr(peer.map(|PeerAddr(addr)| addr))
+        .with_events(state.config.events.clone())
+        .with_server_info_in_results(state.config.server_info_in_results);
+    if let Some((_, session)) = &session {
+        ctx = session.conn.context(ctx);
+    }
+    let (tx, rx) = outbox::outbox();
+    // A client that does not accept SSE gets JSON only: the request's
+    // notifications are dropped (and legacy server→client requests fail).
+    let sse_ok = parts
+        .headers
+        .get(hyper::header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
+    if sse_ok && session.is_some() {
+        // Inside a session the stream is resumable, so it may close early.
+        let tx = Arc::new(tx);
+        let closer = Arc::clone(&tx);
+        ctx = ctx
+            .with_stream_closer(move |retry| closer.close_stream(retry))
+            .with_sink(move |message| tx.send(message));
+    } else if sse_ok {
+        ctx = ctx.with_sink(move |message| tx.send(message));
+    } else {
+        drop(tx);
+    }
+    (ctx, rx)
+}
+
 /// The media types, the body, then the message it holds and, with
 /// `auth`, whether the token's scope allows it.
 async fn read_message<S, B: RequestBody>(
@@ -184,14 +200,15 @@ async fn era_and_session<S>(
     message: &Message,
     session_id: Result<Option<String>, String>,
 ) -> Result<(HttpHeaders, Named), Response<Body>> {
-    // A response carries the id of a server→client request: not one the
-    // client may see echoed as its own request's.
-    let id = match message {
+    // Read only for an error. A response carries the id of a
+    // server→client request: not one the client may see echoed as its own
+    // request's.
+    let id = || match message {
         Message::Request(request) => request.message.id(),
         _ => None,
     };
     let mcp_headers = mcp_headers::read(&parts.headers)
-        .map_err(|error| error_response(400, id.as_ref(), error))?;
+        .map_err(|error| error_response(400, id().as_ref(), error))?;
     let modern = message.is_modern();
     let session_id = match session_id {
         Ok(session_id) => session_id,
@@ -199,7 +216,7 @@ async fn era_and_session<S>(
         Err(reason) => {
             return Err(error_response(
                 400,
-                id.as_ref(),
+                id().as_ref(),
                 errors::invalid_request(reason),
             ));
         }
@@ -212,8 +229,8 @@ async fn era_and_session<S>(
     // grow every request's (modern ones included).
     let session = match Box::pin(state.sessions.session(&sid, caller)).await {
         Lookup::Found(session) => session,
-        Lookup::NotFound => return Err(session_not_found(id.as_ref())),
-        Lookup::Unavailable(error) => return Err(store_unavailable(id.as_ref(), &error)),
+        Lookup::NotFound => return Err(session_not_found(id().as_ref())),
+        Lookup::Unavailable(error) => return Err(store_unavailable(id().as_ref(), &error)),
     };
     // 2025-11-25: a request whose version header is not the session's
     // negotiated version gets 400.
@@ -226,7 +243,7 @@ async fn era_and_session<S>(
         let error = errors::invalid_request(format!(
             "Unsupported MCP-Protocol-Version header {version:?}: this session speaks {agreed}"
         ));
-        return Err(error_response(400, id.as_ref(), error));
+        return Err(error_response(400, id().as_ref(), error));
     }
     Ok((mcp_headers, Some((sid, session))))
 }

@@ -33,10 +33,20 @@ pub(crate) enum Message {
 /// of it before dispatch.
 pub(crate) struct Request {
     pub(crate) message: Parsed,
-    /// The JSON text of its id (what `notifications/cancelled` names);
-    /// `None` when it has none (a bad envelope, answered at once).
-    pub(crate) key: Option<String>,
     pub(crate) kind: Kind,
+}
+
+impl Request {
+    /// The JSON text of its id (what `notifications/cancelled` names);
+    /// `None` when it has none (a bad envelope, answered at once). Built
+    /// on demand: a modern HTTP request never needs it.
+    pub(crate) fn key(&self) -> Option<String> {
+        match &self.message {
+            Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
+            Parsed::Json(message) => message.get("id").map(id_key),
+            Parsed::Invalid => None,
+        }
+    }
 }
 
 /// The requests a transport treats apart.
@@ -96,17 +106,12 @@ impl Message {
 }
 
 fn request(message: Parsed) -> Request {
-    let key = match &message {
-        Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
-        Parsed::Json(message) => message.get("id").map(id_key),
-        Parsed::Invalid => None,
-    };
     let kind = match message.method() {
         Some(INITIALIZE) => Kind::Initialize,
         Some(SUBSCRIPTIONS_LISTEN) => Kind::Listen,
         _ => Kind::Other,
     };
-    Request { message, key, kind }
+    Request { message, kind }
 }
 
 /// What a connection holds between messages.
@@ -188,7 +193,7 @@ mod tests {
 
     fn kind_of(bytes: &str) -> &'static str {
         match classify(bytes.as_bytes()) {
-            Message::Request(request) => match (request.kind, request.key.is_some()) {
+            Message::Request(request) => match (request.kind, request.key().is_some()) {
                 (Kind::Initialize, _) => "initialize",
                 (Kind::Listen, _) => "listen",
                 (Kind::Other, true) => "request",
@@ -262,6 +267,6 @@ mod tests {
         ) else {
             panic!("a notification");
         };
-        assert_eq!(request.key, cancelled_key(&notification));
+        assert_eq!(request.key(), cancelled_key(&notification));
     }
 }

@@ -347,7 +347,8 @@ impl<S: McpServer + 'static> Serving<S> {
                 continue;
             };
             drop(line);
-            let Request { message, key, kind } = request;
+            let key = request.key();
+            let Request { message, kind } = request;
             match (kind, key) {
                 // Not a request and not a notification: the entry point
                 // answers with the envelope error. `initialize` is handled
