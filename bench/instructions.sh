@@ -13,6 +13,14 @@
 # count over the whole process, start-up included, is divided by the
 # requests served. Needs valgrind and wrk (installed with apt when missing).
 #
+# STDIO=N counts our server alone over stdio instead: N pipelined
+# `tools/call`s of the compare.sh request on stdin, at EOF it answers them
+# all and exits; per request is (count for N - count for 1) / (N - 1), so
+# start-up and wind-down drop out. Needs valgrind only.
+#
+#   STDIO=20000 bash bench/instructions.sh
+#   OURS_BIN=old/mcp-everything STDIO=20000 bash bench/instructions.sh
+#
 # Environment: DURATION=S (8), BENCH_OUT=DIR (<repo>/target/bench-run, where
 # compare.sh left post.lua), OURS_BIN / RMCP_BIN / FLOOR_BIN (the release
 # binaries compare.sh builds).
@@ -38,7 +46,9 @@ PORT="${PORT:-38490}"
 log() { printf '[instructions] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-for tool in valgrind wrk; do
+STDIO="${STDIO:-}"
+tools=(valgrind); [[ -n "$STDIO" ]] || tools+=(wrk)
+for tool in "${tools[@]}"; do
   if ! command -v "$tool" >/dev/null; then
     runner=(); [[ "$(id -u)" == 0 ]] || runner=(sudo)
     "${runner[@]}" apt-get install -y "$tool" >/dev/null 2>&1 \
@@ -48,6 +58,36 @@ for tool in valgrind wrk; do
 done
 CALL="${CALL:-}"
 mkdir -p "$OUT"
+
+# Instructions of `$OURS_BIN stdio` answering N pipelined calls.
+stdio_count() { # N
+  local n=$1 input="$OUT/stdio-$1.jsonl" profile="$OUT/callgrind-stdio-$1.out"
+  python3 - "$n" >"$input" <<'PY'
+import json, sys
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+for i in range(int(sys.argv[1])):
+    print(json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                      "params": {"name": "test_simple_text", "_meta": meta}},
+                     separators=(",", ":")))
+PY
+  valgrind --tool=callgrind --callgrind-out-file="$profile" "$OURS_BIN" stdio \
+    <"$input" >"$OUT/stdio-$n.answers" 2>"$OUT/callgrind-stdio-$n.log"
+  local answered
+  answered="$(grep -c '"result"' "$OUT/stdio-$n.answers" || true)"
+  (( answered == n )) || die "stdio: $answered of $n calls answered (see $OUT/stdio-$n.answers)"
+  awk '/^summary:/ {print $2}' "$profile"
+}
+
+if [[ -n "$STDIO" ]]; then
+  [[ -x "$OURS_BIN" ]] || die "no $OURS_BIN: cargo build --release -p mcp-everything"
+  (( STDIO > 1 )) || die "STDIO must be more than 1"
+  one="$(stdio_count 1)"
+  many="$(stdio_count "$STDIO")"
+  printf '%-6s %9d requests %15d instructions %9d per request\n' \
+    stdio "$STDIO" "$many" $(( (many - one) / (STDIO - 1) ))
+  exit 0
+fi
 WRK_SCRIPT="$OUT/post.lua"
 if [[ -n "$CALL" ]]; then
   case "$CALL" in

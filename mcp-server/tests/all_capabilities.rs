@@ -3,9 +3,7 @@
 //! routes prompts and completions.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+mod common;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheHints, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
@@ -20,15 +18,7 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-    }
-}
+use common::{block_on, request};
 
 #[derive(McpServer)]
 #[mcp(
@@ -124,13 +114,6 @@ impl<T: Send + Sync + AsRef<str>> CompletionsHandler for Kitchen<T> {
             value,
         ])))
     }
-}
-
-fn request(method: &str, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":{}});
-    json!({"jsonrpc":"2.0","id":1,"method":method,"params":params})
 }
 
 fn result(method: &str, params: Value) -> Value {

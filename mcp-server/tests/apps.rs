@@ -3,7 +3,7 @@
 //! `#[router]` and `ToolRouter` tools alike, and the start-up checks of
 //! `_meta.ui` written by hand.
 
-use std::future::Future;
+mod common;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ListToolsResult, PaginatedRequestParams,
@@ -15,13 +15,7 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future)
-}
+use common::block_on;
 
 /// The body of a modern request declaring `capabilities`.
 fn ask<S: McpServer>(server: &S, method: &str, params: Value, capabilities: Value) -> Value {

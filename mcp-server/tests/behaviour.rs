@@ -4,9 +4,7 @@
 //! kinds, the version gate and capability routing.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+mod common;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheHints, CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
@@ -18,22 +16,9 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-/// Runs a future that never waits (the handlers here are synchronous).
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-    }
-}
+use common::{block_on, meta};
 
 const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-
-fn meta() -> Value {
-    serde_json::from_str(META).unwrap()
-}
 
 fn ask_ctx<S: McpServer>(server: &S, message: &str, ctx: &MessageContext) -> Outcome {
     block_on(server.handle_message(message.as_bytes(), ctx))

@@ -5,6 +5,8 @@
 //! shipped layers refuse with spec-shaped errors: a rate limit per caller
 //! that leaves other callers alone, and a result size limit.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,6 +32,8 @@ use tower::limit::ConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
 use tower::{Layer, Service, ServiceBuilder};
+
+use common::meta;
 
 #[derive(McpServer)]
 #[mcp(name = "guarded", version = "1.0.0", versions(legacy = ["2025-11-25"]))]
@@ -196,13 +200,6 @@ where
 }
 
 // ------------------------------------------------------------- stdio ----
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
 
 fn call(id: u64, tool: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",

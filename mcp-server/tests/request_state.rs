@@ -7,7 +7,8 @@
 //! checks a state it is sent, and one that lies about it leaks nothing.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
-use std::future::Future;
+mod common;
+
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -22,13 +23,7 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future)
-}
+use common::block_on;
 
 /// How many times `ask` ran with a `requestState`, per server type and
 /// argument `n`: the tests run in parallel, so each one uses its own `n`.

@@ -2,7 +2,8 @@
 //! `#[mcp(...)]` key) and completions in the router, through the real entry
 //! point (`handle_value`) in both eras.
 
-use std::future::Future;
+mod common;
+
 use std::str::FromStr;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
@@ -15,13 +16,7 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future)
-}
+use common::block_on;
 
 /// The whole response body of a modern stdio request.
 fn ask<S: McpServer>(server: &S, method: &str, mut params: Value) -> Value {

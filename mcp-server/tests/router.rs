@@ -1,7 +1,8 @@
 //! `#[mcp_era_server::router]` and `ToolRouter` behaviour: raw JSON in, whole
 //! results (or the relevant fields) compared with the expected JSON.
 
-use std::future::Future;
+mod common;
+
 use std::sync::Arc;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{
@@ -15,27 +16,7 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-/// Runs a future on a one-thread runtime.
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future)
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
-}
-
-/// A modern request: `params` plus the required `_meta`.
-fn request(method: &str, mut params: Value) -> Value {
-    params["_meta"] = meta();
-    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-}
+use common::{block_on, request};
 
 fn ask_ctx<S: McpServer>(server: &S, message: Value, ctx: &MessageContext) -> Outcome {
     block_on(server.handle_value(message, ctx))

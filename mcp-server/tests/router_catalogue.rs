@@ -2,8 +2,9 @@
 //! live `resources/list` instances of a template (`list = ...`),
 //! per-resource cache hints (`cache(...)`), hidden and one-era tools.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Mutex;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{Annotations, Role};
@@ -13,25 +14,7 @@ use mcp_era_server::{
 };
 use serde_json::{Value, json};
 
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future)
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
-}
-
-fn request(method: &str, mut params: Value) -> Value {
-    params["_meta"] = meta();
-    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-}
+use common::{block_on, meta, request};
 
 fn legacy_ctx() -> MessageContext {
     MessageContext::stdio().with_legacy_session(LegacySession::new(
