@@ -11,7 +11,10 @@
 # Each server runs under callgrind on a loopback port and answers
 # $DURATION s of the compare.sh request (wrk, 1 thread, 4 connections); the
 # count over the whole process, start-up included, is divided by the
-# requests served. Needs valgrind and wrk (installed with apt when missing).
+# requests served ("per request"), and the same without what the process
+# counts when started and stopped unloaded ("net": compare builds on it,
+# as the number of requests served varies with the machine's load).
+# Needs valgrind and wrk (installed with apt when missing).
 #
 # STDIO=N counts our server alone over stdio instead: N pipelined
 # `tools/call`s of the compare.sh request on stdin, at EOF it answers them
@@ -119,18 +122,31 @@ PY
 fi
 [[ -f "$WRK_SCRIPT" ]] || die "no $WRK_SCRIPT: run LOADGEN=wrk bash bench/compare.sh first"
 
-count() { # NAME BIN ARGS...
-  local name=$1 bin=$2; shift 2
-  [[ -x "$bin" ]] || die "no $bin: run bash bench/compare.sh first"
-  local profile="$OUT/callgrind-$name.out"
+# Starts BIN under callgrind (profile PROFILE) and waits until it answers;
+# sets $pid.
+start_counted() { # NAME PROFILE BIN ARGS...
+  local name=$1 profile=$2 bin=$3; shift 3
   valgrind --tool=callgrind --callgrind-out-file="$profile" "$bin" "$@" "127.0.0.1:$PORT" \
     >"$OUT/callgrind-$name.log" 2>&1 &
-  local pid=$! ready=0
+  pid=$!
+  local ready=0
   for _ in $(seq 150); do
     if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then ready=1; break; fi
     sleep 0.2
   done
   (( ready )) || { kill "$pid" 2>/dev/null; die "$name did not start (see $OUT/callgrind-$name.log)"; }
+}
+
+count() { # NAME BIN ARGS...
+  local name=$1 bin=$2; shift 2
+  [[ -x "$bin" ]] || die "no $bin: run bash bench/compare.sh first"
+  # Start-up and shutdown alone, subtracted for the "net" column: the
+  # loaded run's request count varies with the machine's load.
+  local idle="$OUT/callgrind-$name-idle.out"
+  start_counted "$name-idle" "$idle" "$bin" "$@"
+  kill -TERM "$pid"; wait "$pid" || true
+  local profile="$OUT/callgrind-$name.out"
+  start_counted "$name" "$profile" "$bin" "$@"
   if [[ -n "$CALL" ]]; then # the answer must be a success, not a failed result
     local answer
     answer="$(wrk_request_once)"
@@ -142,8 +158,10 @@ count() { # NAME BIN ARGS...
   requests="$(awk '/requests in/ {print $1}' "$OUT/callgrind-$name.wrk")"
   total="$(awk '/^summary:/ {print $2}' "$profile")"
   grep -q "Non-2xx" "$OUT/callgrind-$name.wrk" && log "warning: $name gave non-2xx answers"
-  printf '%-6s %9d requests %15d instructions %9d per request\n' \
-    "$name" "$requests" "$total" $(( total / requests ))
+  local startup
+  startup="$(awk '/^summary:/ {print $2}' "$idle")"
+  printf '%-6s %9d requests %15d instructions %9d per request %9d net\n' \
+    "$name" "$requests" "$total" $(( total / requests )) $(( (total - startup) / requests ))
 }
 
 # The request of $WRK_SCRIPT, sent once with curl.
