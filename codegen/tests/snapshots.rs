@@ -1,6 +1,6 @@
 //! Snapshot tests of the generator on small fixture schemas (`tests/schemas`):
 //! the generated code is compared with `tests/snapshots/<name>.rs`
-//! (regenerate with `UPDATE_EXPECT=1` and review the diff), and every
+//! (regenerate with `MCP_SNAPSHOT_BLESS=1` and review the diff), and every
 //! snapshot is compiled and run as a program, so a snapshot that does not
 //! build fails the test.
 
@@ -36,13 +36,13 @@ fn snapshots_match_and_compile() {
         let name = schema.file_stem().unwrap().to_string_lossy();
         let snapshot = root.join("snapshots").join(format!("{name}.rs"));
         let generated = generate(schema);
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
+        if std::env::var("MCP_SNAPSHOT_BLESS").is_ok_and(|v| v == "1") {
             std::fs::write(&snapshot, &generated).unwrap();
         } else {
             let expected = std::fs::read_to_string(&snapshot).unwrap_or_default();
             assert!(
                 expected == generated,
-                "{} is stale; rerun with UPDATE_EXPECT=1 and review the diff",
+                "{} is stale; rerun with MCP_SNAPSHOT_BLESS=1 and review the diff",
                 snapshot.display()
             );
         }

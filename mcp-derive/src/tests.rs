@@ -2,7 +2,7 @@
 //! or for `router_*` files one `impl` block for the router macro) is
 //! expanded by [`crate::expand::derive`] or [`crate::router::router`], formatted with prettyplease and
 //! compared with `tests/expand/<name>.expanded.rs`. Run with
-//! `MCP_DERIVE_BLESS=1` to rewrite the snapshots after an intended change.
+//! `MCP_SNAPSHOT_BLESS=1` to rewrite the snapshots after an intended change.
 #![allow(
     clippy::unwrap_used,
     reason = "test code: a panic is the failure report"
@@ -28,7 +28,7 @@ fn expand_source(source: &str, router: bool) -> String {
 #[test]
 fn expansion_snapshots() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
-    let bless = std::env::var_os("MCP_DERIVE_BLESS").is_some();
+    let bless = std::env::var("MCP_SNAPSHOT_BLESS").is_ok_and(|v| v == "1");
     let mut inputs: Vec<_> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -58,7 +58,7 @@ fn expansion_snapshots() {
     }
     assert!(
         mismatched.is_empty(),
-        "snapshots differ (rerun with MCP_DERIVE_BLESS=1 if intended): {mismatched:?}"
+        "snapshots differ (rerun with MCP_SNAPSHOT_BLESS=1 if intended): {mismatched:?}"
     );
 }
 

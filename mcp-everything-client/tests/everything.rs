@@ -72,7 +72,7 @@ async fn three_tools_legacy() {
 }
 
 /// The committed snapshot is what the server lists (modern era). With
-/// `MCP_UPDATE_TOOLS=1` the test rewrites it instead.
+/// `MCP_SNAPSHOT_BLESS=1` the test rewrites it instead.
 #[tokio::test]
 async fn snapshot_is_current() {
     let client = connect(EraMode::Modern).await;
@@ -81,7 +81,7 @@ async fn snapshot_is_current() {
     live.as_object_mut().unwrap().retain(|k, _| k == "tools");
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tools.json");
     let fresh = serde_json::to_string_pretty(&live).unwrap() + "\n";
-    if std::env::var_os("MCP_UPDATE_TOOLS").is_some() {
+    if std::env::var("MCP_SNAPSHOT_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(path, fresh).unwrap();
         return;
     }
@@ -89,6 +89,6 @@ async fn snapshot_is_current() {
     assert!(
         committed == fresh,
         "mcp-everything-client/tools.json is out of date; refresh it with\n  \
-         MCP_UPDATE_TOOLS=1 cargo test -p mcp-everything-client --test everything snapshot_is_current"
+         MCP_SNAPSHOT_BLESS=1 cargo test -p mcp-everything-client --test everything snapshot_is_current"
     );
 }

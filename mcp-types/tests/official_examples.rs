@@ -1,7 +1,7 @@
 //! Round-trips every official 2026-07-28 example through the type its folder
 //! names, and checks which variant every union inside it chose against
 //! `tests/expected/union-choices-2026-07-28.txt` (regenerate that file with
-//! `UPDATE_EXPECT=1` and review the diff).
+//! `MCP_SNAPSHOT_BLESS=1` and review the diff).
 //!
 //! The examples are read from `$MCP_SCHEMA_DIR/2026-07-28/examples`; a relative
 //! `MCP_SCHEMA_DIR` is taken from the workspace root, as CI sets it.
@@ -125,14 +125,14 @@ fn union_choices_match_the_reviewed_list() {
     }
     let expected_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/union-choices-2026-07-28.txt");
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if std::env::var("MCP_SNAPSHOT_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(&expected_path, &lines).unwrap();
         return;
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
     assert!(
         expected == lines,
-        "union choices differ from {}; rerun with UPDATE_EXPECT=1 and review the diff",
+        "union choices differ from {}; rerun with MCP_SNAPSHOT_BLESS=1 and review the diff",
         expected_path.display()
     );
 }

@@ -113,7 +113,9 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
 
 /// The context a request is handled in: what the transport knows of it,
 /// its session's, and where its own messages go (the outbox the answer
-/// reads, when the client takes SSE).
+/// reads, when the client takes SSE). Inlined: returned, the context would
+/// be copied once more on every request.
+#[inline(always)]
 fn message_context<S>(
     state: &State<S>,
     parts: &Arc<Parts>,
