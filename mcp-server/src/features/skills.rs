@@ -386,7 +386,9 @@ mod tests {
         uri: &str,
     ) -> Option<Result<Value, ErrorObject>> {
         let hooks = table(declaration).read_resource().to_vec();
-        hooks.iter().find_map(|hook| hook(&Claims(&[]), declaration, uri))
+        hooks
+            .iter()
+            .find_map(|hook| hook(&Claims(&[]), declaration, uri))
     }
 
     #[test]

@@ -61,25 +61,29 @@ pub(crate) enum MethodHook {
     Later(for<'a> fn(MethodCall<'a>) -> ReplyFuture<'a>),
 }
 
+/// Decides a `tools/call` before any future is built: `Ok(None)` leaves
+/// the call to the handler, `Ok(Some(detach))` gives it to the hook's
+/// `run`, an error refuses it.
+pub(crate) type ToolCallRoute = for<'d> fn(
+    &dyn ServerFacts,
+    Option<&'d dyn Detach>,
+    &CallToolRequest,
+    &RequestContext,
+) -> HandlerResult<Option<&'d dyn Detach>>;
+
+/// Runs a `tools/call` that the route took.
+pub(crate) type ToolCallRun = for<'a> fn(
+    &'a dyn Detach,
+    &'a Arc<ServerDeclaration>,
+    Box<ClientRequest>,
+    &'a RequestContext,
+) -> ReplyFuture<'a>;
+
 /// A look at every `tools/call` before its handler runs.
 #[derive(Clone, Copy)]
 pub(crate) struct ToolCallHook {
-    /// Decided before any future is built: `Ok(None)` leaves the call to
-    /// the handler, `Ok(Some(detach))` gives it to [`run`](Self::run), an
-    /// error refuses it.
-    pub route: for<'d> fn(
-        &dyn ServerFacts,
-        Option<&'d dyn Detach>,
-        &CallToolRequest,
-        &RequestContext,
-    ) -> HandlerResult<Option<&'d dyn Detach>>,
-    /// Runs a call that `route` took.
-    pub run: for<'a> fn(
-        &'a dyn Detach,
-        &'a Arc<ServerDeclaration>,
-        Box<ClientRequest>,
-        &'a RequestContext,
-    ) -> ReplyFuture<'a>,
+    pub route: ToolCallRoute,
+    pub run: ToolCallRun,
 }
 
 /// `resources/read` of `uri`: `Some` answers it (a result object the gate
