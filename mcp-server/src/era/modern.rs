@@ -9,10 +9,10 @@ use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, me
 use serde::Deserialize as _;
 use serde_json::{Value, json};
 
-use crate::features::tasks::Detach;
 use crate::model::context::{HttpHeaders, MessageContext, RequestContext, Transport};
 use crate::model::declaration::ServerDeclaration;
-use crate::model::server::McpServer;
+use crate::model::extensions::{MethodCall, MethodHook};
+use crate::model::server::{Detach, McpServer};
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::message::{Call, Envelope, request_parts};
 use crate::wire::reply::Reply;
@@ -141,35 +141,34 @@ pub(crate) async fn modern_request<S: McpServer>(
     let meta = read_request_meta(envelope.params)?;
     let call = envelope.call();
     checks_after_meta(server, declaration, ctx, header, &meta, &call).await?;
-    // The extension's methods have no generated request types. A server
-    // that claims them (a proxy) answers them itself, below.
-    let task = crate::features::tasks::TASK_METHODS.contains(&envelope.method);
-    let skill = crate::features::skills::SKILL_METHODS.contains(&envelope.method);
-    let by_hand = (task || skill) && server.serves_method(envelope.method);
-    if task && !by_hand {
-        return crate::features::tasks::handle_method(
-            declaration,
-            detach,
-            id,
-            envelope.method,
-            envelope.params,
-            &meta,
-            ctx,
-        )
-        .await;
-    }
-    if skill && !by_hand {
-        let result =
-            crate::features::skills::handle_method(declaration, envelope.method, envelope.params)?;
-        return finished_reply(
-            declaration,
-            envelope.method,
-            result,
-            ctx.server_info_in_results,
-        );
-    }
-    if by_hand || !is_known_method(envelope.method) {
-        // `check_method` let it through: the server answers it itself.
+    if !is_known_method(envelope.method) {
+        // An extension's method (no generated request type), unless the
+        // server claims it (a proxy); `check_method` let it through.
+        if let Some(hook) = crate::era::extensions::of(declaration).method(envelope.method)
+            && !server.serves_method(envelope.method)
+        {
+            return match hook {
+                MethodHook::Now(answer) => finished_reply(
+                    declaration,
+                    envelope.method,
+                    answer(declaration, envelope.method, envelope.params)?,
+                    ctx.server_info_in_results,
+                ),
+                MethodHook::Later(answer) => {
+                    answer(MethodCall {
+                        declaration,
+                        detach,
+                        id,
+                        method: envelope.method,
+                        params: envelope.params,
+                        meta: &meta,
+                        ctx,
+                    })
+                    .await
+                }
+            };
+        }
+        // The server answers it itself.
         let request_ctx = request_context(declaration, id.clone(), meta, ctx);
         let params = envelope.params.cloned();
         let result = server
@@ -234,71 +233,72 @@ async fn run_modern<S: McpServer>(
     request_ctx: &RequestContext,
     ctx: &MessageContext,
 ) -> HandlerResult<Reply> {
-    let route = match &*request {
-        ClientRequest::CallToolRequest(call)
-            if crate::features::tasks::server_declared(declaration) =>
-        {
-            crate::features::tasks::task_route(server, detach, call, request_ctx)
+    // The extensions' hooks, each looked up only for the request it
+    // applies to: an empty table costs one length check.
+    match &*request {
+        ClientRequest::CallToolRequest(call) => {
+            for hook in crate::era::extensions::of(declaration).tool_call() {
+                if let Some(detach) = (hook.route)(server, detach, call, request_ctx)? {
+                    return (hook.run)(detach, declaration, request, request_ctx).await;
+                }
+            }
         }
-        _ => Ok(None),
-    };
-    // Skill files (skills extension) are served from the catalogue, unless
-    // the server serves the extension itself.
-    if let Ok(None) = &route
-        && let ClientRequest::ReadResourceRequest(read) = &*request
-        && !server.serves_method(mcp_era_types::ext::skills::SKILLS_GET)
-        && let Some(result) = crate::features::skills::read_resource(declaration, &read.params.uri)
-    {
-        return finished_reply(declaration, method, result?, ctx.server_info_in_results);
+        ClientRequest::ReadResourceRequest(read) => {
+            for hook in crate::era::extensions::of(declaration).read_resource() {
+                if let Some(result) = (*hook)(server, declaration, &read.params.uri) {
+                    return finished_reply(
+                        declaration,
+                        method,
+                        result?,
+                        ctx.server_info_in_results,
+                    );
+                }
+            }
+        }
+        _ => {}
     }
-    match route {
-        Err(error) => Err(error),
-        Ok(Some(detach)) => {
-            Box::pin(crate::features::tasks::call_tool_as_task(
-                detach,
-                declaration,
-                request,
-                request_ctx,
-            ))
-            .await
+    match *request {
+        ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_reply().clone()),
+        ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(
+            crate::features::listen::listen(declaration, listen.params, request_ctx, |filter| {
+                server.following(filter, request_ctx)
+            }),
+        )
+        .await
+        .and_then(|result| {
+            let result = finish_modern_result(declaration, method, result);
+            let result = if ctx.server_info_in_results {
+                declaration.with_server_info(result)
+            } else {
+                result
+            };
+            Reply::from_value(&result)
+        }),
+        // Extensions add entries to the first page.
+        ClientRequest::ListResourcesRequest(list)
+            if list.params.cursor.is_none()
+                && !crate::era::extensions::of(declaration)
+                    .first_list_page()
+                    .is_empty() =>
+        {
+            let added: Vec<Value> = crate::era::extensions::of(declaration)
+                .first_list_page()
+                .iter()
+                .flat_map(|hook| (*hook)(declaration))
+                .collect();
+            let reply = server
+                .dispatch_capability(ClientRequest::ListResourcesRequest(list), request_ctx)
+                .await?;
+            if added.is_empty() {
+                return Ok(reply);
+            }
+            let mut result = reply.to_value()?;
+            if let Some(Value::Array(resources)) = result.get_mut("resources") {
+                resources.extend(added);
+            }
+            Reply::from_value(&result)
         }
-        Ok(None) => match *request {
-            ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_reply().clone()),
-            ClientRequest::SubscriptionsListenRequest(listen) => {
-                Box::pin(crate::features::listen::listen(
-                    declaration,
-                    listen.params,
-                    request_ctx,
-                    |filter| server.following(filter, request_ctx),
-                ))
-                .await
-                .and_then(|result| {
-                    let result = finish_modern_result(declaration, method, result);
-                    let result = if ctx.server_info_in_results {
-                        declaration.with_server_info(result)
-                    } else {
-                        result
-                    };
-                    Reply::from_value(&result)
-                })
-            }
-            // Each skill's SKILL.md is listed on the first page.
-            ClientRequest::ListResourcesRequest(list) if list.params.cursor.is_none() => {
-                let skills = crate::features::skills::listed_resources(declaration);
-                let reply = server
-                    .dispatch_capability(ClientRequest::ListResourcesRequest(list), request_ctx)
-                    .await?;
-                if skills.is_empty() {
-                    return Ok(reply);
-                }
-                let mut result = reply.to_value()?;
-                if let Some(Value::Array(resources)) = result.get_mut("resources") {
-                    resources.extend(skills);
-                }
-                Reply::from_value(&result)
-            }
-            request => server.dispatch_capability(request, request_ctx).await,
-        },
+        request => server.dispatch_capability(request, request_ctx).await,
     }
 }
 
@@ -494,16 +494,11 @@ pub(crate) fn check_method(
         methods::PROMPTS_LIST | methods::PROMPTS_GET => ("prompts", caps.prompts.is_some()),
         methods::COMPLETION_COMPLETE => ("completions", caps.completions.is_some()),
         methods::SUBSCRIPTIONS_LISTEN => return Ok(()),
-        // The tasks extension's methods, when the server declares it.
-        task if crate::features::tasks::TASK_METHODS.contains(&task)
-            && crate::features::tasks::server_declared(declaration) =>
-        {
-            return Ok(());
-        }
-        // The skills extension's methods, as its declaration turns them on.
-        skill
-            if crate::features::skills::SKILL_METHODS.contains(&skill)
-                && crate::features::skills::method_enabled(declaration, skill) =>
+        // A method a declared extension registered and enabled.
+        extension
+            if crate::era::extensions::of(declaration)
+                .method(extension)
+                .is_some() =>
         {
             return Ok(());
         }

@@ -37,6 +37,7 @@ use mcp_era_types::v2026_07_28::Resource;
 use serde_json::{Value, json};
 
 use crate::model::declaration::ServerDeclaration;
+use crate::model::extensions::{ExtensionTable, MethodHook, ServerFacts};
 use crate::wire::errors::{self, ErrorObject};
 
 pub use crate::state::skills::{
@@ -47,7 +48,7 @@ pub use crate::state::skills::{
 pub const SKILL_METHODS: &[&str] = &[SKILLS_LIST, SKILLS_GET, RESOURCES_DIRECTORY_READ];
 
 /// The extension's settings as declared, if it is declared.
-pub(crate) fn declared(declaration: &ServerDeclaration) -> Option<SkillsSettings> {
+fn declared(declaration: &ServerDeclaration) -> Option<SkillsSettings> {
     let settings = declaration
         .capabilities()
         .extensions
@@ -61,21 +62,39 @@ pub(crate) fn declared(declaration: &ServerDeclaration) -> Option<SkillsSettings
     )
 }
 
-/// Whether `method` is one of this module's and the declaration turns it on.
-pub(crate) fn method_enabled(declaration: &ServerDeclaration, method: &str) -> bool {
-    match declared(declaration) {
-        None => false,
-        Some(settings) => match method {
-            SKILLS_LIST | SKILLS_GET => true,
-            RESOURCES_DIRECTORY_READ => settings.directory_read(),
-            _ => false,
-        },
+/// Registers the methods the declaration turns on, the `skill://` reads
+/// and the `SKILL.md` entries of the first `resources/list` page; nothing
+/// when the extension is not declared.
+pub(crate) fn register(declaration: &ServerDeclaration, table: &mut ExtensionTable) {
+    let Some(settings) = declared(declaration) else {
+        return;
+    };
+    table.add_method(SKILLS_LIST, MethodHook::Now(handle_method));
+    table.add_method(SKILLS_GET, MethodHook::Now(handle_method));
+    if settings.directory_read() {
+        table.add_method(RESOURCES_DIRECTORY_READ, MethodHook::Now(handle_method));
     }
+    table.add_read_resource(read_hook);
+    table.add_first_list_page(listed_resources);
+}
+
+/// `resources/read` of a `skill://` URI, from the catalogue, unless the
+/// server serves the extension itself (a proxy claiming `skills/get`);
+/// `None` leaves the URI to the server's own handler.
+fn read_hook(
+    server: &dyn ServerFacts,
+    declaration: &ServerDeclaration,
+    uri: &str,
+) -> Option<Result<Value, ErrorObject>> {
+    if !uri.starts_with(ext::SCHEME) || server.serves_method(SKILLS_GET) {
+        return None;
+    }
+    Some(read(declaration, uri))
 }
 
 /// Serves one of [`SKILL_METHODS`]; the result without `resultType` and
 /// `_meta`, which the caller adds.
-pub(crate) fn handle_method(
+fn handle_method(
     declaration: &ServerDeclaration,
     method: &str,
     params: Option<&Value>,
@@ -198,19 +217,6 @@ fn owner<'a>(
         .max_by_key(|(skill, _)| skill.path().len())
 }
 
-/// `resources/read` of a `skill://` URI when the server declares the
-/// extension; `None` leaves the URI to the server's own handler.
-pub(crate) fn read_resource(
-    declaration: &ServerDeclaration,
-    uri: &str,
-) -> Option<Result<Value, ErrorObject>> {
-    if !uri.starts_with(ext::SCHEME) {
-        return None;
-    }
-    declared(declaration)?;
-    Some(read(declaration, uri))
-}
-
 fn read(declaration: &ServerDeclaration, uri: &str) -> Result<Value, ErrorObject> {
     let path = ext::checked_path(uri).map_err(|reason| refused_uri(uri, reason))?;
     let catalogue = declaration.skills().snapshot();
@@ -238,11 +244,9 @@ fn read(declaration: &ServerDeclaration, uri: &str) -> Result<Value, ErrorObject
     Ok(json!({ "contents": [content] }))
 }
 
-/// The `SKILL.md` resources `resources/list` adds on its first page.
-pub(crate) fn listed_resources(declaration: &ServerDeclaration) -> Vec<Value> {
-    if declared(declaration).is_none() {
-        return Vec::new();
-    }
+/// The `SKILL.md` resources `resources/list` adds on its first page
+/// (registered only when the extension is declared).
+fn listed_resources(declaration: &ServerDeclaration) -> Vec<Value> {
     declaration
         .skills()
         .snapshot()
@@ -350,7 +354,55 @@ mod tests {
     use mcp_era_types::v2026_07_28::{Implementation, ServerCapabilities};
 
     use super::*;
+    use crate::model::handlers::TaskSupport;
     use crate::state::events::{ServerEvent, ServerEvents};
+
+    /// A server that claims the methods listed.
+    struct Claims(&'static [&'static str]);
+
+    impl ServerFacts for Claims {
+        fn serves_method(&self, method: &str) -> bool {
+            self.0.contains(&method)
+        }
+
+        fn tool_task_support(&self, _: &str) -> TaskSupport {
+            TaskSupport::Never
+        }
+    }
+
+    fn table(declaration: &ServerDeclaration) -> ExtensionTable {
+        let mut table = ExtensionTable::new();
+        register(declaration, &mut table);
+        table
+    }
+
+    fn method_enabled(declaration: &ServerDeclaration, method: &str) -> bool {
+        table(declaration).method(method).is_some()
+    }
+
+    /// A `resources/read` as the registered hook sees it.
+    fn read_resource(
+        declaration: &ServerDeclaration,
+        uri: &str,
+    ) -> Option<Result<Value, ErrorObject>> {
+        let hooks = table(declaration).read_resource().to_vec();
+        hooks
+            .iter()
+            .find_map(|hook| hook(&Claims(&[]), declaration, uri))
+    }
+
+    #[test]
+    fn registers_only_when_declared_and_leaves_reads_to_a_claiming_server() {
+        let undeclared =
+            ServerDeclaration::new(Implementation::builder().name("t").version("1").build());
+        let empty = table(&undeclared);
+        assert!(empty.method(SKILLS_LIST).is_none());
+        assert!(empty.read_resource().is_empty() && empty.first_list_page().is_empty());
+        let d = declaration("{}");
+        d.skills().insert(skill("a"));
+        assert!(read_resource(&d, "skill://a/SKILL.md").is_some());
+        assert!(read_hook(&Claims(&[SKILLS_GET]), &d, "skill://a/SKILL.md").is_none());
+    }
 
     fn declaration(settings: &str) -> ServerDeclaration {
         let mut capabilities = ServerCapabilities::new();

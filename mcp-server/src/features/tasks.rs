@@ -75,7 +75,10 @@ pub use crate::state::tasks::redis::{
 
 use crate::model::context::{MessageContext, RequestContext};
 use crate::model::declaration::ServerDeclaration;
-use crate::model::server::McpServer;
+use crate::model::extensions::{
+    ExtensionTable, MethodCall, MethodHook, ReplyFuture, ServerFacts, ToolCallHook,
+};
+pub(crate) use crate::model::server::Detach;
 use crate::state::tasks::{Work, announce, now_ms, owned_by, store_failure, wire};
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::reply::Reply;
@@ -148,18 +151,40 @@ pub(crate) fn server_declared(declaration: &ServerDeclaration) -> bool {
         .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
 }
 
-/// Starts handler calls that may outlive their request: what a transport
-/// that holds its server in an `Arc` gives the entry point.
-pub(crate) trait Detach: Send + Sync {
-    /// The call of `request`, owning a handle on the server.
-    fn start(&self, request: ClientRequest, ctx: RequestContext) -> Work;
+/// Registers the extension's methods and its `tools/call` hook when the
+/// declaration declares it; nothing otherwise.
+pub(crate) fn register(declaration: &ServerDeclaration, table: &mut ExtensionTable) {
+    if !server_declared(declaration) {
+        return;
+    }
+    for method in TASK_METHODS {
+        table.add_method(method, MethodHook::Later(answer));
+    }
+    table.add_tool_call(ToolCallHook {
+        route: task_route,
+        run: run_as_task,
+    });
 }
 
-impl<S: McpServer + 'static> Detach for Arc<S> {
-    fn start(&self, request: ClientRequest, ctx: RequestContext) -> Work {
-        let server = Arc::clone(self);
-        Box::pin(async move { server.dispatch_capability(request, &ctx).await })
-    }
+fn answer(call: MethodCall<'_>) -> ReplyFuture<'_> {
+    Box::pin(handle_method(
+        call.declaration,
+        call.detach,
+        call.id,
+        call.method,
+        call.params,
+        call.meta,
+        call.ctx,
+    ))
+}
+
+fn run_as_task<'a>(
+    detach: &'a dyn Detach,
+    declaration: &'a Arc<ServerDeclaration>,
+    request: Box<ClientRequest>,
+    ctx: &'a RequestContext,
+) -> ReplyFuture<'a> {
+    Box::pin(call_tool_as_task(detach, declaration, request, ctx))
 }
 
 /// Polls `work` once: `Ready` if it finished without waiting.
@@ -190,8 +215,8 @@ fn not_found() -> ErrorObject {
 /// owned handle it needs), or not at all (`-32021`). Decided before any
 /// future is built, so that the common synchronous call carries none of
 /// the task machinery.
-pub(crate) fn task_route<'d, S: McpServer>(
-    server: &S,
+fn task_route<'d>(
+    server: &dyn ServerFacts,
     detach: Option<&'d dyn Detach>,
     call: &CallToolRequest,
     ctx: &RequestContext,
@@ -208,7 +233,7 @@ pub(crate) fn task_route<'d, S: McpServer>(
 
 /// A `tools/call` that [`task_route`] sent here: it runs, and becomes a
 /// task if it has not answered at its first poll.
-pub(crate) async fn call_tool_as_task(
+async fn call_tool_as_task(
     detach: &dyn Detach,
     declaration: &Arc<ServerDeclaration>,
     request: Box<ClientRequest>,
@@ -255,7 +280,7 @@ pub(crate) async fn call_tool_as_task(
 /// `tasks/get`, `tasks/update`, `tasks/cancel`, once the envelope checks
 /// passed (the server declares the extension). The request's own
 /// capability is checked before any lookup.
-pub(crate) async fn handle_method(
+async fn handle_method(
     declaration: &Arc<ServerDeclaration>,
     detach: Option<&dyn Detach>,
     id: &RequestId,

@@ -3,6 +3,7 @@
 //! required OAuth scopes, and the results derived from them
 //! (`server/discover`, the legacy `InitializeResult`).
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -100,6 +101,9 @@ pub struct ServerDeclaration {
     discover_json: OnceLock<Value>,
     discover_reply: OnceLock<crate::wire::reply::Reply>,
     server_info_bytes: OnceLock<Vec<u8>>,
+    /// The extension table (`model/extensions.rs`), built from the
+    /// capabilities on first use; see [`Self::extension_slot`].
+    extensions: OnceLock<Box<dyn Any + Send + Sync>>,
     pub(crate) param_headers: crate::state::param_header_cache::ParamHeaderCache,
     tasks: Arc<crate::state::tasks::Tasks>,
     skills: Arc<crate::state::skills::Skills>,
@@ -128,6 +132,7 @@ impl ServerDeclaration {
             discover_json: OnceLock::new(),
             discover_reply: OnceLock::new(),
             server_info_bytes: OnceLock::new(),
+            extensions: OnceLock::new(),
             param_headers: crate::state::param_header_cache::ParamHeaderCache::default(),
             tasks: Arc::new(crate::state::tasks::Tasks::new()),
             skills: Arc::new(crate::state::skills::Skills::new()),
@@ -212,6 +217,8 @@ impl ServerDeclaration {
     /// Sets the server capabilities (modern shape).
     pub fn with_capabilities(mut self, capabilities: ServerCapabilities) -> Self {
         self.capabilities = capabilities;
+        // The extensions declared may have changed.
+        self.extensions = OnceLock::new();
         self
     }
 
@@ -433,6 +440,14 @@ impl ServerDeclaration {
             let bytes = serde_json::to_vec(self.discover_json()).unwrap_or_default();
             crate::wire::reply::Reply::from_rendered(bytes).shared()
         })
+    }
+
+    /// Where `era/extensions.rs` keeps this declaration's extension table,
+    /// built once. Opaque here: the table's hooks take the declaration
+    /// and the contexts that hold it, so naming its type would make a
+    /// circle.
+    pub(crate) fn extension_slot(&self) -> &OnceLock<Box<dyn Any + Send + Sync>> {
+        &self.extensions
     }
 
     /// The server identity as JSON bytes, rendered once, for the

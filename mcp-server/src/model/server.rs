@@ -9,6 +9,7 @@ use mcp_era_types::v2026_07_28::{ClientRequest, SubscriptionFilter};
 
 use crate::model::context::{Following, RequestContext};
 use crate::model::declaration::{DeclaredScopes, ServerDeclaration};
+use crate::state::tasks::Work;
 use crate::wire::errors::HandlerResult;
 use crate::wire::reply::Reply;
 
@@ -135,6 +136,21 @@ pub trait McpServer: Send + Sync + Sized {
     /// refuse to start while there are any. None by default.
     fn catalogue_problems(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+/// Starts handler calls that may outlive their request: what a transport
+/// that holds its server in an `Arc` gives the entry point (a `tools/call`
+/// that becomes a task runs on it).
+pub(crate) trait Detach: Send + Sync {
+    /// The call of `request`, owning a handle on the server.
+    fn start(&self, request: ClientRequest, ctx: RequestContext) -> Work;
+}
+
+impl<S: McpServer + 'static> Detach for Arc<S> {
+    fn start(&self, request: ClientRequest, ctx: RequestContext) -> Work {
+        let server = Arc::clone(self);
+        Box::pin(async move { server.dispatch_capability(request, &ctx).await })
     }
 }
 
