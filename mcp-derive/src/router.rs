@@ -10,7 +10,6 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
 
-use crate::expand::{icon_value, some_string};
 use crate::internals::apps;
 use crate::internals::attr::{
     Icon, Scopes, SpanOf, parse_cache_hints, parse_icon, parse_scopes, path_name, skip_value,
@@ -19,6 +18,7 @@ use crate::internals::check::{check_icon, check_scopes, checked_scope, checked_t
 use crate::internals::ctxt::Ctxt;
 use crate::internals::json::JsonLiteral;
 use crate::internals::suggest::{did_you_mean, unknown_key_message};
+use crate::tokens::{icon_value, some_string};
 
 const TOOL_KEYS: &[&str] = &[
     "name",
