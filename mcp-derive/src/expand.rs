@@ -6,9 +6,10 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::DeriveInput;
 
-use crate::internals::attr::{Attrs, Entry, Icon, Settings};
+use crate::internals::attr::{Attrs, Entry, Settings};
 use crate::internals::check::{Checked, check};
 use crate::internals::ctxt::Ctxt;
+use crate::tokens::{icon_value, some_string};
 
 /// The whole derive: parse → validate → expand.
 pub fn derive(input: &DeriveInput, default_krate: syn::Path) -> TokenStream {
@@ -39,40 +40,6 @@ fn fallback(input: &DeriveInput, krate: &syn::Path) -> TokenStream {
             const VALID: bool = false;
         }
     }
-}
-
-/// An `Icon` value; `None` when `src` is missing (already an error).
-pub fn icon_value(p: &TokenStream, icon: &Icon) -> Option<TokenStream> {
-    let src = string(icon.src.as_ref()?);
-    let mime = some_string(icon.mime_type.as_ref()).map(|m| quote!(icon.mime_type = #m;));
-    let sizes = (!icon.sizes.is_empty()).then(|| {
-        let sizes = &icon.sizes;
-        quote!(icon.sizes = ::core::option::Option::Some(::std::vec![#(::std::string::String::from(#sizes)),*]);)
-    });
-    let theme = icon.theme.as_ref().map(|t| {
-        let variant = if t.value() == "dark" {
-            quote!(Dark)
-        } else {
-            quote!(Light)
-        };
-        quote!(icon.theme = ::core::option::Option::Some(#p::IconTheme::#variant);)
-    });
-    Some(quote!({
-        let mut icon = #p::Icon::new(#src);
-        #mime #sizes #theme
-        icon
-    }))
-}
-
-pub fn string(lit: &syn::LitStr) -> TokenStream {
-    quote!(::std::string::String::from(#lit))
-}
-
-pub fn some_string(lit: Option<&syn::LitStr>) -> Option<TokenStream> {
-    lit.map(|lit| {
-        let s = string(lit);
-        quote!(::core::option::Option::Some(#s))
-    })
 }
 
 fn settings(p: &TokenStream, entry: &Entry) -> TokenStream {
@@ -106,7 +73,98 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let extension_ids = attrs.extensions.iter().map(|e| &e.id);
+    let (name, version, info) = server_info(&p, attrs);
+    let caps = capabilities(&p, attrs);
+    let options = declaration_options(&p, attrs, checked);
+    let modern = &checked.modern;
+    let legacy = &checked.legacy;
+    let routes = ["tools", "resources", "prompts", "completions"].map(|field| {
+        let variant = quote::format_ident!("{}", capitalized(field));
+        let dispatch = quote::format_ident!("dispatch_{field}");
+        quote!(#p::Capability::#variant => probe.#dispatch(self, request, ctx),)
+    });
+    let generic = !input.generics.params.is_empty();
+    let resources_written = attrs.resources.is_some();
+    // The handler traits the server implements, found by autoref (see
+    // `__private::probe`).
+    let probe = quote! {
+        #[allow(unused_imports)]
+        use #p::probe::*;
+        #[allow(unused_variables)]
+        let probe = &#p::probe::Probe::<Self>::NEW;
+    };
 
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
+            fn declaration(&self) -> #p::Arc<#p::ServerDeclaration> {
+                // Built once per type, on first use; every instance shares it.
+                static DECLARATION: #p::OnceLock<#p::Arc<#p::ServerDeclaration>> = #p::OnceLock::new();
+                #p::Arc::clone(DECLARATION.get_or_init(|| {
+                    #probe
+                    let mut server_info = #p::Implementation::builder()
+                        .name(::std::string::String::from(#name))
+                        .version(::std::string::String::from(#version))
+                        .build();
+                    #(#info)*
+                    let mut capabilities = #p::ServerCapabilities::new();
+                    #(#caps)*
+                    #p::Arc::new(#p::checked_declaration(server_info, &[#(#modern),*], &[#(#legacy),*])
+                        .with_capabilities(capabilities)
+                        #options)
+                }))
+            }
+
+            fn dispatch_capability<'a>(
+                &'a self,
+                request: #p::ClientRequest,
+                ctx: &'a #p::RequestContext,
+            ) -> impl #p::Future<Output = #p::HandlerResult<#p::Reply>> + ::core::marker::Send + 'a {
+                #probe
+                // The handler's boxed future as is: no future of our own
+                // around it, which would hold the request too.
+                let routed: #p::BoxFuture<'a> = match #p::capability_of(&request) {
+                    #(#routes)*
+                    #p::Capability::None => #p::unrouted(&request),
+                };
+                routed
+            }
+
+            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
+                #probe
+                probe.tool_headers(self, name)
+            }
+
+            fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
+                #probe
+                probe.tool_tasks(self, name)
+            }
+
+            fn tool_scopes(&self) -> #p::ToolScopes {
+                #probe
+                probe.tool_scopes_of(self)
+            }
+
+            fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
+                #probe
+                let mut problems = probe.tool_problems(self);
+                problems.extend(probe.resource_problems(self));
+                problems
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Derived for #ident #ty_generics #where_clause {
+            const GENERIC: bool = #generic;
+            const RESOURCES: bool = #resources_written;
+            const EXTENSIONS: &'static [&'static str] = &[#(#extension_ids),*];
+        }
+    }
+}
+
+/// The server's name and version (else the package's), and what is set on
+/// its `Implementation`.
+fn server_info(p: &TokenStream, attrs: &Attrs) -> (TokenStream, TokenStream, Vec<TokenStream>) {
     let name = attrs
         .name
         .as_ref()
@@ -126,12 +184,17 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         info.push(quote!(server_info.website_url = #w;));
     }
     if !attrs.icons.is_empty() {
-        let icons = attrs.icons.iter().filter_map(|icon| icon_value(&p, icon));
+        let icons = attrs.icons.iter().filter_map(|icon| icon_value(p, icon));
         info.push(
             quote!(server_info.icons = ::core::option::Option::Some(::std::vec![#(#icons),*]);),
         );
     }
 
+    (name, version, info)
+}
+
+/// The statements that fill `capabilities`.
+fn capabilities(p: &TokenStream, attrs: &Attrs) -> Vec<TokenStream> {
     // A capability is declared when `#[mcp(...)]` writes it (with its
     // settings, and the handler trait required) or when the server
     // implements its handler trait (a router's completions: when something
@@ -206,7 +269,7 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         (quote!(extensions), &attrs.extensions),
     ] {
         if !entries.is_empty() {
-            let inserts = entries.iter().map(|e| settings(&p, e));
+            let inserts = entries.iter().map(|e| settings(p, e));
             caps.push(quote!(capabilities.#field = ::core::option::Option::Some({
                 let mut map = ::std::collections::BTreeMap::new();
                 #(#inserts)*
@@ -215,6 +278,12 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         }
     }
 
+    caps
+}
+
+/// The declaration's builder calls after its capabilities: instructions,
+/// caching and scopes.
+fn declaration_options(p: &TokenStream, attrs: &Attrs, checked: &Checked) -> TokenStream {
     let instructions = if let Some(text) = &attrs.instructions {
         Some(quote!(.with_instructions(#text)))
     } else {
@@ -263,94 +332,12 @@ fn expand(input: &DeriveInput, attrs: &Attrs, checked: &Checked, krate: &syn::Pa
         let list = &cap.as_ref()?.scopes.as_ref()?.list;
         (!list.is_empty()).then(|| quote!(.with_capability_scopes(#key, [#(#list),*])))
     });
-    let modern = &checked.modern;
-    let legacy = &checked.legacy;
-
-    let routes = ["tools", "resources", "prompts", "completions"].map(|field| {
-        let variant = quote::format_ident!("{}", capitalized(field));
-        let dispatch = quote::format_ident!("dispatch_{field}");
-        quote!(#p::Capability::#variant => probe.#dispatch(self, request, ctx),)
-    });
-    let generic = !input.generics.params.is_empty();
-    let resources_written = attrs.resources.is_some();
-    // The handler traits the server implements, found by autoref (see
-    // `__private::probe`).
-    let probe = quote! {
-        #[allow(unused_imports)]
-        use #p::probe::*;
-        #[allow(unused_variables)]
-        let probe = &#p::probe::Probe::<Self>::NEW;
-    };
-
     quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::__private::McpServer for #ident #ty_generics #where_clause {
-            fn declaration(&self) -> #p::Arc<#p::ServerDeclaration> {
-                // Built once per type, on first use; every instance shares it.
-                static DECLARATION: #p::OnceLock<#p::Arc<#p::ServerDeclaration>> = #p::OnceLock::new();
-                #p::Arc::clone(DECLARATION.get_or_init(|| {
-                    #probe
-                    let mut server_info = #p::Implementation::builder()
-                        .name(::std::string::String::from(#name))
-                        .version(::std::string::String::from(#version))
-                        .build();
-                    #(#info)*
-                    let mut capabilities = #p::ServerCapabilities::new();
-                    #(#caps)*
-                    #p::Arc::new(#p::checked_declaration(server_info, &[#(#modern),*], &[#(#legacy),*])
-                        .with_capabilities(capabilities)
-                        #instructions
-                        .with_discover_cache(#ttl, #scope)
-                        #cache
-                        #required_scopes
-                        #(#capability_scopes)*)
-                }))
-            }
-
-            fn dispatch_capability<'a>(
-                &'a self,
-                request: #p::ClientRequest,
-                ctx: &'a #p::RequestContext,
-            ) -> impl #p::Future<Output = #p::HandlerResult<#p::Reply>> + ::core::marker::Send + 'a {
-                #probe
-                // The handler's boxed future as is: no future of our own
-                // around it, which would hold the request too.
-                let routed: #p::BoxFuture<'a> = match #p::capability_of(&request) {
-                    #(#routes)*
-                    #p::Capability::None => #p::unrouted(&request),
-                };
-                routed
-            }
-
-            fn tool_param_headers(&self, name: &str) -> ::core::option::Option<::std::vec::Vec<#p::ParamHeader>> {
-                #probe
-                probe.tool_headers(self, name)
-            }
-
-            fn tool_task_support(&self, name: &str) -> #p::TaskSupport {
-                #probe
-                probe.tool_tasks(self, name)
-            }
-
-            fn tool_scopes(&self) -> #p::ToolScopes {
-                #probe
-                probe.tool_scopes_of(self)
-            }
-
-            fn catalogue_problems(&self) -> ::std::vec::Vec<::std::string::String> {
-                #probe
-                let mut problems = probe.tool_problems(self);
-                problems.extend(probe.resource_problems(self));
-                problems
-            }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::Derived for #ident #ty_generics #where_clause {
-            const GENERIC: bool = #generic;
-            const RESOURCES: bool = #resources_written;
-            const EXTENSIONS: &'static [&'static str] = &[#(#extension_ids),*];
-        }
+        #instructions
+        .with_discover_cache(#ttl, #scope)
+        #cache
+        #required_scopes
+        #(#capability_scopes)*
     }
 }
 

@@ -7,6 +7,7 @@
 mod expand;
 mod internals;
 mod router;
+mod tokens;
 
 #[cfg(test)]
 mod tests;
