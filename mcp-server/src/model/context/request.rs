@@ -87,7 +87,7 @@ impl RequestContext {
     }
 
     /// The address the HTTP request came from: the connection's peer with
-    /// our listener; with a mounted `McpService`, the [`PeerAddr`] the
+    /// our listener; with a mounted `McpService`, the [`PeerAddr`](crate::http::PeerAddr) the
     /// application put among the request's extensions. `None` on stdio.
     pub fn remote_addr(&self) -> Option<std::net::SocketAddr> {
         self.remote_addr
