@@ -1,4 +1,4 @@
-//! Fuzzes `mcp_era_server::handle_message` on the `mcp-everything` fixture.
+//! Fuzzes `mcp_era_server::transport::handle_message` on the `mcp-everything` fixture.
 //!
 //! Input: a flags byte, then the message, then (after a 0xFF byte, which
 //! valid UTF-8 never holds) header values separated by 0xFF:
@@ -16,7 +16,8 @@ use std::sync::{Arc, Mutex};
 use libfuzzer_sys::fuzz_target;
 use mcp_fuzz::{block_on, check_message, echoed_id, server};
 use mcp_era_server::mcp_era_types::headers;
-use mcp_era_server::{HttpHeaders, LegacySession, MessageContext, ServerEvents, handle_message};
+use mcp_era_server::{ServerEvents};
+use mcp_era_server::transport::{HttpHeaders, LegacySession, MessageContext, handle_message};
 use serde_json::{Value, json};
 
 const HTTP: u8 = 1;

@@ -7,7 +7,8 @@ use mcp_bench::{
     BenchServer, CatalogueServer, DISCOVER, RenderEachTime, RouterServer, TOOLS_CALL, block_on,
     catalogue, tools_list,
 };
-use mcp_era_server::{McpServer, McpServerExt, MessageContext};
+use mcp_era_server::transport::MessageContext;
+use mcp_era_server::{McpServer, McpServerExt};
 
 fn main() {
     divan::main();

@@ -2,7 +2,8 @@
 //! the numbers measure real work, not an error path.
 
 use mcp_bench::{BenchServer, DISCOVER, RouterServer, TOOLS_CALL, block_on};
-use mcp_era_server::{McpServerExt, MessageContext};
+use mcp_era_server::McpServerExt;
+use mcp_era_server::transport::MessageContext;
 use serde_json::json;
 
 #[test]

@@ -745,7 +745,7 @@ impl Everything {
     }
 
     // ---- structured output whose root is not an object (a 2025-11-25
-    // session gets the text block only; see `mcp_era_server::legacy_result`) -
+    // session gets the text block only; see `mcp_era_server::transport::legacy_result`) -
 
     /// Lists notes as structured output: a JSON array of {title, body}
     #[tool]

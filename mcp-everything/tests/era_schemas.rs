@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_era_server::legacy_result;
 use mcp_era_server::stdio::StdioConfig;
+use mcp_era_server::transport::legacy_result;
 use mcp_era_types::v2026_07_28::roundtrip_named;
 use mcp_everything::Everything;
 use serde_json::{Map, Value, json};

@@ -300,8 +300,8 @@ async fn pid_declaring(gateway: &Gateway, principal: Option<&str>, capabilities:
             .extensions
             .insert(mcp_era_server::Principal(principal.into()));
     }
-    let context =
-        mcp_era_server::MessageContext::stdio().with_http_request(std::sync::Arc::new(parts));
+    let context = mcp_era_server::transport::MessageContext::stdio()
+        .with_http_request(std::sync::Arc::new(parts));
     let params = json!({"name": "crash", "arguments": {}});
     let answer = ask_in(gateway, "tools/call", params, capabilities, &context);
     let answer = tokio::time::timeout(NO_HANG, answer).await.unwrap();
@@ -545,7 +545,7 @@ async fn calls_of_clients_that_cannot_be_asked_run_side_by_side() {
     let gateway = Gateway::start(tool_server(&file, both), per_set()).await;
     let call = || json!({"name": "crash", "arguments": {}});
     let twice = |capabilities: Value| {
-        let context = mcp_era_server::MessageContext::stdio();
+        let context = mcp_era_server::transport::MessageContext::stdio();
         let gateway = &gateway;
         async move {
             let one = ask_in(
@@ -683,12 +683,14 @@ async fn a_calls_header_check_does_not_list_the_tools_each_time() {
     let record = format!(r#"printf '%s\n' "$line" >> '{}'"#, seen.display());
     let body = format!("{record}\n  {}", tool_cases(r#"answer '{"content":[]}'"#));
     let gateway = Gateway::start(backend(&file, &body), options()).await;
-    let context = mcp_era_server::MessageContext::http_headers(mcp_era_server::HttpHeaders {
-        protocol_version: Some("2026-07-28".into()),
-        method: Some(Some("tools/call".into())),
-        name: Some("crash".into()),
-        params: Vec::new(),
-    });
+    let context = mcp_era_server::transport::MessageContext::http_headers(
+        mcp_era_server::transport::HttpHeaders {
+            protocol_version: Some("2026-07-28".into()),
+            method: Some(Some("tools/call".into())),
+            name: Some("crash".into()),
+            params: Vec::new(),
+        },
+    );
     for _ in 0..3 {
         let params = json!({"name": "crash", "arguments": {}});
         let answer = ask_in(&gateway, "tools/call", params, json!({}), &context);

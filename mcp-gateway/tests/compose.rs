@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_era_gateway::{BackendOptions, Composite, Composition};
-use mcp_era_server::{McpServer, McpServerExt, MessageContext, Principal, ServerEvent};
+use mcp_era_server::transport::MessageContext;
+use mcp_era_server::{McpServer, McpServerExt, Principal, ServerEvent};
 use mcp_era_testing::TestClient;
 use mcp_everything::Everything;
 use serde_json::{Value, json};

@@ -703,7 +703,7 @@ async fn a_backend_asking_without_end_or_with_a_huge_state_is_cut_off() {
         .await
         .unwrap_err()
         .to_string();
-    let rounds = mcp_era_server::MAX_INPUT_ROUNDS;
+    let rounds = mcp_era_server::protocol::MAX_INPUT_ROUNDS;
     assert!(
         error.contains(&format!("still needed input after {rounds} rounds")),
         "{error}"

@@ -91,7 +91,7 @@
 //!   `Vec<ContentBlock>`, `CallToolResult`, [`Json<T>`] (`structuredContent`
 //!   plus a text copy, and `T`'s schema as `outputSchema`; a 2025-11-25
 //!   session, whose schema allows only objects there, gets the text copy
-//!   alone when `T` is not an object, see [`legacy_result`]),
+//!   alone when `T` is not an object, see [`legacy_result`](transport::legacy_result)),
 //!   [`InputRequired`] or `InputRequiredResult` (MRTR, see [`input`]; its
 //!   `requestState` is sealed by the runtime, see [`request_state`]),
 //!   `()`, or `Result<T, E>`: an `Err` whose type implements `Display` is
@@ -274,7 +274,7 @@
 //! may be `async`; it returns `Vec<String>`, `Vec<&str>`, an iterator of
 //! strings, or a `Result` of one (an `Err` is the JSON-RPC error). The
 //! values are sent as returned (no filter is added), at most
-//! [`MAX_COMPLETION_VALUES`], with `total` (all of them) and `hasMore`. A
+//! [`MAX_COMPLETION_VALUES`](protocol::MAX_COMPLETION_VALUES), with `total` (all of them) and `hasMore`. A
 //! parameter whose type's JSON schema is a string `enum` (a
 //! `#[derive(JsonSchema, Deserialize)]` enum of unit variants, also parsed
 //! with `FromStr`) completes from those values by prefix with no code; any
@@ -342,8 +342,8 @@
 //! `#[mcp(...)]`.
 //!
 //! A transport then feeds each message to
-//! [`McpServerExt::handle_message`] (or [`handle_message`]) with a
-//! [`MessageContext`] and writes the [`Outcome`]'s body with its HTTP status.
+//! [`McpServerExt::handle_message`] (or [`handle_message`](transport::handle_message)) with a
+//! [`MessageContext`](transport::MessageContext) and writes the [`Outcome`](transport::Outcome)'s body with its HTTP status.
 //!
 //! # Tasks (`io.modelcontextprotocol/tasks`)
 //!
@@ -428,16 +428,16 @@
 //! ```
 //!
 //! * `modern`: the 2026-era versions served. Default: every modern version
-//!   the runtime implements ([`IMPLEMENTED_MODERN_VERSIONS`]), never merely
+//!   the runtime implements ([`IMPLEMENTED_MODERN_VERSIONS`](protocol::IMPLEMENTED_MODERN_VERSIONS)), never merely
 //!   one `mcp-types` has types for. Must not be empty.
 //! * `legacy`: the versions a legacy `initialize` may agree to (dual-era),
-//!   from [`IMPLEMENTED_LEGACY_VERSIONS`]. Default: all of them, so a
+//!   from [`IMPLEMENTED_LEGACY_VERSIONS`](protocol::IMPLEMENTED_LEGACY_VERSIONS). Default: all of them, so a
 //!   server answers the legacy clients most hosts still run.
 //!   `versions(legacy = [])` opts out: a modern-only server, which answers
 //!   a legacy `initialize` with `-32601` naming the versions it speaks.
 //!
 //! Every entry must be a version the runtime implements
-//! ([`IMPLEMENTED_VERSIONS`]), of the right era: a known but unimplemented
+//! ([`IMPLEMENTED_VERSIONS`](protocol::IMPLEMENTED_VERSIONS)), of the right era: a known but unimplemented
 //! one (2025-06-18, 2025-03-26, 2024-11-05, or a revision whose types were
 //! just generated) is a compile error that says so. A legacy `initialize`
 //! asking for such a version is answered with the newest declared legacy
@@ -583,8 +583,8 @@
 //!
 //! # The entry point
 //!
-//! [`handle_message`] / [`handle_value`] answer one message. The check order
-//! (the one the conformance suite forces) is documented on [`handle_message`]: parse
+//! [`handle_message`](transport::handle_message) / [`handle_value`](transport::handle_value) answer one message. The check order
+//! (the one the conformance suite forces) is documented on [`handle_message`](transport::handle_message): parse
 //! `-32700`, envelope `-32600`, notifications unanswered, era selection,
 //! HTTP header present `-32020`, `_meta` `-32602`, header equals body
 //! `-32020`, version `-32022`, method and capability `-32601`, params
@@ -631,7 +631,7 @@
 //! request.
 //!
 //! Legacy (2025-11-25) sessions are served by the same handlers; see the
-//! legacy bridge rules on [`legacy_result`] and [`MAX_INPUT_ROUNDS`]: an
+//! legacy bridge rules on [`legacy_result`](transport::legacy_result) and [`MAX_INPUT_ROUNDS`](protocol::MAX_INPUT_ROUNDS): an
 //! `input_required` result is fulfilled with real server→client requests.
 
 #![deny(missing_docs)]
@@ -669,25 +669,16 @@ pub mod __private;
 
 #[cfg(all(feature = "stdio", feature = "http"))]
 pub use cli::{DEFAULT_HTTP_ADDR, LOG_ENV, log_to_stderr, serve_from_args};
-pub use dispatch::{INITIALIZE, McpServerExt, handle_message, handle_message_shared, handle_value};
-pub use era::legacy::{MAX_INPUT_ROUNDS, legacy_result};
-pub use era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
-pub use features::listen::{honoured_filter, legacy_notification};
+pub use dispatch::McpServerExt;
 pub use features::tasks::{TaskSupport, Tasks};
-pub use model::context::{
-    Following, HttpHeaders, LegacySession, MessageContext, Principal, Progress, RequestContext,
-    Transport,
-};
+#[allow(deprecated)]
+pub use model::context::EraOf;
+pub use model::context::{Era, Following, Principal, Progress, RequestContext};
 pub use model::declaration::{
     DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL_MS, DEFAULT_DISCOVER_CACHE_SCOPE,
-    DEFAULT_DISCOVER_TTL_MS, DeclaredScopes, IMPLEMENTED_LEGACY_VERSIONS,
-    IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS, ServerDeclaration, VersionRejection,
+    DEFAULT_DISCOVER_TTL_MS, DeclaredScopes, ServerDeclaration, VersionRejection,
 };
-pub use model::handlers::{
-    CompletionsHandler, MAX_COMPLETION_VALUES, PromptsHandler, ResourcesHandler, ToolsHandler,
-};
-pub use model::outcome::Outcome;
-pub use model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
+pub use model::handlers::{CompletionsHandler, PromptsHandler, ResourcesHandler, ToolsHandler};
 pub use model::server::McpServer;
 pub use router::args::{ArgumentError, Arguments};
 pub use router::completions::CompletionArguments;
@@ -697,19 +688,326 @@ pub use router::prompts::{IntoPromptResult, PromptCall, PromptRouter};
 pub use router::resource_router::ResourceRouter;
 pub use router::resources::{Blob, IntoReadResult, ResourceRequest};
 pub use router::resources::{IntoListing, ListedResource};
-pub use router::tools::{Era, ToolVisibility};
+pub use router::tools::ToolVisibility;
 pub use router::tools::{
     IntoToolError, IntoToolResult, Json, JsonWithText, ParamHeader, ToolCall, ToolError, ToolRouter,
 };
-pub use router::{Elicitation, PAGE_SIZE, RetryInput};
+pub use router::{Elicitation, RetryInput};
 #[cfg(feature = "redis")]
 pub use state::events::EventBusStats;
 pub use state::events::{ServerEvent, ServerEvents};
 #[cfg(feature = "redis")]
 pub use state::redis_events::{EventBusError, RedisEventBus};
 pub use state::request_state::{RequestStateKeys, RequestStateSealing};
-pub use wire::errors::{ErrorObject, HandlerResult, http_status_of};
+pub use wire::errors::{ErrorObject, HandlerResult};
 pub use wire::reply::{Reply, ResultMeta};
+
+pub mod transport {
+    //! What a transport needs to drive a server: the entry points that
+    //! answer one JSON-RPC message ([`handle_message`],
+    //! [`handle_message_shared`], [`handle_value`]) and their [`Outcome`],
+    //! the per-message context ([`MessageContext`], [`Transport`],
+    //! [`HttpHeaders`], [`LegacySession`]), the server→client side
+    //! ([`ClientPeer`], [`Sink`], [`is_response`]) and the legacy bridge
+    //! ([`legacy_result`], [`honoured_filter`], [`legacy_notification`]).
+    //! The built-in [`stdio`](crate::stdio) and [`http`](crate::http)
+    //! transports are written against it; a server author needs none of it.
+
+    pub use crate::dispatch::{handle_message, handle_message_shared, handle_value};
+    pub use crate::era::legacy::legacy_result;
+    pub use crate::features::listen::{honoured_filter, legacy_notification};
+    pub use crate::model::context::{HttpHeaders, LegacySession, MessageContext, Transport};
+    pub use crate::model::outcome::Outcome;
+    pub use crate::model::peer::{ClientPeer, DEFAULT_CLIENT_REQUEST_TIMEOUT, Sink, is_response};
+    pub use crate::wire::errors::http_status_of;
+}
+
+pub mod protocol {
+    //! Protocol constants this runtime follows: the handshake method
+    //! ([`INITIALIZE`]), the methods the modern era removed or lets clients
+    //! cache ([`REMOVED_METHODS`], [`CACHEABLE_METHODS`]), the limits it
+    //! applies ([`MAX_INPUT_ROUNDS`], [`PAGE_SIZE`],
+    //! [`MAX_COMPLETION_VALUES`]) and the versions it implements
+    //! ([`IMPLEMENTED_VERSIONS`] and per era).
+
+    pub use crate::dispatch::INITIALIZE;
+    pub use crate::era::legacy::MAX_INPUT_ROUNDS;
+    pub use crate::era::modern::{CACHEABLE_METHODS, REMOVED_METHODS};
+    pub use crate::model::declaration::{
+        IMPLEMENTED_LEGACY_VERSIONS, IMPLEMENTED_MODERN_VERSIONS, IMPLEMENTED_VERSIONS,
+    };
+    pub use crate::model::handlers::MAX_COMPLETION_VALUES;
+    pub use crate::router::PAGE_SIZE;
+}
+
+pub use deprecated_root::*;
+
+/// The root paths of earlier releases, kept for one release. Each warns
+/// (`deprecated`) with its new path; `tests/deprecated_root.rs` checks they
+/// still compile. A type:
+///
+/// ```compile_fail
+/// #![deny(deprecated)]
+/// fn f(_: mcp_era_server::Outcome) {}
+/// ```
+///
+/// a constant:
+///
+/// ```compile_fail
+/// #![deny(deprecated)]
+/// const M: &str = mcp_era_server::INITIALIZE;
+/// ```
+///
+/// a function:
+///
+/// ```compile_fail
+/// #![deny(deprecated)]
+/// let _ = mcp_era_server::is_response(&serde_json::json!({}));
+/// ```
+///
+/// and `Era::of` (the call itself, not only the trait's import):
+///
+/// ```compile_fail
+/// #![deny(deprecated)]
+/// #[allow(deprecated)]
+/// use mcp_era_server::EraOf;
+/// use mcp_era_server::{Era, RequestContext};
+/// fn f(ctx: &RequestContext) -> Era { Era::of(ctx) }
+/// ```
+///
+/// while the new paths do not warn:
+///
+/// ```
+/// #![deny(deprecated)]
+/// use mcp_era_server::{Era, RequestContext, protocol, transport};
+/// fn f(_: transport::Outcome, ctx: &RequestContext) -> Era { ctx.era() }
+/// const M: &str = protocol::INITIALIZE;
+/// let _ = transport::is_response(&serde_json::json!({}));
+/// ```
+#[allow(deprecated)]
+mod deprecated_root {
+    use crate::McpServer;
+    use crate::{protocol, transport};
+    use mcp_era_types::v2026_07_28::SubscriptionFilter;
+    use std::sync::Arc;
+
+    /// Moved to [`transport::Outcome`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::Outcome`"
+    )]
+    pub type Outcome = transport::Outcome;
+
+    /// Moved to [`transport::MessageContext`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::MessageContext`"
+    )]
+    pub type MessageContext = transport::MessageContext;
+
+    /// Moved to [`transport::Transport`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::Transport`"
+    )]
+    pub type Transport = transport::Transport;
+
+    /// Moved to [`transport::HttpHeaders`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::HttpHeaders`"
+    )]
+    pub type HttpHeaders = transport::HttpHeaders;
+
+    /// Moved to [`transport::LegacySession`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::LegacySession`"
+    )]
+    pub type LegacySession = transport::LegacySession;
+
+    /// Moved to [`transport::ClientPeer`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::ClientPeer`"
+    )]
+    pub type ClientPeer = transport::ClientPeer;
+
+    /// Moved to [`transport::Sink`].
+    #[deprecated(since = "0.2.0", note = "moved to `mcp_era_server::transport::Sink`")]
+    pub type Sink = transport::Sink;
+
+    /// Moved to [`transport::DEFAULT_CLIENT_REQUEST_TIMEOUT`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::DEFAULT_CLIENT_REQUEST_TIMEOUT`"
+    )]
+    pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: std::time::Duration =
+        transport::DEFAULT_CLIENT_REQUEST_TIMEOUT;
+
+    /// Moved to [`protocol::INITIALIZE`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::INITIALIZE`"
+    )]
+    pub const INITIALIZE: &str = protocol::INITIALIZE;
+
+    /// Moved to [`protocol::MAX_INPUT_ROUNDS`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::MAX_INPUT_ROUNDS`"
+    )]
+    pub const MAX_INPUT_ROUNDS: usize = protocol::MAX_INPUT_ROUNDS;
+
+    /// Moved to [`protocol::CACHEABLE_METHODS`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::CACHEABLE_METHODS`"
+    )]
+    pub const CACHEABLE_METHODS: &[&str] = protocol::CACHEABLE_METHODS;
+
+    /// Moved to [`protocol::REMOVED_METHODS`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::REMOVED_METHODS`"
+    )]
+    pub const REMOVED_METHODS: &[&str] = protocol::REMOVED_METHODS;
+
+    /// Moved to [`protocol::IMPLEMENTED_VERSIONS`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::IMPLEMENTED_VERSIONS`"
+    )]
+    pub const IMPLEMENTED_VERSIONS: &[mcp_era_types::versions::KnownVersion] =
+        protocol::IMPLEMENTED_VERSIONS;
+
+    /// Moved to [`protocol::IMPLEMENTED_MODERN_VERSIONS`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::IMPLEMENTED_MODERN_VERSIONS`"
+    )]
+    pub const IMPLEMENTED_MODERN_VERSIONS: &[&str] = protocol::IMPLEMENTED_MODERN_VERSIONS;
+
+    /// Moved to [`protocol::IMPLEMENTED_LEGACY_VERSIONS`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::IMPLEMENTED_LEGACY_VERSIONS`"
+    )]
+    pub const IMPLEMENTED_LEGACY_VERSIONS: &[&str] = protocol::IMPLEMENTED_LEGACY_VERSIONS;
+
+    /// Moved to [`protocol::MAX_COMPLETION_VALUES`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::MAX_COMPLETION_VALUES`"
+    )]
+    pub const MAX_COMPLETION_VALUES: usize = protocol::MAX_COMPLETION_VALUES;
+
+    /// Moved to [`protocol::PAGE_SIZE`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::protocol::PAGE_SIZE`"
+    )]
+    pub const PAGE_SIZE: usize = protocol::PAGE_SIZE;
+
+    /// Moved to [`transport::handle_message`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::handle_message`"
+    )]
+    #[inline]
+    pub async fn handle_message<S: McpServer>(
+        server: &S,
+        message: &[u8],
+        ctx: &transport::MessageContext,
+    ) -> transport::Outcome {
+        transport::handle_message(server, message, ctx).await
+    }
+
+    /// Moved to [`transport::handle_message_shared`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::handle_message_shared`"
+    )]
+    #[inline]
+    pub async fn handle_message_shared<S: McpServer + 'static>(
+        server: &Arc<S>,
+        message: &[u8],
+        ctx: &transport::MessageContext,
+    ) -> transport::Outcome {
+        transport::handle_message_shared(server, message, ctx).await
+    }
+
+    /// Moved to [`transport::handle_value`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::handle_value`"
+    )]
+    #[inline]
+    pub async fn handle_value<S: McpServer>(
+        server: &S,
+        message: serde_json::Value,
+        ctx: &transport::MessageContext,
+    ) -> transport::Outcome {
+        transport::handle_value(server, message, ctx).await
+    }
+
+    /// Moved to [`transport::is_response`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::is_response`"
+    )]
+    #[inline]
+    pub fn is_response(message: &serde_json::Value) -> bool {
+        transport::is_response(message)
+    }
+
+    /// Moved to [`transport::legacy_result`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::legacy_result`"
+    )]
+    #[inline]
+    pub fn legacy_result(method: &str, result: serde_json::Value) -> serde_json::Value {
+        transport::legacy_result(method, result)
+    }
+
+    /// Moved to [`transport::honoured_filter`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::honoured_filter`"
+    )]
+    #[inline]
+    pub fn honoured_filter(
+        declaration: &crate::ServerDeclaration,
+        filter: &SubscriptionFilter,
+    ) -> SubscriptionFilter {
+        transport::honoured_filter(declaration, filter)
+    }
+
+    /// Moved to [`transport::legacy_notification`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::transport::legacy_notification`"
+    )]
+    #[inline]
+    pub fn legacy_notification(
+        declaration: &crate::ServerDeclaration,
+        session: &transport::LegacySession,
+        event: &crate::ServerEvent,
+    ) -> Option<serde_json::Value> {
+        transport::legacy_notification(declaration, session, event)
+    }
+
+    /// Moved to [`errors::http_status_of`](crate::errors::http_status_of).
+    #[deprecated(
+        since = "0.2.0",
+        note = "moved to `mcp_era_server::errors::http_status_of`"
+    )]
+    #[inline]
+    pub fn http_status_of(error: &crate::ErrorObject) -> u16 {
+        crate::errors::http_status_of(error)
+    }
+}
 
 /// Turns the `#[tool]`, `#[resource]` and `#[prompt]` methods of an `impl`
 /// block into the server's tools, resources and prompts; see the crate docs.

@@ -12,9 +12,10 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     ListToolsResult, PaginatedRequestParams, Prompt, ReadResourceRequestParams,
     ReadResourceResultResponseResult,
 };
+use mcp_era_server::transport::MessageContext;
 use mcp_era_server::{
-    CompletionsHandler, HandlerResult, McpServer, McpServerExt, MessageContext, PromptsHandler,
-    RequestContext, ResourcesHandler, ToolsHandler, errors,
+    CompletionsHandler, HandlerResult, McpServer, McpServerExt, PromptsHandler, RequestContext,
+    ResourcesHandler, ToolsHandler, errors,
 };
 use serde_json::{Value, json};
 
@@ -175,7 +176,10 @@ fn a_completion_past_the_schema_s_100_values_is_cut_and_says_so() {
     );
     let completion = &answer["completion"];
     let values = completion["values"].as_array().unwrap();
-    assert_eq!(values.len(), mcp_era_server::MAX_COMPLETION_VALUES);
+    assert_eq!(
+        values.len(),
+        mcp_era_server::protocol::MAX_COMPLETION_VALUES
+    );
     assert_eq!(values[99], "v99");
     assert_eq!(completion["hasMore"], true);
     assert_eq!(completion["total"], 150);

@@ -9,9 +9,10 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ListToolsResult, PaginatedRequestParams,
     Tool, ToolInputSchema,
 };
+use mcp_era_server::transport::{LegacySession, MessageContext};
 use mcp_era_server::{
-    HandlerResult, LegacySession, McpServer, McpServerExt, MessageContext, RequestContext,
-    ToolCall, ToolRouter, ToolsHandler, router,
+    HandlerResult, McpServer, McpServerExt, RequestContext, ToolCall, ToolRouter, ToolsHandler,
+    router,
 };
 use serde_json::{Value, json};
 

@@ -10,9 +10,9 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     CacheHints, CacheScope, CallToolRequestParams, CallToolResult, CallToolResultResponseResult,
     ContentBlock, ListToolsResult, PaginatedRequestParams, TextContent, Tool, ToolInputSchema,
 };
+use mcp_era_server::transport::{LegacySession, MessageContext, Outcome};
 use mcp_era_server::{
-    HandlerResult, LegacySession, McpServer, McpServerExt, MessageContext, Outcome, RequestContext,
-    ToolsHandler, errors,
+    HandlerResult, McpServer, McpServerExt, RequestContext, ToolsHandler, errors,
 };
 use serde_json::{Value, json};
 
@@ -212,12 +212,12 @@ fn discover_defaults_come_from_cargo_and_the_implemented_versions() {
     // Defaults come from what the runtime implements, not from what has types.
     assert_eq!(
         declaration.advertised_versions(),
-        mcp_era_server::IMPLEMENTED_MODERN_VERSIONS
+        mcp_era_server::protocol::IMPLEMENTED_MODERN_VERSIONS
     );
     // Dual-era by default: every implemented legacy version.
     assert_eq!(
         declaration.initialize_versions(),
-        mcp_era_server::IMPLEMENTED_LEGACY_VERSIONS
+        mcp_era_server::protocol::IMPLEMENTED_LEGACY_VERSIONS
     );
     assert!(declaration.is_dual_era());
     assert_eq!(

@@ -6,7 +6,8 @@
 
 use mcp_era_server::mcp_era_types::v2026_07_28::CallToolResult;
 use mcp_era_server::otel::TraceLayer;
-use mcp_era_server::{McpServer, McpServerExt, MessageContext, router};
+use mcp_era_server::transport::MessageContext;
+use mcp_era_server::{McpServer, McpServerExt, router};
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceContextExt as _};
 use opentelemetry::{KeyValue, Value as OtelValue};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::Implementation;
-use mcp_era_server::{McpServer, McpServerExt, MessageContext, ServerDeclaration};
+use mcp_era_server::transport::MessageContext;
+use mcp_era_server::{McpServer, McpServerExt, ServerDeclaration};
 use serde_json::{Value, json};
 
 struct Named(Arc<ServerDeclaration>);

@@ -17,9 +17,10 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     ReadResourceResult, ReadResourceResultContentsItem, ReadResourceResultResponseResult,
     TextResourceContents,
 };
+use mcp_era_server::transport::MessageContext;
 use mcp_era_server::{
-    HandlerResult, InputRequired, IntoToolResult, McpServer, McpServerExt, MessageContext,
-    PromptAnswer, RequestStateKeys, ResourceRequest, RetryInput, ToolAnswer, router,
+    HandlerResult, InputRequired, IntoToolResult, McpServer, McpServerExt, PromptAnswer,
+    RequestStateKeys, ResourceRequest, RetryInput, ToolAnswer, router,
 };
 use serde_json::{Value, json};
 

@@ -10,9 +10,11 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, Tool, ToolInputSchema,
 };
+use mcp_era_server::protocol::MAX_COMPLETION_VALUES;
+use mcp_era_server::transport::{LegacySession, MessageContext};
 use mcp_era_server::{
-    CompletionArguments, HandlerResult, LegacySession, MAX_COMPLETION_VALUES, McpServer,
-    McpServerExt, MessageContext, RequestContext, ToolsHandler, errors, router,
+    CompletionArguments, HandlerResult, McpServer, McpServerExt, RequestContext, ToolsHandler,
+    errors, router,
 };
 use serde_json::{Value, json};
 

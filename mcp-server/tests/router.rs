@@ -9,10 +9,10 @@ use mcp_era_server::mcp_era_types::v2026_07_28::{
     CallToolRequestParams, CallToolResultResponseResult, ListToolsResult, PaginatedRequestParams,
     Tool, ToolInputSchema,
 };
+use mcp_era_server::transport::{HttpHeaders, LegacySession, MessageContext, Outcome};
 use mcp_era_server::{
-    HandlerResult, HttpHeaders, Json, LegacySession, McpServer, McpServerExt, MessageContext,
-    Outcome, RequestContext, ServerEvent, ServerEvents, ToolCall, ToolError, ToolRouter,
-    ToolsHandler, errors, router,
+    HandlerResult, Json, McpServer, McpServerExt, RequestContext, ServerEvent, ServerEvents,
+    ToolCall, ToolError, ToolRouter, ToolsHandler, errors, router,
 };
 use serde_json::{Value, json};
 

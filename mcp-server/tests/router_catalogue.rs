@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::{Annotations, Role};
+use mcp_era_server::transport::{HttpHeaders, LegacySession, MessageContext, Outcome};
 use mcp_era_server::{
-    Era, HandlerResult, HttpHeaders, LegacySession, ListedResource, McpServer, McpServerExt,
-    MessageContext, Outcome, RequestContext, ToolRouter, ToolVisibility, errors, router,
+    Era, HandlerResult, ListedResource, McpServer, McpServerExt, RequestContext, ToolRouter,
+    ToolVisibility, errors, router,
 };
 use serde_json::{Value, json};
 

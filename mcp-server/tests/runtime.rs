@@ -5,10 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_era_server::mcp_era_types::v2026_07_28::*;
-use mcp_era_server::{
-    HandlerResult, LegacySession, McpServer, McpServerExt, MessageContext, RequestContext,
-    ToolsHandler,
-};
+use mcp_era_server::transport::{LegacySession, MessageContext};
+use mcp_era_server::{HandlerResult, McpServer, McpServerExt, RequestContext, ToolsHandler};
 use serde_json::{Value, json};
 
 #[derive(McpServer)]
@@ -125,7 +123,7 @@ fn legacy_results_fit_the_narrower_legacy_schema() {
         ],
     });
     assert_eq!(
-        mcp_era_server::legacy_result("tools/list", listed),
+        mcp_era_server::transport::legacy_result("tools/list", listed),
         json!({ "tools": [
             { "name": "list", "inputSchema": { "type": "object", "properties": { "any": {}, "none": { "not": {} } } } },
             { "name": "record", "inputSchema": { "type": "object" },
@@ -133,7 +131,7 @@ fn legacy_results_fit_the_narrower_legacy_schema() {
         ] })
     );
     let called = |structured: Value| {
-        mcp_era_server::legacy_result(
+        mcp_era_server::transport::legacy_result(
             "tools/call",
             json!({ "resultType": "complete", "content": [], "structuredContent": structured }),
         )
@@ -146,7 +144,7 @@ fn legacy_results_fit_the_narrower_legacy_schema() {
     );
     // Only a tools/call result has structured content to adapt.
     assert_eq!(
-        mcp_era_server::legacy_result(
+        mcp_era_server::transport::legacy_result(
             "prompts/get",
             json!({ "messages": [], "structuredContent": [1] })
         ),

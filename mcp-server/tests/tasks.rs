@@ -836,14 +836,15 @@ fn message(id: i64, method: &str, params: Value, ext: bool) -> Vec<u8> {
 
 #[tokio::test]
 async fn listen_streams_carry_task_status_notifications() {
-    use mcp_era_server::{MessageContext, ServerEvents};
+    use mcp_era_server::ServerEvents;
+    use mcp_era_server::transport::MessageContext;
     use std::sync::Mutex;
     let server = Arc::new(Tasky);
     let events = ServerEvents::new();
     let ctx = MessageContext::stdio().with_events(events.clone());
     // Task notifications need the extension on the listen request.
     let filter = json!({ "notifications": { "taskIds": ["x"] } });
-    let refused = mcp_era_server::handle_message_shared(
+    let refused = mcp_era_server::transport::handle_message_shared(
         &server,
         &message(1, "subscriptions/listen", filter, false),
         &ctx,
@@ -852,11 +853,14 @@ async fn listen_streams_carry_task_status_notifications() {
     assert_eq!(refused.json().unwrap()["error"]["code"], -32021);
 
     let call = json!({ "name": "sleepy", "arguments": { "ms": 100 } });
-    let created =
-        mcp_era_server::handle_message_shared(&server, &message(2, "tools/call", call, true), &ctx)
-            .await
-            .json()
-            .unwrap();
+    let created = mcp_era_server::transport::handle_message_shared(
+        &server,
+        &message(2, "tools/call", call, true),
+        &ctx,
+    )
+    .await
+    .json()
+    .unwrap();
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
     let sink = Arc::clone(&seen);
@@ -865,7 +869,9 @@ async fn listen_streams_carry_task_status_notifications() {
     let listen = message(3, "subscriptions/listen", filter, true);
     let stream = tokio::spawn({
         let server = Arc::clone(&server);
-        async move { mcp_era_server::handle_message_shared(&server, &listen, &listen_ctx).await }
+        async move {
+            mcp_era_server::transport::handle_message_shared(&server, &listen, &listen_ctx).await
+        }
     });
     let wait = async {
         loop {

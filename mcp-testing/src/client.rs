@@ -9,8 +9,9 @@ use mcp_era_client::mcp_era_types::v2026_07_28 as modern;
 use mcp_era_client::{
     ByEra, Client, ClientHandler, ClientOptions, EraMode, Error, HandlerError, Result,
 };
+use mcp_era_server::McpServer;
 use mcp_era_server::stdio::{StdioConfig, serve_with};
-use mcp_era_server::{HttpHeaders, McpServer};
+use mcp_era_server::transport::HttpHeaders;
 use serde_json::{Map, Value, json};
 
 use crate::check::{Report, check_shared};

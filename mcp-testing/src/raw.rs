@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use mcp_era_server::{HttpHeaders, McpServer, MessageContext, Outcome, handle_message_shared};
+use mcp_era_server::McpServer;
+use mcp_era_server::transport::{HttpHeaders, MessageContext, Outcome, handle_message_shared};
 use serde_json::{Value, json};
 
 /// The modern version these helpers put in `_meta` and headers.

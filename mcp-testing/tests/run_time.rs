@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use mcp_era_server::mcp_era_types::v2026_07_28::*;
+use mcp_era_server::transport::MessageContext;
 use mcp_era_server::{
-    HandlerResult, McpServer, McpServerExt, MessageContext, Reply, RequestContext,
-    ServerDeclaration, errors,
+    HandlerResult, McpServer, McpServerExt, Reply, RequestContext, ServerDeclaration, errors,
 };
 use mcp_era_testing::{TestClient, check_server};
 use serde_json::{Value, json};
@@ -199,7 +199,7 @@ async fn a_method_the_runtime_does_not_know_is_answered_behind_the_version_gate(
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
     // The same through the HTTP entry point, headers checked as for any request.
     let client = TestClient::new(north()).await.unwrap();
-    let headers = mcp_era_server::HttpHeaders {
+    let headers = mcp_era_server::transport::HttpHeaders {
         protocol_version: Some("2026-07-28".into()),
         method: Some(Some(ECHO.into())),
         ..Default::default()
@@ -214,7 +214,7 @@ async fn a_method_the_runtime_does_not_know_is_answered_behind_the_version_gate(
 
 #[tokio::test]
 async fn a_legacy_session_reaches_a_method_the_runtime_does_not_know() {
-    let session = mcp_era_server::LegacySession::new(
+    let session = mcp_era_server::transport::LegacySession::new(
         "2025-11-25".to_owned(),
         json!({}),
         json!({"name": "legacy", "version": "1"}),
@@ -289,11 +289,11 @@ fn a_declaration_serves_only_versions_the_runtime_implements() {
     let default = ServerDeclaration::new(info());
     assert_eq!(
         default.advertised_versions(),
-        mcp_era_server::IMPLEMENTED_MODERN_VERSIONS
+        mcp_era_server::protocol::IMPLEMENTED_MODERN_VERSIONS
     );
     assert_eq!(
         default.initialize_versions(),
-        mcp_era_server::IMPLEMENTED_LEGACY_VERSIONS
+        mcp_era_server::protocol::IMPLEMENTED_LEGACY_VERSIONS
     );
 }
 

@@ -2,7 +2,8 @@
 #![allow(dead_code, reason = "each test file uses its part")]
 
 use mcp_era_gateway::Gateway;
-use mcp_era_server::{McpServerExt, MessageContext};
+use mcp_era_server::McpServerExt;
+use mcp_era_server::transport::MessageContext;
 use serde_json::{Value, json};
 
 /// The whole response body of a modern request to the front.

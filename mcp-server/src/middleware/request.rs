@@ -91,7 +91,7 @@ impl McpRequest {
 
     /// The request's era.
     pub fn era(&self) -> Era {
-        Era::of(&self.context)
+        self.context.era()
     }
 
     /// The request id, exactly as sent.

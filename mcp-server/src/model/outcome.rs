@@ -17,7 +17,7 @@ pub struct Outcome {
     /// newline), or `None` for a notification (which is never answered).
     pub body: Option<Vec<u8>>,
     /// The HTTP status the HTTP transport should use (the spec's error
-    /// table and the Streamable HTTP status rules), computed by [`crate::http_status_of`] for errors: 200 for
+    /// table and the Streamable HTTP status rules), computed by [`crate::errors::http_status_of`] for errors: 200 for
     /// results and for codes the spec maps to no status (`-32603`,
     /// application codes), 202 for notifications, 400 for `-32700`,
     /// `-32600`, `-32602`, `-32020`, `-32021`, `-32022`, 404 for `-32601`.

@@ -40,7 +40,7 @@ impl PageKey {
         };
         (start % PAGE_SIZE == 0).then(|| Self {
             start,
-            era: Era::of(ctx),
+            era: ctx.era(),
             apps,
             ttl_ms: ctx.cache_ttl_ms(),
             scope: ctx.cache_scope(),

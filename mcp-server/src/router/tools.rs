@@ -183,7 +183,7 @@ impl<H> Catalogue<H> {
         renders_apps: bool,
         ctx: &RequestContext,
     ) -> HandlerResult<ListToolsResult> {
-        let era = Era::of(ctx);
+        let era = ctx.era();
         let listed: Vec<&Entry<H>> = self
             .entries
             .iter()
@@ -382,7 +382,7 @@ impl<S> ToolTable<S> {
         mut params: CallToolRequestParams,
         ctx: &RequestContext,
     ) -> ToolOutcome {
-        let entry = self.catalogue.get(&params.name, Era::of(ctx))?;
+        let entry = self.catalogue.get(&params.name, ctx.era())?;
         let seal = opened(
             &mut params,
             |_| Cow::Borrowed(&entry.tool.name),
@@ -674,7 +674,7 @@ impl ToolRouter {
     ) -> ToolOutcome {
         let (handler, schemas, can_require_input) = {
             let catalogue = self.read();
-            let entry = catalogue.get(&params.name, Era::of(ctx))?;
+            let entry = catalogue.get(&params.name, ctx.era())?;
             (
                 Arc::clone(&entry.handler),
                 Arc::clone(&entry.schemas),

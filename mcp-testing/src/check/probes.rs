@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use mcp_era_server::{HttpHeaders, LegacySession, McpServer, MessageContext};
+use mcp_era_server::McpServer;
+use mcp_era_server::transport::{HttpHeaders, LegacySession, MessageContext};
 use serde_json::{Value, json};
 
 use super::Report;

@@ -19,6 +19,8 @@ use crate::state::events::ServerEvents;
 pub(crate) use caller::principal_in;
 pub use caller::{PeerAddr, Principal};
 pub use legacy::{Following, LegacySession};
+#[allow(deprecated)]
+pub use request::EraOf;
 pub(crate) use request::StreamCloser;
 pub use request::{Era, Progress, RequestContext};
 

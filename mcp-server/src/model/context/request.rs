@@ -87,7 +87,7 @@ impl RequestContext {
     }
 
     /// The address the HTTP request came from: the connection's peer with
-    /// our listener; with a mounted `McpService`, the [`PeerAddr`] the
+    /// our listener; with a mounted `McpService`, the [`PeerAddr`](crate::http::PeerAddr) the
     /// application put among the request's extensions. `None` on stdio.
     pub fn remote_addr(&self) -> Option<std::net::SocketAddr> {
         self.remote_addr
@@ -182,6 +182,16 @@ impl RequestContext {
     /// or the negotiated legacy version in a legacy session).
     pub fn protocol_version(&self) -> &str {
         &self.meta.protocol_version
+    }
+
+    /// The era this request belongs to: [`Era::Legacy`] in a legacy
+    /// (2025-11-25 era) session, else [`Era::Modern`].
+    pub fn era(&self) -> Era {
+        if self.is_legacy() {
+            Era::Legacy
+        } else {
+            Era::Modern
+        }
     }
 
     /// Whether this request belongs to a legacy (2025-11-25 era) session.
@@ -478,22 +488,22 @@ pub(crate) fn severity(level: LoggingLevel) -> u8 {
 }
 
 /// The era a request belongs to: modern (2026-07-28 on) or a legacy
-/// (2025-11-25) session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Era {
-    /// A modern request.
-    Modern,
-    /// A request of a legacy session.
-    Legacy,
+/// (2025-11-25) session. The one `Era` of the toolkit (`mcp_era_types::versions::Era`);
+/// [`RequestContext::era`] tells a request's.
+pub use mcp_era_types::versions::Era;
+
+/// `Era::of(&ctx)`, the form of earlier releases, when `Era` was this
+/// crate's own type; write [`RequestContext::era`] (`ctx.era()`).
+#[deprecated(since = "0.2.0", note = "use `ctx.era()` (`RequestContext::era`)")]
+pub trait EraOf {
+    /// The era of the request `ctx` serves.
+    #[deprecated(since = "0.2.0", note = "use `ctx.era()` (`RequestContext::era`)")]
+    fn of(ctx: &RequestContext) -> Self;
 }
 
-impl Era {
-    /// The era of the request `ctx` serves.
-    pub fn of(ctx: &RequestContext) -> Self {
-        if ctx.is_legacy() {
-            Self::Legacy
-        } else {
-            Self::Modern
-        }
+#[allow(deprecated)]
+impl EraOf for Era {
+    fn of(ctx: &RequestContext) -> Self {
+        ctx.era()
     }
 }

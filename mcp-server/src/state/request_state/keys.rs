@@ -20,7 +20,7 @@ pub const REQUEST_STATE_KEYS_ENV: &str = "MCP_REQUEST_STATE_KEYS";
 
 /// How long a sealed `requestState` opens by default: 10 minutes, a
 /// person's time to answer an elicitation; longer rounds set their own
-/// ([`RequestStateSealing::set_ttl`]).
+/// ([`RequestStateSealing::set_ttl`](crate::RequestStateSealing::set_ttl)).
 pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
 
 /// The shortest key accepted, in bytes.
