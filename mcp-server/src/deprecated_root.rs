@@ -42,10 +42,12 @@
 //! ```
 #![allow(deprecated)]
 
-use crate::McpServer;
-use crate::{protocol, transport};
-use mcp_era_types::v2026_07_28::SubscriptionFilter;
 use std::sync::Arc;
+
+use mcp_era_types::v2026_07_28::SubscriptionFilter;
+
+use crate::model::server::McpServer;
+use crate::{protocol, transport};
 
 /// Moved to [`transport::Outcome`].
 #[deprecated(
@@ -234,7 +236,7 @@ pub fn legacy_result(method: &str, result: serde_json::Value) -> serde_json::Val
 )]
 #[inline]
 pub fn honoured_filter(
-    declaration: &crate::ServerDeclaration,
+    declaration: &crate::model::declaration::ServerDeclaration,
     filter: &SubscriptionFilter,
 ) -> SubscriptionFilter {
     transport::honoured_filter(declaration, filter)
@@ -247,9 +249,9 @@ pub fn honoured_filter(
 )]
 #[inline]
 pub fn legacy_notification(
-    declaration: &crate::ServerDeclaration,
+    declaration: &crate::model::declaration::ServerDeclaration,
     session: &transport::LegacySession,
-    event: &crate::ServerEvent,
+    event: &crate::state::events::ServerEvent,
 ) -> Option<serde_json::Value> {
     transport::legacy_notification(declaration, session, event)
 }
@@ -260,6 +262,6 @@ pub fn legacy_notification(
     note = "moved to `mcp_era_server::errors::http_status_of`"
 )]
 #[inline]
-pub fn http_status_of(error: &crate::ErrorObject) -> u16 {
-    crate::errors::http_status_of(error)
+pub fn http_status_of(error: &crate::wire::errors::ErrorObject) -> u16 {
+    crate::wire::errors::http_status_of(error)
 }

@@ -130,8 +130,8 @@ pub struct HttpConfig {
     pub shutdown_grace: Duration,
     /// How long a legacy session's server→client request waits for the
     /// client (default
-    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::transport::DEFAULT_CLIENT_REQUEST_TIMEOUT));
-    /// see [`ClientPeer::request`](crate::transport::ClientPeer::request) for the error the handler then gets.
+    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::model::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT));
+    /// see [`ClientPeer::request`](crate::model::peer::ClientPeer::request) for the error the handler then gets.
     pub client_request_timeout: Duration,
     /// Serve HTTPS with this certificate (feature `rustls`; default: plain
     /// HTTP). Applies to [`run`](super::run), [`serve`](super::serve) and

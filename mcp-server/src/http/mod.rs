@@ -84,7 +84,7 @@
 //! 9. **Notifications** get **202** and an empty body (a legacy
 //!    `notifications/cancelled` first aborts the named request, wherever
 //!    it runs).
-//! 10. Everything else goes to the entry point ([`crate::transport::handle_message`]),
+//! 10. Everything else goes to the entry point ([`handle_message`](crate::dispatch::handle_message)),
 //!     which applies the header rules (`MCP-Protocol-Version` equal to
 //!     `_meta`, `Mcp-Method`, `Mcp-Name` with the base64 sentinel; values
 //!     trimmed, names case-insensitive) and gives the status: 400 for

@@ -39,7 +39,7 @@
 //!   bounded by the settings, whatever the client does.
 //! * **Server→client requests** (legacy sampling, elicitation, roots) give
 //!   up after [`StdioConfig::client_request_timeout`]; after EOF they fail
-//!   at once (see [`ClientPeer::request`](crate::transport::ClientPeer::request)).
+//!   at once (see [`ClientPeer::request`](crate::model::peer::ClientPeer::request)).
 //! * **Bad lines** get their error and the server lives on: `-32700` for
 //!   bad JSON, `-32600` for a batch array or a bad envelope (no `id` in the
 //!   error when it could not be read).
@@ -119,7 +119,7 @@ pub struct StdioConfig {
     pub events: ServerEvents,
     /// How long a server→client request (legacy sampling, elicitation,
     /// roots) waits for the client (default
-    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::transport::DEFAULT_CLIENT_REQUEST_TIMEOUT));
+    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::model::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT));
     /// see [`ClientPeer::request`] for the error the handler then gets.
     pub client_request_timeout: Duration,
     /// How many bytes may wait for stdout (default

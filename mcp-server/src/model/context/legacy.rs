@@ -20,7 +20,7 @@ pub type Following = Box<dyn std::any::Any + Send + Sync>;
 /// `initialize`. The transport stores it (per process on stdio, per
 /// `Mcp-Session-Id` on HTTP, in its
 /// [`SessionStore`](crate::sessions::SessionStore)) and passes it back in
-/// [`MessageContext`](crate::transport::MessageContext).
+/// the `MessageContext` of each message.
 ///
 /// Clones share the mutable part (the `logging/setLevel` level and the
 /// `resources/subscribe` set).
