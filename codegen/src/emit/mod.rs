@@ -1,5 +1,6 @@
 //! Emission: IR → Rust tokens → one formatted source file per revision.
 
+mod delta;
 mod enums;
 mod layout;
 mod paths;
@@ -18,6 +19,8 @@ use crate::ir::{Extra, FieldKind, Ir, Kind, TypeRef};
 use crate::manifest::{Era, Manifest};
 use crate::normalise::{Normalised, normalise};
 use crate::{Error, Result};
+
+pub use delta::{DeltaBase, generate_delta};
 
 /// Settings of one emission. Start from [`EmitOptions::default`] (what
 /// this repository's `cargo xtask regen` uses) and change what you need:
@@ -332,10 +335,6 @@ fn used_imports(ctx: &Ctx<'_>) -> Vec<String> {
 fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions) -> Result<String> {
     let normalised = normalise(schema, era)?;
     let ir = Ir::build(&normalised)?;
-    let runtime: TokenStream = options
-        .runtime
-        .parse()
-        .map_err(|e| Error::new(format!("runtime path {:?}: {e}", options.runtime)))?;
     let imported = match target {
         Target::Revision(_) => BTreeSet::new(),
         Target::Extension(extension) => shared_with_core(&normalised, era, extension)?,
@@ -349,30 +348,7 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
         imported,
     };
 
-    let mut items = TokenStream::new();
-    items.extend(enums::emit(&ctx, &options.derives)?);
-    let mut extra_names = Vec::new();
-    if ctx.cache_hints {
-        items.extend(cache_hints_items());
-        extra_names.push("CacheHints".to_owned());
-    }
-    for def in ir.types.values().filter(|d| ctx.is_own(&d.name)) {
-        items.extend(match &def.kind {
-            Kind::Struct(s) => {
-                let (tokens, builder) = structs::emit(&ctx, def, s);
-                extra_names.extend(builder);
-                tokens
-            }
-            Kind::Union(u) => unions::emit(&ctx, def, u),
-            Kind::Alias(target) => {
-                let name = ident(&def.name);
-                let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
-                let target = ctx.ty(target);
-                quote! { #doc pub type #name = #target; }
-            }
-            Kind::StringEnum(_) => TokenStream::new(),
-        });
-    }
+    let (mut items, extra_names) = type_items(&ctx, ctx.cache_hints, options)?;
     let label = match target {
         Target::Revision(version) => tables::Label::Version(version),
         Target::Extension(extension) => tables::Label::Extension {
@@ -381,22 +357,14 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
         },
     };
     items.extend(tables::emit(&ctx, label, options.named_feature.as_deref())?);
-    for name in &extra_names {
-        if ir.types.contains_key(name) {
-            return Err(Error::new(format!(
-                "generated name {name} is also a schema type name"
-            )));
-        }
-    }
     items.extend(prelude(&ctx, &extra_names)?);
 
-    let era_name = match era {
-        Era::Modern => "modern",
-        Era::Legacy => "legacy",
-    };
     let (module_doc, imports) = match target {
         Target::Revision(version) => (
-            format!(" MCP {version} ({era_name} era), generated from the official schema."),
+            format!(
+                " MCP {version} ({} era), generated from the official schema.",
+                era_name(era)
+            ),
             TokenStream::new(),
         ),
         Target::Extension(extension) => {
@@ -413,14 +381,85 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
             )
         }
     };
-    let (uses, items) = tidy::shorten_paths(
+    finish(
+        &module_doc,
         quote! { #imports #items },
-        &options.serde,
-        &options.serde_json,
-    )?;
+        &BTreeSet::new(),
+        &[],
+        options,
+    )
+}
+
+fn era_name(era: Era) -> &'static str {
+    match era {
+        Era::Modern => "modern",
+        Era::Legacy => "legacy",
+    }
+}
+
+/// The type items of a module: its own string enums, the `CacheHints` items
+/// if `cache_items`, and its own structs, unions and aliases; with the names
+/// of the builders the structs got.
+fn type_items(
+    ctx: &Ctx<'_>,
+    cache_items: bool,
+    options: &EmitOptions,
+) -> Result<(TokenStream, Vec<String>)> {
+    let ir = ctx.ir;
+    let mut items = TokenStream::new();
+    items.extend(enums::emit(ctx, &options.derives)?);
+    let mut extra_names = Vec::new();
+    if cache_items {
+        items.extend(cache_hints_items());
+        extra_names.push("CacheHints".to_owned());
+    }
+    for def in ir.types.values().filter(|d| ctx.is_own(&d.name)) {
+        items.extend(match &def.kind {
+            Kind::Struct(s) => {
+                let (tokens, builder) = structs::emit(ctx, def, s);
+                extra_names.extend(builder);
+                tokens
+            }
+            Kind::Union(u) => unions::emit(ctx, def, u),
+            Kind::Alias(target) => {
+                let name = ident(&def.name);
+                let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
+                let target = ctx.ty(target);
+                quote! { #doc pub type #name = #target; }
+            }
+            Kind::StringEnum(_) => TokenStream::new(),
+        });
+    }
+    for name in &extra_names {
+        if ir.types.contains_key(name) {
+            return Err(Error::new(format!(
+                "generated name {name} is also a schema type name"
+            )));
+        }
+    }
+    Ok((items, extra_names))
+}
+
+/// The formatted file of a module's items. `in_scope`: names a glob import
+/// brings in, which short paths must not take; `inner_attrs`: attributes of
+/// the module besides its doc.
+fn finish(
+    module_doc: &str,
+    items: TokenStream,
+    in_scope: &BTreeSet<String>,
+    inner_attrs: &[TokenStream],
+    options: &EmitOptions,
+) -> Result<String> {
+    let runtime: TokenStream = options
+        .runtime
+        .parse()
+        .map_err(|e| Error::new(format!("runtime path {:?}: {e}", options.runtime)))?;
+    let (uses, items) =
+        tidy::shorten_paths_in(items, in_scope, &options.serde, &options.serde_json)?;
     let file = match &options.module {
         None => quote! {
             #![doc = #module_doc]
+            #(#![#inner_attrs])*
             #uses
             use #runtime as __rt;
             #items
@@ -430,6 +469,7 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
                 .map_err(|e| Error::new(format!("module name {name:?}: {e}")))?;
             quote! {
                 #[doc = #module_doc]
+                #(#[#inner_attrs])*
                 pub mod #name {
                     #uses
                     use #runtime as __rt;
