@@ -30,7 +30,7 @@ pub struct DeltaBase<'a> {
 
 /// Generates the module source for a schema revision as a delta of
 /// `base` (a generated revision of the same era), with the same public
-/// names as [`generate_revision`](super::generate_revision) would give it.
+/// names as [`generate_revision`](crate::generate_revision) would give it.
 ///
 /// Both schemas go through the same normalisation and IR. A type is
 /// generated in the delta module when its definition differs from the
