@@ -178,6 +178,22 @@ fn a_removed_definition_is_not_reexported() {
     assert!(!names_here.contains("CompleteRequest"));
     assert!(names_here.contains("CompleteResult") && names_here.contains("ClientRequest"));
     assert!(source.contains("pub enum ClientRequest {"));
+    assert!(source.contains("(`ClientRequest`; gone: `CompleteRequest`)"));
     assert!(source.contains("pub const TYPE_NAMES"));
     assert_same_names(&source, &schema, &base);
+}
+
+#[test]
+fn a_base_of_another_era_is_refused() {
+    let Some(draft) = base_schema() else { return };
+    let text = std::fs::read_to_string(schema_dir().unwrap().join("2025-11-25/schema.json"));
+    let legacy: Value = serde_json::from_str(&text.unwrap()).unwrap();
+    let base = DeltaBase {
+        version: "2025-11-25",
+        schema: &legacy,
+        module: "super::v2025_11_25",
+    };
+    let error = generate_delta(&draft, Era::Modern, "draft", &base, &EmitOptions::default());
+    let error = error.unwrap_err().to_string();
+    assert!(error.contains("not of the modern era"), "{error}");
 }

@@ -53,9 +53,21 @@ pub fn generate_delta(
     base: &DeltaBase<'_>,
     options: &EmitOptions,
 ) -> Result<String> {
+    if super::detect_era(base.schema) != Some(era) {
+        return Err(Error::new(format!(
+            "delta of {}: the base is not of the {} era",
+            base.version,
+            era_name(era)
+        )));
+    }
     let ir = Ir::build(&normalise(schema, era)?)?;
     let base_ir = Ir::build(&normalise(base.schema, era)?)?;
     let changed = changed_types(&ir, &base_ir);
+    let gone: Vec<&String> = base_ir
+        .types
+        .keys()
+        .filter(|n| !ir.types.contains_key(*n))
+        .collect();
     let own = with_dependents(&ir, &changed);
 
     let derives = options.derive_tokens()?;
@@ -142,7 +154,13 @@ pub fn generate_delta(
         (quote! { pub use #base_path::*; }, in_scope)
     };
 
-    let module_doc = if changed.is_empty() {
+    let quoted = |names: &mut dyn Iterator<Item = &String>| {
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let module_doc = if changed.is_empty() && gone.is_empty() {
         format!(
             " MCP {version} ({} era): its schema's definitions equal those of MCP {}, \
              so its types are {}'s, re-exported from `{}`.",
@@ -152,17 +170,18 @@ pub fn generate_delta(
             base.module
         )
     } else {
+        let gone = if gone.is_empty() {
+            String::new()
+        } else {
+            format!("; gone: {}", quoted(&mut gone.into_iter()))
+        };
         format!(
             " MCP {version} ({} era), generated from the official schema as a delta of \
-             MCP {}: the definitions that differ from it ({}) and the types that refer to \
-             them are generated here; every other item is re-exported from `{}`.",
+             MCP {}: the definitions that differ from it ({}{gone}) and the types that refer \
+             to them are generated here; every other item is re-exported from `{}`.",
             era_name(era),
             base.version,
-            changed
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
+            quoted(&mut changed.iter()),
             base.module
         )
     };
