@@ -402,15 +402,27 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
         Target::Extension(extension) => {
             let core: syn::Path = syn::parse_str(extension.core_module)
                 .map_err(|e| Error::new(format!("core module {:?}: {e}", extension.core_module)))?;
-            let names = used_imports(&ctx).into_iter().map(|n| ident(&n));
-            (
-                format!(
-                    " The `{}` extension, generated from its official schema. The core \
-                     definitions it names are the MCP {} types, imported from `{}`.",
-                    extension.identifier, extension.core_version, extension.core_module
-                ),
-                quote! { use #core::{#(#names),*}; },
-            )
+            let names: Vec<_> = used_imports(&ctx).into_iter().map(|n| ident(&n)).collect();
+            let generated = format!(
+                " The `{}` extension, generated from its official schema.",
+                extension.identifier
+            );
+            if names.is_empty() {
+                // Apps copies core types inline, each a little different.
+                (
+                    format!("{generated} It names no core definition."),
+                    TokenStream::new(),
+                )
+            } else {
+                (
+                    format!(
+                        "{generated} The core definitions it names are the MCP {} types, \
+                         imported from `{}`.",
+                        extension.core_version, extension.core_module
+                    ),
+                    quote! { use #core::{#(#names),*}; },
+                )
+            }
         }
     };
     let (uses, items) = tidy::shorten_paths(
