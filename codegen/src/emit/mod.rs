@@ -14,10 +14,10 @@ use serde_json::Value;
 
 use std::collections::BTreeSet;
 
+use crate::error::{Error, Result};
 use crate::ir::{Extra, FieldKind, Ir, Kind, TypeRef};
 use crate::manifest::{Era, Manifest};
 use crate::normalise::{Normalised, normalise};
-use crate::{Error, Result};
 
 /// Settings of one emission. Start from [`EmitOptions::default`] (what
 /// this repository's `cargo xtask regen` uses) and change what you need:

@@ -8,10 +8,10 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use super::{Ctx, EmitOptions, format_file, ident};
+use crate::error::{Error, Result};
 use crate::ir::{FieldKind, Kind, Struct, TypeRef};
 use crate::manifest::{Era, Manifest};
 use crate::naming::shouty;
-use crate::{Error, Result};
 
 /// What a module's lookup names as its origin.
 #[derive(Clone, Copy)]
