@@ -33,6 +33,9 @@
 //! cargo run -p mcp-era-codegen -- --schema schema.json --out src/mcp.rs [--version 2026-07-28]
 //!     [--module NAME] [--derive PATH]... [--serde PATH] [--serde-json PATH]
 //!     [--runtime PATH] [--named-feature FEATURE] [--command TEXT] [--check]
+//! cargo run -p mcp-era-codegen -- --schema ext/tasks/schema.json --out src/tasks.rs
+//!     --extension io.modelcontextprotocol/tasks --core 2026-07-28/schema.json
+//!     [--core-version 2026-07-28] [--core-module ::mcp_era_types::v2026_07_28] [options above]
 //! ```
 //!
 //! # As a library (for other SDKs)
