@@ -9,7 +9,7 @@ use quote::quote;
 
 use serde_json::Value;
 
-use super::{Ctx, ident, sanitize_doc};
+use super::ctx::{Ctx, ident, sanitize_doc};
 use crate::error::{Error, Result};
 use crate::ir::Kind;
 
