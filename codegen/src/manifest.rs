@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Which generation of the protocol a revision belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

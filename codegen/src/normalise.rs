@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
+use crate::error::{Error, Result};
 use crate::manifest::Era;
 use crate::naming::upper_camel;
-use crate::{Error, Result};
 
 /// A named schema fix-up and why it exists.
 #[derive(Debug, Clone, Copy)]
