@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::error::{Error, Result};
 use crate::naming::field_name;
 use crate::normalise::{ABSENT_ALLOWED_KEY, BUILTIN_KEY, NULLABLE_KEY, Normalised, ref_name};
-use crate::{Error, Result};
 
 /// All types of one revision, by Rust name (which is the `$defs` name).
 #[derive(Debug, Clone, PartialEq)]

@@ -35,6 +35,9 @@
 //! cargo run -p mcp-era-codegen -- --schema schema.json --out src/mcp.rs [--version 2026-07-28]
 //!     [--module NAME] [--derive PATH]... [--serde PATH] [--serde-json PATH]
 //!     [--runtime PATH] [--named-feature FEATURE] [--command TEXT] [--check]
+//! cargo run -p mcp-era-codegen -- --schema ext/tasks/schema.json --out src/tasks.rs
+//!     --extension io.modelcontextprotocol/tasks --core 2026-07-28/schema.json
+//!     [--core-version 2026-07-28] [--core-module ::mcp_era_types::v2026_07_28] [options above]
 //! ```
 //!
 //! # As a library (for other SDKs)
@@ -68,36 +71,14 @@
 pub mod client;
 pub mod diff;
 pub mod emit;
+mod error;
 pub mod ir;
 pub mod manifest;
 mod naming;
 pub mod normalise;
 
-use std::fmt;
-
 pub use emit::{
     DeltaBase, EmitOptions, ExtensionTarget, detect_era, generate_delta, generate_extension,
     generate_file, generate_revision, generate_versions,
 };
-
-/// Every failure of the generator, with a message that names the schema
-/// location or file concerned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error(pub String);
-
-impl Error {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
-        Error(message.into())
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// Result alias of this crate.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub use error::{Error, Result};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Which generation of the protocol a revision belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -52,9 +52,10 @@ pub struct Extension {
     pub core: String,
     /// The schema file, relative to the schema directory.
     pub path: String,
-    /// `owner/name` of the repository that publishes the schema.
+    /// `owner/name` of the repository that publishes the schema, or
+    /// `npm:<package>` for a schema published in a package.
     pub repository: String,
-    /// The commit the file is pinned to.
+    /// The commit the file is pinned to (for a package: its version).
     pub commit: String,
     /// Download URL of the file at that commit.
     pub url: String,

@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
+use crate::error::{Error, Result};
 use crate::manifest::Era;
 use crate::naming::upper_camel;
-use crate::{Error, Result};
 
 /// A named schema fix-up and why it exists.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +26,14 @@ pub struct Fixup {
 /// The fix-ups, in the order they run.
 pub const FIXUPS: &[Fixup] = &[
     Fixup {
+        name: "nested-defs",
+        reason: "zod writes each definition as a schema document of its own, whose \
+                 `$ref`s may point into its own `$defs` (Apps: `__schema0`, the recursive \
+                 union of every JSON kind). A nested definition that admits any JSON value \
+                 is `{}` (serde_json::Value); any other becomes a top-level definition \
+                 named Parent + Name.",
+    },
+    Fixup {
         name: "json-builtins",
         reason: "JSONValue, JSONObject and JSONArray are the TypeScript approximation of \
                  arbitrary JSON (JSONValue even omits null and numbers); they map to \
@@ -37,8 +45,14 @@ pub const FIXUPS: &[Fixup] = &[
                  from the core schema: a `$schema` key on every definition (dropped, so \
                  that an inline copy of a definition is recognised as that definition), \
                  an anyOf of string consts (an enum), an anyOf of one type and null \
-                 (`type: [T, \"null\"]`), and `additionalProperties: {not: {}}` \
-                 (`false`).",
+                 (`type: [T, \"null\"]`), an anyOf of one type and `{}` (zod's \
+                 `T | undefined`: the type, its key optional anyway), a property \
+                 schema `{not: {}}` (the key is never there: no field), \
+                 `additionalProperties: false` (written by zod's output mode on every \
+                 object, whose parser strips unknown keys, not rejects them: kept open, \
+                 like the TypeScript interfaces; a definition is zod's when it has \
+                 `$schema`) and `additionalProperties: {not: {}}` \
+                 (a strict object: `false`).",
     },
     Fixup {
         name: "merge-all-of",
@@ -96,12 +110,15 @@ pub fn normalise(schema: &Value, era: Era) -> Result<Normalised> {
     let mut defs: BTreeMap<String, Value> =
         defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
 
+    nested_defs(&mut defs)?;
     json_builtins(&mut defs);
     for schema in defs.values_mut() {
-        if let Some(obj) = schema.as_object_mut() {
-            obj.remove("$schema");
-        }
-        for_each_schema_mut(schema, &mut zod_forms);
+        // zod writes `$schema` on every definition; the core schema never.
+        let by_zod = schema
+            .as_object_mut()
+            .and_then(|obj| obj.remove("$schema"))
+            .is_some();
+        for_each_schema_mut(schema, &mut |s| zod_forms(s, by_zod));
     }
     merge_all_of(&mut defs)?;
     for schema in defs.values_mut() {
@@ -121,6 +138,104 @@ pub const BUILTIN_KEY: &str = "x-rust-builtin";
 pub const NULLABLE_KEY: &str = "x-nullable";
 /// Marker key for a const that may be absent on input (see `result-type-consts`).
 pub const ABSENT_ALLOWED_KEY: &str = "x-absent-allowed";
+
+fn nested_defs(defs: &mut BTreeMap<String, Value>) -> Result<()> {
+    let parents: Vec<String> = defs
+        .iter()
+        .filter(|(_, def)| def.get("$defs").is_some())
+        .map(|(name, _)| name.clone())
+        .collect();
+    for parent in parents {
+        let Some(def) = defs.get_mut(&parent) else {
+            continue;
+        };
+        let Some(Value::Object(nested)) = def.as_object_mut().and_then(|d| d.remove("$defs"))
+        else {
+            return Err(Error::new(format!("{parent}: `$defs` is not an object")));
+        };
+        let mut replacements = BTreeMap::new();
+        let mut hoisted = Vec::new();
+        for (name, schema) in nested {
+            let reference = format!("#/$defs/{name}");
+            if admits_any_json(&schema, &reference) {
+                replacements.insert(reference, json!({}));
+            } else {
+                let top = format!("{parent}{}", upper_camel(&name));
+                // Written by the same hand as its parent (see `zod-forms`).
+                let mut schema = schema;
+                if let (Some(mark), Some(obj)) = (def.get("$schema"), schema.as_object_mut()) {
+                    obj.entry("$schema").or_insert_with(|| mark.clone());
+                }
+                replacements.insert(reference, json!({ "$ref": format!("#/$defs/{top}") }));
+                hoisted.push((top, schema));
+            }
+        }
+        replace_refs(def, &replacements);
+        for (top, mut schema) in hoisted {
+            replace_refs(&mut schema, &replacements);
+            if defs.insert(top.clone(), schema).is_some() {
+                return Err(Error::new(format!(
+                    "{parent}: its nested definition would be named {top}, which exists"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `schema` is the union of every JSON kind, its containers holding
+/// `self_ref` (itself) or anything.
+fn admits_any_json(schema: &Value, self_ref: &str) -> bool {
+    let Some(members) = schema.get("anyOf").and_then(Value::as_array) else {
+        return false;
+    };
+    let open = |inner: Option<&Value>| {
+        inner.is_none_or(|v| {
+            v == &json!({}) || v.get("$ref").and_then(Value::as_str) == Some(self_ref)
+        })
+    };
+    let mut kinds = BTreeSet::new();
+    for member in members {
+        let Some(kind) = member.get("type").and_then(Value::as_str) else {
+            return false;
+        };
+        let constrained = [
+            "properties",
+            "enum",
+            "const",
+            "required",
+            "pattern",
+            "minimum",
+        ]
+        .iter()
+        .any(|key| member.get(key).is_some());
+        if constrained || !open(member.get("additionalProperties")) || !open(member.get("items")) {
+            return false;
+        }
+        kinds.insert(if kind == "integer" { "number" } else { kind });
+    }
+    kinds == BTreeSet::from(["string", "number", "boolean", "null", "object", "array"])
+}
+
+/// Replaces each `{"$ref": R}` (keeping its siblings, such as a description)
+/// whose R is a key of `replacements`.
+fn replace_refs(value: &mut Value, replacements: &BTreeMap<String, Value>) {
+    match value {
+        Value::Object(obj) => {
+            let target = obj
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| replacements.get(r));
+            if let Some(Value::Object(with)) = target.cloned() {
+                obj.remove("$ref");
+                obj.extend(with);
+            }
+            obj.values_mut().for_each(|v| replace_refs(v, replacements));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_refs(v, replacements)),
+        _ => {}
+    }
+}
 
 fn json_builtins(defs: &mut BTreeMap<String, Value>) {
     for (name, builtin) in [
@@ -243,12 +358,24 @@ pub fn ref_name(reference: &str) -> Result<&str> {
         .ok_or_else(|| Error::new(format!("unsupported $ref {reference}")))
 }
 
-fn zod_forms(schema: &mut Value) {
+fn zod_forms(schema: &mut Value, by_zod: bool) {
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
-    if obj.get("additionalProperties") == Some(&json!({ "not": {} })) {
-        obj.insert("additionalProperties".into(), Value::Bool(false));
+    match obj.get("additionalProperties") {
+        // zod's output mode writes `false` on every `z.object()`, which
+        // strips unknown keys rather than rejecting them: the object is open.
+        Some(Value::Bool(false)) if by_zod => {
+            obj.remove("additionalProperties");
+        }
+        Some(v) if v == &json!({ "not": {} }) => {
+            obj.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        _ => {}
+    }
+    // A property that may never be present (`{not: {}}`) is no field.
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        props.retain(|_, p| p != &json!({ "not": {} }));
     }
     let Some(Value::Array(members)) = obj.get("anyOf").cloned() else {
         return;
@@ -266,6 +393,17 @@ fn zod_forms(schema: &mut Value) {
         obj.remove("anyOf");
         obj.insert("type".into(), json!("string"));
         obj.insert("enum".into(), Value::Array(values));
+        return;
+    }
+    let undefined = json!({});
+    if members.len() == 2 && members.contains(&undefined) {
+        let Some(Value::Object(other)) = members.into_iter().find(|m| m != &undefined) else {
+            return;
+        };
+        obj.remove("anyOf");
+        for (key, value) in other {
+            obj.entry(key).or_insert(value);
+        }
         return;
     }
     let null = json!({ "type": "null" });
@@ -503,7 +641,7 @@ fn member_tags(members: &[Value]) -> Option<Vec<String>> {
         return None;
     }
     let first = members[0].get("properties")?.as_object()?;
-    first.keys().find_map(|key| {
+    let by_const = first.keys().find_map(|key| {
         let values: Option<Vec<&str>> = members
             .iter()
             .map(|m| m.pointer(&format!("/properties/{key}/const"))?.as_str())
@@ -511,7 +649,35 @@ fn member_tags(members: &[Value]) -> Option<Vec<String>> {
         let values = values?;
         let distinct: BTreeSet<&str> = values.iter().copied().collect();
         (distinct.len() == values.len()).then(|| values.iter().map(|v| upper_camel(v)).collect())
-    })
+    });
+    by_const.or_else(|| property_tags(members))
+}
+
+/// The other way to tell members apart: by the keys only some of them have
+/// (`{uri, text}`, `{uri, blob}` → `Text`, `Blob`), when those differ for
+/// every member.
+fn property_tags(members: &[Value]) -> Option<Vec<String>> {
+    let keys = |m: &Value| -> Vec<String> {
+        let props = m.get("properties").and_then(Value::as_object);
+        props
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    let shared: BTreeSet<String> = keys(&members[0])
+        .into_iter()
+        .filter(|k| members.iter().all(|m| keys(m).contains(k)))
+        .collect();
+    let tags: Vec<String> = members
+        .iter()
+        .map(|m| {
+            let own = keys(m).into_iter().filter(|k| !shared.contains(k));
+            own.map(|k| upper_camel(&k)).collect()
+        })
+        .collect();
+    let distinct: BTreeSet<&String> = tags.iter().collect();
+    (distinct.len() == tags.len() && tags.iter().all(|t| !t.is_empty())).then_some(tags)
 }
 
 fn collect_inline(parent: &str, def: &Value, groups: &mut BTreeMap<String, Group>) {

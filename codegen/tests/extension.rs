@@ -105,3 +105,56 @@ fn a_core_copy_that_differs_is_an_error() {
         "{error}"
     );
 }
+
+/// The forms MCP Apps' zod schema adds: a definition's own `$defs`, zod's
+/// `additionalProperties: false` on every object, `T | undefined`, a key
+/// that may never be present, and a union of objects told apart by keys.
+#[test]
+fn the_zod_forms_of_mcp_apps() {
+    let core = core();
+    let z = "https://json-schema.org/draft/2020-12/schema";
+    let any = json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
+        {"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": {"$ref": "#/$defs/__schema0"}},
+        {"type": "array", "items": {"$ref": "#/$defs/__schema0"}}]});
+    let side = |key: &str| {
+        json!({"anyOf": [
+            {"type": "object", "properties": {key: {"type": "number"}}, "required": [key], "additionalProperties": false},
+            {"type": "object", "properties": {format!("max_{key}"): {"anyOf": [{"type": "number"}, {}]}}, "additionalProperties": false}
+        ]})
+    };
+    let ext = json!({"$defs": {
+        "Frame": {"$schema": z, "type": "object", "additionalProperties": false,
+            "$defs": {"__schema0": any, "size": {"type": "object", "properties": {"w": {"type": "number"}}}},
+            "properties": {
+                "data": {"type": "object", "additionalProperties": {"$ref": "#/$defs/__schema0"}},
+                "size": {"$ref": "#/$defs/size"},
+                "csp": {"not": {}},
+                "dimensions": {"allOf": [side("height"), side("width")]}
+            }}
+    }});
+    let out = generate(&ext, &core).unwrap();
+    // `__schema0` admits any JSON value; `size` is a definition of its own.
+    assert!(
+        out.contains("pub data: Option<Map<String, Value>>,"),
+        "{out}"
+    );
+    assert!(out.contains("pub struct FrameSize"), "{out}");
+    assert!(out.contains("pub size: Option<FrameSize>,"), "{out}");
+    // zod's `false` strips unknown keys: they are kept, not refused.
+    assert!(out.contains("pub extra: Map<String, Value>,"), "{out}");
+    assert!(!out.contains("pub csp"), "{out}");
+    // `A | B` and `C | D`, intersected: four members named by their own keys.
+    for member in [
+        "HeightWidth",
+        "HeightMaxWidth",
+        "MaxHeightWidth",
+        "MaxHeightMaxWidth",
+    ] {
+        assert!(
+            out.contains(&format!("FrameDimensions{member}(FrameDimensions{member})")),
+            "{member}: {out}"
+        );
+    }
+    // `number | undefined` is a number.
+    assert!(out.contains("pub max_height: Option<Number>,"), "{out}");
+}

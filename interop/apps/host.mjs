@@ -16,7 +16,7 @@ const params = new URLSearchParams(location.search);
 const mode = params.get('mode') === 'legacy' ? 'legacy' : { pin: '2026-07-28' };
 const toolName = params.get('tool');
 const toolArgs = JSON.parse(params.get('args') ?? '{}');
-const state = (window.hostState = { steps: [], error: null, appCalls: [], ready: false });
+const state = (window.hostState = { steps: [], error: null, appCalls: [], ready: false, wire: [] });
 const log = (line) => {
   state.steps.push(line);
   document.getElementById('log').textContent += line + '\n';
@@ -90,7 +90,20 @@ async function main() {
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   // Listen before the App's document runs: its ui/initialize comes at once.
   document.getElementById('frame').appendChild(iframe);
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  const transport = new PostMessageTransport(iframe.contentWindow, iframe.contentWindow);
+  await bridge.connect(transport);
+  // Every message between host and App, for the driver to check against
+  // the Rust types generated from the Apps schema.
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    state.wire.push({ from: 'host', message });
+    return send(message, options);
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    state.wire.push({ from: 'app', message });
+    return receive(message, extra);
+  };
   iframe.srcdoc = withPolicy(content.text, contentSecurityPolicy(ui.csp));
   await initialized;
   log(`app initialized: ${JSON.stringify(bridge.getAppVersion())}`);

@@ -1,14 +1,15 @@
 // Drive the MCP Apps host page (host.mjs) in headless Chromium.
 //
 // usage: node run.mjs --server URL --tool NAME --args JSON --mode legacy|pin
-//                     --initial REGEX --after REGEX --screenshot FILE
+//                     --initial REGEX --after REGEX --screenshot FILE [--wire FILE]
 //                     [--page-dir DIR (host.html and the bundled host.js)] [--chromium PATH]
 //
 // Serves host.html and its bundle on a loopback port and forwards /mcp to
 // the server under test (same origin, as a host's own backend would), opens
 // the page, waits until the App shows the tool's result (matching
 // --initial), clicks the App's #call button, waits for the App to show what
-// the server answered that call (matching --after) and saves a screenshot.
+// the server answered that call (matching --after) and saves a screenshot;
+// --wire writes every host↔App message (JSON lines: {from, message}).
 // Exit 0 when every step happened.
 import http from 'node:http';
 import fs from 'node:fs';
@@ -22,7 +23,7 @@ const { values: opt } = parseArgs({
   options: {
     server: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string', default: '{}' },
     mode: { type: 'string', default: 'pin' }, initial: { type: 'string' }, after: { type: 'string' },
-    screenshot: { type: 'string' }, 'page-dir': { type: 'string', default: here },
+    screenshot: { type: 'string' }, wire: { type: 'string' }, 'page-dir': { type: 'string', default: here },
     chromium: { type: 'string', default: '/usr/bin/chromium' }, timeout: { type: 'string', default: '30000' },
   },
 });
@@ -76,6 +77,11 @@ try {
   const after = (await result.innerText()).trim();
   console.log(`  app shows its own tool call's answer: ${JSON.stringify(after)}`);
   if (after === initial) throw new Error('the App did not change after its tool call');
+  if (opt.wire) {
+    const wire = await page.evaluate(() => window.hostState.wire);
+    fs.writeFileSync(opt.wire, wire.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    console.log(`  host↔App messages: ${wire.length}, written to ${opt.wire}`);
+  }
   ok = true;
 } catch (e) {
   console.log(`FAIL: ${e?.message ?? e}`);

@@ -16,7 +16,9 @@
 # prefix = "never" (the App calls `increment` by its bare name) beside
 # mcp-everything over stdio with prefix = "always"; the host's checks are the
 # same (app-only tools hidden without the extension, the ui:// resource read
-# through the front, the App's call reaching the server). A screenshot of
+# through the front, the App's call reaching the server). Every host<->App
+# message is recorded and each ui/ one checked against the McpUi* types
+# generated from the Apps schema (mcp-types/examples/apps_wire.rs). A screenshot of
 # each page is saved under target/interop/apps/. Needs the peers
 # (`bash interop/install-peers.sh`) and chromium (`apt-get install chromium`).
 # Ends with `N passed, M failed`.
@@ -43,14 +45,16 @@ if [[ ! -x "$CHROMIUM" ]]; then fail "chromium" "$CHROMIUM missing (apt-get inst
 # shellcheck disable=SC1091
 source "$PEERS_DIR/env.sh"
 
-echo "== building the apps example, the era gateway and mcp-everything"
+echo "== building the apps example, the era gateway, mcp-everything and the wire check"
 if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era --example apps \
-    && cargo build -q -p mcp-era-gateway --bin mcp-era-gateway -p mcp-everything); then
+    && cargo build -q -p mcp-era-gateway --bin mcp-era-gateway -p mcp-everything \
+    && cargo build -q -p mcp-era-types --example apps_wire); then
   fail "build"; finish
 fi
 BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/examples/apps"
 GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
 EVERYTHING="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
+WIRE_CHECK="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/examples/apps_wire"
 
 # Bundle the host page where its packages are; ES modules resolve from there.
 cp "$SCRIPT_DIR/host.mjs" "$NPM_DIR/mcp-era-apps-host.mjs"
@@ -77,15 +81,18 @@ stop() { # pid: stopped and waited for
 cleanup() { stop "$GATEWAY_PID"; GATEWAY_PID=""; stop "$SERVER_PID"; SERVER_PID=""; }
 trap cleanup EXIT INT TERM
 
-# The host page against URL in the era's mode; its log and screenshot
-# under LABEL.
+# The host page against URL in the era's mode; its log, screenshot and
+# host<->App messages under LABEL. The messages are then checked against
+# the Rust types generated from the Apps schema (mcp-types/examples/apps_wire.rs).
 browser_check() { # era label url
   local era=$1 label=$2 url=$3 mode=pin
   [[ $era == legacy ]] && mode=legacy
   echo "== $label: host page in headless chromium against $url"
   timeout "$STEP_TIMEOUT" node "$NPM_DIR/mcp-era-apps-run.mjs" --server "$url" \
     --mode "$mode" --tool "$APPS_TOOL" --args "$APPS_ARGS" --initial "$APPS_INITIAL" --after "$APPS_AFTER" \
-    --page-dir "$OUT_DIR" --chromium "$CHROMIUM" --screenshot "$OUT_DIR/apps-$label.png" 2>&1 | tee "$OUT_DIR/run-$label.log"
+    --page-dir "$OUT_DIR" --chromium "$CHROMIUM" --screenshot "$OUT_DIR/apps-$label.png" \
+    --wire "$OUT_DIR/wire-$label.jsonl" 2>&1 | tee "$OUT_DIR/run-$label.log" || return 1
+  "$WIRE_CHECK" "$OUT_DIR/wire-$label.jsonl" 2>&1 | tee -a "$OUT_DIR/run-$label.log"
 }
 
 # The example's counter App: show_counter's result is shown (0), the App's
@@ -99,7 +106,7 @@ for era in modern legacy; do
   SERVER_PID=$!
   if ! wait_port "$PORT"; then fail "$era: server start" "see $OUT_DIR/server-$era.log"; cleanup; SERVER_PID=""; continue; fi
   if browser_check "$era" "$era" "http://127.0.0.1:$PORT/mcp"; then
-    pass "$era: the App rendered the tool result, and its own tool call reached the server ($OUT_DIR/apps-$era.png)"
+    pass "$era: the App rendered the tool result, its own tool call reached the server, and every ui/ message parsed as its generated McpUi* type ($OUT_DIR/apps-$era.png)"
   else
     fail "$era" "see $OUT_DIR/run-$era.log"
   fi

@@ -34,6 +34,12 @@
 //! that the re-export names. `#[path = "..."]` is read on `mod NAME;` at a
 //! file's top level (lib.rs's `__private`) and refused elsewhere.
 //!
+//! A `main.rs` beside `lib.rs` is the package's binary, another crate: its
+//! paths through the library's name (`mcp_era_codegen::emit::..`, the
+//! `[lib]` or package name of the `Cargo.toml` above the source directory)
+//! land in the library's files, so it belongs on a layer like any file.
+//! Such a `main.rs` may not declare modules of its own; `bin/` is refused.
+//!
 //! `cargo xtask layers --doc FILE` reads the blocks from another file (a
 //! draft); their crate paths are still from the repository root.
 
@@ -73,7 +79,8 @@ pub fn run(root: &Path, doc: &Path) -> Result<String, String> {
                 continue;
             }
         };
-        let report = check(rules, &files, &doc_name);
+        let lib = lib_name(&root.join(&rules.src));
+        let report = check(rules, &files, &doc_name, lib.as_deref());
         problems.extend(report.problems);
         summaries.push(report.summary);
     }
@@ -92,6 +99,33 @@ pub fn run(root: &Path, doc: &Path) -> Result<String, String> {
         ));
         Err(out)
     }
+}
+
+/// The library's crate name (`[lib] name`, else the package name with `_`
+/// for `-`), from the `Cargo.toml` above the source directory `src`.
+fn lib_name(src: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(src.parent()?.join("Cargo.toml")).ok()?;
+    let mut section = "";
+    let (mut lib, mut package) = (None, None);
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let Some(value) = line.strip_prefix("name").map(str::trim_start) else {
+            continue;
+        };
+        let Some(value) = value.strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim().trim_matches('"').replace('-', "_");
+        match section {
+            "[lib]" => lib = Some(value),
+            "[package]" => package = Some(value),
+            _ => {}
+        }
+    }
+    lib.or(package)
 }
 
 /// Every `.rs` file below `dir`, by its path from `dir` (`/`-separated).
@@ -821,6 +855,8 @@ struct Index {
     /// Module path -> file (index into the file list). Inline modules too.
     modules: HashMap<Vec<String>, usize>,
     scopes: HashMap<Vec<String>, Scope>,
+    /// The library's name, which the binary beside it writes for `crate`.
+    lib: Option<String>,
 }
 
 impl Index {
@@ -832,7 +868,17 @@ impl Index {
         }
         let first = segs.first()?;
         let (mut base, rest) = match first.as_str() {
-            "crate" => (Vec::new(), &segs[1..]),
+            // In the binary (`<main.rs>`), `crate` is the binary itself.
+            "crate" => (
+                scope
+                    .iter()
+                    .take(1)
+                    .filter(|s| s.starts_with('<'))
+                    .cloned()
+                    .collect(),
+                &segs[1..],
+            ),
+            name if self.lib.as_deref() == Some(name) => (Vec::new(), &segs[1..]),
             "self" | "super" => {
                 let mut base = scope.to_vec();
                 let mut k = 0;
@@ -936,6 +982,19 @@ impl Index {
     }
 }
 
+/// Whether a crate root declares a module in a file of its own (`mod name;`).
+fn declares_modules(source: &str) -> bool {
+    source.lines().any(|line| {
+        let line = line.trim_start();
+        let line = match line.strip_prefix("pub") {
+            Some(rest) => rest.trim_start_matches(|c: char| c != ' ').trim_start(),
+            None => line,
+        };
+        line.strip_prefix("mod ")
+            .is_some_and(|rest| rest.trim_end().ends_with(';'))
+    })
+}
+
 /// The module path of a file by its place: `lib.rs` the root, `a.rs` and
 /// `a/mod.rs` `a`, `a/b.rs` `a::b`.
 fn module_of(rel: &str) -> Vec<String> {
@@ -974,7 +1033,12 @@ fn names_list(names: &BTreeSet<String>) -> String {
     out
 }
 
-fn check(rules: &CrateRules, files: &BTreeMap<String, String>, doc_name: &str) -> Report {
+fn check(
+    rules: &CrateRules,
+    files: &BTreeMap<String, String>,
+    doc_name: &str,
+    lib: Option<&str>,
+) -> Report {
     let src = &rules.src;
     let shown = |rel: &str| format!("{src}/{rel}");
     let mut problems = Vec::new();
@@ -1034,7 +1098,10 @@ fn check(rules: &CrateRules, files: &BTreeMap<String, String>, doc_name: &str) -
     // main.rs or bin/ beside lib.rs: other crates, whose `crate::` is not lib.rs's.
     let other_root =
         |rel: &str| files.contains_key("lib.rs") && (rel == "main.rs" || rel.starts_with("bin/"));
-    for rel in rels.iter().filter(|rel| other_root(rel)) {
+    // main.rs alone is read, through the library's name, when it has no modules:
+    // their files would sit among the library's.
+    let read_root = |rel: &str| rel == "main.rs" && lib.is_some() && !declares_modules(&files[rel]);
+    for rel in rels.iter().filter(|rel| other_root(rel) && !read_root(rel)) {
         problems.push(format!(
             "{}: a second crate root beside lib.rs is not supported (its imports are not read)",
             shown(rel)
@@ -1077,6 +1144,7 @@ fn check(rules: &CrateRules, files: &BTreeMap<String, String>, doc_name: &str) -
     let mut index = Index {
         modules: HashMap::new(),
         scopes: HashMap::new(),
+        lib: lib.map(str::to_owned),
     };
     for (f, module) in module_path.iter().enumerate() {
         if let Some(other) = index.modules.insert(module.clone(), f) {
@@ -1130,7 +1198,7 @@ fn check(rules: &CrateRules, files: &BTreeMap<String, String>, doc_name: &str) -
     // The arrows.
     let mut arrows: BTreeMap<(usize, usize), BTreeSet<String>> = BTreeMap::new();
     for (f, facts) in facts.iter().enumerate() {
-        if other_root(rels[f]) {
+        if other_root(rels[f]) && !read_root(rels[f]) {
             continue;
         }
         for written in &facts.refs {
@@ -1323,7 +1391,7 @@ mod tests {
             .iter()
             .map(|(p, t)| (p.to_string(), t.to_string()))
             .collect();
-        check(&rules[0], &files, DOC)
+        check(&rules[0], &files, DOC, Some("demo"))
     }
 
     fn edge(report: &Report, from: &str, to: &str) -> Option<Vec<String>> {
@@ -1372,6 +1440,48 @@ mod tests {
         assert_eq!(
             edge(&report, "model/mod.rs", "model/thing.rs").unwrap(),
             ["Thing"]
+        );
+    }
+
+    #[test]
+    fn a_binary_beside_the_library_is_read_through_the_library_name() {
+        let mut tree = clean_tree();
+        tree.push((
+            "main.rs",
+            "use demo::model::Thing;\nfn main() { demo::stdio::serve(); crate::run(); }\n\
+             fn run() {}\n#[cfg(test)]\nmod tests {\n    use super::run;\n}\n",
+        ));
+        let report = check_tree(&format!("{LAYERS} main.rs"), &tree);
+        assert_eq!(report.problems, Vec::<String>::new());
+        assert_eq!(
+            edge(&report, "main.rs", "model/thing.rs").unwrap(),
+            ["Thing via model/mod.rs"]
+        );
+        assert_eq!(edge(&report, "main.rs", "stdio.rs").unwrap(), ["serve"]);
+        // `crate::` in the binary is the binary, not lib.rs.
+        assert_eq!(edge(&report, "main.rs", "lib.rs"), None);
+        // Below what it imports, the binary is upward like any file.
+        let report = check_tree(
+            "0 base.rs main.rs\n1 model/\n2 stdio.rs | http.rs\n3 lib.rs",
+            &tree,
+        );
+        assert_eq!(
+            report.problems,
+            [
+                "demo/src/main.rs -> demo/src/model/thing.rs (layer 0 imports layer 1: Thing via model/mod.rs)",
+                "demo/src/main.rs -> demo/src/stdio.rs (layer 0 imports layer 2: serve)",
+            ]
+        );
+        // With modules of its own it is not read.
+        tree.push(("cli.rs", "pub fn cli() {}\n"));
+        let last = tree.len() - 2;
+        tree[last].1 = "mod cli;\nfn main() { cli::cli(); }\n";
+        let report = check_tree(&format!("{LAYERS} main.rs cli.rs"), &tree);
+        assert_eq!(
+            report.problems,
+            [
+                "demo/src/main.rs: a second crate root beside lib.rs is not supported (its imports are not read)"
+            ]
         );
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Where the catalogue comes from.
 #[derive(Debug, Clone)]

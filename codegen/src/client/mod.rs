@@ -84,7 +84,7 @@ use quote::{format_ident, quote};
 use serde_json::{Map, Value};
 
 use crate::emit::tidy;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// What [`generate`] needs besides the catalogue.
 #[derive(Debug, Clone)]

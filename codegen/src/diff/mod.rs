@@ -23,10 +23,10 @@ pub use model::{Change, ChangeKind, FieldInfo, MethodChange, MethodKind, SchemaD
 use serde_json::Value;
 
 use crate::emit::detect_era;
+use crate::error::{Error, Result};
 use crate::ir::Ir;
 use crate::manifest::Era;
 use crate::normalise::normalise;
-use crate::{Error, Result};
 
 /// Compares two schema documents. Each is normalised for its own era
 /// ([`detect_era`]; a schema of neither era gets the legacy fix-ups, which

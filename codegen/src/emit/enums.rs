@@ -9,9 +9,9 @@ use quote::quote;
 
 use serde_json::Value;
 
-use super::{Ctx, ident, sanitize_doc};
+use super::ctx::{Ctx, ident, sanitize_doc};
+use crate::error::{Error, Result};
 use crate::ir::Kind;
-use crate::{Error, Result};
 
 pub(super) fn emit(ctx: &Ctx<'_>, derives: &[String]) -> Result<TokenStream> {
     let rt = &ctx.rt;

@@ -1,5 +1,6 @@
 //! Emission: IR → Rust tokens → one formatted source file per revision.
 
+mod ctx;
 mod delta;
 mod enums;
 mod layout;
@@ -10,17 +11,19 @@ pub(crate) mod tidy;
 mod unions;
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use serde_json::Value;
 
 use std::collections::BTreeSet;
 
+use ctx::{CACHE_SCOPE, Ctx, doc_attr, format_file, ident, type_fallback_doc};
+
+use crate::error::{Error, Result};
 use crate::ir::{Extra, FieldKind, Ir, Kind, TypeRef};
 use crate::manifest::{Era, Manifest};
 use crate::normalise::{Normalised, normalise};
-use crate::{Error, Result};
 
-pub use delta::{DeltaBase, generate_delta};
+pub use delta::DeltaBase;
 
 /// Settings of one emission. Start from [`EmitOptions::default`] (what
 /// this repository's `cargo xtask regen` uses) and change what you need:
@@ -128,32 +131,6 @@ impl EmitOptions {
             .collect()
     }
 }
-
-/// Shared state of one emission.
-pub(crate) struct Ctx<'a> {
-    pub ir: &'a Ir,
-    pub rt: TokenStream,
-    /// `EmitOptions::derives`, parsed.
-    pub derives: Vec<TokenStream>,
-    /// Whether the revision has a `CacheHints` alias (see [`CACHE_SCOPE`]).
-    pub cache_hints: bool,
-    /// Types of the IR that another module defines (an extension's copies
-    /// of core definitions): named, never emitted.
-    pub imported: BTreeSet<String>,
-}
-
-impl Ctx<'_> {
-    /// Whether this module emits the type.
-    pub fn is_own(&self, name: &str) -> bool {
-        !self.imported.contains(name)
-    }
-}
-
-/// The string enum of a revision's cache scopes. When it is `"private"` /
-/// `"public"`, the module gets `CacheHints` (the runtime's
-/// `CacheHints<CacheScope>`), and every struct with required `cacheScope`
-/// and `ttlMs` fields takes one `hints: CacheHints` argument for the two.
-pub(crate) const CACHE_SCOPE: &str = "CacheScope";
 
 fn has_cache_scope(ir: &Ir) -> bool {
     let Some(Kind::StringEnum(schema)) = ir.types.get(CACHE_SCOPE).map(|t| &t.kind) else {
@@ -359,26 +336,36 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
     items.extend(tables::emit(&ctx, label, options.named_feature.as_deref())?);
     items.extend(prelude(&ctx, &extra_names)?);
 
+    let era_name = era_name(era);
     let (module_doc, imports) = match target {
         Target::Revision(version) => (
-            format!(
-                " MCP {version} ({} era), generated from the official schema.",
-                era_name(era)
-            ),
+            format!(" MCP {version} ({era_name} era), generated from the official schema."),
             TokenStream::new(),
         ),
         Target::Extension(extension) => {
             let core: syn::Path = syn::parse_str(extension.core_module)
                 .map_err(|e| Error::new(format!("core module {:?}: {e}", extension.core_module)))?;
-            let names = used_imports(&ctx).into_iter().map(|n| ident(&n));
-            (
-                format!(
-                    " The `{}` extension, generated from its official schema. The core \
-                     definitions it names are the MCP {} types, imported from `{}`.",
-                    extension.identifier, extension.core_version, extension.core_module
-                ),
-                quote! { use #core::{#(#names),*}; },
-            )
+            let names: Vec<_> = used_imports(&ctx).into_iter().map(|n| ident(&n)).collect();
+            let generated = format!(
+                " The `{}` extension, generated from its official schema.",
+                extension.identifier
+            );
+            if names.is_empty() {
+                // Apps copies core types inline, each a little different.
+                (
+                    format!("{generated} It names no core definition."),
+                    TokenStream::new(),
+                )
+            } else {
+                (
+                    format!(
+                        "{generated} The core definitions it names are the MCP {} types, \
+                         imported from `{}`.",
+                        extension.core_version, extension.core_module
+                    ),
+                    quote! { use #core::{#(#names),*}; },
+                )
+            }
         }
     };
     finish(
@@ -483,6 +470,225 @@ fn finish(
     Ok(layout::tables(&text))
 }
 
+/// Generates the module source for a schema revision as a delta of
+/// `base` (a generated revision of the same era), with the same public
+/// names as [`generate_revision`] would give it.
+///
+/// Both schemas go through the same normalisation and IR. A type is
+/// generated in the delta module when its definition differs from the
+/// base's (or the base lacks it), or when it refers, through fields,
+/// union variants or aliases, to a type that is generated: `Bar` holding a
+/// changed `Foo` must hold this module's `Foo`. Every other type is the
+/// base's, re-exported, with its impls. Of the tables, `VERSION` and the
+/// two lookups whose errors name it are always generated; `methods`,
+/// `error_codes`, `meta_keys`, `TYPE_NAMES`, `with_named_type` and the
+/// prelude only when they differ. The re-export is `pub use base::*` (local
+/// items shadow glob imports), or a list of names when the base has names
+/// this revision lacks, which a glob would leak.
+///
+/// When the definitions are all equal, the module is the re-export,
+/// `VERSION` and the two lookups.
+pub fn generate_delta(
+    schema: &Value,
+    era: Era,
+    version: &str,
+    base: &DeltaBase<'_>,
+    options: &EmitOptions,
+) -> Result<String> {
+    if detect_era(base.schema) != Some(era) {
+        return Err(Error::new(format!(
+            "delta of {}: the base is not of the {} era",
+            base.version,
+            era_name(era)
+        )));
+    }
+    let ir = Ir::build(&normalise(schema, era)?)?;
+    let base_ir = Ir::build(&normalise(base.schema, era)?)?;
+    let changed = delta::changed_types(&ir, &base_ir);
+    let gone: Vec<&String> = base_ir
+        .types
+        .keys()
+        .filter(|n| !ir.types.contains_key(*n))
+        .collect();
+    let own = delta::with_dependents(&ir, &changed);
+
+    let derives = options.derive_tokens()?;
+    let (this_full, base_full) = (full_ctx(&ir, &derives), full_ctx(&base_ir, &derives));
+    let named = options.named_feature.as_deref();
+    let this_module = module_parts(&this_full, tables::Label::Version(version), named, options)?;
+    let base_module = module_parts(
+        &base_full,
+        tables::Label::Version(base.version),
+        named,
+        options,
+    )?;
+
+    // `CacheHints` comes along with `CacheScope`: generated or re-exported.
+    let ctx = Ctx {
+        imported: ir
+            .types
+            .keys()
+            .filter(|n| !own.contains(*n))
+            .cloned()
+            .collect(),
+        ..full_ctx(&ir, &derives)
+    };
+    let cache_items = ctx.cache_hints && own.contains(CACHE_SCOPE);
+    let (mut items, _) = type_items(&ctx, cache_items, options)?;
+    let this_tables = this_module.tables;
+    let base_tables = base_module.tables;
+    let differs = |a: &TokenStream, b: &TokenStream| a.to_string() != b.to_string();
+    for (this, base) in [
+        (this_tables.methods, base_tables.methods),
+        (this_tables.error_codes, base_tables.error_codes),
+        (this_tables.meta_keys, base_tables.meta_keys),
+        (this_tables.type_names, base_tables.type_names),
+    ] {
+        if differs(&this, &base) {
+            items.extend(this);
+        }
+    }
+    items.extend(this_tables.label);
+    // Its arms name types: the base's arms would name the base's.
+    if !own.is_empty() || differs(&this_tables.with_named_type, &base_tables.with_named_type) {
+        items.extend(this_tables.with_named_type);
+    }
+    items.extend(this_tables.named_fns);
+    if !own.is_empty() || differs(&this_module.prelude, &base_module.prelude) {
+        items.extend(this_module.prelude);
+    }
+
+    let local = names_of(&items)?;
+    let missing: Vec<&String> = this_module
+        .names
+        .iter()
+        .filter(|n| !local.contains(*n) && !base_module.names.contains(*n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::new(format!(
+            "delta of {}: {missing:?} neither generated nor in the base",
+            base.version
+        )));
+    }
+    let base_path: syn::Path = syn::parse_str(base.module)
+        .map_err(|e| Error::new(format!("base module {:?}: {e}", base.module)))?;
+    let leaks = base_module
+        .names
+        .iter()
+        .any(|n| !this_module.names.contains(n));
+    let (reexport, in_scope) = if leaks {
+        let names = this_module
+            .names
+            .iter()
+            .filter(|n| !local.contains(*n) && base_module.names.contains(*n))
+            .map(|n| ident(n));
+        (
+            quote! { pub use #base_path::{#(#names),*}; },
+            BTreeSet::new(),
+        )
+    } else {
+        let in_scope = base_module
+            .names
+            .iter()
+            .filter(|n| !local.contains(*n))
+            .cloned()
+            .collect();
+        (quote! { pub use #base_path::*; }, in_scope)
+    };
+
+    let quoted = |names: &mut dyn Iterator<Item = &String>| {
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let module_doc = if changed.is_empty() && gone.is_empty() {
+        format!(
+            " MCP {version} ({} era): its schema's definitions equal those of MCP {}, \
+             so its types are {}'s, re-exported from `{}`.",
+            era_name(era),
+            base.version,
+            base.version,
+            base.module
+        )
+    } else {
+        let gone = if gone.is_empty() {
+            String::new()
+        } else {
+            format!("; gone: {}", quoted(&mut gone.into_iter()))
+        };
+        format!(
+            " MCP {version} ({} era), generated from the official schema as a delta of \
+             MCP {}: the definitions that differ from it ({}{gone}) and the types that refer \
+             to them are generated here; every other item is re-exported from `{}`.",
+            era_name(era),
+            base.version,
+            quoted(&mut changed.iter()),
+            base.module
+        )
+    };
+    // The lookups may be the only users of the imports, and a cfg
+    // (`named_feature`) removes them.
+    let allow = [quote!(allow(unused_imports))];
+    finish(
+        &module_doc,
+        quote! { #reexport #items },
+        &in_scope,
+        &allow,
+        options,
+    )
+}
+
+/// The context of a module that generates every type of `ir`.
+fn full_ctx<'a>(ir: &'a Ir, derives: &[TokenStream]) -> Ctx<'a> {
+    Ctx {
+        ir,
+        rt: quote!(__rt),
+        derives: derives.to_vec(),
+        cache_hints: has_cache_scope(ir),
+        imported: BTreeSet::new(),
+    }
+}
+
+/// The parts of a full module that a delta compares.
+struct ModuleParts {
+    tables: tables::Tables,
+    prelude: TokenStream,
+    /// Every public name of the module.
+    names: BTreeSet<String>,
+}
+
+fn module_parts(
+    ctx: &Ctx<'_>,
+    label: tables::Label<'_>,
+    named_feature: Option<&str>,
+    options: &EmitOptions,
+) -> Result<ModuleParts> {
+    let (mut items, extra_names) = type_items(ctx, ctx.cache_hints, options)?;
+    let prelude = prelude(ctx, &extra_names)?;
+    let tables = tables::tables(ctx, label, named_feature)?;
+    items.extend(tables.methods.clone());
+    items.extend(tables.error_codes.clone());
+    items.extend(tables.meta_keys.clone());
+    items.extend(tables.label.clone());
+    items.extend(tables.type_names.clone());
+    items.extend(tables.with_named_type.clone());
+    items.extend(tables.named_fns.clone());
+    items.extend(prelude.clone());
+    Ok(ModuleParts {
+        tables,
+        prelude,
+        names: names_of(&items)?,
+    })
+}
+
+/// The names that module items define.
+fn names_of(items: &TokenStream) -> Result<BTreeSet<String>> {
+    let file: syn::File = syn::parse2(items.clone())
+        .map_err(|e| Error::new(format!("generated code does not parse: {e}")))?;
+    Ok(tidy::defined_names(&file.items))
+}
+
 /// Generates Rust for one schema file: reads it, detects its era (see
 /// [`detect_era`]) and calls [`generate_revision`] with `version` (the
 /// `VERSION` constant and the module doc).
@@ -519,183 +725,5 @@ pub fn detect_era(schema: &Value) -> Option<Era> {
 
 /// Generates `versions.rs`: every known protocol version with its era.
 pub fn generate_versions(manifest: &Manifest, options: &EmitOptions) -> Result<String> {
-    tables::versions(manifest, options)
-}
-
-fn format_file(tokens: TokenStream, command: &str) -> Result<String> {
-    let file: syn::File = syn::parse2(tokens)
-        .map_err(|e| Error::new(format!("generated code does not parse: {e}")))?;
-    Ok(format!(
-        "// @generated by `{command}`. Do not edit by hand: change codegen/ and regenerate.\n\n{}",
-        prettyplease::unparse(&file)
-    ))
-}
-
-impl Ctx<'_> {
-    /// The Rust type of a type expression.
-    pub fn ty(&self, ty: &TypeRef) -> TokenStream {
-        match ty {
-            TypeRef::Named(name) => {
-                let name = ident(name);
-                quote!(#name)
-            }
-            TypeRef::String => quote!(::std::string::String),
-            TypeRef::Integer => quote!(i64),
-            TypeRef::Unsigned => quote!(u64),
-            TypeRef::Number => quote!(::serde_json::Number),
-            TypeRef::Boolean => quote!(bool),
-            TypeRef::Value => quote!(::serde_json::Value),
-            TypeRef::Array(item) => {
-                let item = self.ty(item);
-                quote!(::std::vec::Vec<#item>)
-            }
-            TypeRef::Map(value) if **value == TypeRef::Value => {
-                quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>)
-            }
-            TypeRef::Map(value) => {
-                let value = self.ty(value);
-                quote!(::std::collections::BTreeMap<::std::string::String, #value>)
-            }
-            TypeRef::Nullable(inner) => {
-                let inner = self.ty(inner);
-                quote!(::core::option::Option<#inner>)
-            }
-        }
-    }
-
-    /// The type an alias stands for (following aliases of aliases).
-    pub fn resolve<'t>(&'t self, ty: &'t TypeRef) -> &'t TypeRef {
-        let mut ty = ty;
-        let mut steps = 0;
-        while let TypeRef::Named(name) = ty
-            && let Some(Kind::Alias(target)) = self.ir.types.get(name).map(|t| &t.kind)
-            && steps < 64
-        {
-            ty = target;
-            steps += 1;
-        }
-        ty
-    }
-
-    /// The type with every alias inside it resolved: two parameters of the
-    /// same Rust type have equal results.
-    pub fn resolve_deep(&self, ty: &TypeRef) -> TypeRef {
-        match self.resolve(ty) {
-            TypeRef::Array(t) => TypeRef::Array(Box::new(self.resolve_deep(t))),
-            TypeRef::Map(t) => TypeRef::Map(Box::new(self.resolve_deep(t))),
-            TypeRef::Nullable(t) => TypeRef::Nullable(Box::new(self.resolve_deep(t))),
-            other => other.clone(),
-        }
-    }
-
-    /// Whether a value of this type can contain a union (and so needs walking).
-    pub fn may_contain_union(&self, ty: &TypeRef) -> bool {
-        self.contains_union(ty, &mut Vec::new())
-    }
-
-    fn contains_union<'a>(&'a self, ty: &'a TypeRef, seen: &mut Vec<&'a str>) -> bool {
-        match ty {
-            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
-                self.contains_union(inner, seen)
-            }
-            TypeRef::Named(name) => {
-                if seen.contains(&name.as_str()) {
-                    return false;
-                }
-                seen.push(name);
-                match self.ir.types.get(name).map(|t| &t.kind) {
-                    Some(Kind::Union(_)) => true,
-                    Some(Kind::Alias(target)) => self.contains_union(target, seen),
-                    Some(Kind::Struct(s)) => {
-                        let extra = match &s.extra {
-                            crate::ir::Extra::Open(t) => self.contains_union(t, seen),
-                            crate::ir::Extra::Closed => false,
-                        };
-                        extra
-                            || s.fields.iter().any(|f| match &f.kind {
-                                crate::ir::FieldKind::Value(t) => self.contains_union(t, seen),
-                                crate::ir::FieldKind::Const { .. } => false,
-                            })
-                    }
-                    _ => false,
-                }
-            }
-            _ => false,
-        }
-    }
-}
-
-pub(crate) fn ident(name: &str) -> Ident {
-    format_ident!("{}", name)
-}
-
-/// A `#[doc]` attribute from a schema description (or a plain fallback),
-/// with bare code fences marked as text so rustdoc does not compile them.
-pub(crate) fn doc_attr(doc: Option<&str>, fallback: impl FnOnce() -> String) -> TokenStream {
-    let text = match doc {
-        Some(doc) => sanitize_doc(doc),
-        None => fallback(),
-    };
-    let lines = text.lines().map(|line| format!(" {line}"));
-    quote! { #( #[doc = #lines] )* }
-}
-
-/// The doc of a type the schema does not describe.
-pub(crate) fn type_fallback_doc(name: &str) -> String {
-    format!("The `{name}` type of the schema.")
-}
-
-pub(crate) fn sanitize_doc(doc: &str) -> String {
-    let mut out = String::new();
-    let mut in_fence = false;
-    for line in doc.lines() {
-        let trimmed = line.trim_start();
-        if let Some(lang) = trimmed.strip_prefix("```") {
-            if !in_fence && lang.trim().is_empty() {
-                out.push_str("```text\n");
-                in_fence = true;
-                continue;
-            }
-            in_fence = !in_fence;
-        }
-        if in_fence {
-            out.push_str(line);
-        } else {
-            // An indented line outside a fence would become a doctest.
-            let line = if line.starts_with("    ") {
-                line.trim_start()
-            } else {
-                line
-            };
-            out.push_str(&link_bare_urls(line));
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// Wraps bare `http(s)://` words in `<…>` so rustdoc renders them as links.
-fn link_bare_urls(line: &str) -> String {
-    let words: Vec<String> = line
-        .split(' ')
-        .map(|word| {
-            if word.starts_with("http://") || word.starts_with("https://") {
-                format!("<{word}>")
-            } else {
-                word.to_owned()
-            }
-        })
-        .collect();
-    words.join(" ")
-}
-
-/// A string literal token for a JSON constant, or an `i64` literal.
-pub(crate) fn const_tokens(rt: &TokenStream, value: &Value) -> TokenStream {
-    match value {
-        Value::String(s) => quote!(#rt::Const::Str(#s)),
-        other => {
-            let i = other.as_i64().unwrap_or_default();
-            quote!(#rt::Const::Int(#i))
-        }
-    }
+    tables::versions(manifest, &options.command)
 }

@@ -5,7 +5,7 @@
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 use quote::quote;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 const SERDE: &str = "::serde";
 const SERDE_JSON: &str = "::serde_json";

@@ -5,7 +5,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{CACHE_SCOPE, Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
+use super::ctx::{CACHE_SCOPE, Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
 use crate::ir::{Extra, Field, FieldKind, Struct, TypeDef, TypeRef};
 use crate::naming::shouty;
 

@@ -7,11 +7,11 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use super::{Ctx, EmitOptions, format_file, ident};
+use super::ctx::{Ctx, format_file, ident};
+use crate::error::{Error, Result};
 use crate::ir::{FieldKind, Kind, Struct, TypeRef};
 use crate::manifest::{Era, Manifest};
 use crate::naming::shouty;
-use crate::{Error, Result};
 
 /// What a module's lookup names as its origin.
 #[derive(Clone, Copy)]
@@ -278,7 +278,7 @@ fn lookup(
     (constants, type_names, with_named_type, named_fns)
 }
 
-pub(super) fn versions(manifest: &Manifest, options: &EmitOptions) -> Result<String> {
+pub(super) fn versions(manifest: &Manifest, command: &str) -> Result<String> {
     let entries = manifest.revisions.iter().map(|r| {
         let version = &r.version;
         let era = match r.era {
@@ -352,5 +352,5 @@ pub(super) fn versions(manifest: &Manifest, options: &EmitOptions) -> Result<Str
             KNOWN_VERSIONS.iter().find(|k| k.version == version).map(|k| k.era)
         }
     };
-    format_file(file, &options.command)
+    format_file(file, command)
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
 use quote::quote;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Splits every `#[doc = "a\nb"]` (typify writes whole descriptions as one)
 /// into one attribute per line, and gives lines a leading space when the

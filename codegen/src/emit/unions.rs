@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
+use super::ctx::{Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
 use crate::ir::{Shape, Tag, TypeDef, TypeRef, Union, Variant};
 use crate::naming::field_name;
 

@@ -2,7 +2,7 @@
 //! extension, a tool's link to its App, and reading the App (its HTML and
 //! `_meta.ui`), with the types of `mcp_era_types::ext::apps`.
 
-use mcp_era_types::ext::apps::{self, ClientSettings, ResourceUiMeta, ToolUiMeta};
+use mcp_era_types::ext::apps::{self, McpUiClientCapabilities, McpUiResourceMeta, McpUiToolMeta};
 use serde_json::{Map, Value, json};
 
 use super::Client;
@@ -20,7 +20,7 @@ impl ClientOptions {
             .get_or_insert_with(Default::default)
             .insert(
                 apps::EXTENSION_ID.to_owned(),
-                ClientSettings::html().to_object(),
+                McpUiClientCapabilities::html().to_object(),
             );
     }
 }
@@ -36,9 +36,9 @@ impl ClientOptions {
 /// let ui = tool_ui(meta.as_object()).unwrap().unwrap();
 /// assert_eq!(ui.resource_uri.as_deref(), Some("ui://counter/app"));
 /// ```
-pub fn tool_ui(meta: Option<&Map<String, Value>>) -> Result<Option<ToolUiMeta>> {
+pub fn tool_ui(meta: Option<&Map<String, Value>>) -> Result<Option<McpUiToolMeta>> {
     let Some(meta) = meta else { return Ok(None) };
-    ToolUiMeta::from_meta(meta).map_err(|e| Error::InvalidResult {
+    McpUiToolMeta::from_meta(meta).map_err(|e| Error::InvalidResult {
         method: "tools/list".into(),
         detail: format!("_meta.ui: {e}"),
     })
@@ -54,8 +54,8 @@ pub struct App {
     /// The HTML (`text`, or `blob` decoded).
     pub html: String,
     /// The contents' `_meta.ui` (CSP, permissions, domain, border).
-    pub ui: Option<ResourceUiMeta>,
-    /// What is wrong with `ui` ([`ResourceUiMeta::problems`]): each CSP
+    pub ui: Option<McpUiResourceMeta>,
+    /// What is wrong with `ui` ([`McpUiResourceMeta::problems`]): each CSP
     /// entry that is not an origin (`*`, `'unsafe-inline'`, `javascript:`,
     /// `https://a.example; script-src *`). A host never joins such an entry
     /// into a policy: it drops it or refuses the App.
@@ -109,13 +109,13 @@ impl Client {
         };
         let ui = match item.get("_meta").and_then(Value::as_object) {
             Some(meta) => {
-                ResourceUiMeta::from_meta(meta).map_err(|e| invalid(format!("_meta.ui: {e}")))?
+                McpUiResourceMeta::from_meta(meta).map_err(|e| invalid(format!("_meta.ui: {e}")))?
             }
             None => None,
         };
         let problems = ui
             .as_ref()
-            .map(ResourceUiMeta::problems)
+            .map(McpUiResourceMeta::problems)
             .unwrap_or_default();
         Ok(App {
             uri: uri.to_owned(),

@@ -1,7 +1,6 @@
 //! Parse → validate: the attribute IR of `#[derive(McpServer)]` and the
 //! checks on it, kept apart from token output (`crate::expand`).
 
-pub mod apps;
 pub mod attr;
 pub mod check;
 pub mod ctxt;

@@ -8,10 +8,10 @@ use syn::{ItemImpl, LitStr, Type};
 
 use super::ast::{Kind, Method, Param, Settings, name_of, name_span};
 use super::shape::{never_object, template_variables};
-use crate::internals::apps;
 use crate::internals::check::{check_icon, check_scopes};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::suggest::did_you_mean;
+use mcp_era_apps_rules as apps;
 
 const TASK_SUPPORT: &[&str] = &["never", "optional", "required"];
 
@@ -295,7 +295,7 @@ fn check_app_tool(
     if let Some(json) = &settings.meta
         && (ui.is_some() || settings.visibility.is_some())
         && let Ok(serde_json::Value::Object(meta)) = serde_json::from_str(json)
-        && (meta.contains_key("ui") || meta.contains_key(apps::LEGACY_RESOURCE_URI_KEY))
+        && (meta.contains_key(apps::META_KEY) || meta.contains_key(apps::LEGACY_RESOURCE_URI_KEY))
     {
         cx.error_spanned_by(
                 &method.ident,

@@ -9,13 +9,13 @@ use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, Type};
 
 use super::ast::{FnInfo, Kind, Method, Param, Settings};
 use super::shape::is_named;
-use crate::internals::apps;
 use crate::internals::attr::{
     SpanOf, parse_cache_hints, parse_icon, parse_scopes, path_name, skip_value,
 };
 use crate::internals::ctxt::Ctxt;
 use crate::internals::json::JsonLiteral;
 use crate::internals::suggest::unknown_key_message;
+use mcp_era_apps_rules as apps;
 
 const ARG_KEYS: &[&str] = &["name", "description", "header", "complete"];
 

@@ -439,7 +439,7 @@ pub(crate) fn check_app(resource: &Resource) -> Result<(), String> {
         ));
     }
     let ui = match &resource.meta {
-        Some(meta) => apps::ResourceUiMeta::from_meta(meta)
+        Some(meta) => apps::McpUiResourceMeta::from_meta(meta)
             .map_err(|e| format!("UI resource `{}`: _meta.ui: {e}", resource.uri))?,
         None => None,
     };

@@ -131,7 +131,7 @@ pub(super) fn app_only(tool: &Tool) -> Result<bool, String> {
     let Some(meta) = &tool.meta else {
         return Ok(false);
     };
-    let ui = apps::ToolUiMeta::from_meta(meta).map_err(|e| format!("_meta.ui: {e}"))?;
+    let ui = apps::McpUiToolMeta::from_meta(meta).map_err(|e| format!("_meta.ui: {e}"))?;
     let Some(ui) = ui else { return Ok(false) };
     if let Some(uri) = &ui.resource_uri {
         apps::check_ui_uri(uri).map_err(|e| format!("_meta.ui.resourceUri: {e}"))?;

@@ -8,7 +8,7 @@
 //! `schema/manifest.toml`); the core definitions that schema repeats are the
 //! core revision's own types ([`v2026_07_28`](crate::v2026_07_28)), not
 //! copies, so a task's `error` is the very `v2026_07_28::Error` of the rest
-//! of the protocol. Where no schema is published yet (Apps, Skills), the types are
+//! of the protocol. Where no schema is published yet (Skills), the types are
 //! written by hand, once, for server and client alike.
 
 pub mod apps;

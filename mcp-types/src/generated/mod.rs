@@ -21,3 +21,7 @@ pub mod draft;
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub(crate) mod ext_tasks;
+// Public as `ext::apps`.
+#[allow(missing_docs)]
+#[rustfmt::skip]
+pub(crate) mod ext_apps;

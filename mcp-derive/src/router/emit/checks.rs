@@ -8,8 +8,8 @@ use syn::LitStr;
 use syn::Type;
 use syn::spanned::Spanned;
 
-use crate::internals::apps;
 use crate::router::ast::{Kind, Method, name_of};
+use mcp_era_apps_rules as apps;
 
 /// `#[derive(McpServer)]` sees this router: the derive of a generic type
 /// probes its handler traits generically and so never sees a router of one

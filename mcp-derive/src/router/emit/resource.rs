@@ -9,9 +9,9 @@ use syn::spanned::Spanned;
 use syn::{LitStr, Type};
 
 use super::helper::{Helper, call_expr, describe_common, helper};
-use crate::internals::apps;
 use crate::router::ast::{Lister, Method, name_of};
 use crate::router::shape::template_variables;
+use mcp_era_apps_rules as apps;
 
 /// The helpers and the `ResourceSpec` of one resource.
 pub fn emit(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {

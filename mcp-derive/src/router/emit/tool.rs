@@ -9,9 +9,9 @@ use syn::spanned::Spanned;
 use syn::{LitStr, Type};
 
 use super::helper::{call_expr, call_helper, describe_common, passed};
-use crate::internals::apps;
 use crate::router::ast::{Method, name_of};
 use crate::router::shape::is_option;
+use mcp_era_apps_rules as apps;
 
 /// The helper and the `ToolSpec` of one tool.
 pub fn emit(p: &TokenStream, self_ty: &Type, method: &Method) -> (TokenStream, TokenStream) {
