@@ -10,14 +10,14 @@ use crate::naming::field_name;
 use crate::normalise::{ABSENT_ALLOWED_KEY, BUILTIN_KEY, NULLABLE_KEY, Normalised, ref_name};
 
 /// All types of one revision, by Rust name (which is the `$defs` name).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ir {
     /// Ordered, so that output is deterministic.
     pub types: BTreeMap<String, TypeDef>,
 }
 
 /// One named type.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TypeDef {
     /// Rust and `$defs` name.
     pub name: String,
@@ -30,7 +30,7 @@ pub struct TypeDef {
 }
 
 /// The shapes a named type can take.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     /// An object with named properties.
     Struct(Struct),
@@ -68,7 +68,7 @@ pub enum TypeRef {
 }
 
 /// An object type.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Struct {
     /// Properties in schema (alphabetical) order.
     pub fields: Vec<Field>,
@@ -86,7 +86,7 @@ pub enum Extra {
 }
 
 /// One property.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Field {
     /// The JSON key.
     pub json_name: String,
@@ -101,7 +101,7 @@ pub struct Field {
 }
 
 /// A value property or a fixed one.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum FieldKind {
     /// A stored value.
     Value(TypeRef),
@@ -115,14 +115,14 @@ pub enum FieldKind {
 }
 
 /// A union and the data its runtime dispatch needs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Union {
     /// Variants in schema order (ties in dispatch go to the earlier one).
     pub variants: Vec<Variant>,
 }
 
 /// One member of a union.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Variant {
     /// Variant name: the member's type name, or the JSON kind for primitives.
     pub name: String,
@@ -133,7 +133,7 @@ pub struct Variant {
 }
 
 /// The JSON kind a variant accepts, and for objects its discriminators.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     /// A JSON object.
     Object {
@@ -160,7 +160,7 @@ pub enum Shape {
 }
 
 /// An object-typed property of a variant and the keys its value must have.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Nested {
     /// The JSON key of the property.
     pub key: String,
@@ -171,7 +171,7 @@ pub struct Nested {
 }
 
 /// A discriminating key of an object variant.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tag {
     /// The JSON key.
     pub key: String,

@@ -21,6 +21,8 @@
 //! An extension schema ([`generate_extension`]) goes through the same steps;
 //! the core definitions it repeats must equal its core revision's and are
 //! imported from that revision's module instead of generated twice.
+//! [`generate_delta`] generates a revision (the draft) as a delta of
+//! another: what it shares with it is re-exported, not generated again.
 //!
 //! [`client`] is the other generator: a typed Rust client from any MCP
 //! server's tool catalogue (`mcp-era-codegen client`, `mcp-probe --codegen`,
@@ -76,7 +78,7 @@ mod naming;
 pub mod normalise;
 
 pub use emit::{
-    EmitOptions, ExtensionTarget, detect_era, generate_extension, generate_file, generate_revision,
-    generate_versions,
+    DeltaBase, EmitOptions, ExtensionTarget, detect_era, generate_delta, generate_extension,
+    generate_file, generate_revision, generate_versions,
 };
 pub use error::{Error, Result};

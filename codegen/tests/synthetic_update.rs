@@ -4,14 +4,17 @@
 //! in `ClientRequest` and one type removed, generated as a new modern
 //! revision `2026-12-01`. The output is compiled and run in a temporary
 //! crate (trybuild, offline, the workspace's lockfile), and the version
-//! tables show it has types but is not served.
+//! tables show it has types but is not served. The same compile checks a
+//! delta module (`generate_delta`): a draft whose `Tool` alone changed.
 
 #![allow(clippy::unwrap_used)] // a test may panic on broken fixtures
 
 use std::path::{Path, PathBuf};
 
 use mcp_era_codegen::manifest::{Era, Manifest};
-use mcp_era_codegen::{EmitOptions, detect_era, generate_revision, generate_versions};
+use mcp_era_codegen::{
+    DeltaBase, EmitOptions, detect_era, generate_delta, generate_revision, generate_versions,
+};
 use serde_json::{Value, json};
 
 const NEW_VERSION: &str = "2026-12-01";
@@ -71,6 +74,19 @@ fn main() {
     assert_eq!(serde_json::to_value(&tool).unwrap()["describeUrl"], "https://example.com/echo");
     assert_eq!(serde_json::to_value(Role::System).unwrap(), "system");
     assert_eq!(VERSION, "2026-12-01");
+
+    // The delta: `Tool` and the types holding it are its own, the rest
+    // are 2026-07-28's very types.
+    use mcp_era_types::v2026_07_28 as base;
+    let tool = draft::Tool::new(draft::ToolInputSchema::new(), "echo").with_describe_url("u");
+    let list = draft::ListToolsResult::new(vec![tool], draft::CacheHints::public(1));
+    assert_eq!(serde_json::to_value(&list).unwrap()["tools"][0]["describeUrl"], "u");
+    let _: base::Icon = draft::Icon::new("https://example.com/icon.png");
+    let _: base::ToolInputSchema = draft::ToolInputSchema::new();
+    let _: base::CacheHints = draft::CacheHints::NONE;
+    let _: draft::prelude::Tool = draft::Tool::new(draft::ToolInputSchema::new(), "e");
+    assert_eq!(draft::VERSION, "draft");
+    assert_eq!(draft::methods::TOOLS_LIST, base::methods::TOOLS_LIST);
 }
 "#;
 
@@ -109,10 +125,30 @@ fn a_synthetic_revision_generates_compiles_and_is_not_served() {
         "every serde path is rewritten"
     );
 
+    // A draft with one changed definition, as a delta of 2026-07-28.
+    let base: Value = serde_json::from_str(&text).unwrap();
+    let mut draft = base.clone();
+    draft["$defs"]["Tool"] = schema["$defs"]["Tool"].clone();
+    let base = DeltaBase {
+        version: "2026-07-28",
+        schema: &base,
+        module: "::mcp_era_types::v2026_07_28",
+    };
+    let delta = generate_delta(
+        &draft,
+        Era::Modern,
+        "draft",
+        &base,
+        &options.clone().module("draft"),
+    )
+    .unwrap();
+    assert!(delta.contains("pub use ::mcp_era_types::v2026_07_28::*;"));
+    assert!(delta.contains("pub struct Tool {") && !delta.contains("pub struct Icon {"));
+
     // The temporary crate: trybuild builds and runs it against mcp-types,
     // serde and serde_json as locked by the workspace.
     let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("synthetic_2026_12_01.rs");
-    std::fs::write(&file, format!("{source}{MAIN}")).unwrap();
+    std::fs::write(&file, format!("{source}{delta}{MAIN}")).unwrap();
     trybuild::TestCases::new().pass(&file);
 
     // The version tables of the updated manifest: the new revision has types…

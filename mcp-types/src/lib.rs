@@ -10,6 +10,9 @@
 //! With the cargo feature `draft` (off by default), `mcp_era_types::draft` holds
 //! the types of the upstream draft schema pinned in `schema/manifest.toml`:
 //! a preview of the next revision, not a protocol version, never served.
+//! Its types that equal those of the newest revision of its era (now
+//! [`v2026_07_28`]) are re-exported from there (the same Rust types); only
+//! the differing ones are its own.
 //!
 //! [`ext`] holds the types of MCP extensions, generated from their own
 //! official schemas where published ([`ext::tasks`]).

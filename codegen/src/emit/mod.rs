@@ -1,6 +1,7 @@
 //! Emission: IR → Rust tokens → one formatted source file per revision.
 
 mod ctx;
+mod delta;
 mod enums;
 mod layout;
 mod paths;
@@ -21,6 +22,8 @@ use crate::error::{Error, Result};
 use crate::ir::{Extra, FieldKind, Ir, Kind, TypeRef};
 use crate::manifest::{Era, Manifest};
 use crate::normalise::{Normalised, normalise};
+
+pub use delta::DeltaBase;
 
 /// Settings of one emission. Start from [`EmitOptions::default`] (what
 /// this repository's `cargo xtask regen` uses) and change what you need:
@@ -309,10 +312,6 @@ fn used_imports(ctx: &Ctx<'_>) -> Vec<String> {
 fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions) -> Result<String> {
     let normalised = normalise(schema, era)?;
     let ir = Ir::build(&normalised)?;
-    let runtime: TokenStream = options
-        .runtime
-        .parse()
-        .map_err(|e| Error::new(format!("runtime path {:?}: {e}", options.runtime)))?;
     let imported = match target {
         Target::Revision(_) => BTreeSet::new(),
         Target::Extension(extension) => shared_with_core(&normalised, era, extension)?,
@@ -326,30 +325,7 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
         imported,
     };
 
-    let mut items = TokenStream::new();
-    items.extend(enums::emit(&ctx, &options.derives)?);
-    let mut extra_names = Vec::new();
-    if ctx.cache_hints {
-        items.extend(cache_hints_items());
-        extra_names.push("CacheHints".to_owned());
-    }
-    for def in ir.types.values().filter(|d| ctx.is_own(&d.name)) {
-        items.extend(match &def.kind {
-            Kind::Struct(s) => {
-                let (tokens, builder) = structs::emit(&ctx, def, s);
-                extra_names.extend(builder);
-                tokens
-            }
-            Kind::Union(u) => unions::emit(&ctx, def, u),
-            Kind::Alias(target) => {
-                let name = ident(&def.name);
-                let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
-                let target = ctx.ty(target);
-                quote! { #doc pub type #name = #target; }
-            }
-            Kind::StringEnum(_) => TokenStream::new(),
-        });
-    }
+    let (mut items, extra_names) = type_items(&ctx, ctx.cache_hints, options)?;
     let label = match target {
         Target::Revision(version) => tables::Label::Version(version),
         Target::Extension(extension) => tables::Label::Extension {
@@ -358,19 +334,9 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
         },
     };
     items.extend(tables::emit(&ctx, label, options.named_feature.as_deref())?);
-    for name in &extra_names {
-        if ir.types.contains_key(name) {
-            return Err(Error::new(format!(
-                "generated name {name} is also a schema type name"
-            )));
-        }
-    }
     items.extend(prelude(&ctx, &extra_names)?);
 
-    let era_name = match era {
-        Era::Modern => "modern",
-        Era::Legacy => "legacy",
-    };
+    let era_name = era_name(era);
     let (module_doc, imports) = match target {
         Target::Revision(version) => (
             format!(" MCP {version} ({era_name} era), generated from the official schema."),
@@ -402,14 +368,85 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
             }
         }
     };
-    let (uses, items) = tidy::shorten_paths(
+    finish(
+        &module_doc,
         quote! { #imports #items },
-        &options.serde,
-        &options.serde_json,
-    )?;
+        &BTreeSet::new(),
+        &[],
+        options,
+    )
+}
+
+fn era_name(era: Era) -> &'static str {
+    match era {
+        Era::Modern => "modern",
+        Era::Legacy => "legacy",
+    }
+}
+
+/// The type items of a module: its own string enums, the `CacheHints` items
+/// if `cache_items`, and its own structs, unions and aliases; with the names
+/// of the builders the structs got.
+fn type_items(
+    ctx: &Ctx<'_>,
+    cache_items: bool,
+    options: &EmitOptions,
+) -> Result<(TokenStream, Vec<String>)> {
+    let ir = ctx.ir;
+    let mut items = TokenStream::new();
+    items.extend(enums::emit(ctx, &options.derives)?);
+    let mut extra_names = Vec::new();
+    if cache_items {
+        items.extend(cache_hints_items());
+        extra_names.push("CacheHints".to_owned());
+    }
+    for def in ir.types.values().filter(|d| ctx.is_own(&d.name)) {
+        items.extend(match &def.kind {
+            Kind::Struct(s) => {
+                let (tokens, builder) = structs::emit(ctx, def, s);
+                extra_names.extend(builder);
+                tokens
+            }
+            Kind::Union(u) => unions::emit(ctx, def, u),
+            Kind::Alias(target) => {
+                let name = ident(&def.name);
+                let doc = doc_attr(def.doc.as_deref(), || type_fallback_doc(&def.name));
+                let target = ctx.ty(target);
+                quote! { #doc pub type #name = #target; }
+            }
+            Kind::StringEnum(_) => TokenStream::new(),
+        });
+    }
+    for name in &extra_names {
+        if ir.types.contains_key(name) {
+            return Err(Error::new(format!(
+                "generated name {name} is also a schema type name"
+            )));
+        }
+    }
+    Ok((items, extra_names))
+}
+
+/// The formatted file of a module's items. `in_scope`: names a glob import
+/// brings in, which short paths must not take; `inner_attrs`: attributes of
+/// the module besides its doc.
+fn finish(
+    module_doc: &str,
+    items: TokenStream,
+    in_scope: &BTreeSet<String>,
+    inner_attrs: &[TokenStream],
+    options: &EmitOptions,
+) -> Result<String> {
+    let runtime: TokenStream = options
+        .runtime
+        .parse()
+        .map_err(|e| Error::new(format!("runtime path {:?}: {e}", options.runtime)))?;
+    let (uses, items) =
+        tidy::shorten_paths_in(items, in_scope, &options.serde, &options.serde_json)?;
     let file = match &options.module {
         None => quote! {
             #![doc = #module_doc]
+            #(#![#inner_attrs])*
             #uses
             use #runtime as __rt;
             #items
@@ -419,6 +456,7 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
                 .map_err(|e| Error::new(format!("module name {name:?}: {e}")))?;
             quote! {
                 #[doc = #module_doc]
+                #(#[#inner_attrs])*
                 pub mod #name {
                     #uses
                     use #runtime as __rt;
@@ -430,6 +468,225 @@ fn generate(schema: &Value, era: Era, target: Target<'_>, options: &EmitOptions)
     let file = paths::rewrite(file, &options.serde, &options.serde_json)?;
     let text = format_file(tidy::split_docs(file), &options.command)?;
     Ok(layout::tables(&text))
+}
+
+/// Generates the module source for a schema revision as a delta of
+/// `base` (a generated revision of the same era), with the same public
+/// names as [`generate_revision`] would give it.
+///
+/// Both schemas go through the same normalisation and IR. A type is
+/// generated in the delta module when its definition differs from the
+/// base's (or the base lacks it), or when it refers, through fields,
+/// union variants or aliases, to a type that is generated: `Bar` holding a
+/// changed `Foo` must hold this module's `Foo`. Every other type is the
+/// base's, re-exported, with its impls. Of the tables, `VERSION` and the
+/// two lookups whose errors name it are always generated; `methods`,
+/// `error_codes`, `meta_keys`, `TYPE_NAMES`, `with_named_type` and the
+/// prelude only when they differ. The re-export is `pub use base::*` (local
+/// items shadow glob imports), or a list of names when the base has names
+/// this revision lacks, which a glob would leak.
+///
+/// When the definitions are all equal, the module is the re-export,
+/// `VERSION` and the two lookups.
+pub fn generate_delta(
+    schema: &Value,
+    era: Era,
+    version: &str,
+    base: &DeltaBase<'_>,
+    options: &EmitOptions,
+) -> Result<String> {
+    if detect_era(base.schema) != Some(era) {
+        return Err(Error::new(format!(
+            "delta of {}: the base is not of the {} era",
+            base.version,
+            era_name(era)
+        )));
+    }
+    let ir = Ir::build(&normalise(schema, era)?)?;
+    let base_ir = Ir::build(&normalise(base.schema, era)?)?;
+    let changed = delta::changed_types(&ir, &base_ir);
+    let gone: Vec<&String> = base_ir
+        .types
+        .keys()
+        .filter(|n| !ir.types.contains_key(*n))
+        .collect();
+    let own = delta::with_dependents(&ir, &changed);
+
+    let derives = options.derive_tokens()?;
+    let (this_full, base_full) = (full_ctx(&ir, &derives), full_ctx(&base_ir, &derives));
+    let named = options.named_feature.as_deref();
+    let this_module = module_parts(&this_full, tables::Label::Version(version), named, options)?;
+    let base_module = module_parts(
+        &base_full,
+        tables::Label::Version(base.version),
+        named,
+        options,
+    )?;
+
+    // `CacheHints` comes along with `CacheScope`: generated or re-exported.
+    let ctx = Ctx {
+        imported: ir
+            .types
+            .keys()
+            .filter(|n| !own.contains(*n))
+            .cloned()
+            .collect(),
+        ..full_ctx(&ir, &derives)
+    };
+    let cache_items = ctx.cache_hints && own.contains(CACHE_SCOPE);
+    let (mut items, _) = type_items(&ctx, cache_items, options)?;
+    let this_tables = this_module.tables;
+    let base_tables = base_module.tables;
+    let differs = |a: &TokenStream, b: &TokenStream| a.to_string() != b.to_string();
+    for (this, base) in [
+        (this_tables.methods, base_tables.methods),
+        (this_tables.error_codes, base_tables.error_codes),
+        (this_tables.meta_keys, base_tables.meta_keys),
+        (this_tables.type_names, base_tables.type_names),
+    ] {
+        if differs(&this, &base) {
+            items.extend(this);
+        }
+    }
+    items.extend(this_tables.label);
+    // Its arms name types: the base's arms would name the base's.
+    if !own.is_empty() || differs(&this_tables.with_named_type, &base_tables.with_named_type) {
+        items.extend(this_tables.with_named_type);
+    }
+    items.extend(this_tables.named_fns);
+    if !own.is_empty() || differs(&this_module.prelude, &base_module.prelude) {
+        items.extend(this_module.prelude);
+    }
+
+    let local = names_of(&items)?;
+    let missing: Vec<&String> = this_module
+        .names
+        .iter()
+        .filter(|n| !local.contains(*n) && !base_module.names.contains(*n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::new(format!(
+            "delta of {}: {missing:?} neither generated nor in the base",
+            base.version
+        )));
+    }
+    let base_path: syn::Path = syn::parse_str(base.module)
+        .map_err(|e| Error::new(format!("base module {:?}: {e}", base.module)))?;
+    let leaks = base_module
+        .names
+        .iter()
+        .any(|n| !this_module.names.contains(n));
+    let (reexport, in_scope) = if leaks {
+        let names = this_module
+            .names
+            .iter()
+            .filter(|n| !local.contains(*n) && base_module.names.contains(*n))
+            .map(|n| ident(n));
+        (
+            quote! { pub use #base_path::{#(#names),*}; },
+            BTreeSet::new(),
+        )
+    } else {
+        let in_scope = base_module
+            .names
+            .iter()
+            .filter(|n| !local.contains(*n))
+            .cloned()
+            .collect();
+        (quote! { pub use #base_path::*; }, in_scope)
+    };
+
+    let quoted = |names: &mut dyn Iterator<Item = &String>| {
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let module_doc = if changed.is_empty() && gone.is_empty() {
+        format!(
+            " MCP {version} ({} era): its schema's definitions equal those of MCP {}, \
+             so its types are {}'s, re-exported from `{}`.",
+            era_name(era),
+            base.version,
+            base.version,
+            base.module
+        )
+    } else {
+        let gone = if gone.is_empty() {
+            String::new()
+        } else {
+            format!("; gone: {}", quoted(&mut gone.into_iter()))
+        };
+        format!(
+            " MCP {version} ({} era), generated from the official schema as a delta of \
+             MCP {}: the definitions that differ from it ({}{gone}) and the types that refer \
+             to them are generated here; every other item is re-exported from `{}`.",
+            era_name(era),
+            base.version,
+            quoted(&mut changed.iter()),
+            base.module
+        )
+    };
+    // The lookups may be the only users of the imports, and a cfg
+    // (`named_feature`) removes them.
+    let allow = [quote!(allow(unused_imports))];
+    finish(
+        &module_doc,
+        quote! { #reexport #items },
+        &in_scope,
+        &allow,
+        options,
+    )
+}
+
+/// The context of a module that generates every type of `ir`.
+fn full_ctx<'a>(ir: &'a Ir, derives: &[TokenStream]) -> Ctx<'a> {
+    Ctx {
+        ir,
+        rt: quote!(__rt),
+        derives: derives.to_vec(),
+        cache_hints: has_cache_scope(ir),
+        imported: BTreeSet::new(),
+    }
+}
+
+/// The parts of a full module that a delta compares.
+struct ModuleParts {
+    tables: tables::Tables,
+    prelude: TokenStream,
+    /// Every public name of the module.
+    names: BTreeSet<String>,
+}
+
+fn module_parts(
+    ctx: &Ctx<'_>,
+    label: tables::Label<'_>,
+    named_feature: Option<&str>,
+    options: &EmitOptions,
+) -> Result<ModuleParts> {
+    let (mut items, extra_names) = type_items(ctx, ctx.cache_hints, options)?;
+    let prelude = prelude(ctx, &extra_names)?;
+    let tables = tables::tables(ctx, label, named_feature)?;
+    items.extend(tables.methods.clone());
+    items.extend(tables.error_codes.clone());
+    items.extend(tables.meta_keys.clone());
+    items.extend(tables.label.clone());
+    items.extend(tables.type_names.clone());
+    items.extend(tables.with_named_type.clone());
+    items.extend(tables.named_fns.clone());
+    items.extend(prelude.clone());
+    Ok(ModuleParts {
+        tables,
+        prelude,
+        names: names_of(&items)?,
+    })
+}
+
+/// The names that module items define.
+fn names_of(items: &TokenStream) -> Result<BTreeSet<String>> {
+    let file: syn::File = syn::parse2(items.clone())
+        .map_err(|e| Error::new(format!("generated code does not parse: {e}")))?;
+    Ok(tidy::defined_names(&file.items))
 }
 
 /// Generates Rust for one schema file: reads it, detects its era (see

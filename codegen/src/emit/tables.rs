@@ -30,11 +30,53 @@ pub(super) fn emit(
     label: Label<'_>,
     named_feature: Option<&str>,
 ) -> Result<TokenStream> {
-    let methods = methods(ctx)?;
-    let error_codes = error_codes(ctx)?;
-    let meta_keys = meta_keys(ctx)?;
-    let lookup = lookup(ctx, label, named_feature);
-    Ok(quote! { #methods #error_codes #meta_keys #lookup })
+    Ok(tables(ctx, label, named_feature)?.all())
+}
+
+/// A module's tables, apart, so that a delta module can generate or
+/// re-export each (see `delta`).
+pub(super) struct Tables {
+    pub methods: TokenStream,
+    pub error_codes: TokenStream,
+    pub meta_keys: TokenStream,
+    /// `VERSION`, or `EXTENSION` and `CORE_VERSION`.
+    pub label: TokenStream,
+    pub type_names: TokenStream,
+    pub with_named_type: TokenStream,
+    /// `roundtrip_named` and `union_choices_named`: their errors name the label.
+    pub named_fns: TokenStream,
+}
+
+impl Tables {
+    pub fn all(self) -> TokenStream {
+        let Tables {
+            methods,
+            error_codes,
+            meta_keys,
+            label,
+            type_names,
+            with_named_type,
+            named_fns,
+        } = self;
+        quote! { #methods #error_codes #meta_keys #label #type_names #with_named_type #named_fns }
+    }
+}
+
+pub(super) fn tables(
+    ctx: &Ctx<'_>,
+    label: Label<'_>,
+    named_feature: Option<&str>,
+) -> Result<Tables> {
+    let (label, type_names, with_named_type, named_fns) = lookup(ctx, label, named_feature);
+    Ok(Tables {
+        methods: methods(ctx)?,
+        error_codes: error_codes(ctx)?,
+        meta_keys: meta_keys(ctx)?,
+        label,
+        type_names,
+        with_named_type,
+        named_fns,
+    })
 }
 
 fn structs<'a>(ctx: &'a Ctx<'_>) -> impl Iterator<Item = (&'a str, bool, &'a Struct)> {
@@ -154,7 +196,13 @@ fn code_list(names: &[String]) -> String {
     names.join(", ")
 }
 
-fn lookup(ctx: &Ctx<'_>, label: Label<'_>, named_feature: Option<&str>) -> TokenStream {
+/// The label constants, `TYPE_NAMES`, `with_named_type` and the two
+/// functions built on it.
+fn lookup(
+    ctx: &Ctx<'_>,
+    label: Label<'_>,
+    named_feature: Option<&str>,
+) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let rt = &ctx.rt;
     let gate = match named_feature {
         Some(feature) => quote!(#[cfg(feature = #feature)]),
@@ -192,13 +240,12 @@ fn lookup(ctx: &Ctx<'_>, label: Label<'_>, named_feature: Option<&str>) -> Token
         let ty = ident(name);
         quote! { #name => f.call::<#ty>(#name), }
     });
-    quote! {
-        #constants
-
+    let type_names = quote! {
         /// Every type name of this module: the schema's `$defs` and the types
         /// hoisted from inline schemas.
         pub const TYPE_NAMES: &[&str] = &[#(#names),*];
-
+    };
+    let with_named_type = quote! {
         /// Calls `f` with the type named `type_name`, or returns `None` when
         /// there is no such type.
         #gate
@@ -208,7 +255,8 @@ fn lookup(ctx: &Ctx<'_>, label: Label<'_>, named_feature: Option<&str>) -> Token
                 _ => return ::core::option::Option::None,
             })
         }
-
+    };
+    let named_fns = quote! {
         /// Deserializes `value` into the type named `type_name` (a `$defs` name)
         /// and serializes it back.
         #gate
@@ -226,7 +274,8 @@ fn lookup(ctx: &Ctx<'_>, label: Label<'_>, named_feature: Option<&str>) -> Token
                 ::core::result::Result::Err(::mcp_era_types::NamedError::UnknownType { revision: #origin, type_name: type_name.into() })
             })
         }
-    }
+    };
+    (constants, type_names, with_named_type, named_fns)
 }
 
 pub(super) fn versions(manifest: &Manifest, command: &str) -> Result<String> {

@@ -128,10 +128,23 @@ pub(crate) fn shorten_paths(
     serde: &str,
     serde_json: &str,
 ) -> Result<(TokenStream, TokenStream)> {
+    shorten_paths_in(items, &BTreeSet::new(), serde, serde_json)
+}
+
+/// [`shorten_paths`], where the names of `in_scope` (what a glob import
+/// brings in) keep their qualified paths too.
+pub(crate) fn shorten_paths_in(
+    items: TokenStream,
+    in_scope: &BTreeSet<String>,
+    serde: &str,
+    serde_json: &str,
+) -> Result<(TokenStream, TokenStream)> {
     let file: syn::File = syn::parse2(items.clone())
         .map_err(|e| Error::new(format!("generated code does not parse: {e}")))?;
+    let mut defined = defined_names(&file.items);
+    defined.extend(in_scope.iter().cloned());
     let mut state = Shorten {
-        defined: defined_names(&file.items),
+        defined,
         used: BTreeSet::new(),
     };
     let items = state.walk(items);
@@ -181,7 +194,7 @@ fn use_root(path: &str) -> Result<TokenStream> {
 }
 
 /// Every name the module's items define or import.
-fn defined_names(items: &[syn::Item]) -> BTreeSet<String> {
+pub(crate) fn defined_names(items: &[syn::Item]) -> BTreeSet<String> {
     fn use_names(tree: &syn::UseTree, out: &mut BTreeSet<String>) {
         match tree {
             syn::UseTree::Path(p) => use_names(&p.tree, out),
