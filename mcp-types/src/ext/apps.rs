@@ -289,4 +289,50 @@ mod tests {
             assert!(!client_renders_apps(Some(&extensions)), "{malformed}");
         }
     }
+
+    /// The rules crate's names (which the derive writes at compile time)
+    /// are the schema's.
+    #[test]
+    fn the_shared_names_are_the_schemas() {
+        assert_eq!(EXTENSION, EXTENSION_ID);
+        let wire = |value: Value| -> Vec<String> {
+            let keys = value.as_object().map(|o| o.keys().cloned().collect());
+            let mut keys: Vec<String> = keys.unwrap_or_default();
+            keys.sort();
+            keys
+        };
+        let sorted = |keys: &[(&str, &str)]| -> Vec<String> {
+            let mut names: Vec<String> = keys.iter().map(|(_, w)| (*w).to_owned()).collect();
+            names.sort();
+            names
+        };
+        // Every field set: a key the schema adds breaks this literal.
+        let csp = McpUiResourceCsp {
+            connect_domains: Some(Vec::new()),
+            resource_domains: Some(Vec::new()),
+            frame_domains: Some(Vec::new()),
+            base_uri_domains: Some(Vec::new()),
+            extra: Map::new(),
+        };
+        let csp = serde_json::to_value(csp).expect("serializes");
+        assert_eq!(wire(csp), sorted(CSP_KEYS));
+        let permissions = McpUiResourcePermissions {
+            camera: Some(Map::new()),
+            microphone: Some(Map::new()),
+            geolocation: Some(Map::new()),
+            clipboard_write: Some(Map::new()),
+            extra: Map::new(),
+        };
+        let permissions = serde_json::to_value(permissions).expect("serializes");
+        assert_eq!(wire(permissions), sorted(PERMISSION_KEYS));
+        let visibilities = [McpUiToolVisibility::Model, McpUiToolVisibility::App];
+        let names: Vec<&str> = visibilities.iter().map(|v| v.as_str()).collect();
+        assert_eq!(names, VISIBILITIES);
+        for v in visibilities {
+            assert_eq!(
+                serde_json::to_value(v).expect("serializes"),
+                json!(v.as_str())
+            );
+        }
+    }
 }
