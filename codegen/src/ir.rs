@@ -1,7 +1,7 @@
 //! The intermediate representation: one ordered map of named types built from
 //! the normalised `$defs`, with every union's dispatch shape precomputed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -179,6 +179,41 @@ pub struct Tag {
     pub values: Vec<Value>,
     /// Whether the variant is ruled out when the key is absent.
     pub required: bool,
+}
+
+impl TypeDef {
+    /// The named types its fields, extra values, variants or alias target
+    /// refer to.
+    pub fn references(&self) -> BTreeSet<String> {
+        fn collect(ty: &TypeRef, out: &mut BTreeSet<String>) {
+            match ty {
+                TypeRef::Named(name) => {
+                    out.insert(name.clone());
+                }
+                TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+                    collect(inner, out)
+                }
+                _ => {}
+            }
+        }
+        let mut out = BTreeSet::new();
+        match &self.kind {
+            Kind::Struct(s) => {
+                for field in &s.fields {
+                    if let FieldKind::Value(ty) = &field.kind {
+                        collect(ty, &mut out);
+                    }
+                }
+                if let Extra::Open(ty) = &s.extra {
+                    collect(ty, &mut out);
+                }
+            }
+            Kind::Union(u) => u.variants.iter().for_each(|v| collect(&v.ty, &mut out)),
+            Kind::Alias(ty) => collect(ty, &mut out),
+            Kind::StringEnum(_) => {}
+        }
+        out
+    }
 }
 
 impl Ir {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::ir::{Extra, FieldKind, Ir, Kind, TypeDef, TypeRef};
+use crate::ir::Ir;
 
 /// The revision a delta module is generated against (see `generate_delta`).
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +35,7 @@ pub(crate) fn with_dependents(ir: &Ir, changed: &BTreeSet<String>) -> BTreeSet<S
     loop {
         let before = own.len();
         for def in ir.types.values() {
-            if !own.contains(&def.name) && references(def).iter().any(|r| own.contains(r)) {
+            if !own.contains(&def.name) && def.references().iter().any(|r| own.contains(r)) {
                 own.insert(def.name.clone());
             }
         }
@@ -43,36 +43,4 @@ pub(crate) fn with_dependents(ir: &Ir, changed: &BTreeSet<String>) -> BTreeSet<S
             return own;
         }
     }
-}
-
-/// The named types a definition's fields, variants or alias target name.
-fn references(def: &TypeDef) -> BTreeSet<String> {
-    fn collect(ty: &TypeRef, out: &mut BTreeSet<String>) {
-        match ty {
-            TypeRef::Named(name) => {
-                out.insert(name.clone());
-            }
-            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
-                collect(inner, out)
-            }
-            _ => {}
-        }
-    }
-    let mut out = BTreeSet::new();
-    match &def.kind {
-        Kind::Struct(s) => {
-            for field in &s.fields {
-                if let FieldKind::Value(ty) = &field.kind {
-                    collect(ty, &mut out);
-                }
-            }
-            if let Extra::Open(ty) = &s.extra {
-                collect(ty, &mut out);
-            }
-        }
-        Kind::Union(u) => u.variants.iter().for_each(|v| collect(&v.ty, &mut out)),
-        Kind::Alias(ty) => collect(ty, &mut out),
-        Kind::StringEnum(_) => {}
-    }
-    out
 }

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use ctx::{CACHE_SCOPE, Ctx, doc_attr, format_file, ident, type_fallback_doc};
 
 use crate::error::{Error, Result};
-use crate::ir::{Extra, FieldKind, Ir, Kind, TypeRef};
+use crate::ir::{Ir, Kind};
 use crate::manifest::{Era, Manifest};
 use crate::normalise::{Normalised, normalise};
 
@@ -277,35 +277,13 @@ fn shared_with_core(
 
 /// The imported names that the module's own types refer to.
 fn used_imports(ctx: &Ctx<'_>) -> Vec<String> {
-    fn collect(ty: &TypeRef, out: &mut BTreeSet<String>) {
-        match ty {
-            TypeRef::Named(name) => {
-                out.insert(name.clone());
-            }
-            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
-                collect(inner, out)
-            }
-            _ => {}
-        }
-    }
-    let mut named = BTreeSet::new();
-    for def in ctx.ir.types.values().filter(|d| ctx.is_own(&d.name)) {
-        match &def.kind {
-            Kind::Struct(s) => {
-                for field in &s.fields {
-                    if let FieldKind::Value(ty) = &field.kind {
-                        collect(ty, &mut named);
-                    }
-                }
-                if let Extra::Open(ty) = &s.extra {
-                    collect(ty, &mut named);
-                }
-            }
-            Kind::Union(u) => u.variants.iter().for_each(|v| collect(&v.ty, &mut named)),
-            Kind::Alias(ty) => collect(ty, &mut named),
-            Kind::StringEnum(_) => {}
-        }
-    }
+    let named: BTreeSet<String> = ctx
+        .ir
+        .types
+        .values()
+        .filter(|d| ctx.is_own(&d.name))
+        .flat_map(|d| d.references())
+        .collect();
     named.into_iter().filter(|n| !ctx.is_own(n)).collect()
 }
 
