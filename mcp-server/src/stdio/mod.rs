@@ -23,7 +23,7 @@
 //!   never interleave.
 //! * **Backpressure** ([`StdioConfig::max_in_flight`], default
 //!   [`DEFAULT_MAX_IN_FLIGHT`]): a request holds a slot from the moment it
-//!   is read until its response is written to stdout. With every slot taken
+//!   is read until its response is queued for stdout. With every slot taken
 //!   the server stops reading requests, so memory stays bounded however
 //!   deep the client pipelines. While it waits it still reads ahead one
 //!   line at a time to take client responses and notifications (a request
@@ -66,6 +66,7 @@
 
 mod lines;
 mod output;
+mod slots;
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -76,7 +77,6 @@ use std::task::Poll;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::dispatch::handle_parsed;
 use crate::model::context::{LegacySession, MessageContext};
@@ -88,8 +88,9 @@ use crate::runtime::legacy_events::forward_legacy_events;
 use crate::state::events::ServerEvents;
 use crate::wire::errors;
 use crate::wire::message::Parsed;
-use lines::{Incoming, read_lines};
-use output::{Backlog, Output, Shared, write_loop};
+use lines::{Incoming, LineReader};
+use output::{Queue, Shared, write_loop};
+use slots::{Slot, Slots};
 
 /// The default line limit: 4 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -189,7 +190,7 @@ fn take(line: &[u8], shared: &Shared, conn: &Connection) -> Option<Request> {
         Message::Request(request) => return Some(request),
         Message::Unparsable => {
             tracing::debug!("unparsable line");
-            shared.answer(Outcome::parse_error(), None);
+            shared.answer(Outcome::parse_error());
         }
         Message::Response(response) => {
             if !conn.deliver(&response) {
@@ -211,7 +212,7 @@ fn too_long(shared: &Shared, max: usize) {
     let error = errors::invalid_request(format!(
         "Message exceeds the {max}-byte line limit; the line was skipped"
     ));
-    shared.answer(Outcome::error(None, error), None);
+    shared.answer(Outcome::error(None, error));
 }
 
 /// How many requests may wait, read ahead, while every slot is taken (and
@@ -226,14 +227,22 @@ const HELD_BYTES: usize = 8 * 1024 * 1024;
 /// (a request in flight may be waiting for a client response) and queues
 /// the requests it meets in `held`, up to [`HELD_REQUESTS`] /
 /// [`HELD_BYTES`] or the end of input, after which it only waits.
-async fn free_slot(
-    slots: &Arc<Semaphore>,
-    lines: &mut mpsc::Receiver<Incoming>,
+async fn free_slot<R: AsyncRead + Unpin>(
+    slots: &Arc<Slots>,
+    lines: &mut LineReader<R>,
     held: &mut VecDeque<Incoming>,
     shared: &Shared,
     conn: &Connection,
     max_line_bytes: usize,
-) -> Option<OwnedSemaphorePermit> {
+    reading: &mut bool,
+) -> Slot {
+    if let Some(slot) = slots.try_take() {
+        return slot;
+    }
+    // About to wait: what is queued for stdout goes out meanwhile.
+    if std::mem::take(reading) {
+        shared.set_reading(false);
+    }
     loop {
         let held_bytes: usize = held
             .iter()
@@ -244,28 +253,27 @@ async fn free_slot(
             .sum();
         let ended = matches!(held.back(), Some(Incoming::End(_)));
         if ended || held.len() >= HELD_REQUESTS || held_bytes >= HELD_BYTES {
-            return Arc::clone(slots).acquire_owned().await.ok();
+            return slots.take().await;
         }
-        if shared.backlog.over() {
+        if shared.backlog().over() {
             // Reading on would only queue more for a client that does not read.
             tokio::select! {
                 biased;
-                slot = Arc::clone(slots).acquire_owned() => return slot.ok(),
-                () = shared.backlog.below_limit() => continue,
+                slot = slots.take() => return slot,
+                () = shared.backlog().below_limit() => continue,
             }
         }
         tokio::select! {
             biased;
-            slot = Arc::clone(slots).acquire_owned() => return slot.ok(),
-            incoming = lines.recv() => match incoming {
-                Some(Incoming::Line(line)) => {
+            slot = slots.take() => return slot,
+            incoming = lines.next() => match incoming {
+                Incoming::Line(line) => {
                     if take(&line, shared, conn).is_some() {
                         held.push_back(Incoming::Line(line));
                     }
                 }
-                Some(Incoming::TooLong) => too_long(shared, max_line_bytes),
-                Some(end @ Incoming::End(_)) => held.push_back(end),
-                None => held.push_back(Incoming::End(Ok(()))),
+                Incoming::TooLong => too_long(shared, max_line_bytes),
+                end @ Incoming::End(_) => held.push_back(end),
             },
         }
     }
@@ -286,12 +294,11 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     crate::model::server::check_catalogue(&*server)?;
-    let (out, rx) = mpsc::unbounded_channel::<Output>();
-    let backlog = Arc::new(Backlog::new(config.max_output_backlog_bytes));
-    let writer_task = tokio::spawn(write_loop(writer, rx, Arc::clone(&backlog)));
+    let queue = Queue::new(config.max_output_backlog_bytes);
+    let writer_task = tokio::spawn(write_loop(writer, Arc::clone(&queue)));
     let mut serving = Serving {
-        slots: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
-        shared: Arc::new(Shared { out, backlog }),
+        slots: Slots::new(config.max_in_flight),
+        shared: Arc::new(Shared::new(queue)),
         conn: Arc::new(Connection::new(
             ClientPeer::with_timeout(config.client_request_timeout),
             None,
@@ -300,10 +307,8 @@ where
         config,
         legacy_forwarder: None,
     };
-    let (lines_tx, mut lines) = mpsc::channel::<Incoming>(1);
-    let reading = read_lines(reader, serving.config.max_line_bytes, lines_tx);
-    // The reader ends at EOF; the serving loop when it has taken the end.
-    let ((), read_result) = tokio::join!(reading, serving.serve(&mut lines));
+    let mut lines = LineReader::new(reader, serving.config.max_line_bytes);
+    let read_result = serving.serve(&mut lines).await;
     serving.wind_down().await;
     // The last sender of the output queue: the writer ends once it drains.
     drop(serving);
@@ -320,20 +325,28 @@ struct Serving<S> {
     config: StdioConfig,
     shared: Arc<Shared>,
     conn: Arc<Connection>,
-    slots: Arc<Semaphore>,
+    slots: Arc<Slots>,
     /// Hands server-wide events to the legacy session, when one is open.
     legacy_forwarder: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl<S: McpServer + 'static> Serving<S> {
     /// Reads and answers lines until the end of input; its read result.
-    async fn serve(&mut self, lines: &mut mpsc::Receiver<Incoming>) -> io::Result<()> {
+    async fn serve<R: AsyncRead + Unpin>(&mut self, lines: &mut LineReader<R>) -> io::Result<()> {
         let mut held: VecDeque<Incoming> = VecDeque::new();
+        // Whether the writer was told that input already read is being
+        // worked through (answers gather until the loop is about to wait).
+        let mut reading = false;
         loop {
-            self.shared.backlog.below_limit().await;
+            let buffered = !held.is_empty() || lines.has_line();
+            if buffered != reading || self.shared.backlog().over() {
+                reading = buffered && !self.shared.backlog().over();
+                self.shared.set_reading(reading);
+            }
+            self.shared.backlog().below_limit().await;
             let incoming = match held.pop_front() {
                 Some(incoming) => incoming,
-                None => lines.recv().await.unwrap_or(Incoming::End(Ok(()))),
+                None => lines.next().await,
             };
             let line = match incoming {
                 Incoming::End(result) => return result,
@@ -353,7 +366,12 @@ impl<S: McpServer + 'static> Serving<S> {
                 // Not a request and not a notification: the entry point
                 // answers with the envelope error. `initialize` is handled
                 // inline, so its session exists before the next line.
-                (_, None) | (Kind::Initialize, _) => self.answer_inline(message).await,
+                (_, None) | (Kind::Initialize, _) => {
+                    if std::mem::take(&mut reading) {
+                        self.shared.set_reading(false);
+                    }
+                    self.answer_inline(message).await;
+                }
                 // A listen stream lives until cancelled: it takes no slot.
                 (Kind::Listen, Some(key)) => self.run(message, key, true, None).await,
                 (Kind::Other, Some(key)) => {
@@ -364,9 +382,10 @@ impl<S: McpServer + 'static> Serving<S> {
                         &self.shared,
                         &self.conn,
                         self.config.max_line_bytes,
+                        &mut reading,
                     )
                     .await;
-                    self.run(message, key, false, slot).await;
+                    self.run(message, key, false, Some(slot)).await;
                 }
             }
         }
@@ -390,7 +409,7 @@ impl<S: McpServer + 'static> Serving<S> {
         if let Some(session) = outcome.new_legacy_session.clone() {
             self.start_legacy_session(session);
         }
-        self.shared.answer(outcome, None);
+        self.shared.answer(outcome);
     }
 
     fn start_legacy_session(&mut self, session: LegacySession) {
@@ -414,14 +433,8 @@ impl<S: McpServer + 'static> Serving<S> {
         self.conn.set_legacy(session);
     }
 
-    /// Runs the request `key`, holding `slot` until its answer is written.
-    async fn run(
-        &self,
-        message: Parsed,
-        key: String,
-        listen: bool,
-        slot: Option<OwnedSemaphorePermit>,
-    ) {
+    /// Runs the request `key`, holding `slot` until its answer is queued.
+    async fn run(&self, message: Parsed, key: String, listen: bool, slot: Option<Slot>) {
         let ctx = self.context();
         let server = Arc::clone(&self.server);
         let mut work =
@@ -430,7 +443,8 @@ impl<S: McpServer + 'static> Serving<S> {
         // (most do) needs no task, no registration and no wake-up of
         // another thread. One that waits goes on as a task, cancellable.
         if let Some(outcome) = poll_once(work.as_mut()).await {
-            self.shared.answer(outcome, slot);
+            self.shared.answer(outcome);
+            drop(slot);
             return;
         }
         let shared = Arc::clone(&self.shared);
@@ -438,8 +452,9 @@ impl<S: McpServer + 'static> Serving<S> {
             let outcome = work.await;
             // A cancelled request's answer is never written.
             if finish.finish() {
-                shared.answer(outcome, slot);
+                shared.answer(outcome);
             }
+            drop(slot);
         });
     }
 

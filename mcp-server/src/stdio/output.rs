@@ -1,26 +1,18 @@
-//! stdout: the queue of answers and notifications, its backlog bound, and
-//! the buffered writer that flushes once per burst.
+//! stdout: one buffer of queued lines, its backlog bound, and the writer
+//! that empties it. While the serving loop works through input already
+//! read, its answers only gather: the writer is woken once the loop is
+//! about to wait, so a burst of pipelined requests costs one wake-up and
+//! one write, not one per answer.
 
 use std::io;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
+use tokio::sync::Notify;
 
 use crate::model::outcome::Outcome;
-
-/// A serialized message for stdout (without its newline), with the slot of
-/// the request it answers (freed once the line is written).
-pub(super) type Output = (Vec<u8>, Option<OwnedSemaphorePermit>);
-
-/// What the reading loop and the request tasks share: the requests in
-/// flight and the stdout queue.
-pub(super) struct Shared {
-    pub(super) out: mpsc::UnboundedSender<Output>,
-    pub(super) backlog: Arc<Backlog>,
-}
 
 /// The bytes queued for stdout and not yet written. Above the limit the
 /// server stops reading stdin (a client that does not read gets no more
@@ -48,11 +40,11 @@ impl Backlog {
         self.bytes.load(Ordering::Acquire) > self.limit
     }
 
-    pub(super) fn added(&self, len: usize) {
+    fn added(&self, len: usize) {
         self.bytes.fetch_add(len, Ordering::AcqRel);
     }
 
-    pub(super) fn written(&self, len: usize) {
+    fn written(&self, len: usize) {
         let before = self.bytes.fetch_sub(len, Ordering::AcqRel);
         if before > self.limit && before - len <= self.limit {
             self.drained.notify_waiters();
@@ -61,6 +53,9 @@ impl Backlog {
 
     /// Waits until the backlog is at or under the limit.
     pub(super) async fn below_limit(&self) {
+        if !self.over() {
+            return;
+        }
         loop {
             let drained = self.drained.notified();
             let mut drained = std::pin::pin!(drained);
@@ -73,7 +68,7 @@ impl Backlog {
     }
 
     /// Whether a notification may still be queued.
-    pub(super) fn admits_notification(&self) -> bool {
+    fn admits_notification(&self) -> bool {
         if self.bytes.load(Ordering::Acquire) <= self.limit.saturating_mul(4) {
             return true;
         }
@@ -87,51 +82,154 @@ impl Backlog {
     }
 }
 
+/// The queue the writer empties.
+pub(super) struct Queue {
+    state: Mutex<State>,
+    /// Wakes the writer.
+    wake: Notify,
+    pub(super) backlog: Backlog,
+}
+
+struct State {
+    /// Whole lines, each with its newline.
+    lines: Vec<u8>,
+    /// The serving loop is working through input already read: it wakes
+    /// the writer when it stops.
+    reading: bool,
+    /// Every sender is gone: the writer ends once the queue is empty.
+    closed: bool,
+    /// The writer failed: nothing more is queued.
+    failed: bool,
+}
+
+impl Queue {
+    pub(super) fn new(backlog_limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(State {
+                lines: Vec::new(),
+                reading: false,
+                closed: false,
+                failed: false,
+            }),
+            wake: Notify::new(),
+            backlog: Backlog::new(backlog_limit),
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// What the serving loop and the request tasks share: the stdout queue.
+/// When the last of them drops it, the writer finishes the queue and ends.
+pub(super) struct Shared {
+    queue: Arc<Queue>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.queue.state().closed = true;
+        self.queue.wake.notify_one();
+    }
+}
+
 impl Shared {
-    pub(super) fn send(&self, message: Vec<u8>, slot: Option<OwnedSemaphorePermit>) {
-        self.backlog.added(message.len() + 1);
-        if self.out.send((message, slot)).is_err() {
-            self.backlog.bytes.store(0, Ordering::Release);
+    pub(super) fn new(queue: Arc<Queue>) -> Self {
+        Self { queue }
+    }
+
+    pub(super) fn backlog(&self) -> &Backlog {
+        &self.queue.backlog
+    }
+
+    /// Queues one line; the writer is woken unless the serving loop will.
+    fn write(&self, message: &[u8]) {
+        let mut state = self.queue.state();
+        if state.failed {
+            return;
+        }
+        let was_empty = state.lines.is_empty();
+        state.lines.extend_from_slice(message);
+        state.lines.push(b'\n');
+        let wake = was_empty && !state.reading;
+        drop(state);
+        self.queue.backlog.added(message.len() + 1);
+        if wake {
+            self.queue.wake.notify_one();
         }
     }
 
-    pub(super) fn write(&self, message: Vec<u8>) {
-        self.send(message, None);
+    /// Whether the serving loop goes on through input already read (its
+    /// answers then gather), or is about to wait (the writer is woken).
+    pub(super) fn set_reading(&self, reading: bool) {
+        let mut state = self.queue.state();
+        state.reading = reading;
+        let wake = !reading && !state.lines.is_empty();
+        drop(state);
+        if wake {
+            self.queue.wake.notify_one();
+        }
     }
 
     /// A notification (or a server→client request) for stdout, unless the
     /// backlog is past its hard bound.
     pub(super) fn notify(&self, message: &Value) {
-        if self.backlog.admits_notification() {
-            self.write(serde_json::to_vec(message).unwrap_or_default());
+        if self.queue.backlog.admits_notification() {
+            self.write(&serde_json::to_vec(message).unwrap_or_default());
         }
     }
 
-    /// An answer, holding `slot` until it is on its way; a notification's
-    /// (no body) writes nothing.
-    pub(super) fn answer(&self, outcome: Outcome, slot: Option<OwnedSemaphorePermit>) {
+    /// An answer; a notification's (no body) writes nothing.
+    pub(super) fn answer(&self, outcome: Outcome) {
         if let Some(body) = outcome.body {
-            self.send(body, slot);
+            self.write(&body);
         }
     }
 }
-// Writes each message as one line through a buffer, flushing when the
-/// queue is empty (one write for a burst of answers).
+
+/// Writes what is queued, all of it at once, and flushes, until every
+/// sender is gone and the queue is empty.
 pub(super) async fn write_loop<W: AsyncWrite + Unpin>(
-    writer: W,
-    mut rx: mpsc::UnboundedReceiver<Output>,
-    backlog: Arc<Backlog>,
+    mut writer: W,
+    queue: Arc<Queue>,
 ) -> io::Result<()> {
-    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-    while let Some((message, slot)) = rx.recv().await {
-        writer.write_all(&message).await?;
-        writer.write_all(b"\n").await?;
-        backlog.written(message.len() + 1);
-        // The request's slot frees once its answer is on its way.
-        drop(slot);
-        if rx.is_empty() {
-            writer.flush().await?;
+    let mut batch = Vec::new();
+    loop {
+        let woken = queue.wake.notified();
+        let mut woken = std::pin::pin!(woken);
+        // Registered before the queue is read, so no line queued after it
+        // is missed.
+        woken.as_mut().enable();
+        let closed = {
+            let mut state = queue.state();
+            std::mem::swap(&mut state.lines, &mut batch);
+            state.closed
+        };
+        if batch.is_empty() {
+            if closed {
+                return writer.flush().await;
+            }
+            woken.await;
+            continue;
+        }
+        let written = async {
+            writer.write_all(&batch).await?;
+            writer.flush().await
+        }
+        .await;
+        if let Err(e) = written {
+            queue.state().failed = true;
+            // Nothing will drain now: the reading loop must not wait for it.
+            queue.backlog.bytes.store(0, Ordering::Release);
+            queue.backlog.drained.notify_waiters();
+            return Err(e);
+        }
+        queue.backlog.written(batch.len());
+        batch.clear();
+        // After a large burst, the next one starts small again.
+        if batch.capacity() > 1024 * 1024 {
+            batch = Vec::new();
         }
     }
-    writer.flush().await
 }

@@ -70,7 +70,10 @@ modern_requests! {
 /// The typed request, when the message is a modern request of the common
 /// shape: the four envelope keys, each once, unescaped, and nothing else.
 pub(crate) fn read(message: &[u8]) -> Option<Box<ClientRequest>> {
-    let mut deserializer = serde_json::Deserializer::from_slice(message);
+    // UTF-8 checked once for the whole message: read from a `str`, serde
+    // does not check each string again (a tenth of the request's parse).
+    let message = std::str::from_utf8(message).ok()?;
+    let mut deserializer = serde_json::Deserializer::from_str(message);
     let request = deserializer.deserialize_map(RequestVisitor).ok()?;
     deserializer.end().ok()?;
     Some(request)
