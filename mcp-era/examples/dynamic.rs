@@ -339,7 +339,7 @@ async fn main() -> Result<(), String> {
                 events,
                 ..stdio::StdioConfig::default()
             };
-            stdio::serve_with(server, tokio::io::stdin(), tokio::io::stdout(), config).await
+            stdio::serve_stdio(server, config).await
         }
     };
     served.map_err(|e| e.to_string())

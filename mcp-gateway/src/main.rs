@@ -389,10 +389,7 @@ async fn serve<S: McpServer + 'static>(
         events: events.clone(),
         ..stdio::StdioConfig::default()
     };
-    let serve_stdio = || {
-        let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
-        stdio::serve_with(Arc::clone(&server), stdin, stdout, stdio_config.clone())
-    };
+    let serve_stdio = || stdio::serve_stdio(Arc::clone(&server), stdio_config.clone());
     let Some(addr) = args.listen else {
         return serve_stdio().await.map_err(|e| e.to_string());
     };

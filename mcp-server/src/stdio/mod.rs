@@ -89,7 +89,7 @@ use crate::state::events::ServerEvents;
 use crate::wire::errors;
 use crate::wire::message::Parsed;
 use lines::{Incoming, LineReader};
-use output::{Queue, Shared, write_loop};
+use output::{Queue, Shared, write_loop, write_thread};
 use slots::{Slot, Slots};
 
 /// The default line limit: 4 MiB.
@@ -160,13 +160,31 @@ pub fn run<S: McpServer + 'static>(server: S) -> io::Result<()> {
 /// Serves `server` on stdin/stdout with the default settings until stdin
 /// closes.
 pub async fn serve<S: McpServer + 'static>(server: S) -> io::Result<()> {
-    serve_with(
-        Arc::new(server),
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        StdioConfig::default(),
-    )
-    .await
+    serve_stdio(Arc::new(server), StdioConfig::default()).await
+}
+
+/// Serves `server` on this process's stdin and stdout with `config` until
+/// stdin closes. Answers are written by a thread of their own, with
+/// blocking writes: cheaper than an async stdout, each of whose writes is
+/// a trip to the runtime's blocking pool.
+pub async fn serve_stdio<S: McpServer + 'static>(
+    server: Arc<S>,
+    config: StdioConfig,
+) -> io::Result<()> {
+    let queue = Queue::new(config.max_output_backlog_bytes, true);
+    let shared = Arc::new(Shared::new(Arc::clone(&queue)));
+    let (done, finished) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("mcp-stdout".to_owned())
+        .spawn(move || {
+            let _ = done.send(write_thread(io::stdout(), &queue));
+        })?;
+    let writing = Box::pin(async move {
+        finished
+            .await
+            .unwrap_or_else(|_| Err(io::Error::other("the stdout writer panicked")))
+    });
+    serve_on(server, tokio::io::stdin(), config, shared, writing).await
 }
 
 /// `future`'s output if it is ready at its first poll; else `None`, and the
@@ -281,7 +299,8 @@ async fn free_slot<R: AsyncRead + Unpin>(
 
 /// Serves `server` on any reader/writer pair (stdin/stdout, an in-memory
 /// duplex in tests) until the reader reaches EOF. Returns write errors
-/// (a closed stdout) and read errors.
+/// (a closed stdout) and read errors. For the process's own stdin and
+/// stdout, [`serve_stdio`] writes faster.
 pub async fn serve_with<S, R, W>(
     server: Arc<S>,
     reader: R,
@@ -293,12 +312,36 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let queue = Queue::new(config.max_output_backlog_bytes, false);
+    let shared = Arc::new(Shared::new(Arc::clone(&queue)));
+    let task = tokio::spawn(write_loop(writer, queue));
+    let writing = Box::pin(async move {
+        task.await
+            .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))?
+    });
+    serve_on(server, reader, config, shared, writing).await
+}
+
+/// The output queue's writer, started: its result once it has written
+/// everything.
+type Writing = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
+
+async fn serve_on<S, R>(
+    server: Arc<S>,
+    reader: R,
+    config: StdioConfig,
+    shared: Arc<Shared>,
+    writing: Writing,
+) -> io::Result<()>
+where
+    S: McpServer + 'static,
+    R: AsyncRead + Unpin,
+{
+    // On an early return the queue's last sender drops: the writer ends.
     crate::model::server::check_catalogue(&*server)?;
-    let queue = Queue::new(config.max_output_backlog_bytes);
-    let writer_task = tokio::spawn(write_loop(writer, Arc::clone(&queue)));
     let mut serving = Serving {
         slots: Slots::new(config.max_in_flight),
-        shared: Arc::new(Shared::new(queue)),
+        shared,
         conn: Arc::new(Connection::new(
             ClientPeer::with_timeout(config.client_request_timeout),
             None,
@@ -312,9 +355,7 @@ where
     serving.wind_down().await;
     // The last sender of the output queue: the writer ends once it drains.
     drop(serving);
-    let write_result = writer_task
-        .await
-        .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))?;
+    let write_result = writing.await;
     read_result.and(write_result)
 }
 

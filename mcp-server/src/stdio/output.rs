@@ -1,12 +1,13 @@
 //! stdout: one buffer of queued lines, its backlog bound, and the writer
-//! that empties it. While the serving loop works through input already
-//! read, its answers only gather: the writer is woken once the loop is
-//! about to wait, so a burst of pipelined requests costs one wake-up and
-//! one write, not one per answer.
+//! that empties it (a task for any `AsyncWrite`, a thread of its own for
+//! the process's stdout). While the serving loop works through input
+//! already read, its answers only gather: the writer is woken once the
+//! loop is about to wait, so a burst of pipelined requests costs one
+//! wake-up and one write, not one per answer.
 
-use std::io;
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -85,9 +86,15 @@ impl Backlog {
 /// The queue the writer empties.
 pub(super) struct Queue {
     state: Mutex<State>,
-    /// Wakes the writer.
-    wake: Notify,
+    wake: Wake,
     pub(super) backlog: Backlog,
+}
+
+/// How the writer is woken: a task waits on a `Notify`, a thread on a
+/// `Condvar` (of the queue's mutex).
+enum Wake {
+    Task(Notify),
+    Thread(Condvar),
 }
 
 struct State {
@@ -103,7 +110,8 @@ struct State {
 }
 
 impl Queue {
-    pub(super) fn new(backlog_limit: usize) -> Arc<Self> {
+    /// A queue for [`write_loop`] (`thread` false) or [`write_thread`].
+    pub(super) fn new(backlog_limit: usize, thread: bool) -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State {
                 lines: Vec::new(),
@@ -111,13 +119,42 @@ impl Queue {
                 closed: false,
                 failed: false,
             }),
-            wake: Notify::new(),
+            wake: if thread {
+                Wake::Thread(Condvar::new())
+            } else {
+                Wake::Task(Notify::new())
+            },
             backlog: Backlog::new(backlog_limit),
         })
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wake(&self) {
+        match &self.wake {
+            Wake::Task(notify) => notify.notify_one(),
+            Wake::Thread(condvar) => condvar.notify_one(),
+        }
+    }
+
+    /// The writer failed: nothing more is queued, and the reading loop
+    /// must not wait for a drain that will not come.
+    fn failed(&self) {
+        self.state().failed = true;
+        self.backlog.bytes.store(0, Ordering::Release);
+        self.backlog.drained.notify_waiters();
+    }
+
+    /// Counts a written batch and readies it for the next one.
+    fn written(&self, batch: &mut Vec<u8>) {
+        self.backlog.written(batch.len());
+        batch.clear();
+        // After a large burst, the next one starts small again.
+        if batch.capacity() > 1024 * 1024 {
+            *batch = Vec::new();
+        }
     }
 }
 
@@ -130,7 +167,7 @@ pub(super) struct Shared {
 impl Drop for Shared {
     fn drop(&mut self) {
         self.queue.state().closed = true;
-        self.queue.wake.notify_one();
+        self.queue.wake();
     }
 }
 
@@ -156,7 +193,7 @@ impl Shared {
         drop(state);
         self.queue.backlog.added(message.len() + 1);
         if wake {
-            self.queue.wake.notify_one();
+            self.queue.wake();
         }
     }
 
@@ -168,7 +205,7 @@ impl Shared {
         let wake = !reading && !state.lines.is_empty();
         drop(state);
         if wake {
-            self.queue.wake.notify_one();
+            self.queue.wake();
         }
     }
 
@@ -194,9 +231,12 @@ pub(super) async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
     queue: Arc<Queue>,
 ) -> io::Result<()> {
+    let Wake::Task(notify) = &queue.wake else {
+        return Err(io::Error::other("a thread's queue given to a task"));
+    };
     let mut batch = Vec::new();
     loop {
-        let woken = queue.wake.notified();
+        let woken = notify.notified();
         let mut woken = std::pin::pin!(woken);
         // Registered before the queue is read, so no line queued after it
         // is missed.
@@ -219,17 +259,35 @@ pub(super) async fn write_loop<W: AsyncWrite + Unpin>(
         }
         .await;
         if let Err(e) = written {
-            queue.state().failed = true;
-            // Nothing will drain now: the reading loop must not wait for it.
-            queue.backlog.bytes.store(0, Ordering::Release);
-            queue.backlog.drained.notify_waiters();
+            queue.failed();
             return Err(e);
         }
-        queue.backlog.written(batch.len());
-        batch.clear();
-        // After a large burst, the next one starts small again.
-        if batch.capacity() > 1024 * 1024 {
-            batch = Vec::new();
+        queue.written(&mut batch);
+    }
+}
+
+/// [`write_loop`] on a thread, with blocking writes: for the process's
+/// stdout, where each write of an async handle is a trip to the runtime's
+/// blocking pool and back.
+pub(super) fn write_thread(mut writer: impl Write, queue: &Queue) -> io::Result<()> {
+    let Wake::Thread(condvar) = &queue.wake else {
+        return Err(io::Error::other("a task's queue given to a thread"));
+    };
+    let mut batch = Vec::new();
+    loop {
+        let mut state = queue.state();
+        while state.lines.is_empty() {
+            if state.closed {
+                return writer.flush();
+            }
+            state = condvar.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
+        std::mem::swap(&mut state.lines, &mut batch);
+        drop(state);
+        if let Err(e) = writer.write_all(&batch).and_then(|()| writer.flush()) {
+            queue.failed();
+            return Err(e);
+        }
+        queue.written(&mut batch);
     }
 }
