@@ -2,6 +2,8 @@
 //! the caller, transfer codings, media types, the
 //! body size and time.
 
+use std::future::Future;
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -158,9 +160,15 @@ pub(super) async fn read_body<B: RequestBody>(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let collected =
-        tokio::time::timeout(timeout, http_body_util::Limited::new(body, limit).collect());
-    let Ok(collected) = collected.await else {
+    let mut collecting = std::pin::pin!(http_body_util::Limited::new(body, limit).collect());
+    // A small body is most often whole at the first poll: the timer (made,
+    // registered and dropped) is armed only for one that is not.
+    let ready = std::future::poll_fn(|cx| Poll::Ready(collecting.as_mut().poll(cx))).await;
+    let collected = match ready {
+        Poll::Ready(collected) => Ok(collected),
+        Poll::Pending => tokio::time::timeout(timeout, collecting).await,
+    };
+    let Ok(collected) = collected else {
         return Err(closing(error_response(
             408,
             None,
