@@ -68,6 +68,12 @@ impl<T: Walk> Walk for Vec<T> {
     }
 }
 
+impl<T: Walk + ?Sized> Walk for Box<T> {
+    fn walk(&self, path: &mut String, out: &mut Vec<UnionChoice>) {
+        (**self).walk(path, out);
+    }
+}
+
 impl<T: Walk> Walk for Option<T> {
     fn walk(&self, path: &mut String, out: &mut Vec<UnionChoice>) {
         if let Some(value) = self {

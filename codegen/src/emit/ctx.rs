@@ -37,6 +37,17 @@ impl Ctx<'_> {
 /// and `ttlMs` fields takes one `hints: CacheHints` argument for the two.
 pub(crate) const CACHE_SCOPE: &str = "CacheScope";
 
+/// Definitions stored boxed wherever a property holds one: they are large
+/// (a `ClientCapabilities` is about 300 bytes, an `Implementation` about
+/// 170), and every request's `_meta` holds both, so each move of a request
+/// through parsing, dispatch and the handler's future would copy them.
+pub(crate) const BOXED: &[&str] = &["ClientCapabilities", "Implementation"];
+
+/// Whether a property of type `ty` is stored boxed (see [`BOXED`]).
+pub(crate) fn boxed(ty: &TypeRef) -> bool {
+    matches!(ty, TypeRef::Named(name) if BOXED.contains(&name.as_str()))
+}
+
 /// The module's text: `tokens` formatted, under the `@generated` header
 /// that names `command`.
 pub(crate) fn format_file(tokens: TokenStream, command: &str) -> Result<String> {
@@ -49,6 +60,17 @@ pub(crate) fn format_file(tokens: TokenStream, command: &str) -> Result<String> 
 }
 
 impl Ctx<'_> {
+    /// The Rust type of a property of type `ty`: [`BOXED`] definitions in a
+    /// `Box`.
+    pub fn field_ty(&self, ty: &TypeRef) -> TokenStream {
+        let inner = self.ty(ty);
+        if boxed(ty) {
+            quote!(::std::boxed::Box<#inner>)
+        } else {
+            inner
+        }
+    }
+
     /// The Rust type of a type expression.
     pub fn ty(&self, ty: &TypeRef) -> TokenStream {
         match ty {

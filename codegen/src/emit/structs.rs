@@ -5,7 +5,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::ctx::{CACHE_SCOPE, Ctx, const_tokens, doc_attr, ident, type_fallback_doc};
+use super::ctx::{CACHE_SCOPE, Ctx, boxed, const_tokens, doc_attr, ident, type_fallback_doc};
 use crate::ir::{Extra, Field, FieldKind, Struct, TypeDef, TypeRef};
 use crate::naming::shouty;
 
@@ -25,7 +25,7 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, s: &Struct) -> (TokenStream, Op
         });
         match &field.kind {
             FieldKind::Value(ty) => {
-                let ty = ctx.ty(ty);
+                let ty = ctx.field_ty(ty);
                 let ty = if field.required {
                     ty
                 } else {
@@ -163,13 +163,15 @@ fn param_ty(ctx: &Ctx<'_>, p: &Param<'_>, value: &TokenStream) -> (TokenStream, 
             let FieldKind::Value(ty) = &f.kind else {
                 unreachable!("parameters are value fields")
             };
-            if ctx.resolve(ty) == &TypeRef::String {
+            let stored = ctx.field_ty(ty);
+            if ctx.resolve(ty) == &TypeRef::String || boxed(ty) {
+                // A string from any `Into<String>`, a boxed value from itself.
                 (
-                    quote!(impl ::core::convert::Into<::std::string::String>),
+                    quote!(impl ::core::convert::Into<#stored>),
                     quote!(::core::convert::Into::into(#value)),
                 )
             } else {
-                (ctx.ty(ty), quote!(#value))
+                (stored, quote!(#value))
             }
         }
     }
@@ -275,7 +277,7 @@ fn constructor(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> (TokenStream, Toke
             Param::Field(Field {
                 kind: FieldKind::Value(ty),
                 ..
-            }) => ctx.ty(ty),
+            }) => ctx.field_ty(ty),
             Param::Field(_) => unreachable!("parameters are value fields"),
         })
         .collect();
@@ -383,7 +385,7 @@ fn optional_setters(ctx: &Ctx<'_>, s: &Struct) -> TokenStream {
         match &f.kind {
             FieldKind::Value(ty) => {
                 let doc = format!(" Sets the optional `{}`.", f.json_name);
-                let ty = ctx.ty(ty);
+                let ty = ctx.field_ty(ty);
                 quote! {
                     #[doc = #doc]
                     #[must_use]
@@ -436,7 +438,7 @@ fn serde_impls(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> TokenStream {
                 fields.push(quote! { #rust: bool = #key, flag(#value); });
             }
             FieldKind::Value(ty) => {
-                let ty = ctx.ty(ty);
+                let ty = ctx.field_ty(ty);
                 let kind = if field.required {
                     quote!(required)
                 } else {

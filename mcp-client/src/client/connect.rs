@@ -339,8 +339,9 @@ impl Client {
         let mut retried = false;
         let result = loop {
             let params = legacy::InitializeRequestParams::new(
-                convert(&self.opts().capabilities).unwrap_or_default(),
-                convert(&self.opts().client_info).unwrap_or_else(|| {
+                convert::<legacy::ClientCapabilities>(&self.opts().capabilities)
+                    .unwrap_or_default(),
+                convert::<legacy::Implementation>(&self.opts().client_info).unwrap_or_else(|| {
                     legacy::Implementation::builder()
                         .name("mcp-client")
                         .version(env!("CARGO_PKG_VERSION"))

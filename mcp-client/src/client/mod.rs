@@ -217,10 +217,10 @@ impl Client {
             ByEra::Modern(d) => d
                 .meta
                 .as_ref()
-                .and_then(|m| m.server_info.clone())
+                .and_then(|m| m.server_info.as_deref().cloned())
                 .or_else(|| serde_json::from_value(d.extra.get("serverInfo")?.clone()).ok())
                 .map(ByEra::Modern),
-            ByEra::Legacy(r) => Some(ByEra::Legacy(r.server_info.clone())),
+            ByEra::Legacy(r) => Some(ByEra::Legacy((*r.server_info).clone())),
         }
     }
 

@@ -339,8 +339,14 @@ where
 {
     // On an early return the queue's last sender drops: the writer ends.
     crate::model::server::check_catalogue(&*server)?;
+    let sink = Arc::clone(&shared);
+    let base = MessageContext::stdio()
+        .with_sink(move |message| sink.notify(&message))
+        .with_events(config.events.clone())
+        .with_server_info_in_results(config.server_info_in_results);
     let mut serving = Serving {
         slots: Slots::new(config.max_in_flight),
+        base,
         shared,
         conn: Arc::new(Connection::new(
             ClientPeer::with_timeout(config.client_request_timeout),
@@ -367,6 +373,9 @@ struct Serving<S> {
     shared: Arc<Shared>,
     conn: Arc<Connection>,
     slots: Arc<Slots>,
+    /// What every message's context starts from, built once: the output
+    /// queue as its sink, the event hub.
+    base: MessageContext,
     /// Hands server-wide events to the legacy session, when one is open.
     legacy_forwarder: Option<tokio::task::JoinHandle<()>>,
 }
@@ -434,12 +443,7 @@ impl<S: McpServer + 'static> Serving<S> {
 
     /// The context of one message on this connection.
     fn context(&self) -> MessageContext {
-        let shared = Arc::clone(&self.shared);
-        let ctx = MessageContext::stdio()
-            .with_sink(move |message| shared.notify(&message))
-            .with_events(self.config.events.clone())
-            .with_server_info_in_results(self.config.server_info_in_results);
-        self.conn.context(ctx)
+        self.conn.context(self.base.clone())
     }
 
     /// Answers `request` before reading on; a legacy session it opens

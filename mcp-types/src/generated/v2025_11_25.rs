@@ -6765,9 +6765,9 @@ pub struct InitializeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: Option<RequestParamsMeta>,
     /// The `capabilities` property.
-    pub capabilities: ClientCapabilities,
+    pub capabilities: Box<ClientCapabilities>,
     /// The `clientInfo` property.
-    pub client_info: Implementation,
+    pub client_info: Box<Implementation>,
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
     pub protocol_version: String,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -6781,14 +6781,14 @@ impl InitializeRequestParams {
     /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        capabilities: ClientCapabilities,
-        client_info: Implementation,
+        capabilities: impl Into<Box<ClientCapabilities>>,
+        client_info: impl Into<Box<Implementation>>,
         protocol_version: impl Into<String>,
     ) -> Self {
         Self {
             meta: None,
-            capabilities,
-            client_info,
+            capabilities: Into::into(capabilities),
+            client_info: Into::into(client_info),
             protocol_version: Into::into(protocol_version),
             extra: Default::default(),
         }
@@ -6805,8 +6805,8 @@ __rt::struct_serde! {
     consts {}
     fields {
         meta: RequestParamsMeta = "_meta", optional;
-        capabilities: ClientCapabilities = "capabilities", required;
-        client_info: Implementation = "clientInfo", required;
+        capabilities: Box<ClientCapabilities> = "capabilities", required;
+        client_info: Box<Implementation> = "clientInfo", required;
         protocol_version: String = "protocolVersion", required;
     }
     extra open
@@ -6831,7 +6831,7 @@ pub struct InitializeResult {
     /// The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
     pub protocol_version: String,
     /// The `serverInfo` property.
-    pub server_info: Implementation,
+    pub server_info: Box<Implementation>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: Map<String, Value>,
 }
@@ -6845,14 +6845,14 @@ impl InitializeResult {
     pub fn new(
         capabilities: ServerCapabilities,
         protocol_version: impl Into<String>,
-        server_info: Implementation,
+        server_info: impl Into<Box<Implementation>>,
     ) -> Self {
         Self {
             meta: None,
             capabilities,
             instructions: None,
             protocol_version: Into::into(protocol_version),
-            server_info,
+            server_info: Into::into(server_info),
             extra: Default::default(),
         }
     }
@@ -6877,7 +6877,7 @@ __rt::struct_serde! {
         capabilities: ServerCapabilities = "capabilities", required;
         instructions: String = "instructions", optional;
         protocol_version: String = "protocolVersion", required;
-        server_info: Implementation = "serverInfo", required;
+        server_info: Box<Implementation> = "serverInfo", required;
     }
     extra open
 }

@@ -258,7 +258,7 @@ impl RequestContext {
     /// The self-reported client identity, if sent; never a basis for
     /// behaviour or security decisions.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.meta.client_info.as_ref()
+        self.meta.client_info.as_deref()
     }
 
     /// The request's `progressToken`, if the client asked for progress.
