@@ -143,3 +143,37 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
 }
+
+// Every request's `_meta` holds capabilities and a client identity: boxed,
+// so that moving a request copies pointers (codegen's `BOXED`), while the
+// constructors and setters still take the plain values.
+#[test]
+fn request_meta_stores_the_large_parts_boxed() {
+    let client = Implementation::builder()
+        .name("client")
+        .version("1.0.0")
+        .build();
+    let meta = RequestMetaObject::new(ClientCapabilities::default(), "2026-07-28")
+        .with_client_info(client.clone());
+    assert_eq!(meta.client_info.as_deref(), Some(&client));
+    assert!(meta.client_capabilities.extensions.is_none());
+    let json = to_json(&meta);
+    assert_eq!(
+        json,
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "client", "version": "1.0.0"},
+        })
+    );
+    assert_eq!(
+        serde_json::from_value::<RequestMetaObject>(json).unwrap(),
+        meta
+    );
+    let inline = std::mem::size_of::<ClientCapabilities>() + std::mem::size_of::<Implementation>();
+    assert!(
+        std::mem::size_of::<RequestMetaObject>() < inline,
+        "RequestMetaObject is {} bytes: its capabilities and client info are not boxed",
+        std::mem::size_of::<RequestMetaObject>()
+    );
+}
