@@ -19,8 +19,10 @@
 //!   up the next lines. A handler that computes for long without waiting
 //!   holds up reading meanwhile, as it would hold a runtime thread:
 //!   run such work with `spawn_blocking`. Everything written (responses,
-//!   the request's notifications) goes through one writer task, so lines
-//!   never interleave.
+//!   the request's notifications) goes through one queue and one writer
+//!   (a thread of its own for the process's stdout), so lines never
+//!   interleave; answers to lines already read gather and go out in one
+//!   write once the server is about to wait.
 //! * **Backpressure** ([`StdioConfig::max_in_flight`], default
 //!   [`DEFAULT_MAX_IN_FLIGHT`]): a request holds a slot from the moment it
 //!   is read until its response is queued for stdout. With every slot taken
@@ -326,6 +328,8 @@ where
 /// everything.
 type Writing = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
 
+/// The serving loop over `reader`, its answers into `shared`'s queue,
+/// which `writing` empties.
 async fn serve_on<S, R>(
     server: Arc<S>,
     reader: R,
