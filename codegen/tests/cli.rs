@@ -4,23 +4,16 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::schema_dir;
 use std::process::{Command, Output};
 
 use mcp_era_codegen::manifest::Era;
 use mcp_era_codegen::{EmitOptions, ExtensionTarget, generate_extension};
 use serde_json::Value;
-
-/// The official schemas (from `MCP_SCHEMA_DIR`, never copied).
-fn schema_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(std::env::var_os("MCP_SCHEMA_DIR")?);
-    // Relative to the workspace root, as README and CI give it.
-    Some(if dir.is_relative() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir)
-    } else {
-        dir
-    })
-}
 
 fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-era-codegen"))

@@ -7,24 +7,17 @@
 
 #![allow(clippy::unwrap_used)] // a test may panic on broken fixtures
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+
+use common::schema_dir;
 
 use mcp_era_codegen::manifest::Era;
 use mcp_era_codegen::{DeltaBase, EmitOptions, generate_delta, generate_revision};
 use serde_json::{Value, json};
 
 const BASE_MODULE: &str = "super::v2026_07_28";
-
-fn schema_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(std::env::var_os("MCP_SCHEMA_DIR")?);
-    // Relative to the workspace root, as README and CI give it.
-    Some(if dir.is_relative() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir)
-    } else {
-        dir
-    })
-}
 
 fn base_schema() -> Option<Value> {
     let Some(dir) = schema_dir() else {

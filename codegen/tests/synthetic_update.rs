@@ -9,7 +9,11 @@
 
 #![allow(clippy::unwrap_used)] // a test may panic on broken fixtures
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::schema_dir;
 
 use mcp_era_codegen::manifest::{Era, Manifest};
 use mcp_era_codegen::{
@@ -18,16 +22,6 @@ use mcp_era_codegen::{
 use serde_json::{Value, json};
 
 const NEW_VERSION: &str = "2026-12-01";
-
-fn schema_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(std::env::var_os("MCP_SCHEMA_DIR")?);
-    // Relative to the workspace root, as README and CI give it.
-    Some(if dir.is_relative() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir)
-    } else {
-        dir
-    })
-}
 
 /// The synthetic update, applied to a parsed 2026-07-28 schema.
 fn update(schema: &mut Value) {
