@@ -25,7 +25,7 @@ fi
 source "$ENV_SH"
 
 cd "$REPO_ROOT"
-cargo build -q -p mcp-probe
+bash interop/build.sh
 PROBE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-probe"
 EVERYTHING="$PEERS_NPM_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 PY_SERVER="$SCRIPT_DIR/python_typed_server.py"

@@ -30,7 +30,7 @@ source "$PEERS_DIR/env.sh"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cp "$REPO_ROOT/mcp-era/examples/dynamic.json" "$WORK/catalogue.json"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era --example dynamic); then
+if ! bash "$REPO_ROOT/interop/build.sh"; then
   record build fail ""
   finish
 fi

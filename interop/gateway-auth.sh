@@ -64,8 +64,7 @@ trap 'stop_all; [[ -n "${KEEP_WORK:-}" ]] && echo "kept $WORK" || rm -rf "$WORK"
 if [[ -n "${GATEWAY_BIN:-}" && -n "${EVERYTHING_BIN:-}" ]]; then
   GATEWAY="$GATEWAY_BIN"
   EVERYTHING="$EVERYTHING_BIN"
-elif (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-everything \
-  --features mcp-era-gateway/auth,mcp-everything/auth); then
+elif bash "$REPO_ROOT/interop/build.sh"; then
   GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
   EVERYTHING="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 else

@@ -57,7 +57,7 @@ mkdir -p "$WORK/home" "$WORK/files"
 if [[ -n "${GATEWAY_BIN:-}" && -n "${EVERYTHING_BIN:-}" ]]; then
   GATEWAY="$GATEWAY_BIN"
   EVERYTHING="$EVERYTHING_BIN"
-elif (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-everything); then
+elif bash "$REPO_ROOT/interop/build.sh"; then
   GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
   EVERYTHING="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 else

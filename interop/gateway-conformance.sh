@@ -66,8 +66,8 @@ CONFORMANCE="$PEERS_NPM_DIR/node_modules/.bin/conformance"
 SUITE_VERSION="$(node -p "require('$PEERS_NPM_DIR/node_modules/@modelcontextprotocol/conformance/package.json').version" 2>/dev/null)"
 
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  echo "== building mcp-era-gateway and mcp-everything (debug)"
-  (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-everything) || die "build failed"
+  echo "== building the interop binaries (interop/build.sh)"
+  bash "$REPO_ROOT/interop/build.sh" || die "build failed"
 fi
 EVERYTHING="$TARGET_DIR/debug/mcp-everything"
 GATEWAY="$TARGET_DIR/debug/mcp-era-gateway"

@@ -44,7 +44,7 @@
 # left out, and why, are named there).
 #
 # GATEWAY_BIN and EVERYTHING_BIN name prebuilt binaries; without them both
-# are built (cargo build -p mcp-era-gateway -p mcp-everything). With
+# are built (interop/build.sh). With
 # RUST_MCP_SDK2=1 the standalone crate is built too, into
 # RUST_MCP_SDK2_TARGET_DIR (default: CARGO_TARGET_DIR or target/, then
 # rust-mcp-sdk2), its versions pinned by its own Cargo.lock. PORT is the
@@ -94,7 +94,7 @@ mkdir -p "$WORK/home" # the Inspector's HOME (it writes ~/.mcp-inspector)
 if [[ -n "${GATEWAY_BIN:-}" && -n "${EVERYTHING_BIN:-}" ]]; then
   GATEWAY="$GATEWAY_BIN"
   EVERYTHING="$EVERYTHING_BIN"
-elif (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-everything); then
+elif bash "$REPO_ROOT/interop/build.sh"; then
   GATEWAY="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-era-gateway"
   EVERYTHING="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 else

@@ -92,7 +92,7 @@ legacy_only() { # NAME COMMAND...
 }
 legacy_only "backend-is-legacy-only" "${BACKEND[@]}"
 
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era-gateway -p mcp-probe); then
+if ! bash "$REPO_ROOT/interop/build.sh"; then
   record build fail ""
   finish
 fi

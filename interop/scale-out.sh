@@ -102,8 +102,8 @@ for tool in redis-server haproxy nginx curl; do
   fi
 done
 
-echo "== building mcp-everything (debug, feature redis)"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything --features redis); then
+echo "== building the interop binaries (interop/build.sh)"
+if ! bash "$REPO_ROOT/interop/build.sh"; then
   echo "build failed"; echo "0 passed, 1 failed"; exit 1
 fi
 BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"

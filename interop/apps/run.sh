@@ -45,10 +45,8 @@ if [[ ! -x "$CHROMIUM" ]]; then fail "chromium" "$CHROMIUM missing (apt-get inst
 # shellcheck disable=SC1091
 source "$PEERS_DIR/env.sh"
 
-echo "== building the apps example, the era gateway, mcp-everything and the wire check"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-era --example apps \
-    && cargo build -q -p mcp-era-gateway --bin mcp-era-gateway -p mcp-everything \
-    && cargo build -q -p mcp-era-types --example apps_wire); then
+echo "== building the interop binaries (interop/build.sh)"
+if ! bash "$REPO_ROOT/interop/build.sh"; then
   fail "build"; finish
 fi
 BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/examples/apps"

@@ -30,8 +30,8 @@ fi
 # shellcheck disable=SC1091
 source "$PEERS_DIR/env.sh"
 
-echo "== building mcp-everything-otel (feature otel)"
-if ! (cd "$REPO_ROOT" && cargo build -q -p mcp-everything --features otel --bin mcp-everything-otel); then
+echo "== building the interop binaries (interop/build.sh)"
+if ! bash "$REPO_ROOT/interop/build.sh"; then
   echo "build failed"; echo "0 passed, 1 failed"; exit 1
 fi
 BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything-otel"
