@@ -275,7 +275,7 @@ fn follow_up(manifest: &Manifest, implemented: &[KnownVersion]) -> Option<String
          switch or add the v* imports, per-version behaviour of legacy sessions);\n\
          \x20 3. add it to IMPLEMENTED_VERSIONS and its era list in mcp-versions/src/implemented.rs;\n\
          \x20 4. add tests: mcp-server/tests/behaviour.rs (discover, _meta version, -32022, \
-         initialize), mcp-client/tests, official examples; keep mcp-server/tests/ui/unimplemented_version.rs \
+         initialize), mcp-client/tests, official examples; keep mcp-derive-ui/tests/ui/unimplemented_version.rs \
          naming an unimplemented version;\n\
          \x20 5. run the interop scripts; update docs/adopting-a-revision.md, README and CHANGELOG.md.",
         if pending.len() == 1 { "has" } else { "have" },
