@@ -45,7 +45,7 @@ fi
 source "$ENV_SH"
 
 cd "$REPO_ROOT"
-bash interop/build.sh || { echo "client-peers: building mcp-probe or mcp-everything failed" >&2; exit 2; }
+bash interop/build.sh || { echo "client-peers: interop/build.sh failed" >&2; exit 2; }
 PROBE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-probe"
 OURS="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug/mcp-everything"
 EVERYTHING="$PEERS_NPM_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"

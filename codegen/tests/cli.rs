@@ -7,10 +7,9 @@
 mod common;
 
 use std::path::Path;
-
-use common::schema_dir;
 use std::process::{Command, Output};
 
+use common::schema_dir;
 use mcp_era_codegen::manifest::Era;
 use mcp_era_codegen::{EmitOptions, ExtensionTarget, generate_extension};
 use serde_json::Value;
