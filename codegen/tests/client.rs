@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
-use std::path::Path;
+mod common;
 
 use mcp_era_codegen::client::{ClientOptions, generate, tools_of};
 use serde_json::{Value, json};
@@ -163,28 +163,12 @@ fn catalogue_shapes_and_bad_input() {
     }
 }
 
-/// A binary crate that includes a generated module and calls one of its
-/// tools: the nested argument types are named from the module root, and
-/// nothing it leaves unused warns.
-const ONE_TOOL: &str = r#"
-fn main() {
-    let args = demo::GetWeatherArgs {
-        city: "Paris".into(),
-        unit: Some(demo::GetWeatherArgsUnit::Celsius),
-        place: Some(demo::GetWeatherArgsPlace { lat: 48.9, lon: 2.3 }),
-        tags: Default::default(),
-    };
-    let json = serde_json::to_value(&args).unwrap();
-    assert_eq!(json["place"]["lat"], 48.9);
-    // Three types named `Unit`: each under its owner's name.
-    let _ = (demo::OtherArgsUnit::X, demo::GetWeatherOutputUnit::C);
-    // One method, named but never awaited: there is no server here.
-    let _ = demo::DemoClient::get_weather;
-}
-"#;
-
+/// The snapshot `mcp-everything-client/tests/one_tool.rs` compiles with every
+/// lint denied
+/// and calls into: nested argument types are named from the module root, and
+/// nothing a caller of one tool leaves unused warns.
 #[test]
-fn a_binary_using_one_tool_builds_without_warnings() {
+fn the_one_tool_client_matches_its_snapshot() {
     let catalogue = json!([
         {"name": "get-weather", "inputSchema": {"type": "object",
             "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
@@ -205,12 +189,5 @@ fn a_binary_using_one_tool_builds_without_warnings() {
     ]);
     let options = ClientOptions::new("Demo").client_path("::mcp_era_client");
     let g = generate(&catalogue, &options).unwrap();
-    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client_one_tool.rs");
-    // `unused` by name: trybuild passes `-A dead_code`, which `warnings` keeps.
-    let program = format!(
-        "#![deny(warnings, unused)]\n\nmod demo {{\n{}}}\n{ONE_TOOL}",
-        g.source
-    );
-    std::fs::write(&file, program).unwrap();
-    trybuild::TestCases::new().pass(&file);
+    common::assert_snapshot("client-one-tool.rs", &g.source);
 }

@@ -3,7 +3,7 @@
 //! draft, and with one changed definition, one with a removed one. The
 //! generated text is checked: what is generated locally, what is
 //! re-exported, and that the module's public names are the full module's.
-//! `synthetic_update.rs` compiles a delta module.
+//! `mcp-codegen-synthetic` compiles a delta module.
 
 #![allow(clippy::unwrap_used)] // a test may panic on broken fixtures
 

@@ -1190,5 +1190,3 @@ pub mod prelude {
     pub use super::Error as ErrorObject;
     pub use super::Result as ResultObject;
 }
-
-fn main() {}
