@@ -132,11 +132,13 @@ fn message_context<S>(
     } else {
         Arc::clone(parts)
     };
-    let mut ctx = MessageContext::http_headers(mcp_headers)
-        .with_http_request(request_parts)
-        .with_remote_addr(peer.map(|PeerAddr(addr)| addr))
-        .with_events(state.config.events.clone())
-        .with_server_info_in_results(state.config.server_info_in_results);
+    // Fields set in place: each `with_*` call would move the whole
+    // context (over 300 bytes) in and out.
+    let mut ctx = MessageContext::http_headers(mcp_headers);
+    ctx.http_request = Some(request_parts);
+    ctx.remote_addr = peer.map(|PeerAddr(addr)| addr);
+    ctx.events = Some(state.config.events.clone());
+    ctx.server_info_in_results = state.config.server_info_in_results;
     if let Some((_, session)) = &session {
         ctx = session.conn.context(ctx);
     }
@@ -152,11 +154,10 @@ fn message_context<S>(
         // Inside a session the stream is resumable, so it may close early.
         let tx = Arc::new(tx);
         let closer = Arc::clone(&tx);
-        ctx = ctx
-            .with_stream_closer(move |retry| closer.close_stream(retry))
-            .with_sink(move |message| tx.send(message));
+        ctx.stream_closer = Some(Arc::new(move |retry| closer.close_stream(retry)));
+        ctx.sink = Some(Arc::new(move |message| tx.send(message)));
     } else if sse_ok {
-        ctx = ctx.with_sink(move |message| tx.send(message));
+        ctx.sink = Some(Arc::new(move |message| tx.send(message)));
     } else {
         drop(tx);
     }

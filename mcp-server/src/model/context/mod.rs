@@ -9,7 +9,6 @@ mod request;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -167,18 +166,6 @@ impl MessageContext {
         self
     }
 
-    /// Lets handlers close the request's SSE connection early
-    /// ([`RequestContext::close_sse_stream`]): for a stream the client can
-    /// resume.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn with_stream_closer(
-        mut self,
-        closer: impl Fn(Duration) + Send + Sync + 'static,
-    ) -> Self {
-        self.stream_closer = Some(Arc::new(closer));
-        self
-    }
-
     /// The server-wide event hub that `subscriptions/listen` streams and
     /// legacy sessions follow, and that handlers reach through
     /// [`RequestContext::events`].
@@ -202,12 +189,6 @@ impl MessageContext {
     /// sessions and tasks are bound to it.
     pub fn with_http_request(mut self, parts: Arc<http::request::Parts>) -> Self {
         self.http_request = Some(parts);
-        self
-    }
-
-    /// The address the HTTP request came from ([`PeerAddr`]).
-    pub(crate) fn with_remote_addr(mut self, addr: Option<std::net::SocketAddr>) -> Self {
-        self.remote_addr = addr;
         self
     }
 
