@@ -35,12 +35,13 @@ type Named = Option<(String, Arc<Session>)>;
 /// client's response or a notification is routed, a request answered.
 pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
-    request: Request<B>,
+    parts: Arc<Parts>,
+    body: B,
     session_id: Result<Option<String>, String>,
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
-    let (parts, message) = match read_message(&state, request).await {
-        Ok(read) => read,
+    let message = match read_message(&state, &parts, body).await {
+        Ok(message) => message,
         Err(refused) => return refused,
     };
     let (mcp_headers, session) = match era_and_session(&state, &parts, &message, session_id).await {
@@ -168,12 +169,12 @@ fn message_context<S>(
 /// `auth`, whether the token's scope allows it.
 async fn read_message<S, B: RequestBody>(
     state: &State<S>,
-    request: Request<B>,
-) -> Result<(Arc<Parts>, Message), Response<Body>> {
-    if let Some(refused) = check_media_types(request.headers()) {
+    parts: &Parts,
+    body: B,
+) -> Result<Message, Response<Body>> {
+    if let Some(refused) = check_media_types(&parts.headers) {
         return Err(closing(refused));
     }
-    let (parts, body) = request.into_parts();
     let body = read_body(
         &parts.headers,
         body,
@@ -185,14 +186,14 @@ async fn read_message<S, B: RequestBody>(
     drop(body);
     #[cfg(feature = "auth")]
     if let (Some(auth), Message::Request(request)) = (&state.config.auth, &message)
-        && let Some(refused) = scope_refusal(auth, &parts, &request.message)
+        && let Some(refused) = scope_refusal(auth, parts, &request.message)
     {
         return Err(refused);
     }
     if matches!(message, Message::Unparsable) {
         return Err(plain_response(Outcome::parse_error()));
     }
-    Ok((Arc::new(parts), message))
+    Ok(message)
 }
 
 /// The MCP headers, and the legacy session the message belongs to (the

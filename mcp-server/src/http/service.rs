@@ -118,7 +118,7 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
 /// Origin, bearer auth), then POST, the legacy GET stream, or DELETE.
 async fn route<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
-    request: Request<B>,
+    #[allow(unused_mut, reason = "changed only with `auth`")] mut request: Request<B>,
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
     let config = &state.config;
@@ -151,24 +151,26 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     if let Some(refused) = host_and_origin(config, &state.rejected_log, &request) {
         return refuse(refused);
     }
+    // The request is moved only when authentication takes it: each move
+    // copies its head (about 250 bytes).
     #[cfg(feature = "auth")]
-    let request = match &config.auth {
-        Some(auth) => match authenticate(auth, request).await {
+    if let Some(auth) = &config.auth {
+        request = match authenticate(auth, request).await {
             Ok(request) => request,
             // The client's next request (the metadata fetch, usually)
             // must not be sent on this connection.
             Err(refused) => return refuse(refused),
-        },
-        None => request,
-    };
-    // A modern POST ignores the header whatever it holds; the era is only
-    // known once the body is read.
-    let mut request = request;
+        };
+    }
     // The caller, resolved once (after authentication) for everything below.
     resolve_principal(request.extensions_mut());
+    // A modern POST ignores the header whatever it holds; the era is only
+    // known once the body is read.
     let session_id = mcp_headers::session_id(request.headers());
     if *request.method() == Method::POST {
-        return post(state, request, session_id, peer).await;
+        // The head goes on shared, so the layers below pass a pointer.
+        let (parts, body) = request.into_parts();
+        return post(state, Arc::new(parts), body, session_id, peer).await;
     }
     // Boxed: inline, the stream's future would grow every POST's.
     Box::pin(get_or_delete(state, request, session_id)).await
