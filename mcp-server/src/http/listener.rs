@@ -1,7 +1,6 @@
 //! Serving on a socket: the accept loop, TLS, the connection cap, header
 //! timeouts and graceful shutdown.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
@@ -355,8 +354,7 @@ async fn serve_io<S: McpServer + 'static, I>(
     // passed along rather than stored among each request's extensions (an
     // allocation per request).
     let service = service_fn(move |request: Request<Incoming>| {
-        let state = Arc::clone(&service_state);
-        async move { Ok::<_, Infallible>(handle(state, request, Some(peer)).await) }
+        handle(Arc::clone(&service_state), request, Some(peer))
     });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())

@@ -83,17 +83,19 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
         let state = Arc::clone(&self.state);
         // The application says where the request came from, if it knows.
         let peer = request.extensions().get::<PeerAddr>().copied();
-        Box::pin(async move { Ok(handle(state, request, peer).await) })
+        Box::pin(handle(state, request, peer))
     }
 }
 
 /// Answers one request; with DPoP nonces required, every answer carries the
-/// current one (RFC 9449 §9).
+/// current one (RFC 9449 §9). Never an error: the `Result` is the service's,
+/// so callers take this future as it is, without one around it to move the
+/// request into.
 pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
     peer: Option<PeerAddr>,
-) -> Response<Body> {
+) -> Result<Response<Body>, Infallible> {
     #[cfg(feature = "auth")]
     let nonce = state
         .config
@@ -111,7 +113,7 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
             .entry(super::auth::gate::DPOP_NONCE)
             .or_insert(nonce);
     }
-    response
+    Ok(response)
 }
 
 /// Routes one request: guards first (transfer coding, path, Host and
