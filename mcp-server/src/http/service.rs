@@ -120,7 +120,7 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
 /// Origin, bearer auth), then POST, the legacy GET stream, or DELETE.
 async fn route<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
-    #[allow(unused_mut, reason = "changed only with `auth`")] mut request: Request<B>,
+    mut request: Request<B>,
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
     let config = &state.config;
