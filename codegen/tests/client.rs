@@ -163,10 +163,9 @@ fn catalogue_shapes_and_bad_input() {
     }
 }
 
-/// The snapshot `mcp-everything-client/tests/one_tool.rs` compiles with every
-/// lint denied
-/// and calls into: nested argument types are named from the module root, and
-/// nothing a caller of one tool leaves unused warns.
+/// The snapshot `mcp-everything-client/tests/one_tool.rs` compiles with
+/// every lint denied and calls into: nested argument types are named from
+/// the module root, and nothing a caller of one tool leaves unused warns.
 #[test]
 fn the_one_tool_client_matches_its_snapshot() {
     let catalogue = json!([
