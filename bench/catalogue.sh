@@ -16,7 +16,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${BENCH_OUT:-$ROOT/target/bench-catalogue}"
 DURATION="${DURATION:-10}"
-PORT="${PORT:-38590}"
+# shellcheck source=interop/ports.sh
+source "$ROOT/interop/ports.sh"
+PORT="$(pick_port "${PORT:-38590}")"
 BIN="$ROOT/target/release/catalogue-server"
 mkdir -p "$OUT"
 [[ -n "${SKIP_BUILD:-}" ]] || cargo build -q --release -p mcp-bench --bin catalogue-server

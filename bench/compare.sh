@@ -214,7 +214,9 @@ PY
 }
 
 # ---- HTTP helpers ----------------------------------------------------------------
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# shellcheck source=interop/ports.sh
+source "$REPO_ROOT/interop/ports.sh"
+port_in_use() { ! port_free "$1"; }
 
 NEXT_PORT="$BASE_PORT"
 free_port() {

@@ -51,11 +51,12 @@ stop_all() {
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
+# shellcheck source=interop/ports.sh
+source "$REPO_ROOT/interop/ports.sh"
 NEXT_PORT="${BASE_PORT:-38700}"
 next_port() {
-  while (exec 3<>"/dev/tcp/127.0.0.1/$NEXT_PORT") 2>/dev/null; do NEXT_PORT=$((NEXT_PORT + 1)); done
-  PORT=$NEXT_PORT
-  NEXT_PORT=$((NEXT_PORT + 1))
+  PORT="$(next_free_port "$NEXT_PORT")"
+  NEXT_PORT=$((PORT + 1))
 }
 declare -A URL ERA TOOL ARGS TEXT
 start() { # NAME ERA COMMAND... (@PORT@ replaced)

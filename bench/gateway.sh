@@ -112,7 +112,9 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# shellcheck source=interop/ports.sh
+source "$REPO_ROOT/interop/ports.sh"
+port_in_use() { ! port_free "$1"; }
 NEXT_PORT="$BASE_PORT"
 free_port() {
   while port_in_use "$NEXT_PORT"; do NEXT_PORT=$((NEXT_PORT + 1)); done

@@ -44,7 +44,9 @@ DURATION="${DURATION:-8}"
 OURS_BIN="${OURS_BIN:-$ROOT/target/release/mcp-everything}"
 RMCP_BIN="${RMCP_BIN:-$ROOT/target/bench-rmcp/release/rmcp-bench-server}"
 FLOOR_BIN="${FLOOR_BIN:-$ROOT/target/bench-rmcp/release/floor-server}"
-PORT="${PORT:-38490}"
+# shellcheck source=interop/ports.sh
+source "$ROOT/interop/ports.sh"
+PORT="$(pick_port "${PORT:-38490}")"
 
 log() { printf '[instructions] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -65,9 +65,8 @@ trap cleanup EXIT
 pass() { PASSED=$((PASSED + 1)); echo "PASS  $1"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL  $1${2:+: $2}"; }
 
-free_port() {
-  "$PEERS_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
 
 wait_port() { # wait_port PORT: up to 15 s for something to listen
   for _ in $(seq 1 75); do

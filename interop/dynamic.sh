@@ -12,7 +12,9 @@ set -uo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 PEERS_DIR="${PEERS_DIR:-$REPO_ROOT/target/peers}"
-PORT="${PORT:-38791}"
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
+PORT="$(pick_port "${PORT:-38791}")"
 URL="http://127.0.0.1:$PORT/mcp"
 STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
 

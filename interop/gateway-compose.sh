@@ -65,13 +65,10 @@ else
   finish
 fi
 
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
 port() { # N: PORT+N, or a free port if that one is taken
-  local p=$((PORT + $1))
-  if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-  else
-    echo "$p"
-  fi
+  pick_port $((PORT + $1))
 }
 wait_http() { # URL: up to 15 s for an HTTP answer
   for _ in $(seq 150); do

@@ -75,7 +75,8 @@ GATEWAY="$TARGET_DIR/debug/mcp-era-gateway"
 
 rm -rf "$OUT_DIR" && mkdir -p "$OUT_DIR"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
 wait_port() { # PORT: up to 10 s
   for _ in $(seq 1 100); do
     if (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi

@@ -117,13 +117,11 @@ cp "$SCRIPT_DIR/gateway_legacy_ts_client.mjs" "$TS_CLIENT"
 PY1="$("$PEERS_PYTHON1" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)"
 if [[ "$PY1" == 1.30.0 ]]; then record "peer python-1.30.0" ok ""; else record "peer python-1.30.0" fail "(found '${PY1:-nothing}')"; fi
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-NEXT_PORT="$PORT"
-port() { # prints PORT, PORT+1, ... on successive calls (a free one if taken)
-  local p="$NEXT_PORT"
-  NEXT_PORT=$((NEXT_PORT + 1))
-  if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then free_port; else echo "$p"; fi
-}
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
+# Called as $(port), in a subshell: PORT while it is free, else one the
+# kernel picks.
+port() { pick_port "$PORT"; }
 wait_http() { # URL: up to 15 s for an HTTP answer
   for _ in $(seq 150); do
     curl -s -o /dev/null --max-time 2 "$1" && return 0

@@ -41,7 +41,9 @@ set -uo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 PEERS_DIR="${PEERS_DIR:-$REPO_ROOT/target/peers}"
-PORT="${PORT:-38801}"
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
+PORT="$(pick_port "${PORT:-38801}")"
 URL="http://127.0.0.1:$PORT/mcp"
 STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
 META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
@@ -69,7 +71,6 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 CLIENT_TIMEOUT="${CLIENT_TIMEOUT:-150}"
 mkdir -p "$WORK/home" # the Inspector's HOME (it writes ~/.mcp-inspector)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 wait_http() { # URL: up to 10 s for an HTTP answer
   for _ in $(seq 100); do
     curl -s -o /dev/null "$1" && return 0

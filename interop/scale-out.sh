@@ -123,7 +123,8 @@ within_budget() { # name
   fi
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+# shellcheck source=interop/ports.sh
+source "$SCRIPT_DIR/ports.sh"
 wait_port() { # port: up to 5 s
   for _ in $(seq 1 50); do
     if (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
