@@ -6,8 +6,7 @@ use std::future::Future;
 use std::task::Poll;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use hyper::{Request, Response, StatusCode};
 
 #[cfg(feature = "auth")]
@@ -160,7 +159,7 @@ pub(super) async fn read_body<B: RequestBody>(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let mut collecting = std::pin::pin!(http_body_util::Limited::new(body, limit).collect());
+    let mut collecting = std::pin::pin!(collect(body, limit));
     // A small body is most often whole at the first poll: the timer (made,
     // registered and dropped) is armed only for one that is not.
     let ready = std::future::poll_fn(|cx| Poll::Ready(collecting.as_mut().poll(cx))).await;
@@ -179,17 +178,50 @@ pub(super) async fn read_body<B: RequestBody>(
         )));
     };
     match collected {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => {
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some()
-            {
-                Err(too_large())
-            } else {
-                Err(status_only(StatusCode::BAD_REQUEST))
+        Ok(body) => Ok(body),
+        Err(Unread::TooLarge) => Err(too_large()),
+        Err(Unread::Broken) => Err(status_only(StatusCode::BAD_REQUEST)),
+    }
+}
+
+/// Why a body was not read whole.
+enum Unread {
+    TooLarge,
+    Broken,
+}
+
+/// The body's data, at most `limit` bytes. The first chunk is kept as it
+/// came (a small body is one), later ones are joined in a copy; trailers
+/// are not part of the message.
+async fn collect<B: RequestBody>(body: B, limit: usize) -> Result<Bytes, Unread> {
+    let mut body = std::pin::pin!(body);
+    let mut first = Bytes::new();
+    let mut joined: Option<BytesMut> = None;
+    let mut read = 0usize;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let Ok(mut data) = frame.map_err(|_| Unread::Broken)?.into_data() else {
+            continue;
+        };
+        let len = data.remaining();
+        read = read.saturating_add(len);
+        if read > limit {
+            return Err(Unread::TooLarge);
+        }
+        if len == 0 {
+            continue;
+        }
+        match &mut joined {
+            None if first.is_empty() => first = data.copy_to_bytes(len),
+            None => {
+                let mut buffer = BytesMut::with_capacity(read);
+                buffer.extend_from_slice(&first);
+                buffer.put(data);
+                joined = Some(buffer);
             }
+            Some(buffer) => buffer.put(data),
         }
     }
+    Ok(joined.map_or(first, BytesMut::freeze))
 }
 
 /// The media type of a header value, without parameters.
@@ -246,4 +278,75 @@ pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<B
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+    use std::collections::VecDeque;
+    use std::pin::Pin;
+    use std::task::Context;
+
+    use hyper::body::Frame;
+
+    use super::*;
+
+    /// A body that yields the given frames, one per poll.
+    struct Frames(VecDeque<Result<Frame<Bytes>, BoxError>>);
+
+    impl hyper::body::Body for Frames {
+        type Data = Bytes;
+        type Error = BoxError;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+            Poll::Ready(self.0.pop_front())
+        }
+    }
+
+    fn data(chunks: &[&'static str]) -> Frames {
+        Frames(
+            chunks
+                .iter()
+                .map(|c| Ok(Frame::data(Bytes::from_static(c.as_bytes()))))
+                .collect(),
+        )
+    }
+
+    #[tokio::test]
+    async fn one_chunk_is_kept_as_it_came() {
+        let body = collect(data(&["{\"a\":1}"]), 64).await.ok().unwrap();
+        assert_eq!(&body[..], b"{\"a\":1}");
+    }
+
+    #[tokio::test]
+    async fn chunks_are_joined_in_order_and_trailers_skipped() {
+        let mut frames = data(&["{\"a\"", "", ":", "1}"]);
+        frames
+            .0
+            .insert(2, Ok(Frame::trailers(hyper::HeaderMap::new())));
+        let body = collect(frames, 7).await.ok().unwrap();
+        assert_eq!(&body[..], b"{\"a\":1}");
+    }
+
+    #[tokio::test]
+    async fn a_body_past_the_limit_is_refused_in_any_chunk() {
+        assert!(matches!(
+            collect(data(&["12345678"]), 7).await,
+            Err(Unread::TooLarge)
+        ));
+        assert!(matches!(
+            collect(data(&["1234", "5678"]), 7).await,
+            Err(Unread::TooLarge)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_broken_body_is_not_read_on() {
+        let mut frames = data(&["{", "}"]);
+        frames.0.insert(1, Err("reset".into()));
+        assert!(matches!(collect(frames, 64).await, Err(Unread::Broken)));
+    }
 }
