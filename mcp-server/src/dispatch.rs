@@ -102,7 +102,7 @@ async fn value_request<S: McpServer>(
             let mut outcome = match answer {
                 Ok(answer) => {
                     let mut outcome = Outcome::answer(id, Reply::from_value(&answer.result));
-                    outcome.new_legacy_session = answer.new_session;
+                    outcome.new_legacy_session = answer.new_session.map(Box::new);
                     outcome
                 }
                 Err(error) => Outcome::error(Some(id), error),

@@ -783,8 +783,8 @@ fn initialize_result(id: Value, version: &str) -> Value {
 fn legacy_initialize_echoes_a_declared_legacy_version() {
     let outcome = ask_json(&Dual, initialize(json!(0), "2025-11-25"));
     assert_eq!(
-        outcome.new_legacy_session,
-        Some(LegacySession::new(
+        outcome.new_legacy_session.as_deref(),
+        Some(&LegacySession::new(
             "2025-11-25".to_owned(),
             json!({"roots":{"listChanged":true}}),
             json!({"name":"legacy-client","version":"0.9"})

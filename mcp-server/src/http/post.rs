@@ -107,7 +107,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Respond::Json(outcome) => {
             Box::pin(outcome_response(&state, outcome, caller.map(str::to_owned))).await
         }
-        Respond::Sse(response) => response,
+        Respond::Sse(response) => *response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
     }
 }

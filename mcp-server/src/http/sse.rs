@@ -104,7 +104,8 @@ impl Framer {
 /// How one POST is answered: JSON, an SSE stream, or nothing (cancelled).
 pub(super) enum Respond {
     Json(Outcome),
-    Sse(Response<Body>),
+    /// Boxed: the JSON answer, far more common, need not move its size.
+    Sse(Box<Response<Body>>),
     Cancelled,
 }
 
@@ -202,7 +203,7 @@ pub(super) async fn respond(
                 if let Some(body) = outcome.body {
                     let _ = btx.send(framer.response(&body));
                 }
-                return Respond::Sse(sse_response(brx, AbortOnDrop(None)));
+                return Respond::Sse(Box::new(sse_response(brx, AbortOnDrop(None))));
             }
         };
         match item {
@@ -269,5 +270,5 @@ pub(super) async fn respond(
     } else {
         AbortOnDrop::new(forwarder.abort_handle())
     };
-    Respond::Sse(sse_response(brx, guard))
+    Respond::Sse(Box::new(sse_response(brx, guard)))
 }

@@ -118,7 +118,7 @@ pub(super) async fn outcome_response<S>(
     let mut response = plain_response(outcome);
     if let Some(session) = session {
         let version = session.protocol_version.clone();
-        let id = match state.sessions.open_session(session, principal).await {
+        let id = match state.sessions.open_session(*session, principal).await {
             Ok(id) => id,
             Err(OpenError::Randomness(error)) => {
                 tracing::error!(%error, "no OS randomness for a session id");

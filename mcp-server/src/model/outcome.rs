@@ -25,7 +25,9 @@ pub struct Outcome {
     pub http_status: u16,
     /// Set when this message was a legacy `initialize` that succeeded: the
     /// transport starts (or replaces) the legacy session with this state.
-    pub new_legacy_session: Option<LegacySession>,
+    /// Boxed: every answer moves through several layers, and inline the
+    /// session would triple the size of each move.
+    pub new_legacy_session: Option<Box<LegacySession>>,
     /// A rate-limited request's `data.retryAfterMs`: the HTTP transport
     /// also says it in `Retry-After`.
     pub retry_after: Option<Duration>,

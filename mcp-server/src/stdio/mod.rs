@@ -455,8 +455,8 @@ impl<S: McpServer + 'static> Serving<S> {
     async fn answer_inline(&mut self, message: Parsed) {
         let ctx = self.context();
         let outcome = handle_parsed(&*self.server, Some(&self.server), message, &ctx).await;
-        if let Some(session) = outcome.new_legacy_session.clone() {
-            self.start_legacy_session(session);
+        if let Some(session) = outcome.new_legacy_session.as_deref() {
+            self.start_legacy_session(session.clone());
         }
         self.shared.answer(outcome);
     }
