@@ -140,7 +140,6 @@ pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// The POST body, within the size limit and the time limit. A refused
 /// body is not read to its end, so its answer closes the connection.
 pub(super) async fn read_body<B: RequestBody>(
-    headers: &hyper::HeaderMap,
     body: B,
     limit: usize,
     timeout: Duration,
@@ -152,11 +151,9 @@ pub(super) async fn read_body<B: RequestBody>(
             errors::invalid_request(format!("Request body exceeds the {limit}-byte limit")),
         ))
     };
-    let declared = headers
-        .get(hyper::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
+    // A body's least size is its `Content-Length` (hyper parsed it): a
+    // larger one is refused unread.
+    if body.size_hint().lower() > limit as u64 {
         return Err(too_large());
     }
     let mut collecting = std::pin::pin!(collect(body, limit));
@@ -231,12 +228,17 @@ pub(super) fn media_type(value: &str) -> &str {
 }
 
 /// 415 for a body that is not declared JSON, 406 for a client that takes
-/// neither JSON nor SSE; `None` when the request may go on.
-pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
+/// neither JSON nor SSE. `Ok` says whether the client takes SSE: when it
+/// sends no `Accept`, or names `text/event-stream` or `*/*`.
+#[allow(
+    clippy::result_large_err,
+    reason = "returned once per POST straight into the answer; the async callers return the same"
+)]
+pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Result<bool, Response<Body>> {
     if let Some(content_type) = headers.get(hyper::header::CONTENT_TYPE) {
         let declared = content_type.to_str().map(media_type).unwrap_or_default();
         if !declared.eq_ignore_ascii_case("application/json") {
-            return Some(error_response(
+            return Err(error_response(
                 415,
                 None,
                 errors::invalid_request(format!(
@@ -246,30 +248,24 @@ pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<B
             ));
         }
     }
-    // Bytes, not `str::split`: these values are short, and a searcher per
-    // comma cost more than the comparisons.
-    let accepts = |value: &str| {
-        value.as_bytes().split(|b| *b == b',').any(|range| {
+    let (mut any, mut acceptable, mut sse) = (false, false, false);
+    for value in headers.get_all(hyper::header::ACCEPT) {
+        let Ok(value) = value.to_str() else { continue };
+        any = true;
+        // Bytes, not `str::split`: these values are short, and a searcher
+        // per comma cost more than the comparisons.
+        for range in value.as_bytes().split(|b| *b == b',') {
             let end = range.iter().position(|b| *b == b';').unwrap_or(range.len());
             let range = range[..end].trim_ascii();
-            [
-                &b"application/json"[..],
-                b"text/event-stream",
-                b"*/*",
-                b"application/*",
-                b"text/*",
-            ]
-            .iter()
-            .any(|accepted| range.eq_ignore_ascii_case(accepted))
-        })
-    };
-    let mut accept_values = headers
-        .get_all(hyper::header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .peekable();
-    if accept_values.peek().is_some() && !accept_values.any(accepts) {
-        return Some(error_response(
+            let is = |name: &[u8]| range.eq_ignore_ascii_case(name);
+            let streams = is(b"text/event-stream") || is(b"*/*");
+            sse |= streams;
+            acceptable |=
+                streams || is(b"application/json") || is(b"application/*") || is(b"text/*");
+        }
+    }
+    if any && !acceptable {
+        return Err(error_response(
             406,
             None,
             errors::invalid_request(
@@ -277,7 +273,7 @@ pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Option<Response<B
             ),
         ));
     }
-    None
+    Ok(sse || !any)
 }
 
 #[cfg(test)]
@@ -313,6 +309,48 @@ mod tests {
                 .map(|c| Ok(Frame::data(Bytes::from_static(c.as_bytes()))))
                 .collect(),
         )
+    }
+
+    fn media(lines: &[(&'static str, &'static str)]) -> Result<bool, u16> {
+        let mut headers = hyper::HeaderMap::new();
+        for (name, value) in lines {
+            headers.append(*name, hyper::header::HeaderValue::from_static(value));
+        }
+        check_media_types(&headers).map_err(|refused| refused.status().as_u16())
+    }
+
+    #[test]
+    fn media_types_say_whether_the_client_takes_sse() {
+        assert_eq!(media(&[]), Ok(true));
+        assert_eq!(media(&[("accept", "application/json")]), Ok(false));
+        assert_eq!(media(&[("accept", "text/*")]), Ok(false));
+        assert_eq!(
+            media(&[("accept", "application/json, text/event-stream")]),
+            Ok(true)
+        );
+        assert_eq!(
+            media(&[("accept", "Application/JSON;q=1, */*;q=0.1")]),
+            Ok(true)
+        );
+        assert_eq!(
+            media(&[
+                ("accept", "application/json"),
+                ("accept", "TEXT/EVENT-STREAM")
+            ]),
+            Ok(true)
+        );
+        assert_eq!(media(&[("accept", "image/png")]), Err(406));
+        assert_eq!(
+            media(&[
+                ("content-type", "text/plain"),
+                ("accept", "application/json")
+            ]),
+            Err(415)
+        );
+        assert_eq!(
+            media(&[("content-type", "application/json; charset=utf-8")]),
+            Ok(true)
+        );
     }
 
     #[tokio::test]

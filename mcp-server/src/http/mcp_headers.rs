@@ -59,20 +59,25 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// The MCP headers, in one pass over the request's lines (a lookup per
-/// name would hash each custom name again).
-pub(super) fn read(headers: &HeaderMap) -> Result<HttpHeaders, ErrorObject> {
+/// `Mcp-Session-Id`, or why it cannot be read.
+pub(super) type SessionId = Result<Option<String>, String>;
+
+/// The MCP headers and the session id, in one pass over the request's
+/// lines (a lookup per name would hash each custom name again).
+pub(super) fn read(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), ErrorObject> {
     read_lines(headers).map_err(errors::header_mismatch)
 }
 
-fn read_lines(headers: &HeaderMap) -> Result<HttpHeaders, String> {
+fn read_lines(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), String> {
     let (mut protocol_version, mut method, mut name) = (Lines::None, Lines::None, Lines::None);
+    let mut session_id = Lines::None;
     let mut any_param = false;
     for (header, value) in headers {
         match header.as_str() {
             MCP_PROTOCOL_VERSION => protocol_version.add(value),
             MCP_METHOD => method.add(value),
             MCP_NAME => name.add(value),
+            MCP_SESSION_ID => session_id.add(value),
             other => any_param |= other.starts_with(MCP_PARAM_PREFIX),
         }
     }
@@ -92,15 +97,17 @@ fn read_lines(headers: &HeaderMap) -> Result<HttpHeaders, String> {
             }
         }
     }
-    Ok(HttpHeaders {
+    let headers = HttpHeaders {
         protocol_version,
         method: Some(method),
         name,
         params,
-    })
+    };
+    Ok((headers, session_id.read(MCP_SESSION_ID)))
 }
 
-pub(super) fn session_id(headers: &HeaderMap) -> Result<Option<String>, String> {
+/// `Mcp-Session-Id` alone (a GET or DELETE).
+pub(super) fn session_id(headers: &HeaderMap) -> SessionId {
     let mut lines = Lines::None;
     for (header, value) in headers {
         if header.as_str() == MCP_SESSION_ID {
@@ -132,8 +139,11 @@ mod tests {
             ("mcp-method", "tools/call"),
             ("mcp-name", "a, b"),
             ("mcp-param-region", "eu"),
+            ("mcp-session-id", "s1"),
         ]))
         .unwrap();
+        let (read, session) = read;
+        assert_eq!(session, Ok(Some("s1".into())));
         assert_eq!(read.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(read.name.as_deref(), Some("a, b"));
         assert_eq!(read.params, vec![("region".to_owned(), "eu".to_owned())]);
@@ -152,6 +162,9 @@ mod tests {
         }
         let twice = headers(&[("mcp-session-id", "a"), ("mcp-session-id", "a")]);
         assert!(session_id(&twice).is_err());
+        // Read with the MCP headers: a repeated session id is the caller's
+        // to report (a modern request ignores it), not a -32020.
+        assert!(read(&twice).unwrap().1.is_err());
         assert_eq!(
             session_id(&headers(&[("mcp-session-id", "a")])),
             Ok(Some("a".into()))

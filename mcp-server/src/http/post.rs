@@ -37,14 +37,13 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     parts: Arc<Parts>,
     body: B,
-    session_id: Result<Option<String>, String>,
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
-    let message = match read_message(&state, &parts, body).await {
-        Ok(message) => message,
+    let (message, sse_ok) = match read_message(&state, &parts, body).await {
+        Ok(read) => read,
         Err(refused) => return refused,
     };
-    let (mcp_headers, session) = match era_and_session(&state, &parts, &message, session_id).await {
+    let (mcp_headers, session) = match era_and_session(&state, &parts, &message).await {
         Ok(found) => found,
         Err(refused) => return refused,
     };
@@ -57,7 +56,7 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Message::Unparsable => return plain_response(Outcome::parse_error()),
     };
     let listen = request.kind == Kind::Listen;
-    let (ctx, rx) = message_context(&state, &parts, mcp_headers, peer, &session, listen);
+    let (ctx, rx) = message_context(&state, &parts, mcp_headers, peer, &session, listen, sse_ok);
     let caller = principal_in(&parts.extensions);
     let key = session.as_ref().and_then(|_| request.key());
     let response = match (session, key) {
@@ -124,6 +123,7 @@ fn message_context<S>(
     peer: Option<PeerAddr>,
     session: &Named,
     listen: bool,
+    sse_ok: bool,
 ) -> (MessageContext, outbox::Receiver) {
     // A listen stream holds its request for long: its head is copied out
     // of the connection's read buffer (hyper's header values share it), so
@@ -146,11 +146,6 @@ fn message_context<S>(
     let (tx, rx) = outbox::outbox();
     // A client that does not accept SSE gets JSON only: the request's
     // notifications are dropped (and legacy server→client requests fail).
-    let sse_ok = parts
-        .headers
-        .get(hyper::header::ACCEPT)
-        .and_then(|a| a.to_str().ok())
-        .is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
     if sse_ok && session.is_some() {
         // Inside a session the stream is resumable, so it may close early.
         let tx = Arc::new(tx);
@@ -166,17 +161,15 @@ fn message_context<S>(
 }
 
 /// The media types, the body, then the message it holds and, with
-/// `auth`, whether the token's scope allows it.
+/// `auth`, whether the token's scope allows it; and whether the client
+/// takes SSE.
 async fn read_message<S, B: RequestBody>(
     state: &State<S>,
     parts: &Parts,
     body: B,
-) -> Result<Message, Response<Body>> {
-    if let Some(refused) = check_media_types(&parts.headers) {
-        return Err(closing(refused));
-    }
+) -> Result<(Message, bool), Response<Body>> {
+    let sse_ok = check_media_types(&parts.headers).map_err(closing)?;
     let body = read_body(
-        &parts.headers,
         body,
         state.config.max_body_bytes,
         state.config.body_read_timeout,
@@ -193,7 +186,7 @@ async fn read_message<S, B: RequestBody>(
     if matches!(message, Message::Unparsable) {
         return Err(plain_response(Outcome::parse_error()));
     }
-    Ok(message)
+    Ok((message, sse_ok))
 }
 
 /// The MCP headers, and the legacy session the message belongs to (the
@@ -202,7 +195,6 @@ async fn era_and_session<S>(
     state: &State<S>,
     parts: &Parts,
     message: &Message,
-    session_id: Result<Option<String>, String>,
 ) -> Result<(HttpHeaders, Named), Response<Body>> {
     // Read only for an error. A response carries the id of a
     // server→client request: not one the client may see echoed as its own
@@ -211,7 +203,7 @@ async fn era_and_session<S>(
         Message::Request(request) => request.message.id(),
         _ => None,
     };
-    let mcp_headers = mcp_headers::read(&parts.headers)
+    let (mcp_headers, session_id) = mcp_headers::read(&parts.headers)
         .map_err(|error| error_response(400, id().as_ref(), error))?;
     let modern = message.is_modern();
     let session_id = match session_id {

@@ -166,14 +166,12 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     }
     // The caller, resolved once (after authentication) for everything below.
     resolve_principal(request.extensions_mut());
-    // A modern POST ignores the header whatever it holds; the era is only
-    // known once the body is read.
-    let session_id = mcp_headers::session_id(request.headers());
     if *request.method() == Method::POST {
         // The head goes on shared, so the layers below pass a pointer.
         let (parts, body) = request.into_parts();
-        return post(state, Arc::new(parts), body, session_id, peer).await;
+        return post(state, Arc::new(parts), body, peer).await;
     }
+    let session_id = mcp_headers::session_id(request.headers());
     // Boxed: inline, the stream's future would grow every POST's.
     Box::pin(get_or_delete(state, request, session_id)).await
 }
