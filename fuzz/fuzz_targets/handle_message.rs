@@ -14,10 +14,12 @@
 use std::sync::{Arc, Mutex};
 
 use libfuzzer_sys::fuzz_target;
-use mcp_fuzz::{block_on, check_message, echoed_id, server};
+use mcp_era_server::ServerEvents;
 use mcp_era_server::mcp_era_types::headers;
-use mcp_era_server::{ServerEvents};
-use mcp_era_server::transport::{HttpHeaders, LegacySession, MessageContext, handle_message};
+use mcp_era_server::transport::{
+    HeaderText, HttpHeaders, LegacySession, MessageContext, handle_message,
+};
+use mcp_fuzz::{block_on, check_message, echoed_id, server};
 use serde_json::{Value, json};
 
 const HTTP: u8 = 1;
@@ -156,10 +158,11 @@ fn http_headers(flags: u8, message: Option<&Value>, tail: &[String]) -> HttpHead
         protocol_version: tail
             .first()
             .cloned()
-            .or_else(|| derived("/params/_meta/io.modelcontextprotocol~1protocolVersion")),
-        method: (flags & NO_METHOD_CHECK == 0).then_some(method),
-        name: tail.get(2).cloned().or(name),
-        params,
+            .or_else(|| derived("/params/_meta/io.modelcontextprotocol~1protocolVersion"))
+            .map(HeaderText::from),
+        method: (flags & NO_METHOD_CHECK == 0).then_some(method.map(HeaderText::from)),
+        name: tail.get(2).cloned().or(name).map(HeaderText::from),
+        params: params.into_iter().map(|(n, v)| (n, v.into())).collect(),
     }
 }
 

@@ -752,8 +752,8 @@ fn http_call(tool: &str, arguments: Value, params: Vec<(String, String)>) -> Out
     let ctx = MessageContext::http_headers(HttpHeaders {
         protocol_version: Some("2026-07-28".into()),
         method: Some(Some("tools/call".into())),
-        name: Some(tool.to_owned()),
-        params,
+        name: Some(tool.into()),
+        params: params.into_iter().map(|(n, v)| (n, v.into())).collect(),
     });
     ask_ctx(
         &Regional,

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use mcp_era_server::McpServer;
-use mcp_era_server::transport::{HttpHeaders, MessageContext, Outcome, handle_message_shared};
+use mcp_era_server::transport::{
+    HeaderText, HttpHeaders, MessageContext, Outcome, handle_message_shared,
+};
 use serde_json::{Value, json};
 
 /// The modern version these helpers put in `_meta` and headers.
@@ -69,7 +71,7 @@ pub fn headers_for(message: &Value) -> HttpHeaders {
     let version = params
         .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
         .and_then(Value::as_str)
-        .map(str::to_owned);
+        .map(HeaderText::from);
     let method = message.get("method").and_then(Value::as_str);
     let name = match method {
         Some("tools/call" | "prompts/get") => params.and_then(|p| p.get("name")),
@@ -78,8 +80,8 @@ pub fn headers_for(message: &Value) -> HttpHeaders {
     };
     HttpHeaders {
         protocol_version: version,
-        method: Some(method.map(str::to_owned)),
-        name: name.and_then(Value::as_str).map(str::to_owned),
+        method: Some(method.map(HeaderText::from)),
+        name: name.and_then(Value::as_str).map(HeaderText::from),
         params: Vec::new(),
     }
 }

@@ -13,10 +13,10 @@ use mcp_era_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 
-use crate::model::context::HttpHeaders;
+use crate::model::context::{HeaderText, HttpHeaders};
 use crate::wire::errors::{self, ErrorObject};
 
-fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
+fn single(headers: &HeaderMap, name: &str) -> Result<Option<HeaderText>, String> {
     let mut lines = headers.get_all(name).iter();
     let Some(value) = lines.next() else {
         return Ok(None);
@@ -27,11 +27,8 @@ fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
     value_of(name, value).map(Some)
 }
 
-fn value_of(name: &str, value: &HeaderValue) -> Result<String, String> {
-    value
-        .to_str()
-        .map(|v| v.trim_ascii().to_owned())
-        .map_err(|_| format!("The {name} header has invalid characters"))
+fn value_of(name: &str, value: &HeaderValue) -> Result<HeaderText, String> {
+    HeaderText::from_line(value).ok_or_else(|| format!("The {name} header has invalid characters"))
 }
 
 /// One MCP header's lines, as one pass over the request's meets them.
@@ -50,12 +47,18 @@ impl<'a> Lines<'a> {
         };
     }
 
-    fn read(self, name: &str) -> Result<Option<String>, String> {
+    fn read(self, name: &str) -> Result<Option<HeaderText>, String> {
         match self {
             Self::None => Ok(None),
             Self::One(value) => value_of(name, value).map(Some),
             Self::Many => Err(format!("The {name} header is sent more than once")),
         }
+    }
+
+    /// As [`read`](Self::read), as an owned string (a session id, kept).
+    fn read_owned(self, name: &str) -> Result<Option<String>, String> {
+        self.read(name)
+            .map(|text| text.map(|text| text.as_str().to_owned()))
     }
 }
 
@@ -103,7 +106,7 @@ fn read_lines(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), String> {
         name,
         params,
     };
-    Ok((headers, session_id.read(MCP_SESSION_ID)))
+    Ok((headers, session_id.read_owned(MCP_SESSION_ID)))
 }
 
 /// `Mcp-Session-Id` alone (a GET or DELETE).
@@ -114,7 +117,7 @@ pub(super) fn session_id(headers: &HeaderMap) -> SessionId {
             lines.add(value);
         }
     }
-    lines.read(MCP_SESSION_ID)
+    lines.read_owned(MCP_SESSION_ID)
 }
 
 #[cfg(test)]
@@ -146,7 +149,7 @@ mod tests {
         assert_eq!(session, Ok(Some("s1".into())));
         assert_eq!(read.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(read.name.as_deref(), Some("a, b"));
-        assert_eq!(read.params, vec![("region".to_owned(), "eu".to_owned())]);
+        assert_eq!(read.params, vec![("region".to_owned(), "eu".into())]);
     }
 
     #[test]

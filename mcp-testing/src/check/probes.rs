@@ -425,8 +425,8 @@ impl<S: McpServer + 'static> Probe<'_, S> {
             let answer = self.stdio(&sent).await;
             self.expect_error(rule, what, &sent, answer.as_ref(), -32602);
             let headers = HttpHeaders {
-                protocol_version: Some(self.version.clone()),
-                method: Some(Some(DISCOVER.to_owned())),
+                protocol_version: Some(self.version.as_str().into()),
+                method: Some(Some(DISCOVER.into())),
                 ..HttpHeaders::default()
             };
             let http = self.http(&sent, headers).await;

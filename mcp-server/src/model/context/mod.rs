@@ -4,6 +4,7 @@
 //! context handlers receive (`request.rs`).
 
 mod caller;
+mod header_text;
 mod legacy;
 mod request;
 
@@ -17,6 +18,7 @@ use crate::model::peer::{ClientPeer, Sink};
 use crate::state::events::ServerEvents;
 pub(crate) use caller::principal_in;
 pub use caller::{PeerAddr, Principal};
+pub use header_text::HeaderText;
 pub use legacy::{Following, LegacySession};
 #[allow(deprecated)]
 pub use request::EraOf;
@@ -37,6 +39,8 @@ pub enum Transport {
 /// The HTTP request headers the envelope checks use. The HTTP transport
 /// fills this in; names are matched case-insensitively and values are
 /// trimmed of surrounding whitespace by the transport before they get here.
+/// Values are [`HeaderText`]: the transport's share the request's bytes,
+/// and a caller's are built from strings (`"2026-07-28".into()`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HttpHeaders {
     /// The `MCP-Protocol-Version` header, if present.
@@ -46,21 +50,21 @@ pub struct HttpHeaders {
     /// required `_meta` fields (else `-32602`), header equal to the `_meta`
     /// version (else `-32020`, even when the body version is unsupported),
     /// version supported (else `-32022`).
-    pub protocol_version: Option<String>,
+    pub protocol_version: Option<HeaderText>,
     /// The `Mcp-Method` header, if present. Modern requests must carry it,
     /// equal to the body's `method` (else `-32020`, step 10). `None` in
     /// [`MessageContext::http`] skips the check, for callers that only
     /// know the version header.
-    pub method: Option<Option<String>>,
+    pub method: Option<Option<HeaderText>>,
     /// The `Mcp-Name` header (raw, trimmed), if present. `tools/call` and
     /// `prompts/get` must carry `params.name`, `resources/read` must carry
     /// `params.uri` (after decoding the `=?base64?…?=` sentinel).
-    pub name: Option<String>,
+    pub name: Option<HeaderText>,
     /// The `Mcp-Param-{Name}` headers: the name suffix in lower case and
     /// the value (raw, trimmed). A `tools/call` argument whose input
     /// schema property carries `"x-mcp-header": "{Name}"` must be mirrored
     /// in that header when the body has a value for it (else `-32020`).
-    pub params: Vec<(String, String)>,
+    pub params: Vec<(String, HeaderText)>,
 }
 
 /// The per-message context: everything the entry point needs besides the
@@ -131,7 +135,7 @@ impl MessageContext {
     /// to have them.
     pub fn http(protocol_version_header: Option<&str>) -> Self {
         Self::new(Transport::Http(HttpHeaders {
-            protocol_version: protocol_version_header.map(str::to_owned),
+            protocol_version: protocol_version_header.map(HeaderText::from),
             method: None,
             name: None,
             params: Vec::new(),
