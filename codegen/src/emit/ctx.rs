@@ -37,15 +37,18 @@ impl Ctx<'_> {
 /// and `ttlMs` fields takes one `hints: CacheHints` argument for the two.
 pub(crate) const CACHE_SCOPE: &str = "CacheScope";
 
-/// Definitions stored boxed wherever a property holds one: they are large
-/// (a `ClientCapabilities` is about 300 bytes, an `Implementation` about
-/// 170), and every request's `_meta` holds both, so each move of a request
-/// through parsing, dispatch and the handler's future would copy them.
-pub(crate) const BOXED: &[&str] = &["ClientCapabilities", "Implementation"];
+/// Definitions stored behind an `Arc` wherever a property holds one: they
+/// are large (a `ClientCapabilities` is about 300 bytes, an
+/// `Implementation` about 170), and every request's `_meta` holds both, so
+/// each move of a request through parsing, dispatch and the handler's
+/// future would copy them inline; shared, the server's copy of a request's
+/// `_meta` for its handler, and a client's `_meta` for each request, clone
+/// a pointer rather than the whole value.
+pub(crate) const SHARED: &[&str] = &["ClientCapabilities", "Implementation"];
 
-/// Whether a property of type `ty` is stored boxed (see [`BOXED`]).
-pub(crate) fn boxed(ty: &TypeRef) -> bool {
-    matches!(ty, TypeRef::Named(name) if BOXED.contains(&name.as_str()))
+/// Whether a property of type `ty` is stored shared (see [`SHARED`]).
+pub(crate) fn shared(ty: &TypeRef) -> bool {
+    matches!(ty, TypeRef::Named(name) if SHARED.contains(&name.as_str()))
 }
 
 /// The module's text: `tokens` formatted, under the `@generated` header
@@ -60,12 +63,12 @@ pub(crate) fn format_file(tokens: TokenStream, command: &str) -> Result<String> 
 }
 
 impl Ctx<'_> {
-    /// The Rust type of a property of type `ty`: [`BOXED`] definitions in a
-    /// `Box`.
+    /// The Rust type of a property of type `ty`: [`SHARED`] definitions in an
+    /// `Arc`.
     pub fn field_ty(&self, ty: &TypeRef) -> TokenStream {
         let inner = self.ty(ty);
-        if boxed(ty) {
-            quote!(::std::boxed::Box<#inner>)
+        if shared(ty) {
+            quote!(::std::sync::Arc<#inner>)
         } else {
             inner
         }

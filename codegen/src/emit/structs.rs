@@ -5,7 +5,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::ctx::{CACHE_SCOPE, Ctx, boxed, const_tokens, doc_attr, ident, type_fallback_doc};
+use super::ctx::{CACHE_SCOPE, Ctx, const_tokens, doc_attr, ident, shared, type_fallback_doc};
 use crate::ir::{Extra, Field, FieldKind, Struct, TypeDef, TypeRef};
 use crate::naming::shouty;
 
@@ -164,8 +164,8 @@ fn param_ty(ctx: &Ctx<'_>, p: &Param<'_>, value: &TokenStream) -> (TokenStream, 
                 unreachable!("parameters are value fields")
             };
             let stored = ctx.field_ty(ty);
-            if ctx.resolve(ty) == &TypeRef::String || boxed(ty) {
-                // A string from any `Into<String>`, a boxed value from itself.
+            if ctx.resolve(ty) == &TypeRef::String || shared(ty) {
+                // A string from any `Into<String>`, a shared value from itself.
                 (
                     quote!(impl ::core::convert::Into<#stored>),
                     quote!(::core::convert::Into::into(#value)),

@@ -95,6 +95,7 @@ const SHORT: &[(&[&str], &str, Source)] = &[
     (&["core", "result", "Result", "Ok"], "Ok", Source::Prelude),
     (&["core", "result", "Result", "Err"], "Err", Source::Prelude),
     (&["std", "collections", "BTreeMap"], "BTreeMap", Source::Std),
+    (&["std", "sync", "Arc"], "Arc", Source::Std),
     (&["std", "convert", "TryFrom"], "TryFrom", Source::Std),
     (&["std", "str", "FromStr"], "FromStr", Source::Std),
     (&["core", "option", "Option"], "Option", Source::Prelude),

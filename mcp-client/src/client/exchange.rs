@@ -208,7 +208,7 @@ impl Client {
                 .or_default();
         }
         let mut meta = RequestMetaObject::new(capabilities, version.to_owned());
-        meta.client_info = Some(Box::new(self.opts().client_info.clone()));
+        meta.client_info = Some(self.opts().client_info.clone().into());
         to_value(&meta)
     }
 

@@ -405,7 +405,7 @@ impl ServerDeclaration {
     /// The `server/discover` result, built from the declaration.
     pub fn discover_result(&self) -> DiscoverResult {
         let mut meta = ResultMetaObject::new();
-        meta.server_info = Some(Box::new(self.server_info.clone()));
+        meta.server_info = Some(self.server_info.clone().into());
         let mut result = DiscoverResult::new(
             self.capabilities.clone(),
             self.advertised_versions()

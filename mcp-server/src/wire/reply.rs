@@ -123,7 +123,7 @@ fn fill(meta: &mut Option<ResultMetaObject>, info: &Implementation) {
     if let Some(meta) = meta
         && meta.server_info.is_none()
     {
-        meta.server_info = Some(Box::new(info.clone()));
+        meta.server_info = Some(info.clone().into());
     }
 }
 
@@ -273,7 +273,7 @@ mod tests {
         let mut meta = ResultMetaObject::new();
         let mut own = info();
         own.name = "own".into();
-        meta.server_info = Some(Box::new(own));
+        meta.server_info = Some(own.into());
         let value = rendered(CallToolResult::new(vec![]).with_meta(meta), true);
         assert_eq!(
             value["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::convert::TryFrom;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use ::mcp_era_types::__private as __rt;
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 /// The client MAY ignore this request.
@@ -6765,9 +6766,9 @@ pub struct InitializeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: Option<RequestParamsMeta>,
     /// The `capabilities` property.
-    pub capabilities: Box<ClientCapabilities>,
+    pub capabilities: Arc<ClientCapabilities>,
     /// The `clientInfo` property.
-    pub client_info: Box<Implementation>,
+    pub client_info: Arc<Implementation>,
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
     pub protocol_version: String,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
@@ -6781,8 +6782,8 @@ impl InitializeRequestParams {
     /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        capabilities: impl Into<Box<ClientCapabilities>>,
-        client_info: impl Into<Box<Implementation>>,
+        capabilities: impl Into<Arc<ClientCapabilities>>,
+        client_info: impl Into<Arc<Implementation>>,
         protocol_version: impl Into<String>,
     ) -> Self {
         Self {
@@ -6805,8 +6806,8 @@ __rt::struct_serde! {
     consts {}
     fields {
         meta: RequestParamsMeta = "_meta", optional;
-        capabilities: Box<ClientCapabilities> = "capabilities", required;
-        client_info: Box<Implementation> = "clientInfo", required;
+        capabilities: Arc<ClientCapabilities> = "capabilities", required;
+        client_info: Arc<Implementation> = "clientInfo", required;
         protocol_version: String = "protocolVersion", required;
     }
     extra open
@@ -6831,7 +6832,7 @@ pub struct InitializeResult {
     /// The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
     pub protocol_version: String,
     /// The `serverInfo` property.
-    pub server_info: Box<Implementation>,
+    pub server_info: Arc<Implementation>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: Map<String, Value>,
 }
@@ -6845,7 +6846,7 @@ impl InitializeResult {
     pub fn new(
         capabilities: ServerCapabilities,
         protocol_version: impl Into<String>,
-        server_info: impl Into<Box<Implementation>>,
+        server_info: impl Into<Arc<Implementation>>,
     ) -> Self {
         Self {
             meta: None,
@@ -6877,7 +6878,7 @@ __rt::struct_serde! {
         capabilities: ServerCapabilities = "capabilities", required;
         instructions: String = "instructions", optional;
         protocol_version: String = "protocolVersion", required;
-        server_info: Box<Implementation> = "serverInfo", required;
+        server_info: Arc<Implementation> = "serverInfo", required;
     }
     extra open
 }

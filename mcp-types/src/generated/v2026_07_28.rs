@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::convert::TryFrom;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use ::mcp_era_types::__private as __rt;
 /// Indicates the intended scope of the cached response, analogous to HTTP
 /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -7932,7 +7933,7 @@ impl __rt::Walk for MissingRequiredClientCapabilityErrorError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MissingRequiredClientCapabilityErrorErrorData {
     /// The capabilities the server requires from the client to process this request.
-    pub required_capabilities: Box<ClientCapabilities>,
+    pub required_capabilities: Arc<ClientCapabilities>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: Map<String, Value>,
 }
@@ -7943,7 +7944,7 @@ impl MissingRequiredClientCapabilityErrorErrorData {
     /// required properties of the same Rust type have `builder()`
     /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(required_capabilities: impl Into<Box<ClientCapabilities>>) -> Self {
+    pub fn new(required_capabilities: impl Into<Arc<ClientCapabilities>>) -> Self {
         Self {
             required_capabilities: Into::into(required_capabilities),
             extra: Default::default(),
@@ -7954,7 +7955,7 @@ __rt::struct_serde! {
     MissingRequiredClientCapabilityErrorErrorData, "MissingRequiredClientCapabilityErrorErrorData",
     consts {}
     fields {
-        required_capabilities: Box<ClientCapabilities> = "requiredCapabilities", required;
+        required_capabilities: Arc<ClientCapabilities> = "requiredCapabilities", required;
     }
     extra open
 }
@@ -10351,7 +10352,7 @@ pub struct RequestMetaObject {
     /// Capabilities are declared per-request rather than once at initialization;
     /// an empty object means the client supports no optional capabilities.
     /// Servers MUST NOT infer capabilities from prior requests.
-    pub client_capabilities: Box<ClientCapabilities>,
+    pub client_capabilities: Arc<ClientCapabilities>,
     /// Identifies the client software making the request. Clients SHOULD
     /// include this field on every request unless specifically configured not
     /// to do so.
@@ -10363,7 +10364,7 @@ pub struct RequestMetaObject {
     /// protocol. It is intended for display, logging, and debugging. Servers
     /// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     /// security decisions.
-    pub client_info: Option<Box<Implementation>>,
+    pub client_info: Option<Arc<Implementation>>,
     /// The desired log level for this request. Optional.
     ///
     /// If absent, the server MUST NOT send any {@link LoggingMessageNotificationnotifications/message}
@@ -10390,7 +10391,7 @@ impl RequestMetaObject {
     /// instead, so that no two arguments can be swapped silently.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        client_capabilities: impl Into<Box<ClientCapabilities>>,
+        client_capabilities: impl Into<Arc<ClientCapabilities>>,
         protocol_version: impl Into<String>,
     ) -> Self {
         Self {
@@ -10404,7 +10405,7 @@ impl RequestMetaObject {
     }
     /// Sets the optional `io.modelcontextprotocol/clientInfo`.
     #[must_use]
-    pub fn with_client_info(mut self, value: impl Into<Box<Implementation>>) -> Self {
+    pub fn with_client_info(mut self, value: impl Into<Arc<Implementation>>) -> Self {
         self.client_info = Some(Into::into(value));
         self
     }
@@ -10425,8 +10426,8 @@ __rt::struct_serde! {
     RequestMetaObject, "RequestMetaObject",
     consts {}
     fields {
-        client_capabilities: Box<ClientCapabilities> = "io.modelcontextprotocol/clientCapabilities", required;
-        client_info: Box<Implementation> = "io.modelcontextprotocol/clientInfo", optional;
+        client_capabilities: Arc<ClientCapabilities> = "io.modelcontextprotocol/clientCapabilities", required;
+        client_info: Arc<Implementation> = "io.modelcontextprotocol/clientInfo", optional;
         log_level: LoggingLevel = "io.modelcontextprotocol/logLevel", optional;
         protocol_version: String = "io.modelcontextprotocol/protocolVersion", required;
         progress_token: ProgressToken = "progressToken", optional;
@@ -11277,7 +11278,7 @@ pub struct ResultMetaObject {
     /// protocol. It is intended for display, logging, and debugging. Clients
     /// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     /// security decisions.
-    pub server_info: Option<Box<Implementation>>,
+    pub server_info: Option<Arc<Implementation>>,
     /// Keys the schema does not name, kept so that nothing is lost on a round-trip.
     pub extra: Map<String, Value>,
 }
@@ -11296,7 +11297,7 @@ impl ResultMetaObject {
     }
     /// Sets the optional `io.modelcontextprotocol/serverInfo`.
     #[must_use]
-    pub fn with_server_info(mut self, value: impl Into<Box<Implementation>>) -> Self {
+    pub fn with_server_info(mut self, value: impl Into<Arc<Implementation>>) -> Self {
         self.server_info = Some(Into::into(value));
         self
     }
@@ -11305,7 +11306,7 @@ __rt::struct_serde! {
     ResultMetaObject, "ResultMetaObject",
     consts {}
     fields {
-        server_info: Box<Implementation> = "io.modelcontextprotocol/serverInfo", optional;
+        server_info: Arc<Implementation> = "io.modelcontextprotocol/serverInfo", optional;
     }
     extra open
 }
@@ -13828,7 +13829,7 @@ pub struct SubscriptionsListenResultMetaObject {
     /// protocol. It is intended for display, logging, and debugging. Clients
     /// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     /// security decisions.
-    pub server_info: Option<Box<Implementation>>,
+    pub server_info: Option<Arc<Implementation>>,
     /// Identifies the subscription stream this response closes, so the client can
     /// correlate it with the originating subscription — mirroring the same key on
     /// the stream's notifications. The value is the JSON-RPC ID of the
@@ -13854,7 +13855,7 @@ impl SubscriptionsListenResultMetaObject {
     }
     /// Sets the optional `io.modelcontextprotocol/serverInfo`.
     #[must_use]
-    pub fn with_server_info(mut self, value: impl Into<Box<Implementation>>) -> Self {
+    pub fn with_server_info(mut self, value: impl Into<Arc<Implementation>>) -> Self {
         self.server_info = Some(Into::into(value));
         self
     }
@@ -13863,7 +13864,7 @@ __rt::struct_serde! {
     SubscriptionsListenResultMetaObject, "SubscriptionsListenResultMetaObject",
     consts {}
     fields {
-        server_info: Box<Implementation> = "io.modelcontextprotocol/serverInfo", optional;
+        server_info: Arc<Implementation> = "io.modelcontextprotocol/serverInfo", optional;
         subscription_id: RequestId = "io.modelcontextprotocol/subscriptionId", required;
     }
     extra open
