@@ -100,6 +100,25 @@ where
     Ok(())
 }
 
+/// As [`next_field`], for a property held in an `Arc`: the value is read,
+/// then moved into its `Arc` (serde's impl reads a `Box`, then copies it
+/// into a new allocation).
+pub fn next_shared_field<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<std::sync::Arc<T>>,
+    key: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(key));
+    }
+    *slot = Some(std::sync::Arc::new(map.next_value()?));
+    Ok(())
+}
+
 /// Takes a required property out of its slot.
 pub fn required<T, E: de::Error>(slot: Option<T>, key: &'static str) -> Result<T, E> {
     slot.ok_or_else(|| E::missing_field(key))

@@ -12,6 +12,8 @@
 ///   required consts (not stored; `absent_ok` lets input omit one);
 /// - `fields { ident: Type = "key", required|optional|flag(const_expr); .. }`:
 ///   stored properties; `flag` is an optional const kept as a presence bool;
+///   `required_shared` and `optional_shared` are `Arc<T>` properties, read
+///   straight into their `Arc` (serde's own impl reads a `Box` first);
 /// - `extra open` keeps unknown keys in `self.extra`, `extra closed` rejects
 ///   them.
 #[doc(hidden)]
@@ -83,6 +85,14 @@ macro_rules! __mcp_struct_serde {
     (@ser required $map:ident, $value:expr, $key:literal) => {
         $map.serialize_entry($key, &$value)?
     };
+    (@ser required_shared $map:ident, $value:expr, $key:literal) => {
+        $map.serialize_entry($key, &*$value)?
+    };
+    (@ser optional_shared $map:ident, $value:expr, $key:literal) => {
+        if let ::core::option::Option::Some(value) = &$value {
+            $map.serialize_entry($key, &**value)?;
+        }
+    };
     (@ser optional $map:ident, $value:expr, $key:literal) => {
         if let ::core::option::Option::Some(value) = &$value {
             $map.serialize_entry($key, value)?;
@@ -100,6 +110,8 @@ macro_rules! __mcp_struct_serde {
 
     (@slot required $fty:ty) => { ::core::option::Option::<$fty>::None };
     (@slot optional $fty:ty) => { ::core::option::Option::<$fty>::None };
+    (@slot required_shared $fty:ty) => { ::core::option::Option::<$fty>::None };
+    (@slot optional_shared $fty:ty) => { ::core::option::Option::<$fty>::None };
     (@slot flag $fty:ty) => { false };
     (@extra_slot open $extra:ident) => {
         let mut $extra = ::core::default::Default::default();
@@ -111,6 +123,12 @@ macro_rules! __mcp_struct_serde {
     };
     (@arm optional $map:ident, $slot:ident, $key:literal) => {
         $crate::__private::next_field(&mut $map, &mut $slot, $key)?
+    };
+    (@arm required_shared $map:ident, $slot:ident, $key:literal) => {
+        $crate::__private::next_shared_field(&mut $map, &mut $slot, $key)?
+    };
+    (@arm optional_shared $map:ident, $slot:ident, $key:literal) => {
+        $crate::__private::next_shared_field(&mut $map, &mut $slot, $key)?
     };
     (@arm flag $map:ident, $slot:ident, $key:literal, $flag:expr) => {
         $crate::__private::next_const(&mut $map, &mut $slot, $key, $flag)?
@@ -126,6 +144,10 @@ macro_rules! __mcp_struct_serde {
         $crate::__private::required($slot, $key)?
     };
     (@take optional $slot:ident, $key:literal) => { $slot };
+    (@take required_shared $slot:ident, $key:literal) => {
+        $crate::__private::required($slot, $key)?
+    };
+    (@take optional_shared $slot:ident, $key:literal) => { $slot };
     (@take flag $slot:ident, $key:literal) => { $slot };
 
     (@build open $extra:ident, $ty:ident { $( $field:ident : $value:expr ),* }) => {

@@ -179,6 +179,28 @@ fn meta_fields_have_readable_names_and_keep_the_rest() {
 }
 
 #[test]
+fn shared_properties_round_trip_and_refuse_a_repeated_key() {
+    let text = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#;
+    let meta: modern::RequestMetaObject = serde_json::from_str(text).unwrap();
+    assert!(meta.client_capabilities.roots.is_some());
+    assert_eq!(
+        meta.client_info.as_deref().map(|i| i.name.as_str()),
+        Some("c")
+    );
+    // A copy shares them.
+    let copy = meta.clone();
+    assert!(std::sync::Arc::ptr_eq(
+        &meta.client_capabilities,
+        &copy.client_capabilities
+    ));
+    let value = serde_json::to_value(&meta).unwrap();
+    assert_eq!(value, serde_json::from_str::<Value>(text).unwrap());
+    let twice = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let error = serde_json::from_str::<modern::RequestMetaObject>(twice).unwrap_err();
+    assert!(error.to_string().contains("duplicate field"), "{error}");
+}
+
+#[test]
 fn one_cache_scope_type_serves_every_cacheable_result() {
     fn scope(s: modern::CacheScope) -> modern::CacheScope {
         s

@@ -438,12 +438,13 @@ fn serde_impls(ctx: &Ctx<'_>, type_name: &str, s: &Struct) -> TokenStream {
                 fields.push(quote! { #rust: bool = #key, flag(#value); });
             }
             FieldKind::Value(ty) => {
-                let ty = ctx.field_ty(ty);
-                let kind = if field.required {
-                    quote!(required)
-                } else {
-                    quote!(optional)
+                let kind = match (field.required, shared(ty)) {
+                    (true, false) => quote!(required),
+                    (false, false) => quote!(optional),
+                    (true, true) => quote!(required_shared),
+                    (false, true) => quote!(optional_shared),
                 };
+                let ty = ctx.field_ty(ty);
                 fields.push(quote! { #rust: #ty = #key, #kind; });
             }
         }

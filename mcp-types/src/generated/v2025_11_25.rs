@@ -6806,8 +6806,8 @@ __rt::struct_serde! {
     consts {}
     fields {
         meta: RequestParamsMeta = "_meta", optional;
-        capabilities: Arc<ClientCapabilities> = "capabilities", required;
-        client_info: Arc<Implementation> = "clientInfo", required;
+        capabilities: Arc<ClientCapabilities> = "capabilities", required_shared;
+        client_info: Arc<Implementation> = "clientInfo", required_shared;
         protocol_version: String = "protocolVersion", required;
     }
     extra open
@@ -6878,7 +6878,7 @@ __rt::struct_serde! {
         capabilities: ServerCapabilities = "capabilities", required;
         instructions: String = "instructions", optional;
         protocol_version: String = "protocolVersion", required;
-        server_info: Arc<Implementation> = "serverInfo", required;
+        server_info: Arc<Implementation> = "serverInfo", required_shared;
     }
     extra open
 }

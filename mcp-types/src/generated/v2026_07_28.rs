@@ -7955,7 +7955,7 @@ __rt::struct_serde! {
     MissingRequiredClientCapabilityErrorErrorData, "MissingRequiredClientCapabilityErrorErrorData",
     consts {}
     fields {
-        required_capabilities: Arc<ClientCapabilities> = "requiredCapabilities", required;
+        required_capabilities: Arc<ClientCapabilities> = "requiredCapabilities", required_shared;
     }
     extra open
 }
@@ -10426,8 +10426,8 @@ __rt::struct_serde! {
     RequestMetaObject, "RequestMetaObject",
     consts {}
     fields {
-        client_capabilities: Arc<ClientCapabilities> = "io.modelcontextprotocol/clientCapabilities", required;
-        client_info: Arc<Implementation> = "io.modelcontextprotocol/clientInfo", optional;
+        client_capabilities: Arc<ClientCapabilities> = "io.modelcontextprotocol/clientCapabilities", required_shared;
+        client_info: Arc<Implementation> = "io.modelcontextprotocol/clientInfo", optional_shared;
         log_level: LoggingLevel = "io.modelcontextprotocol/logLevel", optional;
         protocol_version: String = "io.modelcontextprotocol/protocolVersion", required;
         progress_token: ProgressToken = "progressToken", optional;
@@ -11306,7 +11306,7 @@ __rt::struct_serde! {
     ResultMetaObject, "ResultMetaObject",
     consts {}
     fields {
-        server_info: Arc<Implementation> = "io.modelcontextprotocol/serverInfo", optional;
+        server_info: Arc<Implementation> = "io.modelcontextprotocol/serverInfo", optional_shared;
     }
     extra open
 }
@@ -13864,7 +13864,7 @@ __rt::struct_serde! {
     SubscriptionsListenResultMetaObject, "SubscriptionsListenResultMetaObject",
     consts {}
     fields {
-        server_info: Arc<Implementation> = "io.modelcontextprotocol/serverInfo", optional;
+        server_info: Arc<Implementation> = "io.modelcontextprotocol/serverInfo", optional_shared;
         subscription_id: RequestId = "io.modelcontextprotocol/subscriptionId", required;
     }
     extra open
