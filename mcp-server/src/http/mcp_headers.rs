@@ -24,11 +24,15 @@ fn single(headers: &HeaderMap, name: &str) -> Result<Option<HeaderText>, String>
     if lines.next().is_some() {
         return Err(format!("The {name} header is sent more than once"));
     }
-    value_of(name, value).map(Some)
+    value_of(name, value, HeaderText::from_line).map(Some)
 }
 
-fn value_of(name: &str, value: &HeaderValue) -> Result<HeaderText, String> {
-    HeaderText::from_line(value).ok_or_else(|| format!("The {name} header has invalid characters"))
+/// How a line becomes text: [`HeaderText::from_line`], or a constructor
+/// that keeps the protocol's own names as they are.
+type TextOf = fn(&HeaderValue) -> Option<HeaderText>;
+
+fn value_of(name: &str, value: &HeaderValue, text: TextOf) -> Result<HeaderText, String> {
+    text(value).ok_or_else(|| format!("The {name} header has invalid characters"))
 }
 
 /// One MCP header's lines, as one pass over the request's meets them.
@@ -47,17 +51,17 @@ impl<'a> Lines<'a> {
         };
     }
 
-    fn read(self, name: &str) -> Result<Option<HeaderText>, String> {
+    fn read(self, name: &str, text: TextOf) -> Result<Option<HeaderText>, String> {
         match self {
             Self::None => Ok(None),
-            Self::One(value) => value_of(name, value).map(Some),
+            Self::One(value) => value_of(name, value, text).map(Some),
             Self::Many => Err(format!("The {name} header is sent more than once")),
         }
     }
 
     /// As [`read`](Self::read), as an owned string (a session id, kept).
     fn read_owned(self, name: &str) -> Result<Option<String>, String> {
-        self.read(name)
+        self.read(name, HeaderText::from_line)
             .map(|text| text.map(|text| text.as_str().to_owned()))
     }
 }
@@ -84,9 +88,9 @@ fn read_lines(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), String> {
             other => any_param |= other.starts_with(MCP_PARAM_PREFIX),
         }
     }
-    let protocol_version = protocol_version.read(MCP_PROTOCOL_VERSION)?;
-    let method = method.read(MCP_METHOD)?;
-    let name = name.read(MCP_NAME)?;
+    let protocol_version = protocol_version.read(MCP_PROTOCOL_VERSION, HeaderText::version_line)?;
+    let method = method.read(MCP_METHOD, HeaderText::method_line)?;
+    let name = name.read(MCP_NAME, HeaderText::from_line)?;
     let mut params = Vec::new();
     if any_param {
         // `keys` yields each name once, whatever its number of lines.

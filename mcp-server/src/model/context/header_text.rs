@@ -4,6 +4,22 @@ use std::fmt;
 use std::ops::{Deref, Range};
 
 use http::HeaderValue;
+use mcp_era_types::v2026_07_28::methods;
+use mcp_era_types::versions::KNOWN_VERSIONS;
+
+/// The client-to-server request methods a `Mcp-Method` line usually holds.
+const REQUEST_METHODS: &[&str] = &[
+    methods::TOOLS_CALL,
+    methods::TOOLS_LIST,
+    methods::RESOURCES_READ,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::PROMPTS_GET,
+    methods::PROMPTS_LIST,
+    methods::SERVER_DISCOVER,
+    methods::SUBSCRIPTIONS_LISTEN,
+    methods::COMPLETION_COMPLETE,
+];
 
 /// The trimmed text of one header line: as the HTTP transport read it
 /// (sharing the request's bytes: no allocation per header) or as a caller
@@ -16,6 +32,9 @@ enum Repr {
     /// A line whose value is visible ASCII (checked when read); `range`
     /// is its part without surrounding whitespace.
     Line(HeaderValue, Range<usize>),
+    /// A line that holds one of the protocol's own names: read as it is,
+    /// with no UTF-8 check each time.
+    Known(&'static str),
     Owned(String),
 }
 
@@ -24,10 +43,39 @@ impl HeaderText {
     /// holds other than visible ASCII (RFC 9110 §5.5 allows more, which
     /// no MCP header may carry).
     pub fn from_line(value: &HeaderValue) -> Option<Self> {
+        Self::from_line_among(value, &[])
+    }
+
+    /// As [`from_line`](Self::from_line), kept as one of `known` when it
+    /// equals one: the protocol versions for `MCP-Protocol-Version`, the
+    /// request methods for `Mcp-Method`, which the checks read again.
+    pub(crate) fn from_line_among(value: &HeaderValue, known: &[&'static str]) -> Option<Self> {
         let text = value.to_str().ok()?;
+        let trimmed = text.trim_ascii();
+        if let Some(name) = known.iter().find(|name| **name == trimmed) {
+            return Some(Self(Repr::Known(name)));
+        }
         let start = text.len() - text.trim_ascii_start().len();
-        let end = text.trim_ascii_end().len().max(start);
-        Some(Self(Repr::Line(value.clone(), start..end)))
+        Some(Self(Repr::Line(
+            value.clone(),
+            start..start + trimmed.len(),
+        )))
+    }
+
+    /// A `MCP-Protocol-Version` line (see [`from_line_among`](Self::from_line_among)).
+    pub(crate) fn version_line(value: &HeaderValue) -> Option<Self> {
+        let found = KNOWN_VERSIONS
+            .iter()
+            .find(|known| value.as_bytes().trim_ascii() == known.version.as_bytes());
+        match found {
+            Some(known) => Some(Self(Repr::Known(known.version))),
+            None => Self::from_line(value),
+        }
+    }
+
+    /// A `Mcp-Method` line (see [`from_line_among`](Self::from_line_among)).
+    pub(crate) fn method_line(value: &HeaderValue) -> Option<Self> {
+        Self::from_line_among(value, REQUEST_METHODS)
     }
 
     /// The text.
@@ -39,6 +87,7 @@ impl HeaderText {
                 .get(range.clone())
                 .and_then(|bytes| std::str::from_utf8(bytes).ok())
                 .unwrap_or_default(),
+            Repr::Known(text) => text,
             Repr::Owned(text) => text,
         }
     }
@@ -115,6 +164,22 @@ mod tests {
         assert_eq!(format!("{line:?}"), "\"2026-07-28\"");
         let blank = HeaderText::from_line(&HeaderValue::from_static("   ")).unwrap();
         assert_eq!(blank.as_str(), "");
+    }
+
+    #[test]
+    fn the_protocol_names_read_as_known_and_others_as_lines() {
+        let version = HeaderText::version_line(&HeaderValue::from_static(" 2026-07-28")).unwrap();
+        assert!(matches!(version.0, Repr::Known("2026-07-28")));
+        let future = HeaderText::version_line(&HeaderValue::from_static("2099-01-01")).unwrap();
+        assert!(matches!(future.0, Repr::Line(..)));
+        assert_eq!(future, "2099-01-01");
+        let method = HeaderText::method_line(&HeaderValue::from_static("tools/call ")).unwrap();
+        assert!(matches!(method.0, Repr::Known("tools/call")));
+        let other = HeaderText::method_line(&HeaderValue::from_static("Tools/Call")).unwrap();
+        assert_eq!(other, "Tools/Call");
+        assert!(
+            HeaderText::method_line(&HeaderValue::from_bytes(b"tools/\xff").unwrap()).is_none()
+        );
     }
 
     #[test]
