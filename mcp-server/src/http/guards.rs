@@ -250,6 +250,11 @@ pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Result<bool, Resp
     }
     let (mut any, mut acceptable, mut sse) = (false, false, false);
     for value in headers.get_all(hyper::header::ACCEPT) {
+        // The value the spec tells clients to send, before any parsing.
+        if value.as_bytes() == b"application/json, text/event-stream" {
+            (any, acceptable, sse) = (true, true, true);
+            continue;
+        }
         let Ok(value) = value.to_str() else { continue };
         any = true;
         // Bytes, not `str::split`: these values are short, and a searcher
