@@ -334,6 +334,14 @@ mod tests {
             Ok(true)
         );
         assert_eq!(
+            media(&[("accept", "application/json,text/event-stream")]),
+            Ok(true)
+        );
+        assert_eq!(
+            media(&[("accept", "application/json, text/plain")]),
+            Ok(false)
+        );
+        assert_eq!(
             media(&[("accept", "Application/JSON;q=1, */*;q=0.1")]),
             Ok(true)
         );
