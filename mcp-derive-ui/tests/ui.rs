@@ -1,5 +1,6 @@
-//! Compile-time diagnostics of `#[derive(McpServer)]`: one UI test per
-//! diagnostic, with its `.stderr` checked in (`TRYBUILD=overwrite` to bless).
+//! Compile-time diagnostics of `#[derive(McpServer)]` and of the generated
+//! types' builders (`types_*.rs`): one UI test per diagnostic, with its
+//! `.stderr` checked in (`TRYBUILD=overwrite` to bless).
 
 #[test]
 fn ui() {

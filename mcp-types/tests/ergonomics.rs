@@ -136,19 +136,16 @@ fn helpers_produce_spec_shapes() {
     );
 }
 
-/// Misuse of a builder does not compile: one UI test per mistake, with its
-/// `.stderr` checked in (`TRYBUILD=overwrite` to bless).
-#[test]
-fn ui() {
-    let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/*.rs");
-}
+// Misuse of a builder does not compile: the UI tests are
+// `mcp-derive-ui/tests/ui/types_*.rs`, checked in the derive's nested
+// build rather than in one of their own.
 
-// Every request's `_meta` holds capabilities and a client identity: boxed,
-// so that moving a request copies pointers (codegen's `BOXED`), while the
-// constructors and setters still take the plain values.
+// Every request's `_meta` holds capabilities and a client identity: shared,
+// so that moving a request copies pointers and copying it clones none
+// (codegen's `SHARED`), while the constructors and setters still take the
+// plain values.
 #[test]
-fn request_meta_stores_the_large_parts_boxed() {
+fn request_meta_stores_the_large_parts_shared() {
     let client = Implementation::builder()
         .name("client")
         .version("1.0.0")
