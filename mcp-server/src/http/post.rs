@@ -125,13 +125,14 @@ fn message_context<S>(
     listen: bool,
     sse_ok: bool,
 ) -> (MessageContext, outbox::Receiver) {
-    // A listen stream holds its request for long: its head is copied out
-    // of the connection's read buffer (hyper's header values share it), so
-    // that hyper reuses that buffer rather than allocate another.
-    let request_parts = if listen {
-        Arc::new(detached(parts))
+    // A listen stream holds its request for long: its head and MCP headers
+    // are copied out of the connection's read buffer (hyper's header values
+    // share it), so that hyper reuses that buffer rather than allocate
+    // another.
+    let (request_parts, mcp_headers) = if listen {
+        (Arc::new(detached(parts)), mcp_headers.detached())
     } else {
-        Arc::clone(parts)
+        (Arc::clone(parts), mcp_headers)
     };
     // Fields set in place: each `with_*` call would move the whole
     // context (over 300 bytes) in and out.

@@ -78,6 +78,16 @@ impl HeaderText {
         Self::from_line_among(value, REQUEST_METHODS)
     }
 
+    /// The same text sharing no bytes with the request, for a value kept
+    /// as long as a stream: a line's bytes would keep the connection's
+    /// read buffer alive.
+    pub(crate) fn detached(self) -> Self {
+        match &self.0 {
+            Repr::Line(..) => Self(Repr::Owned(self.as_str().to_owned())),
+            Repr::Known(_) | Repr::Owned(_) => self,
+        }
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
@@ -180,6 +190,16 @@ mod tests {
         assert!(
             HeaderText::method_line(&HeaderValue::from_bytes(b"tools/\xff").unwrap()).is_none()
         );
+    }
+
+    #[test]
+    fn a_detached_line_keeps_its_text_and_no_bytes_of_the_request() {
+        let line = HeaderText::from_line(&HeaderValue::from_static(" tool-a ")).unwrap();
+        let detached = line.clone().detached();
+        assert!(matches!(detached.0, Repr::Owned(_)));
+        assert_eq!(detached, line);
+        let known = HeaderText::method_line(&HeaderValue::from_static("tools/call")).unwrap();
+        assert!(matches!(known.detached().0, Repr::Known("tools/call")));
     }
 
     #[test]

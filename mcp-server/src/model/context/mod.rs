@@ -67,6 +67,24 @@ pub struct HttpHeaders {
     pub params: Vec<(String, HeaderText)>,
 }
 
+impl HttpHeaders {
+    /// The same headers sharing no bytes with the request (see
+    /// [`HeaderText::detached`]).
+    pub(crate) fn detached(self) -> Self {
+        let detach = |text: Option<HeaderText>| text.map(HeaderText::detached);
+        Self {
+            protocol_version: detach(self.protocol_version),
+            method: self.method.map(detach),
+            name: detach(self.name),
+            params: self
+                .params
+                .into_iter()
+                .map(|(name, value)| (name, value.detached()))
+                .collect(),
+        }
+    }
+}
+
 /// The per-message context: everything the entry point needs besides the
 /// message itself.
 #[derive(Clone)]
