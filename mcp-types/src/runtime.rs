@@ -93,11 +93,7 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
-    if slot.is_some() {
-        return Err(de::Error::duplicate_field(key));
-    }
-    *slot = Some(map.next_value()?);
-    Ok(())
+    next_field_as(map, slot, key, |value: T| value)
 }
 
 /// As [`next_field`], for a property held in an `Arc`: the value is read,
@@ -112,10 +108,24 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    next_field_as(map, slot, key, std::sync::Arc::new)
+}
+
+/// Reads a `T` into a slot that stores it as `stored(T)`.
+fn next_field_as<'de, A, T, U>(
+    map: &mut A,
+    slot: &mut Option<U>,
+    key: &'static str,
+    stored: impl FnOnce(T) -> U,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
     if slot.is_some() {
         return Err(de::Error::duplicate_field(key));
     }
-    *slot = Some(std::sync::Arc::new(map.next_value()?));
+    *slot = Some(stored(map.next_value()?));
     Ok(())
 }
 
