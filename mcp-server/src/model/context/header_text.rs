@@ -49,7 +49,7 @@ impl HeaderText {
     /// As [`from_line`](Self::from_line), kept as one of `known` when it
     /// equals one: the protocol versions for `MCP-Protocol-Version`, the
     /// request methods for `Mcp-Method`, which the checks read again.
-    pub(crate) fn from_line_among(value: &HeaderValue, known: &[&'static str]) -> Option<Self> {
+    fn from_line_among(value: &HeaderValue, known: &[&'static str]) -> Option<Self> {
         let text = value.to_str().ok()?;
         let trimmed = text.trim_ascii();
         if let Some(name) = known.iter().find(|name| **name == trimmed) {
