@@ -7,6 +7,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
+use hyper::header::{HOST, HeaderMap, HeaderValue, ORIGIN, TRANSFER_ENCODING};
 use hyper::{Request, Response, StatusCode};
 
 #[cfg(feature = "auth")]
@@ -52,6 +53,35 @@ fn token_principal(claims: &auth::Claims) -> Option<String> {
 #[cfg(feature = "auth")]
 const CLIENT_PRINCIPAL_PREFIX: &str = "client:";
 
+/// The lines the guards before the body read, found in one pass over the
+/// head: a lookup per name would hash each again.
+#[derive(Default)]
+pub(super) struct GuardLines<'a> {
+    host: Option<&'a HeaderValue>,
+    hosts: usize,
+    origin: Option<&'a HeaderValue>,
+    origins: usize,
+    transfer_encoding: bool,
+}
+
+impl<'a> GuardLines<'a> {
+    pub(super) fn scan(headers: &'a HeaderMap) -> Self {
+        let mut lines = Self::default();
+        for (name, value) in headers {
+            if name == HOST {
+                lines.hosts += 1;
+                lines.host.get_or_insert(value);
+            } else if name == ORIGIN {
+                lines.origins += 1;
+                lines.origin.get_or_insert(value);
+            } else if name == TRANSFER_ENCODING {
+                lines.transfer_encoding = true;
+            }
+        }
+        lines
+    }
+}
+
 /// DNS-rebinding protection: the request's authority (RFC 9112: the
 /// absolute-form target's, else the one `Host` line) must be an allowed
 /// host, and every `Origin` line an allowed origin; else the refusal,
@@ -60,12 +90,13 @@ pub(super) fn host_and_origin<B>(
     config: &HttpConfig,
     rejected_log: &LogLimiter,
     request: &Request<B>,
+    lines: &GuardLines<'_>,
 ) -> Option<Response<Body>> {
-    let headers = request.headers();
-    let host = match host::request_authority(request.version(), request.uri(), headers) {
-        Ok(host) => host,
-        Err(reason) => return Some(error_response(400, None, errors::invalid_request(reason))),
-    };
+    let host =
+        match host::request_authority(request.version(), request.uri(), lines.host, lines.hosts) {
+            Ok(host) => host,
+            Err(reason) => return Some(error_response(400, None, errors::invalid_request(reason))),
+        };
     let allowed_hosts = &config.allowed_hosts;
     if !allowed_hosts.is_empty() && !host.is_some_and(|h| host::host_allowed(allowed_hosts, h)) {
         if let Some(suppressed) = rejected_log.allow() {
@@ -78,31 +109,42 @@ pub(super) fn host_and_origin<B>(
         ));
     }
     // Every `Origin` line must pass, not just the first.
-    for origin in headers.get_all(hyper::header::ORIGIN) {
+    let refused = |origin: &HeaderValue| {
         let allowed = origin
             .to_str()
             .is_ok_and(|o| host::origin_allowed(allowed_hosts, &config.allowed_origins, o));
-        if !allowed {
-            if let Some(suppressed) = rejected_log.allow() {
-                tracing::warn!(?origin, suppressed, "rejected Origin");
-            }
-            return Some(error_response(
-                403,
-                None,
-                errors::invalid_request("Forbidden: Origin not allowed"),
-            ));
+        if allowed {
+            return None;
         }
+        if let Some(suppressed) = rejected_log.allow() {
+            tracing::warn!(?origin, suppressed, "rejected Origin");
+        }
+        Some(error_response(
+            403,
+            None,
+            errors::invalid_request("Forbidden: Origin not allowed"),
+        ))
+    };
+    match lines.origins {
+        0 => None,
+        1 => lines.origin.and_then(refused),
+        _ => request.headers().get_all(ORIGIN).iter().find_map(refused),
     }
-    None
 }
 
 /// 501 for a transfer coding other than one `chunked` (RFC 9112 §6.1):
 /// the body could not be read as sent. `identity` is no coding since RFC
 /// 7230 and is refused too; hyper itself answers 400 when `chunked` is
 /// missing or not last.
-pub(super) fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<Response<Body>> {
-    let lines = headers.get_all(hyper::header::TRANSFER_ENCODING);
-    let mut codings = lines
+pub(super) fn unsupported_transfer_coding(
+    headers: &HeaderMap,
+    lines: &GuardLines<'_>,
+) -> Option<Response<Body>> {
+    if !lines.transfer_encoding {
+        return None;
+    }
+    let mut codings = headers
+        .get_all(TRANSFER_ENCODING)
         .iter()
         .flat_map(|line| line.to_str().unwrap_or("?").split(','))
         .map(str::trim_ascii)
@@ -112,7 +154,7 @@ pub(super) fn unsupported_transfer_coding(headers: &hyper::HeaderMap) -> Option<
         (codings.next(), codings.next()),
         (Some(coding), None) if coding.eq_ignore_ascii_case("chunked")
     );
-    if only_chunked || lines.iter().next().is_none() {
+    if only_chunked {
         return None;
     }
     Some(closing(error_response(
@@ -292,6 +334,35 @@ mod tests {
     use hyper::body::Frame;
 
     use super::*;
+
+    #[test]
+    fn one_pass_counts_the_guarded_lines() {
+        let mut headers = HeaderMap::new();
+        let lines = GuardLines::scan(&headers);
+        assert_eq!(
+            (lines.hosts, lines.origins, lines.transfer_encoding),
+            (0, 0, false)
+        );
+        for (name, value) in [
+            (HOST, "a"),
+            (ORIGIN, "http://o1"),
+            (HOST, "b"),
+            (ORIGIN, "http://o2"),
+            (TRANSFER_ENCODING, "chunked"),
+        ] {
+            headers.append(name, HeaderValue::from_static(value));
+        }
+        let lines = GuardLines::scan(&headers);
+        assert_eq!(
+            (lines.hosts, lines.origins, lines.transfer_encoding),
+            (2, 2, true)
+        );
+        assert_eq!(lines.host.map(HeaderValue::as_bytes), Some(&b"a"[..]));
+        assert_eq!(
+            lines.origin.map(HeaderValue::as_bytes),
+            Some(&b"http://o1"[..])
+        );
+    }
 
     /// A body that yields the given frames, one per poll.
     struct Frames(VecDeque<Result<Frame<Bytes>, BoxError>>);

@@ -9,19 +9,19 @@
 
 use std::net::Ipv6Addr;
 
-use hyper::header::{HOST, HeaderMap};
+use hyper::header::HeaderValue;
 use hyper::{Uri, Version};
 
-/// The authority `uri` and `headers` say the request is for; `None` for an
-/// HTTP/1.0 request without one. `Err` is the reason for a 400.
+/// The authority `uri` and the request's `Host` lines (the first of
+/// `host_lines`) say the request is for; `None` for an HTTP/1.0 request
+/// without one. `Err` is the reason for a 400.
 pub(super) fn request_authority<'a>(
     version: Version,
     uri: &'a Uri,
-    headers: &'a HeaderMap,
+    host: Option<&'a HeaderValue>,
+    host_lines: usize,
 ) -> Result<Option<&'a str>, &'static str> {
-    let mut lines = headers.get_all(HOST).iter();
-    let host = lines.next();
-    if lines.next().is_some() {
+    if host_lines > 1 {
         return Err("Bad Request: more than one Host header");
     }
     let host = match host {
@@ -73,11 +73,7 @@ fn is_reg_name(name: &str) -> bool {
                 bytes.next().is_some_and(|b| b.is_ascii_hexdigit())
                     && bytes.next().is_some_and(|b| b.is_ascii_hexdigit())
             }
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => true,
-            b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'('..=b',' | b';' | b'=' => {
-                true
-            }
-            _ => false,
+            byte => REG_NAME[usize::from(byte)],
         };
         if !ok {
             return false;
@@ -85,6 +81,22 @@ fn is_reg_name(name: &str) -> bool {
     }
     true
 }
+
+/// `unreserved` and `sub-delims` (RFC 3986 §2): a `reg-name` byte other
+/// than `%`, looked up rather than matched (every request's `Host` is read).
+const REG_NAME: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = matches!(
+            byte as u8,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9'
+                | b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'('..=b',' | b';' | b'='
+        );
+        byte += 1;
+    }
+    table
+};
 
 /// The hostname of a `Host` value or URL authority: port removed, IPv6
 /// brackets removed (compared case-insensitively).
@@ -138,7 +150,6 @@ mod tests {
     #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
     use super::*;
-    use hyper::header::HeaderValue;
 
     fn authority_of(
         version: Version,
@@ -146,11 +157,8 @@ mod tests {
         hosts: &[&'static str],
     ) -> Result<Option<String>, &'static str> {
         let uri: Uri = target.parse().unwrap();
-        let mut headers = HeaderMap::new();
-        for host in hosts {
-            headers.append(HOST, HeaderValue::from_static(host));
-        }
-        request_authority(version, &uri, &headers).map(|a| a.map(str::to_owned))
+        let first = hosts.first().map(|host| HeaderValue::from_static(host));
+        request_authority(version, &uri, first.as_ref(), hosts.len()).map(|a| a.map(str::to_owned))
     }
 
     #[test]

@@ -15,7 +15,9 @@ use super::auth::gate::authenticate;
 use super::config::HttpConfig;
 #[cfg(feature = "auth")]
 use super::config::with_declared_scopes;
-use super::guards::{RequestBody, host_and_origin, resolve_principal, unsupported_transfer_coding};
+use super::guards::{
+    GuardLines, RequestBody, host_and_origin, resolve_principal, unsupported_transfer_coding,
+};
 use super::mcp_headers;
 use super::post::post;
 #[cfg(feature = "auth")]
@@ -124,7 +126,8 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
     let config = &state.config;
-    if let Some(refused) = unsupported_transfer_coding(request.headers()) {
+    let lines = GuardLines::scan(request.headers());
+    if let Some(refused) = unsupported_transfer_coding(request.headers(), &lines) {
         return refused;
     }
     // Answers given before the body is read close the connection.
@@ -150,7 +153,7 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
         return refuse(status_only(StatusCode::NOT_FOUND));
     }
     state.start_background();
-    if let Some(refused) = host_and_origin(config, &state.rejected_log, &request) {
+    if let Some(refused) = host_and_origin(config, &state.rejected_log, &request, &lines) {
         return refuse(refused);
     }
     // The request is moved only when authentication takes it: each move
