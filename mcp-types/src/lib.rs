@@ -53,6 +53,7 @@ pub mod ext;
 pub mod headers;
 mod helpers;
 pub mod inspect;
+pub mod json;
 #[cfg(feature = "named")]
 mod named;
 mod runtime;
@@ -70,10 +71,12 @@ pub mod __private {
     pub use crate::__mcp_struct_serde as struct_serde;
     pub use crate::construct::{CacheHints, CacheScopeValues, Unset};
     pub use crate::inspect::{UnionChoice, Walk, walk_member};
+    pub use crate::json::{Probe, ViaSerde, ViaWriteJson, WriteJson, write_serde};
     #[cfg(feature = "named")]
     pub use crate::named::*;
     pub use crate::runtime::*;
     pub use serde;
+    pub use serde_json;
 }
 
 mod generated;

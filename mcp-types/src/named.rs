@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::NamedError;
 use crate::inspect::{UnionChoice, Walk};
+use crate::json::WriteJson;
 
 /// A callback over a generated type chosen by its `$defs` name; see the
 /// generated `with_named_type` of each revision module.
@@ -21,23 +22,31 @@ pub trait NamedTypeFn {
     /// Called with the type named by the caller.
     fn call<T>(self, type_name: &'static str) -> Self::Output
     where
-        T: Serialize + DeserializeOwned + Walk;
+        T: Serialize + DeserializeOwned + Walk + WriteJson;
 }
 
-/// Deserializes `value` as `T` and serializes it back.
+/// Deserializes `value` as `T` and serializes it back, by serde and by
+/// [`WriteJson`]: the two must write the same bytes.
 pub struct Roundtrip(pub Value);
 
 impl NamedTypeFn for Roundtrip {
     type Output = Result<Value, NamedError>;
     fn call<T>(self, type_name: &'static str) -> Self::Output
     where
-        T: Serialize + DeserializeOwned + Walk,
+        T: Serialize + DeserializeOwned + Walk + WriteJson,
     {
         let typed: T = deserialize_named(type_name, self.0)?;
-        serde_json::to_value(&typed).map_err(|e| NamedError::Serialize {
-            type_name,
-            message: e.to_string(),
-        })
+        let failed = |message: String| NamedError::Serialize { type_name, message };
+        let by_serde = serde_json::to_vec(&typed).map_err(|e| failed(e.to_string()))?;
+        let written = crate::json::to_vec(&typed).map_err(|e| failed(e.to_string()))?;
+        if written != by_serde {
+            return Err(failed(format!(
+                "WriteJson wrote {}, serde {}",
+                String::from_utf8_lossy(&written),
+                String::from_utf8_lossy(&by_serde)
+            )));
+        }
+        serde_json::from_slice(&by_serde).map_err(|e| failed(e.to_string()))
     }
 }
 
@@ -48,7 +57,7 @@ impl NamedTypeFn for UnionChoices {
     type Output = Result<Vec<UnionChoice>, NamedError>;
     fn call<T>(self, type_name: &'static str) -> Self::Output
     where
-        T: Serialize + DeserializeOwned + Walk,
+        T: Serialize + DeserializeOwned + Walk + WriteJson,
     {
         let typed: T = deserialize_named(type_name, self.0)?;
         let mut choices = Vec::new();

@@ -41,6 +41,28 @@ macro_rules! __mcp_struct_serde {
             }
         }
 
+        // `(&Probe(..)).emit`: the borrow picks `WriteJson` before serde.
+        #[allow(clippy::needless_borrow)]
+        impl $crate::json::WriteJson for $ty {
+            fn write_json(
+                &self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), $crate::__private::serde_json::Error> {
+                #[allow(unused_imports)]
+                use $crate::json::{Probe, ViaSerde as _, ViaWriteJson as _};
+                out.push(b'{');
+                #[allow(unused_mut)]
+                let mut first = true;
+                $( $crate::__mcp_struct_serde!(@write_key out, first, $ckey); (&Probe(&$cval)).emit(out)?; )*
+                $( $crate::__mcp_struct_serde!(@write $kind out, first, self.$field, $fty, $key $(, $flag)?); )*
+                $crate::__mcp_struct_serde!(
+                    @write_extra $extra out, first, self, $name, &[$($ckey,)* $($key,)*]
+                );
+                out.push(b'}');
+                ::core::result::Result::Ok(())
+            }
+        }
+
         impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
@@ -107,6 +129,43 @@ macro_rules! __mcp_struct_serde {
         $crate::__private::serialize_extra(&mut $map, &$this.extra, $name, $known)?
     };
     (@ser_extra closed $map:ident, $this:expr, $name:literal, $known:expr) => {};
+
+    (@write_key $out:ident, $first:ident, $key:literal) => {{
+        const _: () = ::core::assert!($crate::json::plain_key($key), "a key to escape");
+        $crate::json::member($out, &mut $first, ::core::concat!("\"", $key, "\":"));
+    }};
+    (@write required $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
+        $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
+        (&Probe::<$fty>(&$value)).emit($out)?;
+    };
+    (@write required_shared $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
+        $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
+        (&Probe::<$fty>(&$value)).emit($out)?;
+    };
+    (@write optional_shared $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
+        if let ::core::option::Option::Some(value) = &$value {
+            $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
+            (&Probe::<$fty>(value)).emit($out)?;
+        }
+    };
+    (@write optional $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
+        if let ::core::option::Option::Some(value) = &$value {
+            $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
+            (&Probe::<$fty>(value)).emit($out)?;
+        }
+    };
+    (@write flag $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal, $flag:expr) => {
+        if $value {
+            $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
+            (&Probe(&$flag)).emit($out)?;
+        }
+    };
+    (@write_extra open $out:ident, $first:ident, $this:expr, $name:literal, $known:expr) => {
+        $crate::json::write_extra($out, &mut $first, &$this.extra, $name, $known, |out, value| {
+            (&Probe(value)).emit(out)
+        })?
+    };
+    (@write_extra closed $out:ident, $first:ident, $this:expr, $name:literal, $known:expr) => {};
 
     (@slot required $fty:ty) => { ::core::option::Option::<$fty>::None };
     (@slot optional $fty:ty) => { ::core::option::Option::<$fty>::None };

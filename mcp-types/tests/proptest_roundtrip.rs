@@ -13,6 +13,7 @@
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
+use mcp_era_types::json::WriteJson;
 use mcp_era_types::v2025_11_25 as legacy;
 use mcp_era_types::v2026_07_28::{
     self as modern, CallToolResult, ClientRequest, ContentBlock, RequestId, Tool,
@@ -23,14 +24,16 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 /// Reads `value` as `T`, then T → JSON text → T: equal, and written back
-/// as exactly `value`.
+/// as exactly `value`, by serde and by `WriteJson` alike.
 fn round_trip<T>(value: &Value) -> Result<(), TestCaseError>
 where
-    T: Serialize + DeserializeOwned + PartialEq + Debug,
+    T: Serialize + DeserializeOwned + PartialEq + Debug + WriteJson,
 {
     let typed: T = serde_json::from_value(value.clone())
         .map_err(|e| TestCaseError::fail(format!("{value} does not read: {e}")))?;
     let text = serde_json::to_string(&typed).unwrap();
+    let written = mcp_era_types::json::to_vec(&typed).unwrap();
+    prop_assert_eq!(String::from_utf8(written).unwrap(), text.clone());
     let again: T = serde_json::from_str(&text).unwrap();
     prop_assert_eq!(&typed, &again);
     let written: Value = serde_json::from_str(&text).unwrap();

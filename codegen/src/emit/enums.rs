@@ -51,6 +51,11 @@ pub(super) fn emit(ctx: &Ctx<'_>, derives: &[String]) -> Result<TokenStream> {
             impl #rt::Walk for #name {
                 fn walk(&self, _: &mut ::std::string::String, _: &mut ::std::vec::Vec<#rt::UnionChoice>) {}
             }
+            impl #rt::WriteJson for #name {
+                fn write_json(&self, out: &mut ::std::vec::Vec<u8>) -> ::core::result::Result<(), ::serde_json::Error> {
+                    #rt::write_serde(out, self)
+                }
+            }
         }
     });
     Ok(quote! { #enums #(#walks)* })

@@ -39,6 +39,10 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
         let vname = ident(&v.name);
         quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), }
     });
+    let write_arms = u.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        quote! { Self::#vname(value) => (&#rt::Probe(value)).emit(out), }
+    });
     let walk_arms = u.variants.iter().map(|v| {
         let vname = ident(&v.name);
         let vstr = &v.name;
@@ -93,6 +97,16 @@ pub(super) fn emit(ctx: &Ctx<'_>, def: &TypeDef, u: &Union) -> TokenStream {
         impl ::serde::Serialize for #name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                 match self { #(#serialize_arms)* }
+            }
+        }
+
+        // `(&Probe(..)).emit`: the borrow picks `WriteJson` before serde.
+        #[allow(clippy::needless_borrow)]
+        impl #rt::WriteJson for #name {
+            fn write_json(&self, out: &mut ::std::vec::Vec<u8>) -> ::core::result::Result<(), ::serde_json::Error> {
+                #[allow(unused_imports)]
+                use #rt::{ViaSerde as _, ViaWriteJson as _};
+                match self { #(#write_arms)* }
             }
         }
 

@@ -153,8 +153,24 @@ pub mod error {
 impl __rt::Walk for CacheScope {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for CacheScope {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for Level {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for Level {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::CacheScopeValues for CacheScope {
     const PUBLIC: Self = CacheScope::Public;
@@ -252,6 +268,21 @@ impl Serialize for Answer {
             Self::AnswerMember(value) => Serialize::serialize(value, serializer),
             Self::Array(value) => Serialize::serialize(value, serializer),
             Self::Boolean(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for Answer {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::AnswerMember(value) => (&__rt::Probe(value)).emit(out),
+            Self::Array(value) => (&__rt::Probe(value)).emit(out),
+            Self::Boolean(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -482,6 +513,20 @@ impl Serialize for Id {
         match self {
             Self::String(value) => Serialize::serialize(value, serializer),
             Self::Integer(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for Id {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -792,6 +837,20 @@ impl Serialize for Message {
         match self {
             Self::Ping(value) => Serialize::serialize(value, serializer),
             Self::Pong(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for Message {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::Ping(value) => (&__rt::Probe(value)).emit(out),
+            Self::Pong(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mcp_era_types::json::{self, WriteJson};
 use mcp_era_types::v2026_07_28::{JSONRPCErrorResponse, RequestId};
 use serde_json::Value;
 
@@ -63,7 +64,7 @@ impl Outcome {
         let result = reply.as_bytes();
         let mut body = Vec::with_capacity(result.len() + 48);
         body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        if serde_json::to_writer(&mut body, id).is_err() {
+        if id.write_json(&mut body).is_err() {
             return Self::error(None, errors::internal_error("the id could not be written"));
         }
         body.extend_from_slice(b",\"result\":");
@@ -110,7 +111,7 @@ impl Outcome {
             .map(Duration::from_millis);
         let mut response = JSONRPCErrorResponse::new(error);
         response.id = id.cloned();
-        let body = serde_json::to_vec(&response).unwrap_or_else(|_| {
+        let body = json::to_vec(&response).unwrap_or_else(|_| {
             br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec()
         });
         Self {

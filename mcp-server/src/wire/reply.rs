@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use mcp_era_types::json::WriteJson;
 use mcp_era_types::v2026_07_28::{
     CallToolResult, CallToolResultResponseResult, CompleteResult, GetPromptResult,
     GetPromptResultResponseResult, Implementation, InputRequiredResult, ListPromptsResult,
@@ -111,8 +112,9 @@ fn unserializable(e: serde_json::Error) -> errors::ErrorObject {
     errors::internal_error(format!("the result could not be serialized: {e}"))
 }
 
-/// Typed results whose `_meta` the runtime completes.
-pub trait ResultMeta: Serialize {
+/// Typed results whose `_meta` the runtime completes (and writes with
+/// [`WriteJson`], the generated types' own writer).
+pub trait ResultMeta: Serialize + WriteJson {
     /// Whether the result carries a `_meta` object at all.
     fn has_meta(&self) -> bool;
     /// Puts `serverInfo` into an existing `_meta` that lacks it.
@@ -196,7 +198,7 @@ pub(crate) fn render<T: ResultMeta>(
             out.extend_from_slice(info.rendered);
             out.push(b'}');
             let start = out.len();
-            serde_json::to_writer(&mut out, &result).map_err(unserializable)?;
+            result.write_json(&mut out).map_err(unserializable)?;
             // The result wrote `{…}` after `{"_meta":{…}`: join the two.
             match out.get(start..start + 2) {
                 Some(b"{}") => {
@@ -213,9 +215,9 @@ pub(crate) fn render<T: ResultMeta>(
         }
         Some(info) => {
             result.fill_server_info(info.typed);
-            serde_json::to_writer(&mut out, &result).map_err(unserializable)?;
+            result.write_json(&mut out).map_err(unserializable)?;
         }
-        None => serde_json::to_writer(&mut out, &result).map_err(unserializable)?,
+        None => result.write_json(&mut out).map_err(unserializable)?,
     }
     Ok(Reply(Bytes::Owned(out)))
 }

@@ -699,23 +699,59 @@ pub mod error {
 impl __rt::Walk for McpUiDisplayMode {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for McpUiDisplayMode {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for McpUiHostContextPlatform {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for McpUiHostContextPlatform {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for McpUiHostContextToolInfoToolExecutionTaskSupport {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for McpUiHostContextToolInfoToolExecutionTaskSupport {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for McpUiMessageRequestParamsContentItemTextAnnotationsAudienceItem {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson
+for McpUiMessageRequestParamsContentItemTextAnnotationsAudienceItem {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for McpUiStyleVariableKey {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for McpUiStyleVariableKey {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for McpUiTheme {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for McpUiTheme {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for McpUiToolVisibility {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for McpUiToolVisibility {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 /// The `McpUiAppCapabilities` type of the schema.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -1068,6 +1104,21 @@ impl Serialize for McpUiDownloadFileRequestParamsContentsItem {
             }
             Self::McpUiMessageRequestParamsContentItemResourceLink(value) => {
                 Serialize::serialize(value, serializer)
+            }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for McpUiDownloadFileRequestParamsContentsItem {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::McpUiMessageRequestParamsContentItemResource(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiMessageRequestParamsContentItemResourceLink(value) => {
+                (&__rt::Probe(value)).emit(out)
             }
         }
     }
@@ -1842,6 +1893,27 @@ impl Serialize for McpUiHostContextContainerDimensions {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for McpUiHostContextContainerDimensions {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::McpUiHostContextContainerDimensionsHeightWidth(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiHostContextContainerDimensionsHeightMaxWidth(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiHostContextContainerDimensionsMaxHeightWidth(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiHostContextContainerDimensionsMaxHeightMaxWidth(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+        }
+    }
+}
 impl<'de> Deserialize<'de> for McpUiHostContextContainerDimensions {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = <Value as Deserialize>::deserialize(deserializer)?;
@@ -2360,6 +2432,17 @@ impl Serialize for McpUiHostContextToolInfoId {
         match self {
             Self::String(value) => Serialize::serialize(value, serializer),
             Self::Integer(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for McpUiHostContextToolInfoId {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -3621,6 +3704,30 @@ impl Serialize for McpUiMessageRequestParamsContentItem {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for McpUiMessageRequestParamsContentItem {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::McpUiMessageRequestParamsContentItemText(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiMessageRequestParamsContentItemImage(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiMessageRequestParamsContentItemAudio(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiMessageRequestParamsContentItemResourceLink(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiMessageRequestParamsContentItemResource(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+        }
+    }
+}
 impl<'de> Deserialize<'de> for McpUiMessageRequestParamsContentItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = <Value as Deserialize>::deserialize(deserializer)?;
@@ -4214,6 +4321,21 @@ impl Serialize for McpUiMessageRequestParamsContentItemResourceResource {
             }
             Self::McpUiMessageRequestParamsContentItemResourceResourceBlob(value) => {
                 Serialize::serialize(value, serializer)
+            }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for McpUiMessageRequestParamsContentItemResourceResource {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::McpUiMessageRequestParamsContentItemResourceResourceText(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::McpUiMessageRequestParamsContentItemResourceResourceBlob(value) => {
+                (&__rt::Probe(value)).emit(out)
             }
         }
     }

@@ -107,6 +107,11 @@ pub mod error {
 impl __rt::Walk for TaskStatus {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for TaskStatus {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 /// The `CancelTaskRequest` type of the schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CancelTaskRequest {
@@ -923,6 +928,20 @@ impl Serialize for DetailedTask {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for DetailedTask {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::WorkingTask(value) => (&__rt::Probe(value)).emit(out),
+            Self::InputRequiredTask(value) => (&__rt::Probe(value)).emit(out),
+            Self::CompletedTask(value) => (&__rt::Probe(value)).emit(out),
+            Self::FailedTask(value) => (&__rt::Probe(value)).emit(out),
+            Self::CancelledTask(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for DetailedTask {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = <Value as Deserialize>::deserialize(deserializer)?;
@@ -1520,6 +1539,20 @@ impl Serialize for GetTaskResult {
             Self::GetTaskResultCancelled(value) => {
                 Serialize::serialize(value, serializer)
             }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for GetTaskResult {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::GetTaskResultWorking(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskResultInputRequired(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskResultCompleted(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskResultFailed(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskResultCancelled(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -3052,6 +3085,30 @@ impl Serialize for TaskStatusNotificationParams {
             }
             Self::TaskStatusNotificationParamsCancelled(value) => {
                 Serialize::serialize(value, serializer)
+            }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for TaskStatusNotificationParams {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TaskStatusNotificationParamsWorking(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TaskStatusNotificationParamsInputRequired(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TaskStatusNotificationParamsCompleted(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TaskStatusNotificationParamsFailed(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TaskStatusNotificationParamsCancelled(value) => {
+                (&__rt::Probe(value)).emit(out)
             }
         }
     }

@@ -679,32 +679,112 @@ pub mod error {
 impl __rt::Walk for CreateMessageRequestParamsIncludeContext {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for CreateMessageRequestParamsIncludeContext {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for ElicitResultAction {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for ElicitResultAction {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for IconTheme {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for IconTheme {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for LoggingLevel {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for LoggingLevel {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for NumberSchemaType {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for NumberSchemaType {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for Role {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for Role {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for StringSchemaFormat {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for StringSchemaFormat {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for TaskStatus {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for TaskStatus {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for ToolChoiceMode {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for ToolChoiceMode {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for ToolExecutionTaskSupport {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for ToolExecutionTaskSupport {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -2294,6 +2374,23 @@ impl Serialize for ClientNotification {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ClientNotification {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::CancelledNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::InitializedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ProgressNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::TaskStatusNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::RootsListChangedNotification(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ClientNotification {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -3042,6 +3139,35 @@ impl Serialize for ClientRequest {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ClientRequest {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::InitializeRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::PingRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourcesRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourceTemplatesRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ReadResourceRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::SubscribeRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::UnsubscribeRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListPromptsRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetPromptRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListToolsRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CallToolRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskPayloadRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CancelTaskRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListTasksRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::SetLevelRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CompleteRequest(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ClientRequest {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -3468,6 +3594,26 @@ impl Serialize for ClientResult {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ClientResult {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::Result(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskPayloadResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CancelTaskResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListTasksResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CreateMessageResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListRootsResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitResult(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ClientResult {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -3888,6 +4034,20 @@ impl Serialize for CompleteRequestParamsRef {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for CompleteRequestParamsRef {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::PromptReference(value) => (&__rt::Probe(value)).emit(out),
+            Self::ResourceTemplateReference(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -4216,6 +4376,23 @@ impl Serialize for ContentBlock {
             Self::AudioContent(value) => Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => Serialize::serialize(value, serializer),
             Self::EmbeddedResource(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ContentBlock {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ImageContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::AudioContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ResourceLink(value) => (&__rt::Probe(value)).emit(out),
+            Self::EmbeddedResource(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -4920,6 +5097,20 @@ impl Serialize for ElicitRequestParams {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ElicitRequestParams {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::ElicitRequestURLParams(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitRequestFormParams(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -5249,6 +5440,22 @@ impl Serialize for ElicitResultContentValue {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ElicitResultContentValue {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::Array(value) => (&__rt::Probe(value)).emit(out),
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
+            Self::Boolean(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -5525,6 +5732,20 @@ impl Serialize for EmbeddedResourceResource {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for EmbeddedResourceResource {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextResourceContents(value) => (&__rt::Probe(value)).emit(out),
+            Self::BlobResourceContents(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -5795,6 +6016,25 @@ impl Serialize for EnumSchema {
             Self::LegacyTitledEnumSchema(value) => {
                 Serialize::serialize(value, serializer)
             }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for EnumSchema {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::UntitledSingleSelectEnumSchema(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TitledSingleSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::UntitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::TitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::LegacyTitledEnumSchema(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -7143,6 +7383,22 @@ impl Serialize for JSONRPCMessage {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for JSONRPCMessage {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::JSONRPCRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCResultResponse(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCErrorResponse(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -7391,6 +7647,20 @@ impl Serialize for JSONRPCResponse {
         match self {
             Self::JSONRPCResultResponse(value) => Serialize::serialize(value, serializer),
             Self::JSONRPCErrorResponse(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for JSONRPCResponse {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::JSONRPCResultResponse(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCErrorResponse(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -8592,6 +8862,20 @@ impl Serialize for MultiSelectEnumSchema {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for MultiSelectEnumSchema {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::UntitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::TitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -9366,6 +9650,28 @@ impl Serialize for PrimitiveSchemaDefinition {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for PrimitiveSchemaDefinition {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::StringSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::NumberSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::BooleanSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::UntitledSingleSelectEnumSchema(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TitledSingleSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::UntitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::TitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::LegacyTitledEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -9601,6 +9907,20 @@ impl Serialize for ProgressToken {
         match self {
             Self::String(value) => Serialize::serialize(value, serializer),
             Self::Integer(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ProgressToken {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -10210,6 +10530,20 @@ impl Serialize for ReadResourceResultContentsItem {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ReadResourceResultContentsItem {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextResourceContents(value) => (&__rt::Probe(value)).emit(out),
+            Self::BlobResourceContents(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -10365,6 +10699,20 @@ impl Serialize for RequestId {
         match self {
             Self::String(value) => Serialize::serialize(value, serializer),
             Self::Integer(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for RequestId {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -11659,6 +12007,24 @@ impl Serialize for SamplingMessageContent {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for SamplingMessageContent {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ImageContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::AudioContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolUseContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolResultContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::Array(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -11921,6 +12287,23 @@ impl Serialize for SamplingMessageContentBlock {
             Self::AudioContent(value) => Serialize::serialize(value, serializer),
             Self::ToolUseContent(value) => Serialize::serialize(value, serializer),
             Self::ToolResultContent(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for SamplingMessageContentBlock {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ImageContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::AudioContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolUseContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolResultContent(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -12802,6 +13185,31 @@ impl Serialize for ServerNotification {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ServerNotification {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::CancelledNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ProgressNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ResourceListChangedNotification(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::ResourceUpdatedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::PromptListChangedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolListChangedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::TaskStatusNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::LoggingMessageNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitationCompleteNotification(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ServerNotification {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -13226,6 +13634,26 @@ impl Serialize for ServerRequest {
             Self::CreateMessageRequest(value) => Serialize::serialize(value, serializer),
             Self::ListRootsRequest(value) => Serialize::serialize(value, serializer),
             Self::ElicitRequest(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ServerRequest {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::PingRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskPayloadRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CancelTaskRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListTasksRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CreateMessageRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListRootsRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitRequest(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -13716,6 +14144,32 @@ impl Serialize for ServerResult {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ServerResult {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::Result(value) => (&__rt::Probe(value)).emit(out),
+            Self::InitializeResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourcesResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourceTemplatesResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ReadResourceResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListPromptsResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetPromptResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListToolsResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CallToolResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetTaskPayloadResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CancelTaskResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListTasksResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CompleteResult(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ServerResult {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -14039,6 +14493,22 @@ impl Serialize for SingleSelectEnumSchema {
             Self::TitledSingleSelectEnumSchema(value) => {
                 Serialize::serialize(value, serializer)
             }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for SingleSelectEnumSchema {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::UntitledSingleSelectEnumSchema(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TitledSingleSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }

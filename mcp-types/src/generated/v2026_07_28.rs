@@ -610,29 +610,101 @@ pub mod error {
 impl __rt::Walk for CacheScope {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for CacheScope {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for CreateMessageRequestParamsIncludeContext {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for CreateMessageRequestParamsIncludeContext {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for ElicitResultAction {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for ElicitResultAction {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for IconTheme {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for IconTheme {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for LoggingLevel {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for LoggingLevel {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for NumberSchemaType {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for NumberSchemaType {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::Walk for Role {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for Role {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for StringSchemaFormat {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
 }
+impl __rt::WriteJson for StringSchemaFormat {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
+}
 impl __rt::Walk for ToolChoiceMode {
     fn walk(&self, _: &mut String, _: &mut Vec<__rt::UnionChoice>) {}
+}
+impl __rt::WriteJson for ToolChoiceMode {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        __rt::write_serde(out, self)
+    }
 }
 impl __rt::CacheScopeValues for CacheScope {
     const PUBLIC: Self = CacheScope::Public;
@@ -1451,6 +1523,20 @@ impl Serialize for CallToolResultResponseResult {
         match self {
             Self::InputRequiredResult(value) => Serialize::serialize(value, serializer),
             Self::CallToolResult(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for CallToolResultResponseResult {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::InputRequiredResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CallToolResult(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -2294,6 +2380,28 @@ impl Serialize for ClientRequest {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ClientRequest {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::DiscoverRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourcesRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourceTemplatesRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ReadResourceRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::SubscriptionsListenRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListPromptsRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetPromptRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListToolsRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CallToolRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::CompleteRequest(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ClientRequest {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -2727,6 +2835,20 @@ impl Serialize for CompleteRequestParamsRef {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for CompleteRequestParamsRef {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::PromptReference(value) => (&__rt::Probe(value)).emit(out),
+            Self::ResourceTemplateReference(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -3103,6 +3225,23 @@ impl Serialize for ContentBlock {
             Self::AudioContent(value) => Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => Serialize::serialize(value, serializer),
             Self::EmbeddedResource(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ContentBlock {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ImageContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::AudioContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ResourceLink(value) => (&__rt::Probe(value)).emit(out),
+            Self::EmbeddedResource(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -3891,6 +4030,20 @@ impl Serialize for ElicitRequestParams {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ElicitRequestParams {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::ElicitRequestFormParams(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitRequestURLParams(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -4162,6 +4315,22 @@ impl Serialize for ElicitResultContentValue {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ElicitResultContentValue {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::Array(value) => (&__rt::Probe(value)).emit(out),
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
+            Self::Boolean(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -4358,6 +4527,20 @@ impl Serialize for EmbeddedResourceResource {
         match self {
             Self::TextResourceContents(value) => Serialize::serialize(value, serializer),
             Self::BlobResourceContents(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for EmbeddedResourceResource {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextResourceContents(value) => (&__rt::Probe(value)).emit(out),
+            Self::BlobResourceContents(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -4631,6 +4814,25 @@ impl Serialize for EnumSchema {
             Self::LegacyTitledEnumSchema(value) => {
                 Serialize::serialize(value, serializer)
             }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for EnumSchema {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::UntitledSingleSelectEnumSchema(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TitledSingleSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::UntitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::TitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::LegacyTitledEnumSchema(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -5067,6 +5269,20 @@ impl Serialize for GetPromptResultResponseResult {
         match self {
             Self::InputRequiredResult(value) => Serialize::serialize(value, serializer),
             Self::GetPromptResult(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for GetPromptResultResponseResult {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::InputRequiredResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetPromptResult(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -5688,6 +5904,21 @@ impl Serialize for InputRequest {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for InputRequest {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::CreateMessageRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListRootsRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitRequest(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for InputRequest {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -5920,6 +6151,21 @@ impl Serialize for InputResponse {
             Self::CreateMessageResult(value) => Serialize::serialize(value, serializer),
             Self::ListRootsResult(value) => Serialize::serialize(value, serializer),
             Self::ElicitResult(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for InputResponse {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::CreateMessageResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListRootsResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ElicitResult(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -6396,6 +6642,22 @@ impl Serialize for JSONRPCMessage {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for JSONRPCMessage {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::JSONRPCRequest(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCResultResponse(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCErrorResponse(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -6650,6 +6912,20 @@ impl Serialize for JSONRPCResponse {
         match self {
             Self::JSONRPCResultResponse(value) => Serialize::serialize(value, serializer),
             Self::JSONRPCErrorResponse(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for JSONRPCResponse {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::JSONRPCResultResponse(value) => (&__rt::Probe(value)).emit(out),
+            Self::JSONRPCErrorResponse(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -8249,6 +8525,20 @@ impl Serialize for MultiSelectEnumSchema {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for MultiSelectEnumSchema {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::UntitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::TitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -9071,6 +9361,28 @@ impl Serialize for PrimitiveSchemaDefinition {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for PrimitiveSchemaDefinition {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::StringSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::NumberSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::BooleanSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::UntitledSingleSelectEnumSchema(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TitledSingleSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::UntitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::TitledMultiSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+            Self::LegacyTitledEnumSchema(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -9307,6 +9619,20 @@ impl Serialize for ProgressToken {
         match self {
             Self::String(value) => Serialize::serialize(value, serializer),
             Self::Integer(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ProgressToken {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -9967,6 +10293,20 @@ impl Serialize for ReadResourceResultContentsItem {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ReadResourceResultContentsItem {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextResourceContents(value) => (&__rt::Probe(value)).emit(out),
+            Self::BlobResourceContents(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -10159,6 +10499,20 @@ impl Serialize for ReadResourceResultResponseResult {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ReadResourceResultResponseResult {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::InputRequiredResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ReadResourceResult(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -10278,6 +10632,20 @@ impl Serialize for RequestId {
         match self {
             Self::String(value) => Serialize::serialize(value, serializer),
             Self::Integer(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for RequestId {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::String(value) => (&__rt::Probe(value)).emit(out),
+            Self::Integer(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -11634,6 +12002,24 @@ impl Serialize for SamplingMessageContent {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for SamplingMessageContent {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ImageContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::AudioContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolUseContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolResultContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::Array(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -11896,6 +12282,23 @@ impl Serialize for SamplingMessageContentBlock {
             Self::AudioContent(value) => Serialize::serialize(value, serializer),
             Self::ToolUseContent(value) => Serialize::serialize(value, serializer),
             Self::ToolResultContent(value) => Serialize::serialize(value, serializer),
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for SamplingMessageContentBlock {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::TextContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ImageContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::AudioContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolUseContent(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolResultContent(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
@@ -12596,6 +12999,30 @@ impl Serialize for ServerNotification {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ServerNotification {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::CancelledNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ProgressNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ResourceListChangedNotification(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::SubscriptionsAcknowledgedNotification(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::ResourceUpdatedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::PromptListChangedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::ToolListChangedNotification(value) => (&__rt::Probe(value)).emit(out),
+            Self::LoggingMessageNotification(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ServerNotification {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -13160,6 +13587,30 @@ impl Serialize for ServerResult {
         }
     }
 }
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for ServerResult {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::Result(value) => (&__rt::Probe(value)).emit(out),
+            Self::InputRequiredResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::DiscoverResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourcesResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListResourceTemplatesResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ReadResourceResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::SubscriptionsListenResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListPromptsResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::GetPromptResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::ListToolsResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CallToolResult(value) => (&__rt::Probe(value)).emit(out),
+            Self::CompleteResult(value) => (&__rt::Probe(value)).emit(out),
+        }
+    }
+}
 impl<'de> Deserialize<'de> for ServerResult {
     fn deserialize<D: Deserializer<'de>>(
         deserializer: D,
@@ -13373,6 +13824,22 @@ impl Serialize for SingleSelectEnumSchema {
             Self::TitledSingleSelectEnumSchema(value) => {
                 Serialize::serialize(value, serializer)
             }
+        }
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl __rt::WriteJson for SingleSelectEnumSchema {
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+    ) -> ::core::result::Result<(), ::serde_json::Error> {
+        #[allow(unused_imports)]
+        use __rt::{ViaSerde as _, ViaWriteJson as _};
+        match self {
+            Self::UntitledSingleSelectEnumSchema(value) => {
+                (&__rt::Probe(value)).emit(out)
+            }
+            Self::TitledSingleSelectEnumSchema(value) => (&__rt::Probe(value)).emit(out),
         }
     }
 }
