@@ -113,6 +113,9 @@ pub struct InputValidator {
     /// Derived schemas only: the root's `required` names. A top-level
     /// `null` for any other property reads as absent.
     nulls_absent_unless: Option<Vec<String>>,
+    /// Whether no arguments at all fit the schema, found once: a call
+    /// without arguments (a tool that takes none) is not checked again.
+    admits_none: bool,
 }
 
 impl fmt::Debug for InputValidator {
@@ -147,14 +150,19 @@ impl InputValidator {
                 .unwrap_or_default()
         });
         let validator = compile(&schema, "inputSchema")?;
+        let admits_none = validator.is_valid(&Value::Object(Arguments::new()));
         Ok(Self {
             validator,
             nulls_absent_unless,
+            admits_none,
         })
     }
 
     /// The arguments if they fit the schema, else the failed-result text.
     pub fn admit(&self, mut arguments: Arguments) -> Result<Arguments, String> {
+        if arguments.is_empty() && self.admits_none {
+            return Ok(arguments);
+        }
         if let Some(required) = &self.nulls_absent_unless {
             // The advertised schema of an optional parameter offers `T`
             // alone; serde reads `null` as absent, and so does the check.
@@ -306,6 +314,15 @@ mod tests {
             input.admit(Arguments::new()),
             Err("Invalid arguments (required): \"count\" is a required property".to_owned())
         );
+    }
+
+    #[test]
+    fn no_arguments_are_admitted_as_the_schema_says_once() {
+        let none = raw(json!({"type": "object"}));
+        assert_eq!(none.admit(Arguments::new()), Ok(Arguments::new()));
+        let some = raw(json!({"type": "object", "minProperties": 1}));
+        assert!(some.admit(Arguments::new()).is_err());
+        assert!(some.admit(arguments(json!({"a": 1}))).is_ok());
     }
 
     #[test]
