@@ -276,8 +276,11 @@ pub(super) fn media_type(value: &str) -> &str {
     clippy::result_large_err,
     reason = "returned once per POST straight into the answer; the async callers return the same"
 )]
-pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Result<bool, Response<Body>> {
-    if let Some(content_type) = headers.get(hyper::header::CONTENT_TYPE) {
+pub(super) fn check_media_types<'a>(
+    content_type: Option<&HeaderValue>,
+    accept: impl Iterator<Item = &'a HeaderValue>,
+) -> Result<bool, Response<Body>> {
+    if let Some(content_type) = content_type {
         let declared = content_type.to_str().map(media_type).unwrap_or_default();
         if !declared.eq_ignore_ascii_case("application/json") {
             return Err(error_response(
@@ -291,7 +294,7 @@ pub(super) fn check_media_types(headers: &hyper::HeaderMap) -> Result<bool, Resp
         }
     }
     let (mut any, mut acceptable, mut sse) = (false, false, false);
-    for value in headers.get_all(hyper::header::ACCEPT) {
+    for value in accept {
         // The value the spec tells clients to send, before any parsing.
         if value.as_bytes() == b"application/json, text/event-stream" {
             (any, acceptable, sse) = (true, true, true);
@@ -392,7 +395,9 @@ mod tests {
         for (name, value) in lines {
             headers.append(*name, hyper::header::HeaderValue::from_static(value));
         }
-        check_media_types(&headers).map_err(|refused| refused.status().as_u16())
+        let lines = crate::http::mcp_headers::PostLines::scan(&headers);
+        check_media_types(lines.content_type, lines.accept())
+            .map_err(|refused| refused.status().as_u16())
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! error the caller reports as `-32600` (a modern request ignores it). A
 //! comma in a value is part of that one value, not a second line.
 
-use hyper::header::{HeaderMap, HeaderValue};
+use hyper::header::{ACCEPT, HeaderMap, HeaderValue};
 use mcp_era_types::headers::{
     MCP_METHOD, MCP_NAME, MCP_PARAM_PREFIX, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
@@ -69,48 +69,98 @@ impl<'a> Lines<'a> {
 /// `Mcp-Session-Id`, or why it cannot be read.
 pub(super) type SessionId = Result<Option<String>, String>;
 
-/// The MCP headers and the session id, in one pass over the request's
-/// lines (a lookup per name would hash each custom name again).
-pub(super) fn read(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), ErrorObject> {
-    read_lines(headers).map_err(errors::header_mismatch)
+/// A POST's header lines, met in one pass (a lookup per name would hash
+/// each again): the MCP headers, and the media-type lines the guards read
+/// before the body.
+pub(super) struct PostLines<'a> {
+    headers: &'a HeaderMap,
+    protocol_version: Lines<'a>,
+    method: Lines<'a>,
+    name: Lines<'a>,
+    session_id: Lines<'a>,
+    any_param: bool,
+    /// The first `Content-Type` line (as `HeaderMap::get` gives it).
+    pub(super) content_type: Option<&'a HeaderValue>,
+    accept: Lines<'a>,
 }
 
-fn read_lines(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), String> {
-    let (mut protocol_version, mut method, mut name) = (Lines::None, Lines::None, Lines::None);
-    let mut session_id = Lines::None;
-    let mut any_param = false;
-    for (header, value) in headers {
-        match header.as_str() {
-            MCP_PROTOCOL_VERSION => protocol_version.add(value),
-            MCP_METHOD => method.add(value),
-            MCP_NAME => name.add(value),
-            MCP_SESSION_ID => session_id.add(value),
-            other => any_param |= other.starts_with(MCP_PARAM_PREFIX),
-        }
-    }
-    let protocol_version = protocol_version.read(MCP_PROTOCOL_VERSION, HeaderText::version_line)?;
-    let method = method.read(MCP_METHOD, HeaderText::method_line)?;
-    let name = name.read(MCP_NAME, HeaderText::from_line)?;
-    let mut params = Vec::new();
-    if any_param {
-        // `keys` yields each name once, whatever its number of lines.
-        for header_name in headers.keys() {
-            let header_name = header_name.as_str();
-            let Some(suffix) = header_name.strip_prefix(MCP_PARAM_PREFIX) else {
-                continue;
-            };
-            if let Some(value) = single(headers, header_name)? {
-                params.push((suffix.to_owned(), value));
+impl<'a> PostLines<'a> {
+    pub(super) fn scan(headers: &'a HeaderMap) -> Self {
+        let mut lines = Self {
+            headers,
+            protocol_version: Lines::None,
+            method: Lines::None,
+            name: Lines::None,
+            session_id: Lines::None,
+            any_param: false,
+            content_type: None,
+            accept: Lines::None,
+        };
+        for (header, value) in headers {
+            match header.as_str() {
+                MCP_PROTOCOL_VERSION => lines.protocol_version.add(value),
+                MCP_METHOD => lines.method.add(value),
+                MCP_NAME => lines.name.add(value),
+                MCP_SESSION_ID => lines.session_id.add(value),
+                "content-type" => {
+                    lines.content_type.get_or_insert(value);
+                }
+                "accept" => lines.accept.add(value),
+                other => lines.any_param |= other.starts_with(MCP_PARAM_PREFIX),
             }
         }
+        lines
     }
-    let headers = HttpHeaders {
-        protocol_version,
-        method: Some(method),
-        name,
-        params,
-    };
-    Ok((headers, session_id.read_owned(MCP_SESSION_ID)))
+
+    /// Every `Accept` line.
+    pub(super) fn accept(&self) -> impl Iterator<Item = &'a HeaderValue> + use<'a> {
+        let (one, all) = match self.accept {
+            Lines::None => (None, None),
+            Lines::One(value) => (Some(value), None),
+            Lines::Many => (None, Some(self.headers.get_all(ACCEPT).iter())),
+        };
+        one.into_iter().chain(all.into_iter().flatten())
+    }
+
+    /// The MCP headers and the session id.
+    pub(super) fn mcp(&self) -> Result<(HttpHeaders, SessionId), ErrorObject> {
+        self.mcp_lines().map_err(errors::header_mismatch)
+    }
+
+    fn mcp_lines(&self) -> Result<(HttpHeaders, SessionId), String> {
+        let protocol_version = self
+            .protocol_version
+            .read(MCP_PROTOCOL_VERSION, HeaderText::version_line)?;
+        let method = self.method.read(MCP_METHOD, HeaderText::method_line)?;
+        let name = self.name.read(MCP_NAME, HeaderText::from_line)?;
+        let mut params = Vec::new();
+        if self.any_param {
+            // `keys` yields each name once, whatever its number of lines.
+            for header_name in self.headers.keys() {
+                let header_name = header_name.as_str();
+                let Some(suffix) = header_name.strip_prefix(MCP_PARAM_PREFIX) else {
+                    continue;
+                };
+                if let Some(value) = single(self.headers, header_name)? {
+                    params.push((suffix.to_owned(), value));
+                }
+            }
+        }
+        let headers = HttpHeaders {
+            protocol_version,
+            method: Some(method),
+            name,
+            params,
+        };
+        Ok((headers, self.session_id.read_owned(MCP_SESSION_ID)))
+    }
+}
+
+/// The MCP headers and the session id, in one pass over the request's
+/// lines.
+#[cfg(test)]
+fn read(headers: &HeaderMap) -> Result<(HttpHeaders, SessionId), ErrorObject> {
+    PostLines::scan(headers).mcp()
 }
 
 /// `Mcp-Session-Id` alone (a GET or DELETE).

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::auth::gate::scope_refusal;
 use super::event_log::Resumable;
 use super::guards::{RequestBody, check_media_types, read_body};
-use super::mcp_headers;
+use super::mcp_headers::PostLines;
 use super::outbox;
 use super::response::{
     Body, closing, error_response, plain_response, session_not_found, status_only,
@@ -39,11 +39,12 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
     body: B,
     peer: Option<PeerAddr>,
 ) -> Response<Body> {
-    let (message, sse_ok) = match read_message(&state, &parts, body).await {
+    let lines = PostLines::scan(&parts.headers);
+    let (message, sse_ok) = match read_message(&state, &parts, &lines, body).await {
         Ok(read) => read,
         Err(refused) => return refused,
     };
-    let (mcp_headers, session) = match era_and_session(&state, &parts, &message).await {
+    let (mcp_headers, session) = match era_and_session(&state, &parts, &lines, &message).await {
         Ok(found) => found,
         Err(refused) => return refused,
     };
@@ -166,10 +167,11 @@ fn message_context<S>(
 /// takes SSE.
 async fn read_message<S, B: RequestBody>(
     state: &State<S>,
-    parts: &Parts,
+    #[cfg_attr(not(feature = "auth"), allow(unused_variables))] parts: &Parts,
+    lines: &PostLines<'_>,
     body: B,
 ) -> Result<(Message, bool), Response<Body>> {
-    let sse_ok = check_media_types(&parts.headers).map_err(closing)?;
+    let sse_ok = check_media_types(lines.content_type, lines.accept()).map_err(closing)?;
     let body = read_body(
         body,
         state.config.max_body_bytes,
@@ -195,6 +197,7 @@ async fn read_message<S, B: RequestBody>(
 async fn era_and_session<S>(
     state: &State<S>,
     parts: &Parts,
+    lines: &PostLines<'_>,
     message: &Message,
 ) -> Result<(HttpHeaders, Named), Response<Body>> {
     // Read only for an error. A response carries the id of a
@@ -204,7 +207,8 @@ async fn era_and_session<S>(
         Message::Request(request) => request.message.id(),
         _ => None,
     };
-    let (mcp_headers, session_id) = mcp_headers::read(&parts.headers)
+    let (mcp_headers, session_id) = lines
+        .mcp()
         .map_err(|error| error_response(400, id().as_ref(), error))?;
     let modern = message.is_modern();
     let session_id = match session_id {
