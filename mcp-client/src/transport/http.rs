@@ -254,11 +254,11 @@ impl HttpTransport {
             status,
             detail,
         };
-        let body = Bytes::from(
-            serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+        let body = Bytes::from(mcp_era_types::json::to_vec(message).map_err(|e| {
+            Error::InvalidMessage {
                 detail: e.to_string(),
-            })?,
-        );
+            }
+        })?);
         let mut attempts = 0;
         let resp = loop {
             let (resp, creds) = self.send_post(headers, &body, true, &fail).await?;
@@ -513,7 +513,7 @@ impl HttpTransport {
             status,
             detail,
         };
-        let body = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+        let body = mcp_era_types::json::to_vec(message).map_err(|e| Error::InvalidMessage {
             detail: e.to_string(),
         })?;
         let body = Bytes::from(body);

@@ -226,7 +226,7 @@ impl StdioTransport {
         if self.closed.borrow().is_some() {
             return Err(self.closed_error());
         }
-        let mut line = serde_json::to_vec(message).map_err(|e| Error::InvalidMessage {
+        let mut line = mcp_era_types::json::to_vec(message).map_err(|e| Error::InvalidMessage {
             detail: e.to_string(),
         })?;
         line.push(b'\n');

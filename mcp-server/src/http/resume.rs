@@ -117,7 +117,7 @@ async fn get_stream<S: McpServer + 'static>(
             return;
         }
         forward_legacy_events_from(&*server, events, &legacy, |message| {
-            let json = serde_json::to_vec(message).unwrap_or_default();
+            let json = mcp_era_types::json::to_vec(message).unwrap_or_default();
             let frame = match &mut log {
                 Some(log) => log.frame(&json, false),
                 None => sse_frame_bytes(&json),

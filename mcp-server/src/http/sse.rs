@@ -20,7 +20,7 @@ use crate::model::outcome::Outcome;
 
 /// One SSE `data:` frame around a JSON message.
 pub(super) fn sse_frame(message: &Value) -> Bytes {
-    sse_frame_bytes(&serde_json::to_vec(message).unwrap_or_default())
+    sse_frame_bytes(&mcp_era_types::json::to_vec(message).unwrap_or_default())
 }
 
 /// One SSE `message` event carrying a serialized JSON-RPC message (which
@@ -88,7 +88,10 @@ impl Framer {
     pub(super) fn message(&mut self, message: &Value) -> Bytes {
         match self {
             Self::Plain => sse_frame(message),
-            Self::Logged(log) => log.frame(&serde_json::to_vec(message).unwrap_or_default(), false),
+            Self::Logged(log) => log.frame(
+                &mcp_era_types::json::to_vec(message).unwrap_or_default(),
+                false,
+            ),
         }
     }
 

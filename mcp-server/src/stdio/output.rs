@@ -213,7 +213,7 @@ impl Shared {
     /// backlog is past its hard bound.
     pub(super) fn notify(&self, message: &Value) {
         if self.queue.backlog.admits_notification() {
-            self.write(&serde_json::to_vec(message).unwrap_or_default());
+            self.write(&mcp_era_types::json::to_vec(message).unwrap_or_default());
         }
     }
 

@@ -36,7 +36,7 @@ impl Reply {
 
     /// A result built as JSON (listen streams, legacy bridging).
     pub(crate) fn from_value(value: &Value) -> HandlerResult<Self> {
-        serde_json::to_vec(value)
+        mcp_era_types::json::to_vec(value)
             .map(|bytes| Self(Bytes::Owned(bytes)))
             .map_err(unserializable)
     }
