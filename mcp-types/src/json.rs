@@ -76,15 +76,9 @@ impl WriteJson for Value {
         match self {
             Value::Null => out.extend_from_slice(b"null"),
             Value::Bool(value) => value.write_json(out)?,
-            Value::Number(number) => {
-                if let Some(value) = number.as_u64() {
-                    value.write_json(out)?;
-                } else if let Some(value) = number.as_i64() {
-                    value.write_json(out)?;
-                } else {
-                    write_serde(out, number)?;
-                }
-            }
+            // serde_json's own digits: with its `arbitrary_precision`
+            // feature (a dependency may turn it on), a number is its text.
+            Value::Number(number) => write_serde(out, number)?,
             Value::String(value) => write_str(out, value),
             Value::Array(items) => items.write_json(out)?,
             Value::Object(map) => map.write_json(out)?,
