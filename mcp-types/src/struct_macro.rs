@@ -138,15 +138,12 @@ macro_rules! __mcp_struct_serde {
         $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
         (&Probe::<$fty>(&$value)).emit($out)?;
     };
-    (@write required_shared $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
-        $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
-        (&Probe::<$fty>(&$value)).emit($out)?;
+    // An `Arc` is written as what it holds, as serde writes it.
+    (@write required_shared $($rest:tt)*) => {
+        $crate::__mcp_struct_serde!(@write required $($rest)*)
     };
-    (@write optional_shared $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
-        if let ::core::option::Option::Some(value) = &$value {
-            $crate::__mcp_struct_serde!(@write_key $out, $first, $key);
-            (&Probe::<$fty>(value)).emit($out)?;
-        }
+    (@write optional_shared $($rest:tt)*) => {
+        $crate::__mcp_struct_serde!(@write optional $($rest)*)
     };
     (@write optional $out:ident, $first:ident, $value:expr, $fty:ty, $key:literal) => {
         if let ::core::option::Option::Some(value) = &$value {
