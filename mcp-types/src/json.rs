@@ -106,11 +106,7 @@ fn write_entries<'a, T: WriteJson + 'a>(
     out.push(b'{');
     let mut first = true;
     for (key, value) in entries {
-        if !std::mem::take(&mut first) {
-            out.push(b',');
-        }
-        write_str(out, key);
-        out.push(b':');
+        escaped_member(out, &mut first, key);
         value.write_json(out)?;
     }
     out.push(b'}');
@@ -219,10 +215,22 @@ impl<T: Serialize + ?Sized> ViaSerde for &Probe<'_, T> {
 /// `key`, which is `"name":` already written out.
 #[doc(hidden)]
 pub fn member(out: &mut Vec<u8>, first: &mut bool, key: &str) {
+    separate(out, first);
+    out.extend_from_slice(key.as_bytes());
+}
+
+/// Starts a member whose key is escaped here.
+fn escaped_member(out: &mut Vec<u8>, first: &mut bool, key: &str) {
+    separate(out, first);
+    write_str(out, key);
+    out.push(b':');
+}
+
+/// The comma before every member but the first.
+fn separate(out: &mut Vec<u8>, first: &mut bool) {
     if !std::mem::take(first) {
         out.push(b',');
     }
-    out.extend_from_slice(key.as_bytes());
 }
 
 /// A generated object's extra keys, refused where they repeat a schema
@@ -243,11 +251,7 @@ pub fn write_extra<'a, V: 'a>(
                 "{type_name}: key `{key}` in `extra` duplicates a schema property"
             )));
         }
-        if !std::mem::take(first) {
-            out.push(b',');
-        }
-        write_str(out, key);
-        out.push(b':');
+        escaped_member(out, first, key);
         write(out, value)?;
     }
     Ok(())
