@@ -293,8 +293,10 @@ fn escape_flags(word: u64) -> u64 {
         & HIGHS
 }
 
-/// The first byte of `bytes` that must be escaped.
-fn first_escape(bytes: &[u8]) -> Option<usize> {
+/// The first byte of `bytes` that a JSON string must escape (a control
+/// character, `"` or `\`): a reader finds where a string's text ends, or
+/// its first escape, with it.
+pub fn first_escape(bytes: &[u8]) -> Option<usize> {
     let mut from = 0;
     while let Some(word) = bytes.get(from..).and_then(<[u8]>::first_chunk::<8>) {
         let flags = escape_flags(u64::from_le_bytes(*word));

@@ -118,7 +118,7 @@ struct MethodOnly<'a> {
 /// A request that deserializes into its method's typed request carries,
 /// by construction, everything steps 2–6 check (its `_meta` has the
 /// modern keys, so it is modern whatever the transport says).
-fn read_modern(message: &[u8]) -> Option<ClientRequest> {
+pub(super) fn read_modern(message: &[u8]) -> Option<ClientRequest> {
     fn typed<T: serde::de::DeserializeOwned>(message: &[u8]) -> Option<T> {
         serde_json::from_slice(message).ok()
     }

@@ -6,3 +6,4 @@ pub(crate) mod message;
 pub(crate) mod random_id;
 pub(crate) mod read_request;
 pub(crate) mod reply;
+pub(crate) mod scan;

@@ -1,24 +1,31 @@
 //! One pass from the bytes of a well-formed modern request to its typed
-//! form: the envelope is read key by key and the params go straight into
-//! their method's type once the method is known.
+//! form: the envelope is scanned key by key, and the params go straight
+//! into their method's type once the method is known. A `tools/call`'s
+//! params and their `_meta` are scanned too; other values (arguments,
+//! capabilities, other methods' params) are read by serde_json from their
+//! raw text.
 //!
 //! It accepts only what the generated request types accept and builds the
 //! same values; anything else (unknown or escaped keys, a duplicate key,
 //! an unknown method) is refused, and the caller tries the slower paths.
 
+use std::sync::Arc;
+
 use mcp_era_types::v2026_07_28::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, CompleteRequest, CompleteRequestParams,
-    DiscoverRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest,
-    ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PaginatedRequestParams,
-    ReadResourceRequest, ReadResourceRequestParams, RequestId, RequestParams,
-    SubscriptionsListenRequest, SubscriptionsListenRequestParams, methods,
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientRequest, CompleteRequest,
+    CompleteRequestParams, DiscoverRequest, GetPromptRequest, GetPromptRequestParams,
+    ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest,
+    PaginatedRequestParams, ReadResourceRequest, ReadResourceRequestParams, RequestId,
+    RequestMetaObject, RequestParams, SubscriptionsListenRequest, SubscriptionsListenRequestParams,
+    meta_keys, methods,
 };
-use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::wire::scan::{Scanner, fill};
 
 macro_rules! modern_requests {
-    ($( $method:path => $variant:ident($request:ident, $params:ty), )*) => {
+    ($( $method:path => $variant:ident($request:ident, $params:ty, $read:ident), )*) => {
         /// The params of a known method.
         #[allow(
             clippy::enum_variant_names,
@@ -32,14 +39,11 @@ macro_rules! modern_requests {
             matches!(method, $( $method )|*)
         }
 
-        fn read_params<'de, D: Deserializer<'de>>(
-            method: &str,
-            deserializer: D,
-        ) -> Result<Params, D::Error> {
-            Ok(match method {
-                $( $method => Params::$variant(<$params>::deserialize(deserializer)?), )*
-                _ => return Err(de::Error::custom("not a modern request method")),
-            })
+        fn read_params(method: &str, scan: &mut Scanner<'_>) -> Option<Params> {
+            match method {
+                $( $method => $read(scan).map(Params::$variant), )*
+                _ => None,
+            }
         }
 
         impl Params {
@@ -53,109 +57,170 @@ macro_rules! modern_requests {
 }
 
 modern_requests! {
-    methods::SERVER_DISCOVER => DiscoverRequest(DiscoverRequest, RequestParams),
-    methods::TOOLS_CALL => CallToolRequest(CallToolRequest, CallToolRequestParams),
-    methods::TOOLS_LIST => ListToolsRequest(ListToolsRequest, PaginatedRequestParams),
-    methods::RESOURCES_LIST => ListResourcesRequest(ListResourcesRequest, PaginatedRequestParams),
-    methods::RESOURCES_READ => ReadResourceRequest(ReadResourceRequest, ReadResourceRequestParams),
+    methods::SERVER_DISCOVER => DiscoverRequest(DiscoverRequest, RequestParams, by_serde),
+    methods::TOOLS_CALL => CallToolRequest(CallToolRequest, CallToolRequestParams, call_params),
+    methods::TOOLS_LIST => ListToolsRequest(ListToolsRequest, PaginatedRequestParams, by_serde),
+    methods::RESOURCES_LIST =>
+        ListResourcesRequest(ListResourcesRequest, PaginatedRequestParams, by_serde),
+    methods::RESOURCES_READ =>
+        ReadResourceRequest(ReadResourceRequest, ReadResourceRequestParams, by_serde),
     methods::RESOURCES_TEMPLATES_LIST =>
-        ListResourceTemplatesRequest(ListResourceTemplatesRequest, PaginatedRequestParams),
-    methods::PROMPTS_LIST => ListPromptsRequest(ListPromptsRequest, PaginatedRequestParams),
-    methods::PROMPTS_GET => GetPromptRequest(GetPromptRequest, GetPromptRequestParams),
-    methods::COMPLETION_COMPLETE => CompleteRequest(CompleteRequest, CompleteRequestParams),
-    methods::SUBSCRIPTIONS_LISTEN =>
-        SubscriptionsListenRequest(SubscriptionsListenRequest, SubscriptionsListenRequestParams),
+        ListResourceTemplatesRequest(ListResourceTemplatesRequest, PaginatedRequestParams, by_serde),
+    methods::PROMPTS_LIST => ListPromptsRequest(ListPromptsRequest, PaginatedRequestParams, by_serde),
+    methods::PROMPTS_GET => GetPromptRequest(GetPromptRequest, GetPromptRequestParams, by_serde),
+    methods::COMPLETION_COMPLETE =>
+        CompleteRequest(CompleteRequest, CompleteRequestParams, by_serde),
+    methods::SUBSCRIPTIONS_LISTEN => SubscriptionsListenRequest(
+        SubscriptionsListenRequest,
+        SubscriptionsListenRequestParams,
+        by_serde
+    ),
 }
 
 /// The typed request, when the message is a modern request of the common
 /// shape: the four envelope keys, each once, unescaped, and nothing else.
 pub(crate) fn read(message: &[u8]) -> Option<Box<ClientRequest>> {
-    // UTF-8 checked once for the whole message: read from a `str`, serde
-    // does not check each string again (a tenth of the request's parse).
-    let message = std::str::from_utf8(message).ok()?;
-    let mut deserializer = serde_json::Deserializer::from_str(message);
-    let request = deserializer.deserialize_map(RequestVisitor).ok()?;
-    deserializer.end().ok()?;
-    Some(request)
+    // UTF-8 checked once for the whole message: what is read from a `str`
+    // is not checked again.
+    let mut scan = Scanner::new(std::str::from_utf8(message).ok()?);
+    scan.eat(b'{')?;
+    let (mut jsonrpc, mut id, mut method, mut params) = (None, None, None, None);
+    // Params met before the method wait, unread, for it.
+    let mut early_params = None;
+    let mut first = true;
+    while let Some(key) = scan.next_key(&mut first)? {
+        match key {
+            "jsonrpc" => fill(&mut jsonrpc, || (scan.plain_str()? == "2.0").then_some(()))?,
+            "id" => fill(&mut id, || read_id(&mut scan))?,
+            "method" => fill(&mut method, || {
+                scan.plain_str().filter(|name| is_known(name))
+            })?,
+            "params" if params.is_none() && early_params.is_none() => match method {
+                Some(method) => params = Some(read_params(method, &mut scan)?),
+                None => early_params = Some(scan.raw()?),
+            },
+            _ => return None,
+        }
+    }
+    scan.end()?;
+    let (Some(()), Some(id), Some(method)) = (jsonrpc, id, method) else {
+        return None;
+    };
+    let params = match (params, early_params) {
+        (Some(params), _) => params,
+        (None, Some(raw)) => {
+            let mut scan = Scanner::new(raw);
+            let params = read_params(method, &mut scan)?;
+            scan.end()?;
+            params
+        }
+        (None, None) => return None,
+    };
+    Some(Box::new(params.into_request(id)))
 }
 
-struct ParamsSeed<'m>(&'m str);
-
-impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
-    type Value = Params;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Params, D::Error> {
-        read_params(self.0, deserializer)
+/// A string or an integer id.
+fn read_id(scan: &mut Scanner<'_>) -> Option<RequestId> {
+    if scan.peek()? == b'"' {
+        scan.string().map(RequestId::String)
+    } else {
+        scan.integer().map(RequestId::Integer)
     }
 }
 
-struct RequestVisitor;
+/// Params read by their type's own `Deserialize`.
+fn by_serde<T: DeserializeOwned>(scan: &mut Scanner<'_>) -> Option<T> {
+    scan.value()
+}
 
-impl<'de> Visitor<'de> for RequestVisitor {
-    // Boxed here: the request is large, and every move would copy it.
-    type Value = Box<ClientRequest>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a modern JSON-RPC request")
+/// A `tools/call`'s params, scanned; keys outside the schema (kept in
+/// `extra` by the generated type) are left to the serde path.
+fn call_params(scan: &mut Scanner<'_>) -> Option<CallToolRequestParams> {
+    scan.eat(b'{')?;
+    let (mut meta, mut arguments, mut input_responses, mut name, mut request_state) =
+        (None, None, None, None, None);
+    let mut first = true;
+    while let Some(key) = scan.next_key(&mut first)? {
+        match key {
+            "name" => fill(&mut name, || scan.string())?,
+            "_meta" => fill(&mut meta, || request_meta(scan))?,
+            "arguments" => fill(&mut arguments, || scan.value())?,
+            "inputResponses" => fill(&mut input_responses, || scan.value())?,
+            "requestState" => fill(&mut request_state, || scan.string())?,
+            _ => return None,
+        }
     }
+    // A literal: a property added to the schema must be read here too.
+    Some(CallToolRequestParams {
+        meta: meta?,
+        arguments,
+        input_responses,
+        name: name?,
+        request_state,
+        extra: Map::new(),
+    })
+}
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Box<ClientRequest>, A::Error> {
-        let refuse = || de::Error::custom("not of the common shape");
-        let mut jsonrpc = false;
-        let mut id: Option<RequestId> = None;
-        let mut method: Option<&'de str> = None;
-        let mut params: Option<Params> = None;
-        // Params seen before the method wait, unparsed, for it.
-        let mut early_params: Option<&'de RawValue> = None;
-        while let Some(key) = map.next_key::<&'de str>()? {
-            let params_seen = params.is_some() || early_params.is_some();
-            match key {
-                "jsonrpc" if !jsonrpc => {
-                    if map.next_value::<&'de str>()? != "2.0" {
-                        return Err(refuse());
-                    }
-                    jsonrpc = true;
-                }
-                "id" if id.is_none() => id = Some(map.next_value()?),
-                "method" if method.is_none() => {
-                    let name = map.next_value::<&'de str>()?;
-                    if !is_known(name) {
-                        return Err(refuse());
-                    }
-                    method = Some(name);
-                }
-                "params" if !params_seen => match method {
-                    Some(method) => params = Some(map.next_value_seed(ParamsSeed(method))?),
-                    None => early_params = Some(map.next_value()?),
-                },
-                _ => return Err(refuse()),
+/// A request's `_meta`, scanned: other keys go to `extra`, as the
+/// generated type keeps them.
+fn request_meta(scan: &mut Scanner<'_>) -> Option<RequestMetaObject> {
+    scan.eat(b'{')?;
+    let (mut capabilities, mut info, mut log_level, mut version, mut progress) =
+        (None, None, None, None, None);
+    let mut extra = Map::new();
+    let mut first = true;
+    while let Some(key) = scan.next_key(&mut first)? {
+        match key {
+            meta_keys::PROTOCOL_VERSION => fill(&mut version, || scan.string())?,
+            meta_keys::CLIENT_CAPABILITIES => {
+                fill(&mut capabilities, || client_capabilities(scan))?
+            }
+            meta_keys::CLIENT_INFO => fill(&mut info, || scan.value().map(Arc::new))?,
+            meta_keys::LOG_LEVEL => fill(&mut log_level, || scan.value())?,
+            meta_keys::PROGRESS_TOKEN => fill(&mut progress, || scan.value())?,
+            _ if extra.contains_key(key) => return None,
+            _ => {
+                let value = scan.value::<Value>()?;
+                extra.insert(key.to_owned(), value);
             }
         }
-        let (true, Some(id), Some(method)) = (jsonrpc, id, method) else {
-            return Err(refuse());
-        };
-        let params = match (params, early_params) {
-            (Some(params), _) => params,
-            (None, Some(raw)) => read_params(method, raw).map_err(de::Error::custom)?,
-            (None, None) => return Err(refuse()),
-        };
-        Ok(Box::new(params.into_request(id)))
     }
+    Some(RequestMetaObject {
+        client_capabilities: capabilities?,
+        client_info: info,
+        log_level,
+        protocol_version: version?,
+        progress_token: progress,
+        extra,
+    })
+}
+
+/// The client's capabilities; an empty object (a client with none of the
+/// optional ones) needs no parse.
+fn client_capabilities(scan: &mut Scanner<'_>) -> Option<Arc<ClientCapabilities>> {
+    let raw = scan.raw()?;
+    let capabilities = if raw == "{}" {
+        ClientCapabilities::default()
+    } else {
+        serde_json::from_str(raw).ok()?
+    };
+    Some(Arc::new(capabilities))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The two-pass reading this module replaces on the common path.
-    fn typed(message: &str) -> Option<ClientRequest> {
-        let method = serde_json::from_str::<serde_json::Value>(message).ok()?;
-        let method = method.get("method")?.as_str()?;
-        is_known(method).then_some(())?;
-        ClientRequest::from_json(&serde_json::from_str(message).ok()?).ok()
-    }
+    use crate::wire::message::read_modern;
+    use proptest::prelude::*;
 
     const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    /// `read` gives what the generated types' own `Deserialize` gives.
+    fn same_as_serde(message: &str) -> Option<ClientRequest> {
+        let fast = read(message.as_bytes()).map(|request| *request);
+        assert_eq!(fast, read_modern(message.as_bytes()), "{message}");
+        fast
+    }
 
     #[test]
     fn reads_what_the_generated_types_read_in_any_key_order() {
@@ -165,19 +230,28 @@ mod tests {
             format!(r#"{{{call},"method":"tools/call","id":"a","jsonrpc":"2.0"}}"#),
             format!(r#"{{"id":-3,{call},"jsonrpc":"2.0","method":"tools/call"}} "#),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#),
+            r#" { "jsonrpc" : "2.0" , "id" : "a\"b" , "method" : "tools/call" , "params" : { "name" : "\u0065cho" , "requestState" : "s" , "_meta" : { "io.modelcontextprotocol/clientCapabilities" : { "roots" : { } } , "io.modelcontextprotocol/protocolVersion" : "2026-07-28" , "io.modelcontextprotocol/logLevel" : "info" , "io.modelcontextprotocol/clientInfo" : { "name" : "c" , "version" : "1" } , "progressToken" : 7 , "traceparent" : "00-x" , "x" : [ 1 , { } ] } } }
+"#
+                .to_owned(),
         ] {
-            let fast = read(message.as_bytes());
-            assert!(fast.is_some(), "{message}");
-            assert_eq!(fast.map(|request| *request), typed(&message), "{message}");
+            assert!(same_as_serde(&message).is_some(), "{message}");
         }
     }
 
     #[test]
     fn refuses_every_other_shape() {
         let params = format!(r#""params":{{"name":"echo",{META}}}"#);
+        let meta_with = |more: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}{more}}}}}}}"#
+            )
+        };
         for message in [
             // Kept in `extra` by the generated type: the slow path's job.
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call",{params},"x":1}}"#),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","x":1,{META}}}}}"#
+            ),
             format!(r#"{{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call",{params}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call",{params},{params}}}"#),
             format!(r#"{{"json\u0072pc":"2.0","id":1,"method":"tools/call",{params}}}"#),
@@ -188,8 +262,215 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#.to_owned(),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{META}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call",{params}}} x"#),
+            meta_with(r#","io.modelcontextprotocol/protocolVersion":"2026-07-28""#),
+            meta_with(r#","a":1,"a":2"#),
+            meta_with(r#","io.modelcontextprotocol/logLevel":"loud""#),
         ] {
             assert_eq!(read(message.as_bytes()), None, "{message}");
+        }
+    }
+
+    /// A JSON text and whether the scan must read it (no escaped key, no
+    /// repeated key, no key outside the schema where the scan refuses them).
+    type Text = (String, bool);
+
+    fn ws() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["", "", " ", "\n\t "])
+    }
+
+    /// Object text from members, in the order given.
+    fn object(members: &[(String, String)], ws: &str) -> String {
+        let inner: Vec<String> = members
+            .iter()
+            .map(|(key, value)| format!("{ws}{key}{ws}:{ws}{value}{ws}"))
+            .collect();
+        format!("{{{}}}", inner.join(","))
+    }
+
+    fn string_value() -> BoxedStrategy<String> {
+        prop_oneof![
+            "[a-z0-9/-]{0,8}".prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+            "[a\"\\\\\u{1}é/]{0,6}".prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+            Just(r#""\u0065cho""#.to_owned()),
+        ]
+        .boxed()
+    }
+
+    /// Mostly a value the key accepts, now and then one it refuses.
+    fn value_for(key: &str) -> BoxedStrategy<String> {
+        let valid: &[&str] = match key {
+            meta_keys::CLIENT_CAPABILITIES => {
+                &["{}", "{ }", r#"{"roots":{}}"#, r#"{"sampling":{},"x":1}"#]
+            }
+            meta_keys::CLIENT_INFO => &[r#"{"name":"c","version":"1"}"#],
+            meta_keys::LOG_LEVEL => &[r#""info""#, r#""debug""#],
+            meta_keys::PROGRESS_TOKEN => &["1", r#""t""#],
+            "arguments" | "inputResponses" => &["{}", r#"{"a":[1,{"b":"}"}]}"#],
+            meta_keys::PROTOCOL_VERSION | "name" | "requestState" => {
+                return prop_oneof![
+                    9 => string_value(),
+                    1 => Just("1".to_owned()),
+                ]
+                .boxed();
+            }
+            _ => &[
+                "{}",
+                "[]",
+                "null",
+                "1",
+                "-2.5e3",
+                "true",
+                r#""s""#,
+                r#"[{"a":"]"}]"#,
+            ],
+        };
+        let noise = [
+            "null",
+            "[]",
+            "{}",
+            r#""loud""#,
+            "1.5",
+            "[1,",
+            "tru",
+            r#"{"a":1,}"#,
+        ];
+        prop_oneof![
+            9 => prop::sample::select(valid.to_vec()),
+            1 => prop::sample::select(noise.to_vec()),
+        ]
+        .prop_map(str::to_owned)
+        .boxed()
+    }
+
+    fn meta() -> impl Strategy<Value = Text> {
+        let required = (
+            value_for(meta_keys::PROTOCOL_VERSION),
+            value_for(meta_keys::CLIENT_CAPABILITIES),
+        )
+            .prop_map(|(version, capabilities)| {
+                vec![
+                    (format!("{:?}", meta_keys::PROTOCOL_VERSION), version),
+                    (
+                        format!("{:?}", meta_keys::CLIENT_CAPABILITIES),
+                        capabilities,
+                    ),
+                ]
+            });
+        let keys = prop::sample::select(vec![
+            meta_keys::PROTOCOL_VERSION,
+            meta_keys::CLIENT_CAPABILITIES,
+            meta_keys::CLIENT_INFO,
+            meta_keys::LOG_LEVEL,
+            meta_keys::PROGRESS_TOKEN,
+            "traceparent",
+            "a",
+            "io.modelcontextprotocol/other",
+        ]);
+        let more =
+            prop::collection::vec(keys.prop_flat_map(|key| (Just(key), value_for(key))), 0..4);
+        (required, more, ws(), prop::bool::weighted(0.15)).prop_flat_map(
+            |(required, more, ws, escape)| {
+                let mut members = required;
+                members.extend(
+                    more.into_iter()
+                        .map(|(key, value)| (format!("{key:?}"), value)),
+                );
+                let scannable = !escape && unique(&members);
+                if escape {
+                    members[0].0 = members[0].0.replacen('o', "\\u006f", 1);
+                }
+                Just(members)
+                    .prop_shuffle()
+                    .prop_map(move |members| (object(&members, ws), scannable))
+            },
+        )
+    }
+
+    fn unique(members: &[(String, String)]) -> bool {
+        let keys: std::collections::BTreeSet<_> = members.iter().map(|(key, _)| key).collect();
+        keys.len() == members.len()
+    }
+
+    fn call_params() -> impl Strategy<Value = Text> {
+        let keys = prop::sample::select(vec!["arguments", "requestState", "inputResponses", "x"]);
+        let optional =
+            prop::collection::vec(keys.prop_flat_map(|key| (Just(key), value_for(key))), 0..3);
+        (meta(), value_for("name"), optional, ws()).prop_flat_map(|(meta, name, optional, ws)| {
+            let mut members = vec![
+                ("\"_meta\"".to_owned(), meta.0),
+                ("\"name\"".to_owned(), name),
+            ];
+            let outside = optional.iter().any(|(key, _)| *key == "x");
+            members.extend(
+                optional
+                    .into_iter()
+                    .map(|(key, value)| (format!("{key:?}"), value)),
+            );
+            let scannable = meta.1 && !outside && unique(&members);
+            Just(members)
+                .prop_shuffle()
+                .prop_map(move |members| (object(&members, ws), scannable))
+        })
+    }
+
+    fn request() -> impl Strategy<Value = Text> {
+        let id = prop_oneof![
+            6 => (-99_999_999_999_999_999_i64..99_999_999_999_999_999).prop_map(|n| n.to_string()),
+            3 => string_value(),
+            1 => prop::sample::select(vec!["-0", "1.0", "1e2", "01", "9223372036854775807", "[]"])
+                .prop_map(str::to_owned),
+        ];
+        let method = prop::sample::select(vec![
+            r#""tools/call""#,
+            r#""tools/call""#,
+            r#""tools/call""#,
+            r#""tools/call""#,
+            r#""tools/list""#,
+            r#""ping""#,
+            r#""tools\/call""#,
+        ]);
+        let jsonrpc = prop_oneof![9 => Just(r#""2.0""#), 1 => Just(r#""1.0""#), 1 => Just("2")];
+        (id, method, jsonrpc, call_params(), meta(), ws(), 0..6_u8).prop_flat_map(
+            |(id, method, jsonrpc, call, meta, ws, extra)| {
+                let (params, params_ok) = match method {
+                    r#""tools/list""# => (format!("{{{:?}:{}}}", "_meta", meta.0), meta.1),
+                    _ => call,
+                };
+                let long_id = id.trim_start_matches('-').len() > 18 && !id.starts_with('"');
+                let mut members = vec![
+                    ("\"jsonrpc\"".to_owned(), jsonrpc.to_owned()),
+                    ("\"id\"".to_owned(), id),
+                    ("\"method\"".to_owned(), method.to_owned()),
+                    ("\"params\"".to_owned(), params),
+                ];
+                match extra {
+                    0 => members.push(("\"id\"".to_owned(), "2".to_owned())),
+                    1 => members.push(("\"x\"".to_owned(), "1".to_owned())),
+                    _ => {}
+                }
+                let scannable = params_ok && extra > 1 && !long_id && !method.contains('\\');
+                Just(members)
+                    .prop_shuffle()
+                    .prop_map(move |members| (object(&members, ws), scannable))
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Whatever the scan reads is what serde reads; where the shape is
+        /// one it reads, it refuses only what serde refuses.
+        #[test]
+        fn reads_as_serde_reads((message, scannable) in request()) {
+            let fast = read(message.as_bytes()).map(|request| *request);
+            let slow = read_modern(message.as_bytes());
+            if fast.is_some() {
+                prop_assert_eq!(&fast, &slow, "{}", message);
+            }
+            if scannable {
+                prop_assert_eq!(fast.is_some(), slow.is_some(), "{}", message);
+            }
         }
     }
 }

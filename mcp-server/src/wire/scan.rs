@@ -1,0 +1,274 @@
+//! A JSON scanner for the fast paths of the parse: it walks a message's
+//! text token by token, hands out strings without escapes as borrowed
+//! slices and any other value as its raw text, for serde_json to read.
+//!
+//! It checks only what it reads itself; every raw value it hands out is
+//! read by serde_json, which checks the rest. Anything it is unsure of
+//! gives `None`, and the caller falls back to the full parse.
+
+use serde::Deserialize;
+
+use mcp_era_types::json::first_escape;
+
+/// How deep a raw value may nest: serde_json refuses past 128 levels
+/// counted from the message's top, and a raw value sits a few levels down.
+const MAX_RAW_DEPTH: usize = 100;
+
+/// A position in a JSON text.
+pub(crate) struct Scanner<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Self { text, at: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// The next byte after whitespace, not taken.
+    pub(crate) fn peek(&mut self) -> Option<u8> {
+        let bytes = self.bytes();
+        while let Some(&byte) = bytes.get(self.at) {
+            if !matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+                return Some(byte);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    /// Takes `byte`, after whitespace.
+    pub(crate) fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// Nothing but whitespace is left.
+    pub(crate) fn end(mut self) -> Option<()> {
+        self.peek().is_none().then_some(())
+    }
+
+    /// The next key of an object whose `{` was taken, and its `:`; `None`
+    /// once the closing `}` is taken. `first` says whether a comma is due.
+    pub(crate) fn next_key(&mut self, first: &mut bool) -> Option<Option<&'a str>> {
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(None);
+        }
+        if !std::mem::take(first) {
+            self.eat(b',')?;
+        }
+        let key = self.plain_str()?;
+        self.eat(b':')?;
+        Some(Some(key))
+    }
+
+    /// A string without escapes, borrowed from the text.
+    pub(crate) fn plain_str(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let len = first_escape(self.bytes().get(start..)?)?;
+        if self.bytes().get(start + len) != Some(&b'"') {
+            return None;
+        }
+        self.at = start + len + 1;
+        // A quote is never inside a UTF-8 sequence: the slice is whole.
+        self.text.get(start..start + len)
+    }
+
+    /// A string, its escapes (if any) decoded by serde_json.
+    pub(crate) fn string(&mut self) -> Option<String> {
+        let start = self.at;
+        if let Some(plain) = self.plain_str() {
+            return Some(plain.to_owned());
+        }
+        self.at = start;
+        self.value()
+    }
+
+    /// An integer of at most 18 digits (an `i64` whatever they are), as
+    /// serde_json reads it; `-0`, which it reads as a float, is refused.
+    pub(crate) fn integer(&mut self) -> Option<i64> {
+        self.peek()?;
+        let bytes = self.bytes();
+        let negative = bytes.get(self.at) == Some(&b'-');
+        let start = self.at + usize::from(negative);
+        let digits = bytes
+            .get(start..)?
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count();
+        let leading_zero = bytes.get(start) == Some(&b'0');
+        if digits == 0 || digits > 18 || (leading_zero && (digits > 1 || negative)) {
+            return None;
+        }
+        if matches!(bytes.get(start + digits), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let magnitude = bytes
+            .get(start..start + digits)?
+            .iter()
+            .fold(0_i64, |n, byte| n * 10 + i64::from(byte - b'0'));
+        self.at = start + digits;
+        Some(if negative { -magnitude } else { magnitude })
+    }
+
+    /// The next value, read by serde_json from its raw text.
+    pub(crate) fn value<T: Deserialize<'a>>(&mut self) -> Option<T> {
+        serde_json::from_str(self.raw()?).ok()
+    }
+
+    /// The text of the next value, skipped over without being checked.
+    pub(crate) fn raw(&mut self) -> Option<&'a str> {
+        let first = self.peek()?;
+        let start = self.at;
+        match first {
+            b'"' => self.skip_string()?,
+            b'{' | b'[' => self.skip_nested()?,
+            _ => self.skip_scalar()?,
+        }
+        self.text.get(start..self.at)
+    }
+
+    /// Past a string, from its opening quote.
+    fn skip_string(&mut self) -> Option<()> {
+        self.at += 1;
+        loop {
+            let rest = self.bytes().get(self.at..)?;
+            let found = first_escape(rest)?;
+            match rest.get(found)? {
+                b'"' => {
+                    self.at += found + 1;
+                    return Some(());
+                }
+                // The escaped byte is never the string's end.
+                b'\\' => self.at += found + 2,
+                // A raw control character: not JSON.
+                _ => return None,
+            }
+        }
+    }
+
+    /// Past an object or an array, from its opening bracket.
+    fn skip_nested(&mut self) -> Option<()> {
+        let mut depth = 0_usize;
+        loop {
+            match *self.bytes().get(self.at)? {
+                b'"' => {
+                    self.skip_string()?;
+                    continue;
+                }
+                b'{' | b'[' => {
+                    depth += 1;
+                    if depth > MAX_RAW_DEPTH {
+                        return None;
+                    }
+                }
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.at += 1;
+                        return Some(());
+                    }
+                }
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// Past a number or a literal: up to the next delimiter.
+    fn skip_scalar(&mut self) -> Option<()> {
+        let start = self.at;
+        while let Some(byte) = self.bytes().get(self.at) {
+            if matches!(
+                byte,
+                b',' | b'}' | b']' | b':' | b' ' | b'\t' | b'\n' | b'\r'
+            ) {
+                break;
+            }
+            self.at += 1;
+        }
+        (self.at > start).then_some(())
+    }
+}
+
+/// Fills an empty slot with what `read` gives; a slot already filled (a
+/// repeated key) or a failed read gives `None`.
+pub(crate) fn fill<T>(slot: &mut Option<T>, read: impl FnOnce() -> Option<T>) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(read()?);
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn raw_values_end_where_serde_json_ends_them() {
+        for (text, raw) in [
+            (r#" "a\"b" , 1"#, r#""a\"b""#),
+            (r#"{"a":[1,{"b":"}"}]} ,"#, r#"{"a":[1,{"b":"}"}]}"#),
+            ("-12.5e3}", "-12.5e3"),
+            ("true]", "true"),
+            (r#"[["\\"]]"#, r#"[["\\"]]"#),
+        ] {
+            let mut scan = Scanner::new(text);
+            assert_eq!(scan.raw(), Some(raw), "{text}");
+            serde_json::from_str::<Value>(raw).expect("the raw text is the value");
+        }
+        for text in ["", " ", "}", r#""open"#, "[1, 2", "\"a\u{1}\""] {
+            assert_eq!(Scanner::new(text).raw(), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn integers_are_read_as_serde_json_reads_them_or_refused() {
+        for (text, n) in [
+            ("0", 0),
+            ("-7", -7),
+            ("123456789012345678", 123_456_789_012_345_678),
+        ] {
+            assert_eq!(Scanner::new(text).integer(), Some(n), "{text}");
+            assert_eq!(serde_json::from_str::<i64>(text).ok(), Some(n));
+        }
+        for text in ["-0", "01", "1.0", "1e3", "-", "1234567890123456789", "x"] {
+            assert_eq!(Scanner::new(text).integer(), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn keys_need_their_commas_and_colons() {
+        fn keys(text: &str) -> Option<Vec<&str>> {
+            let mut scan = Scanner::new(text);
+            scan.eat(b'{')?;
+            let mut first = true;
+            let mut keys = Vec::new();
+            while let Some(key) = scan.next_key(&mut first)? {
+                keys.push(key);
+                scan.raw()?;
+            }
+            scan.end()?;
+            Some(keys)
+        }
+        assert_eq!(keys(r#" { "a" : 1 , "b":{} } "#), Some(vec!["a", "b"]));
+        assert_eq!(keys("{}"), Some(vec![]));
+        for text in [
+            r#"{"a":1,}"#,
+            r#"{,"a":1}"#,
+            r#"{"a":1 "b":2}"#,
+            r#"{"a" 1}"#,
+            r#"{"\u0061":1}"#,
+            r#"{"a":1} x"#,
+        ] {
+            assert_eq!(keys(text), None, "{text}");
+        }
+    }
+}
