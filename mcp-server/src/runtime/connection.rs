@@ -7,6 +7,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_era_types::v2025_11_25::methods::INITIALIZE;
+use mcp_era_types::v2026_07_28::RequestId;
 use mcp_era_types::v2026_07_28::methods::SUBSCRIPTIONS_LISTEN;
 use serde_json::Value;
 
@@ -41,9 +42,18 @@ impl Request {
     /// `None` when it has none (a bad envelope, answered at once). Built
     /// on demand: a modern HTTP request never needs it.
     pub(crate) fn key(&self) -> Option<String> {
+        self.id().as_ref().map(id_key)
+    }
+
+    /// Its id, kept where the key may be needed later: the key is built
+    /// (by [`id_key`]) only if the request goes on in a task.
+    pub(crate) fn id(&self) -> Option<Value> {
         match &self.message {
-            Parsed::Modern(request) => serde_json::to_string(request_id(request)).ok(),
-            Parsed::Json(message) => message.get("id").map(id_key),
+            Parsed::Modern(request) => Some(match request_id(request) {
+                RequestId::String(id) => Value::from(id.as_str()),
+                RequestId::Integer(id) => Value::from(*id),
+            }),
+            Parsed::Json(message) => message.get("id").cloned(),
             Parsed::Invalid => None,
         }
     }

@@ -78,6 +78,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::dispatch::handle_parsed;
@@ -86,6 +87,7 @@ use crate::model::outcome::Outcome;
 use crate::model::peer::ClientPeer;
 use crate::model::server::McpServer;
 use crate::runtime::connection::{Connection, Kind, Message, Request, cancelled_key, classify};
+use crate::runtime::in_flight::id_key;
 use crate::runtime::legacy_events::forward_legacy_events;
 use crate::state::events::ServerEvents;
 use crate::wire::errors;
@@ -414,9 +416,9 @@ impl<S: McpServer + 'static> Serving<S> {
                 continue;
             };
             drop(line);
-            let key = request.key();
+            let id = request.id();
             let Request { message, kind } = request;
-            match (kind, key) {
+            match (kind, id) {
                 // Not a request and not a notification: the entry point
                 // answers with the envelope error. `initialize` is handled
                 // inline, so its session exists before the next line.
@@ -427,8 +429,8 @@ impl<S: McpServer + 'static> Serving<S> {
                     self.answer_inline(message).await;
                 }
                 // A listen stream lives until cancelled: it takes no slot.
-                (Kind::Listen, Some(key)) => self.run(message, key, true, None).await,
-                (Kind::Other, Some(key)) => {
+                (Kind::Listen, Some(id)) => self.run(message, &id, true, None).await,
+                (Kind::Other, Some(id)) => {
                     let slot = free_slot(
                         &self.slots,
                         lines,
@@ -439,7 +441,7 @@ impl<S: McpServer + 'static> Serving<S> {
                         &mut reading,
                     )
                     .await;
-                    self.run(message, key, false, Some(slot)).await;
+                    self.run(message, &id, false, Some(slot)).await;
                 }
             }
         }
@@ -482,8 +484,8 @@ impl<S: McpServer + 'static> Serving<S> {
         self.conn.set_legacy(session);
     }
 
-    /// Runs the request `key`, holding `slot` until its answer is queued.
-    async fn run(&self, message: Parsed, key: String, listen: bool, slot: Option<Slot>) {
+    /// Runs the request `id`, holding `slot` until its answer is queued.
+    async fn run(&self, message: Parsed, id: &Value, listen: bool, slot: Option<Slot>) {
         let ctx = self.context();
         let server = Arc::clone(&self.server);
         let mut work =
@@ -497,14 +499,16 @@ impl<S: McpServer + 'static> Serving<S> {
             return;
         }
         let shared = Arc::clone(&self.shared);
-        self.conn.in_flight.spawn(key, listen, |finish| async move {
-            let outcome = work.await;
-            // A cancelled request's answer is never written.
-            if finish.finish() {
-                shared.answer(outcome);
-            }
-            drop(slot);
-        });
+        self.conn
+            .in_flight
+            .spawn(id_key(id), listen, |finish| async move {
+                let outcome = work.await;
+                // A cancelled request's answer is never written.
+                if finish.finish() {
+                    shared.answer(outcome);
+                }
+                drop(slot);
+            });
     }
 
     /// After EOF (or a read error): server→client requests fail, listen

@@ -89,7 +89,7 @@ pub(crate) fn read(message: &[u8]) -> Option<Box<ClientRequest>> {
     let mut early_params = None;
     let mut first = true;
     while let Some(key) = scan.next_key(&mut first)? {
-        match key {
+        match key.unchecked() {
             "jsonrpc" => fill(&mut jsonrpc, || (scan.plain_str()? == "2.0").then_some(()))?,
             "id" => fill(&mut id, || read_id(&mut scan))?,
             "method" => fill(&mut method, || {
@@ -141,7 +141,7 @@ fn call_params(scan: &mut Scanner<'_>) -> Option<CallToolRequestParams> {
         (None, None, None, None, None);
     let mut first = true;
     while let Some(key) = scan.next_key(&mut first)? {
-        match key {
+        match key.unchecked() {
             "name" => fill(&mut name, || scan.string())?,
             "_meta" => fill(&mut meta, || request_meta(scan))?,
             "arguments" => fill(&mut arguments, || scan.value())?,
@@ -170,7 +170,7 @@ fn request_meta(scan: &mut Scanner<'_>) -> Option<RequestMetaObject> {
     let mut extra = Map::new();
     let mut first = true;
     while let Some(key) = scan.next_key(&mut first)? {
-        match key {
+        match key.unchecked() {
             meta_keys::PROTOCOL_VERSION => fill(&mut version, || scan.string())?,
             meta_keys::CLIENT_CAPABILITIES => {
                 fill(&mut capabilities, || client_capabilities(scan))?
@@ -178,8 +178,8 @@ fn request_meta(scan: &mut Scanner<'_>) -> Option<RequestMetaObject> {
             meta_keys::CLIENT_INFO => fill(&mut info, || scan.value().map(Arc::new))?,
             meta_keys::LOG_LEVEL => fill(&mut log_level, || scan.value())?,
             meta_keys::PROGRESS_TOKEN => fill(&mut progress, || scan.value())?,
-            _ if extra.contains_key(key) => return None,
             _ => {
+                let key = key.checked().filter(|key| !extra.contains_key(*key))?;
                 let value = scan.value::<Value>()?;
                 extra.insert(key.to_owned(), value);
             }

@@ -43,7 +43,12 @@ impl<'a> Scanner<'a> {
 
     /// Takes `byte`, after whitespace.
     pub(crate) fn eat(&mut self, byte: u8) -> Option<()> {
-        (self.peek()? == byte).then(|| self.at += 1)
+        // Compact JSON has no whitespace: the byte is most often right here.
+        if self.bytes().get(self.at) != Some(&byte) && self.peek()? != byte {
+            return None;
+        }
+        self.at += 1;
+        Some(())
     }
 
     /// Nothing but whitespace is left.
@@ -53,7 +58,7 @@ impl<'a> Scanner<'a> {
 
     /// The next key of an object whose `{` was taken, and its `:`; `None`
     /// once the closing `}` is taken. `first` says whether a comma is due.
-    pub(crate) fn next_key(&mut self, first: &mut bool) -> Option<Option<&'a str>> {
+    pub(crate) fn next_key(&mut self, first: &mut bool) -> Option<Option<Key<'a>>> {
         if self.peek()? == b'}' {
             self.at += 1;
             return Some(None);
@@ -61,7 +66,11 @@ impl<'a> Scanner<'a> {
         if !std::mem::take(first) {
             self.eat(b',')?;
         }
-        let key = self.plain_str()?;
+        self.eat(b'"')?;
+        let start = self.at;
+        let len = memchr::memchr(b'"', self.bytes().get(start..)?)?;
+        self.at = start + len + 1;
+        let key = Key(self.text.get(start..start + len)?);
         self.eat(b':')?;
         Some(Some(key))
     }
@@ -196,6 +205,25 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// A key's text up to the first quote, not yet checked for escapes.
+/// Compared with a schema's key (none needs escaping), it is that key
+/// only if it is written plain; any other key is [`checked`](Self::checked)
+/// before use.
+#[derive(Clone, Copy)]
+pub(crate) struct Key<'a>(&'a str);
+
+impl<'a> Key<'a> {
+    /// The text to compare with keys that need no escaping.
+    pub(crate) fn unchecked(self) -> &'a str {
+        self.0
+    }
+
+    /// The key, when it has no escape (nor a control character).
+    pub(crate) fn checked(self) -> Option<&'a str> {
+        first_escape(self.0.as_bytes()).is_none().then_some(self.0)
+    }
+}
+
 /// Fills an empty slot with what `read` gives; a slot already filled (a
 /// repeated key) or a failed read gives `None`.
 pub(crate) fn fill<T>(slot: &mut Option<T>, read: impl FnOnce() -> Option<T>) -> Option<()> {
@@ -252,7 +280,7 @@ mod tests {
             let mut first = true;
             let mut keys = Vec::new();
             while let Some(key) = scan.next_key(&mut first)? {
-                keys.push(key);
+                keys.push(key.checked()?);
                 scan.raw()?;
             }
             scan.end()?;
