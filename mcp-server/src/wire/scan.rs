@@ -68,7 +68,7 @@ impl<'a> Scanner<'a> {
         }
         self.eat(b'"')?;
         let start = self.at;
-        let len = memchr::memchr(b'"', self.bytes().get(start..)?)?;
+        let len = find_quote(self.bytes().get(start..)?)?;
         self.at = start + len + 1;
         let key = Key(self.text.get(start..start + len)?);
         self.eat(b':')?;
@@ -205,6 +205,25 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// The first `"` of `bytes`, found eight bytes at a time (keys are short:
+/// a call to `memchr` costs more than the search).
+fn find_quote(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut from = 0;
+    while let Some(word) = bytes.get(from..).and_then(<[u8]>::first_chunk::<8>) {
+        let zero_if_quote = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'"'));
+        // The lowest flag is exact: a borrow runs only upward from a quote.
+        let flags = zero_if_quote.wrapping_sub(ONES) & !zero_if_quote & HIGHS;
+        if flags != 0 {
+            return Some(from + flags.trailing_zeros() as usize / 8);
+        }
+        from += 8;
+    }
+    let tail = bytes.get(from..)?.iter().position(|&byte| byte == b'"')?;
+    Some(from + tail)
+}
+
 /// A key's text up to the first quote, not yet checked for escapes.
 /// Compared with a schema's key (none needs escaping), it is that key
 /// only if it is written plain; any other key is [`checked`](Self::checked)
@@ -254,6 +273,25 @@ mod tests {
         }
         for text in ["", " ", "}", r#""open"#, "[1, 2", "\"a\u{1}\""] {
             assert_eq!(Scanner::new(text).raw(), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_quote_is_found_at_any_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut bytes = vec![b'a'; len];
+                bytes[at] = b'"';
+                if at + 1 < len {
+                    bytes[at + 1] = b'"';
+                }
+                bytes
+                    .iter_mut()
+                    .skip(at + 2)
+                    .for_each(|byte| *byte = 0x22 ^ 0x80);
+                assert_eq!(find_quote(&bytes), Some(at), "{len} {at}");
+            }
+            assert_eq!(find_quote(&vec![0xA2; len]), None);
         }
     }
 
