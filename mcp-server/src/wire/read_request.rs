@@ -1,9 +1,9 @@
 //! One pass from the bytes of a well-formed modern request to its typed
 //! form: the envelope is scanned key by key, and the params go straight
-//! into their method's type once the method is known. A `tools/call`'s
-//! params and their `_meta` are scanned too; other values (arguments,
-//! capabilities, other methods' params) are read by serde_json from their
-//! raw text.
+//! into their method's type once the method is known. The params of
+//! `tools/call`, `server/discover` and the lists, and their `_meta`, are
+//! scanned too; other values (arguments, capabilities, other methods'
+//! params) are read by serde_json from their raw text.
 //!
 //! It accepts only what the generated request types accept and builds the
 //! same values; anything else (unknown or escaped keys, a duplicate key,
@@ -57,16 +57,16 @@ macro_rules! modern_requests {
 }
 
 modern_requests! {
-    methods::SERVER_DISCOVER => DiscoverRequest(DiscoverRequest, RequestParams, by_serde),
+    methods::SERVER_DISCOVER => DiscoverRequest(DiscoverRequest, RequestParams, plain_params),
     methods::TOOLS_CALL => CallToolRequest(CallToolRequest, CallToolRequestParams, call_params),
-    methods::TOOLS_LIST => ListToolsRequest(ListToolsRequest, PaginatedRequestParams, by_serde),
+    methods::TOOLS_LIST => ListToolsRequest(ListToolsRequest, PaginatedRequestParams, page_params),
     methods::RESOURCES_LIST =>
-        ListResourcesRequest(ListResourcesRequest, PaginatedRequestParams, by_serde),
+        ListResourcesRequest(ListResourcesRequest, PaginatedRequestParams, page_params),
     methods::RESOURCES_READ =>
         ReadResourceRequest(ReadResourceRequest, ReadResourceRequestParams, by_serde),
     methods::RESOURCES_TEMPLATES_LIST =>
-        ListResourceTemplatesRequest(ListResourceTemplatesRequest, PaginatedRequestParams, by_serde),
-    methods::PROMPTS_LIST => ListPromptsRequest(ListPromptsRequest, PaginatedRequestParams, by_serde),
+        ListResourceTemplatesRequest(ListResourceTemplatesRequest, PaginatedRequestParams, page_params),
+    methods::PROMPTS_LIST => ListPromptsRequest(ListPromptsRequest, PaginatedRequestParams, page_params),
     methods::PROMPTS_GET => GetPromptRequest(GetPromptRequest, GetPromptRequestParams, by_serde),
     methods::COMPLETION_COMPLETE =>
         CompleteRequest(CompleteRequest, CompleteRequestParams, by_serde),
@@ -131,6 +131,42 @@ fn read_id(scan: &mut Scanner<'_>) -> Option<RequestId> {
 /// Params read by their type's own `Deserialize`.
 fn by_serde<T: DeserializeOwned>(scan: &mut Scanner<'_>) -> Option<T> {
     scan.value()
+}
+
+/// Params of `_meta` alone (`server/discover`), scanned.
+fn plain_params(scan: &mut Scanner<'_>) -> Option<RequestParams> {
+    scan.eat(b'{')?;
+    let mut meta = None;
+    let mut first = true;
+    while let Some(key) = scan.next_key(&mut first)? {
+        match key.unchecked() {
+            "_meta" => fill(&mut meta, || request_meta(scan))?,
+            _ => return None,
+        }
+    }
+    Some(RequestParams {
+        meta: meta?,
+        extra: Map::new(),
+    })
+}
+
+/// A list's params (`_meta` and a `cursor`), scanned.
+fn page_params(scan: &mut Scanner<'_>) -> Option<PaginatedRequestParams> {
+    scan.eat(b'{')?;
+    let (mut meta, mut cursor) = (None, None);
+    let mut first = true;
+    while let Some(key) = scan.next_key(&mut first)? {
+        match key.unchecked() {
+            "_meta" => fill(&mut meta, || request_meta(scan))?,
+            "cursor" => fill(&mut cursor, || scan.string())?,
+            _ => return None,
+        }
+    }
+    Some(PaginatedRequestParams {
+        meta: meta?,
+        cursor,
+        extra: Map::new(),
+    })
 }
 
 /// A `tools/call`'s params, scanned; keys outside the schema (kept in
@@ -306,7 +342,7 @@ mod tests {
             meta_keys::LOG_LEVEL => &[r#""info""#, r#""debug""#],
             meta_keys::PROGRESS_TOKEN => &["1", r#""t""#],
             "arguments" | "inputResponses" => &["{}", r#"{"a":[1,{"b":"}"}]}"#],
-            meta_keys::PROTOCOL_VERSION | "name" | "requestState" => {
+            meta_keys::PROTOCOL_VERSION | "name" | "requestState" | "cursor" => {
                 return prop_oneof![
                     9 => string_value(),
                     1 => Just("1".to_owned()),
@@ -391,19 +427,26 @@ mod tests {
         keys.len() == members.len()
     }
 
-    fn call_params() -> impl Strategy<Value = Text> {
-        let keys = prop::sample::select(vec!["arguments", "requestState", "inputResponses", "x"]);
+    /// A method's params: `_meta`, the `required` keys and some of the
+    /// `optional` ones (`x` is outside every schema).
+    fn params(
+        required: &'static [&'static str],
+        optional: &'static [&'static str],
+    ) -> impl Strategy<Value = Text> {
+        let required = required
+            .iter()
+            .map(|key| value_for(key).prop_map(move |value| (*key, value)))
+            .collect::<Vec<_>>();
+        let keys = prop::sample::select(optional);
         let optional =
             prop::collection::vec(keys.prop_flat_map(|key| (Just(key), value_for(key))), 0..3);
-        (meta(), value_for("name"), optional, ws()).prop_flat_map(|(meta, name, optional, ws)| {
-            let mut members = vec![
-                ("\"_meta\"".to_owned(), meta.0),
-                ("\"name\"".to_owned(), name),
-            ];
+        (meta(), required, optional, ws()).prop_flat_map(|(meta, required, optional, ws)| {
             let outside = optional.iter().any(|(key, _)| *key == "x");
+            let mut members = vec![("\"_meta\"".to_owned(), meta.0)];
             members.extend(
-                optional
+                required
                     .into_iter()
+                    .chain(optional)
                     .map(|(key, value)| (format!("{key:?}"), value)),
             );
             let scannable = meta.1 && !outside && unique(&members);
@@ -420,22 +463,17 @@ mod tests {
             1 => prop::sample::select(vec!["-0", "1.0", "1e2", "01", "9223372036854775807", "[]"])
                 .prop_map(str::to_owned),
         ];
-        let method = prop::sample::select(vec![
-            r#""tools/call""#,
-            r#""tools/call""#,
-            r#""tools/call""#,
-            r#""tools/call""#,
-            r#""tools/list""#,
-            r#""ping""#,
-            r#""tools\/call""#,
-        ]);
+        let method_and_params = prop_oneof![
+            6 => params(&["name"], &["arguments", "requestState", "inputResponses", "x"])
+                .prop_map(|params| (r#""tools/call""#, params)),
+            2 => params(&[], &["cursor", "x"]).prop_map(|params| (r#""tools/list""#, params)),
+            1 => params(&[], &["x"]).prop_map(|params| (r#""server/discover""#, params)),
+            1 => params(&["name"], &["x"]).prop_map(|params| (r#""ping""#, params)),
+            1 => params(&["name"], &["x"]).prop_map(|params| (r#""tools\/call""#, params)),
+        ];
         let jsonrpc = prop_oneof![9 => Just(r#""2.0""#), 1 => Just(r#""1.0""#), 1 => Just("2")];
-        (id, method, jsonrpc, call_params(), meta(), ws(), 0..6_u8).prop_flat_map(
-            |(id, method, jsonrpc, call, meta, ws, extra)| {
-                let (params, params_ok) = match method {
-                    r#""tools/list""# => (format!("{{{:?}:{}}}", "_meta", meta.0), meta.1),
-                    _ => call,
-                };
+        (id, method_and_params, jsonrpc, ws(), 0..6_u8).prop_flat_map(
+            |(id, (method, (params, params_ok)), jsonrpc, ws, extra)| {
                 let long_id = id.trim_start_matches('-').len() > 18 && !id.starts_with('"');
                 let mut members = vec![
                     ("\"jsonrpc\"".to_owned(), jsonrpc.to_owned()),
