@@ -8,7 +8,8 @@
 //! `i64` integer, `-0` as 0) is answered with exactly that id; an invalid or
 //! unreadable id is never echoed; only `subscriptions/listen` may stay
 //! unanswered; a legacy session's results keep to what 2025-11-25 allows
-//! where it is narrower (object `structuredContent` and `outputSchema`).
+//! where it is narrower (object `structuredContent` and `outputSchema`);
+//! the scanned read of a modern request is the generated types' own read.
 #![no_main]
 
 use std::sync::{Arc, Mutex};
@@ -40,6 +41,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|part| String::from_utf8_lossy(part).trim().to_owned())
         .collect();
     let parsed: Option<Value> = serde_json::from_slice(message).ok();
+    mcp_era_server::__private::check_scanned_read(message);
 
     let mut ctx = if flags & HTTP == 0 {
         MessageContext::stdio()

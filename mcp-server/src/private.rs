@@ -54,6 +54,12 @@ pub fn settings_from(f: fn() -> JSONObject) -> JSONObject {
     f()
 }
 
+/// Fuzzing only: a message's scanned read is its serde read, or none.
+#[cfg(fuzzing)]
+pub fn check_scanned_read(message: &[u8]) {
+    crate::wire::read_request::check_against_serde(message);
+}
+
 /// Routes `tools/*` to [`ToolsHandler`]. Each arm boxes only its own
 /// params and handler future, not the whole request.
 fn dispatch_tools<'a, S: ToolsHandler>(
