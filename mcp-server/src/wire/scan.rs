@@ -105,23 +105,24 @@ impl<'a> Scanner<'a> {
         let bytes = self.bytes();
         let negative = bytes.get(self.at) == Some(&b'-');
         let start = self.at + usize::from(negative);
-        let digits = bytes
-            .get(start..)?
-            .iter()
-            .take_while(|byte| byte.is_ascii_digit())
-            .count();
+        let mut end = start;
+        let mut magnitude = 0_i64;
+        while let Some(digit) = bytes.get(end).filter(|byte| byte.is_ascii_digit()) {
+            if end - start == 18 {
+                return None;
+            }
+            magnitude = magnitude * 10 + i64::from(digit - b'0');
+            end += 1;
+        }
+        let digits = end - start;
         let leading_zero = bytes.get(start) == Some(&b'0');
-        if digits == 0 || digits > 18 || (leading_zero && (digits > 1 || negative)) {
+        if digits == 0 || (leading_zero && (digits > 1 || negative)) {
             return None;
         }
-        if matches!(bytes.get(start + digits), Some(b'.' | b'e' | b'E')) {
+        if matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        let magnitude = bytes
-            .get(start..start + digits)?
-            .iter()
-            .fold(0_i64, |n, byte| n * 10 + i64::from(byte - b'0'));
-        self.at = start + digits;
+        self.at = end;
         Some(if negative { -magnitude } else { magnitude })
     }
 
