@@ -249,11 +249,10 @@ fn request_meta(scan: &mut Scanner<'_>) -> Option<RequestMetaObject> {
 /// The client's capabilities; an empty object (a client with none of the
 /// optional ones) needs no parse.
 fn client_capabilities(scan: &mut Scanner<'_>) -> Option<Arc<ClientCapabilities>> {
-    let raw = scan.raw()?;
-    let capabilities = if raw == "{}" {
+    let capabilities = if scan.empty_object() {
         ClientCapabilities::default()
     } else {
-        serde_json::from_str(raw).ok()?
+        scan.value()?
     };
     Some(Arc::new(capabilities))
 }
@@ -319,6 +318,22 @@ mod tests {
         ] {
             assert_eq!(read(message.as_bytes()), None, "{message}");
         }
+    }
+
+    #[test]
+    fn deep_arguments_are_refused_where_serde_refuses_them() {
+        for depth in [1, 90, 99, 100, 101, 123, 124, 125, 126, 127, 128, 140] {
+            let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let message = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{{"a":{nested}}},{META}}}}}"#
+            );
+            check_against_serde(message.as_bytes());
+        }
+        let shallow = format!(r#"{{"a":{}{}}}"#, "[".repeat(99), "]".repeat(99));
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{shallow},{META}}}}}"#
+        );
+        assert!(read(message.as_bytes()).is_some(), "99 levels are read");
     }
 
     /// A JSON text and whether the scan must read it (no escaped key, no

@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use mcp_era_types::json::first_escape;
 
-/// How deep a raw value may nest: serde_json refuses past 128 levels
-/// counted from the message's top, and a raw value sits a few levels down.
+/// How deep a value may nest: serde_json refuses past 128 levels counted
+/// from the message's top, and a value sits a few levels down.
 const MAX_RAW_DEPTH: usize = 100;
 
 /// A position in a JSON text.
@@ -126,9 +126,34 @@ impl<'a> Scanner<'a> {
         Some(if negative { -magnitude } else { magnitude })
     }
 
-    /// The next value, read by serde_json from its raw text.
+    /// The next value, read by serde_json where it stands.
     pub(crate) fn value<T: Deserialize<'a>>(&mut self) -> Option<T> {
-        serde_json::from_str(self.raw()?).ok()
+        let start = self.at;
+        let rest = self.text.get(start..)?;
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<T>();
+        let value = values.next()?.ok()?;
+        let end = start + values.byte_offset();
+        // serde_json counts its nesting limit from where it starts reading,
+        // the full parse from the message's top: a value that could nest
+        // near the limit (two bytes a level) is measured.
+        if end - start > 2 * MAX_RAW_DEPTH {
+            let mut measured = Scanner::new(self.text.get(..end)?);
+            measured.at = start;
+            if measured.raw()?.len() != end - start {
+                return None;
+            }
+        }
+        self.at = end;
+        Some(value)
+    }
+
+    /// An empty object (`{}`), taken if it is next.
+    pub(crate) fn empty_object(&mut self) -> bool {
+        let found = self.peek() == Some(b'{') && self.bytes().get(self.at + 1) == Some(&b'}');
+        if found {
+            self.at += 2;
+        }
+        found
     }
 
     /// The text of the next value, skipped over without being checked.
