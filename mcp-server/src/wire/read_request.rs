@@ -3,7 +3,7 @@
 //! into their method's type once the method is known. The params of
 //! `tools/call`, `server/discover` and the lists, and their `_meta`, are
 //! scanned too; other values (arguments, capabilities, other methods'
-//! params) are read by serde_json from their raw text.
+//! params) are read by serde_json where they stand.
 //!
 //! It accepts only what the generated request types accept and builds the
 //! same values; anything else (unknown or escaped keys, a duplicate key,

@@ -1,10 +1,11 @@
 //! A JSON scanner for the fast paths of the parse: it walks a message's
 //! text token by token, hands out strings without escapes as borrowed
-//! slices and any other value as its raw text, for serde_json to read.
+//! slices and has serde_json read any other value where it stands.
 //!
-//! It checks only what it reads itself; every raw value it hands out is
-//! read by serde_json, which checks the rest. Anything it is unsure of
-//! gives `None`, and the caller falls back to the full parse.
+//! It checks only what it reads itself; every other value is read by
+//! serde_json, which checks it. A value skipped unread (`raw`) is read
+//! later. Anything it is unsure of gives `None`, and the caller falls
+//! back to the full parse.
 
 use serde::Deserialize;
 
