@@ -1,10 +1,11 @@
 //! One message, parsed once: the typed fast path for well-formed modern
 //! requests, JSON otherwise, and the JSON-RPC envelope (steps 1–3).
 
-use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
+use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys};
 use serde_json::{Map, Value};
 
 use crate::wire::errors::{self, ErrorObject};
+use crate::wire::read_request;
 
 /// A message after the one parse it gets.
 pub(crate) enum Parsed {
@@ -73,7 +74,7 @@ pub(crate) fn valid_id(id: &Value) -> Option<RequestId> {
 /// checks one by one, so every error is the one the checks would give.
 pub(crate) fn parse(message: &[u8]) -> Parsed {
     let request =
-        crate::wire::read_request::read(message).or_else(|| read_modern(message).map(Box::new));
+        read_request::read(message).or_else(|| read_request::read_modern(message).map(Box::new));
     if let Some(request) = request {
         return Parsed::Modern(request);
     }
@@ -107,39 +108,6 @@ fn integer_negative_zero_id(message: &[u8], value: &mut Value) {
     if raw.is_some_and(|raw| raw.get() == "-0") {
         *id = Value::from(0);
     }
-}
-
-#[derive(serde::Deserialize)]
-struct MethodOnly<'a> {
-    #[serde(borrow)]
-    method: Option<&'a str>,
-}
-
-/// A request that deserializes into its method's typed request carries,
-/// by construction, everything steps 2–6 check (its `_meta` has the
-/// modern keys, so it is modern whatever the transport says).
-pub(super) fn read_modern(message: &[u8]) -> Option<ClientRequest> {
-    fn typed<T: serde::de::DeserializeOwned>(message: &[u8]) -> Option<T> {
-        serde_json::from_slice(message).ok()
-    }
-    let method = serde_json::from_slice::<MethodOnly<'_>>(message)
-        .ok()?
-        .method?;
-    Some(match method {
-        methods::SERVER_DISCOVER => ClientRequest::DiscoverRequest(typed(message)?),
-        methods::TOOLS_CALL => ClientRequest::CallToolRequest(typed(message)?),
-        methods::TOOLS_LIST => ClientRequest::ListToolsRequest(typed(message)?),
-        methods::RESOURCES_LIST => ClientRequest::ListResourcesRequest(typed(message)?),
-        methods::RESOURCES_READ => ClientRequest::ReadResourceRequest(typed(message)?),
-        methods::RESOURCES_TEMPLATES_LIST => {
-            ClientRequest::ListResourceTemplatesRequest(typed(message)?)
-        }
-        methods::PROMPTS_LIST => ClientRequest::ListPromptsRequest(typed(message)?),
-        methods::PROMPTS_GET => ClientRequest::GetPromptRequest(typed(message)?),
-        methods::COMPLETION_COMPLETE => ClientRequest::CompleteRequest(typed(message)?),
-        methods::SUBSCRIPTIONS_LISTEN => ClientRequest::SubscriptionsListenRequest(typed(message)?),
-        _ => return None,
-    })
 }
 
 /// What the checks read from a typed request.
