@@ -83,25 +83,24 @@ pub(crate) fn read(message: &[u8]) -> Option<Box<ClientRequest>> {
     // UTF-8 checked once for the whole message: what is read from a `str`
     // is not checked again.
     let mut scan = Scanner::new(std::str::from_utf8(message).ok()?);
-    scan.eat(b'{')?;
     let (mut jsonrpc, mut id, mut method, mut params) = (None, None, None, None);
     // Params met before the method wait, unread, for it.
     let mut early_params = None;
-    let mut first = true;
-    while let Some(key) = scan.next_key(&mut first)? {
-        match key.unchecked() {
-            "jsonrpc" => fill(&mut jsonrpc, || (scan.plain_str()? == "2.0").then_some(()))?,
-            "id" => fill(&mut id, || read_id(&mut scan))?,
-            "method" => fill(&mut method, || {
-                scan.plain_str().filter(|name| is_known(name))
-            })?,
-            "params" if params.is_none() && early_params.is_none() => match method {
-                Some(method) => params = Some(read_params(method, &mut scan)?),
+    scan.members(|key, scan| match key.unchecked() {
+        "jsonrpc" => fill(&mut jsonrpc, || (scan.plain_str()? == "2.0").then_some(())),
+        "id" => fill(&mut id, || read_id(scan)),
+        "method" => fill(&mut method, || {
+            scan.plain_str().filter(|name| is_known(name))
+        }),
+        "params" if params.is_none() && early_params.is_none() => {
+            match method {
+                Some(method) => params = Some(read_params(method, scan)?),
                 None => early_params = Some(scan.raw()?),
-            },
-            _ => return None,
+            }
+            Some(())
         }
-    }
+        _ => None,
+    })?;
     scan.end()?;
     let (Some(()), Some(id), Some(method)) = (jsonrpc, id, method) else {
         return None;
@@ -184,15 +183,11 @@ fn by_serde<T: DeserializeOwned>(scan: &mut Scanner<'_>) -> Option<T> {
 
 /// Params of `_meta` alone (`server/discover`), scanned.
 fn plain_params(scan: &mut Scanner<'_>) -> Option<RequestParams> {
-    scan.eat(b'{')?;
     let mut meta = None;
-    let mut first = true;
-    while let Some(key) = scan.next_key(&mut first)? {
-        match key.unchecked() {
-            "_meta" => fill(&mut meta, || request_meta(scan))?,
-            _ => return None,
-        }
-    }
+    scan.members(|key, scan| match key.unchecked() {
+        "_meta" => fill(&mut meta, || request_meta(scan)),
+        _ => None,
+    })?;
     Some(RequestParams {
         meta: meta?,
         extra: Map::new(),
@@ -201,16 +196,12 @@ fn plain_params(scan: &mut Scanner<'_>) -> Option<RequestParams> {
 
 /// A list's params (`_meta` and a `cursor`), scanned.
 fn page_params(scan: &mut Scanner<'_>) -> Option<PaginatedRequestParams> {
-    scan.eat(b'{')?;
     let (mut meta, mut cursor) = (None, None);
-    let mut first = true;
-    while let Some(key) = scan.next_key(&mut first)? {
-        match key.unchecked() {
-            "_meta" => fill(&mut meta, || request_meta(scan))?,
-            "cursor" => fill(&mut cursor, || scan.string())?,
-            _ => return None,
-        }
-    }
+    scan.members(|key, scan| match key.unchecked() {
+        "_meta" => fill(&mut meta, || request_meta(scan)),
+        "cursor" => fill(&mut cursor, || scan.string()),
+        _ => None,
+    })?;
     Some(PaginatedRequestParams {
         meta: meta?,
         cursor,
@@ -221,20 +212,16 @@ fn page_params(scan: &mut Scanner<'_>) -> Option<PaginatedRequestParams> {
 /// A `tools/call`'s params, scanned; keys outside the schema (kept in
 /// `extra` by the generated type) are left to the serde path.
 fn call_params(scan: &mut Scanner<'_>) -> Option<CallToolRequestParams> {
-    scan.eat(b'{')?;
     let (mut meta, mut arguments, mut input_responses, mut name, mut request_state) =
         (None, None, None, None, None);
-    let mut first = true;
-    while let Some(key) = scan.next_key(&mut first)? {
-        match key.unchecked() {
-            "name" => fill(&mut name, || scan.string())?,
-            "_meta" => fill(&mut meta, || request_meta(scan))?,
-            "arguments" => fill(&mut arguments, || scan.value())?,
-            "inputResponses" => fill(&mut input_responses, || scan.value())?,
-            "requestState" => fill(&mut request_state, || scan.string())?,
-            _ => return None,
-        }
-    }
+    scan.members(|key, scan| match key.unchecked() {
+        "name" => fill(&mut name, || scan.string()),
+        "_meta" => fill(&mut meta, || request_meta(scan)),
+        "arguments" => fill(&mut arguments, || scan.value()),
+        "inputResponses" => fill(&mut input_responses, || scan.value()),
+        "requestState" => fill(&mut request_state, || scan.string()),
+        _ => None,
+    })?;
     // A literal: a property added to the schema must be read here too.
     Some(CallToolRequestParams {
         meta: meta?,
@@ -249,27 +236,22 @@ fn call_params(scan: &mut Scanner<'_>) -> Option<CallToolRequestParams> {
 /// A request's `_meta`, scanned: other keys go to `extra`, as the
 /// generated type keeps them.
 fn request_meta(scan: &mut Scanner<'_>) -> Option<RequestMetaObject> {
-    scan.eat(b'{')?;
     let (mut capabilities, mut info, mut log_level, mut version, mut progress) =
         (None, None, None, None, None);
     let mut extra = Map::new();
-    let mut first = true;
-    while let Some(key) = scan.next_key(&mut first)? {
-        match key.unchecked() {
-            meta_keys::PROTOCOL_VERSION => fill(&mut version, || scan.string())?,
-            meta_keys::CLIENT_CAPABILITIES => {
-                fill(&mut capabilities, || client_capabilities(scan))?
-            }
-            meta_keys::CLIENT_INFO => fill(&mut info, || scan.value().map(Arc::new))?,
-            meta_keys::LOG_LEVEL => fill(&mut log_level, || scan.value())?,
-            meta_keys::PROGRESS_TOKEN => fill(&mut progress, || scan.value())?,
-            _ => {
-                let key = key.checked().filter(|key| !extra.contains_key(*key))?;
-                let value = scan.value::<Value>()?;
-                extra.insert(key.to_owned(), value);
-            }
+    scan.members(|key, scan| match key.unchecked() {
+        meta_keys::PROTOCOL_VERSION => fill(&mut version, || scan.string()),
+        meta_keys::CLIENT_CAPABILITIES => fill(&mut capabilities, || client_capabilities(scan)),
+        meta_keys::CLIENT_INFO => fill(&mut info, || scan.value().map(Arc::new)),
+        meta_keys::LOG_LEVEL => fill(&mut log_level, || scan.value()),
+        meta_keys::PROGRESS_TOKEN => fill(&mut progress, || scan.value()),
+        _ => {
+            let key = key.checked().filter(|key| !extra.contains_key(*key))?;
+            let value = scan.value::<Value>()?;
+            extra.insert(key.to_owned(), value);
+            Some(())
         }
-    }
+    })?;
     Some(RequestMetaObject {
         client_capabilities: capabilities?,
         client_info: info,

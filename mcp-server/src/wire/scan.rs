@@ -57,23 +57,41 @@ impl<'a> Scanner<'a> {
         self.peek().is_none().then_some(())
     }
 
-    /// The next key of an object whose `{` was taken, and its `:`; `None`
-    /// once the closing `}` is taken. `first` says whether a comma is due.
-    pub(crate) fn next_key(&mut self, first: &mut bool) -> Option<Option<Key<'a>>> {
+    /// Reads an object, handing each member's key to `member`, which
+    /// reads the value; `None` when the object is malformed or `member`
+    /// refuses.
+    pub(crate) fn members(
+        &mut self,
+        mut member: impl FnMut(Key<'a>, &mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(None);
+            return Some(());
         }
-        if !std::mem::take(first) {
-            self.eat(b',')?;
+        loop {
+            let key = self.key()?;
+            member(key, self)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
         }
+    }
+
+    /// A member's key and its `:`.
+    fn key(&mut self) -> Option<Key<'a>> {
         self.eat(b'"')?;
         let start = self.at;
         let len = find_quote(self.bytes().get(start..)?)?;
         self.at = start + len + 1;
         let key = Key(self.text.get(start..start + len)?);
         self.eat(b':')?;
-        Some(Some(key))
+        Some(key)
     }
 
     /// A string without escapes, borrowed from the text.
@@ -341,13 +359,11 @@ mod tests {
     fn keys_need_their_commas_and_colons() {
         fn keys(text: &str) -> Option<Vec<&str>> {
             let mut scan = Scanner::new(text);
-            scan.eat(b'{')?;
-            let mut first = true;
             let mut keys = Vec::new();
-            while let Some(key) = scan.next_key(&mut first)? {
+            scan.members(|key, scan| {
                 keys.push(key.checked()?);
-                scan.raw()?;
-            }
+                scan.raw().map(drop)
+            })?;
             scan.end()?;
             Some(keys)
         }
