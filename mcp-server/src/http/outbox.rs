@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Poll, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -61,18 +61,24 @@ impl Outbox {
 impl Receiver {
     /// The next item, waiting for one; `None` when no more can come.
     pub(super) async fn recv(&self) -> Option<Item> {
-        poll_fn(|cx| {
-            let mut state = self.0.state();
-            if let Some(message) = state.queue.pop_front() {
-                return Poll::Ready(Some(message));
-            }
-            if state.closed {
-                return Poll::Ready(None);
-            }
-            state.reader = Some(cx.waker().clone());
-            Poll::Pending
-        })
-        .await
+        poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// The next item, or the waker registered for it.
+    pub(super) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<Item>> {
+        let mut state = self.0.state();
+        if let Some(message) = state.queue.pop_front() {
+            return Poll::Ready(Some(message));
+        }
+        if state.closed {
+            return Poll::Ready(None);
+        }
+        match &state.reader {
+            // Polled again by the same task (a stream's body): no clone.
+            Some(reader) if reader.will_wake(cx.waker()) => {}
+            _ => state.reader = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 
     /// The next item if one is queued.

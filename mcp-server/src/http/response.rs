@@ -22,13 +22,22 @@ pub struct Body {
     pub(super) kind: BodyKind,
 }
 
-/// Whole bytes, or a stream of frames.
+/// Whole bytes, or a stream of frames: fed by a task through a channel,
+/// or made as hyper asks for them.
 pub(super) enum BodyKind {
     Full(Option<Bytes>),
     Stream {
         rx: mpsc::UnboundedReceiver<Bytes>,
         _guard: AbortOnDrop,
     },
+    Frames(Box<dyn Frames>),
+}
+
+/// A body's frames made on demand (hyper polls for the next one), so
+/// nothing runs between the source and the connection.
+pub(super) trait Frames: Send {
+    /// The next frame; `None` once the stream is over.
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>>;
 }
 
 impl Body {
@@ -56,6 +65,9 @@ impl hyper::body::Body for Body {
         match &mut self.get_mut().kind {
             BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             BodyKind::Stream { rx, .. } => rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))),
+            BodyKind::Frames(frames) => {
+                frames.poll_frame(cx).map(|b| b.map(|b| Ok(Frame::data(b))))
+            }
         }
     }
 
@@ -69,7 +81,7 @@ impl hyper::body::Body for Body {
         match &self.kind {
             BodyKind::Full(Some(bytes)) => hyper::body::SizeHint::with_exact(bytes.len() as u64),
             BodyKind::Full(None) => hyper::body::SizeHint::with_exact(0),
-            BodyKind::Stream { .. } => hyper::body::SizeHint::default(),
+            BodyKind::Stream { .. } | BodyKind::Frames(_) => hyper::body::SizeHint::default(),
         }
     }
 }

@@ -2,8 +2,10 @@
 //! switch of one POST (`respond`), with the ids and the early close of a
 //! resumable (legacy session) stream.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -15,7 +17,7 @@ use tokio::task::AbortHandle;
 
 use super::event_log::{Resumable, StreamLog};
 use super::outbox::{self, Item};
-use super::response::{AbortOnDrop, Body, BodyKind};
+use super::response::{AbortOnDrop, Body, BodyKind, Frames};
 use crate::model::outcome::Outcome;
 
 /// One SSE `data:` frame around a JSON message.
@@ -38,9 +40,16 @@ pub(super) fn sse_response(
     rx: mpsc::UnboundedReceiver<Bytes>,
     guard: AbortOnDrop,
 ) -> Response<Body> {
-    let mut response = Response::new(Body {
-        kind: BodyKind::Stream { rx, _guard: guard },
-    });
+    event_stream(BodyKind::Stream { rx, _guard: guard })
+}
+
+/// A `text/event-stream` response made by `live` as it is sent.
+fn live_response(live: Live) -> Response<Body> {
+    event_stream(BodyKind::Frames(Box::new(live)))
+}
+
+fn event_stream(kind: BodyKind) -> Response<Body> {
+    let mut response = Response::new(Body { kind });
     let headers = response.headers_mut();
     headers.insert(
         hyper::header::CONTENT_TYPE,
@@ -117,57 +126,98 @@ pub(super) enum Respond {
 pub(super) type Work =
     Pin<Box<dyn Future<Output = Result<Outcome, tokio::task::JoinError>> + Send>>;
 
+/// A stream that ends with its client: its frames are made as hyper asks
+/// for them, in the connection's task, with no task or channel between
+/// the handler and the connection.
+struct Live {
+    /// Frames ready to go: the first message, what came with the outcome.
+    queued: VecDeque<Bytes>,
+    /// The handling, until its outcome.
+    work: Option<Work>,
+    rx: outbox::Receiver,
+    _guard: AbortOnDrop,
+}
+
+impl Frames for Live {
+    /// The handler's messages first (as the forwarder did), then its
+    /// response, which ends the stream.
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        loop {
+            if let Some(frame) = self.queued.pop_front() {
+                return Poll::Ready(Some(frame));
+            }
+            let Some(work) = self.work.as_mut() else {
+                return Poll::Ready(None);
+            };
+            match self.rx.poll_recv(cx) {
+                Poll::Ready(Some(Item::Message(message))) => {
+                    return Poll::Ready(Some(sse_frame(&message)));
+                }
+                // Only a resumable stream closes early.
+                Poll::Ready(Some(Item::Close(_))) => continue,
+                Poll::Ready(None) | Poll::Pending => {}
+            }
+            let outcome = std::task::ready!(work.as_mut().poll(cx));
+            self.work = None;
+            while let Some(item) = self.rx.try_recv() {
+                if let Item::Message(message) = item {
+                    self.queued.push_back(sse_frame(&message));
+                }
+            }
+            if let Ok(Outcome {
+                body: Some(body), ..
+            }) = outcome
+            {
+                self.queued.push_back(sse_frame_bytes(&body));
+            }
+        }
+    }
+}
+
 /// The SSE `retry` field alone: how long the client waits before it
 /// resumes a connection the server closes.
 fn retry_frame(retry: Duration) -> Bytes {
     Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
 }
 
-/// Where a stream's frames go: the client while it is connected; nowhere
-/// once it left or was told to come back (a resumable stream still records
-/// every frame, to be replayed).
+/// Where a resumable stream's frames go: the client while it is
+/// connected; nowhere once it left or was told to come back (the log still
+/// records every frame, to be replayed).
 struct Out {
     tx: Option<mpsc::UnboundedSender<Bytes>>,
-    /// Whether the stream goes on without its client.
-    outlives_client: bool,
 }
 
 impl Out {
-    /// Sends `frame`; false when the stream should end (its client left
-    /// and it cannot be resumed).
-    fn send(&mut self, frame: Bytes) -> bool {
-        match &self.tx {
-            Some(tx) => tx.send(frame).is_ok() || self.outlives_client,
-            None => true,
+    fn send(&self, frame: Bytes) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(frame);
         }
     }
 
-    /// One queued item: a message framed and sent, or (resumable streams
-    /// only) the connection closed after a `retry` field.
-    fn item(&mut self, framer: &mut Framer, item: Item) -> bool {
+    /// One queued item: a message framed and sent, or the connection
+    /// closed after a `retry` field.
+    fn item(&mut self, framer: &mut Framer, item: Item) {
         match item {
             Item::Message(message) => {
                 let frame = framer.message(&message);
-                self.send(frame)
+                self.send(frame);
             }
             Item::Close(retry) => {
-                if framer.resumable()
-                    && let Some(tx) = self.tx.take()
-                {
+                if let Some(tx) = self.tx.take() {
                     let _ = tx.send(retry_frame(retry));
                 }
-                true
             }
         }
     }
 }
 
 /// JSON unless the handler sends a message before its response; then SSE,
-/// with the handling moved into the stream's forwarder. With `resumable`
+/// the handling polled by the response body as it is sent. With `resumable`
 /// (a legacy session's request) the stream's events get ids and are kept,
 /// the client leaving does not stop the request (it may resume), and the
 /// handler may close the connection early
-/// ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)).
+/// ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)):
+/// the handling moves into a forwarder task of its own.
 pub(super) async fn respond(
     mut task: Work,
     abort: Option<AbortHandle>,
@@ -223,27 +273,32 @@ pub(super) async fn respond(
         };
     };
     let mut framer = Framer::open(resumable.as_ref());
+    if !framer.resumable() {
+        return Respond::Sse(Box::new(live_response(Live {
+            queued: match first {
+                Item::Message(message) => VecDeque::from([sse_frame(&message)]),
+                Item::Close(_) => VecDeque::new(),
+            },
+            work: Some(task),
+            rx,
+            _guard: guard,
+        })));
+    }
+    // A resumable stream goes on storing its events once the client has
+    // left: its own task, which the response does not stop.
     let (btx, brx) = mpsc::unbounded_channel::<Bytes>();
-    let mut out = Out {
-        tx: Some(btx),
-        outlives_client: framer.resumable(),
-    };
+    let mut out = Out { tx: Some(btx) };
     if let Some(start) = framer.start() {
         out.send(start);
     }
     out.item(&mut framer, first);
-    let outlives_client = out.outlives_client;
-    let forwarder = tokio::spawn(async move {
+    tokio::spawn(async move {
         let _guard = guard;
         loop {
             tokio::select! {
                 biased;
                 item = rx.recv() => match item {
-                    Some(item) => {
-                        if !out.item(&mut framer, item) {
-                            return;
-                        }
-                    }
+                    Some(item) => out.item(&mut framer, item),
                     None => break,
                 },
                 outcome = &mut task => {
@@ -251,8 +306,7 @@ pub(super) async fn respond(
                         out.item(&mut framer, item);
                     }
                     if let Ok(Outcome { body: Some(body), .. }) = outcome {
-                        let frame = framer.response(&body);
-                        out.send(frame);
+                        out.send(framer.response(&body));
                     }
                     return;
                 }
@@ -262,16 +316,8 @@ pub(super) async fn respond(
             body: Some(body), ..
         }) = task.await
         {
-            let frame = framer.response(&body);
-            out.send(frame);
+            out.send(framer.response(&body));
         }
     });
-    // A resumable stream goes on storing its events once the client has
-    // left; any other ends (and cancels the request) with it.
-    let guard = if outlives_client {
-        AbortOnDrop(None)
-    } else {
-        AbortOnDrop::new(forwarder.abort_handle())
-    };
-    Respond::Sse(Box::new(sse_response(brx, guard)))
+    Respond::Sse(Box::new(sse_response(brx, AbortOnDrop(None))))
 }
