@@ -8,7 +8,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures_util::FutureExt;
+use futures_util::future::Either;
 use hyper::{Method, Request, Response, StatusCode};
+use std::future::{Ready, ready};
 
 #[cfg(feature = "auth")]
 use super::auth::gate::authenticate;
@@ -93,11 +96,16 @@ impl<S: McpServer + 'static, B: RequestBody> tower_service::Service<Request<B>> 
 /// current one (RFC 9449 §9). Never an error: the `Result` is the service's,
 /// so callers take this future as it is, without one around it to move the
 /// request into.
-pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
+///
+/// Not an `async fn`, nor is [`route`]: hyper keeps a slot the size of
+/// this future for every connection, and an `async fn` keeps its
+/// arguments beside the future it awaits, so each layer would add the
+/// request's head (about 250 bytes) to every idle connection.
+pub(super) fn handle<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
     request: Request<B>,
     peer: Option<PeerAddr>,
-) -> Result<Response<Body>, Infallible> {
+) -> impl Future<Output = Result<Response<Body>, Infallible>> + Send + 'static {
     #[cfg(feature = "auth")]
     let nonce = state
         .config
@@ -106,38 +114,55 @@ pub(super) async fn handle<S: McpServer + 'static, B: RequestBody>(
         .and_then(|auth| auth.dpop.as_ref())
         .and_then(|dpop| dpop.current_nonce())
         .and_then(|nonce| hyper::header::HeaderValue::from_str(&nonce).ok());
-    #[allow(unused_mut, reason = "changed only with `auth`")]
-    let mut response = route(state, request, peer).await;
-    #[cfg(feature = "auth")]
+    route(state, request, peer).map(move |response| {
+        #[cfg(feature = "auth")]
+        let response = with_nonce(response, nonce);
+        Ok(response)
+    })
+}
+
+/// `response` with the DPoP nonce, unless it has one.
+#[cfg(feature = "auth")]
+fn with_nonce(
+    mut response: Response<Body>,
+    nonce: Option<hyper::header::HeaderValue>,
+) -> Response<Body> {
     if let Some(nonce) = nonce {
         response
             .headers_mut()
             .entry(super::auth::gate::DPOP_NONCE)
             .or_insert(nonce);
     }
-    Ok(response)
+    response
 }
+
+/// What [`route`] made of a request: an answer at once, or the future
+/// that makes it (a POST's inline, the rest boxed).
+type Routed<P> = Either<Ready<Response<Body>>, Either<P, BoxedAnswer>>;
+
+type BoxedAnswer = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
 
 /// Routes one request: guards first (transfer coding, path, Host and
 /// Origin, bearer auth), then POST, the legacy GET stream, or DELETE.
-async fn route<S: McpServer + 'static, B: RequestBody>(
+fn route<S: McpServer + 'static, B: RequestBody>(
     state: Arc<State<S>>,
-    mut request: Request<B>,
+    request: Request<B>,
     peer: Option<PeerAddr>,
-) -> Response<Body> {
+) -> Routed<impl Future<Output = Response<Body>> + Send + 'static> {
+    let answer = |response| Either::Left(ready(response));
     let config = &state.config;
     let lines = GuardLines::scan(request.headers());
     if let Some(refused) = unsupported_transfer_coding(request.headers(), &lines) {
-        return refused;
+        return answer(refused);
     }
     // Answers given before the body is read close the connection.
     let unread_body = !hyper::body::Body::is_end_stream(request.body());
     let refuse = |response| {
-        if unread_body {
+        answer(if unread_body {
             closing(response)
         } else {
             response
-        }
+        })
     };
     #[cfg(feature = "auth")]
     if let Some(auth) = &config.auth
@@ -147,7 +172,7 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
             .iter()
             .any(|p| p == request.uri().path())
     {
-        return json_response(200, &auth.metadata());
+        return answer(json_response(200, &auth.metadata()));
     }
     if !state.any_path && request.uri().path() != config.path {
         return refuse(status_only(StatusCode::NOT_FOUND));
@@ -156,27 +181,43 @@ async fn route<S: McpServer + 'static, B: RequestBody>(
     if let Some(refused) = host_and_origin(config, &state.rejected_log, &request, &lines) {
         return refuse(refused);
     }
-    // The request is moved only when authentication takes it: each move
-    // copies its head (about 250 bytes).
+    // Authentication awaits (keys, introspection): boxed, so that servers
+    // without it carry none of its future.
     #[cfg(feature = "auth")]
-    if let Some(auth) = &config.auth {
-        request = match authenticate(auth, request).await {
-            Ok(request) => request,
-            // The client's next request (the metadata fetch, usually)
-            // must not be sent on this connection.
-            Err(refused) => return refuse(refused),
-        };
+    if config.auth.is_some() {
+        return Either::Right(Either::Right(Box::pin(async move {
+            let checked = match &state.config.auth {
+                Some(auth) => authenticate(auth, request).await,
+                None => Ok(request),
+            };
+            match checked {
+                Ok(request) => authenticated(state, request, peer).await,
+                // The client's next request (the metadata fetch, usually)
+                // must not be sent on this connection.
+                Err(refused) if unread_body => closing(refused),
+                Err(refused) => refused,
+            }
+        })));
     }
+    Either::Right(authenticated(state, request, peer))
+}
+
+/// A request past the guards: POST, or the legacy GET stream or DELETE.
+fn authenticated<S: McpServer + 'static, B: RequestBody>(
+    state: Arc<State<S>>,
+    mut request: Request<B>,
+    peer: Option<PeerAddr>,
+) -> Either<impl Future<Output = Response<Body>> + Send + 'static, BoxedAnswer> {
     // The caller, resolved once (after authentication) for everything below.
     resolve_principal(request.extensions_mut());
     if *request.method() == Method::POST {
         // The head goes on shared, so the layers below pass a pointer.
         let (parts, body) = request.into_parts();
-        return post(state, Arc::new(parts), body, peer).await;
+        return Either::Left(post(state, Arc::new(parts), body, peer));
     }
     let session_id = mcp_headers::session_id(request.headers());
     // Boxed: inline, the stream's future would grow every POST's.
-    Box::pin(get_or_delete(state, request, session_id)).await
+    Either::Right(Box::pin(get_or_delete(state, request, session_id)))
 }
 
 /// A legacy session's GET stream or DELETE.
