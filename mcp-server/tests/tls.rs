@@ -56,21 +56,27 @@ fn request(port: u16) -> String {
     )
 }
 
-async fn https_call(port: u16) -> String {
+/// A client that trusts the test CA and offers `alpn`.
+fn connector(alpn: &[&[u8]]) -> tokio_rustls::TlsConnector {
     let mut roots = rustls::RootCertStore::empty();
     roots
         .add(CertificateDer::from(
             std::fs::read(fixture("ca.der")).unwrap(),
         ))
         .unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()
     .unwrap()
     .with_root_certificates(roots)
     .with_no_client_auth();
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+}
+
+async fn https_call(port: u16) -> String {
+    let connector = connector(&[]);
     let exchange = async {
         let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         let name = ServerName::try_from("localhost").unwrap();
@@ -105,6 +111,55 @@ async fn https_is_served_from_pem_files_and_plain_http_is_refused() {
         .unwrap();
     assert!(!raw.starts_with(b"HTTP/1.1 200"));
     assert!(https_call(port).await.starts_with("HTTP/1.1 200"));
+}
+
+/// With the `http2` feature a client offering `h2` gets HTTP/2, one
+/// offering `http/1.1` HTTP/1.1.
+#[cfg(feature = "http2")]
+#[tokio::test]
+async fn alpn_chooses_http2_or_http1() {
+    use http_body_util::{BodyExt, Full};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let (port, _server) = start(TlsConfig::from_pem_files(
+        fixture("server.pem"),
+        fixture("server.key.pem"),
+    ))
+    .await;
+    let exchange = async {
+        let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        let name = ServerName::try_from("localhost").unwrap();
+        let tls = connector(&[b"h2", b"http/1.1"])
+            .connect(name, tcp)
+            .await
+            .unwrap();
+        assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+        let (mut sender, connection) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let raw = request(port);
+        let (_, body) = raw.split_once("\r\n\r\n").unwrap();
+        let call = hyper::Request::post(format!("https://localhost:{port}/mcp"))
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "hello")
+            .body(Full::new(bytes::Bytes::from(body.to_owned())))
+            .unwrap();
+        let response = sender.send_request(call).await.unwrap();
+        assert_eq!(response.version(), hyper::Version::HTTP_2);
+        assert_eq!(response.status(), 200);
+        response.into_body().collect().await.unwrap().to_bytes()
+    };
+    let body = tokio::time::timeout(GUARD, exchange).await.unwrap();
+    assert!(String::from_utf8_lossy(&body).contains("hello over TLS"));
+    // A client that offers only HTTP/1.1 still gets it.
+    let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let tls = connector(&[b"http/1.1"]).connect(name, tcp).await.unwrap();
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
 }
 
 #[tokio::test]

@@ -105,9 +105,10 @@ pub struct HttpConfig {
     /// At most this many long-lived streams (`subscriptions/listen`
     /// requests and legacy GET streams) are open at once (default
     /// [`DEFAULT_MAX_STREAMS`]); one more gets **429** with a JSON-RPC
-    /// error and `Connection: close`. Each stream holds a connection, so
-    /// keep this below [`max_connections`](Self::max_connections): the
-    /// difference is what ordinary requests always have.
+    /// error and `Connection: close`. Over HTTP/1.1 each stream holds a
+    /// connection, so keep this below
+    /// [`max_connections`](Self::max_connections): the difference is what
+    /// ordinary requests always have.
     pub max_streams: usize,
     /// At most this many streams of one principal (a [`Principal`] set by
     /// middleware, or the token's subject with `auth`) are open at once
@@ -133,6 +134,17 @@ pub struct HttpConfig {
     /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::model::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT));
     /// see [`ClientPeer::request`](crate::model::peer::ClientPeer::request) for the error the handler then gets.
     pub client_request_timeout: Duration,
+    /// Serve HTTP/2 beside HTTP/1.1 (feature `http2`; default: on with the
+    /// feature) from [`run`](super::run), [`serve`](super::serve) and
+    /// [`serve_listener_until`](super::serve_listener_until): by prior
+    /// knowledge on plain connections (the client's first bytes are the
+    /// HTTP/2 preface), by ALPN (`h2`) with TLS. Every request of a
+    /// connection is a stream of its own, so idle listen streams share
+    /// their connections. A connection with no request open for
+    /// [`header_read_timeout`](Self::header_read_timeout) is closed
+    /// (GOAWAY), as an idle HTTP/1.1 connection is.
+    #[cfg(feature = "http2")]
+    pub http2: bool,
     /// Serve HTTPS with this certificate (feature `rustls`; default: plain
     /// HTTP). Applies to [`run`](super::run), [`serve`](super::serve) and
     /// [`serve_listener_until`](super::serve_listener_until); a mounted
@@ -281,6 +293,8 @@ impl HttpConfig {
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             client_request_timeout: crate::model::peer::DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            #[cfg(feature = "http2")]
+            http2: true,
             #[cfg(feature = "rustls")]
             tls: None,
             #[cfg(feature = "auth")]

@@ -16,6 +16,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use super::config::HttpConfig;
 #[cfg(feature = "auth")]
 use super::config::with_declared_scopes;
+use super::connection::{Stage, drive};
 use super::service::handle;
 use super::state::State;
 use crate::model::context::PeerAddr;
@@ -301,22 +302,17 @@ mod tokio_tls {
             .with_single_cert(chain, key)
             .map_err(|e| bad(&tls.cert_chain, &e))?;
         server.alpn_protocols = vec![b"http/1.1".to_vec()];
+        #[cfg(feature = "http2")]
+        if config.http2 {
+            server.alpn_protocols.insert(0, b"h2".to_vec());
+        }
         Ok(Some(tokio_rustls::TlsAcceptor::from(Arc::new(server))))
     }
 }
 
-/// Where the server is in its life, as connections see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    Serving,
-    /// Finish the current request, then close.
-    Draining,
-    /// Close now.
-    Dropping,
-}
-
-/// One connection: hyper HTTP/1.1 with the header-read timeout, closed
-/// gracefully on shutdown; it holds its connection slot until it ends.
+/// One connection: hyper HTTP/1.1 with the header-read timeout (or HTTP/2,
+/// see [`HttpConfig::http2`]), closed gracefully on shutdown; it holds its
+/// connection slot until it ends.
 async fn serve_connection<S: McpServer + 'static>(
     state: Arc<State<S>>,
     stream: tokio::net::TcpStream,
@@ -326,12 +322,33 @@ async fn serve_connection<S: McpServer + 'static>(
     slot: OwnedSemaphorePermit,
 ) {
     let Some(acceptor) = tls else {
+        #[cfg(feature = "http2")]
+        if state.config.http2 {
+            // Prior knowledge: the client's first bytes say which.
+            let header_timeout = state.config.header_read_timeout;
+            let first = tokio::time::timeout(header_timeout, super::http2::sniff(stream)).await;
+            match first {
+                Ok(Ok((stream, true))) => {
+                    return super::http2::serve(state, stream, peer, stage, slot).await;
+                }
+                Ok(Ok((stream, false))) => return serve_io(state, stream, peer, stage, slot).await,
+                Ok(Err(e)) => {
+                    tracing::debug!(error = %e, "connection failed before its first request")
+                }
+                Err(_) => tracing::debug!("no request before the header timeout"),
+            }
+            return;
+        }
         return serve_io(state, stream, peer, stage, slot).await;
     };
     // The handshake counts against the header timeout: a client that
     // connects and says nothing is closed either way.
     let handshake = tokio::time::timeout(state.config.header_read_timeout, acceptor.accept(stream));
     match handshake.await {
+        #[cfg(all(feature = "http2", feature = "rustls"))]
+        Ok(Ok(stream)) if stream.get_ref().1.alpn_protocol() == Some(b"h2") => {
+            super::http2::serve(state, stream, peer, stage, slot).await;
+        }
         Ok(Ok(stream)) => serve_io(state, stream, peer, stage, slot).await,
         Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
         Err(_) => tracing::debug!("TLS handshake timed out"),
@@ -342,7 +359,7 @@ async fn serve_io<S: McpServer + 'static, I>(
     state: Arc<State<S>>,
     stream: I,
     peer: PeerAddr,
-    mut stage: watch::Receiver<Stage>,
+    stage: watch::Receiver<Stage>,
     _slot: OwnedSemaphorePermit,
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -360,22 +377,14 @@ async fn serve_io<S: McpServer + 'static, I>(
         .timer(TokioTimer::new())
         .header_read_timeout(state.config.header_read_timeout)
         .serve_connection(TokioIo::new(stream), service);
-    let mut connection = std::pin::pin!(connection);
-    let served = tokio::select! {
-        result = connection.as_mut() => Some(result),
-        _ = stage.wait_for(|s| *s != Stage::Serving) => None,
-    };
-    let result = match served {
-        Some(result) => result,
-        None => {
-            connection.as_mut().graceful_shutdown();
-            tokio::select! {
-                result = connection.as_mut() => result,
-                _ = stage.wait_for(|s| *s == Stage::Dropping) => return,
-            }
-        }
-    };
-    if let Err(e) = result {
+    let result = drive(
+        connection,
+        |connection| connection.graceful_shutdown(),
+        stage,
+        std::future::pending(),
+    )
+    .await;
+    if let Some(Err(e)) = result {
         tracing::debug!(error = %e, "connection ended with an error");
     }
 }

@@ -1,4 +1,5 @@
-//! The Streamable HTTP transport (hyper 1, HTTP/1.1): one endpoint,
+//! The Streamable HTTP transport (hyper 1, HTTP/1.1 and with the `http2`
+//! feature HTTP/2): one endpoint,
 //! `/mcp` by default, serving modern (2026-07-28) requests statelessly and
 //! legacy (2025-11-25) clients through `Mcp-Session-Id` sessions.
 //!
@@ -21,6 +22,10 @@
 //!
 //! HTTPS: with the `rustls` feature, set [`HttpConfig::tls`] to a PEM
 //! certificate chain and key (`TlsConfig::from_pem_files`).
+//!
+//! HTTP/2: with the `http2` feature the listener also speaks HTTP/2 (see
+//! `HttpConfig::http2`), each request a stream; many idle listen streams
+//! then share a connection rather than hold one each.
 //!
 //! To mount MCP in an existing application (axum's
 //! `Router::nest_service("/mcp", …)`, tower layers, plain hyper), use
@@ -173,9 +178,12 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 mod config;
+mod connection;
 mod event_log;
 mod guards;
 mod host;
+#[cfg(feature = "http2")]
+mod http2;
 mod listener;
 mod log_limit;
 mod mcp_headers;
