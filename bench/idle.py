@@ -9,8 +9,10 @@ on its own connection, every one acknowledged, and reads the server's
 VmRSS from /proc before and after (settled: the highest of several
 readings a second apart); then it closes them, opens N legacy sessions
 (`initialize` and `notifications/initialized`, nothing kept open) and
-reads it again. Prints one line per case: `listen: N streams, +X KiB RSS,
-Y KiB each`. Memory figures, not a test: nothing here fails on a number.
+reads it again. Last, with the `h2` package (`pip install h2`), N listen
+streams over HTTP/2, 100 to a connection. Prints one line per case:
+`listen: N streams, +X KiB RSS, Y KiB each`. Memory figures, not a test:
+nothing here fails on a number.
 """
 
 import asyncio
@@ -96,6 +98,50 @@ async def open_listen(port, n):
     return writer
 
 
+async def open_h2_listens(port, first_id, count):
+    """`count` listen streams on one HTTP/2 connection (prior knowledge),
+    held open once each is acknowledged; the connection's writer."""
+    import h2.config
+    import h2.connection
+    import h2.events
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    seen = {}
+    for i in range(count):
+        body = json.dumps({"jsonrpc": "2.0", "id": first_id + i, "method": "subscriptions/listen",
+                           "params": {"notifications": {"toolsListChanged": True}, "_meta": META}}).encode()
+        stream = conn.get_next_available_stream_id()
+        conn.send_headers(stream, [
+            (":method", "POST"), (":scheme", "http"), (":authority", f"127.0.0.1:{port}"),
+            (":path", "/mcp"), ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"), ("mcp-protocol-version", MODERN),
+            ("mcp-method", "subscriptions/listen"), ("content-length", str(len(body)))])
+        conn.send_data(stream, body, end_stream=True)
+        seen[stream] = b""
+    writer.write(conn.data_to_send())
+    await writer.drain()
+    while any(b"acknowledged" not in got for got in seen.values()):
+        data = await asyncio.wait_for(reader.read(65536), 10)
+        if not data:
+            raise RuntimeError("listen over HTTP/2: the connection closed")
+        for event in conn.receive_data(data):
+            if isinstance(event, h2.events.ResponseReceived):
+                status = dict(event.headers).get(b":status")
+                if status != b"200":
+                    raise RuntimeError(f"listen over HTTP/2: status {status!r}")
+            elif isinstance(event, h2.events.DataReceived):
+                conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                seen[event.stream_id] += event.data
+            elif isinstance(event, (h2.events.StreamReset, h2.events.ConnectionTerminated)):
+                raise RuntimeError(f"listen over HTTP/2: {event}")
+        writer.write(conn.data_to_send())
+        await writer.drain()
+    # Nothing more is read: the streams stay open, the server's frames
+    # wait in the socket buffers (there are none while idle).
+    return writer
+
+
 async def exchange(port, headers, body):
     """One request on its own connection (closed after); the answer's head."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -129,6 +175,32 @@ async def in_batches(make, n, batch=100):
     return held
 
 
+async def listen_over_http2(pid, port, n, per_connection=100):
+    """N listen streams again, `per_connection` to an HTTP/2 connection
+    (the server's HTTP/2 allows 200 at once); skipped without the `h2`
+    package (`pip install h2`) or a server built without HTTP/2."""
+    try:
+        import h2  # noqa: F401
+    except ImportError:
+        print("listen over HTTP/2: skipped (pip install h2)", flush=True)
+        return
+    base = await settled_rss(pid)
+    try:
+        connections = await in_batches(
+            lambda c: open_h2_listens(port, 500_000 + c * per_connection,
+                                      min(per_connection, n - c * per_connection)),
+            (n + per_connection - 1) // per_connection, batch=10)
+    except (RuntimeError, OSError, asyncio.TimeoutError) as e:
+        print(f"listen over HTTP/2: not served ({e})", flush=True)
+        return
+    held = await settled_rss(pid)
+    print(f"listen over HTTP/2: {n} streams on {len(connections)} connections, "
+          f"+{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
+    for writer in connections:
+        writer.close()
+    await asyncio.sleep(1.0)
+
+
 async def main(binary, n):
     limit = str(n + 100)
     server, port = start(binary, "--max-connections", limit, "--max-streams", limit,
@@ -149,6 +221,7 @@ async def main(binary, n):
         await in_batches(lambda i: open_session(port, 200_000 + i), n)
         held = await settled_rss(server.pid)
         print(f"legacy sessions: {n} idle, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
+        await listen_over_http2(server.pid, port, n)
     finally:
         server.kill()
         server.wait()

@@ -20,8 +20,11 @@ pub(super) enum Stage {
 /// Serves `connection` until it ends; at shutdown (`stage`) or once
 /// `idle`, it is asked to finish what it has begun, then dropped if the
 /// grace runs out. `None` when it was dropped.
+///
+/// The connection is pinned by the caller: taken by value, it would be
+/// held twice in this future (an `async fn` keeps its arguments).
 pub(super) async fn drive<C, E>(
-    connection: C,
+    mut connection: Pin<&mut C>,
     graceful_shutdown: impl FnOnce(Pin<&mut C>),
     mut stage: watch::Receiver<Stage>,
     idle: impl Future<Output = ()>,
@@ -29,7 +32,6 @@ pub(super) async fn drive<C, E>(
 where
     C: Future<Output = Result<(), E>>,
 {
-    let mut connection = std::pin::pin!(connection);
     let served = tokio::select! {
         result = connection.as_mut() => Some(result),
         _ = stage.wait_for(|s| *s != Stage::Serving) => None,

@@ -69,6 +69,14 @@ impl<I: AsyncRead + Unpin> AsyncRead for Replay<I> {
             let n = (this.read - this.at).min(buf.remaining());
             buf.put_slice(&this.first[this.at..this.at + n]);
             this.at += n;
+            // With what has arrived since: hyper then reads a request in
+            // one go, rather than grow its buffer to read the rest.
+            if this.at == this.read && buf.remaining() > 0 {
+                return match Pin::new(&mut this.io).poll_read(cx, buf) {
+                    Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+                    Poll::Ready(Ok(())) | Poll::Pending => Poll::Ready(Ok(())),
+                };
+            }
             return Poll::Ready(Ok(()));
         }
         Pin::new(&mut this.io).poll_read(cx, buf)
@@ -129,6 +137,7 @@ pub(super) async fn serve<S: McpServer + 'static, I>(
         .timer(TokioTimer::new())
         .serve_connection(TokioIo::new(stream), service);
     let idle = idle_for(watched, state.config.header_read_timeout);
+    let connection = std::pin::pin!(connection);
     let result = drive(
         connection,
         |connection| connection.graceful_shutdown(),

@@ -329,7 +329,9 @@ async fn serve_connection<S: McpServer + 'static>(
             let first = tokio::time::timeout(header_timeout, super::http2::sniff(stream)).await;
             match first {
                 Ok(Ok((stream, true))) => {
-                    return super::http2::serve(state, stream, peer, stage, slot).await;
+                    // Boxed: inline, HTTP/2's connection would grow every
+                    // HTTP/1.1 connection's task.
+                    return Box::pin(super::http2::serve(state, stream, peer, stage, slot)).await;
                 }
                 Ok(Ok((stream, false))) => return serve_io(state, stream, peer, stage, slot).await,
                 Ok(Err(e)) => {
@@ -347,7 +349,7 @@ async fn serve_connection<S: McpServer + 'static>(
     match handshake.await {
         #[cfg(all(feature = "http2", feature = "rustls"))]
         Ok(Ok(stream)) if stream.get_ref().1.alpn_protocol() == Some(b"h2") => {
-            super::http2::serve(state, stream, peer, stage, slot).await;
+            Box::pin(super::http2::serve(state, stream, peer, stage, slot)).await;
         }
         Ok(Ok(stream)) => serve_io(state, stream, peer, stage, slot).await,
         Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
@@ -377,6 +379,7 @@ async fn serve_io<S: McpServer + 'static, I>(
         .timer(TokioTimer::new())
         .header_read_timeout(state.config.header_read_timeout)
         .serve_connection(TokioIo::new(stream), service);
+    let connection = std::pin::pin!(connection);
     let result = drive(
         connection,
         |connection| connection.graceful_shutdown(),
