@@ -333,7 +333,9 @@ async fn serve_connection<S: McpServer + 'static>(
                     // HTTP/1.1 connection's task.
                     return Box::pin(super::http2::serve(state, stream, peer, stage, slot)).await;
                 }
-                Ok(Ok((stream, false))) => return serve_io(state, stream, peer, stage, slot).await,
+                Ok(Ok((stream, false))) => {
+                    return serve_http1(state, stream, peer, stage, slot).await;
+                }
                 Ok(Err(e)) => {
                     tracing::debug!(error = %e, "connection failed before its first request")
                 }
@@ -341,7 +343,7 @@ async fn serve_connection<S: McpServer + 'static>(
             }
             return;
         }
-        return serve_io(state, stream, peer, stage, slot).await;
+        return serve_http1(state, stream, peer, stage, slot).await;
     };
     // The handshake counts against the header timeout: a client that
     // connects and says nothing is closed either way.
@@ -351,13 +353,13 @@ async fn serve_connection<S: McpServer + 'static>(
         Ok(Ok(stream)) if stream.get_ref().1.alpn_protocol() == Some(b"h2") => {
             Box::pin(super::http2::serve(state, stream, peer, stage, slot)).await;
         }
-        Ok(Ok(stream)) => serve_io(state, stream, peer, stage, slot).await,
+        Ok(Ok(stream)) => serve_http1(state, stream, peer, stage, slot).await,
         Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
         Err(_) => tracing::debug!("TLS handshake timed out"),
     }
 }
 
-async fn serve_io<S: McpServer + 'static, I>(
+async fn serve_http1<S: McpServer + 'static, I>(
     state: Arc<State<S>>,
     stream: I,
     peer: PeerAddr,
