@@ -190,6 +190,17 @@ async fn an_idle_http2_connection_is_closed_and_one_with_a_stream_kept() {
 }
 
 #[tokio::test]
+async fn a_connection_that_never_asks_is_closed_after_its_preface() {
+    let addr = start(Duration::from_millis(300)).await;
+    // The handshake (preface and settings), then no request at all.
+    let (_sender, driver) = connect(&addr).await;
+    tokio::time::timeout(GUARD, driver)
+        .await
+        .expect("a connection without requests was kept")
+        .unwrap();
+}
+
+#[tokio::test]
 async fn a_connection_that_says_nothing_is_closed() {
     let addr = start(Duration::from_millis(300)).await;
     let mut silent = TcpStream::connect(&addr).await.unwrap();

@@ -139,8 +139,10 @@ pub struct HttpConfig {
     /// [`serve_listener_until`](super::serve_listener_until): by prior
     /// knowledge on plain connections (the client's first bytes are the
     /// HTTP/2 preface), by ALPN (`h2`) with TLS. Every request of a
-    /// connection is a stream of its own, so idle listen streams share
-    /// their connections. A connection with no request open for
+    /// connection is a stream of its own (at most 200 open at once, hyper's
+    /// default), so idle listen streams share their connections;
+    /// [`max_streams`](Self::max_streams) still counts each. A connection
+    /// with no request open for
     /// [`header_read_timeout`](Self::header_read_timeout) is closed
     /// (GOAWAY), as an idle HTTP/1.1 connection is.
     #[cfg(feature = "http2")]
