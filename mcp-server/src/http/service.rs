@@ -2,7 +2,7 @@
 //! routes a request by path and method (POST, GET stream, DELETE).
 
 use std::convert::Infallible;
-use std::future::Future;
+use std::future::{Future, Ready, ready};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -11,7 +11,6 @@ use std::task::{Context, Poll};
 use futures_util::FutureExt;
 use futures_util::future::Either;
 use hyper::{Method, Request, Response, StatusCode};
-use std::future::{Ready, ready};
 
 #[cfg(feature = "auth")]
 use super::auth::gate::authenticate;
@@ -157,13 +156,14 @@ fn route<S: McpServer + 'static, B: RequestBody>(
     }
     // Answers given before the body is read close the connection.
     let unread_body = !hyper::body::Body::is_end_stream(request.body());
-    let refuse = |response| {
-        answer(if unread_body {
+    let closing_if_unread = move |response| {
+        if unread_body {
             closing(response)
         } else {
             response
-        })
+        }
     };
+    let refuse = |response| answer(closing_if_unread(response));
     #[cfg(feature = "auth")]
     if let Some(auth) = &config.auth
         && request.method() == Method::GET
@@ -194,8 +194,7 @@ fn route<S: McpServer + 'static, B: RequestBody>(
                 Ok(request) => authenticated(state, request, peer).await,
                 // The client's next request (the metadata fetch, usually)
                 // must not be sent on this connection.
-                Err(refused) if unread_body => closing(refused),
-                Err(refused) => refused,
+                Err(refused) => closing_if_unread(refused),
             }
         })));
     }
