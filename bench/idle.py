@@ -3,14 +3,14 @@
 
 usage: python3 bench/idle.py BIN [N]    (N: 2000 by default)
 
-BIN is `mcp-everything` (release build); it is started here on a free
-loopback port with limits above N. The script opens N listen streams, each
-on its own connection, every one acknowledged, and reads the server's
-VmRSS from /proc before and after (settled: the highest of several
-readings a second apart); then it closes them, opens N legacy sessions
-(`initialize` and `notifications/initialized`, nothing kept open) and
-reads it again. Last, with the `h2` package (`pip install h2`), N listen
-streams over HTTP/2, 100 to a connection. Prints one line per case:
+BIN is `mcp-everything` (release build); each case gets a server of its
+own, started here on a free loopback port with limits above N, warmed up
+with 50 of the same kind. The cases: N listen streams, each on its own
+connection, every one acknowledged; N legacy sessions (`initialize` and
+`notifications/initialized`, nothing kept open); with the `h2` package
+(`pip install h2`), N listen streams over HTTP/2, 100 to a connection.
+Each reads the server's VmRSS from /proc before and after (settled: the
+highest of several readings a second apart). Prints one line per case:
 `listen: N streams, +X KiB RSS, Y KiB each`. Memory figures, not a test:
 nothing here fails on a number.
 """
@@ -175,17 +175,41 @@ async def in_batches(make, n, batch=100):
     return held
 
 
+async def listen_over_http1(pid, port, n):
+    """N listen streams, each on its own HTTP/1.1 connection."""
+    # Warm up: the runtime's threads and first buffers are not the streams'.
+    warm = await in_batches(lambda i: open_listen(port, i), 50)
+    await asyncio.sleep(0.5)
+    base = await settled_rss(pid)
+    streams = await in_batches(lambda i: open_listen(port, 1000 + i), n)
+    held = await settled_rss(pid)
+    print(f"listen: {n} streams, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
+    for writer in warm + streams:
+        writer.close()
+
+
+async def legacy_sessions(pid, port, n):
+    """N idle legacy sessions, their connections closed."""
+    await in_batches(lambda i: open_session(port, 100_000 + i), 50)
+    base = await settled_rss(pid)
+    await in_batches(lambda i: open_session(port, 200_000 + i), n)
+    held = await settled_rss(pid)
+    print(f"legacy sessions: {n} idle, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
+
+
 async def listen_over_http2(pid, port, n, per_connection=100):
-    """N listen streams again, `per_connection` to an HTTP/2 connection
-    (the server's HTTP/2 allows 200 at once); skipped without the `h2`
-    package (`pip install h2`) or a server built without HTTP/2."""
+    """N listen streams, `per_connection` to an HTTP/2 connection (the
+    server's HTTP/2 allows 200 at once); skipped without the `h2` package
+    (`pip install h2`) or a server built without HTTP/2."""
     try:
         import h2  # noqa: F401
     except ImportError:
         print("listen over HTTP/2: skipped (pip install h2)", flush=True)
         return
-    base = await settled_rss(pid)
     try:
+        warm = await open_h2_listens(port, 400_000, 50)
+        await asyncio.sleep(0.5)
+        base = await settled_rss(pid)
         connections = await in_batches(
             lambda c: open_h2_listens(port, 500_000 + c * per_connection,
                                       min(per_connection, n - c * per_connection)),
@@ -196,35 +220,23 @@ async def listen_over_http2(pid, port, n, per_connection=100):
     held = await settled_rss(pid)
     print(f"listen over HTTP/2: {n} streams on {len(connections)} connections, "
           f"+{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
-    for writer in connections:
+    for writer in [warm] + connections:
         writer.close()
-    await asyncio.sleep(1.0)
 
 
 async def main(binary, n):
+    # A server of its own for each case: memory freed by one case would
+    # be reused by the next and make it look cheaper.
     limit = str(n + 100)
-    server, port = start(binary, "--max-connections", limit, "--max-streams", limit,
-                         "--max-streams-per-principal", limit, "--max-sessions", str(2 * n + 100))
-    try:
-        # Warm up: the runtime's threads and first buffers are not the streams'.
-        await in_batches(lambda i: open_listen(port, i), 50)
-        await asyncio.sleep(0.5)
-        base = await settled_rss(server.pid)
-        streams = await in_batches(lambda i: open_listen(port, 1000 + i), n)
-        held = await settled_rss(server.pid)
-        print(f"listen: {n} streams, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
-        for writer in streams:
-            writer.close()
-        await asyncio.sleep(1.0)
-        await in_batches(lambda i: open_session(port, 100_000 + i), 50)
-        base = await settled_rss(server.pid)
-        await in_batches(lambda i: open_session(port, 200_000 + i), n)
-        held = await settled_rss(server.pid)
-        print(f"legacy sessions: {n} idle, +{held - base} KiB RSS, {(held - base) / n:.1f} KiB each", flush=True)
-        await listen_over_http2(server.pid, port, n)
-    finally:
-        server.kill()
-        server.wait()
+    for case in (listen_over_http1, legacy_sessions, listen_over_http2):
+        server, port = start(binary, "--max-connections", limit, "--max-streams", limit,
+                             "--max-streams-per-principal", limit,
+                             "--max-sessions", str(2 * n + 100))
+        try:
+            await case(server.pid, port, n)
+        finally:
+            server.kill()
+            server.wait()
 
 
 if __name__ == "__main__":

@@ -5,13 +5,17 @@
 
 use std::sync::Arc;
 
-use mcp_era_types::v2026_07_28::{ClientRequest, RequestId, RequestMetaObject, meta_keys, methods};
+use mcp_era_types::v2026_07_28::{
+    ClientRequest, RequestId, RequestMetaObject, SubscriptionsListenRequestParams, meta_keys,
+    methods,
+};
 use serde::Deserialize as _;
 use serde_json::{Value, json};
 
 use crate::model::context::{HttpHeaders, MessageContext, RequestContext, Transport};
 use crate::model::declaration::ServerDeclaration;
 use crate::model::extensions::{MethodCall, MethodHook};
+use crate::model::outcome::Outcome;
 use crate::model::server::{Detach, McpServer};
 use crate::wire::errors::{self, ErrorObject, HandlerResult};
 use crate::wire::message::{Call, Envelope, request_parts};
@@ -197,6 +201,46 @@ pub(crate) async fn modern_request<S: McpServer>(
     .await
 }
 
+/// `subscriptions/listen`, opened here, then served here or, when the
+/// transport takes it, handed over: the stream then outlives this request's
+/// context and the handlers' futures, which hold far more than it needs.
+async fn serve_listen<S: McpServer>(
+    server: &S,
+    declaration: &Arc<ServerDeclaration>,
+    params: SubscriptionsListenRequestParams,
+    request_ctx: &RequestContext,
+    ctx: &MessageContext,
+) -> HandlerResult<Reply> {
+    let listening = crate::features::listen::open(declaration, params, request_ctx, |filter| {
+        server.following(filter, request_ctx)
+    })
+    .await?;
+    let server_info = ctx.server_info_in_results;
+    let Some(handoff) = &ctx.handoff else {
+        let result = listening.run().await;
+        return finished_reply(
+            declaration,
+            methods::SUBSCRIPTIONS_LISTEN,
+            result,
+            server_info,
+        );
+    };
+    let declaration = Arc::clone(declaration);
+    let id = request_ctx.id.clone();
+    handoff.put(Box::pin(async move {
+        let result = listening.run().await;
+        let answer = finished_reply(
+            &declaration,
+            methods::SUBSCRIPTIONS_LISTEN,
+            result,
+            server_info,
+        );
+        Outcome::answer(&id, answer)
+    }));
+    // Never sent: the transport answers with the stream's own outcome.
+    Ok(Reply::from_rendered(b"{}".to_vec()))
+}
+
 /// The context a modern request's handler gets.
 #[inline(always)]
 fn request_context(
@@ -259,21 +303,16 @@ async fn run_modern<S: McpServer>(
     }
     match *request {
         ClientRequest::DiscoverRequest(_) => Ok(declaration.discover_reply().clone()),
-        ClientRequest::SubscriptionsListenRequest(listen) => Box::pin(
-            crate::features::listen::listen(declaration, listen.params, request_ctx, |filter| {
-                server.following(filter, request_ctx)
-            }),
-        )
-        .await
-        .and_then(|result| {
-            let result = finish_modern_result(declaration, method, result);
-            let result = if ctx.server_info_in_results {
-                declaration.with_server_info(result)
-            } else {
-                result
-            };
-            Reply::from_value(&result)
-        }),
+        ClientRequest::SubscriptionsListenRequest(listen) => {
+            Box::pin(serve_listen(
+                server,
+                declaration,
+                listen.params,
+                request_ctx,
+                ctx,
+            ))
+            .await
+        }
         // Extensions add entries to the first page.
         ClientRequest::ListResourcesRequest(list)
             if list.params.cursor.is_none()
@@ -521,5 +560,87 @@ pub(crate) fn check_method(
         Err(errors::method_not_found(format!(
             "The server does not declare the {capability} capability"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use mcp_era_types::v2026_07_28::{Implementation, ServerCapabilities};
+
+    use super::*;
+    use crate::model::context::Handoff;
+    use crate::state::events::{ServerEvent, ServerEvents};
+
+    struct Lists(Arc<ServerDeclaration>);
+
+    impl McpServer for Lists {
+        fn declaration(&self) -> Arc<ServerDeclaration> {
+            Arc::clone(&self.0)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_listen_handed_over_leaves_its_chain_once_acknowledged() {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({"tools": {"listChanged": true}})).unwrap();
+        let info = Implementation::builder().name("lists").version("1").build();
+        let server = Lists(Arc::new(
+            ServerDeclaration::new(info).with_capabilities(capabilities),
+        ));
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let events = ServerEvents::new();
+        let handoff = Arc::new(Handoff::default());
+        let mut ctx = MessageContext::stdio().with_sink({
+            let sent = Arc::clone(&sent);
+            move |message| sent.lock().unwrap().push(message)
+        });
+        ctx.events = Some(events.clone());
+        ctx.handoff = Some(Arc::clone(&handoff));
+        let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": true, "promptsListChanged": true},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}
+        }});
+        let parsed = crate::wire::message::parse(listen.to_string().as_bytes());
+        // Served in place, the chain would not end before the stream does.
+        let chain = crate::dispatch::handle_parsed(&server, None, parsed, &ctx);
+        tokio::time::timeout(Duration::from_secs(10), chain)
+            .await
+            .unwrap();
+        drop(ctx);
+        let ack = sent.lock().unwrap()[0].clone();
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        assert_eq!(
+            ack["params"]["notifications"],
+            json!({"toolsListChanged": true})
+        );
+        let rest = tokio::spawn(handoff.take().unwrap());
+        events.tools_list_changed();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while sent.lock().unwrap().len() < 2 {
+            assert!(tokio::time::Instant::now() < deadline, "no notification");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let changed = sent.lock().unwrap()[1].clone();
+        assert_eq!(changed["method"], "notifications/tools/list_changed");
+        assert_eq!(
+            changed["params"]["_meta"][meta_keys::SUBSCRIPTION_ID],
+            json!(7)
+        );
+        events.publish(ServerEvent::ShuttingDown);
+        let answer = tokio::time::timeout(Duration::from_secs(10), rest)
+            .await
+            .unwrap()
+            .unwrap()
+            .json()
+            .unwrap();
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["result"]["resultType"], "complete");
+        assert_eq!(answer["result"]["_meta"][meta_keys::SUBSCRIPTION_ID], 7);
     }
 }

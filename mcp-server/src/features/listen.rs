@@ -14,10 +14,12 @@ use mcp_era_types::v2026_07_28::{
     SubscriptionFilter, SubscriptionsListenRequestParams, meta_keys, methods,
 };
 use serde_json::{Value, json};
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::model::context::{Following, RequestContext};
 use crate::model::declaration::ServerDeclaration;
+use crate::model::peer::Sink;
 use crate::state::events::{ServerEvent, ServerEvents};
 use crate::wire::errors::HandlerResult;
 
@@ -105,14 +107,26 @@ fn wanted(
     }
 }
 
-/// Serves one `subscriptions/listen` request on the request's sink, and
-/// keeps what `following` returns for its filter while it does.
-pub(crate) async fn listen(
+/// A listen once acknowledged: all it keeps while it runs, owned, so that
+/// the request and its context can go.
+pub(crate) struct Listening {
+    filter: SubscriptionFilter,
+    caller: Option<String>,
+    subscription_id: Value,
+    sink: Option<Sink>,
+    events: Option<broadcast::Receiver<ServerEvent>>,
+    _following: Option<Following>,
+}
+
+/// Opens one `subscriptions/listen` request: checks it, keeps what
+/// `following` returns for its filter, and acknowledges it on the
+/// request's sink. [`Listening::run`] serves it from there.
+pub(crate) async fn open(
     declaration: &ServerDeclaration,
     params: SubscriptionsListenRequestParams,
     ctx: &RequestContext,
     following: impl FnOnce(&SubscriptionFilter) -> Option<Following>,
-) -> HandlerResult<Value> {
+) -> HandlerResult<Listening> {
     // Task notifications need the extension on this request ("Task Status
     // Notifications": MUST answer -32021 otherwise).
     if crate::features::tasks::server_declared(declaration)
@@ -121,47 +135,69 @@ pub(crate) async fn listen(
     {
         return Err(crate::features::tasks::missing_extension());
     }
-    let subscription_id = serde_json::to_value(&ctx.id).unwrap_or(Value::Null);
     let caller = ctx.principal();
     let mut filter = honoured_filter(declaration, &params.notifications);
+    drop(params);
     if let Some(Value::Array(ids)) = filter.extra.get(TASK_IDS) {
         let ids = crate::features::tasks::followable(declaration, ids, caller).await?;
         filter.extra.insert(TASK_IDS.into(), Value::Array(ids));
     }
-    let mut events = ctx.events.as_ref().map(ServerEvents::subscribe);
-    let _following = following(&filter);
-    let tag = |mut params: Value| {
-        if let Value::Object(object) = &mut params {
-            object.insert(
-                "_meta".into(),
-                json!({ meta_keys::SUBSCRIPTION_ID: subscription_id.clone() }),
-            );
-        }
-        params
+    // Subscribed first: what the hook causes is delivered.
+    let events = ctx.events.as_ref().map(ServerEvents::subscribe);
+    let listening = Listening {
+        _following: following(&filter),
+        events,
+        caller: caller.map(str::to_owned),
+        subscription_id: serde_json::to_value(&ctx.id).unwrap_or(Value::Null),
+        sink: ctx.sink.clone(),
+        filter,
     };
-    ctx.notify(
+    listening.notify(
         methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
-        tag(json!({ "notifications": filter })),
+        json!({ "notifications": listening.filter }),
     );
-    match &mut events {
-        None => std::future::pending::<()>().await,
-        Some(events) => loop {
+    Ok(listening)
+}
+
+impl Listening {
+    /// Delivers what the filter asked for until the event hub closes or
+    /// the server shuts down; never, without a hub. The result is the
+    /// request's answer.
+    pub(crate) async fn run(mut self) -> Value {
+        let Some(mut events) = self.events.take() else {
+            return std::future::pending().await;
+        };
+        loop {
             match events.recv().await {
                 Ok(ServerEvent::ShuttingDown) => break,
                 Ok(event) => {
-                    if let Some((method, params)) = wanted(&filter, caller, &event) {
-                        ctx.notify(method, tag(params));
+                    if let Some((method, params)) =
+                        wanted(&self.filter, self.caller.as_deref(), &event)
+                    {
+                        self.notify(method, params);
                     }
                 }
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => break,
             }
-        },
+        }
+        json!({
+            "resultType": "complete",
+            "_meta": { meta_keys::SUBSCRIPTION_ID: self.subscription_id },
+        })
     }
-    Ok(json!({
-        "resultType": "complete",
-        "_meta": { meta_keys::SUBSCRIPTION_ID: subscription_id },
-    }))
+
+    /// A notification tagged with the subscription id.
+    fn notify(&self, method: &str, mut params: Value) {
+        let Some(sink) = &self.sink else { return };
+        if let Value::Object(object) = &mut params {
+            object.insert(
+                "_meta".into(),
+                json!({ meta_keys::SUBSCRIPTION_ID: self.subscription_id.clone() }),
+            );
+        }
+        sink(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
 }
 
 /// The legacy notification a legacy session gets for `event`: list

@@ -19,14 +19,16 @@ use super::response::{
     Body, closing, error_response, plain_response, session_not_found, status_only,
 };
 use super::sessions::{Lookup, Session};
-use super::sse::{Respond, respond};
+use super::sse::{Respond, Work, respond};
 use super::state::{State, outcome_response, store_unavailable, too_many_streams};
+use super::streams::StreamPermit;
 use crate::dispatch::handle_parsed;
-use crate::model::context::{HttpHeaders, MessageContext, PeerAddr, principal_in};
+use crate::model::context::{Handoff, HttpHeaders, MessageContext, PeerAddr, principal_in};
 use crate::model::outcome::Outcome;
 use crate::model::server::McpServer;
 use crate::runtime::connection::{Kind, Message, cancelled_key, classify};
 use crate::wire::errors;
+use crate::wire::message::Parsed;
 
 /// A legacy session a POST names: its id and what this instance holds.
 type Named = Option<(String, Arc<Session>)>;
@@ -92,12 +94,8 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
             } else {
                 None
             };
-            let server = Arc::clone(&state.server);
-            let work = async move {
-                let _permit = permit;
-                Ok(handle_parsed(&*server, Some(&server), request.message, &ctx).await)
-            };
-            respond(Box::pin(work), None, rx, None).await
+            let work = in_place(Arc::clone(&state.server), request.message, ctx, permit);
+            respond(work, None, rx, None).await
         }
     };
     match response {
@@ -110,6 +108,37 @@ pub(super) async fn post<S: McpServer + 'static, B: RequestBody>(
         Respond::Sse(response) => *response,
         Respond::Cancelled => status_only(StatusCode::ACCEPTED),
     }
+}
+
+/// The handling of a request outside any session, to run in the
+/// connection's task. A listen (admitted with `permit`) goes on as the
+/// stream it hands over once acknowledged: the request, its context (a copy
+/// of the head among them) and the handlers' futures go then. Not `async`:
+/// in `post`'s future, the context would keep a place across every await.
+fn in_place<S: McpServer + 'static>(
+    server: Arc<S>,
+    message: Parsed,
+    mut ctx: MessageContext,
+    permit: Option<StreamPermit>,
+) -> Work {
+    let Some(permit) = permit else {
+        return Box::pin(
+            async move { Ok(handle_parsed(&*server, Some(&server), message, &ctx).await) },
+        );
+    };
+    let handoff = Arc::new(Handoff::default());
+    ctx.handoff = Some(Arc::clone(&handoff));
+    let chain: Work =
+        Box::pin(async move { Ok(handle_parsed(&*server, Some(&server), message, &ctx).await) });
+    Box::pin(async move {
+        let _permit = permit;
+        let outcome = chain.await;
+        let Some(rest) = handoff.take() else {
+            return outcome;
+        };
+        drop(outcome);
+        Ok(rest.await)
+    })
 }
 
 /// The context a request is handled in: what the transport knows of it,

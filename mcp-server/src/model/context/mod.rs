@@ -4,6 +4,7 @@
 //! context handlers receive (`request.rs`).
 
 mod caller;
+mod handoff;
 mod header_text;
 mod legacy;
 mod request;
@@ -18,6 +19,7 @@ use crate::model::peer::{ClientPeer, Sink};
 use crate::state::events::ServerEvents;
 pub(crate) use caller::principal_in;
 pub use caller::{PeerAddr, Principal};
+pub(crate) use handoff::Handoff;
 pub use header_text::HeaderText;
 pub use legacy::{Following, LegacySession};
 #[allow(deprecated)]
@@ -114,6 +116,9 @@ pub struct MessageContext {
     pub(crate) http_request: Option<Arc<http::request::Parts>>,
     /// The address the HTTP request came from, when known ([`PeerAddr`]).
     pub(crate) remote_addr: Option<std::net::SocketAddr>,
+    /// Where a listen leaves its stream once acknowledged, when the
+    /// transport takes it.
+    pub(crate) handoff: Option<Arc<Handoff>>,
 }
 
 impl fmt::Debug for MessageContext {
@@ -139,6 +144,7 @@ impl MessageContext {
             server_info_in_results: true,
             http_request: None,
             remote_addr: None,
+            handoff: None,
         }
     }
 
