@@ -127,11 +127,15 @@ pub(super) async fn serve<S: McpServer + 'static, I>(
     let (open, watched) = watch::channel(0usize);
     let open = Arc::new(open);
     let service_state = Arc::clone(&state);
+    // Boxed: hyper spawns a task per stream, sized for the service's
+    // future; a listen's would keep that size for as long as it is open.
     let service = service_fn(move |request: Request<Incoming>| {
         let open = Open::new(&open);
-        handle(Arc::clone(&service_state), request, Some(peer)).map(move |answer| {
-            answer.map(|response| response.map(|body| Counted { body, _open: open }))
-        })
+        Box::pin(
+            handle(Arc::clone(&service_state), request, Some(peer)).map(move |answer| {
+                answer.map(|response| response.map(|body| Counted { body, _open: open }))
+            }),
+        )
     });
     let connection = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
         .timer(TokioTimer::new())
