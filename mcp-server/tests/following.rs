@@ -1,11 +1,13 @@
 //! `McpServer::following`: what a server keeps while a client follows its
-//! events, from a `subscriptions/listen` stream (modern) or a legacy
-//! session's `resources/subscribe`, dropped when the client stops.
+//! events, from a `subscriptions/listen` stream (modern, on stdio and over
+//! HTTP) or a legacy session's `resources/subscribe`, dropped when the
+//! client stops.
 #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_era_server::http::HttpConfig;
 use mcp_era_server::mcp_era_types::v2026_07_28::{
     Implementation, ServerCapabilities, SubscriptionFilter,
 };
@@ -13,8 +15,10 @@ use mcp_era_server::stdio::{self, StdioConfig};
 use mcp_era_server::{Following, McpServer, RequestContext, ServerDeclaration};
 use serde_json::{Value, json};
 use tokio::io::{
-    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+    AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf,
+    WriteHalf,
 };
+use tokio::net::{TcpListener, TcpStream};
 
 /// The filters followed now, one per live guard.
 #[derive(Clone, Default)]
@@ -81,8 +85,7 @@ type Pipe = (
     WriteHalf<DuplexStream>,
 );
 
-/// A watcher served over an in-memory stdio pipe.
-fn serve() -> (Followed, Pipe) {
+fn watcher() -> (Followed, Watcher) {
     let capabilities: ServerCapabilities =
         serde_json::from_value(json!({"resources": {"subscribe": true, "listChanged": true}}))
             .unwrap();
@@ -96,6 +99,12 @@ fn serve() -> (Followed, Pipe) {
         followed: followed.clone(),
         next: Mutex::new(0),
     };
+    (followed, watcher)
+}
+
+/// A watcher served over an in-memory stdio pipe.
+fn serve() -> (Followed, Pipe) {
+    let (followed, watcher) = watcher();
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(theirs);
     tokio::spawn(stdio::serve_with(
@@ -185,5 +194,61 @@ async fn a_legacy_subscription_is_followed_until_unsubscribed_or_the_session_end
     next(&mut pipe, "id", json!(4)).await;
     followed.become_(vec![b]).await;
     drop(pipe);
+    followed.become_(vec![]).await;
+}
+
+/// Over HTTP the stream outlives the handler that opened it (it is handed
+/// to the transport once acknowledged): the guard still lives as long as
+/// the stream, which still gets its events, and goes with its connection.
+#[tokio::test]
+async fn an_http_listen_stream_is_followed_until_its_connection_closes() {
+    let (followed, watcher) = watcher();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = HttpConfig::new(addr);
+    let events = config.events.clone();
+    tokio::spawn(mcp_era_server::http::serve_listener(
+        Arc::new(watcher),
+        listener,
+        config,
+    ));
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["file:///a"]},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}
+    }})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let mut read_until = async |stream: &mut TcpStream, what: &str| {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !seen.contains(what) {
+            let mut chunk = vec![0; 4096];
+            let n = tokio::time::timeout_at(deadline, stream.read(&mut chunk))
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(n > 0, "closed before {what}: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        }
+    };
+    read_until(&mut stream, "notifications/subscriptions/acknowledged").await;
+    followed
+        .become_(vec![json!({"resourceSubscriptions": ["file:///a"]})])
+        .await;
+    events.resource_updated("file:///a");
+    read_until(&mut stream, "notifications/resources/updated").await;
+    assert!(
+        seen.contains(r#""io.modelcontextprotocol/subscriptionId":5"#),
+        "{seen}"
+    );
+    drop(stream);
     followed.become_(vec![]).await;
 }
