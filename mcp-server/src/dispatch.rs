@@ -244,3 +244,85 @@ pub trait McpServerExt: McpServer {
 }
 
 impl<S: McpServer> McpServerExt for S {}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests panic on unexpected shapes")]
+
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use mcp_era_types::v2026_07_28::{Implementation, ServerCapabilities, meta_keys};
+
+    use super::*;
+    use crate::model::context::Handoff;
+    use crate::state::events::{ServerEvent, ServerEvents};
+
+    struct Lists(Arc<ServerDeclaration>);
+
+    impl McpServer for Lists {
+        fn declaration(&self) -> Arc<ServerDeclaration> {
+            Arc::clone(&self.0)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_listen_handed_over_leaves_its_chain_once_acknowledged() {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({"tools": {"listChanged": true}})).unwrap();
+        let info = Implementation::builder().name("lists").version("1").build();
+        let server = Lists(Arc::new(
+            ServerDeclaration::new(info).with_capabilities(capabilities),
+        ));
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let events = ServerEvents::new();
+        let handoff = Arc::new(Handoff::default());
+        let mut ctx = MessageContext::stdio().with_sink({
+            let sent = Arc::clone(&sent);
+            move |message| sent.lock().unwrap().push(message)
+        });
+        ctx.events = Some(events.clone());
+        ctx.handoff = Some(Arc::clone(&handoff));
+        let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": true, "promptsListChanged": true},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}
+        }});
+        let parsed = parse(listen.to_string().as_bytes());
+        // Served in place, the chain would not end before the stream does.
+        let chain = handle_parsed(&server, None, parsed, &ctx);
+        tokio::time::timeout(Duration::from_secs(10), chain)
+            .await
+            .unwrap();
+        drop(ctx);
+        let ack = sent.lock().unwrap()[0].clone();
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        assert_eq!(
+            ack["params"]["notifications"],
+            json!({"toolsListChanged": true})
+        );
+        let rest = tokio::spawn(handoff.take().unwrap());
+        events.tools_list_changed();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while sent.lock().unwrap().len() < 2 {
+            assert!(tokio::time::Instant::now() < deadline, "no notification");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let changed = sent.lock().unwrap()[1].clone();
+        assert_eq!(changed["method"], "notifications/tools/list_changed");
+        assert_eq!(
+            changed["params"]["_meta"][meta_keys::SUBSCRIPTION_ID],
+            json!(7)
+        );
+        events.publish(ServerEvent::ShuttingDown);
+        let answer = tokio::time::timeout(Duration::from_secs(10), rest)
+            .await
+            .unwrap()
+            .unwrap()
+            .json()
+            .unwrap();
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["result"]["resultType"], "complete");
+        assert_eq!(answer["result"]["_meta"][meta_keys::SUBSCRIPTION_ID], 7);
+    }
+}
